@@ -1,0 +1,51 @@
+"""``python -m inspector``: the dashboard's questions answered on the command line.
+
+Each command module adds its sub-commands through ``register(subparsers)``; a
+command returns an exit code. Bad input (an unknown store, thread or checkpoint)
+exits 2 with one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from ..store import StoreError
+from . import store_commands
+
+COMMAND_MODULES = (store_commands,)
+
+
+class CliError(Exception):
+    """Bad input, reported as one line on stderr with exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, like every other bad input
+        raise CliError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m inspector", description="Read-only inspector for LangGraph checkpoint stores.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for module in COMMAND_MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.handler(args) or 0)
+    except (CliError, StoreError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""Printing command results: JSON with stable keys, or a readable table."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Iterable, Sequence, TextIO
+
+from ..jsonable import dumps
+
+
+def print_json(data: Any, out: TextIO | None = None) -> None:
+    (out or sys.stdout).write(dumps(data) + "\n")
+
+
+def human_bytes(n: int | None) -> str:
+    if n is None:
+        return ""
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{n} B"
+
+
+def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], out: TextIO | None = None) -> None:
+    """A plain aligned table; cells are shown with ``str`` and cut at 60 characters."""
+    out = out or sys.stdout
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    out.write("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip() + "\n")
+    for row in cells:
+        out.write("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n")
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    text = text.replace("\n", " ")
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,127 @@
+"""Commands that read the store as it is: ``threads``, ``timeline``, ``state``; and ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..jsonable import to_jsonable
+from ..settings import load_settings, resolve_db_url
+from ..store import Store, open_store
+from ..thread_state import reducer_name
+from .output import human_bytes, print_json, print_table
+
+
+def add_store_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="URL", help="store URL (default: INSPECTOR_DB, settings, or the demo database)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def open_from_args(args: argparse.Namespace) -> Store:
+    return open_store(resolve_db_url(args.db, load_settings()))
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("threads", help="list threads")
+    add_store_args(p)
+    p.add_argument("--search", help="match thread ids and metadata values")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    p.set_defaults(handler=cmd_threads)
+
+    p = sub.add_parser("timeline", help="list a thread's checkpoints")
+    add_store_args(p)
+    p.add_argument("thread")
+    p.set_defaults(handler=cmd_timeline)
+
+    p = sub.add_parser("state", help="show the state at a checkpoint")
+    add_store_args(p)
+    p.add_argument("thread")
+    p.add_argument("--checkpoint", metavar="ID", help="checkpoint id (default: the newest)")
+    p.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
+    p.add_argument("--internal", action="store_true", help="include LangGraph's internal channels")
+    p.set_defaults(handler=cmd_state)
+
+    p = sub.add_parser("demo", help="write the demo database and its thread folders")
+    p.add_argument("--out", metavar="DIR", help="output folder (default: ./demo-data)")
+    p.set_defaults(handler=cmd_demo)
+
+
+def cmd_threads(args: argparse.Namespace) -> int:
+    with open_from_args(args) as store:
+        rows = store.threads(search=args.search, limit=args.limit, offset=args.offset)
+        total = store.count_threads(search=args.search)
+    if args.json:
+        print_json({"total": total, "threads": rows})
+        return 0
+    print_table(
+        ["thread", "title", "checkpoints", "updated", "stored"],
+        [
+            (t.thread_id, t.title, t.checkpoints, t.updated_at.strftime("%Y-%m-%d %H:%M:%S") if t.updated_at else "", human_bytes(t.stored_bytes))
+            for t in rows
+        ],
+    )
+    print(f"{len(rows)} of {total} thread(s)")
+    return 0
+
+
+def cmd_timeline(args: argparse.Namespace) -> int:
+    with open_from_args(args) as store:
+        rows = store.timeline(args.thread)
+    if args.json:
+        print_json({"thread_id": args.thread, "checkpoints": rows})
+        return 0
+    print_table(
+        ["step", "source", "namespace", "checkpoint", "parent", "wrote", "stored"],
+        [
+            (r.step, r.source, r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id, ", ".join(r.write_channels), human_bytes(r.stored_bytes))
+            for r in rows
+        ],
+    )
+    return 0
+
+
+def state_payload(state: Any, internal: bool) -> dict[str, Any]:
+    return {
+        "thread_id": state.thread_id,
+        "checkpoint_ns": state.checkpoint_ns,
+        "checkpoint_id": state.checkpoint_id,
+        "parent_checkpoint_id": state.parent_checkpoint_id,
+        "metadata": state.metadata,
+        "values": state.values,
+        "internal": state.internal if internal else None,
+        "channel_bytes": state.channel_bytes,
+        "writes": state.writes,
+        "problems": [p.as_dict() for p in state.problems],
+    }
+
+
+def cmd_state(args: argparse.Namespace) -> int:
+    with open_from_args(args) as store:
+        state = store.state(args.thread, args.checkpoint, args.ns)
+    if args.json:
+        print_json(state_payload(state, args.internal))
+        return 0
+    print(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
+    channels = {**state.values, **(state.internal if args.internal else {})}
+    print_table(
+        ["field", "reducer", "stored", "value"],
+        [
+            (name, reducer_name(name), human_bytes(state.channel_bytes.get(name)), json.dumps(to_jsonable(value), ensure_ascii=False))
+            for name, value in channels.items()
+        ],
+    )
+    for write in state.writes:
+        print(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
+    for problem in state.problems:
+        print(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from ..demo import default_demo_dir, write_demo
+
+    db = write_demo(args.out or default_demo_dir())
+    print(f"demo database written to {db}")
+    return 0

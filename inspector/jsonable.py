@@ -1,0 +1,35 @@
+"""Turning what the inspector computes into JSON-safe data, for the CLI and downloads."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+from datetime import date, datetime
+from typing import Any
+
+from .store.decode import Opaque
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Plain JSON data for dataclasses, datetimes, bytes and opaque values, recursively."""
+    if isinstance(obj, Opaque):
+        return obj.as_dict()
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, (datetime, date)):
+        return obj.isoformat()
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        raw = bytes(obj)
+        return {"__bytes__": len(raw), "base64": base64.b64encode(raw).decode("ascii")}
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    return repr(obj)
+
+
+def dumps(obj: Any, indent: int | None = 2) -> str:
+    return json.dumps(to_jsonable(obj), indent=indent, ensure_ascii=False)

@@ -1,0 +1,104 @@
+"""Settings shared by the dashboard and the CLI.
+
+One place: the ``[inspector]`` table of ``.streamlit/secrets.toml`` (and its
+``[connections.<name>]`` entries), overridden by ``INSPECTOR_*`` environment
+variables, overridden in turn by command-line flags. Streamlit is not needed to
+read them.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SECRETS_FILES = (Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml")
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    db: str | None = None
+    lock_store: bool = False
+    data_dir: str | None = None
+    cache_ttl_seconds: int = 300
+    cache_max_entries: int = 64
+    oversize_state_bytes: int = 1_000_000
+    oversize_field_bytes: int = 256_000
+    uncleared_images_after: int = 3
+    max_messages_without_summary: int = 200
+    connections: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def db_is_fixed(self) -> bool:
+        """True when the operator fixed the store, so users may not switch it."""
+        return self.lock_store
+
+
+def _read_secrets(paths: tuple[Path, ...]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for path in paths:
+        try:
+            with path.open("rb") as fh:
+                data = tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        for key, value in data.items():
+            if isinstance(value, dict) and isinstance(merged.get(key), dict):
+                merged[key] = {**merged[key], **value}
+            else:
+                merged[key] = value
+    return merged
+
+
+def _coerce(name: str, value: Any, default: Any) -> Any:
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else str(value).strip().lower() in _TRUE
+    if isinstance(default, int):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"setting {name} must be an integer, got {value!r}") from None
+    return None if value in (None, "") else str(value)
+
+
+def load_settings(secrets: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Settings:
+    """Settings from secrets (``[inspector]``, ``[connections]``) then ``INSPECTOR_*`` variables."""
+    secrets = _read_secrets(SECRETS_FILES) if secrets is None else secrets
+    environ = os.environ if environ is None else environ
+    base = Settings()
+    values: dict[str, Any] = {}
+    table = secrets.get("inspector", {}) if isinstance(secrets.get("inspector"), dict) else {}
+    for f in fields(Settings):
+        if f.name == "connections":
+            continue
+        default = getattr(base, f.name)
+        if f.name in table:
+            values[f.name] = _coerce(f.name, table[f.name], default)
+        env_name = f"INSPECTOR_{f.name.upper()}"
+        if environ.get(env_name) not in (None, ""):
+            values[f.name] = _coerce(f.name, environ[env_name], default)
+    connections = {
+        name: str(entry["url"])
+        for name, entry in (secrets.get("connections") or {}).items()
+        if isinstance(entry, dict) and entry.get("url")
+    }
+    settings = replace(base, **values, connections=connections)
+    if settings.db is None and connections:
+        settings = replace(settings, db=next(iter(connections.values())))
+    return settings
+
+
+def resolve_db_url(explicit: str | None, settings: Settings) -> str:
+    """The store to open: a flag, then settings and environment, then the demo database."""
+    if explicit:
+        return explicit
+    if settings.db:
+        return settings.db
+    from .demo import ensure_demo  # the demo agent imports LangGraph; only load it when needed
+
+    return f"sqlite:///{ensure_demo()}"

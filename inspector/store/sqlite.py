@@ -1,0 +1,264 @@
+"""Read-only access to LangGraph's SQLite checkpoint schema (``SqliteSaver``'s tables).
+
+The file is opened through a ``file:...?mode=ro`` URI with ``query_only`` on, so no
+statement can write; a WAL database stays readable while an agent writes to it.
+Listing threads and timelines reads keys, lengths and metadata, never state blobs.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import urllib.parse
+from pathlib import Path
+from typing import Any, Iterable
+
+from .decode import Problem, decode_checkpoint_blob, decode_typed
+from .model import (
+    CheckpointRow,
+    CheckpointState,
+    NotFound,
+    StoreError,
+    ThreadSummary,
+    WriteRecord,
+    checkpoint_time,
+    is_internal_channel,
+)
+
+REQUIRED_TABLES = {"checkpoints", "writes"}
+
+
+def _ro_uri(path: Path) -> str:
+    return f"file:{urllib.parse.quote(str(path))}?mode=ro"
+
+
+def _metadata(raw: Any) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    try:
+        value = json.loads(bytes(raw) if not isinstance(raw, str) else raw)
+    except (ValueError, TypeError):
+        return {"__undecodable__": True}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+class SqliteStore:
+    """A LangGraph SQLite checkpoint database, opened read-only."""
+
+    kind = "sqlite"
+    read_only = True
+
+    def __init__(self, path: str | Path, url: str | None = None) -> None:
+        self.path = Path(path).expanduser()
+        self.url = url or f"sqlite:///{self.path}"
+        if not self.path.is_file():
+            raise StoreError(f"no SQLite database at {self.path}")
+        try:
+            self._conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False)
+            self._conn.execute("PRAGMA query_only = ON")
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
+        missing = REQUIRED_TABLES - tables
+        if missing:
+            self._conn.close()
+            raise StoreError(
+                f"{self.path} is not a LangGraph checkpoint database (missing tables: {', '.join(sorted(missing))})"
+            )
+        self._writes_have_task_path = "task_path" in {
+            r[1] for r in self._conn.execute("PRAGMA table_info(writes)")
+        }
+
+    # -- lifecycle -------------------------------------------------------
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> "SqliteStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+        try:
+            return self._conn.execute(sql, tuple(params)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"reading {self.path} failed: {exc}") from None
+
+    # -- threads ---------------------------------------------------------
+    def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
+        if not search:
+            return "", []
+        like = f"%{search}%"
+        return (
+            "WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints "
+            "WHERE thread_id LIKE ? OR CAST(metadata AS TEXT) LIKE ?)",
+            [like, like],
+        )
+
+    def count_threads(self, search: str | None = None) -> int:
+        where, params = self._thread_filter(search)
+        return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+
+    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
+        where, params = self._thread_filter(search)
+        rows = self._query(
+            f"""
+            SELECT thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
+                   sum(length(checkpoint)), count(DISTINCT checkpoint_ns), max(checkpoint_id)
+            FROM checkpoints {where}
+            GROUP BY thread_id
+            ORDER BY max(checkpoint_id) DESC, thread_id
+            LIMIT ? OFFSET ?
+            """,
+            [*params, limit, offset],
+        )
+        ids = [r[0] for r in rows]
+        writes_bytes = self._writes_bytes_by_thread(ids)
+        titles = self._titles(ids)
+        return [
+            ThreadSummary(
+                thread_id=tid,
+                checkpoints=count,
+                newest_checkpoint_id=newest_root or newest_any,
+                updated_at=checkpoint_time(newest_any),
+                stored_bytes=(blob_bytes or 0) + writes_bytes.get(tid, 0),
+                title=titles.get(tid),
+                namespaces=namespaces,
+            )
+            for tid, count, newest_root, blob_bytes, namespaces, newest_any in rows
+        ]
+
+    def _in_clause(self, ids: list[str]) -> str:
+        return ",".join("?" * len(ids))
+
+    def _writes_bytes_by_thread(self, ids: list[str]) -> dict[str, int]:
+        if not ids:
+            return {}
+        rows = self._query(
+            f"SELECT thread_id, sum(length(value)) FROM writes WHERE thread_id IN ({self._in_clause(ids)}) GROUP BY thread_id",
+            ids,
+        )
+        return {tid: total or 0 for tid, total in rows}
+
+    def _titles(self, ids: list[str]) -> dict[str, str]:
+        """The newest ``title`` each thread's tasks wrote: a small write, not a state blob."""
+        if not ids:
+            return {}
+        rows = self._query(
+            f"""
+            SELECT w.thread_id, w.type, w.value FROM writes w
+            JOIN (SELECT thread_id, max(checkpoint_id) AS cid FROM writes
+                  WHERE channel = 'title' AND checkpoint_ns = '' AND thread_id IN ({self._in_clause(ids)})
+                  GROUP BY thread_id) newest
+              ON w.thread_id = newest.thread_id AND w.checkpoint_id = newest.cid
+            WHERE w.channel = 'title' AND w.checkpoint_ns = ''
+            """,
+            ids,
+        )
+        titles: dict[str, str] = {}
+        for tid, type_tag, value in rows:
+            decoded = decode_typed(type_tag, value, "title").value
+            if isinstance(decoded, str):
+                titles[tid] = decoded
+        return titles
+
+    # -- timeline --------------------------------------------------------
+    def timeline(self, thread_id: str) -> list[CheckpointRow]:
+        rows = self._query(
+            """
+            SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, length(checkpoint), metadata
+            FROM checkpoints WHERE thread_id = ?
+            ORDER BY checkpoint_id DESC, checkpoint_ns
+            """,
+            [thread_id],
+        )
+        if not rows:
+            raise NotFound(f"no thread {thread_id!r} in this store")
+        writes = {
+            (ns, cid): (channels, size)
+            for ns, cid, channels, size in self._query(
+                """
+                SELECT checkpoint_ns, checkpoint_id, group_concat(channel, char(31)), sum(length(value))
+                FROM writes WHERE thread_id = ? GROUP BY checkpoint_ns, checkpoint_id
+                """,
+                [thread_id],
+            )
+        }
+        timeline = []
+        for ns, cid, parent, size, raw_meta in rows:
+            meta = _metadata(raw_meta)
+            channels, wbytes = writes.get((ns, cid), (None, 0))
+            step = meta.get("step")
+            timeline.append(
+                CheckpointRow(
+                    thread_id=thread_id,
+                    checkpoint_ns=ns,
+                    checkpoint_id=cid,
+                    parent_checkpoint_id=parent,
+                    step=step if isinstance(step, int) else None,
+                    source=meta.get("source"),
+                    created_at=checkpoint_time(cid),
+                    stored_bytes=(size or 0) + len(raw_meta or b""),
+                    writes_bytes=wbytes or 0,
+                    write_channels=tuple(dict.fromkeys(channels.split("\x1f"))) if channels else (),
+                    metadata=meta,
+                )
+            )
+        return timeline
+
+    # -- state -----------------------------------------------------------
+    def _checkpoint_row(self, thread_id: str, checkpoint_id: str | None, ns: str) -> tuple:
+        if checkpoint_id is None:
+            rows = self._query(
+                """SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints
+                   WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1""",
+                [thread_id, ns],
+            )
+        else:
+            rows = self._query(
+                """SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints
+                   WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?""",
+                [thread_id, ns, checkpoint_id],
+            )
+        if not rows:
+            where = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "any checkpoint"
+            ns_text = f" in namespace {ns!r}" if ns else ""
+            raise NotFound(f"no {where}{ns_text} for thread {thread_id!r}")
+        return rows[0]
+
+    def writes(self, thread_id: str, checkpoint_id: str, ns: str = "") -> tuple[list[WriteRecord], list[Problem]]:
+        task_path = "task_path" if self._writes_have_task_path else "''"
+        rows = self._query(
+            f"""SELECT task_id, {task_path}, idx, channel, type, value FROM writes
+                WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?
+                ORDER BY task_path, task_id, idx""",
+            [thread_id, ns, checkpoint_id],
+        )
+        records, problems = [], []
+        for task_id, path, idx, channel, type_tag, value in rows:
+            decoded = decode_typed(type_tag, value, channel)
+            problems.extend(Problem(f"pending write: {p.message}", p.field, p.kind) for p in decoded.problems)
+            records.append(WriteRecord(task_id, path or "", idx, channel, decoded.value, type_tag, len(value or b"")))
+        return records, problems
+
+    def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
+        cid, parent, type_tag, blob, raw_meta = self._checkpoint_row(thread_id, checkpoint_id, ns)
+        decoded = decode_checkpoint_blob(type_tag, blob)
+        writes, write_problems = self.writes(thread_id, cid, ns)
+        values = {k: v for k, v in decoded.channel_values.items() if not is_internal_channel(k)}
+        internal = {k: v for k, v in decoded.channel_values.items() if is_internal_channel(k)}
+        return CheckpointState(
+            thread_id=thread_id,
+            checkpoint_ns=ns,
+            checkpoint_id=cid,
+            parent_checkpoint_id=parent,
+            values=values,
+            internal=internal,
+            metadata=_metadata(raw_meta),
+            writes=writes,
+            problems=decoded.problems + write_problems,
+            header=decoded.header,
+            channel_bytes=decoded.channel_bytes,
+            stored_bytes=len(blob or b"") + len(raw_meta or b""),
+        )
