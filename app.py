@@ -1,0 +1,28 @@
+"""state-inspector: `streamlit run app.py [-- --db URL]`.
+
+Resolves which store to open, then hands over to the pages in inspector/ui/.
+"""
+
+import argparse
+import sys
+
+import streamlit as st
+
+from inspector.ui import connection, threads_page
+
+st.set_page_config(page_title="state-inspector", page_icon=":material/manage_search:", layout="wide")
+
+
+def _db_flag(argv: list[str]) -> str | None:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--db")
+    known, _ = parser.parse_known_args(argv)
+    return known.db
+
+
+connection.start(_db_flag(sys.argv[1:]))
+
+pages = [
+    st.Page(threads_page.render, title="Threads", icon=":material/list:", url_path="threads", default=True),
+]
+st.navigation(pages).run()

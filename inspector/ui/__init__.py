@@ -1,0 +1,1 @@
+"""The dashboard's Streamlit code: one module per page, shared widgets beside them."""

@@ -1,0 +1,69 @@
+"""Which store is open: resolved once per session, shown (and switchable) in the sidebar."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..settings import Settings, load_settings, resolve_db_url
+from ..store import Store, StoreError, open_store
+
+_URL_KEY = "inspector_store_url"
+
+
+@st.cache_resource(show_spinner=False)
+def settings() -> Settings:
+    return load_settings()
+
+
+def _close(store: Store) -> None:
+    store.close()
+
+
+@st.cache_resource(ttl=3600, max_entries=8, show_spinner="Opening the store…", on_release=_close)
+def _open(url: str) -> Store:
+    return open_store(url)
+
+
+def start(cli_db: str | None) -> None:
+    """Pick this session's store URL: the `--db` flag, settings, or the demo database."""
+    if _URL_KEY not in st.session_state:
+        try:
+            st.session_state[_URL_KEY] = resolve_db_url(cli_db, settings())
+        except (StoreError, OSError, ValueError) as exc:
+            st.session_state[_URL_KEY] = ""
+            st.session_state["inspector_start_error"] = str(exc)
+    _sidebar()
+
+
+def current_url() -> str:
+    return st.session_state.get(_URL_KEY, "")
+
+
+def store() -> Store | None:
+    """The open store, or None after showing why it could not be opened."""
+    url = current_url()
+    if not url:
+        st.error(st.session_state.get("inspector_start_error", "No store is configured."))
+        return None
+    try:
+        return _open(url)
+    except StoreError as exc:
+        st.error(f"Cannot open the store: {exc}")
+        return None
+
+
+def _switch() -> None:
+    url = st.session_state.get("inspector_switch_url", "").strip()
+    if url:
+        st.session_state[_URL_KEY] = url
+        st.query_params.clear()
+
+
+def _sidebar() -> None:
+    with st.sidebar:
+        st.caption("Store (read-only)")
+        st.code(current_url() or "none", language=None, wrap_lines=True)
+        if not settings().lock_store:
+            with st.popover("Switch store", use_container_width=True):
+                st.text_input("Store URL", key="inspector_switch_url", placeholder="sqlite:////path/to/checkpoints.db")
+                st.button("Open", on_click=_switch)
