@@ -1,0 +1,241 @@
+"""Session fixtures backed by real servers: the demo database, a throwaway
+PostgreSQL cluster, the Streamlit app and Debian's Chromium."""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from browser_helpers import shot
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+READONLY_ROLE = "inspector_ro"
+TEST_DATABASE = "inspector_test"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- demo data -------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory) -> Path:
+    """The demo agent's SQLite checkpoint store, generated once per session."""
+    from inspector.demo import write_demo
+
+    return write_demo(tmp_path_factory.mktemp("demo"))
+
+
+@pytest.fixture(scope="session")
+def demo_dir(demo_db) -> Path:
+    return demo_db.parent
+
+
+# --- PostgreSQL --------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class PgServer:
+    admin_dsn: str  # superuser (or the role given in INSPECTOR_TEST_PG_DSN)
+    readonly_dsn: str  # inspector_ro: CONNECT, USAGE on public, SELECT on tables
+
+
+def pg_url(user: str, password: str | None, host: str, port: int | str, dbname: str) -> str:
+    auth = quote(user, safe="") + (":" + quote(password, safe="") if password else "")
+    return f"postgresql://{auth}@{host}:{port}/{quote(dbname, safe='')}"
+
+
+def grant_readonly_role(admin_dsn: str) -> None:
+    """Create (idempotently) the read-only role the inspector is tested with."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        db = sql.Identifier(conn.info.dbname)
+        role = sql.Identifier(READONLY_ROLE)
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [READONLY_ROLE]).fetchone()
+        if not exists:
+            conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(role, sql.Literal(READONLY_ROLE)))
+        for stmt in (
+            "GRANT CONNECT ON DATABASE {db} TO {role}",
+            "GRANT USAGE ON SCHEMA public TO {role}",
+            "GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}",
+            "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {role}",
+        ):
+            conn.execute(sql.SQL(stmt).format(db=db, role=role))
+
+
+def pg_binary(name: str) -> str:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    if not found:
+        pytest.fail(f"{name} not found under /usr/lib/postgresql/*/bin (run ./scripts/test)")
+    return found[-1]
+
+
+def cluster_owner() -> str | None:
+    """initdb and postgres refuse to run as root. As root, the cluster belongs
+    to the `postgres` user the Debian package creates (or `nobody`)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        return pwd.getpwnam("postgres").pw_name
+    except KeyError:
+        return "nobody"
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn():
+    """A PostgreSQL database with a superuser and a read-only role.
+
+    INSPECTOR_TEST_PG_DSN, when set, names an existing database and a role that
+    may create roles and grant on it; otherwise a throwaway cluster is started
+    on a free loopback port and removed at the end of the session."""
+    import psycopg
+
+    given = os.environ.get("INSPECTOR_TEST_PG_DSN")
+    if given:
+        grant_readonly_role(given)
+        info = psycopg.conninfo.conninfo_to_dict(given)
+        yield PgServer(given, pg_url(READONLY_ROLE, READONLY_ROLE, info.get("host", "127.0.0.1"),
+                                     info.get("port", 5432), info["dbname"]))
+        return
+
+    owner = cluster_owner()
+    # A fresh directory directly under /tmp, so the cluster owner can reach it.
+    base = Path(tempfile.mkdtemp(prefix="inspector-pg-"))
+    data, log, port = base / "data", base / "server.log", free_port()
+
+    def run(*cmd: str) -> None:
+        if owner:
+            cmd = ("runuser", "-u", owner, "--", *cmd)
+        proc = subprocess.run(cmd, cwd=base, capture_output=True, text=True)
+        if proc.returncode:
+            server_log = log.read_text() if log.exists() else ""
+            pytest.fail(f"{' '.join(cmd)} failed:\n{proc.stdout}{proc.stderr}{server_log}")
+
+    try:
+        if owner:
+            shutil.chown(base, user=owner)
+        run(pg_binary("initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
+            "--encoding=UTF8", "--no-locale")
+        options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
+        run(pg_binary("pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start")
+        try:
+            server = pg_url("postgres", None, "127.0.0.1", port, "postgres")
+            with psycopg.connect(server, autocommit=True) as conn:
+                conn.execute(f"CREATE DATABASE {TEST_DATABASE}")
+            admin = pg_url("postgres", None, "127.0.0.1", port, TEST_DATABASE)
+            grant_readonly_role(admin)
+            yield PgServer(admin, pg_url(READONLY_ROLE, READONLY_ROLE, "127.0.0.1", port, TEST_DATABASE))
+        finally:
+            run(pg_binary("pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+# --- Streamlit ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def streamlit_app(tmp_path_factory):
+    """Factory: start_app(db_url=None, env=None, script="app.py") -> base URL.
+
+    Starts `streamlit run` on a free loopback port and waits for its health
+    endpoint. Calls with the same arguments share one server; all servers stop
+    at the end of the session."""
+    logs = tmp_path_factory.mktemp("streamlit")
+    servers: dict[tuple, tuple[subprocess.Popen, str]] = {}
+
+    def start_app(db_url: str | None = None, env: dict[str, str] | None = None,
+                  script: str | os.PathLike = "app.py") -> str:
+        key = (str(script), db_url, tuple(sorted((env or {}).items())))
+        if key in servers and servers[key][0].poll() is None:
+            return servers[key][1]
+        port = free_port()
+        cmd = [sys.executable, "-m", "streamlit", "run", str(script),
+               "--server.headless", "true", "--server.port", str(port),
+               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none", "--server.runOnSave", "false",
+               # tracebacks in the exception box, whatever config.toml says
+               "--client.showErrorDetails", "full"]
+        if db_url is not None:
+            cmd += ["--", "--db", db_url]
+        log_path = logs / f"server-{port}.log"
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                    env={**os.environ, **(env or {})})
+        url = f"http://127.0.0.1:{port}"
+        servers[key] = (proc, url)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(f"streamlit exited with {proc.returncode}:\n{log_path.read_text()}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                    if resp.read().decode().strip() == "ok":
+                        return url
+            except OSError:
+                pass
+            time.sleep(0.25)
+        pytest.fail(f"streamlit not healthy after 60s:\n{log_path.read_text()}")
+
+    yield start_app
+    for proc, _ in servers.values():
+        proc.terminate()
+    for proc, _ in servers.values():
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# --- Chromium ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"],
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh page; any Streamlit exception box on it fails the test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        yield page
+        exceptions = page.locator("[data-testid='stException']")
+        if exceptions.count():
+            shot(page, f"{request.node.name}-exception")
+            pytest.fail("Streamlit showed an exception:\n" + "\n---\n".join(exceptions.all_inner_texts()))
+    finally:
+        context.close()
