@@ -1,0 +1,174 @@
+"""The demo agent's tools, shaped like DeerFlow's built-ins; each returns ``Command(update=...)``."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import tool
+from langgraph.prebuilt import ToolRuntime
+from langgraph.types import Command, interrupt
+
+from inspector.demo import images
+from inspector.demo.model import tool_message_id
+from inspector.demo.sandbox import VIRTUAL_ROOT, physical_path
+
+
+def tool_result(runtime: ToolRuntime, name: str, text: str, **update: Any) -> Command:
+    message = ToolMessage(text, name=name, tool_call_id=runtime.tool_call_id, id=tool_message_id(runtime.tool_call_id))
+    return Command(update={"messages": [message], **update})
+
+
+def _physical(runtime: ToolRuntime, virtual: str):
+    return physical_path(virtual, runtime.state.get("thread_data") or {})
+
+
+@tool
+def write_todos(todos: list[dict], runtime: ToolRuntime) -> Command:
+    """Create or update the plan-mode todo list; the whole list is replaced.
+
+    Args:
+        todos: The full todo list.
+    """
+    return tool_result(runtime, "write_todos", f"Updated todo list to {todos}", todos=todos)
+
+
+@tool
+def read_file(path: str, runtime: ToolRuntime,
+              start_line: int | None = None, end_line: int | None = None) -> Command:
+    """Read a text file, optionally a range of lines (1-based, inclusive).
+
+    Args:
+        path: Absolute /mnt/user-data path.
+        start_line: First line to return.
+        end_line: Last line to return.
+    """
+    lines = _physical(runtime, path).read_text(encoding="utf-8").splitlines()
+    first = (start_line or 1) - 1
+    return tool_result(runtime, "read_file", "\n".join(lines[first:end_line]))
+
+
+@tool
+def write_file(path: str, content: str, runtime: ToolRuntime) -> Command:
+    """Write a text file in the sandbox, replacing it if it exists.
+
+    Args:
+        path: Absolute /mnt/user-data path.
+        content: The file's text.
+    """
+    target = _physical(runtime, path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(content, encoding="utf-8")
+    return tool_result(runtime, "write_file", "OK")
+
+
+@tool
+def render_chart(path: str, title: str, labels: list[str], values: list[float], runtime: ToolRuntime) -> Command:
+    """Draw a bar chart as a PNG file.
+
+    Args:
+        path: Absolute /mnt/user-data path of the PNG.
+        title: Chart title.
+        labels: One label per bar.
+        values: One value per bar.
+    """
+    target = _physical(runtime, path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(images.bar_chart_png(title, labels, values))
+    return tool_result(runtime, "render_chart", f"Chart saved to {path}")
+
+
+@tool
+def present_files(file_paths: list[str], runtime: ToolRuntime) -> Command:
+    """Make output files visible to the user; only /mnt/user-data/outputs files can be presented.
+
+    Args:
+        file_paths: Absolute /mnt/user-data/outputs paths.
+    """
+    outside = [p for p in file_paths if not p.startswith(f"{VIRTUAL_ROOT}/outputs/")]
+    if outside:
+        error = f"Error: only files in {VIRTUAL_ROOT}/outputs can be presented: {outside}"
+        return tool_result(runtime, "present_files", error)
+    return tool_result(runtime, "present_files", "Successfully presented files", artifacts=file_paths)
+
+
+@tool("view_image")
+def view_image_base64(image_path: str, runtime: ToolRuntime) -> Command:
+    """Read an image file so the model can see it (the documented shape: base64 kept in state).
+
+    Args:
+        image_path: Absolute /mnt/user-data path of the image.
+    """
+    data = _physical(runtime, image_path).read_bytes()
+    entry = {"base64": base64.b64encode(data).decode("ascii"), "mime_type": images.mime_type_of(image_path)}
+    return tool_result(runtime, "view_image", "Successfully read image", viewed_images={image_path: entry})
+
+
+@tool("view_image")
+def view_image_metadata(image_path: str, runtime: ToolRuntime) -> Command:
+    """Read an image file so the model can see it (today's shape: metadata only, bytes stay on disk).
+
+    Args:
+        image_path: Absolute /mnt/user-data path of the image.
+    """
+    actual = _physical(runtime, image_path).resolve()
+    data = actual.read_bytes()
+    entry = {
+        "mime_type": images.mime_type_of(image_path),
+        "size": len(data),
+        "actual_path": str(actual),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    return tool_result(runtime, "view_image", "Successfully read image", viewed_images={image_path: entry})
+
+
+@tool
+def ask_clarification(question: str, clarification_type: str, runtime: ToolRuntime,
+                      context: str | None = None, options: list[str] | None = None) -> Command:
+    """Ask the user a question and wait for the answer.
+
+    Args:
+        question: The question.
+        clarification_type: missing_info, ambiguous_requirement, approach_choice, risk_confirmation or suggestion.
+        context: Why the question is asked.
+        options: Suggested answers.
+    """
+    answer = interrupt({"question": question, "clarification_type": clarification_type,
+                        "context": context, "options": options or []})
+    return tool_result(runtime, "ask_clarification", str(answer))
+
+
+@tool
+def create_goal(objective: str, max_rounds: int, runtime: ToolRuntime) -> Command:
+    """Start a long-running goal; the agent keeps working until it is complete.
+
+    Args:
+        objective: What must be true when the goal is met.
+        max_rounds: Rounds allowed before the goal is declared blocked.
+    """
+    goal = {"id": "goal-1", "objective": objective, "status": "active", "rounds": 1,
+            "max_rounds": max_rounds, "revision": 1, "blocked_reason": None, "created_by": "llm"}
+    return tool_result(runtime, "create_goal", f"Goal goal-1 created: {objective}", goal=goal)
+
+
+@tool("task")
+def task_ledger(description: str, prompt: str, subagent_type: str, runtime: ToolRuntime) -> Command:
+    """Delegate work to a subagent and record it in the delegation ledger.
+
+    Args:
+        description: Three to five words.
+        prompt: The subagent's instructions.
+        subagent_type: general-purpose or bash.
+    """
+    brief = f"{subagent_type} finished: {description}."
+    entry = {"id": runtime.tool_call_id, "description": description, "subagent_type": subagent_type,
+             "status": "completed", "result_brief": brief, "created_at": "2025-06-02T09:30:00Z"}
+    delegations = [*(runtime.state.get("delegations") or []), entry]
+    return tool_result(runtime, "task", brief, delegations=delegations)
+
+
+DOCUMENTED_TOOLS = [write_todos, read_file, write_file, render_chart, present_files, view_image_base64,
+                    ask_clarification]
+CURRENT_TOOLS = [write_todos, read_file, write_file, present_files, view_image_metadata, create_goal, task_ledger]

@@ -1,0 +1,265 @@
+"""The demo store: each thread has the shape it is named for, read back through LangGraph's own SqliteSaver and SQL."""
+
+from __future__ import annotations
+
+import base64
+import io
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.checkpoint.sqlite import SqliteSaver
+from PIL import Image
+
+from inspector.demo import DEMO_THREADS, default_demo_dir, ensure_demo, write_demo
+from inspector.thread_state import merge_artifacts
+
+ONE_MB = 1024 * 1024
+THREAD_IDS = ["demo-research", "demo-vision", "demo-bloated", "demo-time-travel", "demo-subgraph",
+              "demo-interrupt", "demo-deerflow-current", "demo-long"]
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("demo")
+    started = time.perf_counter()
+    db = write_demo(out)
+    return out, db, time.perf_counter() - started
+
+
+@pytest.fixture(scope="module")
+def db(generated) -> Path:
+    return generated[1]
+
+
+@pytest.fixture(scope="module")
+def conn(db):
+    connection = sqlite3.connect(db)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture(scope="module")
+def saver(conn) -> SqliteSaver:
+    return SqliteSaver(conn)
+
+
+def history(saver: SqliteSaver, thread_id: str, ns: str = "") -> list:
+    """Checkpoint tuples of one namespace, oldest first."""
+    config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
+    return list(reversed(list(saver.list(config))))
+
+
+def latest(saver: SqliteSaver, thread_id: str) -> dict:
+    return saver.get_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}).checkpoint["channel_values"]
+
+
+def test_generation_is_fast_and_writes_a_complete_db(generated):
+    out, db, seconds = generated
+    assert seconds < 30, f"demo generation took {seconds:.1f}s"
+    assert db == out.resolve() / "demo.db" and db.is_file()
+    assert sorted(path.name for path in out.iterdir()) == ["demo.db", "threads"]
+
+
+def test_threads_are_exactly_the_documented_ones(conn):
+    assert list(DEMO_THREADS) == THREAD_IDS
+    assert all(description.strip() for description in DEMO_THREADS.values())
+    stored = {row[0] for row in conn.execute("SELECT DISTINCT thread_id FROM checkpoints")}
+    assert stored == set(THREAD_IDS)
+
+
+def test_message_ids_are_deterministic(saver):
+    for thread_id in THREAD_IDS:
+        ids = [m.id for m in latest(saver, thread_id)["messages"]]
+        assert ids and all(i.startswith(f"{thread_id}-") for i in ids), ids
+
+
+def test_tool_results_answer_their_calls(saver):
+    for thread_id in THREAD_IDS:
+        messages = latest(saver, thread_id)["messages"]
+        calls = {c["id"] for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+        results = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+        assert results <= calls
+
+
+def test_thread_data_and_sandbox_point_at_real_folders(saver, generated):
+    out = generated[0].resolve()
+    for thread_id in THREAD_IDS:
+        state = latest(saver, thread_id)
+        assert state["sandbox"] == {"sandbox_id": "local"}
+        for folder in ("workspace", "uploads", "outputs"):
+            path = Path(state["thread_data"][f"{folder}_path"])
+            assert path == out / "threads" / thread_id / "user-data" / folder
+            assert path.is_dir()
+
+
+def test_artifact_files_exist_in_outputs(saver):
+    for thread_id in THREAD_IDS:
+        state = latest(saver, thread_id)
+        outputs = Path(state["thread_data"]["outputs_path"])
+        for artifact in state.get("artifacts") or []:
+            assert artifact.startswith("/mnt/user-data/outputs/")
+            assert (outputs / artifact.removeprefix("/mnt/user-data/outputs/")).is_file(), artifact
+
+
+def test_research_has_title_uploads_and_two_user_turns(saver):
+    state = latest(saver, "demo-research")
+    assert state["title"]
+    users = [m for m in state["messages"] if isinstance(m, HumanMessage)]
+    assert len(users) >= 2
+    states = [t.checkpoint["channel_values"] for t in history(saver, "demo-research")]
+    uploads = [upload for s in states for upload in s.get("uploaded_files") or []]
+    assert {u["filename"] for u in uploads} == {"cell_prices.csv", "field_notes.md"}
+    uploads_dir = Path(state["thread_data"]["uploads_path"])
+    for upload in uploads:
+        assert set(upload) == {"filename", "size", "path", "extension"}
+        assert upload["path"] == f"/mnt/user-data/uploads/{upload['filename']}"
+        assert (uploads_dir / upload["filename"]).stat().st_size == upload["size"]
+    assert "<uploaded_files>" in users[0].content
+
+
+def test_research_todos_move_through_all_statuses(saver):
+    seen = set()
+    for checkpoint in history(saver, "demo-research"):
+        for todo in checkpoint.checkpoint["channel_values"].get("todos") or []:
+            assert set(todo) == {"id", "title", "status"}
+            seen.add(todo["status"])
+    assert seen == {"pending", "in_progress", "completed"}
+
+
+def test_research_artifacts_are_deduplicated(saver):
+    state = latest(saver, "demo-research")
+    assert "/mnt/user-data/outputs/report.md" in state["artifacts"]
+    assert len(state["artifacts"]) == len(set(state["artifacts"]))
+    repeated = []
+    for checkpoint in history(saver, "demo-research"):
+        present = checkpoint.checkpoint["channel_values"].get("artifacts") or []
+        for _, channel, value in checkpoint.pending_writes:
+            if channel == "artifacts" and set(value) & set(present):
+                repeated.append(value)
+                assert len(merge_artifacts(present, value)) < len(present) + len(value)
+    assert repeated, "no present_files write repeated an existing artifact"
+    report = Path(state["thread_data"]["outputs_path"]) / "report.md"
+    assert report.read_text(encoding="utf-8").startswith("# ")
+
+
+def test_vision_images_are_loaded_then_cleared(saver):
+    states = [t.checkpoint["channel_values"] for t in history(saver, "demo-vision")]
+    loaded = [i for i, s in enumerate(states) if s.get("viewed_images")]
+    assert loaded
+    images = states[loaded[0]]["viewed_images"]
+    assert {v["mime_type"] for v in images.values()} == {"image/png", "image/jpeg"}
+    for path, image in images.items():
+        assert path.startswith("/mnt/user-data/")
+        assert Image.open(io.BytesIO(base64.b64decode(image["base64"]))).format in {"PNG", "JPEG"}
+    cleared = [i for i, s in enumerate(states) if i > loaded[-1] and s.get("viewed_images") == {}]
+    assert cleared
+    injected = states[cleared[0]]["messages"][-1]
+    assert isinstance(injected, HumanMessage)
+    assert sum(part.get("type") == "image_url" for part in injected.content) == 2
+
+
+def test_bloated_crosses_one_megabyte_late(conn, saver):
+    sizes = [row[0] for row in conn.execute(
+        "SELECT length(checkpoint) FROM checkpoints WHERE thread_id = 'demo-bloated' AND checkpoint_ns = '' "
+        "ORDER BY checkpoint_id")]
+    assert sizes[-1] > ONE_MB
+    assert sizes[0] < ONE_MB
+    first_big = next(i for i, size in enumerate(sizes) if size > ONE_MB)
+    states = [t.checkpoint["channel_values"] for t in history(saver, "demo-bloated")]
+    assert len(states[first_big]["viewed_images"]) >= 3
+    assert len(states[first_big - 1]["viewed_images"]) >= 2
+    assert not any(s.get("viewed_images") == {} for s in states[first_big:])
+
+
+def test_time_travel_has_a_checkpoint_with_two_children(conn, saver):
+    forks = conn.execute(
+        "SELECT parent_checkpoint_id FROM checkpoints WHERE thread_id = 'demo-time-travel' AND checkpoint_ns = '' "
+        "AND parent_checkpoint_id IS NOT NULL GROUP BY parent_checkpoint_id HAVING count(*) = 2").fetchall()
+    assert len(forks) == 1
+    children = [t for t in history(saver, "demo-time-travel")
+                if t.parent_config and t.parent_config["configurable"]["checkpoint_id"] == forks[0][0]]
+    assert sorted(t.metadata["source"] for t in children) == ["input", "update"]
+    head = latest(saver, "demo-time-travel")["messages"]
+    assert "French" in head[-2].content
+
+
+def test_subgraph_checkpoints_in_nested_namespaces(conn, saver):
+    namespaces = [row[0] for row in conn.execute(
+        "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = 'demo-subgraph' AND checkpoint_ns != ''")]
+    assert len(namespaces) == 2
+    top = next(ns for ns in namespaces if "|" not in ns)
+    nested = next(ns for ns in namespaces if "|" in ns)
+    assert top.startswith("tools:") and nested.startswith(f"{top}|search:")
+    subagent = history(saver, "demo-subgraph", top)[-1].checkpoint["channel_values"]["messages"]
+    assert subagent[-1].content.startswith("Findings")
+    parent = latest(saver, "demo-subgraph")["messages"]
+    assert any(isinstance(m, ToolMessage) and m.content == subagent[-1].content for m in parent)
+
+
+def test_interrupt_is_pending_on_the_newest_checkpoint(conn, saver):
+    newest = conn.execute("SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = 'demo-interrupt' "
+                          "AND checkpoint_ns = ''").fetchone()[0]
+    channels = [row[0] for row in conn.execute(
+        "SELECT channel FROM writes WHERE thread_id = 'demo-interrupt' AND checkpoint_id = ?", (newest,))]
+    assert "__interrupt__" in channels
+    pending = saver.get_tuple({"configurable": {"thread_id": "demo-interrupt", "checkpoint_ns": ""}}).pending_writes
+    interrupt = next(value for _, channel, value in pending if channel == "__interrupt__")
+    assert "city" in interrupt[0].value["question"]
+
+
+def test_deerflow_current_shape(saver):
+    state = latest(saver, "demo-deerflow-current")
+    assert state["viewed_images"]
+    for path, image in state["viewed_images"].items():
+        assert path.startswith("/mnt/user-data/uploads/")
+        assert "base64" not in image
+        actual = Path(image["actual_path"])
+        assert actual.is_absolute() and actual.is_file()
+        assert actual.stat().st_size == image["size"]
+        assert image["mime_type"] == Image.open(actual).get_format_mimetype()
+    assert all(set(todo) == {"content", "status"} for todo in state["todos"])
+    assert state["goal"]["objective"] and state["summary_text"]
+    assert state["delegations"][0]["status"] == "completed"
+
+
+def test_long_thread_has_hundreds_of_checkpoints_and_growing_messages(conn, saver):
+    count = conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = 'demo-long' AND checkpoint_ns = ''"
+                         ).fetchone()[0]
+    assert count >= 300
+    lengths = [len(t.checkpoint["channel_values"].get("messages") or []) for t in history(saver, "demo-long")]
+    assert lengths == sorted(lengths) and lengths[-1] >= 100
+
+
+def test_write_demo_twice_replaces_everything_with_the_same_content(tmp_path, saver):
+    first = write_demo(tmp_path)
+    stale = tmp_path / "threads" / "stale-thread"
+    stale.mkdir()
+    second = write_demo(tmp_path)
+    assert first == second and not stale.exists()
+    connection = sqlite3.connect(second)
+    try:
+        assert connection.execute("SELECT count(DISTINCT thread_id) FROM checkpoints").fetchone()[0] == 8
+        reread = SqliteSaver(connection)
+        for thread_id in ("demo-research", "demo-deerflow-current"):
+            ours, theirs = latest(reread, thread_id), latest(saver, thread_id)
+            assert ours["messages"] == theirs["messages"]
+            assert ours.get("todos") == theirs.get("todos")
+    finally:
+        connection.close()
+
+
+def test_ensure_demo_writes_only_when_missing(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DEMO_DIR", str(tmp_path))
+    assert default_demo_dir() == tmp_path
+    db = ensure_demo()
+    assert db == tmp_path.resolve() / "demo.db" and db.is_file()
+    stamp = db.stat().st_mtime_ns
+    assert ensure_demo(tmp_path) == db and db.stat().st_mtime_ns == stamp
+
+
+def test_default_demo_dir_is_in_the_repo(monkeypatch):
+    monkeypatch.delenv("INSPECTOR_DEMO_DIR", raising=False)
+    assert default_demo_dir() == Path(__file__).resolve().parents[1] / "demo-data"
