@@ -1,0 +1,42 @@
+"""Settings: one place for the app and the CLI; secrets first, environment overrides."""
+
+import pytest
+
+from inspector.settings import Settings, load_settings, resolve_db_url
+
+
+def test_defaults_without_any_source():
+    s = load_settings(secrets={}, environ={})
+    assert s == Settings()
+    assert s.lock_store is False and s.db is None
+
+
+def test_secrets_table_then_environment_override():
+    secrets = {"inspector": {"db": "sqlite:///a.db", "lock_store": True, "cache_max_entries": 10}}
+    s = load_settings(secrets=secrets, environ={})
+    assert (s.db, s.lock_store, s.cache_max_entries) == ("sqlite:///a.db", True, 10)
+    s = load_settings(secrets=secrets, environ={"INSPECTOR_DB": "sqlite:///b.db", "INSPECTOR_LOCK_STORE": "false"})
+    assert (s.db, s.lock_store) == ("sqlite:///b.db", False)
+
+
+def test_first_connection_is_the_default_store():
+    s = load_settings(secrets={"connections": {"prod": {"url": "postgresql://x/y"}, "b": {"url": "z"}}}, environ={})
+    assert s.db == "postgresql://x/y" and s.connections == {"prod": "postgresql://x/y", "b": "z"}
+
+
+def test_bad_number_is_a_clear_error():
+    with pytest.raises(ValueError, match="cache_ttl_seconds must be an integer"):
+        load_settings(secrets={}, environ={"INSPECTOR_CACHE_TTL_SECONDS": "soon"})
+
+
+def test_explicit_flag_wins_over_settings():
+    s = load_settings(secrets={"inspector": {"db": "sqlite:///a.db"}}, environ={})
+    assert resolve_db_url("sqlite:///flag.db", s) == "sqlite:///flag.db"
+    assert resolve_db_url(None, s) == "sqlite:///a.db"
+
+
+def test_without_any_store_the_demo_database_is_written(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DEMO_DIR", str(tmp_path))
+    url = resolve_db_url(None, load_settings(secrets={}, environ={}))
+    assert url == f"sqlite:///{tmp_path / 'demo.db'}"
+    assert (tmp_path / "demo.db").is_file()
