@@ -12,7 +12,10 @@ from pathlib import Path
 
 from .decode import Problem
 from .model import (
+    PER_CHECKPOINT_COPY,
+    SHARED_BLOBS,
     CheckpointRow,
+    CheckpointSizes,
     CheckpointState,
     NotFound,
     Store,
@@ -24,7 +27,10 @@ from .model import (
 from .sqlite import SqliteStore
 
 __all__ = [
+    "PER_CHECKPOINT_COPY",
+    "SHARED_BLOBS",
     "CheckpointRow",
+    "CheckpointSizes",
     "CheckpointState",
     "NotFound",
     "Problem",
