@@ -68,14 +68,11 @@ class ThreadSizes:
     writes_bytes: int
     first_total_bytes: int
     last_total_bytes: int
+    growth_bytes: int
     repeated_bytes: int
     what_if: WhatIf
     namespaces: int = 1
     problems: list[str] = field(default_factory=list)
-
-    @property
-    def growth_bytes(self) -> int:
-        return self.last_total_bytes - self.first_total_bytes
 
     def field(self, name: str) -> FieldTotal | None:
         return next((f for f in self.fields if f.field == name), None)
@@ -171,6 +168,7 @@ def thread_sizes(thread_id: str, rows: list[CheckpointSizes], accounting: str = 
         writes_bytes=sum(r.writes_bytes for r in rows),
         first_total_bytes=root[0].total_bytes if root else 0,
         last_total_bytes=root[-1].total_bytes if root else 0,
+        growth_bytes=(root[-1].total_bytes - root[0].total_bytes) if root else 0,
         repeated_bytes=sum(f.repeated_bytes for f in fields),
         what_if=WhatIf(keep_newest, keep_newest_saved(rows, keep_newest, accounting),
                        viewed.repeated_bytes if viewed else 0),
