@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import connection
+from . import connection, sizes_views
 
 PAGE_SIZE = 50
 
@@ -20,8 +20,9 @@ def render() -> None:
     pages = max(1, -(-total // PAGE_SIZE))
     page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
     rows = store.threads(search or None, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+    rows, sizes = sizes_views.size_sorted(store, rows)
     st.caption(f"{total} thread(s)")
-    frame = pd.DataFrame(
+    frame = sizes_views.add_size_columns(pd.DataFrame(
         [
             {
                 "thread": t.thread_id,
@@ -32,5 +33,5 @@ def render() -> None:
             }
             for t in rows
         ]
-    )
-    st.dataframe(frame, hide_index=True, use_container_width=True)
+    ), rows, sizes)
+    st.dataframe(frame, hide_index=True, use_container_width=True, column_config=sizes_views.LIST_COLUMN_CONFIG)
