@@ -128,7 +128,18 @@ def add_size_columns(frame: pd.DataFrame, rows: list[ThreadSummary], columns: di
     """The thread list frame (one row per thread, in ``rows`` order) with state size and flag columns."""
     if frame.empty:
         return frame
-    return frame.assign(**{name: [columns[r.thread_id][name] for r in rows] for name in ("state size", "flags")})
+    frame = frame.copy()
+    at = list(frame.columns).index("thread") + 1 if "thread" in frame.columns else len(frame.columns)
+    for offset, name in enumerate(("flags", "state size")):
+        frame.insert(at + offset, name, [columns[r.thread_id][name] for r in rows])
+    return frame
+
+
+def flag_note(rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) -> None:
+    """One line under the thread list naming the flagged threads on this page."""
+    flagged = [f"**{r.thread_id}** ({columns[r.thread_id]['flags']})" for r in rows if columns[r.thread_id]["flags"]]
+    if flagged:
+        st.markdown(f":material/flag: {len(flagged)} flagged: " + "; ".join(flagged) + " · details on the Health page")
 
 
 def install_panel(panels: list) -> None:

@@ -35,3 +35,4 @@ def render() -> None:
         ]
     ), rows, sizes)
     st.dataframe(frame, hide_index=True, use_container_width=True, column_config=sizes_views.LIST_COLUMN_CONFIG)
+    sizes_views.flag_note(rows, sizes)
