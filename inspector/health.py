@@ -84,16 +84,26 @@ def _root(rows: Iterable[CheckpointSizes]) -> list[CheckpointSizes]:
     return sorted((r for r in rows if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id)
 
 
-def uncleared_image_flags(thread_id: str, rows: list[CheckpointSizes], settings: Settings) -> list[Flag]:
-    """``viewed_images`` entries with image data still held more than N checkpoints after they arrived."""
+def _image_holdings(rows: list[CheckpointSizes]) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Which root checkpoints hold each image: per ``viewed_images`` entry, or per stored value
+    where the store cannot see entries (shared blobs)."""
     held: dict[str, list[str]] = {}
     labels: dict[str, str] = {}
     for row in _root(rows):
         channel = row.channels.get("viewed_images")
-        for item in channel.items if channel else ():
-            if item.bytes >= IMAGE_ENTRY_MIN_BYTES:
-                held.setdefault(item.digest, []).append(row.checkpoint_id)
-                labels[item.digest] = item.label
+        if channel is None:
+            continue
+        entries = channel.items or (() if channel.blob_key is None else (channel,))
+        for entry in entries:
+            if entry.bytes >= IMAGE_ENTRY_MIN_BYTES:
+                held.setdefault(entry.digest, []).append(row.checkpoint_id)
+                labels[entry.digest] = getattr(entry, "label", "stored images")
+    return held, labels
+
+
+def uncleared_image_flags(thread_id: str, rows: list[CheckpointSizes], settings: Settings) -> list[Flag]:
+    """``viewed_images`` entries with image data still held more than N checkpoints after they arrived."""
+    held, labels = _image_holdings(rows)
     limit = settings.uncleared_images_after
     overdue = {d: ids for d, ids in held.items() if len(ids) > limit}
     if not overdue:
@@ -114,19 +124,29 @@ def _has_summary(row: CheckpointSizes) -> bool:
     return any(name in row.channels and row.channels[name].bytes > 1 for name in SUMMARY_FIELDS)
 
 
-def message_count_flags(thread_id: str, rows: list[CheckpointSizes], settings: Settings) -> list[Flag]:
+def _message_counts(rows: list[CheckpointSizes], states: list[CheckpointState]) -> list[tuple[str, int | None, int, bool]]:
+    """(checkpoint, step, messages, summarised) per root checkpoint; from decoded states where the
+    store cannot count stored items (shared blobs)."""
+    root = _root(rows)
+    if any(row.channels.get("messages") and row.channels["messages"].items for row in root):
+        return [(r.checkpoint_id, r.step, len(r.channels["messages"].items), _has_summary(r))
+                for r in root if "messages" in r.channels]
+    steps = {r.checkpoint_id: r.step for r in root}
+    return [(s.checkpoint_id, steps.get(s.checkpoint_id), len(s.values.get("messages") or []),
+             any(s.values.get(name) for name in SUMMARY_FIELDS)) for s in states]
+
+
+def message_count_flags(thread_id: str, rows: list[CheckpointSizes], settings: Settings,
+                        states: list[CheckpointState] = ()) -> list[Flag]:
     """Conversations past ``max_messages_without_summary`` messages with no summary in state."""
     limit = settings.max_messages_without_summary
-    long = [
-        (row, len(row.channels["messages"].items))
-        for row in _root(rows)
-        if "messages" in row.channels and len(row.channels["messages"].items) > limit and not _has_summary(row)
-    ]
+    long = [(cid, step, count) for cid, step, count, summarised in _message_counts(rows, list(states))
+            if count > limit and not summarised]
     if not long:
         return []
     return [Flag(
-        "messages-unsummarised", thread_id, "messages", tuple(row.checkpoint_id for row, _ in long),
-        f"{long[-1][1]} messages and no summary (limit {limit}); first over the limit at step {long[0][0].step}",
+        "messages-unsummarised", thread_id, "messages", tuple(cid for cid, _, _ in long),
+        f"{long[-1][2]} messages and no summary (limit {limit}); first over the limit at step {long[0][1]}",
         "every message is re-stored at every checkpoint and re-sent to the model: cost grows quadratically",
         "enable summarisation (DeerFlow's SummarizationMiddleware) or trim old messages",
     )]
@@ -157,7 +177,8 @@ def thread_flags(thread_id: str, rows: list[CheckpointSizes], sizes: ThreadSizes
     """Every flag for one thread, from its size rows and its decoded leaf states."""
     flags = oversize_flags(sizes, settings)
     flags += uncleared_image_flags(thread_id, rows, settings)
-    flags += message_count_flags(thread_id, rows, settings)
+    states = list(states)
+    flags += message_count_flags(thread_id, rows, settings, states)
     for state in states:
         flags += [Flag(thread_id=thread_id, **found) for found in value_flags(state, rows)]
     return _merge(flags)

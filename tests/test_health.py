@@ -190,3 +190,21 @@ def test_sizes_command(small_store, capsys):
     assert report["accounting"] == "per-checkpoint-copy" and report["growth_bytes"] > len(PNG)
     assert main(["sizes", "--db", db]) == 0
     assert "data-url" in capsys.readouterr().out
+
+
+def _shared_row(cid, parent, images):
+    from inspector.store import CheckpointSizes
+    from inspector.store.measure import ChannelSize
+
+    channels = {} if images is None else {"viewed_images": ChannelSize(images[1], images[0], (), f"vi:{images[0]}")}
+    return CheckpointSizes("t", "", cid, parent, None, None, 100, 0, channels)
+
+
+def test_uncleared_images_on_shared_blob_stores_use_whole_values():
+    from inspector.health import uncleared_image_flags
+
+    kept = [_shared_row(f"{i}", f"{i - 1}" if i else None, ("v1", 50_000)) for i in range(6)]
+    cleared = [_shared_row("0", None, ("v1", 50_000)), _shared_row("1", "0", ("v0", 1)), _shared_row("2", "1", ("v2", 50_000))]
+    flags = uncleared_image_flags("t", kept, Settings(uncleared_images_after=3))
+    assert flags and flags[0].checkpoint_ids == ("3", "4", "5")
+    assert uncleared_image_flags("t", cleared, Settings(uncleared_images_after=3)) == []
