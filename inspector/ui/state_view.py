@@ -14,32 +14,20 @@ module, so views need not handle them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
 
+from ..interrupts import pending_questions
 from ..jsonable import dumps, to_jsonable
 from ..state_fields import field_order, field_summary
 from ..store import CheckpointState, Store
+from .field_views import DEFAULT_VIEWS, FieldContext, FieldView, json_view
 from .guard import guarded
 
+__all__ = ["FIELD_VIEWS", "FieldContext", "FieldView", "render_field", "render_state"]
 
-@dataclass(frozen=True)
-class FieldContext:
-    name: str
-    state: CheckpointState
-    store: Store | None = None
-
-
-FieldView = Callable[[Any, FieldContext], None]
-
-
-def json_view(value: Any, ctx: FieldContext) -> None:
-    st.json(to_jsonable(value), expanded=1)
-
-
-FIELD_VIEWS: dict[str, FieldView] = {}
+FIELD_VIEWS: dict[str, FieldView] = dict(DEFAULT_VIEWS)
 
 
 def render_field(name: str, value: Any, state: CheckpointState, store: Store | None = None) -> None:
@@ -54,10 +42,22 @@ def render_state(state: CheckpointState, store: Store | None = None) -> None:
     """Every field of ``state`` (known fields first), then internals, raw data and downloads on demand."""
     for problem in state.problems_for(None):
         st.warning(problem.message, icon=":material/warning:")
+    _pending(state)
     for name in field_order(state.values):
         with st.container(border=True):
             render_field(name, state.values[name], state, store)
     _extras(state)
+
+
+def _pending(state: CheckpointState) -> None:
+    for question in pending_questions(state.writes):
+        with st.container(border=True):
+            st.markdown(":material/help: **Waiting for the user's answer**")
+            st.info(question.question or "(the interrupt carries no question text)")
+            for option in question.options:
+                st.markdown(f"- {option}")
+            with st.expander("Interrupt value"):
+                st.json(to_jsonable(question.value), expanded=2)
 
 
 def _extras(state: CheckpointState) -> None:

@@ -80,6 +80,7 @@ def render() -> None:
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
         return
     _body(store, location.thread, history, key)
+    timeline_view.autoplay(history, key, select)
 
 
 def _header(store: Store, thread_id: str, history: History) -> None:

@@ -32,7 +32,7 @@ def render() -> None:
     event = st.dataframe(
         frame,
         hide_index=True,
-        use_container_width=True,
+        width="stretch",
         on_select="rerun",
         selection_mode="single-row",
         key=f"threads_table_{nonce}",
