@@ -8,7 +8,7 @@ import streamlit as st
 
 from ..sizes import store_sizes
 from ..store import StoreError
-from . import connection
+from . import connection, routes
 from .sizes_views import _mb, health_of, render_flags
 
 MAX_THREADS = 500
@@ -52,5 +52,6 @@ def render() -> None:
     ), width="stretch")
     st.subheader("Flags")
     for report in (r for r in reports if r.flags):
-        st.markdown(f"**{report.thread_id}**")
+        routes.link("thread", f"{report.thread_id}: {len(report.flags)} flag(s)", {"thread": report.thread_id},
+                    icon=":material/timeline:")
         render_flags(report)

@@ -13,6 +13,7 @@ from ..health import ThreadHealth, thread_health
 from ..settings import Settings, load_settings
 from ..size_chart import first_over, size_chart
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
+from . import data
 
 
 def settings() -> Settings:
@@ -48,7 +49,7 @@ def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpoi
 
 def _newest(store: Store, thread_id: str) -> str | None:
     """The newest root checkpoint id (as the thread list has it): the cache key that changes as the thread grows."""
-    rows = store.timeline(thread_id)
+    rows = data.timeline(store, thread_id)
     root = [r.checkpoint_id for r in rows if r.checkpoint_ns == ""]
     return max(root or [r.checkpoint_id for r in rows], default=None)
 
