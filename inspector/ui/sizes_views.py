@@ -64,7 +64,7 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
     crossed = first_over(report, config.oversize_state_bytes)
     if crossed is not None:
         step = report.checkpoints[crossed].step
-        st.error(f"State passes the {_mb(config.oversize_state_bytes)} limit at step {step} "
+        st.warning(f"State passes the {_mb(config.oversize_state_bytes)} limit at step {step} "
                  f"(checkpoint {report.checkpoints[crossed].checkpoint_id}).", icon=":material/warning:")
     st.altair_chart(size_chart(report, config.oversize_state_bytes, selected_id), width="stretch")
     st.caption(f"Root graph only, oldest first; dashed red line: oversize limit. Bytes as stored ({report.accounting}).")
