@@ -85,19 +85,23 @@ def _root(rows: Iterable[CheckpointSizes]) -> list[CheckpointSizes]:
 
 
 def _image_holdings(rows: list[CheckpointSizes]) -> tuple[dict[str, list[str]], dict[str, str]]:
-    """Which root checkpoints hold each image: per ``viewed_images`` entry, or per stored value
-    where the store cannot see entries (shared blobs)."""
+    """Which root checkpoints hold each image: per ``viewed_images`` entry where the store shows
+    entries; otherwise (shared blobs) per unbroken run of checkpoints holding image data."""
     held: dict[str, list[str]] = {}
     labels: dict[str, str] = {}
+    run = 0
     for row in _root(rows):
         channel = row.channels.get("viewed_images")
-        if channel is None:
-            continue
-        entries = channel.items or (() if channel.blob_key is None else (channel,))
-        for entry in entries:
-            if entry.bytes >= IMAGE_ENTRY_MIN_BYTES:
-                held.setdefault(entry.digest, []).append(row.checkpoint_id)
-                labels[entry.digest] = getattr(entry, "label", "stored images")
+        if channel is not None and channel.items:
+            for item in channel.items:
+                if item.bytes >= IMAGE_ENTRY_MIN_BYTES:
+                    held.setdefault(item.digest, []).append(row.checkpoint_id)
+                    labels[item.digest] = item.label
+        elif channel is not None and channel.blob_key is not None and channel.bytes >= IMAGE_ENTRY_MIN_BYTES:
+            held.setdefault(f"run-{run}", []).append(row.checkpoint_id)
+            labels[f"run-{run}"] = "stored images"
+        else:
+            run += 1
     return held, labels
 
 

@@ -204,7 +204,10 @@ def test_uncleared_images_on_shared_blob_stores_use_whole_values():
     from inspector.health import uncleared_image_flags
 
     kept = [_shared_row(f"{i}", f"{i - 1}" if i else None, ("v1", 50_000)) for i in range(6)]
-    cleared = [_shared_row("0", None, ("v1", 50_000)), _shared_row("1", "0", ("v0", 1)), _shared_row("2", "1", ("v2", 50_000))]
+    growing = [_shared_row(f"{i}", f"{i - 1}" if i else None, (f"v{i}", 50_000 * (i + 1))) for i in range(6)]
+    cleared = [_shared_row(f"{i}", f"{i - 1}" if i else None, ("v0", 1) if i % 2 else (f"v{i}", 50_000))
+               for i in range(8)]
     flags = uncleared_image_flags("t", kept, Settings(uncleared_images_after=3))
+    assert uncleared_image_flags("t", growing, Settings(uncleared_images_after=3))[0].checkpoint_ids == ("3", "4", "5")
     assert flags and flags[0].checkpoint_ids == ("3", "4", "5")
     assert uncleared_image_flags("t", cleared, Settings(uncleared_images_after=3)) == []
