@@ -112,12 +112,18 @@ LIST_COLUMN_CONFIG = {
 
 
 SORTS = {"newest": None, "stored size": "stored", "state size": "state size"}
+# Above this many stored bytes on one page of the list, sizes and flags are measured on request only.
+LIST_MEASURE_BYTES = 200_000_000
 
 
 def size_sorted(store: Store, rows: list[ThreadSummary]) -> tuple[list[ThreadSummary], dict[str, dict[str, object]]]:
     """The page's threads in the order the user picked (newest, stored size, state size) and their size columns."""
-    columns = list_columns(store, rows)
-    order = st.segmented_control("Sort by", list(SORTS), default="newest", key="threads_sort")
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    cheap = sum(r.stored_bytes for r in rows) <= LIST_MEASURE_BYTES
+    measure = right.toggle("Sizes and flags", value=cheap, key="threads_measure",
+                           help="reads every checkpoint of the listed threads (nothing is decoded but each branch's newest state)")
+    columns = list_columns(store, rows) if measure else {r.thread_id: {"state size": None, "flags": ""} for r in rows}
+    order = left.segmented_control("Sort by", list(SORTS), default="newest", key="threads_sort")
     if order == "stored size":
         rows = sorted(rows, key=lambda r: -r.stored_bytes)
     elif order == "state size":
