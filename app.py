@@ -8,7 +8,7 @@ import sys
 
 import streamlit as st
 
-from inspector.ui import connection, threads_page
+from inspector.ui import connection, diff_page, threads_page
 
 st.set_page_config(page_title="state-inspector", page_icon=":material/manage_search:", layout="wide")
 
@@ -24,5 +24,6 @@ connection.start(_db_flag(sys.argv[1:]))
 
 pages = [
     st.Page(threads_page.render, title="Threads", icon=":material/list:", url_path="threads", default=True),
+    st.Page(diff_page.render, title="Diff", icon=":material/difference:", url_path="diff"),
 ]
 st.navigation(pages).run()
