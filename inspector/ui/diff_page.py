@@ -9,7 +9,8 @@ import streamlit as st
 
 from ..store import CheckpointRow, NotFound, StoreError
 from . import connection
-from .diff_view import cached_diff, cached_replay, render_diff, render_replay_table
+from . import data
+from .diff_view import compare, render_diff, render_replay_table
 
 
 def _label(row: CheckpointRow) -> str:
@@ -34,7 +35,7 @@ def render() -> None:
         st.info("Enter a thread id, or open this page from a thread.")
         return
     try:
-        timeline = store.timeline(thread_id)
+        timeline = data.timeline(store, thread_id)
     except (NotFound, StoreError) as exc:
         st.error(str(exc))
         return
@@ -57,8 +58,7 @@ def render() -> None:
     internal = st.toggle("Show LangGraph's internal channels", value=False)
     st.query_params.update({"thread": thread_id, "from": from_id, "to": to_id, "ns": ns})
     try:
-        result = cached_diff(connection.current_url(), store, thread_id, from_id, to_id, ns, internal)
-        check = cached_replay(connection.current_url(), store, thread_id, to_id, ns) if result.adjacent else None
+        result, check = compare(store, thread_id, from_id, to_id, ns, internal)
     except (NotFound, StoreError, ValueError) as exc:
         st.error(str(exc))
         return

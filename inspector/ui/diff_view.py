@@ -4,40 +4,26 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..diff import StateDiff, StepReplay, diff_checkpoints, replay_step, replay_thread
+from ..diff import StateDiff, StepReplay, diff, replay_step, replay_thread
 from ..jsonable import dumps
-from ..settings import load_settings
-from ..store import NotFound, Store, StoreError
-from . import connection
+from ..store import CheckpointRow, CheckpointState, Store
+from . import data, routes
 
-_SETTINGS = load_settings()
 MISMATCH_MARK = "replay does not match"
 STATUS_ICONS = {"changed": "✏️", "added": "➕", "removed": "➖", "written": "📝"}
 
 
-@st.cache_data(ttl=_SETTINGS.cache_ttl_seconds, max_entries=_SETTINGS.cache_max_entries, show_spinner="Comparing…")
-def cached_diff(url: str, _store: Store, thread_id: str, from_id: str | None, to_id: str | None,
-                ns: str, internal: bool) -> StateDiff:
-    return diff_checkpoints(_store, thread_id, from_id, to_id, ns, internal)
+def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = "",
+            internal: bool = False) -> tuple[StateDiff, StepReplay | None]:
+    """The diff of two checkpoints (decoded through the pages' cache) and, for a parent and its
+    child, the child's replay check."""
+    before = data.state(store, thread_id, from_id, ns)
+    after = data.state(store, thread_id, to_id, ns)
+    result = diff(before, after, internal=internal)
+    return result, replay_step(before, after) if result.adjacent else None
 
 
-@st.cache_data(ttl=_SETTINGS.cache_ttl_seconds, max_entries=_SETTINGS.cache_max_entries, show_spinner="Replaying…")
-def cached_replay(url: str, _store: Store, thread_id: str, checkpoint_id: str, ns: str) -> StepReplay | None:
-    child = _store.state(thread_id, checkpoint_id, ns)
-    if not child.parent_checkpoint_id:
-        return None
-    return replay_step(_store.state(thread_id, child.parent_checkpoint_id, ns), child)
-
-
-_MARKDOWN_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
-
-
-def plain(text: str) -> str:
-    """``text`` shown as written: Markdown and LaTeX characters escaped."""
-    return text.translate(_MARKDOWN_SPECIALS)
-
-
-@st.cache_data(ttl=_SETTINGS.cache_ttl_seconds, max_entries=_SETTINGS.cache_max_entries, show_spinner="Replaying every step…")
+@st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner="Replaying every step…")
 def cached_thread_replay(url: str, _store: Store, thread_id: str, ns: str) -> list[StepReplay]:
     return replay_thread(_store, thread_id, ns)
 
@@ -51,7 +37,7 @@ def step_mark(check: StepReplay) -> str:
 
 def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
     """Every step of a thread with its replay mark; mismatched steps name the field and first difference."""
-    steps = cached_thread_replay(connection.current_url(), store, thread_id, ns)
+    steps = cached_thread_replay(store.url, store, thread_id, ns)
     bad = [s for s in steps if s.status == "mismatch"]
     (st.error if bad else st.success)(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}" if bad
                                       else f"All {len(steps)} step(s) replay as stored.")
@@ -119,15 +105,12 @@ def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "
     )
 
 
-def render_parent_panel(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> None:
-    """The thread page's panel: this checkpoint against its parent, with its replay check."""
-    try:
-        check = cached_replay(connection.current_url(), store, thread_id, checkpoint_id, ns)
-        if check is None:
-            st.caption("The first checkpoint of this thread: there is no parent to compare with.")
-            return
-        result = cached_diff(connection.current_url(), store, thread_id, None, checkpoint_id, ns, False)
-    except (NotFound, StoreError, ValueError) as exc:
-        st.error(str(exc))
+def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
+    """The thread page's panel: the selected checkpoint against its parent, with its replay check."""
+    if not state.parent_checkpoint_id:
+        st.caption("The first checkpoint of this namespace: there is no parent to compare with.")
         return
-    render_diff(result, check, key=f"panel-{checkpoint_id}")
+    result, check = compare(store, thread_id, state.parent_checkpoint_id, state.checkpoint_id, state.checkpoint_ns)
+    render_diff(result, check, key=f"panel-{state.checkpoint_id}")
+    routes.link("diff", "Compare with another checkpoint", icon=":material/difference:", params={
+        "thread": thread_id, "from": state.parent_checkpoint_id, "to": state.checkpoint_id, "ns": state.checkpoint_ns})
