@@ -13,6 +13,14 @@ MISMATCH_MARK = "replay does not match"
 STATUS_ICONS = {"changed": "✏️", "added": "➕", "removed": "➖", "written": "📝"}
 
 
+_MARKDOWN_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
+
+
+def plain(text: str) -> str:
+    """``text`` shown as written: Markdown and LaTeX characters escaped."""
+    return text.translate(_MARKDOWN_SPECIALS)
+
+
 def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = "",
             internal: bool = False) -> tuple[StateDiff, StepReplay | None]:
     """The diff of two checkpoints (decoded through the pages' cache) and, for a parent and its
