@@ -81,9 +81,14 @@ def test_items_are_measured_per_message_and_per_image(store):
 def test_measure_value_hashes_raw_bytes_and_survives_corruption():
     raw = msgpack.packb({"a": "x" * 100, "b": [1, 2]})
     measured = measure_value(raw)
-    assert measured.bytes == len(raw) and measured.digest == digest(raw)
+    assert measured.bytes == len(raw) and sum(i.bytes for i in measured.items) == len(raw) - 1
     assert [i.label for i in measured.items] == ["a", "b"]
-    assert measure_value(raw[:-3]).items == ()
+    assert measured.items[0].digest == digest(msgpack.packb("a") + msgpack.packb("x" * 100))
+    assert measure_value(bytes(raw)).digest == measured.digest
+    assert measure_value(msgpack.packb({"a": "x" * 100, "b": [1, 3]})).digest != measured.digest
+    scalar = msgpack.packb("y" * 50)
+    assert measure_value(scalar).digest == digest(scalar) and measure_value(scalar).items == ()
+    assert measure_value(raw[:-3]).items == () and measure_value(raw[:-3]).bytes == len(raw) - 3
     broken = measure_checkpoint_blob("msgpack", msgpack.packb({"v": 1, "channel_values": {"m": [1, 2]}})[:-2])
     assert broken.problems and "corrupt" in broken.problems[0].message
     assert measure_checkpoint_blob("pickle", b"...").problems

@@ -22,8 +22,8 @@ _MAP_TYPES = frozenset({0xDE, 0xDF})
 
 
 def digest(raw: bytes) -> str:
-    """A short content hash of raw stored bytes."""
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+    """A short content hash of raw stored bytes (sha256: hardware-accelerated on most CPUs)."""
+    return hashlib.sha256(raw).hexdigest()[:32]
 
 
 @dataclass(frozen=True)
@@ -70,10 +70,11 @@ def _unpacker(raw: bytes) -> msgpack.Unpacker:
     return unpacker
 
 
-def _next_slice(unpacker: msgpack.Unpacker, raw: bytes) -> bytes:
+def _skip(unpacker: msgpack.Unpacker, view: memoryview) -> memoryview:
+    """Skip the next value; return its raw bytes (a view, not a copy)."""
     start = unpacker.tell()
     unpacker.skip()
-    return raw[start : unpacker.tell()]
+    return view[start : unpacker.tell()]
 
 
 def _label(key_raw: bytes) -> str:
@@ -84,32 +85,44 @@ def _label(key_raw: bytes) -> str:
     return key if isinstance(key, str) else repr(key)
 
 
-def measure_items(raw: bytes) -> tuple[ItemSize, ...]:
-    """Items of a msgpack list (labelled by index) or map (labelled by key); ``()`` for other values."""
-    kind = _is_container(raw[0]) if raw else None
-    if kind is None:
-        return ()
-    unpacker = _unpacker(raw)
+def _items(unpacker: msgpack.Unpacker, view: memoryview, kind: str) -> list[ItemSize]:
     items = []
     if kind == "array":
         for index in range(unpacker.read_array_header()):
-            item = _next_slice(unpacker, raw)
+            item = _skip(unpacker, view)
             items.append(ItemSize(str(index), len(item), digest(item)))
-        return tuple(items)
+        return items
     for _ in range(unpacker.read_map_header()):
-        key = _next_slice(unpacker, raw)
-        value = _next_slice(unpacker, raw)
-        items.append(ItemSize(_label(key), len(key) + len(value), digest(key + value)))
-    return tuple(items)
+        key = bytes(_skip(unpacker, view))
+        value = _skip(unpacker, view)
+        hashed = hashlib.sha256(key)
+        hashed.update(value)
+        items.append(ItemSize(_label(key), len(key) + len(value), hashed.hexdigest()[:32]))
+    return items
+
+
+def measure_next(unpacker: msgpack.Unpacker, view: memoryview) -> ChannelSize:
+    """Measure the value at the unpacker's position and move past it, walking a list or map item by item.
+
+    A list or map is hashed from its framing and its items' hashes, so its bytes are hashed once.
+    """
+    start = unpacker.tell()
+    kind = _is_container(view[start]) if start < len(view) else None
+    if kind is None:
+        raw = _skip(unpacker, view)
+        return ChannelSize(len(raw), digest(raw))
+    items = _items(unpacker, view, kind)
+    end = unpacker.tell()
+    framing = bytes(view[start : end - sum(item.bytes for item in items)])
+    return ChannelSize(end - start, digest(framing + "".join(i.digest for i in items).encode()), tuple(items))
 
 
 def measure_value(raw: bytes) -> ChannelSize:
-    """Size, hash and per-item sizes of one serialized msgpack value."""
+    """Size, hash and per-item sizes of one serialized msgpack value; a corrupt one is measured whole."""
     try:
-        items = measure_items(raw)
-    except Exception:  # a corrupt container is measured as a whole
-        items = ()
-    return ChannelSize(len(raw), digest(raw), items)
+        return measure_next(_unpacker(raw), memoryview(raw))
+    except Exception:
+        return ChannelSize(len(raw), digest(raw))
 
 
 def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None) -> MeasuredCheckpoint:
@@ -120,6 +133,7 @@ def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None) -> Measure
         return MeasuredCheckpoint({}, [problem])
     measured = MeasuredCheckpoint()
     unpacker = _unpacker(payload)
+    view = memoryview(payload)
     try:
         for _ in range(unpacker.read_map_header()):
             key = unpacker.unpack()
@@ -128,7 +142,7 @@ def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None) -> Measure
                 continue
             for _ in range(unpacker.read_map_header()):
                 channel = str(unpacker.unpack())
-                measured.channels[channel] = measure_value(_next_slice(unpacker, payload))
+                measured.channels[channel] = measure_next(unpacker, view)
     except Exception as exc:  # truncated or corrupt blob: keep what was measured
         measured.problems.append(
             Problem(f"checkpoint blob is corrupt or truncated after {len(measured.channels)} channel(s) ({type(exc).__name__})", None, "size")

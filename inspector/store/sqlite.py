@@ -228,9 +228,11 @@ class SqliteStore:
             )
         )
         sql = f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
-                  FROM checkpoints WHERE thread_id = ? {ns_clause} ORDER BY checkpoint_id, checkpoint_ns"""
+                  FROM checkpoints WHERE thread_id = ? {ns_clause} ORDER BY checkpoint_ns, checkpoint_id"""
+        # primary-key order: SQLite streams the rows instead of sorting the blobs
         try:
             rows = [self._checkpoint_sizes(thread_id, writes, *row) for row in self._conn.execute(sql, params)]
+            rows.sort(key=lambda r: (r.checkpoint_id, r.checkpoint_ns))
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"reading {self.path} failed: {exc}") from None
         if not rows and not self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]):
