@@ -37,7 +37,7 @@ def render() -> None:
     c.metric("Flags", sum(len(r.flags) for r in reports))
     d.metric("Threads flagged", f"{sum(1 for r in reports if r.flags)} of {len(reports)}")
     keep = reports[0].sizes.what_if.keep_newest
-    st.caption(f"Keeping only the newest {keep} checkpoints per thread would save {_mb(summary.keep_newest_saved_bytes)}; "
+    st.caption(f"Keeping only the newest {keep} checkpoints of each thread and subgraph would save {_mb(summary.keep_newest_saved_bytes)}; "
                f"clearing viewed_images after use would save {_mb(summary.clear_viewed_images_saved_bytes)}.")
     st.subheader("Threads by stored bytes")
     st.dataframe(pd.DataFrame([
