@@ -6,6 +6,7 @@ import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 from browser_helpers import shot, wait_for_app
 from inspector.conversation import conversation, counts
@@ -40,6 +41,13 @@ def point(page, checkpoint_id):
     return page.locator(f"{CHART} path[aria-label*='checkpoint: {checkpoint_id}']")
 
 
+def select_point(page, checkpoint_id):
+    """Click a checkpoint in the tree and wait for the page to show it (two runs: select, then rerun)."""
+    point(page, checkpoint_id).click()
+    page.wait_for_url(re.compile(f"checkpoint={checkpoint_id}"))
+    wait_for_app(page)
+
+
 def params(page) -> dict[str, str]:
     return {k: v[-1] for k, v in parse_qs(urlsplit(page.url).query).items()}
 
@@ -61,6 +69,7 @@ def test_threads_page_opens_the_research_thread(page, base_url, store):
     page.mouse.click(box["x"] + 12, box["y"] + ROW_HEIGHT * (index + 1) + ROW_HEIGHT / 2)  # the row's selector
     wait_for_app(page)
     page.get_by_role("heading", name="demo-research").wait_for()
+    wait_for_app(page)
     assert params(page) == {"thread": "demo-research"}
     assert urlsplit(page.url).path.endswith("/thread")
 
@@ -75,16 +84,14 @@ def test_select_a_middle_checkpoint_then_share_the_link(page, browser, base_url,
     assert any(board.values()), "the middle checkpoint of demo-research has todos"
 
     open_url(page, f"{base_url}/thread?thread=demo-research")
-    point(page, middle[1]).click()
-    wait_for_app(page)
-    assert params(page)["checkpoint"] == middle[1]
+    select_point(page, middle[1])
     label = f"step {row.step} · {row.source}"
     main = page.locator("[data-testid='stMainBlockContainer']")
-    assert main.get_by_text(label, exact=True).first.is_visible()
-    assert page.get_by_text(conversation_caption(state), exact=True).is_visible()
+    expect(main.get_by_text(label, exact=True).first).to_be_visible()
+    expect(page.get_by_text(conversation_caption(state), exact=True)).to_be_visible()
     first_todo = next(t for items in board.values() for t in items)
     todos = page.locator(".st-key-field-todos")
-    assert todos.get_by_text(first_todo.text).first.is_visible()
+    expect(todos.get_by_text(first_todo.text).first).to_be_visible()
     shot(page, "thread-page")
     shot(page.locator("[data-testid='stChatMessage']").first, "thread-message")
     shot(todos, "thread-todos")
@@ -94,8 +101,8 @@ def test_select_a_middle_checkpoint_then_share_the_link(page, browser, base_url,
         other = fresh.new_page()
         open_url(other, page.url)
         assert params(other)["checkpoint"] == middle[1]
-        assert other.locator("[data-testid='stMainBlockContainer']").get_by_text(label, exact=True).first.is_visible()
-        assert other.get_by_text(conversation_caption(state), exact=True).is_visible()
+        expect(other.locator("[data-testid='stMainBlockContainer']").get_by_text(label, exact=True).first).to_be_visible()
+        expect(other.get_by_text(conversation_caption(state), exact=True)).to_be_visible()
         assert other.locator("[data-testid='stException']").count() == 0
     finally:
         fresh.close()
@@ -115,9 +122,10 @@ def test_fork_thread_shows_both_branches_in_the_tree(page, base_url, store):
     shot(chart, "fork-tree")
     # pick the head of the other branch in the tree
     other_head = history.branches[1].head
-    point(page, other_head[1]).click()
-    wait_for_app(page)
+    select_point(page, other_head[1])
     assert params(page)["checkpoint"] == other_head[1]
+    head_row = history.node(other_head).row
+    expect(page.get_by_text(f"step {head_row.step} · {head_row.source}", exact=True).first).to_be_visible()
 
 
 def test_interrupted_thread_shows_its_pending_question(page, base_url, store):
@@ -130,10 +138,10 @@ def test_interrupted_thread_shows_its_pending_question(page, base_url, store):
 
 def test_bad_deep_link_shows_a_message_and_a_way_back(page, base_url):
     open_url(page, f"{base_url}/thread?thread=demo-research&checkpoint=nope")
-    assert page.locator("[data-testid='stAlert']").filter(has_text="nope").is_visible()
+    expect(page.locator("[data-testid='stAlert']").filter(has_text="nope")).to_be_visible()
     page.get_by_role("link", name="Back to the thread list").click()
     wait_for_app(page)
     page.locator(TABLE).wait_for()
-    assert page.get_by_role("heading", name="Threads").is_visible()
+    expect(page.get_by_role("heading", name="Threads")).to_be_visible()
     assert urlsplit(page.url).path in ("/", "/threads")  # the thread list is the default page
     assert "checkpoint" not in params(page)
