@@ -49,6 +49,30 @@ def test_every_demo_thread_opens_with_tree_table_and_state(thread_id, histories)
     assert not at.error
 
 
+def test_url_names_the_checkpoint_on_screen(histories):
+    history = histories["demo-research"]
+    at = open_page("thread", thread="demo-research")
+    assert _param(at, "checkpoint") == history.head[1]
+    assert _param(at, "ns") is None
+
+
+def test_namespace_without_checkpoint_opens_its_newest(histories):
+    history = histories["demo-subgraph"]
+    ns = next(k[0] for k in history.ordered if k[0])
+    at = open_page("thread", thread="demo-subgraph", ns=ns)
+    assert not at.exception and not at.warning
+    newest = next(k for k in history.ordered if k[0] == ns)
+    assert (_param(at, "ns"), _param(at, "checkpoint")) == newest
+
+
+def test_unknown_fields_are_shown_as_json_and_state_downloads():
+    at = open_page("thread", thread="demo-deerflow-current")
+    text = all_text(at)
+    for name in ("goal", "summary_text", "delegations"):
+        assert f"**`{name}`**" in text and "not in the schema" in text
+    assert at.get("download_button")
+
+
 def test_research_thread_shows_conversation_and_todo_board():
     at = open_page("thread", thread="demo-research")
     text = all_text(at)

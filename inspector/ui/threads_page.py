@@ -18,6 +18,10 @@ def render() -> None:
     if store is None:
         return
     search = st.text_input("Search", value=st.query_params.get("q", ""), placeholder="thread id or metadata value")
+    if search:
+        st.query_params["q"] = search
+    else:
+        st.query_params.pop("q", None)
     try:
         total = store.count_threads(search or None)
         pages = max(1, -(-total // PAGE_SIZE))
