@@ -170,3 +170,13 @@ def test_refresh_rereads_the_thread():
 def _param(at, name):
     value = at.query_params.get(name)
     return value[-1] if isinstance(value, list) else value
+
+
+def test_play_steps_to_the_newest_checkpoint_and_stops(histories):
+    history = histories["demo-interrupt"]
+    path = history.path_through(history.head)
+    at = open_page("thread", thread="demo-interrupt", checkpoint=path[-3][1])
+    at.toggle(key="nav_play").set_value(True).run(timeout=120)
+    assert not at.exception
+    assert _param(at, "checkpoint") == history.head[1]
+    assert "Reached the newest checkpoint of this branch." in all_text(at)
