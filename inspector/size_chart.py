@@ -48,7 +48,7 @@ def size_chart(report: ThreadSizes, threshold: int, selected_id: str | None = No
     order = [f.field for f in report.fields if not f.internal and f.field in set(frame["field"])]
     if INTERNAL in set(frame["field"]):
         order.append(INTERNAL)
-    areas = alt.Chart(frame).mark_area(interpolate="step-after", opacity=0.85).encode(
+    areas = alt.Chart(frame).mark_area(interpolate="step-after", opacity=0.85, aria=False).encode(
         x=alt.X("checkpoint:Q", title="checkpoint (oldest first)"),
         y=alt.Y("bytes:Q", stack="zero", title="stored bytes"),
         color=alt.Color("field:N", sort=order, title="field"),
@@ -59,13 +59,13 @@ def size_chart(report: ThreadSizes, threshold: int, selected_id: str | None = No
     limit = alt.Chart(pd.DataFrame({"threshold": [threshold], "label": [f"limit {threshold:,} B"]}))
     layers = [
         areas,
-        limit.mark_rule(color="#d62728", strokeDash=[6, 4], size=2).encode(y="threshold:Q"),
-        limit.mark_text(align="left", dx=4, dy=-6, color="#d62728").encode(y="threshold:Q", x=alt.value(0), text="label:N"),
+        limit.mark_rule(color="#d62728", strokeDash=[6, 4], size=2, aria=False).encode(y="threshold:Q"),
+        limit.mark_text(align="left", dx=4, dy=-6, color="#d62728", aria=False).encode(y="threshold:Q", x=alt.value(0), text="label:N"),
     ]
     positions = [i for i, c in enumerate(report.checkpoints) if c.checkpoint_id == selected_id]
     if positions:
         marker = alt.Chart(pd.DataFrame({"checkpoint": positions}))
-        layers.append(marker.mark_rule(color="#444", strokeDash=[2, 2]).encode(x="checkpoint:Q"))
+        layers.append(marker.mark_rule(color="#444", strokeDash=[2, 2], aria=False).encode(x="checkpoint:Q"))
     return alt.layer(*layers).properties(height=320)
 
 

@@ -17,7 +17,13 @@ def app_url(streamlit_app, demo_db):
 def test_thread_list_flags_the_bloated_thread(page, app_url):
     page.goto(app_url)
     wait_for_app(page, timeout=120_000)
-    page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=60_000)
+    table = page.locator("[data-testid='stDataFrame']").first
+    table.locator("[role=gridcell]").filter(has_text="demo-bloated").first.wait_for(state="attached", timeout=60_000)
+    headers = table.locator("[role=columnheader]").all_inner_texts()
+    cells = table.locator("[role=gridcell]").all_inner_texts()
+    row = cells.index("demo-bloated") // len(headers)
+    flags = cells[row * len(headers) + [h.strip() for h in headers].index("flags")]
+    assert "oversized-state" in flags
     note = page.get_by_text(re.compile(r"flagged:"))
     note.wait_for(timeout=30_000)
     text = note.inner_text()
