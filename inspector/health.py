@@ -16,7 +16,7 @@ from typing import Iterable
 from .health_values import value_flags
 from .settings import Settings
 from .sizes import ThreadSizes, all_thread_ids, thread_sizes
-from .store import CheckpointSizes, CheckpointState, Store
+from .store import CheckpointSizes, CheckpointState, Store, StoreError
 
 # viewed_images entries smaller than this hold a file reference (current DeerFlow), not image data.
 IMAGE_ENTRY_MIN_BYTES = 1024
@@ -203,10 +203,17 @@ def thread_health(store: Store, thread_id: str, settings: Settings | None = None
     settings = settings or Settings()
     rows = store.field_sizes(thread_id, None)
     sizes = thread_sizes(thread_id, rows, store.size_accounting, settings.what_if_keep_newest)
-    states = [store.state(thread_id, cid) for cid in leaf_ids(rows)]
-    return ThreadHealth(thread_id, sizes, thread_flags(thread_id, rows, sizes, states, settings))
-
-
+    states, unreadable = [], []
+    for cid in leaf_ids(rows):
+        try:
+            states.append(store.state(thread_id, cid))
+        except StoreError as exc:
+            unreadable.append(Flag(
+                "unreadable-checkpoint", thread_id, None, (cid,), f"the newest checkpoint of a branch could not be read: {exc}",
+                "value lints (base64, tool calls, todos, artifacts) could not check this branch",
+                "check the store's integrity; the other branches and the size flags are unaffected",
+            ))
+    return ThreadHealth(thread_id, sizes, thread_flags(thread_id, rows, sizes, states, settings) + unreadable)
 
 
 def store_health(store: Store, settings: Settings | None = None,
