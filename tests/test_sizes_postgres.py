@@ -2,6 +2,7 @@
 read-only session; blob lengths and hashes come from the server."""
 
 import psycopg
+from psycopg.conninfo import make_conninfo
 import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 
@@ -14,22 +15,27 @@ from inspector.store.pg_sizes import pg_field_sizes
 
 pytestmark = pytest.mark.postgres
 THREAD_IDS = ("demo-bloated", "demo-vision")
+DATABASE = "inspector_sizes_test"
 
 
 @pytest.fixture(scope="module")
 def pg(postgres_dsn, tmp_path_factory):
+    """Two demo threads written by PostgresSaver into a database of their own, read as the read-only role."""
+    from conftest import grant_readonly_role
+
     with psycopg.connect(postgres_dsn.admin_dsn, autocommit=True) as admin:
-        admin.execute("DROP TABLE IF EXISTS checkpoints, checkpoint_blobs, checkpoint_writes, checkpoint_migrations")
-    with PostgresSaver.from_conn_string(postgres_dsn.admin_dsn) as saver:
+        admin.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
+        admin.execute(f"CREATE DATABASE {DATABASE}")
+    admin_dsn = make_conninfo(postgres_dsn.admin_dsn, dbname=DATABASE)
+    with PostgresSaver.from_conn_string(admin_dsn) as saver:
         saver.setup()
         demo = Demo(tmp_path_factory.mktemp("pg-demo"), saver)
         for thread_id in THREAD_IDS:
             THREADS[thread_id][1](demo)
-    with psycopg.connect(postgres_dsn.admin_dsn, autocommit=True) as admin:
-        admin.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO inspector_ro")
-    with psycopg.connect(postgres_dsn.readonly_dsn, autocommit=True,
-                         options="-c default_transaction_read_only=on") as conn:
-        yield conn, postgres_dsn
+    grant_readonly_role(admin_dsn)
+    readonly = make_conninfo(postgres_dsn.readonly_dsn, dbname=DATABASE)
+    with psycopg.connect(readonly, autocommit=True, options="-c default_transaction_read_only=on") as conn:
+        yield conn, admin_dsn
 
 
 def query_of(conn):
@@ -37,10 +43,10 @@ def query_of(conn):
 
 
 def test_blob_sizes_equal_what_the_saver_serialized(pg):
-    conn, dsn = pg
+    conn, admin_dsn = pg
     rows = pg_field_sizes(query_of(conn), "demo-bloated")
     assert rows and [r.checkpoint_id for r in rows] == sorted(r.checkpoint_id for r in rows)
-    with PostgresSaver.from_conn_string(dsn.admin_dsn) as saver:
+    with PostgresSaver.from_conn_string(admin_dsn) as saver:
         for row in rows[-4:]:
             config = {"configurable": {"thread_id": "demo-bloated", "checkpoint_ns": "", "checkpoint_id": row.checkpoint_id}}
             values = saver.get_tuple(config).checkpoint["channel_values"]
