@@ -99,12 +99,7 @@ def rebuild(
         for name in [n for n in active if n in ancestor.values]:
             seeds[name] = ancestor.values[name]
             active.discard(name)
-    out = Rebuilt()
-    if active:
-        out.problems.extend(
-            Problem("no stored snapshot above this checkpoint: rebuilt from an empty value", name, "delta")
-            for name in sorted(active)
-        )
+    out = Rebuilt()  # a channel with no stored value up to the root starts empty, as in LangGraph
     needed = sorted({cid for chain in chains.values() for cid in chain})
     writes = writes_on(needed, list(channels)) if needed else []
     for name in channels:
