@@ -92,13 +92,13 @@ def rebuild(
     seeds: dict[str, Any] = {}
     active = set(channels)
     for ancestor in ancestors:
-        if not active:
-            break
         for name in active:
             chains[name].append(ancestor.checkpoint_id)
         for name in [n for n in active if n in ancestor.values]:
             seeds[name] = ancestor.values[name]
             active.discard(name)
+        if not active:
+            break
     out = Rebuilt()  # a channel with no stored value up to the root starts empty, as in LangGraph
     needed = sorted({cid for chain in chains.values() for cid in chain})
     writes = writes_on(needed, list(channels)) if needed else []

@@ -65,11 +65,12 @@ def load_saver(spec: str, stack: contextlib.ExitStack, run_async: Callable[[Any]
 
 def _unwrap(obj: Any, spec: str, stack: contextlib.ExitStack, run_async: Callable[[Any], Any]) -> Any:
     try:
-        if hasattr(obj, "__aenter__") and hasattr(obj, "__aexit__"):
+        is_instance = not isinstance(obj, type)
+        if is_instance and hasattr(obj, "__aenter__") and hasattr(obj, "__aexit__"):
             entered = run_async(obj.__aenter__())
             stack.callback(lambda: run_async(obj.__aexit__(None, None, None)))
             return entered
-        if hasattr(obj, "__enter__") and hasattr(obj, "__exit__"):
+        if is_instance and hasattr(obj, "__enter__") and hasattr(obj, "__exit__"):
             return stack.enter_context(obj)
         if inspect.iscoroutine(obj):
             return run_async(obj)
