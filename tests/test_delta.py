@@ -65,3 +65,20 @@ def test_removed_messages_disappear():
     remove = {"type": "remove", "id": "h1", "content": ""}
     value, problems = delta.fold("messages", [msg("human", "h1", "hi"), msg("ai", "a1", "yo")], [[remove]])
     assert [m["id"] for m in value] == ["a1"] and problems == []
+
+
+def test_rebuilt_fields_say_so_in_their_summary(demo_db):
+    from inspector.state_fields import field_summary
+    from inspector.store import open_store
+
+    with open_store(str(demo_db)) as store:
+        state = store.state("demo-delta")
+    assert "rebuilt from deltas" in field_summary("messages", state.values["messages"], state)
+    assert "rebuilt from deltas" not in field_summary("title", state.values["title"], state)
+
+
+def test_passwords_never_reach_the_screen():
+    from inspector.store import display_url
+
+    assert display_url("postgresql://ro:s3cret@db:5432/app?schema=x") == "postgresql://ro:***@db:5432/app?schema=x"
+    assert display_url("sqlite:////a.db") == "sqlite:////a.db"

@@ -37,6 +37,7 @@ __all__ = [
     "Store",
     "StoreError",
     "ThreadSummary",
+    "display_url",
     "WriteRecord",
     "is_internal_channel",
     "open_store",
@@ -55,6 +56,17 @@ def sqlite_path(url: str) -> Path:
             raise StoreError(f"malformed SQLite URL {url!r}: use sqlite:///relative.db or sqlite:////absolute.db")
         return Path(path[1:])  # sqlite:///a.db -> a.db ; sqlite:////abs/a.db -> /abs/a.db
     return Path(url)
+
+
+def display_url(url: str) -> str:
+    """``url`` with any password replaced by ``***``, for showing on screen."""
+    if "://" not in url:
+        return url
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
 def is_saver_spec(url: str) -> bool:
