@@ -8,6 +8,8 @@ import pytest
 from browser_helpers import shot, wait_for_app
 from inspector.demo import content
 
+pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+
 TITLE = "EV battery chemistries: cost and outlook"
 FIRST_ASK = content.RESEARCH_ASK[:60]
 SECOND_ASK = "Add a chart of the pack-price trend to the report."

@@ -14,6 +14,8 @@ from inspector.store import StoreError, open_store
 from inspector.store.pg_connect import parse_pg_url
 from inspector.store.postgres import PostgresStore
 
+pytestmark = pytest.mark.postgres
+
 
 @pytest.fixture(scope="module")
 def store(pg_demo):

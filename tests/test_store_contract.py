@@ -37,6 +37,8 @@ from inspector.demo import DEMO_THREADS, run_demo
 from inspector.store import open_store
 from inspector.store.saver import SaverStore
 
+pytestmark = pytest.mark.postgres
+
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b[0-9a-f]{32}\b")
 BACKENDS = ["sqlite", "postgres", "saver-memory", "saver-postgres"]
 SAMPLED = {"demo-long": 12}  # long threads: compare the first and last checkpoints only

@@ -34,22 +34,11 @@ from .model import (
 )
 from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
 
-_BLOBS_OF_CHECKPOINT = """
+_BLOBS_AT_VERSIONS = """
     SELECT bl.channel, bl.type, bl.blob
-    FROM checkpoints c
-    CROSS JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') v
+    FROM unnest(%s::text[], %s::text[]) AS v(channel, version)
     JOIN checkpoint_blobs bl
-      ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
-     AND bl.channel = v.key AND bl.version = v.value
-    WHERE c.thread_id = %s AND c.checkpoint_ns = %s AND c.checkpoint_id = %s
-"""
-
-_BLOB_BYTES = """
-    (SELECT coalesce(sum(octet_length(bl.blob)), 0)
-     FROM jsonb_each_text(c.checkpoint -> 'channel_versions') v
-     JOIN checkpoint_blobs bl
-       ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
-      AND bl.channel = v.key AND bl.version = v.value)
+      ON bl.thread_id = %s AND bl.checkpoint_ns = %s AND bl.channel = v.channel AND bl.version = v.version
 """
 
 
@@ -176,9 +165,10 @@ class PostgresStore:
     # -- timeline --------------------------------------------------------
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
         rows = self._query(
-            f"""
+            """
             SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id,
-                   pg_column_size(checkpoint) + pg_column_size(metadata) + {_BLOB_BYTES}, metadata
+                   pg_column_size(checkpoint) + pg_column_size(metadata), metadata,
+                   checkpoint -> 'channel_versions'
             FROM checkpoints c WHERE thread_id = %s
             ORDER BY checkpoint_id DESC, checkpoint_ns
             """,
@@ -186,6 +176,13 @@ class PostgresStore:
         )
         if not rows:
             raise NotFound(f"no thread {thread_id!r} in this store")
+        blob_sizes = {
+            (ns, channel, version): int(size or 0)
+            for ns, channel, version, size in self._query(
+                "SELECT checkpoint_ns, channel, version, octet_length(blob) FROM checkpoint_blobs WHERE thread_id = %s",
+                [thread_id],
+            )
+        }
         writes = {
             (ns, cid): (channels, size)
             for ns, cid, channels, size in self._query(
@@ -198,8 +195,9 @@ class PostgresStore:
             )
         }
         timeline = []
-        for ns, cid, parent, size, meta in rows:
+        for ns, cid, parent, size, meta, versions in rows:
             meta = meta if isinstance(meta, dict) else {"value": meta}
+            size += sum(blob_sizes.get((ns, ch, str(v)), 0) for ch, v in (versions or {}).items())
             channels, wbytes = writes.get((ns, cid), ((), 0))
             step = meta.get("step")
             timeline.append(
@@ -263,7 +261,10 @@ class PostgresStore:
             channel_values[name] = value
             channel_bytes[name] = len(json.dumps(value))
         blob_bytes = 0
-        for name, type_tag, blob in self._query(_BLOBS_OF_CHECKPOINT, [thread_id, ns, cid]):
+        versions = header.get("channel_versions") or {}
+        names = list(versions)
+        blob_rows = self._query(_BLOBS_AT_VERSIONS, [names, [str(versions[n]) for n in names], thread_id, ns])
+        for name, type_tag, blob in blob_rows:
             blob_bytes += len(blob or b"")
             if type_tag == "empty":
                 continue
