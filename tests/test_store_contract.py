@@ -197,3 +197,25 @@ def test_forks_are_visible_from_parent_ids(backend):
     store, _ = backend
     children = Counter(r.parent_checkpoint_id for r in store.timeline("demo-time-travel") if r.parent_checkpoint_id)
     assert max(children.values()) >= 2
+
+
+def diff_shape(store, base: Path, thread_id: str) -> list:
+    """Every root checkpoint diffed against its parent: fields, statuses and changes."""
+    from inspector.diff import diff_checkpoints
+
+    out = []
+    for cid in root_ids(store, thread_id):
+        after = store.state(thread_id, cid)
+        if not after.parent_checkpoint_id:
+            continue
+        result = diff_checkpoints(store, thread_id, after.parent_checkpoint_id, cid)
+        out.append(normal([(f.field, f.reducer, f.status, f.note,
+                            [(c.kind, c.key, c.summary) for c in f.changes]) for f in result.changed_fields], base))
+    return out
+
+
+@pytest.mark.parametrize("thread_id", ["demo-research", "demo-vision", "demo-time-travel", "demo-delta"])
+def test_same_diffs(backend, reference, thread_id):
+    mine = diff_shape(*backend, thread_id)
+    assert mine and any(mine)
+    assert mine == diff_shape(*reference, thread_id)
