@@ -78,6 +78,12 @@ def test_cli_deerflow_home_flag(deerflow_checkout):
     out = run("threads", "--deerflow-home", str(deerflow_checkout), "--json")
     assert out.returncode == 0, out.stderr
     assert {t["thread_id"] for t in json.loads(out.stdout)["threads"]} == set(DEMO_THREADS)
+    state = run("state", "--deerflow-home", str(deerflow_checkout), "demo-delta", "--json")
+    assert state.returncode == 0, state.stderr
+    payload = json.loads(state.stdout)
+    assert payload["rebuilt_channels"] == ["messages"] and "messages" not in payload["channel_bytes"]
+    table = run("state", "--deerflow-home", str(deerflow_checkout), "demo-delta")
+    assert "rebuilt from deltas" in table.stdout
     missing = run("threads", "--deerflow-home", str(deerflow_checkout / "nowhere"))
     assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1
     assert "no DeerFlow database" in missing.stderr

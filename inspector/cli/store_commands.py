@@ -98,6 +98,7 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
         "values": state.values,
         "internal": state.internal if internal else None,
         "channel_bytes": state.channel_bytes,
+        "rebuilt_channels": list(state.rebuilt_channels),
         "writes": state.writes,
         "problems": [p.as_dict() for p in state.problems],
     }
@@ -114,7 +115,9 @@ def cmd_state(args: argparse.Namespace) -> int:
     print_table(
         ["field", "reducer", "stored", "value"],
         [
-            (name, reducer_name(name), human_bytes(state.channel_bytes.get(name)), json.dumps(to_jsonable(value), ensure_ascii=False))
+            (name, reducer_name(name),
+             "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
+             json.dumps(to_jsonable(value), ensure_ascii=False))
             for name, value in channels.items()
         ],
     )
