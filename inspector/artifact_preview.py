@@ -28,6 +28,7 @@ MAX_TABLE_ROWS = 1_000
 MARKDOWN = {".md", ".markdown"}
 TABLES = {".csv": ",", ".tsv": "\t"}
 SOURCE = {".html": "html", ".htm": "html", ".svg": "xml", ".xhtml": "html"}
+BINARY = {".pdf", ".zip", ".gz", ".tar", ".7z", ".docx", ".xlsx", ".pptx", ".odt", ".epub"}
 IMAGES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
 CODE = {
     ".py": "python", ".js": "javascript", ".ts": "typescript", ".tsx": "tsx", ".jsx": "jsx", ".json": "json",
@@ -137,7 +138,7 @@ def preview_file(physical_path: str | Path, user_data: UserData, limit: int = PR
     preview = Preview("binary", size=size, mime_type=mime, truncated=size > len(head))
     if suffix in IMAGES:
         return _image_preview(preview, path, user_data)
-    text = _text(head)
+    text = None if suffix in BINARY else _text(head)
     if text is None:
         return preview
     preview.text = text

@@ -13,6 +13,7 @@ import base64
 import binascii
 import hashlib
 import io
+import os
 import threading
 import warnings
 from collections import OrderedDict
@@ -201,11 +202,9 @@ def _locate_file(key: str, entry: dict, user_data: UserData | None, check: Image
         check.problems.append("the thread's user-data folder was not found on this machine (set --data-dir)")
         return None
     actual = entry.get("actual_path")
-    if actual is not None:
-        try:
-            path = check_physical(actual, user_data)
-            if path.exists():
-                return path
+    if isinstance(actual, str) and "\x00" not in actual and os.path.lexists(actual):
+        try:  # an actual_path from another machine is simply not here: fall back to the agent path
+            return check_physical(actual, user_data)
         except PathRefused as exc:
             check.problems.append(f"actual_path refused: {exc}")
     try:
