@@ -23,6 +23,7 @@ from .artifacts import read_head
 from .user_data import PathRefused, UserData
 
 PREVIEW_BYTES = 256_000
+MAX_DOWNLOAD_BYTES = 200_000_000
 MAX_TABLE_ROWS = 1_000
 
 MARKDOWN = {".md", ".markdown"}
@@ -151,3 +152,11 @@ def preview_file(physical_path: str | Path, user_data: UserData, limit: int = PR
     else:
         preview.kind, preview.language = "code", CODE.get(suffix, "text")
     return preview
+
+
+def download_bytes(physical_path: str | Path, user_data: UserData) -> bytes:
+    """The whole file for a download (re-checked against the thread's folders, capped at ``MAX_DOWNLOAD_BYTES``)."""
+    data, size = read_head(physical_path, user_data, MAX_DOWNLOAD_BYTES)
+    if size > len(data):
+        raise PathRefused(f"file is {size:,} bytes, over the {MAX_DOWNLOAD_BYTES:,}-byte download limit")
+    return data

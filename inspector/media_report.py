@@ -10,7 +10,7 @@ from .artifacts import Artifact, first_appearances, list_artifacts
 from .field_history import field_history
 from .image_history import ImageSpan, image_spans
 from .images import ImageCheck, check_viewed_images
-from .store import CheckpointState, Store
+from .store import CheckpointRow, CheckpointState, Store
 from .user_data import PathRefused, UserData, data_bases, locate
 
 
@@ -55,10 +55,18 @@ def thread_user_data(state: CheckpointState, data_dir: str | Path | None = None,
 
 
 def media_report(store: Store, thread_id: str, checkpoint_id: str | None = None, data_dir: str | Path | None = None,
-                 images: bool = True, artifacts: bool = True) -> MediaReport:
+                 images: bool = True, artifacts: bool = True, ns: str = "") -> MediaReport:
     """Images (checked, and their spans along the lineage) and artifacts (located, flagged, first step) at a checkpoint."""
-    state = store.state(thread_id, checkpoint_id)
-    rows = store.timeline(thread_id)
+    return report_for_state(store, store.state(thread_id, checkpoint_id, ns), data_dir, images, artifacts)
+
+
+def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path | None = None,
+                     images: bool = True, artifacts: bool = True, rows: list[CheckpointRow] | None = None,
+                     history: bool = True) -> MediaReport:
+    """``media_report`` for a state already decoded; ``history=False`` skips the walk along the lineage."""
+    thread_id, ns = state.thread_id, state.checkpoint_ns
+    if history and rows is None:
+        rows = store.timeline(thread_id)
     user_data, problems = thread_user_data(state, data_dir, store)
     step = state.metadata.get("step") if isinstance(state.metadata.get("step"), int) else None
     report = MediaReport(thread_id, state.checkpoint_id, step, user_data, problems=problems)
@@ -66,8 +74,32 @@ def media_report(store: Store, thread_id: str, checkpoint_id: str | None = None,
         viewed = state.values.get("viewed_images")
         report.viewed_images = viewed if isinstance(viewed, dict) else {}
         report.images = check_viewed_images(viewed, user_data)
-        report.spans = image_spans(field_history(store, thread_id, "viewed_images", state.checkpoint_id, rows=rows))
+        if history:
+            points = field_history(store, thread_id, "viewed_images", state.checkpoint_id, ns, rows)
+            report.spans = image_spans(points)
     if artifacts:
-        points = field_history(store, thread_id, "artifacts", state.checkpoint_id, rows=rows)
-        report.artifacts = list_artifacts(state.values.get("artifacts"), user_data, first_appearances(points))
+        first = None
+        if history:
+            first = first_appearances(field_history(store, thread_id, "artifacts", state.checkpoint_id, ns, rows))
+        report.artifacts = list_artifacts(state.values.get("artifacts"), user_data, first)
     return report
+
+
+def image_rows(checks: list[ImageCheck]) -> list[dict[str, Any]]:
+    """One table row per checked image."""
+    return [{"path": c.key, "stored as": "inline base64" if c.shape == "base64" else c.shape,
+             "format": c.format, "pixels": f"{c.width}x{c.height}" if c.width else None, "bytes": c.byte_size,
+             "problems": "; ".join(c.problems) or "ok"} for c in checks]
+
+
+def span_rows(spans: list[ImageSpan]) -> list[dict[str, Any]]:
+    """One table row per image span of the thread's history."""
+    return [{"path": s.path, "appeared at step": s.appeared_step, "ended at step": s.ended_step,
+             "ended by": s.ended_by or "still held", "checkpoints carrying it": s.checkpoints,
+             "base64 chars": s.stored_chars or None} for s in spans]
+
+
+def artifact_rows(found: list[Artifact]) -> list[dict[str, Any]]:
+    """One table row per artifact."""
+    return [{"path": a.path, "first step": a.first_step, "bytes": a.size, "on disk": a.exists,
+             "problems": "; ".join(a.problems) or "ok"} for a in found]
