@@ -8,7 +8,7 @@ import sys
 
 import streamlit as st
 
-from inspector.ui import connection, threads_page
+from inspector.ui import connection, routes
 
 st.set_page_config(page_title="state-inspector", page_icon=":material/manage_search:", layout="wide")
 
@@ -22,7 +22,10 @@ def _db_flag(argv: list[str]) -> str | None:
 
 connection.start(_db_flag(sys.argv[1:]))
 
-pages = [
-    st.Page(threads_page.render, title="Threads", icon=":material/list:", url_path="threads", default=True),
-]
+pages = routes.register(
+    [
+        st.Page("inspector/ui/pages/threads.py", title="Threads", icon=":material/list:", url_path="threads", default=True),
+        st.Page("inspector/ui/pages/thread.py", title="Thread", icon=":material/timeline:", url_path="thread"),
+    ]
+)
 st.navigation(pages).run()

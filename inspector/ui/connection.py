@@ -64,6 +64,6 @@ def _sidebar() -> None:
         st.caption("Store (read-only)")
         st.code(current_url() or "none", language=None, wrap_lines=True)
         if not settings().lock_store:
-            with st.popover("Switch store", use_container_width=True):
+            with st.popover("Switch store", width="stretch"):
                 st.text_input("Store URL", key="inspector_switch_url", placeholder="sqlite:////path/to/checkpoints.db")
                 st.button("Open", on_click=_switch)

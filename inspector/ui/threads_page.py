@@ -1,11 +1,13 @@
-"""Threads: a searchable, paged table of the store's threads."""
+"""Threads: a searchable, paged, sortable table of the store's threads; a row opens the thread."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from . import connection
+from ..store import StoreError
+from ..thread_list import thread_records
+from . import connection, routes
 
 PAGE_SIZE = 50
 
@@ -16,21 +18,30 @@ def render() -> None:
     if store is None:
         return
     search = st.text_input("Search", value=st.query_params.get("q", ""), placeholder="thread id or metadata value")
-    total = store.count_threads(search or None)
-    pages = max(1, -(-total // PAGE_SIZE))
-    page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
-    rows = store.threads(search or None, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
-    st.caption(f"{total} thread(s)")
-    frame = pd.DataFrame(
-        [
-            {
-                "thread": t.thread_id,
-                "title": t.title,
-                "checkpoints": t.checkpoints,
-                "last update": t.updated_at,
-                "stored bytes": t.stored_bytes,
-            }
-            for t in rows
-        ]
+    try:
+        total = store.count_threads(search or None)
+        pages = max(1, -(-total // PAGE_SIZE))
+        page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
+        rows = store.threads(search or None, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+    except StoreError as exc:
+        st.error(f"Reading the thread list failed: {exc}")
+        return
+    st.caption(f"{total} thread(s) · select a row to open it")
+    frame = pd.DataFrame(thread_records(rows))
+    nonce = st.session_state.get("threads_table_nonce", 0)
+    event = st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"threads_table_{nonce}",
+        column_config={
+            "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
+            "stored bytes": st.column_config.NumberColumn(help="checkpoints and writes as stored"),
+        },
     )
-    st.dataframe(frame, hide_index=True, use_container_width=True)
+    if event.selection.rows:
+        thread_id = rows[event.selection.rows[0]].thread_id
+        st.session_state["threads_table_nonce"] = nonce + 1  # coming back must not reopen it
+        routes.go("thread", {"thread": thread_id})

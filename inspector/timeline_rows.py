@@ -1,0 +1,37 @@
+"""The checkpoint table of the thread page: one plain record per checkpoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .history import History, Key, branch_label, short_namespace
+from .store import is_internal_channel
+
+
+def written_channels(channels: tuple[str, ...], include_internal: bool = False) -> str:
+    """``messages, title`` — what a step wrote (LangGraph plumbing left out unless asked)."""
+    shown = [c for c in channels if include_internal or not is_internal_channel(c)]
+    return ", ".join(shown)
+
+
+def timeline_records(history: History, keys: list[Key]) -> list[dict[str, Any]]:
+    """Rows for the checkpoint table, in the order of ``keys``."""
+    records = []
+    for key in keys:
+        node = history.node(key)
+        row = node.row
+        records.append(
+            {
+                "step": row.step,
+                "source": row.source,
+                "time": row.created_at,
+                "namespace": short_namespace(row.checkpoint_ns),
+                "branch": branch_label(history, history.branches[node.branch]),
+                "wrote": written_channels(row.write_channels),
+                "size": row.stored_bytes + row.writes_bytes,
+                "fork": node.is_fork,
+                "checkpoint": row.checkpoint_id,
+                "ns": row.checkpoint_ns,
+            }
+        )
+    return records

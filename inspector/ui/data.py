@@ -1,0 +1,54 @@
+"""Cached reads for the pages: timelines and decoded checkpoints, bounded by ttl and max_entries.
+
+Entries are keyed by the store URL, so two stores never share one. A thread's
+timeline carries a generation number; ``refresh_thread`` bumps it so the next
+read goes back to the store (for threads that are still running).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..settings import Settings, load_settings
+from ..store import CheckpointRow, CheckpointState, Store
+
+
+def _settings() -> Settings:
+    try:
+        return load_settings()
+    except ValueError:
+        return Settings()  # the sidebar reports bad settings; caching falls back to the defaults
+
+
+_SETTINGS = _settings()
+TTL = _SETTINGS.cache_ttl_seconds
+MAX_ENTRIES = _SETTINGS.cache_max_entries
+_GENERATIONS: dict[tuple[str, str], int] = {}
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _timeline(url: str, thread_id: str, generation: int, _store: Store) -> list[CheckpointRow]:
+    return _store.timeline(thread_id)
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, _store: Store) -> CheckpointState:
+    return _store.state(thread_id, checkpoint_id, ns)
+
+
+def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:
+    generation = _GENERATIONS.get((store.url, thread_id), 0)
+    with st.spinner(f"Reading the history of {thread_id}…"):
+        return _timeline(store.url, thread_id, generation, store)
+
+
+def state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
+    """The decoded state of one checkpoint (cached; decoded states are not modified by the pages)."""
+    with st.spinner("Decoding the checkpoint…"):
+        return _state(store.url, thread_id, ns, checkpoint_id, store)
+
+
+def refresh_thread(store: Store, thread_id: str) -> None:
+    """Forget the cached timeline of one thread; the next read sees new checkpoints."""
+    key = (store.url, thread_id)
+    _GENERATIONS[key] = _GENERATIONS.get(key, 0) + 1

@@ -1,0 +1,3 @@
+from inspector.ui import thread_page
+
+thread_page.render()

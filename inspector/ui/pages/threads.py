@@ -1,0 +1,3 @@
+from inspector.ui import threads_page
+
+threads_page.render()

@@ -1,0 +1,78 @@
+"""The state of one checkpoint, field by field.
+
+Hook contract: ``FIELD_VIEWS`` maps a state field name to a callable
+``view(value, ctx: FieldContext) -> None`` that draws that field's value with
+Streamlit. Another module adds or replaces a view with one line::
+
+    FIELD_VIEWS["viewed_images"] = my_gallery_view
+
+Fields without a view are shown as JSON (never dropped). Each view runs
+guarded: if it raises, its field shows an error box and the other fields still
+render. Decoding problems attached to a field are shown above it by this
+module, so views need not handle them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ..interrupts import pending_questions
+from ..jsonable import dumps, to_jsonable
+from ..state_fields import field_order, field_summary
+from ..store import CheckpointState, Store
+from .field_views import DEFAULT_VIEWS, FieldContext, FieldView, json_view
+from .guard import guarded
+
+__all__ = ["FIELD_VIEWS", "FieldContext", "FieldView", "render_field", "render_state"]
+
+FIELD_VIEWS: dict[str, FieldView] = dict(DEFAULT_VIEWS)
+
+
+def render_field(name: str, value: Any, state: CheckpointState, store: Store | None = None) -> None:
+    st.markdown(f"**`{name}`** · {field_summary(name, value, state)}")
+    for problem in state.problems_for(name):
+        st.warning(f"{name}: {problem.message}", icon=":material/warning:")
+    view = FIELD_VIEWS.get(name, json_view)
+    guarded(f"Field {name}", view, value, FieldContext(name, state, store))
+
+
+def render_state(state: CheckpointState, store: Store | None = None) -> None:
+    """Every field of ``state`` (known fields first), then internals, raw data and downloads on demand."""
+    for problem in state.problems_for(None):
+        st.warning(problem.message, icon=":material/warning:")
+    _pending(state)
+    for name in field_order(state.values):
+        with st.container(border=True):
+            render_field(name, state.values[name], state, store)
+    _extras(state)
+
+
+def _pending(state: CheckpointState) -> None:
+    for question in pending_questions(state.writes):
+        with st.container(border=True):
+            st.markdown(":material/help: **Waiting for the user's answer**")
+            st.info(question.question or "(the interrupt carries no question text)")
+            for option in question.options:
+                st.markdown(f"- {option}")
+            with st.expander("Interrupt value"):
+                st.json(to_jsonable(question.value), expanded=2)
+
+
+def _extras(state: CheckpointState) -> None:
+    if st.toggle("Show LangGraph's internal channels", key="show_internal"):
+        st.json(to_jsonable(state.internal), expanded=1)
+    with st.expander("Metadata"):
+        st.json(to_jsonable(state.metadata), expanded=2)
+    with st.expander(f"Pending writes ({len(state.writes)})"):
+        st.json(to_jsonable(state.writes), expanded=1)
+    with st.expander("Raw decoded checkpoint"):
+        st.json(to_jsonable({"header": state.header, "channel_values": {**state.values, **state.internal}}), expanded=1)
+    st.download_button(
+        "Download state as JSON",
+        data=dumps(state),
+        file_name=f"{state.thread_id}-{state.checkpoint_id}.json",
+        mime="application/json",
+        icon=":material/download:",
+    )

@@ -1,0 +1,110 @@
+"""Thread: the checkpoint history of one thread and the state of the selected checkpoint.
+
+URL contract: ``?thread=<id>&checkpoint=<id>&ns=<namespace>`` (page ``thread``).
+The query parameters always name what is on screen; every control that selects
+a checkpoint writes them.
+
+Hook contract: ``THREAD_PANELS`` is a list of ``(title, render)`` pairs shown
+as tabs beside the history; ``render(store, thread_id, selected_row, state)``
+gets the open ``Store``, the thread id, the selected ``CheckpointRow`` and its
+decoded ``CheckpointState``. Another module adds a panel with one line::
+
+    THREAD_PANELS.append(("Diff vs parent", render_parent_diff))
+
+Each panel runs guarded: an exception shows an error in that tab only.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import streamlit as st
+
+from ..history import History, Key, build_history
+from ..location import Location, parse_location
+from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
+from . import connection, data, routes, timeline_view
+from .guard import guarded
+from .state_view import render_state
+
+Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]
+
+
+def _state_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
+    render_state(state, store)
+
+
+THREAD_PANELS: list[tuple[str, Panel]] = [("State", _state_panel)]
+
+
+def select(location: Location) -> None:
+    """Show ``location``: write it to the URL (the page reads it back on the rerun)."""
+    st.query_params.from_dict(location.params())
+
+
+def _back(message: str) -> None:
+    st.error(message, icon=":material/error:")
+    routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
+
+
+def _resolve(history: History, location: Location) -> Key | None:
+    if not location.checkpoint:
+        return history.head
+    return history.find(location.checkpoint, location.ns or None)
+
+
+def render() -> None:
+    location = parse_location(st.query_params.to_dict())
+    if not location.thread:
+        st.title("Thread")
+        _back("No thread selected: open one from the thread list.")
+        return
+    store = connection.store()
+    if store is None:
+        return
+    try:
+        rows = data.timeline(store, location.thread)
+    except NotFound:
+        st.title("Thread")
+        _back(f"There is no thread {location.thread!r} in this store.")
+        return
+    except StoreError as exc:
+        _back(f"Reading thread {location.thread!r} failed: {exc}")
+        return
+    history = build_history(rows)
+    key = _resolve(history, location)
+    _header(store, location.thread, history)
+    if key is None:
+        st.warning(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread.")
+        routes.link("thread", "Show the newest checkpoint", {"thread": location.thread}, icon=":material/history:")
+        routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
+        return
+    _body(store, location.thread, history, key)
+    timeline_view.autoplay(history, key, select)
+
+
+def _header(store: Store, thread_id: str, history: History) -> None:
+    title_col, refresh_col = st.columns([6, 1], vertical_alignment="bottom")
+    title_col.title(thread_id)
+    if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
+        data.refresh_thread(store, thread_id)
+        st.rerun()
+    routes.link("threads", "All threads", icon=":material/arrow_back:")
+
+
+def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
+    row = history.node(key).row
+    guarded("Navigator", timeline_view.navigator, history, key, select)
+    left, right = st.columns([2, 3], gap="medium")
+    with left:
+        guarded("History", timeline_view.render, history, key, select)
+    with right:
+        try:
+            state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
+        except StoreError as exc:
+            st.error(f"Cannot read checkpoint {row.checkpoint_id}: {exc}")
+            return
+        tabs = st.tabs([title for title, _ in THREAD_PANELS])
+        for tab, (title, panel) in zip(tabs, THREAD_PANELS):
+            with tab:
+                guarded(title, panel, store, thread_id, row, state)

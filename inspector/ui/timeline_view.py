@@ -1,0 +1,135 @@
+"""The history widgets of the thread page: navigator, checkpoint table and tree."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from ..history import History, Key
+from ..location import Location
+from ..timeline_rows import timeline_records
+from ..tree_chart import SELECTION, tree_chart, tree_data
+
+PAGE_SIZE = 40
+PLAY_DELAY_SECONDS = 1.2
+PLAY_KEY = "nav_play"
+Select = Callable[[Location], None]
+
+
+def _location(history: History, key: Key) -> Location:
+    return Location(history.node(key).row.thread_id, key[1], key[0])
+
+
+def _label(history: History, key: Key) -> str:
+    row = history.node(key).row
+    return f"step {row.step} · {row.source}"
+
+
+def navigator(history: History, key: Key, select: Select) -> None:
+    """Previous / next along the selected checkpoint's branch, and a step slider."""
+    path = history.path_through(key)
+    index = path.index(key)
+    if st.session_state.pop("nav_play_reset", False):
+        st.session_state[PLAY_KEY] = False
+    play_col, prev_col, slider_col, next_col = st.columns([1.3, 1.3, 6, 1.3], vertical_alignment="bottom")
+    play_col.toggle("Play", key=PLAY_KEY, help="Step through this branch of the history, one checkpoint at a time",
+                    on_change=_start_play, args=(history, path, index, select))
+    if prev_col.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev"):
+        select(_location(history, path[index - 1]))
+        st.rerun()
+    if next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next"):
+        select(_location(history, path[index + 1]))
+        st.rerun()
+    if len(path) > 1:
+        slider_key = f"nav_slider_{key[0]}_{key[1]}"
+        chosen = slider_col.select_slider(
+            "Checkpoint on this branch", options=list(range(len(path))), value=index,
+            format_func=lambda i: _label(history, path[i]), key=slider_key,
+        )
+        if chosen != index:
+            select(_location(history, path[chosen]))
+            st.rerun()
+
+
+def _start_play(history: History, path: list[Key], index: int, select: Select) -> None:
+    if st.session_state.get(PLAY_KEY) and index == len(path) - 1 and len(path) > 1:
+        select(_location(history, path[0]))  # at the newest checkpoint: replay from the start
+
+
+def autoplay(history: History, key: Key, select: Select) -> None:
+    """While Play is on, move to the next checkpoint after a pause (call at the end of the page)."""
+    if not st.session_state.get(PLAY_KEY):
+        return
+    path = history.path_through(key)
+    index = path.index(key)
+    if index == len(path) - 1:
+        st.session_state["nav_play_reset"] = True
+        st.caption("Reached the newest checkpoint of this branch.")
+        return
+    time.sleep(PLAY_DELAY_SECONDS)
+    select(_location(history, path[index + 1]))
+    st.rerun()
+
+
+def render(history: History, key: Key, select: Select) -> None:
+    pages = history.page_count(PAGE_SIZE)
+    page = history.page_of(key, PAGE_SIZE)
+    if pages > 1:
+        page = st.number_input(f"History page (of {pages}, newest first)", 1, pages, page + 1, key=f"hist_page_{key}") - 1
+    keys = history.page(page, PAGE_SIZE)
+    st.caption(_summary(history))
+    tree_tab, table_tab = st.tabs(["Tree", "Table"])
+    with tree_tab:
+        _tree(history, keys, key, select)
+    with table_tab:
+        _table(history, keys, key, select)
+
+
+def _summary(history: History) -> str:
+    parts = [f"{len(history)} checkpoint(s)", f"{len(history.branches)} branch(es)"]
+    if history.forks:
+        parts.append(f"{len(history.forks)} fork(s)")
+    namespaces = {k[0] for k in history.ordered if k[0]}
+    if namespaces:
+        parts.append(f"{len(namespaces)} subgraph namespace(s)")
+    if history.orphans:
+        parts.append(f"{len(history.orphans)} checkpoint(s) whose parent is missing")
+    return " · ".join(parts)
+
+
+def _tree(history: History, keys: list[Key], key: Key, select: Select) -> None:
+    chart = tree_chart(tree_data(history, keys, key))
+    event = st.altair_chart(chart, on_select="rerun", selection_mode=SELECTION,
+                            key=f"tree_{key[0]}_{key[1]}", width="stretch")
+    picked = (event.selection.get(SELECTION) or []) if event is not None else []
+    if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
+        target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
+        if target != key and target in history.nodes:
+            select(_location(history, target))
+            st.rerun()
+
+
+def _table(history: History, keys: list[Key], key: Key, select: Select) -> None:
+    frame = pd.DataFrame(timeline_records(history, keys))
+    event = st.dataframe(
+        frame,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"cp_table_{key[0]}_{key[1]}",
+        column_order=["step", "source", "time", "namespace", "branch", "wrote", "size", "fork"],
+        column_config={
+            "time": st.column_config.DatetimeColumn(format="HH:mm:ss.SSS"),
+            "size": st.column_config.NumberColumn(help="stored bytes: checkpoint and its writes"),
+        },
+    )
+    rows = event.selection.rows if event is not None else []
+    if rows:
+        picked = keys[rows[0]]
+        if picked != key:
+            select(_location(history, picked))
+            st.rerun()

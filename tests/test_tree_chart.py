@@ -1,0 +1,42 @@
+"""The history tree's layout rows and its Vega-Lite spec."""
+
+from __future__ import annotations
+
+from inspector.history import build_history
+from inspector.store import open_store
+from inspector.timeline_rows import timeline_records, written_channels
+from inspector.tree_chart import SELECTION, tree_chart, tree_data
+
+
+def test_fork_thread_tree_has_two_lanes_and_labels(demo_db):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        h = build_history(store.timeline("demo-time-travel"))
+    data = tree_data(h, h.page(0, 40), h.head)
+    assert data.lanes == 2
+    assert {label["text"] for label in data.labels} == {"main", "fork at step 6"}
+    assert sum(p["selected"] for p in data.points) == 1
+    assert sum(p["kind"] == "fork" for p in data.points) == 1
+    assert sum(e["cross"] for e in data.edges) == 1  # the fork's first child leaves the main lane
+    spec = tree_chart(data).to_dict()
+    params = spec.get("params", []) + [p for layer in spec["layer"] for p in layer.get("params", [])]
+    assert [p["name"] for p in params] == [SELECTION]
+    assert params[0]["select"]["fields"] == ["checkpoint", "ns"]
+
+
+def test_edges_to_parents_off_the_page_are_stubs(demo_db):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        h = build_history(store.timeline("demo-long"))
+    keys = h.page(0, 40)
+    data = tree_data(h, keys, None)
+    assert len(data.points) == 40
+    assert max(e["row2"] for e in data.edges) == 39.5
+
+
+def test_timeline_records_hide_plumbing(demo_db):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        h = build_history(store.timeline("demo-subgraph"))
+    records = timeline_records(h, h.ordered)
+    assert len(records) == len(h)
+    assert all("branch:" not in r["wrote"] for r in records)
+    assert {r["namespace"] for r in records} >= {"root"}
+    assert written_channels(("messages", "branch:to:x"), include_internal=True) == "messages, branch:to:x"

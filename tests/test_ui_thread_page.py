@@ -1,0 +1,148 @@
+"""AppTest: the thread page on the demo store — every demo thread, selecting
+checkpoints, deep links, bad links, and a failing panel kept to itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.demo import DEMO_THREADS
+from inspector.history import build_history
+from inspector.store import open_store
+from inspector.ui import connection, thread_page
+from ui_app import all_text, open_page
+
+
+@pytest.fixture(autouse=True)
+def demo_store(demo_db, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
+    connection.settings.clear()
+    yield
+    connection.settings.clear()
+
+
+@pytest.fixture(scope="module")
+def histories(demo_db):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        yield {t: build_history(store.timeline(t)) for t in DEMO_THREADS}
+
+
+def charts(at):
+    return at.get("vega_lite_chart")
+
+
+def selected_step(at) -> str:
+    """The label the branch slider shows for the selected checkpoint."""
+    slider = at.select_slider[0]
+    return slider.format_func(slider.value)
+
+
+@pytest.mark.parametrize("thread_id", sorted(DEMO_THREADS))
+def test_every_demo_thread_opens_with_tree_table_and_state(thread_id, histories):
+    at = open_page("thread", thread=thread_id)
+    assert not at.exception, at.exception
+    text = all_text(at)
+    history = histories[thread_id]
+    assert f"{len(history)} checkpoint(s)" in text
+    assert f"{len(history.branches)} branch(es)" in text
+    assert len(charts(at)) == 1
+    assert "`messages`" in text
+    assert not at.error
+
+
+def test_research_thread_shows_conversation_and_todo_board():
+    at = open_page("thread", thread="demo-research")
+    text = all_text(at)
+    assert "**assistant**" in text and "**user**" in text
+    assert "**Completed**" in text and "**In progress**" in text
+    assert "answered by message" in " ".join(e.label for e in at.expander)
+
+
+def test_deep_link_opens_that_checkpoint(histories):
+    history = histories["demo-research"]
+    middle = history.ordered[len(history) // 2]
+    row = history.node(middle).row
+    at = open_page("thread", thread="demo-research", checkpoint=middle[1])
+    assert not at.exception
+    assert selected_step(at) == f"step {row.step} · {row.source}"
+    assert at.query_params["checkpoint"] == [middle[1]] or at.query_params["checkpoint"] == middle[1]
+
+
+def test_deep_link_into_a_subgraph_namespace(histories):
+    history = histories["demo-subgraph"]
+    key = next(k for k in history.ordered if k[0].count("|") == 1)
+    at = open_page("thread", thread="demo-subgraph", checkpoint=key[1], ns=key[0])
+    assert not at.exception
+    assert not at.warning
+    assert selected_step(at) == f"step {history.node(key).row.step} · {history.node(key).row.source}"
+
+
+def test_previous_and_next_walk_the_branch_and_update_the_url(histories):
+    history = histories["demo-research"]
+    at = open_page("thread", thread="demo-research")
+    at.button(key="nav_prev").click().run()
+    assert not at.exception
+    parent = history.node(history.head).parent
+    assert _param(at, "checkpoint") == parent[1]
+    at.button(key="nav_next").click().run()
+    assert _param(at, "checkpoint") == history.head[1]
+
+
+def test_slider_selects_a_checkpoint(histories):
+    history = histories["demo-time-travel"]
+    at = open_page("thread", thread="demo-time-travel")
+    path = history.path_through(history.head)
+    at.select_slider[0].set_value(0).run()
+    assert not at.exception
+    assert _param(at, "checkpoint") == path[0][1]
+    assert selected_step(at).startswith("step -1")
+
+
+def test_unknown_checkpoint_gives_message_and_ways_back():
+    at = open_page("thread", thread="demo-research", checkpoint="not-a-checkpoint")
+    assert not at.exception
+    assert any("not-a-checkpoint" in w.value for w in at.warning)
+    labels = [link.proto.label for link in at.get("page_link")]
+    assert "Show the newest checkpoint" in labels and "Back to the thread list" in labels
+
+
+def test_unknown_thread_gives_message_and_way_back():
+    at = open_page("thread", thread="no-such-thread")
+    assert not at.exception
+    assert any("no-such-thread" in e.value for e in at.error)
+    assert "Back to the thread list" in [link.proto.label for link in at.get("page_link")]
+
+
+def test_no_thread_in_the_url():
+    at = open_page("thread")
+    assert not at.exception
+    assert any("No thread selected" in e.value for e in at.error)
+
+
+def test_interrupted_thread_shows_its_pending_question():
+    at = open_page("thread", thread="demo-interrupt")
+    text = all_text(at)
+    assert "Waiting for the user's answer" in text
+    assert any(i.value.endswith("?") for i in at.info)
+
+
+def test_a_failing_panel_shows_an_error_and_the_rest_renders(monkeypatch):
+    def broken(store, thread_id, row, state):
+        raise RuntimeError("panel exploded")
+
+    monkeypatch.setattr(thread_page, "THREAD_PANELS", [*thread_page.THREAD_PANELS, ("Broken", broken)])
+    at = open_page("thread", thread="demo-research")
+    assert not at.exception
+    assert any("panel exploded" in e.value for e in at.error)
+    assert "`messages`" in all_text(at)
+
+
+def test_refresh_rereads_the_thread():
+    at = open_page("thread", thread="demo-research")
+    at.button[[b.label for b in at.button].index("Refresh")].click().run()
+    assert not at.exception
+    assert _param(at, "thread") == "demo-research"
+
+
+def _param(at, name):
+    value = at.query_params.get(name)
+    return value[-1] if isinstance(value, list) else value

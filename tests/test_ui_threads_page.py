@@ -1,0 +1,62 @@
+"""AppTest: the thread list and the connection sidebar."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.demo import DEMO_THREADS
+from inspector.ui import connection
+from ui_app import all_text, open_page
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings():
+    connection.settings.clear()
+    yield
+    connection.settings.clear()
+
+
+def test_thread_list_on_the_demo_store(demo_db, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
+    at = open_page("threads")
+    assert not at.exception
+    frame = at.dataframe[0].value
+    assert set(frame["thread"]) == set(DEMO_THREADS)
+    assert {"title", "checkpoints", "last update", "stored bytes"} <= set(frame.columns)
+    assert str(demo_db) in all_text(at)  # the sidebar names the open store
+    assert "inspector_switch_url" in [t.key for t in at.text_input]  # the switch is offered
+
+
+def test_search_filters_the_list(demo_db, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
+    at = open_page("threads")
+    at.text_input[0].input("vision").run()
+    assert list(at.dataframe[0].value["thread"]) == ["demo-vision"]
+
+
+def test_a_store_that_does_not_exist(tmp_path, monkeypatch):
+    missing = tmp_path / "nowhere.db"
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{missing}")
+    for page in ("threads", "thread"):
+        at = open_page(page, thread="demo-research")
+        assert not at.exception
+        assert any(str(missing) in e.value for e in at.error)
+    assert not missing.exists()  # read-only: opening never creates the file
+
+
+def test_switching_store_from_the_sidebar(demo_db, tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{tmp_path / 'first.db'}")
+    at = open_page("threads")
+    assert at.error
+    at.text_input(key="inspector_switch_url").input(f"sqlite:///{demo_db}")
+    at.button[[b.label for b in at.button].index("Open")].click().run()
+    assert not at.exception and not at.error
+    assert len(at.dataframe[0].value) == len(DEMO_THREADS)
+
+
+def test_locked_store_hides_the_switch(demo_db, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
+    monkeypatch.setenv("INSPECTOR_LOCK_STORE", "1")
+    at = open_page("threads")
+    assert not at.exception
+    assert "inspector_switch_url" not in [t.key for t in at.text_input]

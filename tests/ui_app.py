@@ -1,0 +1,30 @@
+"""Running the dashboard in AppTest: open a page of app.py with query parameters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGES = {"threads": "inspector/ui/pages/threads.py", "thread": "inspector/ui/pages/thread.py"}
+
+
+def open_page(page: str = "threads", **params: str) -> AppTest:
+    """Run app.py once, then the page ``page`` with ``params`` in the URL."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    if page != "threads":
+        at.switch_page(PAGES[page])
+    at.query_params.clear()
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def all_text(at: AppTest) -> str:
+    """Every piece of text the page shows (markdown, titles, captions, alerts)."""
+    parts = []
+    for kind in ("markdown", "title", "header", "subheader", "caption", "error", "warning", "info", "success", "code"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    return "\n".join(parts)
