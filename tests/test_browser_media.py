@@ -29,13 +29,15 @@ def open_thread(page, base_url, thread_id, checkpoint_id=None):
     wait_for_app(page)
 
 
-def gallery_widths(page) -> list[int]:
-    images = page.locator(f"{GALLERY} [data-testid='stImage'] img")
-    if images.count():
-        images.first.wait_for(state="visible")
-        page.wait_for_function(
-            f"() => [...document.querySelectorAll(\"{GALLERY} [data-testid='stImage'] img\")].every(i => i.complete)")
-    return images.evaluate_all(NATURAL_WIDTHS)
+def gallery_widths(page, expected: int) -> list[int]:
+    """Natural widths of the gallery's pictures, once ``expected`` of them have finished loading."""
+    selector = f"{GALLERY} [data-testid='stImage'] img"
+    page.wait_for_function(
+        """([selector, expected]) => {
+            const imgs = [...document.querySelectorAll(selector)];
+            return imgs.length >= expected && imgs.every(i => i.complete);
+        }""", arg=[selector, expected], timeout=30_000)
+    return page.locator(selector).evaluate_all(NATURAL_WIDTHS)
 
 
 def test_vision_images_are_pictures_before_clearing_and_gone_after(page, streamlit_app, demo_db):
@@ -45,13 +47,14 @@ def test_vision_images_are_pictures_before_clearing_and_gone_after(page, streaml
     base_url = streamlit_app(f"sqlite:///{demo_db}")
 
     open_thread(page, base_url, "demo-vision", before.checkpoint_id)
-    widths = gallery_widths(page)
+    widths = gallery_widths(page, 2)
     shot(page.locator(GALLERY), "media-vision-before-clearing")
     assert len(widths) == 2 and all(w > 0 for w in widths)
 
     open_thread(page, base_url, "demo-vision", after.checkpoint_id)
-    assert page.locator(GALLERY).count() == 0 and gallery_widths(page) == []
-    assert page.get_by_text("no viewed images").count() >= 1
+    page.get_by_text("no viewed images").first.wait_for()
+    assert page.locator(GALLERY).count() == 0
+    assert page.locator(f"{GALLERY} [data-testid='stImage']").count() == 0
 
 
 def test_research_markdown_artifact_renders(page, streamlit_app, demo_db):
@@ -70,7 +73,7 @@ def test_research_markdown_artifact_renders(page, streamlit_app, demo_db):
 def test_current_deerflow_images_from_disk(page, streamlit_app, demo_db):
     base_url = streamlit_app(f"sqlite:///{demo_db}")
     open_thread(page, base_url, "demo-deerflow-current")
-    widths = gallery_widths(page)
+    widths = gallery_widths(page, 2)
     shot(page.locator(GALLERY), "media-deerflow-current")
     assert len(widths) == 2 and all(w > 0 for w in widths)
     assert page.locator(GALLERY).get_by_text("file", exact=False).count() >= 2

@@ -57,7 +57,7 @@ def _problems(report_: MediaReport) -> None:
 
 def _caption(check: ImageCheck) -> str:
     size = f"{check.width}x{check.height}" if check.width else "?"
-    return f"{check.key} · {check.format or '?'} {size}"
+    return f"{check.key.rsplit('/', 1)[-1]} · {check.format or '?'} {size}"
 
 
 def _image_card(check: ImageCheck, entry: Any, user_data: UserData | None, key: str) -> None:
