@@ -32,6 +32,10 @@ MAX_IMAGE_FILE_BYTES = 50_000_000
 THUMBNAIL_SIZE = (320, 320)
 THUMBNAIL_CACHE_ENTRIES = 256
 
+# Only plain raster formats are opened: some Pillow plugins hand data to outside programs
+# (EPS runs Ghostscript), which bytes taken from a state must never reach.
+ALLOWED_FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF", "ICO")
+
 _MIME_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image/x-png": "image/png"}
 
 
@@ -88,7 +92,7 @@ def canonical_mime(mime: Any) -> str | None:
 def _open(data: bytes) -> Image.Image:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-        return Image.open(io.BytesIO(data))
+        return Image.open(io.BytesIO(data), formats=ALLOWED_FORMATS)
 
 
 def inspect_bytes(data: bytes, max_pixels: int = MAX_IMAGE_PIXELS) -> ImageFacts:
@@ -108,7 +112,7 @@ def inspect_bytes(data: bytes, max_pixels: int = MAX_IMAGE_PIXELS) -> ImageFacts
     except Image.DecompressionBombError as exc:
         facts.problems.append(f"over the pixel limit: {exc}")
     except UnidentifiedImageError:
-        facts.problems.append("Pillow does not recognise these bytes as an image")
+        facts.problems.append(f"not an image in a shown format ({', '.join(ALLOWED_FORMATS)})")
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         facts.problems.append(f"Pillow refused the image (truncated or corrupt): {exc}")
     return facts

@@ -60,7 +60,16 @@ def test_invalid_base64_is_a_problem_not_an_error():
 
 def test_bytes_that_are_no_image():
     check = images.check_entry("x.png", b64_entry(b"hello, not a picture", "image/png"))
-    assert not check.decoded and any("does not recognise" in p for p in check.problems)
+    assert not check.decoded and any("not an image in a shown format" in p for p in check.problems)
+
+
+def test_formats_handled_by_outside_programs_are_never_opened():
+    out = io.BytesIO()
+    Image.new("RGB", (20, 20), "red").save(out, format="EPS")
+    assert out.getvalue().startswith(b"%!PS")
+    check = images.check_entry("x.eps", b64_entry(out.getvalue(), "application/postscript"))
+    assert not check.decoded and check.format is None
+    assert any("not an image in a shown format" in p for p in check.problems)
 
 
 def test_truncated_png_is_refused():

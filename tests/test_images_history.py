@@ -132,3 +132,16 @@ def test_cli_bad_input_is_one_line_and_exit_2(capsys, demo_db):
                  ["artifacts", "--db", str(demo_db), "demo-research", "--checkpoint", "nope"]):
         code, out, err = run(capsys, *argv)
         assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and out == ""
+
+
+def test_table_rows_for_the_page(store):
+    from inspector.media_report import artifact_rows, image_rows, span_rows
+
+    report = media_report(store, "demo-deerflow-current")
+    rows = image_rows(report.images)
+    assert [r["stored as"] for r in rows] == ["file", "file"] and all(r["problems"] == "ok" for r in rows)
+    assert {r["pixels"] for r in rows} == {f"{c.width}x{c.height}" for c in report.images}
+    spans = span_rows(report.spans)
+    assert all(r["ended by"] == "still held" and r["base64 chars"] is None for r in spans)
+    [plan] = artifact_rows(report.artifacts)
+    assert plan["path"].endswith("plan.md") and plan["on disk"] and plan["first step"] == report.artifacts[0].first_step
