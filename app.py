@@ -26,6 +26,7 @@ pages = routes.register(
     [
         st.Page("inspector/ui/pages/threads.py", title="Threads", icon=":material/list:", url_path="threads", default=True),
         st.Page("inspector/ui/pages/thread.py", title="Thread", icon=":material/timeline:", url_path="thread"),
+        st.Page("inspector/ui/pages/diff.py", title="Diff", icon=":material/difference:", url_path="diff"),
     ]
 )
 st.navigation(pages).run()

@@ -7,7 +7,8 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGES = {"threads": "inspector/ui/pages/threads.py", "thread": "inspector/ui/pages/thread.py"}
+PAGES = {"threads": "inspector/ui/pages/threads.py", "thread": "inspector/ui/pages/thread.py",
+         "diff": "inspector/ui/pages/diff.py"}
 
 
 def open_page(page: str = "threads", **params: str) -> AppTest:

@@ -23,7 +23,7 @@ import streamlit as st
 from ..history import History, Key, build_history
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from . import connection, data, routes, timeline_view
+from . import connection, data, diff_view, routes, timeline_view
 from .guard import guarded
 from .state_view import render_state
 
@@ -35,6 +35,7 @@ def _state_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkp
 
 
 THREAD_PANELS: list[tuple[str, Panel]] = [("State", _state_panel)]
+THREAD_PANELS.append(("Diff vs parent", diff_view.render_parent_diff))
 
 
 def select(location: Location) -> None:

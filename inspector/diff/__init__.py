@@ -1,0 +1,25 @@
+"""Reducer-aware diff between two checkpoints, and replay verification through the shared reducers."""
+
+from .fields import CLEARED_NOTE
+from .model import Change, FieldCheck, FieldDiff, StateDiff, StepReplay
+from .replay import GENERATED_ID, ReplayError, replay, replay_step, replay_thread
+from .state_diff import diff, diff_checkpoints
+from .summaries import message_line, summarise
+
+__all__ = [
+    "CLEARED_NOTE",
+    "GENERATED_ID",
+    "Change",
+    "FieldCheck",
+    "FieldDiff",
+    "ReplayError",
+    "StateDiff",
+    "StepReplay",
+    "diff",
+    "diff_checkpoints",
+    "message_line",
+    "replay",
+    "replay_step",
+    "replay_thread",
+    "summarise",
+]

@@ -1,0 +1,69 @@
+"""Diff: any two checkpoints of a thread compared field by field, in reducer terms.
+
+Deep link: ``/diff?thread=ID&from=CHECKPOINT&to=CHECKPOINT&ns=NAMESPACE``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..store import CheckpointRow, NotFound, StoreError
+from . import connection
+from . import data
+from .diff_view import compare, render_diff, render_replay_table
+
+
+def _label(row: CheckpointRow) -> str:
+    return f"step {row.step} · {row.source} · …{row.checkpoint_id[-12:]}"
+
+
+def _pick(label: str, rows: list[CheckpointRow], wanted: str | None, key: str) -> str:
+    ids = [r.checkpoint_id for r in rows]
+    index = ids.index(wanted) if wanted in ids else 0
+    names = {r.checkpoint_id: _label(r) for r in rows}
+    return st.selectbox(label, ids, index=index, format_func=names.get, key=key)
+
+
+def render() -> None:
+    st.title("Diff")
+    store = connection.store()
+    if store is None:
+        return
+    params = st.query_params
+    thread_id = st.text_input("Thread", value=params.get("thread", ""), placeholder="thread id")
+    if not thread_id:
+        st.info("Enter a thread id, or open this page from a thread.")
+        return
+    try:
+        timeline = data.timeline(store, thread_id)
+    except (NotFound, StoreError) as exc:
+        st.error(str(exc))
+        return
+    namespaces = sorted({r.checkpoint_ns for r in timeline})
+    ns = params.get("ns", "")
+    if len(namespaces) > 1:
+        ns = st.selectbox("Namespace", namespaces, index=namespaces.index(ns) if ns in namespaces else 0,
+                          format_func=lambda n: n or "(root graph)")
+    rows = [r for r in timeline if r.checkpoint_ns == ns]  # newest first
+    if not rows:
+        st.error(f"No checkpoints in namespace {ns!r} for thread {thread_id!r}.")
+        return
+    by_id = {r.checkpoint_id: r for r in rows}
+    to_col, from_col = st.columns(2)
+    with to_col:
+        to_id = _pick("To (the later checkpoint)", rows, params.get("to"), "diff-to")
+    default_from = params.get("from") or by_id[to_id].parent_checkpoint_id
+    with from_col:
+        from_id = _pick("From (the earlier checkpoint)", rows, default_from or rows[-1].checkpoint_id, "diff-from")
+    internal = st.toggle("Show LangGraph's internal channels", value=False)
+    st.query_params.update({"thread": thread_id, "from": from_id, "to": to_id, "ns": ns})
+    try:
+        result, check = compare(store, thread_id, from_id, to_id, ns, internal)
+    except (NotFound, StoreError, ValueError) as exc:
+        st.error(str(exc))
+        return
+    relation = "parent → child" if result.adjacent else "not a checkpoint and its parent"
+    st.caption(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} ({relation})")
+    render_diff(result, check)
+    if st.toggle("Replay every step of this thread", value=params.get("replay") == "1", key="diff-replay-all"):
+        render_replay_table(store, thread_id, ns)

@@ -1,0 +1,124 @@
+"""Showing a diff and a replay check: shared by the diff page and the thread page's panel."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..diff import StateDiff, StepReplay, diff, replay_step, replay_thread
+from ..jsonable import dumps
+from ..store import CheckpointRow, CheckpointState, Store
+from . import data, routes
+
+MISMATCH_MARK = "replay does not match"
+STATUS_ICONS = {"changed": "✏️", "added": "➕", "removed": "➖", "written": "📝"}
+
+
+_MARKDOWN_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
+
+
+def plain(text: str) -> str:
+    """``text`` shown as written: Markdown and LaTeX characters escaped."""
+    return text.translate(_MARKDOWN_SPECIALS)
+
+
+def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = "",
+            internal: bool = False) -> tuple[StateDiff, StepReplay | None]:
+    """The diff of two checkpoints (decoded through the pages' cache) and, for a parent and its
+    child, the child's replay check."""
+    before = data.state(store, thread_id, from_id, ns)
+    after = data.state(store, thread_id, to_id, ns)
+    result = diff(before, after, internal=internal)
+    return result, replay_step(before, after) if result.adjacent else None
+
+
+@st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner="Replaying every step…")
+def cached_thread_replay(url: str, _store: Store, thread_id: str, ns: str) -> list[StepReplay]:
+    return replay_thread(_store, thread_id, ns)
+
+
+def step_mark(check: StepReplay) -> str:
+    """The mark a step carries in a list of steps."""
+    if check.status == "mismatch":
+        return f"⚠️ {MISMATCH_MARK}"
+    return {"match": "✓ matches", "unverified": "? not fully checked", "first": "first checkpoint"}.get(check.status, check.status)
+
+
+def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
+    """Every step of a thread with its replay mark; mismatched steps name the field and first difference."""
+    steps = cached_thread_replay(store.url, store, thread_id, ns)
+    bad = [s for s in steps if s.status == "mismatch"]
+    (st.error if bad else st.success)(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}" if bad
+                                      else f"All {len(steps)} step(s) replay as stored.")
+    st.dataframe(
+        [{"step": s.step, "source": s.source, "checkpoint": s.checkpoint_id, "replay": step_mark(s),
+          "detail": "; ".join(f"{f.field}: {f.first_difference}" for f in s.mismatches) or (s.note or "")}
+         for s in reversed(steps)],
+        hide_index=True, use_container_width=True,
+    )
+
+
+def render_writes(result: StateDiff) -> None:
+    st.markdown("**What the nodes wrote**")
+    if not result.adjacent:
+        st.caption("Not a checkpoint and its parent: the writes in between are not shown.")
+    elif not result.wrote:
+        st.caption("No field was written in this step.")
+    for write in result.wrote:
+        st.markdown(f"- `{write['node']}` → **{write['channel']}**")
+        st.json(write["value"], expanded=True)
+
+
+def render_fields(result: StateDiff) -> None:
+    st.markdown("**What the state became**")
+    changed = result.changed_fields
+    if not changed:
+        st.caption("No field changed.")
+    for field in changed:
+        icon = STATUS_ICONS.get(field.status, "")
+        st.markdown(f"{icon} **{field.field}** · `{field.reducer}` · {field.status}")
+        if field.note:
+            st.info(field.note)
+        lines = [f"- {plain(c.summary)}" for c in field.changes]
+        if lines:
+            st.markdown("\n".join(lines))
+    unchanged = [f.field for f in result.fields if not f.changed]
+    if unchanged:
+        with st.expander(f"{len(unchanged)} unchanged field(s)"):
+            st.write(", ".join(unchanged))
+
+
+def render_replay(check: StepReplay | None) -> None:
+    if check is None:
+        return
+    if check.status == "mismatch":
+        details = "; ".join(f"`{f.field}`: {f.first_difference}" for f in check.mismatches)
+        st.error(f"⚠️ {MISMATCH_MARK}: {details}")
+    elif check.status == "unverified":
+        st.warning(f"Replay could not check every field: {check.note or 'a write could not be applied'}")
+    else:
+        st.success("Replay through the reducers matches the stored state.")
+
+
+def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "diff") -> None:
+    """The replay mark, then the writes beside the resulting changes, then a JSON download."""
+    render_replay(check)
+    writes_col, fields_col = st.columns([2, 3])
+    with writes_col:
+        render_writes(result)
+    with fields_col:
+        render_fields(result)
+    st.download_button(
+        "Download the diff as JSON", dumps(result), file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
+        mime="application/json", key=f"{key}-download",
+    )
+
+
+def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
+    """The thread page's panel: the selected checkpoint against its parent, with its replay check."""
+    if not state.parent_checkpoint_id:
+        st.caption("The first checkpoint of this namespace: there is no parent to compare with.")
+        return
+    result, check = compare(store, thread_id, state.parent_checkpoint_id, state.checkpoint_id, state.checkpoint_ns)
+    render_diff(result, check, key=f"panel-{state.checkpoint_id}")
+    routes.link("diff", "Compare with another checkpoint", icon=":material/difference:", params={
+        "thread": thread_id, "from": state.parent_checkpoint_id, "to": state.checkpoint_id, "ns": state.checkpoint_ns})

@@ -1,0 +1,3 @@
+from inspector.ui import diff_page
+
+diff_page.render()

@@ -1,0 +1,128 @@
+"""Replay verification on the real demo store, and on a copy altered through LangGraph's serializer."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+
+import pytest
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from inspector.cli import main
+from inspector.demo import DEMO_THREADS
+from inspector.diff import GENERATED_ID, replay, replay_thread
+from inspector.store import WriteRecord, open_store
+
+
+def write(channel, value, task="agent"):
+    return WriteRecord(task, f"~__pregel_pull, {task}", 0, channel, value, "msgpack", 0)
+
+
+def msg(kind, mid, content=""):
+    return {"type": kind, "id": mid, "content": content, "name": None, "additional_kwargs": {},
+            "response_metadata": {}}
+
+
+@pytest.fixture(scope="module")
+def store(demo_db):
+    with open_store(str(demo_db)) as opened:
+        yield opened
+
+
+@pytest.mark.parametrize("thread_id", sorted(DEMO_THREADS))
+def test_every_step_of_every_demo_thread_replays(store, thread_id):
+    namespaces = sorted({r.checkpoint_ns for r in store.timeline(thread_id)})
+    for ns in namespaces:
+        steps = replay_thread(store, thread_id, ns)
+        assert steps[0].status == "first"
+        assert [s for s in steps if s.status == "mismatch"] == []
+        checked = [s for s in steps if s.status == "match"]
+        assert checked and all(f.status == "confirmed" for s in checked for f in s.fields)
+        assert any(f.written for s in checked for f in s.fields)
+
+
+def test_update_state_fork_is_reported_honestly(store):
+    steps = replay_thread(store, "demo-time-travel")
+    updates = [s for s in steps if s.source == "update"]
+    assert len(updates) == 1
+    update = updates[0]
+    assert update.status == "unverified" and "without storing them as writes" in update.note
+    by_field = {f.field: f for f in update.fields}
+    assert by_field["messages"].status == "unverified"
+    assert by_field["title"].status == "confirmed"  # not written by the update: must equal the parent
+
+
+def test_replay_applies_reducers_and_marks_generated_ids():
+    parent = {"messages": [msg("human", "h1", "hi")], "artifacts": ["/o/a.md"], "viewed_images": {"/u/x": {}},
+              "title": "old"}
+    writes = [write("messages", [msg("ai", None, "hello")]), write("artifacts", ["/o/a.md", "/o/b.md"], "tools"),
+              write("viewed_images", {}, "clear"), write("title", "new", "title"), write("branch:to:x", None)]
+    values = replay(parent, writes)
+    assert [m["id"] for m in values["messages"]] == ["h1", GENERATED_ID]
+    assert values["messages"][1]["content"] == "hello" and values["messages"][1]["type"] == "ai"
+    assert values["artifacts"] == ["/o/a.md", "/o/b.md"]
+    assert values["viewed_images"] == {}
+    assert values["title"] == "new"
+    assert "branch:to:x" not in values
+
+
+def test_replay_of_remove_all_messages():
+    parent = {"messages": [msg("human", "h1", "a"), msg("ai", "a1", "b")]}
+    values = replay(parent, [write("messages", [msg("remove", "__remove_all__"), msg("human", "h2", "c")])])
+    assert [m["id"] for m in values["messages"]] == ["h2"]
+
+
+# -- a store altered by hand ---------------------------------------------------------
+
+
+def alter_todos(db_path, thread_id: str, checkpoint_id: str) -> None:
+    """Rewrite one checkpoint's ``todos`` the way a buggy writer would, with LangGraph's serializer."""
+    conn = sqlite3.connect(db_path, check_same_thread=False)
+    try:
+        saver = SqliteSaver(conn)
+        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
+        checkpoint = saver.get_tuple(config).checkpoint
+        checkpoint["channel_values"]["todos"][0]["status"] = "blocked"
+        type_tag, blob = JsonPlusSerializer().dumps_typed(checkpoint)
+        conn.execute(
+            "UPDATE checkpoints SET type = ?, checkpoint = ? WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
+            (type_tag, blob, thread_id, checkpoint_id),
+        )
+        conn.commit()
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def altered(demo_db, tmp_path_factory, store):
+    """A copy of the demo store where one mid-thread checkpoint's todos were altered.
+
+    The altered checkpoint is one whose own tasks write ``todos`` again, so the
+    next step replaces the field and only the altered step can disagree."""
+    rows = sorted((r for r in store.timeline("demo-research") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+    target = [r for r in rows if "todos" in r.write_channels][1]
+    copy = tmp_path_factory.mktemp("altered") / "altered.db"
+    shutil.copyfile(demo_db, copy)
+    alter_todos(copy, "demo-research", target.checkpoint_id)
+    return copy, target.checkpoint_id
+
+
+def test_altered_step_is_flagged_at_that_step_and_field(altered):
+    db, checkpoint_id = altered
+    with open_store(str(db)) as opened:
+        steps = replay_thread(opened, "demo-research")
+    flagged = [s for s in steps if s.status == "mismatch"]
+    assert [s.checkpoint_id for s in flagged] == [checkpoint_id]
+    assert [(f.field, f.reducer) for f in flagged[0].mismatches] == [("todos", "replace")]
+    assert "todos[0].status" in flagged[0].mismatches[0].first_difference
+    assert "'blocked'" in flagged[0].mismatches[0].first_difference
+
+
+def test_replay_command_exit_codes(demo_db, altered, capsys):
+    assert main(["replay", "--db", str(demo_db), "demo-research"]) == 0
+    assert "0 replay mismatch(es)" in capsys.readouterr().out
+    db, checkpoint_id = altered
+    assert main(["replay", "--db", str(db), "demo-research"]) == 1
+    out = capsys.readouterr().out
+    assert "1 replay mismatch(es)" in out and checkpoint_id in out and "todos[0].status" in out
