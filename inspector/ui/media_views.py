@@ -15,7 +15,7 @@ import streamlit as st
 
 from ..artifact_preview import Preview, download_bytes, preview_file
 from ..artifacts import Artifact
-from ..images import ImageCheck, check_entry, entry_thumbnail, load_entry_bytes
+from ..images import ImageCheck, check_entry, entry_thumbnail, load_entry_bytes, sha256_of
 from ..media_report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
 from ..settings import load_settings
 from ..store import CheckpointRow, CheckpointState, Store
@@ -152,7 +152,9 @@ def artifacts_view(value: Any, ctx: Any) -> None:
     if not found.artifacts:
         return
     labels = [a.path for a in found.artifacts]
-    chosen = st.selectbox("Preview", labels, key=f"artifact-preview-{ctx.state.thread_id}")
+    # the key follows the list, so a checkpoint with other artifacts starts from its first one
+    key = f"artifact-preview-{ctx.state.thread_id}-{sha256_of(chr(0).join(labels).encode())[:12]}"
+    chosen = st.selectbox("Preview", labels, key=key)
     with st.container(border=True, key="artifact-preview"):
         _artifact_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data)
 
