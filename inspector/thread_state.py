@@ -88,5 +88,8 @@ def reducer_for(channel: str) -> Reducer | None:
 
 
 def reducer_name(channel: str) -> str:
+    """The reducer's name as the schema spells it (``add_messages``, ``merge_artifacts``) or ``replace``."""
     reducer = reducer_for(channel)
-    return reducer.__name__ if reducer is not None else "replace"
+    if reducer is None:
+        return "replace"
+    return reducer.__name__.lstrip("_")  # LangGraph wraps add_messages in ``_add_messages``

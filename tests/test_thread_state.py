@@ -84,6 +84,7 @@ def test_reducer_table_is_read_from_the_schema():
     assert reducer_for("title") is None
     assert reducer_name("title") == "replace"
     assert reducer_name("artifacts") == "merge_artifacts"
+    assert reducer_name("messages") == "add_messages"
     assert set(FIELDS) == {
         "messages", "sandbox", "thread_data", "title", "artifacts", "todos", "uploaded_files", "viewed_images",
     }

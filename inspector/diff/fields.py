@@ -226,7 +226,3 @@ def changes_for(field: str, before: Any, after: Any, writes: list[Any] | None = 
         return FIELD_DIFFS[field](before, after, writes)
     return value_changes(before, after, writes, field)
 
-
-def reducer_label(field: str) -> str:
-    """The reducer's name as the schema spells it (``add_messages``, ``merge_artifacts``, ``replace``)."""
-    return reducer_name(field).lstrip("_")

@@ -14,8 +14,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, messages_from_dict
 
 from ..store import CheckpointState, NotFound, Store, WriteRecord, is_internal_channel
-from ..thread_state import ThreadState, reducer_for
-from .fields import reducer_label
+from ..thread_state import ThreadState, reducer_for, reducer_name
 from .model import FieldCheck, StepReplay
 from .nested import first_difference
 from .writes import describe_writes, step_writes, writes_by_channel
@@ -86,7 +85,7 @@ def apply_writes(channel: str, current: Any, values: list[Any]) -> Any:
         for value in values:
             result = reducer(result, value)
     except Exception as exc:
-        raise ReplayError(f"{reducer_label(channel)} failed on a stored write ({type(exc).__name__}: {exc})") from None
+        raise ReplayError(f"{reducer_name(channel)} failed on a stored write ({type(exc).__name__}: {exc})") from None
     return result
 
 
@@ -172,11 +171,11 @@ def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[
                 if name in written else parent.values.get(name)
             )
         except ReplayError as exc:
-            checks.append(FieldCheck(name, reducer_label(name), "unverified", True, str(exc)))
+            checks.append(FieldCheck(name, reducer_name(name), "unverified", True, str(exc)))
             continue
         difference = field_difference(name, expected, child.values.get(name))
         status = "mismatch" if difference else "confirmed"
-        checks.append(FieldCheck(name, reducer_label(name), status, name in written, difference))
+        checks.append(FieldCheck(name, reducer_name(name), status, name in written, difference))
     return checks
 
 
@@ -187,11 +186,11 @@ def _check_update(parent: CheckpointState, child: CheckpointState, fields: list[
         if is_internal_channel(name):
             continue
         if name in changed:
-            checks.append(FieldCheck(name, reducer_label(name), "unverified", True,
+            checks.append(FieldCheck(name, reducer_name(name), "unverified", True,
                                      "written by update_state; its values are not stored"))
             continue
         difference = field_difference(name, parent.values.get(name), child.values.get(name))
-        checks.append(FieldCheck(name, reducer_label(name), "mismatch" if difference else "confirmed", False, difference))
+        checks.append(FieldCheck(name, reducer_name(name), "mismatch" if difference else "confirmed", False, difference))
     return checks
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..store import CheckpointState, Store, WriteRecord, is_internal_channel
-from ..thread_state import FIELDS
-from .fields import changes_for, reducer_label
+from ..thread_state import FIELDS, reducer_name
+from .fields import changes_for
 from .model import FieldDiff, StateDiff
 from .summaries import summarise
 from .writes import describe_writes, step_writes, writes_by_channel
@@ -91,7 +91,7 @@ def _field_diff(name: str, old: dict, new: dict, writes: list[Any] | None,
         status = "added"
     else:
         status = "unchanged" if before == after else "changed"
-    result = FieldDiff(name, reducer_label(name), status, internal=is_internal_channel(name))
+    result = FieldDiff(name, reducer_name(name), status, internal=is_internal_channel(name))
     if status != "unchanged" or writes:
         result.changes, result.note = changes_for(name, before, after, writes)
         if status == "unchanged" and (result.changes or result.note):
