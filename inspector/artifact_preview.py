@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import mimetypes
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,14 @@ CODE = {
     ".xml": "xml", ".java": "java", ".go": "go", ".rs": "rust", ".c": "c", ".h": "c", ".cpp": "cpp",
     ".rb": "ruby", ".ini": "ini", ".txt": "text", ".log": "text", ".jsonl": "json", ".r": "r",
 }
+
+
+_MARKDOWN_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]*)\)")
+
+
+def neutralise_images(markdown: str) -> str:
+    """Markdown image references as plain text, so a preview never makes the browser fetch anything."""
+    return _MARKDOWN_IMAGE.sub(lambda m: f"*[image: {m.group(1) or 'untitled'} · `{m.group(2).strip()}`]*", markdown)
 
 
 @dataclass
@@ -144,7 +153,7 @@ def preview_file(physical_path: str | Path, user_data: UserData, limit: int = PR
         return preview
     preview.text = text
     if suffix in MARKDOWN:
-        preview.kind = "markdown"
+        preview.kind, preview.text = "markdown", neutralise_images(text)
     elif suffix in SOURCE:
         preview.kind, preview.language = "source", SOURCE[suffix]
     elif suffix in TABLES or suffix == ".json":

@@ -84,6 +84,13 @@ def test_markdown_preview(thread):
     assert preview.kind == "markdown" and preview.text.startswith("# Title") and not preview.truncated
 
 
+def test_markdown_images_are_not_fetched(thread):
+    user_data, outputs = thread
+    (outputs / "r.md").write_text("# T\n\n![Trend](price_trend.png) and ![](https://tracker.example/p.gif)\n")
+    text = preview_file(outputs / "r.md", user_data).text
+    assert "![" not in text and "price_trend.png" in text and "tracker.example" in text
+
+
 def test_code_and_text_previews(thread):
     user_data, outputs = thread
     (outputs / "s.py").write_text("print('hi')\n")
