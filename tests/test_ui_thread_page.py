@@ -49,6 +49,30 @@ def test_every_demo_thread_opens_with_tree_table_and_state(thread_id, histories)
     assert not at.error
 
 
+def test_url_names_the_checkpoint_on_screen(histories):
+    history = histories["demo-research"]
+    at = open_page("thread", thread="demo-research")
+    assert _param(at, "checkpoint") == history.head[1]
+    assert _param(at, "ns") is None
+
+
+def test_namespace_without_checkpoint_opens_its_newest(histories):
+    history = histories["demo-subgraph"]
+    ns = next(k[0] for k in history.ordered if k[0])
+    at = open_page("thread", thread="demo-subgraph", ns=ns)
+    assert not at.exception and not at.warning
+    newest = next(k for k in history.ordered if k[0] == ns)
+    assert (_param(at, "ns"), _param(at, "checkpoint")) == newest
+
+
+def test_unknown_fields_are_shown_as_json_and_state_downloads():
+    at = open_page("thread", thread="demo-deerflow-current")
+    text = all_text(at)
+    for name in ("goal", "summary_text", "delegations"):
+        assert f"**`{name}`**" in text and "not in the schema" in text
+    assert at.get("download_button")
+
+
 def test_research_thread_shows_conversation_and_todo_board():
     at = open_page("thread", thread="demo-research")
     text = all_text(at)
@@ -146,3 +170,13 @@ def test_refresh_rereads_the_thread():
 def _param(at, name):
     value = at.query_params.get(name)
     return value[-1] if isinstance(value, list) else value
+
+
+def test_play_steps_to_the_newest_checkpoint_and_stops(histories):
+    history = histories["demo-interrupt"]
+    path = history.path_through(history.head)
+    at = open_page("thread", thread="demo-interrupt", checkpoint=path[-3][1])
+    at.toggle(key="nav_play").set_value(True).run(timeout=120)
+    assert not at.exception
+    assert _param(at, "checkpoint") == history.head[1]
+    assert "Reached the newest checkpoint of this branch." in all_text(at)

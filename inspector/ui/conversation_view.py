@@ -10,6 +10,7 @@ from ..conversation import Part, Turn, conversation, counts
 from ..jsonable import to_jsonable
 from ..state_fields import human_bytes
 
+RECENT = 60
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "tool": ":material/build:",
            "system": ":material/settings:"}
 
@@ -19,7 +20,12 @@ def messages_view(value: Any, ctx: Any) -> None:
     tally = counts(turns)
     st.caption(" · ".join(f"{n} {role}" for role, n in tally.items() if n))
     show_ids = st.toggle("Show message ids", key=f"msg_ids_{ctx.name}")
-    for turn in turns:
+    shown = turns
+    if len(turns) > RECENT:
+        if not st.toggle(f"Show all {len(turns)} messages", key=f"msg_all_{ctx.name}"):
+            shown = turns[-RECENT:]
+            st.caption(f"The newest {RECENT} of {len(turns)} messages.")
+    for turn in shown:
         _turn(turn, turns, show_ids)
 
 

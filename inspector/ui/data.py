@@ -32,7 +32,7 @@ def _timeline(url: str, thread_id: str, generation: int, _store: Store) -> list[
 
 
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
-def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, _store: Store) -> CheckpointState:
+def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _store: Store) -> CheckpointState:
     return _store.state(thread_id, checkpoint_id, ns)
 
 
@@ -45,10 +45,10 @@ def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:
 def state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
     """The decoded state of one checkpoint (cached; decoded states are not modified by the pages)."""
     with st.spinner("Decoding the checkpoint…"):
-        return _state(store.url, thread_id, ns, checkpoint_id, store)
+        return _state(store.url, thread_id, ns, checkpoint_id, _GENERATIONS.get((store.url, thread_id), 0), store)
 
 
 def refresh_thread(store: Store, thread_id: str) -> None:
-    """Forget the cached timeline of one thread; the next read sees new checkpoints."""
+    """Forget the cached timeline and states of one thread; the next read sees new checkpoints and writes."""
     key = (store.url, thread_id)
     _GENERATIONS[key] = _GENERATIONS.get(key, 0) + 1

@@ -44,14 +44,14 @@ def render_state(state: CheckpointState, store: Store | None = None) -> None:
         st.warning(problem.message, icon=":material/warning:")
     _pending(state)
     for name in field_order(state.values):
-        with st.container(border=True):
+        with st.container(border=True, key=f"field-{name}"):
             render_field(name, state.values[name], state, store)
     _extras(state)
 
 
 def _pending(state: CheckpointState) -> None:
-    for question in pending_questions(state.writes):
-        with st.container(border=True):
+    for number, question in enumerate(pending_questions(state.writes)):
+        with st.container(border=True, key=f"pending-question-{number}"):
             st.markdown(":material/help: **Waiting for the user's answer**")
             st.info(question.question or "(the interrupt carries no question text)")
             for option in question.options:

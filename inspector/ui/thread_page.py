@@ -49,6 +49,8 @@ def _back(message: str) -> None:
 
 
 def _resolve(history: History, location: Location) -> Key | None:
+    if not location.checkpoint and location.ns:
+        return next((k for k in history.ordered if k[0] == location.ns), None)
     if not location.checkpoint:
         return history.head
     return history.find(location.checkpoint, location.ns or None)
@@ -80,6 +82,9 @@ def render() -> None:
         routes.link("thread", "Show the newest checkpoint", {"thread": location.thread}, icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
         return
+    shown = Location(location.thread, key[1], key[0])
+    if shown != location:
+        select(shown)  # the URL names exactly what is on screen, so a copied link keeps showing it
     _body(store, location.thread, history, key)
     timeline_view.autoplay(history, key, select)
 

@@ -18,6 +18,10 @@ def render() -> None:
     if store is None:
         return
     search = st.text_input("Search", value=st.query_params.get("q", ""), placeholder="thread id or metadata value")
+    if search:
+        st.query_params["q"] = search
+    else:
+        st.query_params.pop("q", None)
     try:
         total = store.count_threads(search or None)
         pages = max(1, -(-total // PAGE_SIZE))
@@ -37,6 +41,9 @@ def render() -> None:
         selection_mode="single-row",
         key=f"threads_table_{nonce}",
         column_config={
+            "thread": st.column_config.TextColumn(width="medium"),
+            "title": st.column_config.TextColumn(width="medium"),
+            "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
             "stored bytes": st.column_config.NumberColumn(help="checkpoints and writes as stored"),
         },
