@@ -32,6 +32,9 @@ class Settings:
     uncleared_images_after: int = 3
     max_messages_without_summary: int = 200
     what_if_keep_newest: int = 10
+    pg_statement_timeout_ms: int = 30_000
+    pg_pool_size: int = 4
+    deerflow_home: str | None = None
     connections: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -100,6 +103,11 @@ def resolve_db_url(explicit: str | None, settings: Settings) -> str:
         return explicit
     if settings.db:
         return settings.db
+    deerflow_home = settings.deerflow_home or os.environ.get("DEER_FLOW_HOME")
+    if deerflow_home:
+        from .store.deerflow import deerflow_url
+
+        return deerflow_url(deerflow_home)
     from .demo import ensure_demo  # the demo agent imports LangGraph; only load it when needed
 
     return f"sqlite:///{ensure_demo()}"

@@ -43,5 +43,7 @@ def field_summary(name: str, value: Any, state: CheckpointState) -> str:
     parts = [count_of(value)]
     if name in state.channel_bytes:
         parts.append(f"{human_bytes(state.channel_bytes[name])} stored")
+    if name in state.rebuilt_channels:
+        parts.append("rebuilt from deltas (nothing stored at this checkpoint)")
     parts.append(f"reducer {reducer_name(name).lstrip('_')}" if is_known_field(name) else "not in the schema")
     return " · ".join(p for p in parts if p)

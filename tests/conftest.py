@@ -239,3 +239,14 @@ def page(browser, request):
             pytest.fail("Streamlit showed an exception:\n" + "\n---\n".join(exceptions.all_inner_texts()))
     finally:
         context.close()
+
+
+@pytest.fixture(scope="session")
+def pg_demo(postgres_dsn, tmp_path_factory):
+    """The demo threads written into PostgreSQL by LangGraph's PostgresSaver (as the admin role),
+    readable by the read-only role. Yields (PgServer, folder holding the thread folders)."""
+    from inspector.demo import write_demo_postgres
+
+    out = write_demo_postgres(postgres_dsn.admin_dsn, tmp_path_factory.mktemp("pg-demo"))
+    grant_readonly_role(postgres_dsn.admin_dsn)  # tables created after the role: grant again
+    return postgres_dsn, out

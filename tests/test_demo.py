@@ -11,14 +11,16 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import START, StateGraph
 from PIL import Image
 
 from inspector.demo import DEMO_THREADS, default_demo_dir, ensure_demo, write_demo
+from inspector.demo.agent import DeltaThreadState
 from inspector.thread_state import merge_artifacts
 
 ONE_MB = 1024 * 1024
 THREAD_IDS = ["demo-research", "demo-vision", "demo-bloated", "demo-time-travel", "demo-subgraph",
-              "demo-interrupt", "demo-deerflow-current", "demo-long"]
+              "demo-interrupt", "demo-deerflow-current", "demo-delta", "demo-long"]
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +55,18 @@ def history(saver: SqliteSaver, thread_id: str, ns: str = "") -> list:
 
 
 def latest(saver: SqliteSaver, thread_id: str) -> dict:
+    """The newest root state as LangGraph reads it (delta channels rebuilt by LangGraph itself)."""
+    if thread_id == "demo-delta":
+        return delta_reader(saver).get_state({"configurable": {"thread_id": thread_id}}).values
     return saver.get_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}).checkpoint["channel_values"]
+
+
+def delta_reader(saver: SqliteSaver):
+    """A one-node graph over the delta demo's schema: LangGraph's own DeltaChannel replay."""
+    graph = StateGraph(DeltaThreadState)
+    graph.add_node("noop", lambda state: {})
+    graph.add_edge(START, "noop")
+    return graph.compile(checkpointer=saver)
 
 
 def test_generation_is_fast_and_writes_a_complete_db(generated):
@@ -241,7 +254,7 @@ def test_write_demo_twice_replaces_everything_with_the_same_content(tmp_path, sa
     assert first == second and not stale.exists()
     connection = sqlite3.connect(second)
     try:
-        assert connection.execute("SELECT count(DISTINCT thread_id) FROM checkpoints").fetchone()[0] == 8
+        assert connection.execute("SELECT count(DISTINCT thread_id) FROM checkpoints").fetchone()[0] == len(THREAD_IDS)
         reread = SqliteSaver(connection)
         for thread_id in ("demo-research", "demo-deerflow-current"):
             ours, theirs = latest(reread, thread_id), latest(saver, thread_id)
@@ -263,3 +276,14 @@ def test_ensure_demo_writes_only_when_missing(tmp_path, monkeypatch):
 def test_default_demo_dir_is_in_the_repo(monkeypatch):
     monkeypatch.delenv("INSPECTOR_DEMO_DIR", raising=False)
     assert default_demo_dir() == Path(__file__).resolve().parents[1] / "demo-data"
+
+
+def test_delta_thread_stores_messages_as_snapshots_between_deltas(saver):
+    tuples = history(saver, "demo-delta")
+    stored = ["messages" in t.checkpoint["channel_values"] for t in tuples]
+    assert 2 <= sum(stored) < len(tuples) // 3  # a snapshot every few updates, deltas in between
+    newest = tuples[-1]
+    assert "messages" in newest.checkpoint["channel_versions"]
+    assert "counters_since_delta_snapshot" in newest.metadata
+    messages = latest(saver, "demo-delta")["messages"]
+    assert len([m for m in messages if isinstance(m, HumanMessage)]) == 3

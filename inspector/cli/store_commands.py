@@ -9,17 +9,23 @@ from typing import Any
 from ..jsonable import to_jsonable
 from ..settings import load_settings, resolve_db_url
 from ..store import Store, open_store
+from ..store.deerflow import deerflow_url
 from ..thread_state import reducer_name
 from .output import human_bytes, print_json, print_table
 
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help="store URL (default: INSPECTOR_DB, settings, or the demo database)")
+    parser.add_argument("--deerflow-home", metavar="DIR",
+                        help="read DeerFlow's .deer-flow/data/deerflow.db under DIR (default: $DEER_FLOW_HOME)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def open_from_args(args: argparse.Namespace) -> Store:
-    return open_store(resolve_db_url(args.db, load_settings()))
+    explicit = args.db
+    if not explicit and getattr(args, "deerflow_home", None):
+        explicit = deerflow_url(args.deerflow_home)
+    return open_store(resolve_db_url(explicit, load_settings()))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -92,6 +98,7 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
         "values": state.values,
         "internal": state.internal if internal else None,
         "channel_bytes": state.channel_bytes,
+        "rebuilt_channels": list(state.rebuilt_channels),
         "writes": state.writes,
         "problems": [p.as_dict() for p in state.problems],
     }
@@ -108,7 +115,9 @@ def cmd_state(args: argparse.Namespace) -> int:
     print_table(
         ["field", "reducer", "stored", "value"],
         [
-            (name, reducer_name(name), human_bytes(state.channel_bytes.get(name)), json.dumps(to_jsonable(value), ensure_ascii=False))
+            (name, reducer_name(name),
+             "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
+             json.dumps(to_jsonable(value), ensure_ascii=False))
             for name, value in channels.items()
         ],
     )

@@ -1,7 +1,9 @@
-"""The demo agent: a real LangGraph graph over ``ThreadState``, checkpointed by LangGraph's ``SqliteSaver``.
+"""The demo agent: a real LangGraph graph over ``ThreadState``, checkpointed by any LangGraph saver.
 
-``write_demo(dir)`` creates ``dir/demo.db`` with the threads in ``DEMO_THREADS``
-and their files under ``dir/threads/{thread_id}/user-data/``. The model is
+``write_demo(dir)`` creates ``dir/demo.db`` (``SqliteSaver``) with the threads in
+``DEMO_THREADS`` and their files under ``dir/threads/{thread_id}/user-data/``;
+``write_demo_postgres(dsn, dir)`` writes the same threads with ``PostgresSaver``;
+``run_demo(checkpointer, dir)`` drives them through any other saver. The model is
 scripted, so the content is the same on every run; only checkpoint ids differ.
 """
 
@@ -12,6 +14,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.demo.threads import THREADS, Demo
@@ -32,6 +35,32 @@ def _remove_db(db: Path) -> None:
         Path(f"{db}{suffix}").unlink(missing_ok=True)
 
 
+def run_demo(checkpointer: BaseCheckpointSaver, out_dir: str | Path) -> Path:
+    """Run every demo thread through ``checkpointer``; thread folders go under ``out_dir``."""
+    out = Path(out_dir).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(out / "threads", ignore_errors=True)
+    demo = Demo(out, checkpointer)
+    for _, run in THREADS.values():
+        run(demo)
+    return out
+
+
+def write_demo_postgres(dsn: str, out_dir: str | Path) -> Path:
+    """Write the demo threads into the PostgreSQL database ``dsn`` with LangGraph's ``PostgresSaver``.
+
+    Creates LangGraph's tables (``setup()``) when missing; threads already there are replaced.
+    Returns ``out_dir``, which holds the thread folders.
+    """
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    with PostgresSaver.from_conn_string(dsn) as saver:
+        saver.setup()
+        for thread_id in THREADS:
+            saver.delete_thread(thread_id)
+        return run_demo(saver, out_dir)
+
+
 def write_demo(out_dir: str | Path) -> Path:
     """(Re)create ``out_dir/demo.db`` and the threads' files; returns the database path.
 
@@ -43,15 +72,12 @@ def write_demo(out_dir: str | Path) -> Path:
     db, building = out / DB_NAME, out / f"{DB_NAME}.building"
     for stale in (db, building):
         _remove_db(stale)
-    shutil.rmtree(out / "threads", ignore_errors=True)
     conn = sqlite3.connect(building, check_same_thread=False)
     try:
         saver = SqliteSaver(conn)
         saver.setup()
         conn.execute("PRAGMA synchronous=OFF")
-        demo = Demo(out, saver)
-        for _, run in THREADS.values():
-            run(demo)
+        run_demo(saver, out)
         conn.commit()
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
@@ -67,4 +93,4 @@ def ensure_demo(out_dir: str | Path | None = None) -> Path:
     return db if db.exists() else write_demo(out)
 
 
-__all__ = ["DEMO_THREADS", "default_demo_dir", "ensure_demo", "write_demo"]
+__all__ = ["DEMO_THREADS", "default_demo_dir", "ensure_demo", "run_demo", "write_demo", "write_demo_postgres"]

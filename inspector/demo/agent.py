@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NotRequired
+from typing import Annotated, NotRequired
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
+from langchain_core.messages import AnyMessage
+from langgraph.channels import DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.message import _messages_delta_reducer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
@@ -23,6 +26,16 @@ from inspector.demo.sandbox import make_folders, thread_data_for, virtual_path
 from inspector.thread_state import ThreadState
 
 Node = Callable[..., dict]
+
+DELTA_SNAPSHOT_FREQUENCY = 4
+
+
+class DeltaThreadState(ThreadState):
+    """DeerFlow with ``checkpoint_channel_mode: delta``: ``messages`` stored as deltas between snapshots."""
+
+    messages: Annotated[
+        list[AnyMessage], DeltaChannel(_messages_delta_reducer, snapshot_frequency=DELTA_SNAPSHOT_FREQUENCY)
+    ]
 
 
 class DeerFlowState(ThreadState):

@@ -126,3 +126,17 @@ def handbook_sections() -> list[tuple[str, int, int]]:
 def summary_of(number: int, topic: str) -> str:
     return (f"{topic} applies from day one; your manager covers it in week {1 + number % 4}, "
             "and exceptions need written approval.")
+
+DELTA_ACTIONS = """# Action items
+
+1. Ask the LFP supplier for the 2025 price sheet.
+2. Follow up with the cell supplier on sodium-ion samples.
+3. Re-run the cold-weather range estimate with the new data.
+"""
+
+DELTA_ACTIONS_DATED = """# Action items
+
+1. Ask the LFP supplier for the 2025 price sheet (due Friday).
+2. Follow up with the cell supplier on sodium-ion samples (due next Wednesday).
+3. Re-run the cold-weather range estimate with the new data (due in two weeks).
+"""

@@ -1,4 +1,4 @@
-"""The eight demo threads: who says what, which files exist, and how each run is driven."""
+"""The demo threads: who says what, which files exist, and how each run is driven."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from inspector.demo import content, images
-from inspector.demo.agent import DeerFlowState, build_agent, summarize_node
+from inspector.demo.agent import DeerFlowState, DeltaThreadState, build_agent, summarize_node
 from inspector.demo.model import Script, Turn, act, call, say, user_message
 from inspector.demo.sandbox import make_folders, physical_path, thread_data_for, virtual_path
 from inspector.demo.subagent import task_subagent
@@ -184,6 +184,24 @@ def long_script() -> Script:
     return Script("demo-long", "Onboarding handbook, section by section", turns)
 
 
+def delta_script() -> Script:
+    notes = {"meeting_notes.md": content.FIELD_NOTES.encode()}
+    first = Turn("Turn these meeting notes into three action items.", uploads=notes, replies=(
+        act("Reading the notes.", call("read_file", path=f"{UP}/meeting_notes.md")),
+        act("", call("write_file", path=f"{OUT}/actions.md", content=content.DELTA_ACTIONS)),
+        act("", call("present_files", file_paths=[f"{OUT}/actions.md"])),
+        say("Three action items are in `actions.md`."),
+    ))
+    second = Turn("Who owns the second item?", replies=(
+        say("The field team lead: the notes assign the cell-supplier follow-up to them."),
+    ))
+    third = Turn("Add a due date to each item.", replies=(
+        act("", call("write_file", path=f"{OUT}/actions.md", content=content.DELTA_ACTIONS_DATED)),
+        say("Each item now has a due date within the next two weeks."),
+    ))
+    return Script("demo-delta", "Action items from meeting notes", (first, second, third))
+
+
 def _chat(script_of: Callable[[], Script], **options) -> Callable[[Demo], None]:
     """A driver that sends every turn of the script to an agent built with ``options``."""
 
@@ -230,6 +248,10 @@ THREADS: dict[str, tuple[str, Callable[[Demo], None]]] = {
         "Today's DeerFlow shape: viewed_images as {mime_type, size, actual_path} files on disk, "
         "{content, status} todos, and goal, summary_text, delegations",
         _chat(current_script, schema=DeerFlowState, tools=CURRENT_TOOLS, before_model=(_SUMMARIZATION,))),
+    "demo-delta": (
+        "DeerFlow's checkpoint_channel_mode: delta: `messages` is a DeltaChannel, stored as snapshots "
+        "every few updates and rebuilt from writes in between",
+        _chat(delta_script, schema=DeltaThreadState)),
     "demo-long": (
         "Thirty turns read a handbook section by section: 330 checkpoints, messages growing",
         _chat(long_script)),

@@ -3,6 +3,12 @@
 ``open_store(url)`` picks the backend from the URL:
 
 - ``sqlite:///relative.db``, ``sqlite:////absolute.db`` or a bare file path: ``SqliteStore``.
+- ``postgresql://user:pass@host:port/db`` or ``postgres://...`` (optional ``?schema=NAME`` or
+  ``?options=-csearch_path=NAME``): ``PostgresStore``, direct SQL in read-only sessions.
+- ``module.path:attribute`` or ``path/to/file.py:attribute``: ``SaverStore`` over any
+  ``BaseCheckpointSaver`` (an instance, or a function returning one), through its public API.
+- ``deerflow:///path/to/deerflow/home`` (or ``deerflow:`` for ``$DEER_FLOW_HOME``): DeerFlow's
+  ``.deer-flow/data/deerflow.db``, read by ``SqliteStore``.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ __all__ = [
     "Store",
     "StoreError",
     "ThreadSummary",
+    "display_url",
     "WriteRecord",
     "is_internal_channel",
     "open_store",
@@ -57,12 +64,47 @@ def sqlite_path(url: str) -> Path:
     return Path(url)
 
 
+def display_url(url: str) -> str:
+    """``url`` with any password replaced by ``***``, for showing on screen."""
+    if "://" not in url:
+        return url
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+def is_saver_spec(url: str) -> bool:
+    """``module.path:attribute`` or ``path/to/file.py:attribute`` (not a Windows drive or a file: URL)."""
+    target, sep, attribute = url.rpartition(":")
+    if not sep or not target or not attribute.isidentifier() or url.startswith(("file:", "sqlite:")):
+        return False
+    if target.endswith(".py"):
+        return True
+    return all(part.isidentifier() for part in target.split("."))
+
+
 def open_store(url: str) -> Store:
     """Open the store ``url`` names, read-only. Raises ``StoreError`` with one clear line."""
     if not isinstance(url, str) or not url.strip():
         raise StoreError("no store URL given")
     url = url.strip()
     scheme = urllib.parse.urlsplit(url).scheme.lower() if "://" in url else ""
+    if scheme in ("postgresql", "postgres"):
+        from ..settings import load_settings
+        from .postgres import PostgresStore
+
+        settings = load_settings()
+        return PostgresStore(url, settings.pg_statement_timeout_ms, settings.pg_pool_size)
+    if scheme == "deerflow" or url in ("deerflow:", "deerflow"):
+        from .deerflow import deerflow_db
+
+        return SqliteStore(deerflow_db(url), url=url)
+    if not scheme and is_saver_spec(url):
+        from .saver import SaverStore
+
+        return SaverStore.from_spec(url)
     if scheme in ("", "sqlite", "file") and not url.startswith("file:"):
         return SqliteStore(sqlite_path(url), url=url)
     if url.startswith("file:"):

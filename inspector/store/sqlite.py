@@ -11,8 +11,9 @@ import json
 import sqlite3
 import urllib.parse
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
+from . import delta
 from .decode import Problem, decode_checkpoint_blob, decode_typed
 from .measure import measure_checkpoint_blob
 from .model import (
@@ -296,8 +297,20 @@ class SqliteStore:
         cid, parent, type_tag, blob, raw_meta = self._checkpoint_row(thread_id, checkpoint_id, ns)
         decoded = decode_checkpoint_blob(type_tag, blob)
         writes, write_problems = self.writes(thread_id, cid, ns)
-        values = {k: v for k, v in decoded.channel_values.items() if not is_internal_channel(k)}
-        internal = {k: v for k, v in decoded.channel_values.items() if is_internal_channel(k)}
+        metadata = _metadata(raw_meta)
+        channel_values = delta.unwrap_snapshots(decoded.channel_values)
+        missing = delta.channels_to_rebuild(decoded.header.get("channel_versions"), channel_values, metadata)
+        problems = decoded.problems + write_problems
+        if missing:
+            rebuilt = delta.rebuild(
+                missing,
+                self._ancestors(thread_id, ns, parent, missing),
+                lambda cids, channels: self._channel_writes(thread_id, ns, cids, channels),
+            )
+            channel_values.update(rebuilt.values)
+            problems += rebuilt.problems
+        values = {k: v for k, v in channel_values.items() if not is_internal_channel(k)}
+        internal = {k: v for k, v in channel_values.items() if is_internal_channel(k)}
         return CheckpointState(
             thread_id=thread_id,
             checkpoint_ns=ns,
@@ -305,10 +318,45 @@ class SqliteStore:
             parent_checkpoint_id=parent,
             values=values,
             internal=internal,
-            metadata=_metadata(raw_meta),
+            metadata=metadata,
             writes=writes,
-            problems=decoded.problems + write_problems,
+            problems=problems,
             header=decoded.header,
             channel_bytes=decoded.channel_bytes,
             stored_bytes=len(blob or b"") + len(raw_meta or b""),
+            rebuilt_channels=tuple(missing),
         )
+
+    # -- delta channels ----------------------------------------------------
+    def _ancestors(self, thread_id: str, ns: str, parent: str | None, channels: list[str]) -> Iterator[delta.Ancestor]:
+        """Checkpoints from ``parent`` upwards, each decoded only when the walk reaches it."""
+        seen: set[str] = set()
+        while parent and parent not in seen:
+            seen.add(parent)
+            rows = self._query(
+                "SELECT parent_checkpoint_id, type, checkpoint FROM checkpoints "
+                "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+                [thread_id, ns, parent],
+            )
+            if not rows:
+                return
+            next_parent, type_tag, blob = rows[0]
+            stored = decode_checkpoint_blob(type_tag, blob).channel_values
+            yield delta.Ancestor(parent, {k: stored[k] for k in channels if k in stored})
+            parent = next_parent
+
+    def _channel_writes(self, thread_id: str, ns: str, cids: list[str], channels: list[str]) -> list[delta.ChannelWrite]:
+        task_path = "task_path" if self._writes_have_task_path else "''"
+        out: list[delta.ChannelWrite] = []
+        for start in range(0, len(cids), 500):
+            chunk = cids[start : start + 500]
+            rows = self._query(
+                f"""SELECT checkpoint_id, {task_path}, task_id, idx, channel, type, value FROM writes
+                    WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN ({self._in_clause(chunk)})
+                    AND channel IN ({self._in_clause(channels)})""",
+                [thread_id, ns, *chunk, *channels],
+            )
+            for cid, path, task_id, idx, channel, type_tag, value in rows:
+                decoded = decode_typed(type_tag, value, channel).value
+                out.append(delta.ChannelWrite(cid, path or "", task_id, idx, channel, decoded))
+        return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..settings import Settings, load_settings, resolve_db_url
-from ..store import Store, StoreError, open_store
+from ..store import Store, StoreError, display_url, open_store
 
 _URL_KEY = "inspector_store_url"
 
@@ -46,10 +46,13 @@ def store() -> Store | None:
         st.error(st.session_state.get("inspector_start_error", "No store is configured."))
         return None
     try:
-        return _open(url)
+        opened = _open(url)
     except StoreError as exc:
         st.error(f"Cannot open the store: {exc}")
         return None
+    if getattr(opened, "warning", None):
+        st.sidebar.warning(opened.warning, icon=":material/warning:")
+    return opened
 
 
 def _switch() -> None:
@@ -62,8 +65,10 @@ def _switch() -> None:
 def _sidebar() -> None:
     with st.sidebar:
         st.caption("Store (read-only)")
-        st.code(current_url() or "none", language=None, wrap_lines=True)
+        st.code(display_url(current_url()) or "none", language=None, wrap_lines=True)
         if not settings().lock_store:
             with st.popover("Switch store", width="stretch"):
-                st.text_input("Store URL", key="inspector_switch_url", placeholder="sqlite:////path/to/checkpoints.db")
+                st.text_input("Store URL", key="inspector_switch_url", placeholder="sqlite:////path/to/checkpoints.db",
+                              help="sqlite:////file.db, postgresql://user:pass@host/db, module:saver, "
+                                   "path/to/saver.py:saver, or deerflow:///path/to/deerflow")
                 st.button("Open", on_click=_switch)

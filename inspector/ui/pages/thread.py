@@ -1,3 +1,4 @@
-from inspector.ui import thread_page
+from inspector.ui import media_views, thread_page
 
+media_views.register()
 thread_page.render()

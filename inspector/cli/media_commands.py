@@ -1,0 +1,76 @@
+"""``images`` and ``artifacts``: what the state's pictures and presented files are, and what is wrong with them."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..media_report import MediaReport, media_report
+from ..settings import load_settings
+from .output import human_bytes, print_json, print_table
+from .store_commands import add_store_args, open_from_args
+
+
+def _add_args(parser: argparse.ArgumentParser) -> None:
+    add_store_args(parser)
+    parser.add_argument("thread")
+    parser.add_argument("--checkpoint", metavar="ID", help="checkpoint id (default: the newest)")
+    parser.add_argument("--data-dir", metavar="DIR",
+                        help="DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "
+                             "or the SQLite store's folder)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("images", help="check viewed_images at a checkpoint, and their history")
+    _add_args(p)
+    p.set_defaults(handler=cmd_images)
+    p = sub.add_parser("artifacts", help="locate and check the presented artifacts at a checkpoint")
+    _add_args(p)
+    p.set_defaults(handler=cmd_artifacts)
+
+
+def _report(args: argparse.Namespace, **which: bool) -> MediaReport:
+    data_dir = args.data_dir or load_settings().data_dir
+    with open_from_args(args) as store:
+        return media_report(store, args.thread, args.checkpoint, data_dir, **which)
+
+
+def _header(report: MediaReport) -> None:
+    print(f"thread {report.thread_id}  checkpoint {report.checkpoint_id}  step {report.step}")
+    if report.user_data is not None:
+        print(f"user-data folder: {report.user_data.origin}")
+    for problem in report.problems:
+        print(f"problem: {problem}")
+
+
+def cmd_images(args: argparse.Namespace) -> int:
+    report = _report(args, images=True, artifacts=False)
+    if args.json:
+        print_json(report.as_dict(artifacts=False))
+        return 0
+    _header(report)
+    print_table(
+        ["path", "shape", "format", "size", "pixels", "problems"],
+        [(c.key, c.shape, c.format or "?", human_bytes(c.byte_size),
+          f"{c.width}x{c.height}" if c.width else "", "; ".join(c.problems) or "ok") for c in report.images],
+    )
+    print(f"{len(report.images)} image(s) at this checkpoint")
+    print("history:")
+    print_table(
+        ["path", "appeared", "ended", "by", "checkpoints"],
+        [(s.path, s.appeared_step, s.ended_step, s.ended_by or "still held", s.checkpoints) for s in report.spans],
+    )
+    return 0
+
+
+def cmd_artifacts(args: argparse.Namespace) -> int:
+    report = _report(args, images=False, artifacts=True)
+    if args.json:
+        print_json(report.as_dict(images=False))
+        return 0
+    _header(report)
+    print_table(
+        ["path", "first step", "size", "problems"],
+        [(a.path, a.first_step, human_bytes(a.size), "; ".join(a.problems) or "ok") for a in report.artifacts],
+    )
+    print(f"{len(report.artifacts)} artifact(s) at this checkpoint")
+    return 0

@@ -1,0 +1,308 @@
+"""Any ``BaseCheckpointSaver`` (Redis, MongoDB, InMemorySaver, ...) behind the ``Store`` protocol.
+
+``module.path:attribute`` or ``path/to/file.py:attribute`` names a saver instance or
+a function returning one (a context manager is entered), like the ``checkpointer``
+entry of ``langgraph.json``. The store reads only through the saver's public read
+API (``list``, ``get_tuple``, ``get_delta_channel_history``); async-only savers are
+driven from a private event loop. Values the saver hands back as Python objects are
+serialized with LangGraph's own serializer and read back through the same safe
+decoder as the SQL stores, so every backend shows the same plain data.
+
+This path is slower than direct SQL (the saver loads whole checkpoints) and cannot
+be read-only by construction: the inspector calls no write method, but the saver
+is the user's code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from collections import defaultdict
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+from . import delta
+from .decode import Decoded, Opaque, Problem, decode_checkpoint_blob, decode_typed
+from .model import (
+    CheckpointRow,
+    CheckpointState,
+    NotFound,
+    StoreError,
+    ThreadSummary,
+    WriteRecord,
+    checkpoint_time,
+    is_internal_channel,
+)
+from .saver_loading import load_saver
+
+SAVER_WARNING = (
+    "Read through the saver's public API: slower than direct SQL, and not read-only by construction "
+    "(the inspector calls only read methods, but the saver is your code)."
+)
+
+_SERDE = JsonPlusSerializer()
+
+
+def plain(value: Any, field_name: str | None = None) -> Decoded:
+    """A Python value as the safe decoder shows stored data (messages -> message dicts, ...)."""
+    try:
+        type_tag, data = _SERDE.dumps_typed(value)
+    except Exception as exc:  # a value LangGraph's serializer cannot write
+        return Decoded(Opaque(type(value).__name__, 0, "not serializable"),
+                       [Problem(f"value not serializable ({type(exc).__name__})", field_name)])
+    return decode_typed(type_tag, data, field_name)
+
+
+class _Loop:
+    """A private event loop on its own thread, for savers that only implement the async API."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="inspector-saver-loop", daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)
+        self.loop.close()
+
+
+def is_async_only(saver: BaseCheckpointSaver) -> bool:
+    cls = type(saver)
+    return cls.list is BaseCheckpointSaver.list or cls.__name__.startswith("Async")
+
+
+class SaverStore:
+    """Reads a ``BaseCheckpointSaver`` through its public API."""
+
+    kind = "saver"
+    read_only = False
+    warning = SAVER_WARNING
+
+    def __init__(self, saver: BaseCheckpointSaver, url: str = "", stack: contextlib.ExitStack | None = None,
+                 loop: _Loop | None = None) -> None:
+        if not isinstance(saver, BaseCheckpointSaver):
+            raise StoreError(f"{url or 'the object'} is not a LangGraph BaseCheckpointSaver")
+        self.saver = saver
+        self.url = url or f"saver:{type(saver).__name__}"
+        self._stack = stack or contextlib.ExitStack()
+        self._is_async = is_async_only(saver)
+        self._loop = loop or (_Loop() if self._is_async else None)
+        self.saver_name = f"{type(saver).__module__}.{type(saver).__name__}"
+
+    @classmethod
+    def from_spec(cls, spec: str) -> "SaverStore":
+        """Load the saver ``spec`` names; factories and context managers are entered on a private loop."""
+        loop = _Loop()
+        stack = contextlib.ExitStack()
+        try:
+            saver = load_saver(spec, stack, loop.run)
+            return cls(saver, spec, stack, loop)
+        except BaseException:
+            stack.close()
+            loop.close()
+            raise
+
+    # -- lifecycle -------------------------------------------------------
+    def close(self) -> None:
+        try:
+            self._stack.close()
+        finally:
+            if self._loop is not None:
+                self._loop.close()
+
+    def __enter__(self) -> "SaverStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- saver calls -------------------------------------------------------
+    def _async(self) -> bool:
+        return self._is_async
+
+    def _list(self, config: dict | None) -> list[CheckpointTuple]:
+        try:
+            if self._async():
+                async def collect() -> list[CheckpointTuple]:
+                    return [t async for t in self.saver.alist(config)]
+
+                return self._loop.run(collect())
+            return list(self.saver.list(config))
+        except Exception as exc:
+            raise StoreError(f"{self.saver_name}.list failed: {type(exc).__name__}: {exc}") from None
+
+    def _get_tuple(self, config: dict) -> CheckpointTuple | None:
+        try:
+            if self._async():
+                return self._loop.run(self.saver.aget_tuple(config))
+            return self.saver.get_tuple(config)
+        except Exception as exc:
+            raise StoreError(f"{self.saver_name}.get_tuple failed: {type(exc).__name__}: {exc}") from None
+
+    def _delta_history(self, config: dict, channels: list[str]) -> dict:
+        if self._async():
+            return self._loop.run(self.saver.aget_delta_channel_history(config=config, channels=channels))
+        return self.saver.get_delta_channel_history(config=config, channels=channels)
+
+    # -- threads ---------------------------------------------------------
+    def _by_thread(self, search: str | None) -> dict[str, list[CheckpointTuple]]:
+        grouped: dict[str, list[CheckpointTuple]] = defaultdict(list)
+        for tup in self._list(None):
+            grouped[tup.config["configurable"]["thread_id"]].append(tup)
+        if search:
+            needle = search.lower()
+            grouped = {
+                tid: tuples for tid, tuples in grouped.items()
+                if needle in tid.lower()
+                or any(needle in json.dumps(t.metadata, ensure_ascii=False, default=str).lower() for t in tuples)
+            }
+        return grouped
+
+    def count_threads(self, search: str | None = None) -> int:
+        return len(self._by_thread(search))
+
+    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
+        grouped = self._by_thread(search)
+        order = sorted(grouped)
+        order.sort(key=lambda tid: max(_cid(t) for t in grouped[tid]), reverse=True)
+        return [self._summary(tid, grouped[tid]) for tid in order[offset : offset + limit]]
+
+    def _summary(self, thread_id: str, tuples: list[CheckpointTuple]) -> ThreadSummary:
+        roots = [t for t in tuples if _ns(t) == ""]
+        newest_any = max(_cid(t) for t in tuples)
+        title = None
+        for tup in sorted(roots, key=_cid, reverse=True):
+            titles = [v for _, ch, v in tup.pending_writes or [] if ch == "title"]
+            if titles:
+                title = titles[-1] if isinstance(titles[-1], str) else None
+                break
+        return ThreadSummary(
+            thread_id=thread_id,
+            checkpoints=len(tuples),
+            newest_checkpoint_id=max((_cid(t) for t in roots), default=newest_any),
+            updated_at=checkpoint_time(newest_any),
+            stored_bytes=sum(_checkpoint_bytes(t) + _writes_bytes(t) for t in tuples),
+            title=title,
+            namespaces=len({_ns(t) for t in tuples}),
+        )
+
+    # -- timeline --------------------------------------------------------
+    def timeline(self, thread_id: str) -> list[CheckpointRow]:
+        tuples = self._list({"configurable": {"thread_id": thread_id}})
+        if not tuples:
+            raise NotFound(f"no thread {thread_id!r} in this store")
+        tuples.sort(key=_ns)
+        tuples.sort(key=_cid, reverse=True)
+        rows = []
+        for tup in tuples:
+            meta = plain(dict(tup.metadata or {})).value
+            meta = meta if isinstance(meta, dict) else {}
+            step = meta.get("step")
+            rows.append(
+                CheckpointRow(
+                    thread_id=thread_id,
+                    checkpoint_ns=_ns(tup),
+                    checkpoint_id=_cid(tup),
+                    parent_checkpoint_id=_parent(tup),
+                    step=step if isinstance(step, int) else None,
+                    source=meta.get("source"),
+                    created_at=checkpoint_time(_cid(tup)),
+                    stored_bytes=_checkpoint_bytes(tup),
+                    writes_bytes=_writes_bytes(tup),
+                    write_channels=tuple(dict.fromkeys(ch for _, ch, _ in tup.pending_writes or [])),
+                    metadata=meta,
+                )
+            )
+        return rows
+
+    # -- state -----------------------------------------------------------
+    def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
+        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}
+        if checkpoint_id:
+            config["configurable"]["checkpoint_id"] = checkpoint_id
+        tup = self._get_tuple(config)
+        if tup is None or (checkpoint_id and _cid(tup) != checkpoint_id):
+            where = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "any checkpoint"
+            ns_text = f" in namespace {ns!r}" if ns else ""
+            raise NotFound(f"no {where}{ns_text} for thread {thread_id!r}")
+        type_tag, blob = _SERDE.dumps_typed(tup.checkpoint)
+        decoded = decode_checkpoint_blob(type_tag, blob)
+        metadata = plain(dict(tup.metadata or {})).value
+        metadata = metadata if isinstance(metadata, dict) else {}
+        channel_values = delta.unwrap_snapshots(decoded.channel_values)
+        problems = list(decoded.problems)
+        missing = delta.channels_to_rebuild(decoded.header.get("channel_versions"), channel_values, metadata)
+        if missing:
+            rebuilt, rebuild_problems = self._rebuild(tup, missing)
+            channel_values.update(rebuilt)
+            problems += rebuild_problems
+        writes = []
+        for idx, (task_id, channel, value) in enumerate(tup.pending_writes or []):
+            w_type, w_data = _SERDE.dumps_typed(value)
+            shown = decode_typed(w_type, w_data, channel)
+            problems.extend(Problem(f"pending write: {p.message}", p.field, p.kind) for p in shown.problems)
+            writes.append(WriteRecord(task_id, "", idx, channel, shown.value, w_type, len(w_data)))
+        return CheckpointState(
+            thread_id=thread_id,
+            checkpoint_ns=ns,
+            checkpoint_id=_cid(tup),
+            parent_checkpoint_id=_parent(tup),
+            values={k: v for k, v in channel_values.items() if not is_internal_channel(k)},
+            internal={k: v for k, v in channel_values.items() if is_internal_channel(k)},
+            metadata=metadata,
+            writes=writes,
+            problems=problems,
+            header=decoded.header,
+            channel_bytes=decoded.channel_bytes,
+            stored_bytes=len(blob) + _metadata_bytes(tup),
+            rebuilt_channels=tuple(missing),
+        )
+
+    def _rebuild(self, tup: CheckpointTuple, channels: list[str]) -> tuple[dict[str, Any], list[Problem]]:
+        try:
+            history = self._delta_history(tup.config, channels)
+        except Exception as exc:
+            return {}, [Problem(f"the saver could not return delta history ({type(exc).__name__}: {exc})", ch, "delta")
+                        for ch in channels]
+        values: dict[str, Any] = {}
+        problems: list[Problem] = []
+        for channel in channels:
+            entry = history.get(channel) or {}
+            seed = plain(entry["seed"], channel).value if "seed" in entry else None
+            updates = [plain(value, channel).value for _, _, value in entry.get("writes", [])]
+            value, fold_problems = delta.fold(channel, delta.unwrap_snapshots({channel: seed})[channel], updates)
+            values[channel] = value
+            problems += fold_problems
+        return values, problems
+
+
+def _cid(tup: CheckpointTuple) -> str:
+    return tup.config["configurable"]["checkpoint_id"]
+
+
+def _ns(tup: CheckpointTuple) -> str:
+    return tup.config["configurable"].get("checkpoint_ns", "") or ""
+
+
+def _parent(tup: CheckpointTuple) -> str | None:
+    return (tup.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+
+
+def _checkpoint_bytes(tup: CheckpointTuple) -> int:
+    return len(_SERDE.dumps_typed(tup.checkpoint)[1]) + _metadata_bytes(tup)
+
+
+def _metadata_bytes(tup: CheckpointTuple) -> int:
+    return len(json.dumps(tup.metadata or {}, default=str))
+
+
+def _writes_bytes(tup: CheckpointTuple) -> int:
+    return sum(len(_SERDE.dumps_typed(value)[1]) for _, _, value in tup.pending_writes or [])

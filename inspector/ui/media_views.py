@@ -1,0 +1,202 @@
+"""Pictures and files: the viewed_images gallery, the artifacts panel with previews, and images over time.
+
+``register()`` plugs them into the thread page: the ``viewed_images`` and
+``artifacts`` field views of the state view, and an "Images over time" panel.
+Thumbnails are small PNGs made once per image content; the full image is only
+sent when asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ..artifact_preview import Preview, download_bytes, preview_file
+from ..artifacts import Artifact
+from ..images import ImageCheck, check_entry, entry_thumbnail, load_entry_bytes, sha256_of
+from ..media_report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
+from ..settings import load_settings
+from ..store import CheckpointRow, CheckpointState, Store
+from ..user_data import PathRefused, UserData
+from .data import MAX_ENTRIES, TTL
+
+GALLERY_COLUMNS = 3
+MAX_HISTORY_THUMBNAILS = 24
+
+
+def _data_dir() -> str | None:
+    try:
+        return load_settings().data_dir
+    except ValueError:
+        return None
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None,
+            _store: Store, _state: CheckpointState) -> MediaReport:
+    return report_for_state(_store, _state, data_dir)
+
+
+def report(store: Store | None, state: CheckpointState) -> MediaReport:
+    """The media report of ``state`` (cached per store, checkpoint and data folder)."""
+    if store is None:
+        return report_for_state(None, state, _data_dir(), history=False)  # type: ignore[arg-type]
+    with st.spinner("Checking images and artifacts…"):
+        return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), store, state)
+
+
+def _problems(report_: MediaReport) -> None:
+    for problem in report_.problems:
+        st.warning(problem, icon=":material/folder_off:")
+
+
+# -- viewed_images ----------------------------------------------------------------
+
+
+def _caption(check: ImageCheck) -> str:
+    size = f"{check.width}x{check.height}" if check.width else "?"
+    return f"{check.key.rsplit('/', 1)[-1]} · {check.format or '?'} {size}"
+
+
+def _image_card(check: ImageCheck, entry: Any, user_data: UserData | None, key: str) -> None:
+    thumb = entry_thumbnail(check.key, entry, check, user_data)
+    if thumb is not None:
+        st.image(thumb, caption=_caption(check), output_format="PNG")
+    else:
+        st.markdown(f"`{check.key}`")
+    st.caption(f"{'inline base64' if check.shape == 'base64' else check.shape} · "
+               f"{check.byte_size if check.byte_size is not None else '?'} bytes")
+    for problem in check.problems:
+        st.warning(problem, icon=":material/broken_image:")
+    if thumb is not None and st.toggle("Full size", key=f"full-{key}"):
+        data = load_entry_bytes(check.key, entry, user_data)
+        if data is not None:
+            st.image(data, caption=check.key)
+
+
+def gallery(checks: list[ImageCheck], viewed: dict[str, Any], user_data: UserData | None, key: str) -> None:
+    """A grid of image cards: thumbnail, facts and problems, the full image on demand."""
+    columns = st.columns(GALLERY_COLUMNS)
+    for i, check in enumerate(checks):
+        with columns[i % GALLERY_COLUMNS]:
+            with st.container(border=True):
+                _image_card(check, viewed.get(check.key), user_data, f"{key}-{i}")
+
+
+def viewed_images_view(value: Any, ctx: Any) -> None:
+    """``FIELD_VIEWS["viewed_images"]``: the selected checkpoint's images as pictures, with their problems."""
+    if not value:
+        st.caption("no viewed images" if value == {} else "empty")
+        return
+    found = report(ctx.store, ctx.state)
+    _problems(found)
+    with st.container(key="viewed-images-gallery"):
+        gallery(found.images, found.viewed_images, found.user_data, f"vi-{ctx.state.checkpoint_id}")
+    with st.expander("As a table"):
+        st.dataframe(pd.DataFrame(image_rows(found.images)), hide_index=True)
+
+
+# -- artifacts --------------------------------------------------------------------
+
+
+def _render_preview(preview: Preview) -> None:
+    for problem in preview.problems:
+        st.warning(problem, icon=":material/warning:")
+    if preview.truncated:
+        st.info(f"Showing the first part of a {preview.size:,}-byte file; download it for the rest.")
+    if preview.kind == "markdown":
+        st.markdown(preview.text or "")
+    elif preview.kind in ("code", "source"):
+        if preview.kind == "source":
+            st.caption("Shown as source; HTML and SVG are never rendered here.")
+        st.code(preview.text or "", language=preview.language)
+    elif preview.kind == "table" and preview.table is not None:
+        st.dataframe(preview.table, hide_index=True)
+    elif preview.kind == "image" and preview.thumbnail is not None:
+        facts = preview.image
+        st.image(preview.thumbnail, caption=f"{facts.format} {facts.width}x{facts.height}", output_format="PNG")
+    elif preview.kind == "binary":
+        st.markdown(f"{preview.mime_type or 'binary file'} · {preview.size:,} bytes")
+
+
+def _artifact_preview(artifact: Artifact, user_data: UserData | None) -> None:
+    if not artifact.exists or artifact.physical_path is None or user_data is None:
+        st.info(f"No preview: {'; '.join(artifact.problems) or 'file not found'}")
+        return
+    preview = preview_file(artifact.physical_path, user_data)
+    _render_preview(preview)
+    if preview.kind != "error":
+        path = artifact.physical_path
+        st.download_button("Download", data=lambda: _download(path, user_data), file_name=path.rsplit("/", 1)[-1],
+                           mime=preview.mime_type or "application/octet-stream", icon=":material/download:",
+                           key=f"dl-{artifact.path}")
+
+
+def _download(path: str, user_data: UserData) -> bytes:
+    try:
+        return download_bytes(path, user_data)
+    except (PathRefused, OSError) as exc:
+        return f"not available: {exc}".encode()
+
+
+def artifacts_view(value: Any, ctx: Any) -> None:
+    """``FIELD_VIEWS["artifacts"]``: each artifact with its first step and flags, and a preview of one."""
+    if not value:
+        st.caption("no artifacts")
+        return
+    found = report(ctx.store, ctx.state)
+    _problems(found)
+    st.dataframe(pd.DataFrame(artifact_rows(found.artifacts)), hide_index=True)
+    if not found.artifacts:
+        return
+    labels = [a.path for a in found.artifacts]
+    # the key follows the list, so a checkpoint with other artifacts starts from its first one
+    key = f"artifact-preview-{ctx.state.thread_id}-{sha256_of(chr(0).join(labels).encode())[:12]}"
+    chosen = st.selectbox("Preview", labels, key=key)
+    with st.container(border=True, key="artifact-preview"):
+        _artifact_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data)
+
+
+# -- images over time --------------------------------------------------------------
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _span_thumbnails(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None,
+                     _found: MediaReport) -> list[tuple[str, bytes | None, list[str]]]:
+    shown = []
+    for span in _found.spans[:MAX_HISTORY_THUMBNAILS]:
+        check = check_entry(span.path, span.entry, _found.user_data)
+        thumb = entry_thumbnail(span.path, span.entry, check, _found.user_data)
+        shown.append((f"step {span.appeared_step}: {span.path.rsplit('/', 1)[-1]}", thumb, check.problems))
+    return shown
+
+
+def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
+    """THREAD_PANELS entry: every image of the lineage, when it appeared, how it ended, how long it was carried."""
+    found = report(store, state)
+    if not found.spans:
+        st.info("No image was viewed on the way to this checkpoint.")
+        return
+    st.dataframe(pd.DataFrame(span_rows(found.spans)), hide_index=True)
+    shown = _span_thumbnails(store.url, thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), found)
+    with st.container(key="images-over-time"):
+        columns = st.columns(4)
+        for i, (caption, thumb, problems) in enumerate(shown):
+            with columns[i % 4]:
+                if thumb is not None:
+                    st.image(thumb, caption=caption, output_format="PNG")
+                else:
+                    st.caption(f"{caption} ({'; '.join(problems)})")
+
+
+def register() -> None:
+    """Plug the views into the thread page (idempotent)."""
+    from .state_view import FIELD_VIEWS
+    from .thread_page import THREAD_PANELS
+
+    FIELD_VIEWS["viewed_images"] = viewed_images_view
+    FIELD_VIEWS["artifacts"] = artifacts_view
+    if not any(title == "Images over time" for title, _ in THREAD_PANELS):
+        THREAD_PANELS.append(("Images over time", images_over_time_panel))

@@ -1,0 +1,184 @@
+"""A thread's user-data folders on this machine, and safe mapping of agent-visible paths into them.
+
+The agent sees ``/mnt/user-data/{workspace,uploads,outputs}/...``. On disk DeerFlow
+keeps those folders at ``{base}/threads/{thread_id}/user-data/...`` (newer:
+``{base}/users/{user_id}/threads/{thread_id}/user-data/...``) and records the
+physical folders in the state's ``thread_data``.
+
+Every mapping is checked twice: lexically (no ``..`` escaping the folder, no path
+outside ``/mnt/user-data``) and physically (the real path, symlinks followed,
+must stay inside one of the thread's folders). Nothing outside is ever read.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+VIRTUAL_ROOT = "/mnt/user-data"
+FOLDERS = ("workspace", "uploads", "outputs")
+_BAD_ID_CHARS = ("/", "\\", "\x00")
+
+
+class PathRefused(ValueError):
+    """A path the inspector will not read: it leaves the thread's user-data folder, or is malformed."""
+
+
+def check_id(value: Any, what: str = "thread id") -> str:
+    """``value`` if it is safe as one path component; raises ``PathRefused`` otherwise."""
+    if not isinstance(value, str) or not value or value in (".", ".."):
+        raise PathRefused(f"{what} {value!r} cannot name a folder")
+    if any(ch in value for ch in _BAD_ID_CHARS) or value != value.strip():
+        raise PathRefused(f"{what} {value!r} contains path characters")
+    return value
+
+
+@dataclass(frozen=True)
+class UserData:
+    """Where one thread's user-data folders are on this machine, and how they were found."""
+
+    thread_id: str
+    folders: dict[str, Path]
+    origin: str
+    searched: tuple[str, ...] = field(default=())
+
+    @property
+    def roots(self) -> list[Path]:
+        """The real (symlink-free) folders; files must resolve inside one of them."""
+        return [Path(os.path.realpath(p)) for p in self.folders.values()]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"thread_id": self.thread_id, "origin": self.origin,
+                "folders": {k: str(v) for k, v in self.folders.items()}, "searched": list(self.searched)}
+
+
+def normalise(virtual: str) -> str:
+    """The path with ``.``/``..``/duplicate slashes folded, as the agent's shell would read it."""
+    return posixpath.normpath(virtual) if virtual else virtual
+
+
+def split_virtual(virtual: Any) -> tuple[str, str]:
+    """(folder, relative path) of an agent-visible path; raises ``PathRefused`` for anything else."""
+    if not isinstance(virtual, str) or not virtual:
+        raise PathRefused(f"not a path: {virtual!r}")
+    if "\x00" in virtual:
+        raise PathRefused(f"path contains a NUL character: {virtual!r}")
+    if not virtual.startswith("/"):
+        raise PathRefused(f"not an absolute agent path (expected {VIRTUAL_ROOT}/...): {virtual}")
+    norm = normalise(virtual)
+    parts = norm.split("/")  # ['', 'mnt', 'user-data', folder, ...]
+    if parts[1:3] != ["mnt", "user-data"]:
+        raise PathRefused(f"outside {VIRTUAL_ROOT}: {virtual}")
+    if len(parts) < 4 or parts[3] not in FOLDERS:
+        raise PathRefused(f"not in one of {VIRTUAL_ROOT}/{{{','.join(FOLDERS)}}}: {virtual}")
+    rest = "/".join(parts[4:])
+    if not rest:
+        raise PathRefused(f"names a folder, not a file: {virtual}")
+    return parts[3], rest
+
+
+def is_inside(path: Path, roots: Iterable[Path]) -> bool:
+    real = Path(os.path.realpath(path))
+    return any(real == root or real.is_relative_to(root) for root in roots)
+
+
+def resolve(virtual: str, user_data: UserData) -> Path:
+    """The real file an agent-visible path names; raises ``PathRefused`` when it would leave the folders.
+
+    The result may not exist; symlinks are followed before the containment check.
+    """
+    folder, rest = split_virtual(virtual)
+    candidate = Path(os.path.realpath(user_data.folders[folder] / rest))
+    if not is_inside(candidate, user_data.roots):
+        raise PathRefused(f"resolves outside the thread's user-data folder: {virtual}")
+    return candidate
+
+
+def check_physical(path: Any, user_data: UserData) -> Path:
+    """A physical path taken from the state (``actual_path``), accepted only inside the thread's folders."""
+    if not isinstance(path, str) or not path or "\x00" in path or not os.path.isabs(path):
+        raise PathRefused(f"not an absolute file path: {path!r}")
+    real = Path(os.path.realpath(path))
+    if not is_inside(real, user_data.roots):
+        raise PathRefused(f"outside the thread's user-data folder: {path}")
+    return real
+
+
+# -- finding the folders --------------------------------------------------------
+
+
+def _from_thread_data(thread_id: str, thread_data: Any) -> dict[str, Path] | None:
+    """``thread_data``'s folders, when they exist here and have DeerFlow's ``threads/{id}/user-data/{folder}`` shape.
+
+    The shape check keeps a tampered ``thread_data`` (say ``outputs_path: /etc``) from widening what may be read.
+    """
+    if not isinstance(thread_data, Mapping):
+        return None
+    folders: dict[str, Path] = {}
+    for folder in FOLDERS:
+        raw = thread_data.get(f"{folder}_path")
+        if not isinstance(raw, str) or "\x00" in raw or not os.path.isabs(raw):
+            return None
+        path = Path(raw)
+        if path.parts[-4:] != ("threads", thread_id, "user-data", folder) or not path.is_dir():
+            return None
+        folders[folder] = path
+    return folders
+
+
+def _layout_roots(base: Path, thread_id: str, user_id: str | None) -> list[Path]:
+    roots = [base / "threads" / thread_id / "user-data"]
+    if user_id is not None:
+        roots.insert(0, base / "users" / user_id / "threads" / thread_id / "user-data")
+    else:
+        users = base / "users"
+        if users.is_dir():
+            roots += sorted(u / "threads" / thread_id / "user-data" for u in users.iterdir() if u.is_dir())
+    return roots
+
+
+def locate(
+    thread_id: str,
+    thread_data: Any = None,
+    bases: Iterable[str | Path] = (),
+    user_id: str | None = None,
+) -> UserData | None:
+    """The thread's folders: from ``thread_data`` when usable here, else the first DeerFlow layout found under ``bases``.
+
+    Raises ``PathRefused`` for a thread or user id that could not be a single folder name.
+    """
+    check_id(thread_id)
+    if user_id is not None:
+        check_id(user_id, "user id")
+    searched: list[str] = []
+    folders = _from_thread_data(thread_id, thread_data)
+    if folders:
+        return UserData(thread_id, folders, "thread_data")
+    if thread_data:
+        searched.append("thread_data (not on this machine)")
+    for base in bases:
+        for root in _layout_roots(Path(base).expanduser(), thread_id, user_id):
+            searched.append(str(root))
+            if root.is_dir():
+                return UserData(thread_id, {f: root / f for f in FOLDERS}, str(root), tuple(searched))
+    return None
+
+
+def data_bases(data_dir: str | Path | None = None, store: Any = None) -> list[Path]:
+    """Where to look for thread folders: the configured data dir, then next to a SQLite store.
+
+    For a store at ``{dir}/demo.db`` that is ``{dir}``; for DeerFlow's ``.deer-flow/data/deerflow.db``
+    it is ``.deer-flow``, so both the database's folder and its parent are tried.
+    """
+    bases: list[Path] = []
+    if data_dir:
+        bases.append(Path(data_dir).expanduser())
+    store_path = getattr(store, "path", None)
+    if store_path:
+        folder = Path(store_path).expanduser().resolve().parent
+        bases += [folder, folder.parent]
+    return list(dict.fromkeys(bases))

@@ -1,0 +1,221 @@
+"""One contract for every store backend, on the same demo threads written by LangGraph's own savers.
+
+Backends: SQLite (direct SQL), PostgreSQL (direct SQL, as the read-only role), and
+the saver adapter over InMemorySaver and over PostgresSaver. SQLite is the
+reference; every backend must list the same threads, the same timelines and the
+same decoded states.
+
+Differences that are real, and therefore not compared:
+- Checkpoint ids, task ids (and so subgraph namespaces), interrupt ids, random channel-version
+  suffixes and the thread-folder base differ between runs: they are normalised.
+- Sizes: SQLite stores one msgpack blob per checkpoint; PostgreSQL stores JSONB
+  plus blob rows that unchanged channels *share* between checkpoints (a thread's
+  total counts each blob row once, a checkpoint's size counts every blob it
+  references); the saver adapter can only measure values re-serialized.
+  Sizes are checked per backend for what they mean, not against each other.
+- Delta channels: where a delta channel's version did not change since its last
+  snapshot, PostgreSQL's blob row for that version *is* the snapshot, so the
+  value is read as stored there while SQLite rebuilds it. The values agree;
+  which checkpoints are marked rebuilt may differ.
+- The saver API does not return a write's ``task_path`` or stored ``idx``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.postgres import PostgresSaver
+from psycopg.rows import dict_row
+
+from inspector.demo import DEMO_THREADS, run_demo
+from inspector.store import open_store
+from inspector.store.saver import SaverStore
+
+pytestmark = pytest.mark.postgres
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b[0-9a-f]{32}\b")
+BACKENDS = ["sqlite", "postgres", "saver-memory", "saver-postgres"]
+SAMPLED = {"demo-long": 12}  # long threads: compare the first and last checkpoints only
+
+
+@pytest.fixture(scope="module")
+def memory_demo(tmp_path_factory):
+    saver = InMemorySaver()
+    out = run_demo(saver, tmp_path_factory.mktemp("memory-demo"))
+    return saver, out
+
+
+@pytest.fixture(scope="module")
+def backends(demo_db, demo_dir, pg_demo, memory_demo):
+    pg, pg_out = pg_demo
+    opened: dict[str, tuple[Any, Path]] = {}
+    opened["sqlite"] = (open_store(f"sqlite:///{demo_db}"), demo_dir)
+    opened["postgres"] = (open_store(pg.readonly_dsn), pg_out)
+    opened["saver-memory"] = (SaverStore(memory_demo[0], "memory"), memory_demo[1])
+    conn = psycopg.connect(pg.readonly_dsn, autocommit=True, row_factory=dict_row, prepare_threshold=0)
+    opened["saver-postgres"] = (SaverStore(PostgresSaver(conn), "postgres-saver"), pg_out)
+    yield opened
+    for store, _ in opened.values():
+        store.close()
+    conn.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, backends):
+    return backends[request.param]
+
+
+@pytest.fixture
+def reference(backends):
+    return backends["sqlite"]
+
+
+def normal(value: Any, base: Path) -> Any:
+    """Run-specific strings (ids, the thread-folder base) replaced by placeholders."""
+    if isinstance(value, str):
+        return UUID.sub("<uuid>", value.replace(str(base), "<base>"))
+    if isinstance(value, dict):
+        return {normal(k, base): normal(v, base) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [normal(v, base) for v in value]
+    return value
+
+
+def ns_shape(ns: str) -> str:
+    return "|".join(part.split(":")[0] for part in ns.split("|")) if ns else ""
+
+
+def timeline_shape(store) -> Counter:
+    """Every checkpoint as (namespace shape, step, source, its parent's step and source, write channels)."""
+    shapes: Counter = Counter()
+    for thread_id in DEMO_THREADS:
+        rows = store.timeline(thread_id)
+        by_id = {(r.checkpoint_ns, r.checkpoint_id): r for r in rows}
+        for r in rows:
+            parent = by_id.get((r.checkpoint_ns, r.parent_checkpoint_id))
+            shapes[(thread_id, ns_shape(r.checkpoint_ns), r.step, r.source,
+                    (parent.step, parent.source) if parent else None, tuple(sorted(r.write_channels)))] += 1
+    return shapes
+
+
+def root_ids(store, thread_id: str) -> list[str]:
+    """Root checkpoints in creation order (ids are time-ordered within one run)."""
+    ids = sorted(r.checkpoint_id for r in store.timeline(thread_id) if r.checkpoint_ns == "")
+    keep = SAMPLED.get(thread_id)
+    return ids[:keep] + ids[-keep:] if keep and len(ids) > 2 * keep else ids
+
+
+def comparable_state(store, base: Path, thread_id: str, checkpoint_id: str) -> dict:
+    state = store.state(thread_id, checkpoint_id)
+    writes = Counter(repr(normal([w.task_id, w.channel, w.value], base)) for w in state.writes)
+    return {
+        "values": normal(state.values, base),
+        "metadata": normal(state.metadata, base),
+        "writes": writes,
+        "versions": sorted(state.header.get("channel_versions", {})),
+        "problems": [p.message for p in state.problems],
+    }
+
+
+def test_same_threads_and_titles(backend, reference):
+    store, _ = backend
+    ref, _ = reference
+    mine = {t.thread_id: t for t in store.threads(limit=100)}
+    theirs = {t.thread_id: t for t in ref.threads(limit=100)}
+    assert set(DEMO_THREADS) <= set(mine)
+    assert store.count_threads() == len(mine)
+    for tid in DEMO_THREADS:
+        assert (mine[tid].checkpoints, mine[tid].namespaces, mine[tid].title) == (
+            theirs[tid].checkpoints, theirs[tid].namespaces, theirs[tid].title), tid
+        assert mine[tid].stored_bytes > 0 and mine[tid].updated_at is not None
+    assert [t.thread_id for t in store.threads(search="vision")] == ["demo-vision"]
+
+
+def test_same_timelines(backend, reference):
+    assert timeline_shape(backend[0]) == timeline_shape(reference[0])
+
+
+@pytest.mark.parametrize("thread_id", list(DEMO_THREADS))
+def test_same_decoded_states(backend, reference, thread_id):
+    store, base = backend
+    ref, ref_base = reference
+    mine, theirs = root_ids(store, thread_id), root_ids(ref, thread_id)
+    assert len(mine) == len(theirs)
+    for cid, ref_cid in zip(mine, theirs):
+        assert comparable_state(store, base, thread_id, cid) == comparable_state(ref, ref_base, thread_id, ref_cid), cid
+
+
+def test_same_subgraph_states(backend, reference):
+    def sub_states(store, base):
+        rows = [r for r in store.timeline("demo-subgraph") if r.checkpoint_ns]
+        rows.sort(key=lambda r: (ns_shape(r.checkpoint_ns), r.checkpoint_id))
+        return [normal(store.state("demo-subgraph", r.checkpoint_id, r.checkpoint_ns).values, base) for r in rows]
+
+    mine = sub_states(*backend)
+    assert mine and mine == sub_states(*reference)
+
+
+def test_delta_channel_is_rebuilt_and_marked(backend):
+    store, _ = backend
+    rows = sorted((r for r in store.timeline("demo-delta") if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id)
+    states = [store.state("demo-delta", r.checkpoint_id) for r in rows]
+    rebuilt = [s for s in states if "messages" in s.rebuilt_channels]
+    stored = [s for s in states if "messages" in s.values and "messages" not in s.rebuilt_channels]
+    assert rebuilt and stored  # deltas between snapshots
+    newest = states[-1]
+    assert "messages" in newest.rebuilt_channels
+    humans = [m for m in newest.values["messages"] if m["type"] == "human"]
+    assert len(humans) == 3 and all(m["id"].startswith("demo-delta-") for m in newest.values["messages"])
+    # messages grow monotonically through rebuilt and stored checkpoints alike
+    counts = [len(s.values.get("messages") or []) for s in states]
+    assert counts == sorted(counts) and counts[-1] > counts[len(counts) // 2]
+    assert not any(p.kind == "delta" for s in states for p in s.problems)
+
+
+def test_delta_sizes_count_what_is_stored(backend):
+    """A rebuilt channel has no stored bytes at that checkpoint; a snapshot does."""
+    store, _ = backend
+    states = [store.state("demo-delta", r.checkpoint_id) for r in store.timeline("demo-delta")]
+    assert all("messages" not in s.channel_bytes for s in states if "messages" in s.rebuilt_channels)
+    assert any(s.channel_bytes.get("messages", 0) > 0 for s in states if "messages" not in s.rebuilt_channels)
+
+
+def test_interrupt_write_is_pending_on_the_newest_root_checkpoint(backend):
+    store, _ = backend
+    state = store.state("demo-interrupt")
+    interrupts = [w for w in state.writes if w.channel == "__interrupt__"]
+    assert interrupts and "?" in str(interrupts[0].value)
+
+
+def test_forks_are_visible_from_parent_ids(backend):
+    store, _ = backend
+    children = Counter(r.parent_checkpoint_id for r in store.timeline("demo-time-travel") if r.parent_checkpoint_id)
+    assert max(children.values()) >= 2
+
+
+def diff_shape(store, base: Path, thread_id: str) -> list:
+    """Every root checkpoint diffed against its parent: fields, statuses and changes."""
+    from inspector.diff import diff_checkpoints
+
+    out = []
+    for cid in root_ids(store, thread_id):
+        after = store.state(thread_id, cid)
+        if not after.parent_checkpoint_id:
+            continue
+        result = diff_checkpoints(store, thread_id, after.parent_checkpoint_id, cid)
+        out.append(normal([(f.field, f.reducer, f.status, f.note,
+                            [(c.kind, c.key, c.summary) for c in f.changes]) for f in result.changed_fields], base))
+    return out
+
+
+@pytest.mark.parametrize("thread_id", ["demo-research", "demo-vision", "demo-time-travel", "demo-delta"])
+def test_same_diffs(backend, reference, thread_id):
+    mine = diff_shape(*backend, thread_id)
+    assert mine and any(mine)
+    assert mine == diff_shape(*reference, thread_id)
