@@ -14,8 +14,9 @@ def written_channels(channels: tuple[str, ...], include_internal: bool = False) 
     return ", ".join(shown)
 
 
-def timeline_records(history: History, keys: list[Key]) -> list[dict[str, Any]]:
-    """Rows for the checkpoint table, in the order of ``keys``."""
+def timeline_records(history: History, keys: list[Key], marks: dict[Key, str] | None = None) -> list[dict[str, Any]]:
+    """Rows for the checkpoint table, in the order of ``keys``; ``marks`` are the replay checks' marks."""
+    marks = marks or {}
     records = []
     for key in keys:
         node = history.node(key)
@@ -30,6 +31,7 @@ def timeline_records(history: History, keys: list[Key]) -> list[dict[str, Any]]:
                 "wrote": written_channels(row.write_channels),
                 "size": row.stored_bytes + row.writes_bytes,
                 "fork": node.is_fork,
+                "replay": marks.get(key, ""),
                 "checkpoint": row.checkpoint_id,
                 "ns": row.checkpoint_ns,
             }

@@ -126,3 +126,20 @@ def test_replay_command_exit_codes(demo_db, altered, capsys):
     assert main(["replay", "--db", str(db), "demo-research"]) == 1
     out = capsys.readouterr().out
     assert "1 replay mismatch(es)" in out and checkpoint_id in out and "todos[0].status" in out
+
+
+def test_thread_page_marks_the_step_whose_replay_does_not_match(altered, monkeypatch):
+    from inspector.ui import connection
+    from ui_app import open_page
+
+    db, checkpoint_id = altered
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{db}")
+    connection.settings.clear()
+    at = open_page("thread", thread="demo-research", checkpoint=checkpoint_id)
+    assert not at.exception, at.exception
+    assert any("1 step(s) whose replay does not match" in w.value for w in at.warning)
+    table = next(d.value for d in at.dataframe if "replay" in d.value.columns)
+    marks = dict(zip(table["checkpoint"], table["replay"]))
+    assert marks[checkpoint_id].endswith("replay does not match")
+    assert all(not m.startswith("⚠") for cid, m in marks.items() if cid != checkpoint_id)
+    connection.settings.clear()

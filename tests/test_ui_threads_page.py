@@ -54,6 +54,20 @@ def test_switching_store_from_the_sidebar(demo_db, tmp_path, monkeypatch):
     assert len(at.dataframe[0].value) == len(DEMO_THREADS)
 
 
+def test_the_switch_refuses_saver_factories(demo_db, tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
+    marker = tmp_path / "imported.txt"
+    factory = tmp_path / "factory.py"
+    factory.write_text(f"open({str(marker)!r}, 'w').close()\nsaver = None\n")
+    at = open_page("threads")
+    at.text_input(key="inspector_switch_url").input(f"{factory}:saver")
+    at.button[[b.label for b in at.button].index("Open")].click().run()
+    assert not at.exception
+    assert any("saver factory" in e.value for e in at.error)
+    assert not marker.exists()  # the named module was never imported
+    assert len(at.dataframe[0].value) == len(DEMO_THREADS)  # the open store is unchanged
+
+
 def test_locked_store_hides_the_switch(demo_db, monkeypatch):
     monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
     monkeypatch.setenv("INSPECTOR_LOCK_STORE", "1")

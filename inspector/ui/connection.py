@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..settings import Settings, load_settings, resolve_db_url
-from ..store import Store, StoreError, display_url, open_store
+from ..store import Store, StoreError, display_url, is_saver_spec, open_store
 
 _URL_KEY = "inspector_store_url"
 
@@ -57,6 +57,14 @@ def store() -> Store | None:
 
 def _switch() -> None:
     url = st.session_state.get("inspector_switch_url", "").strip()
+    if is_saver_spec(url):
+        # Opening a saver factory imports and runs code: only the operator may choose one.
+        st.session_state["inspector_switch_refused"] = (
+            f"{url!r} names a saver factory; those run code, so only the operator can open one "
+            "(--db, INSPECTOR_DB or settings)."
+        )
+        return
+    st.session_state.pop("inspector_switch_refused", None)
     if url:
         st.session_state[_URL_KEY] = url
         st.query_params.clear()
@@ -64,11 +72,13 @@ def _switch() -> None:
 
 def _sidebar() -> None:
     with st.sidebar:
-        st.caption("Store (read-only)")
-        st.code(display_url(current_url()) or "none", language=None, wrap_lines=True)
+        url = current_url()
+        st.caption("Store (through the saver API)" if is_saver_spec(url) else "Store (read-only)")
+        st.code(display_url(url) or "none", language=None, wrap_lines=True)
+        if refused := st.session_state.get("inspector_switch_refused"):
+            st.error(refused, icon=":material/block:")
         if not settings().lock_store:
             with st.popover("Switch store", width="stretch"):
                 st.text_input("Store URL", key="inspector_switch_url", placeholder="sqlite:////path/to/checkpoints.db",
-                              help="sqlite:////file.db, postgresql://user:pass@host/db, module:saver, "
-                                   "path/to/saver.py:saver, or deerflow:///path/to/deerflow")
+                              help="sqlite:////file.db, postgresql://user:pass@host/db or deerflow:///path/to/deerflow")
                 st.button("Open", on_click=_switch)

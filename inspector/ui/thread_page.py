@@ -98,12 +98,18 @@ def _header(store: Store, thread_id: str, history: History) -> None:
     routes.link("threads", "All threads", icon=":material/arrow_back:")
 
 
+def _history(store: Store, thread_id: str, history: History, key: Key) -> None:
+    namespaces = sorted({ns for ns, _ in history.ordered})
+    marks = diff_view.replay_marks(store, thread_id, namespaces, len(history))
+    timeline_view.render(history, key, select, marks)
+
+
 def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
     row = history.node(key).row
     guarded("Navigator", timeline_view.navigator, history, key, select)
     left, right = st.columns([2, 3], gap="medium")
     with left:
-        guarded("History", timeline_view.render, history, key, select)
+        guarded("History", _history, store, thread_id, history, key)
     with right:
         try:
             state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)

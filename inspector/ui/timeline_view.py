@@ -75,18 +75,27 @@ def autoplay(history: History, key: Key, select: Select) -> None:
     st.rerun()
 
 
-def render(history: History, key: Key, select: Select) -> None:
+def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None) -> None:
     pages = history.page_count(PAGE_SIZE)
     page = history.page_of(key, PAGE_SIZE)
     if pages > 1:
         page = st.number_input(f"History page (of {pages}, newest first)", 1, pages, page + 1, key=f"hist_page_{key}") - 1
     keys = history.page(page, PAGE_SIZE)
     st.caption(_summary(history))
+    _replay_warning(history, marks or {})
     tree_tab, table_tab = st.tabs(["Tree", "Table"])
     with tree_tab:
         _tree(history, keys, key, select)
     with table_tab:
-        _table(history, keys, key, select)
+        _table(history, keys, key, select, marks or {})
+
+
+def _replay_warning(history: History, marks: dict[Key, str]) -> None:
+    bad = [k for k in history.ordered if marks.get(k, "").startswith("⚠")]
+    if bad:
+        steps = ", ".join(str(history.node(k).row.step) for k in bad[:10])
+        st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {steps}"
+                   " (see the Table tab and the Diff vs parent panel)", icon=":material/report:")
 
 
 def _summary(history: History) -> str:
@@ -113,15 +122,15 @@ def _tree(history: History, keys: list[Key], key: Key, select: Select) -> None:
             st.rerun()
 
 
-def _table(history: History, keys: list[Key], key: Key, select: Select) -> None:
-    frame = pd.DataFrame(timeline_records(history, keys))
+def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str]) -> None:
+    frame = pd.DataFrame(timeline_records(history, keys, marks))
     event = st.dataframe(
         frame,
         hide_index=True,
         on_select="rerun",
         selection_mode="single-row",
         key=f"cp_table_{key[0]}_{key[1]}",
-        column_order=["step", "source", "time", "namespace", "branch", "wrote", "size", "fork"],
+        column_order=["step", "source", "time", "namespace", "branch", "wrote", "size", "fork", "replay"],
         column_config={
             "time": st.column_config.DatetimeColumn(format="HH:mm:ss.SSS"),
             "size": st.column_config.NumberColumn(help="stored bytes: checkpoint and its writes"),
