@@ -31,6 +31,7 @@ class Settings:
     oversize_field_bytes: int = 256_000
     uncleared_images_after: int = 3
     max_messages_without_summary: int = 200
+    what_if_keep_newest: int = 10
     pg_statement_timeout_ms: int = 30_000
     pg_pool_size: int = 4
     deerflow_home: str | None = None

@@ -113,7 +113,7 @@ def test_fork_thread_shows_both_branches_in_the_tree(page, base_url, store):
     history = build_history(store.timeline("demo-time-travel"))
     assert len(history.branches) == 2
     open_url(page, f"{base_url}/thread?thread=demo-time-travel")
-    chart = page.locator(CHART)
+    chart = page.locator(CHART).first  # the history tree; the Size tab holds another chart
     chart.wait_for()
     labels = chart.locator("text").all_text_contents()
     assert "main" in labels and "fork at step 6" in labels

@@ -219,3 +219,25 @@ def test_same_diffs(backend, reference, thread_id):
     mine = diff_shape(*backend, thread_id)
     assert mine and any(mine)
     assert mine == diff_shape(*reference, thread_id)
+
+
+@pytest.mark.parametrize("thread_id", ["demo-bloated", "demo-vision", "demo-delta"])
+def test_field_sizes_match_the_decoded_channel_bytes(backend, thread_id):
+    """Sizes read without decoding agree with the stored sizes a decode reports, checkpoint by checkpoint."""
+    store, _ = backend
+    rows = store.field_sizes(thread_id, None)
+    assert len(rows) == len(store.timeline(thread_id))
+    assert [r.checkpoint_id for r in rows] == sorted(r.checkpoint_id for r in rows)
+    for row in rows[-6:]:
+        state = store.state(thread_id, row.checkpoint_id, row.checkpoint_ns)
+        assert {name: c.bytes for name, c in row.channels.items()} == state.channel_bytes
+
+
+def test_health_flags_agree(backend):
+    from inspector.health import thread_health
+
+    store, _ = backend
+    bloated = set(thread_health(store, "demo-bloated").codes())
+    assert {"oversized-state", "oversized-field", "uncleared-images"} <= bloated
+    assert "uncleared-images" not in thread_health(store, "demo-vision").codes()
+    assert store.size_accounting in ("per-checkpoint-copy", "shared-blobs")

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = {"threads": "inspector/ui/pages/threads.py", "thread": "inspector/ui/pages/thread.py",
-         "diff": "inspector/ui/pages/diff.py"}
+         "diff": "inspector/ui/pages/diff.py", "health": "inspector/ui/pages/health.py"}
 
 
 def open_page(page: str = "threads", **params: str) -> AppTest:

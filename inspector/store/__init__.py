@@ -18,7 +18,10 @@ from pathlib import Path
 
 from .decode import Problem
 from .model import (
+    PER_CHECKPOINT_COPY,
+    SHARED_BLOBS,
     CheckpointRow,
+    CheckpointSizes,
     CheckpointState,
     NotFound,
     Store,
@@ -30,7 +33,10 @@ from .model import (
 from .sqlite import SqliteStore
 
 __all__ = [
+    "PER_CHECKPOINT_COPY",
+    "SHARED_BLOBS",
     "CheckpointRow",
+    "CheckpointSizes",
     "CheckpointState",
     "NotFound",
     "Problem",

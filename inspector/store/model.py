@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol, runtime_checkable
 
 from .decode import Problem
+from .measure import ChannelSize
 
 INTERNAL_PREFIXES = ("__", "branch:", "start:", "join:")
 
@@ -97,6 +98,31 @@ class CheckpointState:
         return [p for p in self.problems if p.field == field_name]
 
 
+PER_CHECKPOINT_COPY = "per-checkpoint-copy"
+SHARED_BLOBS = "shared-blobs"
+
+
+@dataclass(frozen=True)
+class CheckpointSizes:
+    """What one checkpoint costs in the store, per channel, read without decoding values.
+
+    ``stored_bytes`` is the checkpoint row itself (for SQLite: the blob holding every
+    channel, plus metadata); ``writes_bytes`` its pending writes. ``channels`` maps
+    every channel (internal ones included) to its stored size and content hash.
+    """
+
+    thread_id: str
+    checkpoint_ns: str
+    checkpoint_id: str
+    parent_checkpoint_id: str | None
+    step: int | None
+    source: str | None
+    stored_bytes: int
+    writes_bytes: int
+    channels: dict[str, ChannelSize]
+    problems: tuple[Problem, ...] = ()
+
+
 class StoreError(Exception):
     """A store that cannot be opened or read; the message says what is wrong, in one line."""
 
@@ -112,6 +138,7 @@ class Store(Protocol):
     url: str
     kind: str
     read_only: bool
+    size_accounting: str
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0) -> list[ThreadSummary]: ...
 
@@ -120,6 +147,15 @@ class Store(Protocol):
     def timeline(self, thread_id: str) -> list[CheckpointRow]: ...
 
     def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState: ...
+
+    def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
+        """Every checkpoint of ``ns`` (``None``: all namespaces), oldest first, each blob read once.
+
+        The store's ``size_accounting`` attribute says how the bytes add up:
+        ``PER_CHECKPOINT_COPY`` (every checkpoint stores every channel again) or
+        ``SHARED_BLOBS`` (channels carry ``blob_key``; a key is stored once).
+        """
+        ...
 
     def close(self) -> None: ...
 

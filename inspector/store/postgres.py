@@ -23,7 +23,9 @@ from psycopg_pool import ConnectionPool
 from . import delta
 from .decode import Problem, decode_typed
 from .model import (
+    SHARED_BLOBS,
     CheckpointRow,
+    CheckpointSizes,
     CheckpointState,
     NotFound,
     StoreError,
@@ -33,6 +35,7 @@ from .model import (
     is_internal_channel,
 )
 from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
+from .pg_sizes import pg_field_sizes
 
 _BLOBS_AT_VERSIONS = """
     SELECT bl.channel, bl.type, bl.blob
@@ -47,6 +50,7 @@ class PostgresStore:
 
     kind = "postgres"
     read_only = True
+    size_accounting = SHARED_BLOBS
     warning: str | None = None
 
     def __init__(self, url: str, statement_timeout_ms: int = 30_000, pool_size: int = 4) -> None:
@@ -216,6 +220,11 @@ class PostgresStore:
                 )
             )
         return timeline
+
+    # -- sizes -----------------------------------------------------------
+    def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
+        """Per-channel sizes computed in SQL (blob lengths and md5; contents never fetched); see ``pg_sizes``."""
+        return pg_field_sizes(self._query, thread_id, ns)
 
     # -- state -----------------------------------------------------------
     def _checkpoint_row(self, thread_id: str, checkpoint_id: str | None, ns: str) -> tuple:

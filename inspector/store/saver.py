@@ -27,8 +27,11 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from . import delta
 from .decode import Decoded, Opaque, Problem, decode_checkpoint_blob, decode_typed
+from .measure import measure_checkpoint_blob
 from .model import (
+    PER_CHECKPOINT_COPY,
     CheckpointRow,
+    CheckpointSizes,
     CheckpointState,
     NotFound,
     StoreError,
@@ -84,6 +87,7 @@ class SaverStore:
 
     kind = "saver"
     read_only = False
+    size_accounting = PER_CHECKPOINT_COPY
     warning = SAVER_WARNING
 
     def __init__(self, saver: BaseCheckpointSaver, url: str = "", stack: contextlib.ExitStack | None = None,
@@ -222,6 +226,37 @@ class SaverStore:
                 )
             )
         return rows
+
+    # -- sizes -----------------------------------------------------------
+    def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
+        """Per-channel sizes of each checkpoint as LangGraph's serializer writes it, oldest first.
+
+        The saver's own storage layout is not visible through its API, so each
+        checkpoint counts as one serialized copy of every channel.
+        """
+        tuples = self._list({"configurable": {"thread_id": thread_id}})
+        if not tuples:
+            raise NotFound(f"no thread {thread_id!r} in this store")
+        rows = [self._sizes(thread_id, tup) for tup in tuples if ns is None or _ns(tup) == ns]
+        return sorted(rows, key=lambda r: (r.checkpoint_id, r.checkpoint_ns))
+
+    def _sizes(self, thread_id: str, tup: CheckpointTuple) -> CheckpointSizes:
+        type_tag, blob = _SERDE.dumps_typed(tup.checkpoint)
+        measured = measure_checkpoint_blob(type_tag, blob)
+        meta = tup.metadata or {}
+        step = meta.get("step")
+        return CheckpointSizes(
+            thread_id=thread_id,
+            checkpoint_ns=_ns(tup),
+            checkpoint_id=_cid(tup),
+            parent_checkpoint_id=_parent(tup),
+            step=step if isinstance(step, int) else None,
+            source=meta.get("source") if isinstance(meta.get("source"), str) else None,
+            stored_bytes=len(blob) + _metadata_bytes(tup),
+            writes_bytes=_writes_bytes(tup),
+            channels=measured.channels,
+            problems=tuple(measured.problems),
+        )
 
     # -- state -----------------------------------------------------------
     def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:

@@ -15,8 +15,11 @@ from typing import Any, Iterable, Iterator
 
 from . import delta
 from .decode import Problem, decode_checkpoint_blob, decode_typed
+from .measure import measure_checkpoint_blob
 from .model import (
+    PER_CHECKPOINT_COPY,
     CheckpointRow,
+    CheckpointSizes,
     CheckpointState,
     NotFound,
     StoreError,
@@ -48,6 +51,7 @@ class SqliteStore:
 
     kind = "sqlite"
     read_only = True
+    size_accounting = PER_CHECKPOINT_COPY
 
     def __init__(self, path: str | Path, url: str | None = None) -> None:
         self.path = Path(path).expanduser()
@@ -207,6 +211,52 @@ class SqliteStore:
                 )
             )
         return timeline
+
+    # -- sizes -----------------------------------------------------------
+    def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
+        """Per-channel stored sizes of every checkpoint, oldest first; values are never decoded.
+
+        Each checkpoint blob holds its own copy of every channel, so sizes add up
+        per checkpoint (``size_accounting = "per-checkpoint-copy"``).
+        """
+        ns_clause, params = ("", [thread_id]) if ns is None else ("AND checkpoint_ns = ?", [thread_id, ns])
+        writes = dict(
+            ((wns, cid), size or 0)
+            for wns, cid, size in self._query(
+                f"""SELECT checkpoint_ns, checkpoint_id, sum(length(value)) FROM writes
+                    WHERE thread_id = ? {ns_clause} GROUP BY checkpoint_ns, checkpoint_id""",
+                params,
+            )
+        )
+        sql = f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
+                  FROM checkpoints WHERE thread_id = ? {ns_clause} ORDER BY checkpoint_ns, checkpoint_id"""
+        # primary-key order: SQLite streams the rows instead of sorting the blobs
+        try:
+            rows = [self._checkpoint_sizes(thread_id, writes, *row) for row in self._conn.execute(sql, params)]
+            rows.sort(key=lambda r: (r.checkpoint_id, r.checkpoint_ns))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"reading {self.path} failed: {exc}") from None
+        if not rows and not self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]):
+            raise NotFound(f"no thread {thread_id!r} in this store")
+        return rows
+
+    @staticmethod
+    def _checkpoint_sizes(thread_id, writes, ns, cid, parent, type_tag, blob, raw_meta) -> CheckpointSizes:
+        measured = measure_checkpoint_blob(type_tag, blob)
+        meta = _metadata(raw_meta)
+        step = meta.get("step")
+        return CheckpointSizes(
+            thread_id=thread_id,
+            checkpoint_ns=ns,
+            checkpoint_id=cid,
+            parent_checkpoint_id=parent,
+            step=step if isinstance(step, int) else None,
+            source=meta.get("source"),
+            stored_bytes=len(blob or b"") + len(raw_meta or b""),
+            writes_bytes=writes.get((ns, cid), 0),
+            channels=measured.channels,
+            problems=tuple(measured.problems),
+        )
 
     # -- state -----------------------------------------------------------
     def _checkpoint_row(self, thread_id: str, checkpoint_id: str | None, ns: str) -> tuple:

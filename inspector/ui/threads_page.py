@@ -7,7 +7,7 @@ import streamlit as st
 
 from ..store import StoreError
 from ..thread_list import thread_records
-from . import connection, routes
+from . import connection, routes, sizes_views
 
 PAGE_SIZE = 50
 
@@ -27,11 +27,12 @@ def render() -> None:
         pages = max(1, -(-total // PAGE_SIZE))
         page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
         rows = store.threads(search or None, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+        rows, sizes = sizes_views.size_sorted(store, rows)
     except StoreError as exc:
         st.error(f"Reading the thread list failed: {exc}")
         return
     st.caption(f"{total} thread(s) · select a row to open it")
-    frame = pd.DataFrame(thread_records(rows))
+    frame = sizes_views.add_size_columns(pd.DataFrame(thread_records(rows)), rows, sizes)
     nonce = st.session_state.get("threads_table_nonce", 0)
     event = st.dataframe(
         frame,
@@ -46,8 +47,10 @@ def render() -> None:
             "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
             "stored bytes": st.column_config.NumberColumn(help="checkpoints and writes as stored"),
+            **sizes_views.LIST_COLUMN_CONFIG,
         },
     )
+    sizes_views.flag_note(rows, sizes)
     if event.selection.rows:
         thread_id = rows[event.selection.rows[0]].thread_id
         st.session_state["threads_table_nonce"] = nonce + 1  # coming back must not reopen it

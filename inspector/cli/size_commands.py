@@ -1,0 +1,108 @@
+"""``sizes`` and ``health``: what the state costs in the store, and the flags a thread raises.
+
+``health`` exits 1 when any flag is raised, so it can run in a scheduled job.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..health import ThreadHealth, health_settings_note, store_health, thread_health
+from ..settings import load_settings
+from ..sizes import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes
+from .output import human_bytes, print_json, print_table
+from .store_commands import add_store_args, open_from_args
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sizes", help="stored bytes per field: one thread over its timeline, or the whole store")
+    add_store_args(p)
+    p.add_argument("thread", nargs="?", help="a thread id (default: every thread, ranked)")
+    p.set_defaults(handler=cmd_sizes)
+
+    p = sub.add_parser("health", help="oversize flags and lints; exits 1 when any flag is raised")
+    add_store_args(p)
+    p.add_argument("thread", nargs="?", help="a thread id (default: every thread)")
+    p.set_defaults(handler=cmd_health)
+
+
+def _what_if(keep: int, keep_saved: int, images_saved: int) -> list[str]:
+    return [
+        f"keeping only the newest {keep} checkpoints per namespace would save {human_bytes(keep_saved)}",
+        f"clearing viewed_images after use would save {human_bytes(images_saved)}",
+    ]
+
+
+def print_thread_sizes(report: ThreadSizes) -> None:
+    print(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.accounting}), "
+          f"{human_bytes(report.repeated_bytes)} on repeats; state {human_bytes(report.first_total_bytes)} -> "
+          f"{human_bytes(report.last_total_bytes)} (growth {human_bytes(report.growth_bytes)})")
+    print_table(
+        ["field", "stored", "unique", "repeats", "newest"],
+        [(f.field, human_bytes(f.stored_bytes), human_bytes(f.unique_bytes), human_bytes(f.repeated_bytes),
+          human_bytes(f.newest_bytes)) for f in report.fields if not f.internal],
+    )
+    for line in _what_if(report.what_if.keep_newest, report.what_if.keep_newest_saved_bytes,
+                         report.what_if.clear_viewed_images_saved_bytes):
+        print(line)
+
+
+def print_store_sizes(report: StoreSizes, keep: int) -> None:
+    print(f"{len(report.threads)} thread(s), {human_bytes(report.stored_bytes)} stored ({report.accounting}), "
+          f"{human_bytes(report.repeated_bytes)} on repeats")
+    print_table(
+        ["thread", "stored", "repeats", "checkpoints", "newest state"],
+        [(t.thread_id, human_bytes(t.stored_bytes), human_bytes(t.repeated_bytes), len(t.checkpoints),
+          human_bytes(t.last_total_bytes)) for t in report.threads],
+    )
+    print_table(["field", "stored"], [(name, human_bytes(n)) for name, n in report.fields.items()])
+    for line in _what_if(keep, report.keep_newest_saved_bytes, report.clear_viewed_images_saved_bytes):
+        print(line)
+
+
+def cmd_sizes(args: argparse.Namespace) -> int:
+    keep = load_settings().what_if_keep_newest
+    with open_from_args(args) as store:
+        report = measure_thread(store, args.thread, keep) if args.thread else measure_store(store, keep)
+    if args.json:
+        print_json(report)
+    elif args.thread:
+        print_thread_sizes(report)
+    else:
+        print_store_sizes(report, keep)
+    return 0
+
+
+def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]:
+    summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting if reports else "")
+    return {
+        "thresholds": health_settings_note(settings),
+        "flag_count": sum(len(r.flags) for r in reports),
+        "threads": [
+            {"thread_id": r.thread_id, "stored_bytes": r.sizes.stored_bytes,
+             "newest_state_bytes": r.sizes.last_total_bytes, "flags": r.flags}
+            for r in reports
+        ],
+        "fields": summary.fields,
+    }
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    settings = load_settings()
+    with open_from_args(args) as store:
+        reports = [thread_health(store, args.thread, settings)] if args.thread else store_health(store, settings)
+    flagged = sum(len(r.flags) for r in reports)
+    if args.json:
+        print_json(health_payload(reports, settings))
+        return 1 if flagged else 0
+    for report in reports:
+        for flag in report.flags:
+            where = f"{flag.field} " if flag.field else ""
+            print(f"{report.thread_id}: [{flag.code}] {where}{flag.summary}")
+            print(f"    checkpoints: {', '.join(flag.checkpoint_ids[:3])}"
+                  + (f" (+{len(flag.checkpoint_ids) - 3} more)" if len(flag.checkpoint_ids) > 3 else ""))
+            print(f"    why: {flag.why}")
+            print(f"    fix: {flag.fix}")
+    print(f"{flagged} flag(s) in {sum(1 for r in reports if r.flags)} of {len(reports)} thread(s)")
+    return 1 if flagged else 0

@@ -1,0 +1,150 @@
+"""Stored sizes and content hashes of checkpoint channels, without decoding any value.
+
+A checkpoint blob (SQLite's layout) is one msgpack map whose ``channel_values``
+entry maps each channel to its serialized value. ``measure_checkpoint_blob``
+walks that map with ``msgpack.Unpacker.skip``: each channel's raw byte slice is
+measured and hashed, and when the value is a list or a map (``messages``,
+``viewed_images``) each item is measured and hashed too. Equal hashes mean the
+same payload stored again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import msgpack
+
+from .decode import Problem
+
+_ARRAY_TYPES = frozenset({0xDC, 0xDD})
+_MAP_TYPES = frozenset({0xDE, 0xDF})
+
+
+def digest(raw: bytes) -> str:
+    """A short content hash of raw stored bytes (sha256: hardware-accelerated on most CPUs)."""
+    return hashlib.sha256(raw).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class ItemSize:
+    """One list item or map entry of a channel value: its label, stored bytes and hash."""
+
+    label: str
+    bytes: int
+    digest: str
+
+
+@dataclass(frozen=True)
+class ChannelSize:
+    """One channel's stored value at one checkpoint.
+
+    ``blob_key`` is set by stores where checkpoints share one stored row per
+    channel version (PostgreSQL's ``checkpoint_blobs``): rows with the same key
+    are one stored copy. ``None`` means this checkpoint holds its own copy.
+    """
+
+    bytes: int
+    digest: str
+    items: tuple[ItemSize, ...] = ()
+    blob_key: str | None = None
+
+
+@dataclass
+class MeasuredCheckpoint:
+    channels: dict[str, ChannelSize] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _is_container(first_byte: int) -> str | None:
+    if 0x90 <= first_byte <= 0x9F or first_byte in _ARRAY_TYPES:
+        return "array"
+    if 0x80 <= first_byte <= 0x8F or first_byte in _MAP_TYPES:
+        return "map"
+    return None
+
+
+def _unpacker(raw: bytes) -> msgpack.Unpacker:
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=max(len(raw), 1))
+    unpacker.feed(raw)
+    return unpacker
+
+
+def _skip(unpacker: msgpack.Unpacker, view: memoryview) -> memoryview:
+    """Skip the next value; return its raw bytes (a view, not a copy)."""
+    start = unpacker.tell()
+    unpacker.skip()
+    return view[start : unpacker.tell()]
+
+
+def _label(key_raw: bytes) -> str:
+    try:
+        key = msgpack.unpackb(key_raw, raw=False, strict_map_key=False, ext_hook=lambda code, data: f"<ext {code}>")
+    except Exception:  # an odd key is still an entry; label it by hash
+        return digest(key_raw)[:8]
+    return key if isinstance(key, str) else repr(key)
+
+
+def _items(unpacker: msgpack.Unpacker, view: memoryview, kind: str) -> list[ItemSize]:
+    items = []
+    if kind == "array":
+        for index in range(unpacker.read_array_header()):
+            item = _skip(unpacker, view)
+            items.append(ItemSize(str(index), len(item), digest(item)))
+        return items
+    for _ in range(unpacker.read_map_header()):
+        key = bytes(_skip(unpacker, view))
+        value = _skip(unpacker, view)
+        hashed = hashlib.sha256(key)
+        hashed.update(value)
+        items.append(ItemSize(_label(key), len(key) + len(value), hashed.hexdigest()[:32]))
+    return items
+
+
+def measure_next(unpacker: msgpack.Unpacker, view: memoryview) -> ChannelSize:
+    """Measure the value at the unpacker's position and move past it, walking a list or map item by item.
+
+    A list or map is hashed from its framing and its items' hashes, so its bytes are hashed once.
+    """
+    start = unpacker.tell()
+    kind = _is_container(view[start]) if start < len(view) else None
+    if kind is None:
+        raw = _skip(unpacker, view)
+        return ChannelSize(len(raw), digest(raw))
+    items = _items(unpacker, view, kind)
+    end = unpacker.tell()
+    framing = bytes(view[start : end - sum(item.bytes for item in items)])
+    return ChannelSize(end - start, digest(framing + "".join(i.digest for i in items).encode()), tuple(items))
+
+
+def measure_value(raw: bytes) -> ChannelSize:
+    """Size, hash and per-item sizes of one serialized msgpack value; a corrupt one is measured whole."""
+    try:
+        return measure_next(_unpacker(raw), memoryview(raw))
+    except Exception:
+        return ChannelSize(len(raw), digest(raw))
+
+
+def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None) -> MeasuredCheckpoint:
+    """Per-channel stored sizes of a whole-checkpoint blob; never raises, never decodes values."""
+    payload = bytes(blob or b"")
+    if type_tag != "msgpack":
+        problem = Problem(f"per-field sizes are not available for checkpoints stored as {type_tag!r}", None, "size")
+        return MeasuredCheckpoint({}, [problem])
+    measured = MeasuredCheckpoint()
+    unpacker = _unpacker(payload)
+    view = memoryview(payload)
+    try:
+        for _ in range(unpacker.read_map_header()):
+            key = unpacker.unpack()
+            if key != "channel_values":
+                unpacker.skip()
+                continue
+            for _ in range(unpacker.read_map_header()):
+                channel = str(unpacker.unpack())
+                measured.channels[channel] = measure_next(unpacker, view)
+    except Exception as exc:  # truncated or corrupt blob: keep what was measured
+        measured.problems.append(
+            Problem(f"checkpoint blob is corrupt or truncated after {len(measured.channels)} channel(s) ({type(exc).__name__})", None, "size")
+        )
+    return measured

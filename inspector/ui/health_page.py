@@ -1,0 +1,57 @@
+"""Health: the whole store ranked by stored bytes, the fields that account for them, and every flag."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ..sizes import store_sizes
+from ..store import StoreError
+from . import connection, routes
+from .sizes_views import _mb, health_of, render_flags
+
+MAX_THREADS = 500
+
+
+def render() -> None:
+    st.title("Health")
+    store = connection.store()
+    if store is None:
+        return
+    try:
+        threads = store.threads(limit=MAX_THREADS)
+        with st.spinner(f"Measuring {len(threads)} thread(s)…"):
+            reports = [health_of(store, t.thread_id, t.newest_checkpoint_id) for t in threads]
+    except StoreError as exc:
+        st.error(f"Reading the store failed: {exc}")
+        return
+    if not reports:
+        st.info("This store has no threads.")
+        return
+    reports.sort(key=lambda r: (-r.sizes.stored_bytes, r.thread_id))
+    summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting)
+    a, b, c, d = st.columns(4)
+    a.metric("Stored", _mb(summary.stored_bytes), help=f"accounting: {summary.accounting}")
+    b.metric("Spent on repeats", _mb(summary.repeated_bytes))
+    c.metric("Flags", sum(len(r.flags) for r in reports))
+    d.metric("Threads flagged", f"{sum(1 for r in reports if r.flags)} of {len(reports)}")
+    keep = reports[0].sizes.what_if.keep_newest
+    st.caption(f"Keeping only the newest {keep} checkpoints of each thread and subgraph would save {_mb(summary.keep_newest_saved_bytes)}; "
+               f"clearing viewed_images after use would save {_mb(summary.clear_viewed_images_saved_bytes)}.")
+    st.subheader("Threads by stored bytes")
+    st.dataframe(pd.DataFrame([
+        {"thread": r.thread_id, "stored bytes": r.sizes.stored_bytes, "newest state": r.sizes.last_total_bytes,
+         "repeats": r.sizes.repeated_bytes, "flags": ", ".join(r.codes())}
+        for r in reports
+    ]), hide_index=True, width="stretch")
+    st.subheader("Bytes per field, all threads")
+    fields = pd.DataFrame({"field": list(summary.fields), "stored bytes": list(summary.fields.values())})
+    st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
+        x=alt.X("stored bytes:Q"), y=alt.Y("field:N", sort="-x"), tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],
+    ), width="stretch")
+    st.subheader("Flags")
+    for report in (r for r in reports if r.flags):
+        routes.link("thread", f"{report.thread_id}: {len(report.flags)} flag(s)", {"thread": report.thread_id},
+                    icon=":material/timeline:")
+        render_flags(report)

@@ -1,0 +1,3 @@
+from inspector.ui import health_page
+
+health_page.render()

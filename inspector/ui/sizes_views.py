@@ -1,0 +1,155 @@
+"""Size views: the per-thread size panel, the thread list's size and flag columns, cached health reads.
+
+Health is cached per store URL, thread and newest checkpoint id, so a thread
+that gains checkpoints is measured again and an unchanged one is not.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ..health import ThreadHealth, thread_health
+from ..settings import Settings, load_settings
+from ..size_chart import first_over, size_chart
+from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
+from . import data
+
+
+def settings() -> Settings:
+    try:
+        return load_settings()
+    except ValueError:
+        return Settings()  # the sidebar reports bad settings; thresholds fall back to the defaults
+
+
+_S = settings()
+
+
+@st.cache_resource(ttl=_S.cache_ttl_seconds, max_entries=max(_S.cache_max_entries, 256), show_spinner=False)
+def _health(url: str, thread_id: str, newest: str | None, _store: Store, _settings: Settings) -> ThreadHealth:
+    return thread_health(_store, thread_id, _settings)
+
+
+def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
+    """Sizes and flags of one thread (cached until its newest checkpoint changes)."""
+    return _health(store.url, thread_id, newest, store, settings())
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1_000_000:.2f} MB" if n >= 1_000_000 else f"{n / 1000:.1f} KB"
+
+
+def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
+    """Thread page panel: stacked bytes per field over the timeline, the threshold, this thread's flags."""
+    with st.spinner("Measuring the thread…"):
+        health = health_of(store, thread_id, _newest(store, thread_id))
+    render_thread_sizes(health, settings(), row.checkpoint_id)
+
+
+def _newest(store: Store, thread_id: str) -> str | None:
+    """The newest root checkpoint id (as the thread list has it): the cache key that changes as the thread grows."""
+    rows = data.timeline(store, thread_id)
+    root = [r.checkpoint_id for r in rows if r.checkpoint_ns == ""]
+    return max(root or [r.checkpoint_id for r in rows], default=None)
+
+
+def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str | None = None) -> None:
+    report = health.sizes
+    a, b, c, d = st.columns(4)
+    a.metric("Stored", _mb(report.stored_bytes), help=f"accounting: {report.accounting}")
+    b.metric("Newest state", _mb(report.last_total_bytes), delta=_mb(report.growth_bytes), delta_color="inverse")
+    c.metric("Spent on repeats", _mb(report.repeated_bytes), help="the same payload stored again, by content hash")
+    d.metric("Flags", len(health.flags))
+    crossed = first_over(report, config.oversize_state_bytes)
+    if crossed is not None:
+        step = report.checkpoints[crossed].step
+        st.warning(f"State passes the {_mb(config.oversize_state_bytes)} limit at step {step} "
+                 f"(checkpoint {report.checkpoints[crossed].checkpoint_id}).", icon=":material/warning:")
+    st.altair_chart(size_chart(report, config.oversize_state_bytes, selected_id), width="stretch")
+    st.caption(f"Root graph only, oldest first; dashed red line: oversize limit. Bytes as stored ({report.accounting}).")
+    st.dataframe(field_frame(health), hide_index=True, width="stretch")
+    st.caption(f"If only the newest {report.what_if.keep_newest} checkpoints were kept: "
+               f"{_mb(report.what_if.keep_newest_saved_bytes)} saved. Clearing viewed_images after use: "
+               f"{_mb(report.what_if.clear_viewed_images_saved_bytes)} saved.")
+    render_flags(health)
+
+
+def field_frame(health: ThreadHealth) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"field": f.field, "stored bytes": f.stored_bytes, "unique bytes": f.unique_bytes,
+          "repeats": f.repeated_bytes, "newest": f.newest_bytes, "internal": f.internal}
+         for f in health.sizes.fields]
+    )
+
+
+def render_flags(health: ThreadHealth) -> None:
+    for flag in health.flags:
+        title = f"{flag.code}" + (f" · {flag.field}" if flag.field else "")
+        with st.expander(f":material/flag: {title}: {flag.summary}"):
+            st.markdown(f"**Why it matters:** {flag.why}\n\n**Usual fix:** {flag.fix}")
+            st.caption("Checkpoints: " + ", ".join(flag.checkpoint_ids[:12])
+                       + (f" and {len(flag.checkpoint_ids) - 12} more" if len(flag.checkpoint_ids) > 12 else ""))
+
+
+def list_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str, object]]:
+    """For the thread list: each thread's newest state size and its flag codes."""
+    columns: dict[str, dict[str, object]] = {}
+    for row in rows:
+        try:
+            health = health_of(store, row.thread_id, row.newest_checkpoint_id)
+        except StoreError as exc:
+            columns[row.thread_id] = {"state size": None, "flags": f"unreadable: {exc}"}
+            continue
+        columns[row.thread_id] = {"state size": health.sizes.last_total_bytes, "flags": ", ".join(health.codes())}
+    return columns
+
+
+LIST_COLUMN_CONFIG = {
+    "state size": st.column_config.NumberColumn(help="bytes of the newest root state, all fields"),
+    "flags": st.column_config.TextColumn(help="health flags raised; see the Health page"),
+}
+
+
+SORTS = {"newest": None, "stored size": "stored", "state size": "state size"}
+# Above this many stored bytes on one page of the list, sizes and flags are measured on request only.
+LIST_MEASURE_BYTES = 200_000_000
+
+
+def size_sorted(store: Store, rows: list[ThreadSummary]) -> tuple[list[ThreadSummary], dict[str, dict[str, object]]]:
+    """The page's threads in the order the user picked (newest, stored size, state size) and their size columns."""
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    cheap = sum(r.stored_bytes for r in rows) <= LIST_MEASURE_BYTES
+    measure = right.toggle("Sizes and flags", value=cheap, key="threads_measure",
+                           help="reads every checkpoint of the listed threads (nothing is decoded but each branch's newest state)")
+    columns = list_columns(store, rows) if measure else {r.thread_id: {"state size": None, "flags": ""} for r in rows}
+    order = left.segmented_control("Sort by", list(SORTS), default="newest", key="threads_sort")
+    if order == "stored size":
+        rows = sorted(rows, key=lambda r: -r.stored_bytes)
+    elif order == "state size":
+        rows = sorted(rows, key=lambda r: -(columns[r.thread_id]["state size"] or 0))
+    return rows, columns
+
+
+def add_size_columns(frame: pd.DataFrame, rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) -> pd.DataFrame:
+    """The thread list frame (one row per thread, in ``rows`` order) with state size and flag columns."""
+    if frame.empty:
+        return frame
+    frame = frame.copy()
+    at = list(frame.columns).index("thread") + 1 if "thread" in frame.columns else len(frame.columns)
+    for offset, name in enumerate(("flags", "state size")):
+        frame.insert(at + offset, name, [columns[r.thread_id][name] for r in rows])
+    return frame
+
+
+def flag_note(rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) -> None:
+    """One line under the thread list naming the flagged threads on this page."""
+    flagged = [f"**{r.thread_id}** ({columns[r.thread_id]['flags']})" for r in rows if columns[r.thread_id]["flags"]]
+    if flagged:
+        st.markdown(f":material/flag: {len(flagged)} flagged: " + "; ".join(flagged) + " · details on the Health page")
+
+
+def install_panel(panels: list) -> None:
+    """Add the size panel to the thread page's panel list, once."""
+    if not any(render is size_panel for _, render in panels):
+        panels.append(("Size", size_panel))

@@ -1,0 +1,58 @@
+"""What a person sees: the oversize flag in the thread list, the size chart, the Health page."""
+
+import re
+
+import pytest
+
+from browser_helpers import shot, wait_for_app
+
+CHART = "[data-testid='stVegaLiteChart']"
+
+
+@pytest.fixture(scope="module")
+def app_url(streamlit_app, demo_db):
+    return streamlit_app(f"sqlite:///{demo_db}")
+
+
+def test_thread_list_flags_the_bloated_thread(page, app_url):
+    page.goto(app_url)
+    wait_for_app(page, timeout=120_000)
+    table = page.locator("[data-testid='stDataFrame']").first
+    table.locator("[role=gridcell]").filter(has_text="demo-bloated").first.wait_for(state="attached", timeout=60_000)
+    headers = table.locator("[role=columnheader]").all_inner_texts()
+    cells = table.locator("[role=gridcell]").all_inner_texts()
+    row = cells.index("demo-bloated") // len(headers)
+    flags = cells[row * len(headers) + [h.strip() for h in headers].index("flags")]
+    assert "oversized-state" in flags
+    note = page.get_by_text(re.compile(r"flagged:"))
+    note.wait_for(timeout=30_000)
+    text = note.inner_text()
+    assert re.search(r"demo-bloated \([^)]*oversized-state", text)
+    assert "demo-research" not in text
+    shot(page.locator("[data-testid='stMainBlockContainer']"), "sizes-thread-list")
+
+
+def test_bloated_thread_shows_the_size_chart_over_the_threshold(page, app_url):
+    page.goto(f"{app_url}/thread?thread=demo-bloated")
+    wait_for_app(page, timeout=120_000)
+    page.get_by_role("tab", name="Size").click()
+    wait_for_app(page, timeout=120_000)
+    panel = page.get_by_role("tabpanel", name="Size")
+    chart = panel.locator(CHART)
+    chart.wait_for(timeout=60_000)
+    assert chart.locator("canvas, svg").count() > 0
+    alert = panel.get_by_text(re.compile(r"State passes the 1\.00 MB limit at step 13"))
+    assert alert.count() == 1
+    shot(chart, "sizes-bloated-chart")
+
+
+def test_health_page_ranks_threads_and_lists_flags(page, app_url):
+    page.goto(f"{app_url}/health")
+    wait_for_app(page, timeout=120_000)
+    page.locator(CHART).first.wait_for(timeout=60_000)
+    assert page.get_by_text("Threads flagged").count() == 1
+    expanders = page.locator("[data-testid='stExpander']")
+    titles = " ".join(expanders.all_inner_texts())
+    assert "oversized-state" in titles and "base64-in-state" in titles
+    assert "uncleared-images" in titles
+    shot(page.locator("[data-testid='stMainBlockContainer']"), "sizes-health-page")

@@ -1,0 +1,35 @@
+"""The size chart's frame and Vega-Lite spec for the bloated demo thread."""
+
+import pytest
+
+from inspector.size_chart import INTERNAL, first_over, size_chart, size_frame
+from inspector.sizes import measure_thread
+from inspector.store import open_store
+
+
+@pytest.fixture(scope="module")
+def report(demo_db):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        return measure_thread(store, "demo-bloated")
+
+
+def test_frame_stacks_to_each_checkpoint_total(report):
+    frame = size_frame(report)
+    totals = frame.groupby("checkpoint")["bytes"].sum().tolist()
+    assert totals == [c.total_bytes for c in report.checkpoints]
+    assert INTERNAL in set(frame["field"]) and not any(f.startswith("branch:") for f in frame["field"])
+    newest = frame[frame["checkpoint"] == len(report.checkpoints) - 1].set_index("field")["bytes"]
+    assert newest["viewed_images"] == report.checkpoints[-1].fields["viewed_images"]
+
+
+def test_chart_has_the_threshold_line_and_the_crossing(report):
+    position = first_over(report, 1_000_000)
+    assert report.checkpoints[position].total_bytes > 1_000_000 >= report.checkpoints[position - 1].total_bytes
+    assert first_over(report, 10**9) is None
+    spec = size_chart(report, 1_000_000, report.checkpoints[2].checkpoint_id).to_dict()
+    marks = [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"] for layer in spec["layer"]]
+    assert marks[0] == "area" and marks.count("rule") == 2
+    datasets = spec["datasets"].values()
+    assert any(rows and rows[0].get("threshold") == 1_000_000 for rows in datasets)
+    assert any(rows and rows[0].get("checkpoint") == 2 and "field" not in rows[0] for rows in datasets)
+    assert size_chart(report, 1_000_000).to_dict()["layer"].__len__() == 3
