@@ -32,8 +32,8 @@ from .model import (
     ThreadSummary,
     WriteRecord,
     checkpoint_time,
-    is_internal_channel,
 )
+from .records import checkpoint_not_found, split_channels, write_records
 from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
 from .pg_sizes import pg_field_sizes
 
@@ -238,9 +238,7 @@ class PostgresStore:
         else:
             rows = self._query(select + " AND checkpoint_id = %s", [thread_id, ns, checkpoint_id])
         if not rows:
-            where = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "any checkpoint"
-            ns_text = f" in namespace {ns!r}" if ns else ""
-            raise NotFound(f"no {where}{ns_text} for thread {thread_id!r}")
+            raise checkpoint_not_found(thread_id, checkpoint_id, ns)
         return rows[0]
 
     def writes(self, thread_id: str, checkpoint_id: str, ns: str = "") -> tuple[list[WriteRecord], list[Problem]]:
@@ -250,12 +248,7 @@ class PostgresStore:
                ORDER BY task_path, task_id, idx""",
             [thread_id, ns, checkpoint_id],
         )
-        records, problems = [], []
-        for task_id, path, idx, channel, type_tag, blob in rows:
-            decoded = decode_typed(type_tag, blob, channel)
-            problems.extend(Problem(f"pending write: {p.message}", p.field, p.kind) for p in decoded.problems)
-            records.append(WriteRecord(task_id, path or "", idx, channel, decoded.value, type_tag, len(blob or b"")))
-        return records, problems
+        return write_records(rows)
 
     def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
         cid, parent, checkpoint, metadata, own_bytes = self._checkpoint_row(thread_id, checkpoint_id, ns)
@@ -293,13 +286,14 @@ class PostgresStore:
             )
             channel_values.update(rebuilt.values)
             problems += rebuilt.problems
+        values, internal = split_channels(channel_values)
         return CheckpointState(
             thread_id=thread_id,
             checkpoint_ns=ns,
             checkpoint_id=cid,
             parent_checkpoint_id=parent,
-            values={k: v for k, v in channel_values.items() if not is_internal_channel(k)},
-            internal={k: v for k, v in channel_values.items() if is_internal_channel(k)},
+            values=values,
+            internal=internal,
             metadata=metadata,
             writes=writes,
             problems=problems,

@@ -36,10 +36,9 @@ from .model import (
     NotFound,
     StoreError,
     ThreadSummary,
-    WriteRecord,
     checkpoint_time,
-    is_internal_channel,
 )
+from .records import checkpoint_not_found, split_channels, write_records
 from .saver_loading import load_saver
 
 SAVER_WARNING = (
@@ -265,9 +264,7 @@ class SaverStore:
             config["configurable"]["checkpoint_id"] = checkpoint_id
         tup = self._get_tuple(config)
         if tup is None or (checkpoint_id and _cid(tup) != checkpoint_id):
-            where = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "any checkpoint"
-            ns_text = f" in namespace {ns!r}" if ns else ""
-            raise NotFound(f"no {where}{ns_text} for thread {thread_id!r}")
+            raise checkpoint_not_found(thread_id, checkpoint_id, ns)
         type_tag, blob = _SERDE.dumps_typed(tup.checkpoint)
         decoded = decode_checkpoint_blob(type_tag, blob)
         metadata = plain(dict(tup.metadata or {})).value
@@ -279,19 +276,19 @@ class SaverStore:
             rebuilt, rebuild_problems = self._rebuild(tup, missing)
             channel_values.update(rebuilt)
             problems += rebuild_problems
-        writes = []
-        for idx, (task_id, channel, value) in enumerate(tup.pending_writes or []):
-            w_type, w_data = _SERDE.dumps_typed(value)
-            shown = decode_typed(w_type, w_data, channel)
-            problems.extend(Problem(f"pending write: {p.message}", p.field, p.kind) for p in shown.problems)
-            writes.append(WriteRecord(task_id, "", idx, channel, shown.value, w_type, len(w_data)))
+        writes, write_problems = write_records(
+            (task_id, "", idx, channel, *_SERDE.dumps_typed(value))
+            for idx, (task_id, channel, value) in enumerate(tup.pending_writes or [])
+        )
+        problems += write_problems
+        values, internal = split_channels(channel_values)
         return CheckpointState(
             thread_id=thread_id,
             checkpoint_ns=ns,
             checkpoint_id=_cid(tup),
             parent_checkpoint_id=_parent(tup),
-            values={k: v for k, v in channel_values.items() if not is_internal_channel(k)},
-            internal={k: v for k, v in channel_values.items() if is_internal_channel(k)},
+            values=values,
+            internal=internal,
             metadata=metadata,
             writes=writes,
             problems=problems,

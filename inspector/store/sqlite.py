@@ -26,8 +26,8 @@ from .model import (
     ThreadSummary,
     WriteRecord,
     checkpoint_time,
-    is_internal_channel,
 )
+from .records import checkpoint_not_found, split_channels, write_records
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
 
@@ -273,9 +273,7 @@ class SqliteStore:
                 [thread_id, ns, checkpoint_id],
             )
         if not rows:
-            where = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "any checkpoint"
-            ns_text = f" in namespace {ns!r}" if ns else ""
-            raise NotFound(f"no {where}{ns_text} for thread {thread_id!r}")
+            raise checkpoint_not_found(thread_id, checkpoint_id, ns)
         return rows[0]
 
     def writes(self, thread_id: str, checkpoint_id: str, ns: str = "") -> tuple[list[WriteRecord], list[Problem]]:
@@ -286,12 +284,7 @@ class SqliteStore:
                 ORDER BY task_path, task_id, idx""",
             [thread_id, ns, checkpoint_id],
         )
-        records, problems = [], []
-        for task_id, path, idx, channel, type_tag, value in rows:
-            decoded = decode_typed(type_tag, value, channel)
-            problems.extend(Problem(f"pending write: {p.message}", p.field, p.kind) for p in decoded.problems)
-            records.append(WriteRecord(task_id, path or "", idx, channel, decoded.value, type_tag, len(value or b"")))
-        return records, problems
+        return write_records(rows)
 
     def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
         cid, parent, type_tag, blob, raw_meta = self._checkpoint_row(thread_id, checkpoint_id, ns)
@@ -309,8 +302,7 @@ class SqliteStore:
             )
             channel_values.update(rebuilt.values)
             problems += rebuilt.problems
-        values = {k: v for k, v in channel_values.items() if not is_internal_channel(k)}
-        internal = {k: v for k, v in channel_values.items() if is_internal_channel(k)}
+        values, internal = split_channels(channel_values)
         return CheckpointState(
             thread_id=thread_id,
             checkpoint_ns=ns,
