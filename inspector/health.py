@@ -17,6 +17,7 @@ from .health_values import value_flags
 from .settings import Settings
 from .sizes import ThreadSizes, all_thread_ids, thread_sizes
 from .store import CheckpointSizes, CheckpointState, Store, StoreError
+from .units import human_bytes
 
 # viewed_images entries smaller than this hold a file reference (current DeerFlow), not image data.
 IMAGE_ENTRY_MIN_BYTES = 1024
@@ -50,9 +51,6 @@ class ThreadHealth:
         return list(dict.fromkeys(f.code for f in self.flags))
 
 
-def _mb(n: int) -> str:
-    return f"{n / 1_000_000:.2f} MB" if n >= 1_000_000 else f"{n / 1000:.0f} KB"
-
 
 def oversize_flags(sizes: ThreadSizes, settings: Settings) -> list[Flag]:
     flags = []
@@ -61,8 +59,8 @@ def oversize_flags(sizes: ThreadSizes, settings: Settings) -> list[Flag]:
         peak = max(over, key=lambda c: c.total_bytes)
         flags.append(Flag(
             "oversized-state", sizes.thread_id, None, tuple(c.checkpoint_id for c in over),
-            f"state passes {_mb(settings.oversize_state_bytes)} at step {over[0].step} and stays over in "
-            f"{len(over)} checkpoint(s); peak {_mb(peak.total_bytes)} at step {peak.step}",
+            f"state passes {human_bytes(settings.oversize_state_bytes)} at step {over[0].step} and stays over in "
+            f"{len(over)} checkpoint(s); peak {human_bytes(peak.total_bytes)} at step {peak.step}",
             "every checkpoint stores the whole state again: storage grows with each step and every load pays for it",
             "keep large payloads (images, files, tool output) on disk and put paths in state; prune old checkpoints",
         ))
@@ -72,8 +70,8 @@ def oversize_flags(sizes: ThreadSizes, settings: Settings) -> list[Flag]:
         if big:
             flags.append(Flag(
                 "oversized-field", sizes.thread_id, name, tuple(c.checkpoint_id for c in big),
-                f"over {_mb(settings.oversize_field_bytes)} from step {big[0].step} "
-                f"(peak {_mb(max(c.fields[name] for c in big))}) in {len(big)} checkpoint(s)",
+                f"over {human_bytes(settings.oversize_field_bytes)} from step {big[0].step} "
+                f"(peak {human_bytes(max(c.fields[name] for c in big))}) in {len(big)} checkpoint(s)",
                 f"{name} alone dominates the state, and it is re-stored at every checkpoint",
                 f"store {name}'s bulk outside the state (files, a store) or trim it with its reducer",
             ))

@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from .store import CheckpointState
 from .thread_state import FIELDS, reducer_name
+from .units import human_bytes
 
 
 def field_order(values: Iterable[str]) -> list[str]:
@@ -17,17 +18,6 @@ def field_order(values: Iterable[str]) -> list[str]:
 
 def is_known_field(name: str) -> bool:
     return name in FIELDS
-
-
-def human_bytes(size: int | None) -> str:
-    if size is None:
-        return "?"
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"
 
 
 def count_of(value: Any) -> str:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import replace
-
 import pytest
 
 from inspector.history import branch_label, build_history, parent_namespace, short_namespace

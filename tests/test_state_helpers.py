@@ -5,7 +5,8 @@ from __future__ import annotations
 from inspector.interrupts import pending_questions
 from inspector.location import Location, parse_location
 from inspector.paths import area_rows, both_paths, to_physical, to_virtual
-from inspector.state_fields import field_order, human_bytes
+from inspector.state_fields import field_order
+from inspector.units import human_bytes
 from inspector.store import WriteRecord, open_store
 from inspector.thread_list import thread_records
 from inspector.todos import progress, todo_board
@@ -61,6 +62,7 @@ def test_field_order_keeps_unknown_fields():
     order = field_order(["goal", "todos", "messages", "summary_text", "title"])
     assert order == ["messages", "title", "todos", "goal", "summary_text"]
     assert human_bytes(512) == "512 B" and human_bytes(2048) == "2.0 KB"
+    assert human_bytes(1_000_000) == "1.00 MB" and human_bytes(-2048) == "-2.0 KB" and human_bytes(None) == "?"
 
 
 def test_location_round_trip_and_cleaning():

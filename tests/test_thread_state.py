@@ -97,7 +97,7 @@ def test_messages_reducer_behaves_as_add_messages():
 
 
 def test_reducer_table_follows_a_schema_change():
-    from typing import Annotated, TypedDict
+    from typing import Annotated
 
     def keep_max(a, b):
         return max(a or 0, b or 0)

@@ -6,7 +6,8 @@ import argparse
 
 from ..media_report import MediaReport, media_report
 from ..settings import load_settings
-from .output import human_bytes, print_json, print_table
+from ..units import human_bytes
+from .output import print_json, print_table
 from .store_commands import add_store_args, open_from_args
 
 

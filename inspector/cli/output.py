@@ -12,17 +12,6 @@ def print_json(data: Any, out: TextIO | None = None) -> None:
     (out or sys.stdout).write(dumps(data) + "\n")
 
 
-def human_bytes(n: int | None) -> str:
-    if n is None:
-        return ""
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{n} B"
-
-
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], out: TextIO | None = None) -> None:
     """A plain aligned table; cells are shown with ``str`` and cut at 60 characters."""
     out = out or sys.stdout

@@ -11,7 +11,8 @@ from typing import Any
 from ..health import ThreadHealth, health_settings_note, store_health, thread_health
 from ..settings import load_settings
 from ..sizes import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes
-from .output import human_bytes, print_json, print_table
+from ..units import human_bytes
+from .output import print_json, print_table
 from .store_commands import add_store_args, open_from_args
 
 

@@ -11,7 +11,8 @@ from ..settings import load_settings, resolve_db_url
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
 from ..thread_state import reducer_name
-from .output import human_bytes, print_json, print_table
+from ..units import human_bytes
+from .output import print_json, print_table
 
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:

@@ -11,8 +11,6 @@ from typing import Any
 
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from ..thread_state import reducer_name
-
 from .model import Change
 from .nested import first_difference, nested_changes
 from .summaries import content_hash, message_line, preview, summarise

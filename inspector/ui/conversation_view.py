@@ -8,7 +8,7 @@ import streamlit as st
 
 from ..conversation import Part, Turn, conversation, counts
 from ..jsonable import to_jsonable
-from ..state_fields import human_bytes
+from ..units import human_bytes
 
 RECENT = 60
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "tool": ":material/build:",

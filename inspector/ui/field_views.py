@@ -10,7 +10,7 @@ import streamlit as st
 
 from ..jsonable import to_jsonable
 from ..paths import area_rows, both_paths
-from ..state_fields import human_bytes
+from ..units import human_bytes
 from ..store import CheckpointState, Store
 from ..todos import STATUS_LABELS, progress, todo_board
 from .conversation_view import messages_view

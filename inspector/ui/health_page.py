@@ -8,8 +8,9 @@ import streamlit as st
 
 from ..sizes import store_sizes
 from ..store import StoreError
+from ..units import human_bytes
 from . import connection, routes
-from .sizes_views import _mb, health_of, render_flags
+from .sizes_views import health_of, render_flags
 
 MAX_THREADS = 500
 
@@ -32,13 +33,13 @@ def render() -> None:
     reports.sort(key=lambda r: (-r.sizes.stored_bytes, r.thread_id))
     summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting)
     a, b, c, d = st.columns(4)
-    a.metric("Stored", _mb(summary.stored_bytes), help=f"accounting: {summary.accounting}")
-    b.metric("Spent on repeats", _mb(summary.repeated_bytes))
+    a.metric("Stored", human_bytes(summary.stored_bytes), help=f"accounting: {summary.accounting}")
+    b.metric("Spent on repeats", human_bytes(summary.repeated_bytes))
     c.metric("Flags", sum(len(r.flags) for r in reports))
     d.metric("Threads flagged", f"{sum(1 for r in reports if r.flags)} of {len(reports)}")
     keep = reports[0].sizes.what_if.keep_newest
-    st.caption(f"Keeping only the newest {keep} checkpoints of each thread and subgraph would save {_mb(summary.keep_newest_saved_bytes)}; "
-               f"clearing viewed_images after use would save {_mb(summary.clear_viewed_images_saved_bytes)}.")
+    st.caption(f"Keeping only the newest {keep} checkpoints of each thread and subgraph would save {human_bytes(summary.keep_newest_saved_bytes)}; "
+               f"clearing viewed_images after use would save {human_bytes(summary.clear_viewed_images_saved_bytes)}.")
     st.subheader("Threads by stored bytes")
     st.dataframe(pd.DataFrame([
         {"thread": r.thread_id, "stored bytes": r.sizes.stored_bytes, "newest state": r.sizes.last_total_bytes,

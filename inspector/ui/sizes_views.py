@@ -13,6 +13,7 @@ from ..health import ThreadHealth, thread_health
 from ..settings import Settings, load_settings
 from ..size_chart import first_over, size_chart
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
+from ..units import human_bytes
 from . import data
 
 
@@ -36,9 +37,6 @@ def health_of(store: Store, thread_id: str, newest: str | None = None) -> Thread
     return _health(store.url, thread_id, newest, store, settings())
 
 
-def _mb(n: int) -> str:
-    return f"{n / 1_000_000:.2f} MB" if n >= 1_000_000 else f"{n / 1000:.1f} KB"
-
 
 def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """Thread page panel: stacked bytes per field over the timeline, the threshold, this thread's flags."""
@@ -57,21 +55,21 @@ def _newest(store: Store, thread_id: str) -> str | None:
 def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str | None = None) -> None:
     report = health.sizes
     a, b, c, d = st.columns(4)
-    a.metric("Stored", _mb(report.stored_bytes), help=f"accounting: {report.accounting}")
-    b.metric("Newest state", _mb(report.last_total_bytes), delta=_mb(report.growth_bytes), delta_color="inverse")
-    c.metric("Spent on repeats", _mb(report.repeated_bytes), help="the same payload stored again, by content hash")
+    a.metric("Stored", human_bytes(report.stored_bytes), help=f"accounting: {report.accounting}")
+    b.metric("Newest state", human_bytes(report.last_total_bytes), delta=human_bytes(report.growth_bytes), delta_color="inverse")
+    c.metric("Spent on repeats", human_bytes(report.repeated_bytes), help="the same payload stored again, by content hash")
     d.metric("Flags", len(health.flags))
     crossed = first_over(report, config.oversize_state_bytes)
     if crossed is not None:
         step = report.checkpoints[crossed].step
-        st.warning(f"State passes the {_mb(config.oversize_state_bytes)} limit at step {step} "
+        st.warning(f"State passes the {human_bytes(config.oversize_state_bytes)} limit at step {step} "
                  f"(checkpoint {report.checkpoints[crossed].checkpoint_id}).", icon=":material/warning:")
     st.altair_chart(size_chart(report, config.oversize_state_bytes, selected_id), width="stretch")
     st.caption(f"Root graph only, oldest first; dashed red line: oversize limit. Bytes as stored ({report.accounting}).")
     st.dataframe(field_frame(health), hide_index=True, width="stretch")
     st.caption(f"If only the newest {report.what_if.keep_newest} checkpoints were kept: "
-               f"{_mb(report.what_if.keep_newest_saved_bytes)} saved. Clearing viewed_images after use: "
-               f"{_mb(report.what_if.clear_viewed_images_saved_bytes)} saved.")
+               f"{human_bytes(report.what_if.keep_newest_saved_bytes)} saved. Clearing viewed_images after use: "
+               f"{human_bytes(report.what_if.clear_viewed_images_saved_bytes)} saved.")
     render_flags(health)
 
 
