@@ -1,27 +1,17 @@
-"""state-inspector: `streamlit run app.py [-- --db URL]`.
+"""state-inspector: `streamlit run app.py [-- --db URL | --deerflow-home DIR]`.
 
 Resolves which store to open, then hands over to the pages in inspector/ui/.
 """
 
-import argparse
 import sys
 
 import streamlit as st
 
-from inspector.ui import connection, routes, sizes_views, thread_page
+from inspector.settings import store_flag
+from inspector.ui import connection, routes
 
 st.set_page_config(page_title="state-inspector", page_icon=":material/manage_search:", layout="wide")
-
-
-def _db_flag(argv: list[str]) -> str | None:
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--db")
-    known, _ = parser.parse_known_args(argv)
-    return known.db
-
-
-connection.start(_db_flag(sys.argv[1:]))
-sizes_views.install_panel(thread_page.THREAD_PANELS)
+connection.start(store_flag(sys.argv[1:]))
 
 pages = routes.register(
     [

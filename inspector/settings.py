@@ -8,6 +8,7 @@ read them.
 
 from __future__ import annotations
 
+import argparse
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -95,6 +96,19 @@ def load_settings(secrets: dict[str, Any] | None = None, environ: dict[str, str]
     if settings.db is None and connections:
         settings = replace(settings, db=next(iter(connections.values())))
     return settings
+
+
+def store_flag(argv: list[str]) -> str | None:
+    """The store named on a command line by ``--db URL`` or ``--deerflow-home DIR`` (other flags ignored)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--db")
+    parser.add_argument("--deerflow-home")
+    known, _ = parser.parse_known_args(argv)
+    if known.db is None and known.deerflow_home:
+        from .store.deerflow import deerflow_url
+
+        return deerflow_url(known.deerflow_home)
+    return known.db
 
 
 def resolve_db_url(explicit: str | None, settings: Settings) -> str:

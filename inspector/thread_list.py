@@ -11,7 +11,7 @@ def thread_records(rows: list[ThreadSummary]) -> list[dict[str, Any]]:
     return [
         {
             "thread": t.thread_id,
-            "title": t.title,
+            "title": t.title or "",
             "checkpoints": t.checkpoints,
             "namespaces": t.namespaces,
             "last update": t.updated_at,

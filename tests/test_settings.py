@@ -2,7 +2,7 @@
 
 import pytest
 
-from inspector.settings import Settings, load_settings, resolve_db_url
+from inspector.settings import Settings, load_settings, resolve_db_url, store_flag
 
 
 def test_defaults_without_any_source():
@@ -40,3 +40,10 @@ def test_without_any_store_the_demo_database_is_written(tmp_path, monkeypatch):
     url = resolve_db_url(None, load_settings(secrets={}, environ={}))
     assert url == f"sqlite:///{tmp_path / 'demo.db'}"
     assert (tmp_path / "demo.db").is_file()
+
+
+def test_store_flag_reads_db_or_deerflow_home(tmp_path):
+    assert store_flag(["--db", "sqlite:///x.db", "--other"]) == "sqlite:///x.db"
+    assert store_flag(["--deerflow-home", str(tmp_path)]) == f"deerflow://{tmp_path}"
+    assert store_flag(["--db", "sqlite:///x.db", "--deerflow-home", str(tmp_path)]) == "sqlite:///x.db"
+    assert store_flag([]) is None

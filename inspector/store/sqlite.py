@@ -110,7 +110,7 @@ class SqliteStore:
         rows = self._query(
             f"""
             SELECT thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
-                   sum(length(checkpoint)), count(DISTINCT checkpoint_ns), max(checkpoint_id)
+                   sum(length(checkpoint) + coalesce(length(metadata), 0)), count(DISTINCT checkpoint_ns), max(checkpoint_id)
             FROM checkpoints {where}
             GROUP BY thread_id
             ORDER BY max(checkpoint_id) DESC, thread_id
