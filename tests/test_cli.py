@@ -54,6 +54,7 @@ def test_timeline_and_state_json_agree(demo_db):
         (("threads", "--db", "/nope/missing.db"), "no SQLite database"),
         (("timeline", "--db", "DEMO", "no-such-thread"), "no thread"),
         (("state", "--db", "DEMO", "demo-research", "--checkpoint", "bogus"), "no checkpoint"),
+        (("state", "--db", "DEMO", "demo-research", "--ns", "x:1"), "no checkpoint in namespace 'x:1'"),
         (("frobnicate",), "invalid choice"),
     ],
 )

@@ -141,3 +141,36 @@ def test_saver_specs_are_told_apart_from_paths_and_urls():
     assert not is_saver_spec("/data/checkpoints.db")
     assert not is_saver_spec("file:/data/x.db")
     assert not is_saver_spec("sqlite:///x.db")
+
+
+class Unwritable:
+    """A value a saver with pickle fallback stores, but LangGraph's default serializer cannot write."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+
+def test_a_value_the_serializer_cannot_write_is_a_problem_on_its_field():
+    from langgraph.checkpoint.base import empty_checkpoint
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    from inspector.store.decode import Opaque
+
+    saver = InMemorySaver(serde=JsonPlusSerializer(pickle_fallback=True))
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"] = {"title": "survives", "odd": Unwritable(1)}
+    checkpoint["channel_versions"] = {"title": 1, "odd": 1}
+    config = saver.put({"configurable": {"thread_id": "t", "checkpoint_ns": ""}}, checkpoint,
+                       {"source": "input", "step": -1}, {"title": 1, "odd": 1})
+    saver.put_writes(config, [("odd", Unwritable(2)), ("title", "next")], "task-1")
+    with SaverStore(saver, "memory") as store:
+        assert [t.thread_id for t in store.threads()] == ["t"]
+        assert store.timeline("t")[0].write_channels == ("odd", "title")
+        state = store.state("t")
+        assert state.values["title"] == "survives"
+        assert state.values["odd"]["__opaque__"] == "Unwritable"
+        assert {p.field for p in state.problems} >= {"odd"}
+        assert [w.channel for w in state.writes] == ["odd", "title"]
+        assert isinstance(state.writes[0].value, Opaque) and state.writes[1].value == "next"
+        assert store.field_sizes("t")[0].channels["title"].bytes > 0

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from inspector.store import NotFound, StoreError, open_store
+from inspector.store import NotFound, StoreError, display_url, open_store
 from inspector.store.sqlite import SqliteStore
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +108,20 @@ def test_a_write_through_the_store_connection_is_impossible(store):
         store._conn.execute("DELETE FROM checkpoints")
     with pytest.raises(sqlite3.OperationalError):
         store._conn.execute("CREATE TABLE x (a)")
+    # query_only is a second guard; the mode=ro URI alone must refuse writes too
+    store._conn.execute("PRAGMA query_only = OFF")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store._conn.execute("DELETE FROM checkpoints")
+    finally:
+        store._conn.execute("PRAGMA query_only = ON")
+
+
+def test_a_malformed_url_never_shows_its_password():
+    with pytest.raises(StoreError) as caught:
+        open_store("postgresql://user:hunter2@[::1/db")
+    assert "hunter2" not in str(caught.value)
+    assert display_url("postgresql://user:hunter2@[::1/db") == "postgresql://user:***@[::1/db"
 
 
 def test_a_full_read_leaves_the_file_unchanged(demo_db):
@@ -126,6 +140,8 @@ def test_a_full_read_leaves_the_file_unchanged(demo_db):
         ("sqlite://host/x.db", "malformed"),
         ("mysql://x/y", "unsupported store URL"),
         ("", "no store URL"),
+        ("postgresql://[::1", "malformed store URL"),
+        ("postgresql://user:pw@host:99999/db", "malformed store URL"),
     ],
 )
 def test_bad_urls_raise_one_clear_error(url, message):

@@ -241,3 +241,21 @@ def test_health_flags_agree(backend):
     assert {"oversized-state", "oversized-field", "uncleared-images"} <= bloated
     assert "uncleared-images" not in thread_health(store, "demo-vision").codes()
     assert store.size_accounting in ("per-checkpoint-copy", "shared-blobs")
+
+
+@pytest.mark.parametrize("thread_id", ["no-such-thread", "a'; DROP TABLE checkpoints; --", "../../etc", "%", "ünïcode 🧵"])
+def test_unknown_threads_and_checkpoints_are_not_found(backend, thread_id):
+    from inspector.store import NotFound
+
+    store, _ = backend
+    with pytest.raises(NotFound, match="no thread"):
+        store.timeline(thread_id)
+    with pytest.raises(NotFound, match="no checkpoint for thread"):
+        store.state(thread_id)
+    with pytest.raises(NotFound):
+        store.field_sizes(thread_id)
+    with pytest.raises(NotFound, match="no checkpoint '1f000000-0000-6000-8000-000000000000'"):
+        store.state("demo-research", "1f000000-0000-6000-8000-000000000000")
+    with pytest.raises(NotFound, match="in namespace 'nowhere:1'"):
+        store.state("demo-research", None, "nowhere:1")
+    assert len(store.threads()) == len(DEMO_THREADS)  # nothing was dropped by the odd ids

@@ -74,3 +74,13 @@ def test_locked_store_hides_the_switch(demo_db, monkeypatch):
     at = open_page("threads")
     assert not at.exception
     assert "inspector_switch_url" not in [t.key for t in at.text_input]
+
+
+@pytest.mark.parametrize("url", ["postgresql://[::1", "postgresql://user:secret@host:99999/db"])
+def test_a_malformed_store_url_is_an_error_not_an_exception(url, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DB", url)
+    for page in ("threads", "thread", "health", "diff"):
+        at = open_page(page, thread="demo-research")
+        assert not at.exception, page
+        assert any("malformed" in e.value or "Cannot open" in e.value for e in at.error), page
+        assert "secret" not in "\n".join(str(c.value) for c in at.code)

@@ -68,7 +68,12 @@ def display_url(url: str) -> str:
     """``url`` with any password replaced by ``***``, for showing on screen."""
     if "://" not in url:
         return url
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:  # malformed (e.g. an unclosed IPv6 bracket): mask any user:password@ by hand
+        scheme, _, rest = url.partition("://")
+        userinfo, at, host = rest.rpartition("@")
+        return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}" if at and ":" in userinfo else url
     if parts.password is None:
         return url
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
@@ -90,6 +95,13 @@ def open_store(url: str) -> Store:
     if not isinstance(url, str) or not url.strip():
         raise StoreError("no store URL given")
     url = url.strip()
+    try:
+        return _open(url)
+    except ValueError as exc:  # urllib's parse errors: bad IPv6 host, port out of range, ...
+        raise StoreError(f"malformed store URL {display_url(url)!r}: {exc}") from None
+
+
+def _open(url: str) -> Store:
     scheme = urllib.parse.urlsplit(url).scheme.lower() if "://" in url else ""
     if scheme in ("postgresql", "postgres"):
         from ..settings import load_settings

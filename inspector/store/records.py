@@ -28,6 +28,6 @@ def split_channels(channel_values: dict[str, Any]) -> tuple[dict[str, Any], dict
 
 
 def checkpoint_not_found(thread_id: str, checkpoint_id: str | None, ns: str) -> NotFound:
-    where = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "any checkpoint"
+    where = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "checkpoint"
     ns_text = f" in namespace {ns!r}" if ns else ""
     return NotFound(f"no {where}{ns_text} for thread {thread_id!r}")

@@ -59,6 +59,37 @@ def plain(value: Any, field_name: str | None = None) -> Decoded:
     return decode_typed(type_tag, data, field_name)
 
 
+UNSERIALIZABLE_TAG = "unserializable"
+
+
+def _dumps(value: Any) -> tuple[str, bytes]:
+    """``(type, bytes)`` as LangGraph's serializer writes ``value``; a value it cannot write gets a tag of its own."""
+    try:
+        return _SERDE.dumps_typed(value)
+    except Exception:  # noqa: BLE001 - the saver's own serde may hold types ours cannot write
+        return f"{UNSERIALIZABLE_TAG}:{type(value).__name__}", b""
+
+
+def _dump_checkpoint(checkpoint: Any) -> tuple[str, bytes, list[Problem]]:
+    """The checkpoint serialized whole; a channel value the serializer cannot write becomes an opaque marker."""
+    try:
+        return (*_SERDE.dumps_typed(checkpoint), [])
+    except Exception:  # noqa: BLE001 - find the channels to blame, keep the rest
+        pass
+    values = dict(checkpoint.get("channel_values") or {})
+    problems = []
+    for name, value in values.items():
+        tag, _ = _dumps(value)
+        if tag.startswith(UNSERIALIZABLE_TAG):
+            values[name] = {"__opaque__": type(value).__name__, "size": 0, "reason": "not serializable"}
+            problems.append(Problem(f"value of type {type(value).__name__} cannot be serialized for display", name))
+    try:
+        return (*_SERDE.dumps_typed({**checkpoint, "channel_values": values}), problems)
+    except Exception as exc:  # noqa: BLE001 - the header itself: nothing to show
+        raise StoreError(f"checkpoint {checkpoint.get('id')!r} cannot be serialized for display "
+                         f"({type(exc).__name__})") from None
+
+
 class _Loop:
     """A private event loop on its own thread, for savers that only implement the async API."""
 
@@ -240,7 +271,7 @@ class SaverStore:
         return sorted(rows, key=lambda r: (r.checkpoint_id, r.checkpoint_ns))
 
     def _sizes(self, thread_id: str, tup: CheckpointTuple) -> CheckpointSizes:
-        type_tag, blob = _SERDE.dumps_typed(tup.checkpoint)
+        type_tag, blob, problems = _dump_checkpoint(tup.checkpoint)
         measured = measure_checkpoint_blob(type_tag, blob)
         meta = tup.metadata or {}
         step = meta.get("step")
@@ -254,7 +285,7 @@ class SaverStore:
             stored_bytes=len(blob) + _metadata_bytes(tup),
             writes_bytes=_writes_bytes(tup),
             channels=measured.channels,
-            problems=tuple(measured.problems),
+            problems=tuple(problems + list(measured.problems)),
         )
 
     # -- state -----------------------------------------------------------
@@ -265,19 +296,19 @@ class SaverStore:
         tup = self._get_tuple(config)
         if tup is None or (checkpoint_id and _cid(tup) != checkpoint_id):
             raise checkpoint_not_found(thread_id, checkpoint_id, ns)
-        type_tag, blob = _SERDE.dumps_typed(tup.checkpoint)
+        type_tag, blob, problems = _dump_checkpoint(tup.checkpoint)
         decoded = decode_checkpoint_blob(type_tag, blob)
         metadata = plain(dict(tup.metadata or {})).value
         metadata = metadata if isinstance(metadata, dict) else {}
         channel_values = delta.unwrap_snapshots(decoded.channel_values)
-        problems = list(decoded.problems)
+        problems += decoded.problems
         missing = delta.channels_to_rebuild(decoded.header.get("channel_versions"), channel_values, metadata)
         if missing:
             rebuilt, rebuild_problems = self._rebuild(tup, missing)
             channel_values.update(rebuilt)
             problems += rebuild_problems
         writes, write_problems = write_records(
-            (task_id, "", idx, channel, *_SERDE.dumps_typed(value))
+            (task_id, "", idx, channel, *_dumps(value))
             for idx, (task_id, channel, value) in enumerate(tup.pending_writes or [])
         )
         problems += write_problems
@@ -329,7 +360,7 @@ def _parent(tup: CheckpointTuple) -> str | None:
 
 
 def _checkpoint_bytes(tup: CheckpointTuple) -> int:
-    return len(_SERDE.dumps_typed(tup.checkpoint)[1]) + _metadata_bytes(tup)
+    return len(_dump_checkpoint(tup.checkpoint)[1]) + _metadata_bytes(tup)
 
 
 def _metadata_bytes(tup: CheckpointTuple) -> int:
@@ -337,4 +368,4 @@ def _metadata_bytes(tup: CheckpointTuple) -> int:
 
 
 def _writes_bytes(tup: CheckpointTuple) -> int:
-    return sum(len(_SERDE.dumps_typed(value)[1]) for _, _, value in tup.pending_writes or [])
+    return sum(len(_dumps(value)[1]) for _, _, value in tup.pending_writes or [])
