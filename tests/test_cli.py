@@ -73,3 +73,12 @@ def test_demo_command_writes_a_database(tmp_path):
     assert (tmp_path / "d" / "demo.db").is_file()
     listed = json.loads(run("threads", "--db", str(tmp_path / "d" / "demo.db"), "--json").stdout)
     assert listed["total"] >= 8
+
+
+def test_an_unexpected_failure_is_one_line_and_exit_1(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    out = run("demo", "--out", str(blocker / "demo"))
+    assert out.returncode == 1
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in out.stderr

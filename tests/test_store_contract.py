@@ -135,6 +135,9 @@ def test_same_threads_and_titles(backend, reference):
             theirs[tid].checkpoints, theirs[tid].namespaces, theirs[tid].title), tid
         assert mine[tid].stored_bytes > 0 and mine[tid].updated_at is not None
     assert [t.thread_id for t in store.threads(search="vision")] == ["demo-vision"]
+    assert [t.thread_id for t in store.threads(search="VISION")] == ["demo-vision"]
+    # search is a plain substring: LIKE's wildcards match only themselves
+    assert store.count_threads(search="%") == store.count_threads(search="demo_") == 0
 
 
 def test_same_timelines(backend, reference):

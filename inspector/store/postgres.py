@@ -33,7 +33,7 @@ from .model import (
     WriteRecord,
     checkpoint_time,
 )
-from .records import checkpoint_not_found, split_channels, write_records
+from .records import checkpoint_not_found, like_pattern, split_channels, write_records
 from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
 from .pg_sizes import pg_field_sizes
 
@@ -94,8 +94,8 @@ class PostgresStore:
     def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
         if not search:
             return "", []
-        like = f"%{search}%"
-        return "WHERE thread_id ILIKE %s OR metadata::text ILIKE %s", [like, like]
+        like = like_pattern(search)
+        return "WHERE thread_id ILIKE %s ESCAPE '\\' OR metadata::text ILIKE %s ESCAPE '\\'", [like, like]
 
     def count_threads(self, search: str | None = None) -> int:
         where, params = self._thread_filter(search)

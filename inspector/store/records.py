@@ -27,6 +27,12 @@ def split_channels(channel_values: dict[str, Any]) -> tuple[dict[str, Any], dict
     return values, internal
 
 
+def like_pattern(search: str) -> str:
+    """``search`` as a substring pattern for ``LIKE ... ESCAPE '\\'``: ``%`` and ``_`` match themselves."""
+    escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
 def checkpoint_not_found(thread_id: str, checkpoint_id: str | None, ns: str) -> NotFound:
     where = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "checkpoint"
     ns_text = f" in namespace {ns!r}" if ns else ""

@@ -27,7 +27,7 @@ from .model import (
     WriteRecord,
     checkpoint_time,
 )
-from .records import checkpoint_not_found, split_channels, write_records
+from .records import checkpoint_not_found, like_pattern, split_channels, write_records
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
 
@@ -94,10 +94,10 @@ class SqliteStore:
     def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
         if not search:
             return "", []
-        like = f"%{search}%"
+        like = like_pattern(search)
         return (
             "WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints "
-            "WHERE thread_id LIKE ? OR CAST(metadata AS TEXT) LIKE ?)",
+            "WHERE thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')",
             [like, like],
         )
 

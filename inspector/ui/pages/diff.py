@@ -1,3 +1,4 @@
 from inspector.ui import diff_page
+from inspector.ui.guard import guarded
 
-diff_page.render()
+guarded("The diff page", diff_page.render)

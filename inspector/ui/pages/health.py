@@ -1,3 +1,4 @@
 from inspector.ui import health_page
+from inspector.ui.guard import guarded
 
-health_page.render()
+guarded("The Health page", health_page.render)

@@ -1,3 +1,4 @@
 from inspector.ui import threads_page
+from inspector.ui.guard import guarded
 
-threads_page.render()
+guarded("The thread list", threads_page.render)
