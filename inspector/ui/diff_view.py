@@ -10,7 +10,9 @@ from ..store import CheckpointRow, CheckpointState, Store
 from . import data, routes
 
 MISMATCH_MARK = "replay does not match"
-STATUS_ICONS = {"changed": "✏️", "added": "➕", "removed": "➖", "written": "📝"}
+# Material icons, not emoji: emoji need a colour font the browser may not have (they show as boxes).
+STATUS_ICONS = {"changed": ":material/edit:", "added": ":material/add_circle:", "removed": ":material/remove_circle:",
+                "written": ":material/edit_note:"}
 
 
 _MARKDOWN_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
@@ -85,7 +87,17 @@ def render_writes(result: StateDiff) -> None:
         st.caption("No field was written in this step.")
     for write in result.wrote:
         st.markdown(f"- `{write['node']}` → **{write['channel']}**")
-        st.json(write["value"], expanded=True)
+        render_value(write["value"])
+
+
+def render_value(value: object) -> None:
+    """A written value: dicts and lists as JSON; a string as text (``st.json`` would parse it as JSON)."""
+    if isinstance(value, (dict, list)):
+        st.json(value, expanded=True)
+    elif isinstance(value, str):
+        st.code(value, language=None, wrap_lines=True)
+    else:
+        st.code(dumps(value), language=None)
 
 
 def render_fields(result: StateDiff) -> None:
