@@ -54,9 +54,12 @@ def _newest(store: Store, thread_id: str) -> str | None:
 
 def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str | None = None) -> None:
     report = health.sizes
-    a, b, c, d = st.columns(4)
+    # Two by two: the panel sits in the thread page's right column, too narrow for four values like "341.8 KB".
+    a, b = st.columns(2)
+    c, d = st.columns(2)
     a.metric("Stored", human_bytes(report.stored_bytes), help=f"accounting: {report.accounting}")
-    b.metric("Newest state", human_bytes(report.last_total_bytes), delta=human_bytes(report.growth_bytes), delta_color="inverse")
+    b.metric("Newest state", human_bytes(report.last_total_bytes), delta=human_bytes(report.growth_bytes), delta_color="inverse",
+             help="bytes of the newest root state; the arrow is its growth since the thread's first checkpoint")
     c.metric("Spent on repeats", human_bytes(report.repeated_bytes), help="the same payload stored again, by content hash")
     d.metric("Flags", len(health.flags))
     crossed = first_over(report, config.oversize_state_bytes)
