@@ -83,6 +83,6 @@ def test_a_written_string_is_shown_as_text_not_parsed_as_json(store):
     newest = max((r for r in store.timeline("demo-bloated") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
     at = open_page("diff", thread="demo-bloated", to=newest.checkpoint_id)
     assert not at.exception, at.exception
-    assert any(c.value == "Dead-pixel check on five sensor scans" for c in at.code)
+    assert "Dead-pixel check on five sensor scans" in [t.value for t in at.text]
     assert "title set to 'Dead-pixel check on five sensor scans'" in all_text(at)
     assert "None" not in all_text(at)

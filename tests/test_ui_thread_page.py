@@ -180,3 +180,10 @@ def test_play_steps_to_the_newest_checkpoint_and_stops(histories):
     assert not at.exception
     assert _param(at, "checkpoint") == history.head[1]
     assert "Reached the newest checkpoint of this branch." in all_text(at)
+
+
+def test_an_unknown_text_field_is_shown_as_text_not_parsed_as_json():
+    at = open_page("thread", thread="demo-deerflow-current")
+    assert not at.exception, at.exception
+    assert any(t.value.startswith("The user") for t in at.text), [t.value for t in at.text]
+    assert not any(isinstance(j.value, str) and j.value.startswith("The user") for j in at.json)

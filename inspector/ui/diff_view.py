@@ -8,6 +8,7 @@ from ..diff import StateDiff, StepReplay, diff, replay_step, replay_thread
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, routes
+from .values import show_value
 
 MISMATCH_MARK = "replay does not match"
 # Material icons, not emoji: emoji need a colour font the browser may not have (they show as boxes).
@@ -87,17 +88,7 @@ def render_writes(result: StateDiff) -> None:
         st.caption("No field was written in this step.")
     for write in result.wrote:
         st.markdown(f"- `{write['node']}` → **{write['channel']}**")
-        render_value(write["value"])
-
-
-def render_value(value: object) -> None:
-    """A written value: dicts and lists as JSON; a string as text (``st.json`` would parse it as JSON)."""
-    if isinstance(value, (dict, list)):
-        st.json(value, expanded=True)
-    elif isinstance(value, str):
-        st.code(value, language=None, wrap_lines=True)
-    else:
-        st.code(dumps(value), language=None)
+        show_value(write["value"], expanded=True)
 
 
 def render_fields(result: StateDiff) -> None:
