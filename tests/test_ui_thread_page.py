@@ -129,6 +129,12 @@ def test_unknown_checkpoint_gives_message_and_ways_back():
     assert "Show the newest checkpoint" in labels and "Back to the thread list" in labels
 
 
+def test_unknown_namespace_names_the_namespace_not_a_none_checkpoint():
+    at = open_page("thread", thread="demo-research", ns="garbage||zz")
+    assert not at.exception, at.exception
+    assert [w.value for w in at.warning] == ["Namespace 'garbage||zz' has no checkpoint in this thread."]
+
+
 def test_unknown_thread_gives_message_and_way_back():
     at = open_page("thread", thread="no-such-thread")
     assert not at.exception
