@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+import streamlit as st
 
 
 def _text(value: Any) -> str:
@@ -33,3 +34,8 @@ def blank_missing(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.D
 def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """A frame of ``rows`` for display, missing values blank."""
     return blank_missing(pd.DataFrame(rows))
+
+
+def byte_columns(*names: str, help: str | None = None) -> dict[str, object]:
+    """``column_config`` for byte counts: digits grouped (``8,961,710``), still sorted as numbers."""
+    return {name: st.column_config.NumberColumn(format="localized", help=help) for name in names}

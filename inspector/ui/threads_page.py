@@ -47,7 +47,7 @@ def render() -> None:
             "title": st.column_config.TextColumn(width="medium"),
             "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
-            "stored bytes": st.column_config.NumberColumn(help="checkpoints and writes as stored"),
+            "stored bytes": st.column_config.NumberColumn(format="localized", help="checkpoints and writes as stored"),
             **sizes_views.LIST_COLUMN_CONFIG,
         },
     )
