@@ -162,6 +162,13 @@ def test_scalars_and_nested_paths():
     assert result.field("uploaded_files").reducer == "replace"
 
 
+def test_a_field_that_appears_or_disappears_is_not_shown_as_none():
+    result = diff({"goal": {"rounds": 1}}, {"title": "Dead-pixel check"})
+    assert [c.summary for c in result.field("title").changes] == ["title set to 'Dead-pixel check'"]
+    assert [c.summary for c in result.field("goal").changes] == ["goal removed (was {'rounds': 1})"]
+    assert diff({"title": None}, {"title": "T"}).field("title").changes[0].summary == "title: None -> 'T'"
+
+
 def test_internal_channels_only_on_request():
     before = {"title": "a", "branch:to:agent": None, "__start__": {"x": 1}}
     after = {"title": "a", "branch:to:agent": "go", "__start__": {"x": 2}}

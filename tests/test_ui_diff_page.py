@@ -77,3 +77,21 @@ def test_diff_page_unknown_thread_is_an_error_not_an_exception():
     at = open_page("diff", thread="no-such-thread")
     assert not at.exception
     assert any("no thread 'no-such-thread'" in e.value for e in at.error)
+
+
+def test_a_written_string_is_shown_as_text_not_parsed_as_json(store):
+    newest = max((r for r in store.timeline("demo-bloated") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+    at = open_page("diff", thread="demo-bloated", to=newest.checkpoint_id)
+    assert not at.exception, at.exception
+    assert "Dead-pixel check on five sensor scans" in [t.value for t in at.text]
+    assert "title set to 'Dead-pixel check on five sensor scans'" in all_text(at)
+    assert "None" not in all_text(at)
+
+
+def test_unknown_ids_in_a_deep_link_are_named_and_the_newest_step_is_shown(store):
+    newest = max((r for r in store.timeline("demo-research") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+    at = open_page("diff", thread="demo-research", **{"from": "xx", "to": "yy"})
+    assert not at.exception, at.exception
+    assert len(at.warning) == 1 and "to 'yy', from 'xx'" in at.warning[0].value
+    assert at.query_params["to"] in (newest.checkpoint_id, [newest.checkpoint_id])
+    assert at.query_params["from"] in (newest.parent_checkpoint_id, [newest.parent_checkpoint_id])

@@ -129,6 +129,12 @@ def test_unknown_checkpoint_gives_message_and_ways_back():
     assert "Show the newest checkpoint" in labels and "Back to the thread list" in labels
 
 
+def test_unknown_namespace_names_the_namespace_not_a_none_checkpoint():
+    at = open_page("thread", thread="demo-research", ns="garbage||zz")
+    assert not at.exception, at.exception
+    assert [w.value for w in at.warning] == ["Namespace 'garbage||zz' has no checkpoint in this thread."]
+
+
 def test_unknown_thread_gives_message_and_way_back():
     at = open_page("thread", thread="no-such-thread")
     assert not at.exception
@@ -180,3 +186,10 @@ def test_play_steps_to_the_newest_checkpoint_and_stops(histories):
     assert not at.exception
     assert _param(at, "checkpoint") == history.head[1]
     assert "Reached the newest checkpoint of this branch." in all_text(at)
+
+
+def test_an_unknown_text_field_is_shown_as_text_not_parsed_as_json():
+    at = open_page("thread", thread="demo-deerflow-current")
+    assert not at.exception, at.exception
+    assert any(t.value.startswith("The user") for t in at.text), [t.value for t in at.text]
+    assert not any(isinstance(j.value, str) and j.value.startswith("The user") for j in at.json)

@@ -64,6 +64,15 @@ def first_difference(before: Any, after: Any, path: str = "") -> str | None:
     return None if change is None else change.summary
 
 
+def presence_change(where: str, before: Any, after: Any, present_before: bool, present_after: bool) -> Change | None:
+    """The one change for a value that appears or disappears (``None`` would read as a value it never had)."""
+    if not present_before and present_after:
+        return Change("added", where, f"{where} set to {_short(after)}", after=summarise(after))
+    if present_before and not present_after:
+        return Change("removed", where, f"{where} removed (was {_short(before)})", before=summarise(before))
+    return None
+
+
 def _short(value: Any) -> str:
     shown = summarise(value)
     if isinstance(shown, dict) and "sha256" in shown:

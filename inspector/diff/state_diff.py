@@ -6,8 +6,9 @@ from typing import Any
 
 from ..store import CheckpointState, Store, WriteRecord, is_internal_channel
 from ..thread_state import FIELDS, reducer_name
-from .fields import changes_for
+from .fields import FIELD_DIFFS, changes_for
 from .model import FieldDiff, StateDiff
+from .nested import presence_change
 from .summaries import summarise
 from .writes import describe_writes, step_writes, writes_by_channel
 
@@ -94,6 +95,8 @@ def _field_diff(name: str, old: dict, new: dict, writes: list[Any] | None,
     result = FieldDiff(name, reducer_name(name), status, internal=is_internal_channel(name))
     if status != "unchanged" or writes:
         result.changes, result.note = changes_for(name, before, after, writes)
+        if status in ("added", "removed") and name not in FIELD_DIFFS:
+            result.changes = [presence_change(name, before, after, name in old, name in new)]
         if status == "unchanged" and (result.changes or result.note):
             result.status = "written"  # written, but the reducer left the value as it was
     if status != "unchanged":

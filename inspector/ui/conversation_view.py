@@ -7,8 +7,8 @@ from typing import Any
 import streamlit as st
 
 from ..conversation import Part, Turn, conversation, counts
-from ..jsonable import to_jsonable
 from ..units import human_bytes
+from .values import show_value
 
 RECENT = 60
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "tool": ":material/build:",
@@ -66,7 +66,7 @@ def _turn(turn: Turn, turns: list[Turn], show_ids: bool) -> None:
             with st.expander(f":material/build: {call.name} · {answered}"):
                 if show_ids:
                     st.caption(f"call id `{call.id}`")
-                st.json(to_jsonable(call.args), expanded=2)
+                show_value(call.args, expanded=2)
                 if call.result is not None:
                     st.caption("result")
                     st.text(turns[call.result].text[:4000])

@@ -49,10 +49,14 @@ def render() -> None:
         st.error(f"No checkpoints in namespace {ns!r} for thread {thread_id!r}.")
         return
     by_id = {r.checkpoint_id: r for r in rows}
+    unknown = [f"{name} {params[name]!r}" for name in ("to", "from") if params.get(name) and params[name] not in by_id]
+    if unknown:
+        st.warning(f"Not a checkpoint of this thread in namespace {ns or 'root'!r}: {', '.join(unknown)}. "
+                   "Showing the newest checkpoint against its parent instead.", icon=":material/warning:")
     to_col, from_col = st.columns(2)
     with to_col:
         to_id = _pick("To (the later checkpoint)", rows, params.get("to"), "diff-to")
-    default_from = params.get("from") or by_id[to_id].parent_checkpoint_id
+    default_from = params.get("from") if params.get("from") in by_id else by_id[to_id].parent_checkpoint_id
     with from_col:
         from_id = _pick("From (the earlier checkpoint)", rows, default_from or rows[-1].checkpoint_id, "diff-from")
     internal = st.toggle("Show LangGraph's internal channels", value=False)

@@ -8,9 +8,12 @@ from ..diff import StateDiff, StepReplay, diff, replay_step, replay_thread
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, routes
+from .values import show_value
 
 MISMATCH_MARK = "replay does not match"
-STATUS_ICONS = {"changed": "✏️", "added": "➕", "removed": "➖", "written": "📝"}
+# Material icons, not emoji: emoji need a colour font the browser may not have (they show as boxes).
+STATUS_ICONS = {"changed": ":material/edit:", "added": ":material/add_circle:", "removed": ":material/remove_circle:",
+                "written": ":material/edit_note:"}
 
 
 _MARKDOWN_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
@@ -85,7 +88,7 @@ def render_writes(result: StateDiff) -> None:
         st.caption("No field was written in this step.")
     for write in result.wrote:
         st.markdown(f"- `{write['node']}` → **{write['channel']}**")
-        st.json(write["value"], expanded=True)
+        show_value(write["value"], expanded=True)
 
 
 def render_fields(result: StateDiff) -> None:

@@ -14,6 +14,7 @@ from ..units import human_bytes
 from ..store import CheckpointState, Store
 from ..todos import STATUS_LABELS, progress, todo_board
 from .conversation_view import messages_view
+from .values import show_value
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ FieldView = Callable[[Any, FieldContext], None]
 
 
 def json_view(value: Any, ctx: FieldContext) -> None:
-    st.json(to_jsonable(value), expanded=1)
+    show_value(value, expanded=1)
 
 
 def title_view(value: Any, ctx: FieldContext) -> None:
@@ -88,7 +89,7 @@ def artifacts_view(value: Any, ctx: FieldContext) -> None:
             virtual, physical = both_paths(item, ctx.thread_data)
             st.markdown(f"- `{virtual or item}`" + (f"  \n  on disk: `{physical}`" if physical else ""))
         else:
-            st.json(to_jsonable(item), expanded=1)
+            show_value(item, expanded=1)
 
 
 def viewed_image_rows(value: Any, thread_data: Any) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from ..store import StoreError
 from ..units import human_bytes
 from . import connection, routes
 from .sizes_views import health_of, render_flags
+from .tables import byte_columns
 
 MAX_THREADS = 500
 
@@ -45,7 +46,7 @@ def render() -> None:
         {"thread": r.thread_id, "stored bytes": r.sizes.stored_bytes, "newest state": r.sizes.last_total_bytes,
          "repeats": r.sizes.repeated_bytes, "flags": ", ".join(r.codes())}
         for r in reports
-    ]), hide_index=True, width="stretch")
+    ]), hide_index=True, width="stretch", column_config=byte_columns("stored bytes", "newest state", "repeats"))
     st.subheader("Bytes per field, all threads")
     fields = pd.DataFrame({"field": list(summary.fields), "stored bytes": list(summary.fields.values())})
     st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(

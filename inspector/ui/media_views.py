@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from ..artifact_preview import Preview, download_bytes, preview_file
@@ -18,9 +17,11 @@ from ..artifacts import Artifact
 from ..images import ImageCheck, check_entry, entry_thumbnail, load_entry_bytes, sha256_of
 from ..media_report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
 from ..settings import load_settings
+from ..units import human_bytes
 from ..store import CheckpointRow, CheckpointState, Store
 from ..user_data import PathRefused, UserData
 from .data import MAX_ENTRIES, TTL
+from .tables import table
 
 GALLERY_COLUMNS = 3
 MAX_HISTORY_THUMBNAILS = 24
@@ -66,8 +67,7 @@ def _image_card(check: ImageCheck, entry: Any, user_data: UserData | None, key: 
         st.image(thumb, caption=_caption(check), output_format="PNG")
     else:
         st.markdown(f"`{check.key}`")
-    st.caption(f"{'inline base64' if check.shape == 'base64' else check.shape} · "
-               f"{check.byte_size if check.byte_size is not None else '?'} bytes")
+    st.caption(f"{'inline base64' if check.shape == 'base64' else check.shape} · {human_bytes(check.byte_size)}")
     for problem in check.problems:
         st.warning(problem, icon=":material/broken_image:")
     if thumb is not None and st.toggle("Full size", key=f"full-{key}"):
@@ -95,7 +95,7 @@ def viewed_images_view(value: Any, ctx: Any) -> None:
     with st.container(key="viewed-images-gallery"):
         gallery(found.images, found.viewed_images, found.user_data, f"vi-{ctx.state.checkpoint_id}")
     with st.expander("As a table"):
-        st.dataframe(pd.DataFrame(image_rows(found.images)), hide_index=True)
+        st.dataframe(table(image_rows(found.images)), hide_index=True)
 
 
 # -- artifacts --------------------------------------------------------------------
@@ -118,7 +118,7 @@ def _render_preview(preview: Preview) -> None:
         facts = preview.image
         st.image(preview.thumbnail, caption=f"{facts.format} {facts.width}x{facts.height}", output_format="PNG")
     elif preview.kind == "binary":
-        st.markdown(f"{preview.mime_type or 'binary file'} · {preview.size:,} bytes")
+        st.markdown(f"{preview.mime_type or 'binary file'} · {human_bytes(preview.size)}")
 
 
 def _artifact_preview(artifact: Artifact, user_data: UserData | None) -> None:
@@ -148,7 +148,7 @@ def artifacts_view(value: Any, ctx: Any) -> None:
         return
     found = report(ctx.store, ctx.state)
     _problems(found)
-    st.dataframe(pd.DataFrame(artifact_rows(found.artifacts)), hide_index=True)
+    st.dataframe(table(artifact_rows(found.artifacts)), hide_index=True)
     if not found.artifacts:
         return
     labels = [a.path for a in found.artifacts]
@@ -179,7 +179,7 @@ def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, sta
     if not found.spans:
         st.info("No image was viewed on the way to this checkpoint.")
         return
-    st.dataframe(pd.DataFrame(span_rows(found.spans)), hide_index=True)
+    st.dataframe(table(span_rows(found.spans)), hide_index=True)
     shown = _span_thumbnails(store.url, thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), found)
     with st.container(key="images-over-time"):
         columns = st.columns(4)

@@ -15,6 +15,7 @@ from ..size_chart import first_over, size_chart
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..units import human_bytes
 from . import data
+from .tables import byte_columns
 
 
 def settings() -> Settings:
@@ -54,9 +55,12 @@ def _newest(store: Store, thread_id: str) -> str | None:
 
 def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str | None = None) -> None:
     report = health.sizes
-    a, b, c, d = st.columns(4)
+    # Two by two: the panel sits in the thread page's right column, too narrow for four values like "341.8 KB".
+    a, b = st.columns(2)
+    c, d = st.columns(2)
     a.metric("Stored", human_bytes(report.stored_bytes), help=f"accounting: {report.accounting}")
-    b.metric("Newest state", human_bytes(report.last_total_bytes), delta=human_bytes(report.growth_bytes), delta_color="inverse")
+    b.metric("Newest state", human_bytes(report.last_total_bytes), delta=human_bytes(report.growth_bytes), delta_color="inverse",
+             help="bytes of the newest root state; the arrow is its growth since the thread's first checkpoint")
     c.metric("Spent on repeats", human_bytes(report.repeated_bytes), help="the same payload stored again, by content hash")
     d.metric("Flags", len(health.flags))
     crossed = first_over(report, config.oversize_state_bytes)
@@ -66,7 +70,8 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
                  f"(checkpoint {report.checkpoints[crossed].checkpoint_id}).", icon=":material/warning:")
     st.altair_chart(size_chart(report, config.oversize_state_bytes, selected_id), width="stretch")
     st.caption(f"Root graph only, oldest first; dashed red line: oversize limit. Bytes as stored ({report.accounting}).")
-    st.dataframe(field_frame(health), hide_index=True, width="stretch")
+    st.dataframe(field_frame(health), hide_index=True, width="stretch",
+                 column_config=byte_columns("stored bytes", "unique bytes", "repeats", "newest"))
     st.caption(f"If only the newest {report.what_if.keep_newest} checkpoints were kept: "
                f"{human_bytes(report.what_if.keep_newest_saved_bytes)} saved. Clearing viewed_images after use: "
                f"{human_bytes(report.what_if.clear_viewed_images_saved_bytes)} saved.")
@@ -104,7 +109,7 @@ def list_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str,
 
 
 LIST_COLUMN_CONFIG = {
-    "state size": st.column_config.NumberColumn(help="bytes of the newest root state, all fields"),
+    "state size": st.column_config.NumberColumn(format="localized", help="bytes of the newest root state, all fields"),
     "flags": st.column_config.TextColumn(help="health flags raised; see the Health page"),
 }
 

@@ -24,6 +24,7 @@ from ..state_fields import field_order, field_summary
 from ..store import CheckpointState, Store
 from .field_views import DEFAULT_VIEWS, FieldContext, FieldView, json_view
 from .guard import guarded
+from .values import show_value
 
 __all__ = ["FIELD_VIEWS", "FieldContext", "FieldView", "render_field", "render_state"]
 
@@ -57,7 +58,7 @@ def _pending(state: CheckpointState) -> None:
             for option in question.options:
                 st.markdown(f"- {option}")
             with st.expander("Interrupt value"):
-                st.json(to_jsonable(question.value), expanded=2)
+                show_value(question.value, expanded=2)
 
 
 def _extras(state: CheckpointState) -> None:

@@ -78,7 +78,8 @@ def render() -> None:
     key = _resolve(history, location)
     _header(store, location.thread, history)
     if key is None:
-        st.warning(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread.")
+        st.warning(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
+                   if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread.")
         routes.link("thread", "Show the newest checkpoint", {"thread": location.thread}, icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
         return

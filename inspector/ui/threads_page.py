@@ -8,6 +8,7 @@ import streamlit as st
 from ..store import StoreError
 from ..thread_list import thread_records
 from . import connection, routes, sizes_views
+from .tables import blank_missing
 
 PAGE_SIZE = 50
 
@@ -32,7 +33,7 @@ def render() -> None:
         st.error(f"Reading the thread list failed: {exc}")
         return
     st.caption(f"{total} thread(s) · select a row to open it")
-    frame = sizes_views.add_size_columns(pd.DataFrame(thread_records(rows)), rows, sizes)
+    frame = blank_missing(sizes_views.add_size_columns(pd.DataFrame(thread_records(rows)), rows, sizes), ["state size"])
     nonce = st.session_state.get("threads_table_nonce", 0)
     event = st.dataframe(
         frame,
@@ -46,7 +47,7 @@ def render() -> None:
             "title": st.column_config.TextColumn(width="medium"),
             "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
-            "stored bytes": st.column_config.NumberColumn(help="checkpoints and writes as stored"),
+            "stored bytes": st.column_config.NumberColumn(format="localized", help="checkpoints and writes as stored"),
             **sizes_views.LIST_COLUMN_CONFIG,
         },
     )
