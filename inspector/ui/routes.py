@@ -1,7 +1,8 @@
 """The dashboard's pages, registered once by app.py, so pages can link to each other.
 
-``url_path`` names are part of the URL contract: ``threads``, ``thread`` (and
-``diff``, ``health`` for the pages that add them).
+``url_path`` names are part of the URL contract: ``thread``, ``diff`` and ``health``.
+The thread list is the default page, served at the root URL (``/``); it is
+registered under the name ``threads`` for links between pages.
 """
 
 from __future__ import annotations
