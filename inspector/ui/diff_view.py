@@ -42,7 +42,7 @@ def cached_thread_replay(url: str, _store: Store, thread_id: str, ns: str) -> li
 def step_mark(check: StepReplay) -> str:
     """The mark a step carries in a list of steps."""
     if check.status == "mismatch":
-        return f"⚠️ {MISMATCH_MARK}"
+        return f"✗ {MISMATCH_MARK}"
     return {"match": "✓ matches", "unverified": "? not fully checked", "first": "first checkpoint"}.get(check.status, check.status)
 
 
@@ -115,7 +115,7 @@ def render_replay(check: StepReplay | None) -> None:
         return
     if check.status == "mismatch":
         details = "; ".join(f"`{f.field}`: {f.first_difference}" for f in check.mismatches)
-        st.error(f"⚠️ {MISMATCH_MARK}: {details}")
+        st.error(f"{MISMATCH_MARK}: {details}", icon=":material/report:")
     elif check.status == "unverified":
         st.warning(f"Replay could not check every field: {check.note or 'a write could not be applied'}")
     else:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
 import time
+from typing import Callable
 
 import pandas as pd
 import streamlit as st
@@ -13,6 +12,7 @@ from ..history import History, Key
 from ..location import Location
 from ..timeline_rows import timeline_records
 from ..tree_chart import SELECTION, tree_chart, tree_data
+from .diff_view import MISMATCH_MARK
 
 PAGE_SIZE = 40
 PLAY_DELAY_SECONDS = 1.2
@@ -91,7 +91,7 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
 
 
 def _replay_warning(history: History, marks: dict[Key, str]) -> None:
-    bad = [k for k in history.ordered if marks.get(k, "").startswith("⚠")]
+    bad = [k for k in history.ordered if marks.get(k, "").endswith(MISMATCH_MARK)]
     if bad:
         steps = ", ".join(str(history.node(k).row.step) for k in bad[:10])
         st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {steps}"
