@@ -33,7 +33,7 @@ from .model import (
     WriteRecord,
     checkpoint_time,
 )
-from .records import checkpoint_not_found, like_pattern, split_channels, write_records
+from .records import assemble_state, checkpoint_not_found, like_pattern, sql_rebuilder, write_records
 from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
 from .pg_sizes import pg_field_sizes
 
@@ -274,33 +274,20 @@ class PostgresStore:
             channel_values[name] = decoded.value
             channel_bytes[name] = len(blob or b"")
             problems.extend(decoded.problems)
-        channel_values = delta.unwrap_snapshots(channel_values)
-        missing = delta.channels_to_rebuild(header.get("channel_versions"), channel_values, metadata)
         writes, write_problems = self.writes(thread_id, cid, ns)
-        problems += write_problems
-        if missing:
-            rebuilt = delta.rebuild(
-                missing,
-                self._ancestors(thread_id, ns, parent, missing),
-                lambda cids, channels: self._channel_writes(thread_id, ns, cids, channels),
-            )
-            channel_values.update(rebuilt.values)
-            problems += rebuilt.problems
-        values, internal = split_channels(channel_values)
-        return CheckpointState(
+        return assemble_state(
             thread_id=thread_id,
-            checkpoint_ns=ns,
+            ns=ns,
             checkpoint_id=cid,
-            parent_checkpoint_id=parent,
-            values=values,
-            internal=internal,
+            parent=parent,
+            header=header,
+            channel_values=channel_values,
+            channel_bytes=channel_bytes,
             metadata=metadata,
             writes=writes,
-            problems=problems,
-            header=header,
-            channel_bytes=channel_bytes,
+            problems=problems + write_problems,
             stored_bytes=int(own_bytes or 0) + blob_bytes,
-            rebuilt_channels=tuple(missing),
+            rebuild=sql_rebuilder(self, thread_id, ns, parent),
         )
 
     # -- delta channels ----------------------------------------------------

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
+from . import delta
 from .decode import Problem, decode_typed
-from .model import NotFound, WriteRecord, is_internal_channel
+from .model import CheckpointState, NotFound, WriteRecord, is_internal_channel
+
+# Rebuilds delta channels: names -> (values, problems).
+Rebuilder = Callable[[list[str]], tuple[dict[str, Any], list[Problem]]]
 
 WriteRow = tuple[str, str | None, int, str, str | None, bytes | None]  # task_id, task_path, idx, channel, type, data
 
@@ -37,3 +41,59 @@ def checkpoint_not_found(thread_id: str, checkpoint_id: str | None, ns: str) -> 
     where = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "checkpoint"
     ns_text = f" in namespace {ns!r}" if ns else ""
     return NotFound(f"no {where}{ns_text} for thread {thread_id!r}")
+
+
+def assemble_state(
+    *,
+    thread_id: str,
+    ns: str,
+    checkpoint_id: str,
+    parent: str | None,
+    header: dict[str, Any],
+    channel_values: dict[str, Any],
+    channel_bytes: dict[str, int],
+    metadata: dict[str, Any],
+    writes: list[WriteRecord],
+    problems: list[Problem],
+    stored_bytes: int,
+    rebuild: Rebuilder,
+) -> CheckpointState:
+    """A decoded checkpoint as every backend returns it: delta channels rebuilt and marked,
+    the state's fields apart from LangGraph's internal channels."""
+    channel_values = delta.unwrap_snapshots(channel_values)
+    missing = delta.channels_to_rebuild(header.get("channel_versions"), channel_values, metadata)
+    problems = list(problems)
+    if missing:
+        rebuilt, rebuild_problems = rebuild(missing)
+        channel_values.update(rebuilt)
+        problems += rebuild_problems
+    values, internal = split_channels(channel_values)
+    return CheckpointState(
+        thread_id=thread_id,
+        checkpoint_ns=ns,
+        checkpoint_id=checkpoint_id,
+        parent_checkpoint_id=parent,
+        values=values,
+        internal=internal,
+        metadata=metadata,
+        writes=writes,
+        problems=problems,
+        header=header,
+        channel_bytes=channel_bytes,
+        stored_bytes=stored_bytes,
+        rebuilt_channels=tuple(missing),
+    )
+
+
+def sql_rebuilder(store: Any, thread_id: str, ns: str, parent: str | None) -> Rebuilder:
+    """Rebuild delta channels of a SQL backend from its ancestors' stored values and writes."""
+
+    def run(missing: list[str]) -> tuple[dict[str, Any], list[Problem]]:
+        rebuilt = delta.rebuild(
+            missing,
+            store._ancestors(thread_id, ns, parent, missing),
+            lambda cids, channels: store._channel_writes(thread_id, ns, cids, channels),
+        )
+        return rebuilt.values, rebuilt.problems
+
+    return run

@@ -38,7 +38,7 @@ from .model import (
     ThreadSummary,
     checkpoint_time,
 )
-from .records import checkpoint_not_found, split_channels, write_records
+from .records import assemble_state, checkpoint_not_found, write_records
 from .saver_loading import load_saver
 
 SAVER_WARNING = (
@@ -300,33 +300,23 @@ class SaverStore:
         decoded = decode_checkpoint_blob(type_tag, blob)
         metadata = plain(dict(tup.metadata or {})).value
         metadata = metadata if isinstance(metadata, dict) else {}
-        channel_values = delta.unwrap_snapshots(decoded.channel_values)
-        problems += decoded.problems
-        missing = delta.channels_to_rebuild(decoded.header.get("channel_versions"), channel_values, metadata)
-        if missing:
-            rebuilt, rebuild_problems = self._rebuild(tup, missing)
-            channel_values.update(rebuilt)
-            problems += rebuild_problems
         writes, write_problems = write_records(
             (task_id, "", idx, channel, *_dumps(value))
             for idx, (task_id, channel, value) in enumerate(tup.pending_writes or [])
         )
-        problems += write_problems
-        values, internal = split_channels(channel_values)
-        return CheckpointState(
+        return assemble_state(
             thread_id=thread_id,
-            checkpoint_ns=ns,
+            ns=ns,
             checkpoint_id=_cid(tup),
-            parent_checkpoint_id=_parent(tup),
-            values=values,
-            internal=internal,
+            parent=_parent(tup),
+            header=decoded.header,
+            channel_values=decoded.channel_values,
+            channel_bytes=decoded.channel_bytes,
             metadata=metadata,
             writes=writes,
-            problems=problems,
-            header=decoded.header,
-            channel_bytes=decoded.channel_bytes,
+            problems=problems + decoded.problems + write_problems,
             stored_bytes=len(blob) + _metadata_bytes(tup),
-            rebuilt_channels=tuple(missing),
+            rebuild=lambda missing: self._rebuild(tup, missing),
         )
 
     def _rebuild(self, tup: CheckpointTuple, channels: list[str]) -> tuple[dict[str, Any], list[Problem]]:

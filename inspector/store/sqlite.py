@@ -27,7 +27,7 @@ from .model import (
     WriteRecord,
     checkpoint_time,
 )
-from .records import checkpoint_not_found, like_pattern, split_channels, write_records
+from .records import assemble_state, checkpoint_not_found, like_pattern, sql_rebuilder, write_records
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
 
@@ -290,33 +290,19 @@ class SqliteStore:
         cid, parent, type_tag, blob, raw_meta = self._checkpoint_row(thread_id, checkpoint_id, ns)
         decoded = decode_checkpoint_blob(type_tag, blob)
         writes, write_problems = self.writes(thread_id, cid, ns)
-        metadata = _metadata(raw_meta)
-        channel_values = delta.unwrap_snapshots(decoded.channel_values)
-        missing = delta.channels_to_rebuild(decoded.header.get("channel_versions"), channel_values, metadata)
-        problems = decoded.problems + write_problems
-        if missing:
-            rebuilt = delta.rebuild(
-                missing,
-                self._ancestors(thread_id, ns, parent, missing),
-                lambda cids, channels: self._channel_writes(thread_id, ns, cids, channels),
-            )
-            channel_values.update(rebuilt.values)
-            problems += rebuilt.problems
-        values, internal = split_channels(channel_values)
-        return CheckpointState(
+        return assemble_state(
             thread_id=thread_id,
-            checkpoint_ns=ns,
+            ns=ns,
             checkpoint_id=cid,
-            parent_checkpoint_id=parent,
-            values=values,
-            internal=internal,
-            metadata=metadata,
-            writes=writes,
-            problems=problems,
+            parent=parent,
             header=decoded.header,
+            channel_values=decoded.channel_values,
             channel_bytes=decoded.channel_bytes,
+            metadata=_metadata(raw_meta),
+            writes=writes,
+            problems=decoded.problems + write_problems,
             stored_bytes=len(blob or b"") + len(raw_meta or b""),
-            rebuilt_channels=tuple(missing),
+            rebuild=sql_rebuilder(self, thread_id, ns, parent),
         )
 
     # -- delta channels ----------------------------------------------------
