@@ -33,7 +33,7 @@ from .model import (
     WriteRecord,
     checkpoint_time,
 )
-from .records import assemble_state, checkpoint_not_found, like_pattern, sql_rebuilder, write_records
+from .records import assemble_state, thread_summaries, checkpoint_not_found, like_pattern, sql_rebuilder, write_records
 from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
 from .pg_sizes import pg_field_sizes
 
@@ -116,20 +116,7 @@ class PostgresStore:
             [*params, limit, offset],
         )
         ids = [r[0] for r in rows]
-        extra = self._side_bytes_by_thread(ids)
-        titles = self._titles(ids)
-        return [
-            ThreadSummary(
-                thread_id=tid,
-                checkpoints=count,
-                newest_checkpoint_id=newest_root or newest_any,
-                updated_at=checkpoint_time(newest_any),
-                stored_bytes=int(own or 0) + extra.get(tid, 0),
-                title=titles.get(tid),
-                namespaces=namespaces,
-            )
-            for tid, count, newest_root, own, namespaces, newest_any in rows
-        ]
+        return thread_summaries(rows, self._side_bytes_by_thread(ids), self._titles(ids))
 
     def _side_bytes_by_thread(self, ids: list[str]) -> dict[str, int]:
         """Blob and write bytes per thread; each shared blob row counted once."""

@@ -6,7 +6,7 @@ from typing import Any, Callable, Iterable
 
 from . import delta
 from .decode import Problem, decode_typed
-from .model import CheckpointState, NotFound, WriteRecord, is_internal_channel
+from .model import CheckpointState, NotFound, ThreadSummary, WriteRecord, checkpoint_time, is_internal_channel
 
 # Rebuilds delta channels: names -> (values, problems).
 Rebuilder = Callable[[list[str]], tuple[dict[str, Any], list[Problem]]]
@@ -22,6 +22,23 @@ def write_records(rows: Iterable[WriteRow]) -> tuple[list[WriteRecord], list[Pro
         problems.extend(Problem(f"pending write: {p.message}", p.field, p.kind) for p in decoded.problems)
         records.append(WriteRecord(task_id, path or "", idx, channel, decoded.value, type_tag, len(data or b"")))
     return records, problems
+
+
+def thread_summaries(rows: Iterable[tuple], extra_bytes: dict[str, int], titles: dict[str, str]) -> list[ThreadSummary]:
+    """Thread-list rows ``(thread_id, checkpoints, newest root id, own bytes, namespaces, newest id)``
+    with the bytes stored beside the checkpoint rows (writes, blobs) and the titles."""
+    return [
+        ThreadSummary(
+            thread_id=tid,
+            checkpoints=count,
+            newest_checkpoint_id=newest_root or newest_any,
+            updated_at=checkpoint_time(newest_any),
+            stored_bytes=int(own or 0) + extra_bytes.get(tid, 0),
+            title=titles.get(tid),
+            namespaces=namespaces,
+        )
+        for tid, count, newest_root, own, namespaces, newest_any in rows
+    ]
 
 
 def split_channels(channel_values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -27,7 +27,7 @@ from .model import (
     WriteRecord,
     checkpoint_time,
 )
-from .records import assemble_state, checkpoint_not_found, like_pattern, sql_rebuilder, write_records
+from .records import assemble_state, thread_summaries, checkpoint_not_found, like_pattern, sql_rebuilder, write_records
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
 
@@ -119,20 +119,7 @@ class SqliteStore:
             [*params, limit, offset],
         )
         ids = [r[0] for r in rows]
-        writes_bytes = self._writes_bytes_by_thread(ids)
-        titles = self._titles(ids)
-        return [
-            ThreadSummary(
-                thread_id=tid,
-                checkpoints=count,
-                newest_checkpoint_id=newest_root or newest_any,
-                updated_at=checkpoint_time(newest_any),
-                stored_bytes=(blob_bytes or 0) + writes_bytes.get(tid, 0),
-                title=titles.get(tid),
-                namespaces=namespaces,
-            )
-            for tid, count, newest_root, blob_bytes, namespaces, newest_any in rows
-        ]
+        return thread_summaries(rows, self._writes_bytes_by_thread(ids), self._titles(ids))
 
     def _in_clause(self, ids: list[str]) -> str:
         return ",".join("?" * len(ids))
