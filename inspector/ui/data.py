@@ -13,14 +13,15 @@ from ..settings import Settings, load_settings
 from ..store import CheckpointRow, CheckpointState, Store
 
 
-def _settings() -> Settings:
+def settings_or_defaults() -> Settings:
+    """The settings, or the defaults while they are invalid (the sidebar reports why)."""
     try:
         return load_settings()
     except ValueError:
-        return Settings()  # the sidebar reports bad settings; caching falls back to the defaults
+        return Settings()
 
 
-_SETTINGS = _settings()
+_SETTINGS = settings_or_defaults()
 TTL = _SETTINGS.cache_ttl_seconds
 MAX_ENTRIES = _SETTINGS.cache_max_entries
 _GENERATIONS: dict[tuple[str, str], int] = {}

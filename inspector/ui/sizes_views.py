@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from ..health import ThreadHealth, thread_health
-from ..settings import Settings, load_settings
+from ..settings import Settings
 from ..size_chart import first_over, size_chart
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..units import human_bytes
@@ -18,13 +18,7 @@ from . import data
 from .tables import byte_columns
 
 
-def settings() -> Settings:
-    try:
-        return load_settings()
-    except ValueError:
-        return Settings()  # the sidebar reports bad settings; thresholds fall back to the defaults
-
-
+settings = data.settings_or_defaults
 _S = settings()
 
 
