@@ -13,8 +13,12 @@ import pandas as pd
 
 from .sizes import ThreadSizes
 from .store import is_internal_channel
+from .units import human_bytes
 
 INTERNAL = "(internal channels)"
+# The threshold line is drawn once the thread's peak reaches this share of it; below, it would
+# squash the thread's own curve against the axis.
+THRESHOLD_SHOWN_FROM = 0.25
 
 
 def size_frame(report: ThreadSizes) -> pd.DataFrame:
@@ -43,7 +47,8 @@ def first_over(report: ThreadSizes, threshold: int) -> int | None:
 
 
 def size_chart(report: ThreadSizes, threshold: int, selected_id: str | None = None) -> alt.LayerChart:
-    """Stacked area of bytes per field, a dashed threshold rule, and the selected checkpoint marked."""
+    """Stacked area of bytes per field, a dashed threshold rule (when the thread comes near it),
+    and the selected checkpoint marked."""
     frame = size_frame(report)
     order = [f.field for f in report.fields if not f.internal and f.field in set(frame["field"])]
     if INTERNAL in set(frame["field"]):
@@ -56,12 +61,15 @@ def size_chart(report: ThreadSizes, threshold: int, selected_id: str | None = No
         tooltip=["checkpoint:Q", "step:Q", "checkpoint_id:N", "field:N",
                  alt.Tooltip("bytes:Q", format=","), alt.Tooltip("total:Q", format=",")],
     ).transform_calculate(field_rank=_rank_expression(order))
-    limit = alt.Chart(pd.DataFrame({"threshold": [threshold], "label": [f"limit {threshold:,} B"]}))
-    layers = [
-        areas,
-        limit.mark_rule(color="#d62728", strokeDash=[6, 4], size=2, aria=False).encode(y="threshold:Q"),
-        limit.mark_text(align="left", dx=4, dy=-6, color="#d62728", aria=False).encode(y="threshold:Q", x=alt.value(0), text="label:N"),
-    ]
+    layers: list[alt.Chart] = [areas]
+    peak = max((c.total_bytes for c in report.checkpoints), default=0)
+    if peak >= threshold * THRESHOLD_SHOWN_FROM:
+        limit = alt.Chart(pd.DataFrame({"threshold": [threshold], "label": [f"limit {human_bytes(threshold)}"]}))
+        layers += [
+            limit.mark_rule(color="#d62728", strokeDash=[6, 4], size=2, aria=False).encode(y="threshold:Q"),
+            limit.mark_text(align="left", dx=4, dy=-6, color="#d62728", aria=False).encode(
+                y="threshold:Q", x=alt.value(0), text="label:N"),
+        ]
     positions = [i for i, c in enumerate(report.checkpoints) if c.checkpoint_id == selected_id]
     if positions:
         marker = alt.Chart(pd.DataFrame({"checkpoint": positions}))

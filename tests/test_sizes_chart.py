@@ -33,3 +33,12 @@ def test_chart_has_the_threshold_line_and_the_crossing(report):
     assert any(rows and rows[0].get("threshold") == 1_000_000 for rows in datasets)
     assert any(rows and rows[0].get("checkpoint") == 2 and "field" not in rows[0] for rows in datasets)
     assert size_chart(report, 1_000_000).to_dict()["layer"].__len__() == 3
+
+
+def test_threshold_line_is_left_out_far_below_it(report):
+    peak = max(c.total_bytes for c in report.checkpoints)
+    near = size_chart(report, peak * 2).to_dict()
+    far = size_chart(report, peak * 100).to_dict()
+    rules = lambda spec: sum(1 for layer in spec["layer"] if layer["mark"] == "rule" or layer["mark"].get("type") == "rule")
+    assert rules(near) == 1 and rules(far) == 0
+    assert any(rows and rows[0].get("label") == "limit 1.00 MB" for rows in size_chart(report, 1_000_000).to_dict()["datasets"].values())

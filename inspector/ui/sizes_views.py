@@ -11,7 +11,7 @@ import streamlit as st
 
 from ..health import ThreadHealth, thread_health
 from ..settings import Settings
-from ..size_chart import first_over, size_chart
+from ..size_chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..units import human_bytes
 from . import data
@@ -63,7 +63,11 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
         st.warning(f"State passes the {human_bytes(config.oversize_state_bytes)} limit at step {step} "
                  f"(checkpoint {report.checkpoints[crossed].checkpoint_id}).", icon=":material/warning:")
     st.altair_chart(size_chart(report, config.oversize_state_bytes, selected_id), width="stretch")
-    st.caption(f"Root graph only, oldest first; dashed red line: oversize limit. Bytes as stored ({report.accounting}).")
+    peak = max((c.total_bytes for c in report.checkpoints), default=0)
+    limit = (f"dashed red line: the {human_bytes(config.oversize_state_bytes)} oversize limit"
+             if peak >= config.oversize_state_bytes * THRESHOLD_SHOWN_FROM
+             else f"peak {human_bytes(peak)}, far below the {human_bytes(config.oversize_state_bytes)} oversize limit")
+    st.caption(f"Root graph only, oldest first; {limit}. Bytes as stored ({report.accounting}).")
     st.dataframe(field_frame(health), hide_index=True, width="stretch",
                  column_config=byte_columns("stored bytes", "unique bytes", "repeats", "newest"))
     st.caption(f"If only the newest {report.what_if.keep_newest} checkpoints were kept: "
