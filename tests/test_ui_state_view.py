@@ -39,3 +39,25 @@ def test_problems_sit_beside_their_field_and_a_failing_view_stays_in_its_field()
     markdown = "\n".join(m.value for m in at.markdown)
     assert "**`mystery`**" in markdown and "not in the schema" in markdown  # unknown fields are kept
     assert at.get("download_button")
+
+
+def test_raw_checkpoint_and_writes_are_sent_only_on_request(demo_db, monkeypatch):
+    import json as _json
+
+    from inspector.store import open_store
+    from inspector.ui import connection
+    from ui_app import open_page
+
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
+    connection.settings.clear()
+    with open_store(str(demo_db)) as store:
+        newest = store.state("demo-bloated")
+    sample = next(iter(newest.values["viewed_images"].values()))["base64"][:200]
+    at = open_page("thread", thread="demo-bloated", checkpoint=newest.checkpoint_id)
+    assert not at.exception
+    shown = [_json.dumps(j.value) if not isinstance(j.value, str) else j.value for j in at.json]
+    assert not any(sample in text for text in shown)  # no base64 in the page until asked for
+    at.toggle(key="show_raw").set_value(True).run()
+    assert not at.exception
+    assert any(sample in (j.value if isinstance(j.value, str) else _json.dumps(j.value)) for j in at.json)
+    connection.settings.clear()

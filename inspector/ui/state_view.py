@@ -62,18 +62,21 @@ def _pending(state: CheckpointState) -> None:
 
 
 def _extras(state: CheckpointState) -> None:
+    """Internals, metadata, pending writes and the raw checkpoint: sent to the browser only when asked for,
+    since a state can hold megabytes of base64."""
     if st.toggle("Show LangGraph's internal channels", key="show_internal"):
         st.json(to_jsonable(state.internal), expanded=1)
     with st.expander("Metadata"):
         st.json(to_jsonable(state.metadata), expanded=2)
-    with st.expander(f"Pending writes ({len(state.writes)})"):
+    if st.toggle(f"Show the pending writes ({len(state.writes)})", key="show_writes"):
         st.json(to_jsonable(state.writes), expanded=1)
-    with st.expander("Raw decoded checkpoint"):
+    if st.toggle("Show the raw decoded checkpoint", key="show_raw"):
         st.json(to_jsonable({"header": state.header, "channel_values": {**state.values, **state.internal}}), expanded=1)
     st.download_button(
         "Download state as JSON",
-        data=dumps(state),
+        data=lambda: dumps(state),  # serialized when clicked, not on every run
         file_name=f"{state.thread_id}-{state.checkpoint_id}.json",
         mime="application/json",
         icon=":material/download:",
+        on_click="ignore",
     )
