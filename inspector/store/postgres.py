@@ -33,7 +33,15 @@ from .model import (
     WriteRecord,
     checkpoint_time,
 )
-from .records import assemble_state, thread_summaries, checkpoint_not_found, like_pattern, sql_rebuilder, write_records
+from .records import (
+    assemble_state,
+    checkpoint_not_found,
+    like_pattern,
+    sql_rebuilder,
+    thread_summaries,
+    titles_from,
+    write_records,
+)
 from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
 from .pg_sizes import pg_field_sizes
 
@@ -146,12 +154,7 @@ class PostgresStore:
             """,
             [ids],
         )
-        titles: dict[str, str] = {}
-        for tid, type_tag, blob in rows:
-            decoded = decode_typed(type_tag, blob, "title").value
-            if isinstance(decoded, str):
-                titles[tid] = decoded
-        return titles
+        return titles_from(rows)
 
     # -- timeline --------------------------------------------------------
     def timeline(self, thread_id: str) -> list[CheckpointRow]:

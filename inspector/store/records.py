@@ -41,6 +41,16 @@ def thread_summaries(rows: Iterable[tuple], extra_bytes: dict[str, int], titles:
     ]
 
 
+def titles_from(rows: Iterable[tuple[str, str | None, bytes | None]]) -> dict[str, str]:
+    """``thread_id -> title`` from ``(thread_id, type, value)`` rows of the newest ``title`` writes."""
+    titles: dict[str, str] = {}
+    for thread_id, type_tag, data in rows:
+        title = decode_typed(type_tag, data, "title").value
+        if isinstance(title, str):
+            titles[thread_id] = title
+    return titles
+
+
 def split_channels(channel_values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the state's fields, LangGraph's internal channels)."""
     values = {k: v for k, v in channel_values.items() if not is_internal_channel(k)}

@@ -27,7 +27,15 @@ from .model import (
     WriteRecord,
     checkpoint_time,
 )
-from .records import assemble_state, thread_summaries, checkpoint_not_found, like_pattern, sql_rebuilder, write_records
+from .records import (
+    assemble_state,
+    checkpoint_not_found,
+    like_pattern,
+    sql_rebuilder,
+    thread_summaries,
+    titles_from,
+    write_records,
+)
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
 
@@ -148,12 +156,7 @@ class SqliteStore:
             """,
             ids,
         )
-        titles: dict[str, str] = {}
-        for tid, type_tag, value in rows:
-            decoded = decode_typed(type_tag, value, "title").value
-            if isinstance(decoded, str):
-                titles[tid] = decoded
-        return titles
+        return titles_from(rows)
 
     # -- timeline --------------------------------------------------------
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
