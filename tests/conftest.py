@@ -49,6 +49,17 @@ def demo_dir(demo_db) -> Path:
     return demo_db.parent
 
 
+@pytest.fixture
+def app_on_demo(demo_db, monkeypatch):
+    """AppTest runs of app.py open the demo database (settings re-read before and after)."""
+    from inspector.ui import connection
+
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
+    connection.settings.clear()
+    yield
+    connection.settings.clear()
+
+
 # --- PostgreSQL --------------------------------------------------------------
 
 

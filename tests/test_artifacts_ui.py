@@ -5,16 +5,10 @@ from __future__ import annotations
 import pytest
 
 from inspector.store import open_store
-from inspector.ui import connection
 from ui_app import all_text, open_page
 
 
-@pytest.fixture(autouse=True)
-def demo_store(demo_db, monkeypatch):
-    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
-    connection.settings.clear()
-    yield
-    connection.settings.clear()
+pytestmark = pytest.mark.usefixtures("app_on_demo")
 
 
 def image_captions(at) -> list[str]:

@@ -5,16 +5,10 @@ from __future__ import annotations
 import pytest
 
 from inspector.demo import DEMO_THREADS
-from inspector.ui import connection
 from ui_app import all_text, open_page
 
 
-@pytest.fixture(autouse=True)
-def demo_store(demo_db, monkeypatch):
-    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
-    connection.settings.clear()
-    yield
-    connection.settings.clear()
+pytestmark = pytest.mark.usefixtures("app_on_demo")
 
 
 def test_thread_list_has_size_and_flag_columns_and_sorts_by_size():

@@ -6,16 +6,10 @@ import pytest
 
 from inspector.diff import CLEARED_NOTE, diff_checkpoints
 from inspector.store import open_store
-from inspector.ui import connection
 from ui_app import all_text, open_page
 
 
-@pytest.fixture(autouse=True)
-def demo_store(demo_db, monkeypatch):
-    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
-    connection.settings.clear()
-    yield
-    connection.settings.clear()
+pytestmark = pytest.mark.usefixtures("app_on_demo")
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,11 @@ import pytest
 from inspector.demo import DEMO_THREADS
 from inspector.history import build_history
 from inspector.store import open_store
-from inspector.ui import connection, thread_page
+from inspector.ui import thread_page
 from ui_app import all_text, open_page
 
 
-@pytest.fixture(autouse=True)
-def demo_store(demo_db, monkeypatch):
-    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
-    connection.settings.clear()
-    yield
-    connection.settings.clear()
+pytestmark = pytest.mark.usefixtures("app_on_demo")
 
 
 @pytest.fixture(scope="module")
