@@ -12,9 +12,9 @@ import sys
 from typing import Sequence
 
 from ..store import StoreError
-from . import diff_commands, media_commands, size_commands, store_commands
+from . import diff_commands, media_commands, retention_commands, size_commands, store_commands
 
-COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands)
+COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands, retention_commands)
 
 
 class CliError(Exception):

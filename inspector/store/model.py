@@ -5,10 +5,13 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .decode import Problem
 from .measure import ChannelSize
+
+if TYPE_CHECKING:
+    from .retention_keys import RetentionReader
 
 INTERNAL_PREFIXES = ("__", "branch:", "start:", "join:")
 
@@ -154,6 +157,13 @@ class Store(Protocol):
         The store's ``size_accounting`` attribute says how the bytes add up:
         ``PER_CHECKPOINT_COPY`` (every checkpoint stores every channel again) or
         ``SHARED_BLOBS`` (channels carry ``blob_key``; a key is stored once).
+        """
+        ...
+
+    def retention_reader(self) -> "RetentionReader":
+        """Keys and stored lengths of every thread, for retention planning (see ``retention_keys``).
+
+        Raises ``StoreError`` on stores that cannot list their rows (a saver read through its API).
         """
         ...
 

@@ -43,6 +43,7 @@ from .records import (
     write_records,
 )
 from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
+from .pg_retention import PgRetention
 from .pg_sizes import pg_field_sizes
 
 _BLOBS_AT_VERSIONS = """
@@ -53,7 +54,7 @@ _BLOBS_AT_VERSIONS = """
 """
 
 
-class PostgresStore:
+class PostgresStore(PgRetention):
     """A LangGraph PostgreSQL checkpoint database, read through read-only sessions."""
 
     kind = "postgres"

@@ -39,6 +39,7 @@ from .model import (
     checkpoint_time,
 )
 from .records import assemble_state, checkpoint_not_found, write_records
+from .retention_keys import not_supported
 from .saver_loading import load_saver
 
 SAVER_WARNING = (
@@ -157,6 +158,10 @@ class SaverStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def retention_reader(self) -> Any:
+        """Not supported: a saver's API lists checkpoints, not stored rows and their lengths."""
+        not_supported("A retention preview")
 
     # -- saver calls -------------------------------------------------------
     def _async(self) -> bool:

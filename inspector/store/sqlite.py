@@ -36,6 +36,7 @@ from .records import (
     titles_from,
     write_records,
 )
+from .sqlite_retention import SqliteRetention
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
 
@@ -54,7 +55,7 @@ def _metadata(raw: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"value": value}
 
 
-class SqliteStore:
+class SqliteStore(SqliteRetention):
     """A LangGraph SQLite checkpoint database, opened read-only."""
 
     kind = "sqlite"
