@@ -210,3 +210,27 @@ def test_graph_ignores_parents_the_store_does_not_hold():
     orphan = CheckpointKeys("", cid(50, 9), "missing-parent", 10, 10.0)
     graph = ThreadGraph(ThreadKeys("t", main + [orphan]))
     assert graph.parent(orphan.key) is None and graph.ancestors(main[2].key) == [main[1].key, main[0].key]
+
+
+def test_a_line_break_in_a_thread_id_cannot_end_a_comment_in_the_sql(tmp_path):
+    import sqlite3
+    from contextlib import closing
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.retention import statements
+    from inspector.retention.plan import Plan
+    from inspector.store.retention_keys import StorageFacts
+
+    evil = "t\nDROP TABLE checkpoints; --"
+    outcome = plan_thread(ThreadKeys(evil, line(3)), Policy(threads=(evil,)), NOW)
+    plan = Plan(Policy(threads=(evil,)), "sqlite", NOW, StorageFacts("sqlite"), [outcome.plain], 1, None)
+    script = statements(plan)
+    assert "-- t DROP TABLE checkpoints; --: 3 checkpoint(s)" in script
+    with closing(sqlite3.connect(tmp_path / "s.db")) as conn:
+        SqliteSaver(conn).setup()
+        conn.executemany("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id) VALUES (?, '', ?)",
+                         [(evil, "a"), ("other", "b")])
+        conn.commit()
+        conn.executescript(script)
+        assert conn.execute("SELECT thread_id FROM checkpoints").fetchall() == [("other",)]

@@ -34,8 +34,8 @@ def totals_line(plan: Plan) -> str:
     return line
 
 
-def variant_line(plan: Plan) -> str:
-    """What the other choice costs or saves, in one line."""
+def variant_line(plan: Plan, how: str = "add --safe") -> str:
+    """What the other choice costs or saves, in one line; ``how`` says how to choose the safe one."""
     if plan.variant is None:
         if plan.policy.safe:
             return "Nothing had to be kept: the plain policy breaks nothing either."
@@ -43,6 +43,6 @@ def variant_line(plan: Plan) -> str:
     cost = human_bytes(plan.variant_cost)
     if plan.variant.safe:
         return (f"It breaks {len(plan.breaks)} thing(s). The safe variant ({plan.variant.description}) breaks "
-                f"nothing and reclaims {human_bytes(plan.variant.reclaim_bytes)}: {cost} less (add --safe).")
+                f"nothing and reclaims {human_bytes(plan.variant.reclaim_bytes)}: {cost} less ({how}).")
     return (f"It breaks nothing, and keeps {cost} more than the plain policy ({plan.variant.description}), "
             f"which would break {plan.variant.breaks} thing(s).")

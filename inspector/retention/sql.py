@@ -32,6 +32,12 @@ def literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def comment(text: str) -> str:
+    """A one-line SQL comment: ids and names come from the data, so a line break in one must not
+    end the comment and turn the rest into a statement."""
+    return "-- " + "".join(" " if ch < " " or ch in "\x7f\u0085\u2028\u2029" else ch for ch in text)
+
+
 def _identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -68,9 +74,9 @@ def _thread(plan: Plan, thread: ThreadPlan) -> list[str]:
     note = f"{thread.checkpoints} checkpoint(s), {thread.writes} write(s)"
     if plan.dialect == "postgres":
         note += f", {thread.blobs} blob row(s)"
-    out = [f"-- {thread.thread_id}: {note}, {human_bytes(thread.bytes)}"
-           + (" (the whole thread)" if thread.whole_thread else "")]
-    out += [f"--   breaks: {b.message}" for b in thread.breaks]
+    out = [comment(f"{thread.thread_id}: {note}, {human_bytes(thread.bytes)}"
+                   + (" (the whole thread)" if thread.whole_thread else ""))]
+    out += [comment(f"  breaks: {b.message}") for b in thread.breaks]
     if thread.whole_thread:
         out.append(f"DELETE FROM {tables['writes']} WHERE {_where(thread.thread_id)};")
         out.append(f"DELETE FROM {tables['checkpoints']} WHERE {_where(thread.thread_id)};")
@@ -106,7 +112,7 @@ def _blob_statements(tables: dict[str, str], thread_id: str, action: NamespaceAc
 def statements(plan: Plan) -> str:
     """The whole plan as one transaction, with comments saying what each part does."""
     header = [
-        f"-- Retention plan: {plan.policy.describe()}",
+        comment(f"Retention plan: {plan.policy.describe()}"),
         f"-- Generated {plan.generated_at.isoformat(timespec='seconds')} by state-inspector, which never runs it.",
         f"-- Deletes {plan.checkpoints} checkpoint(s) from {len(plan.threads)} thread(s); "
         f"predicted to reclaim {human_bytes(plan.reclaim_bytes)}.",
