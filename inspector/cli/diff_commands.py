@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..diff import StateDiff, StepReplay, diff_checkpoints, replay_thread
+from ..diff import StateDiff, StepReplay, diff_checkpoints, diff_threads, replay_thread
 from .output import print_json, print_table
 from .store_commands import add_store_args, open_from_args
 
@@ -13,8 +13,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diff", help="what changed between two checkpoints, field by field")
     add_store_args(p)
     p.add_argument("thread")
-    p.add_argument("--from", dest="from_id", metavar="ID", help="the earlier checkpoint (default: the parent of --to)")
-    p.add_argument("--to", dest="to_id", metavar="ID", help="the later checkpoint (default: the newest)")
+    p.add_argument("--from", dest="from_id", metavar="ID",
+                   help="the earlier checkpoint (default: the parent of --to; with --against-thread: the newest)")
+    p.add_argument("--to", dest="to_id", metavar="ID",
+                   help="the later checkpoint (default: the newest; with --against-thread: one of OTHER's)")
+    p.add_argument("--against-thread", metavar="OTHER",
+                   help="compare with a checkpoint of another thread (two runs of one task: messages aligned by content)")
     p.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
     p.add_argument("--internal", action="store_true", help="include LangGraph's internal channels")
     p.set_defaults(handler=cmd_diff)
@@ -28,7 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        result = diff_checkpoints(store, args.thread, args.from_id, args.to_id, args.ns, args.internal)
+        if args.against_thread:
+            result = diff_threads(store, args.thread, args.against_thread, args.from_id, args.to_id, args.ns,
+                                  args.internal)
+        else:
+            result = diff_checkpoints(store, args.thread, args.from_id, args.to_id, args.ns, args.internal)
     if args.json:
         print_json(result)
     else:
@@ -37,8 +45,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def print_diff(result: StateDiff) -> None:
-    relation = "parent -> child" if result.adjacent else "any two checkpoints"
-    print(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
+    if result.across_threads:
+        print(f"thread {result.before_thread_id} at {result.before_id} -> thread {result.thread_id} at "
+              f"{result.after_id}  (two threads)")
+    else:
+        relation = "parent -> child" if result.adjacent else "any two checkpoints"
+        print(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
     for write in result.wrote:
         print(f"  {write['node']} wrote {write['channel']}: {write['value']}")
     for field in result.changed_fields:
@@ -46,9 +58,11 @@ def print_diff(result: StateDiff) -> None:
         print(f"{field.field} ({field.reducer}) {field.status}{note}")
         for change in field.changes:
             print(f"  {change.summary}")
-    unchanged = [f.field for f in result.fields if not f.changed]
+    unchanged = [f for f in result.fields if not f.changed]
     if unchanged:
-        print(f"unchanged: {', '.join(unchanged)}")
+        print(f"unchanged: {', '.join(f.field for f in unchanged)}")
+    for field in (f for f in unchanged if f.note):
+        print(f"  {field.field}: {field.note}")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
-"""Reducer-aware diff between two checkpoints, and replay verification through the shared reducers."""
+"""Reducer-aware diff between two checkpoints (of one thread or of two), and replay verification through the shared reducers."""
 
+from .across import aligned_message_changes, compare_across, diff_threads
 from .fields import CLEARED_NOTE
 from .model import Change, FieldCheck, FieldDiff, StateDiff, StepReplay
 from .replay import GENERATED_ID, ReplayError, replay, replay_step, replay_thread
@@ -15,8 +16,11 @@ __all__ = [
     "ReplayError",
     "StateDiff",
     "StepReplay",
+    "aligned_message_changes",
+    "compare_across",
     "diff",
     "diff_checkpoints",
+    "diff_threads",
     "message_line",
     "replay",
     "replay_step",

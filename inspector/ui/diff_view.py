@@ -82,7 +82,9 @@ def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
 
 def render_writes(result: StateDiff) -> None:
     st.markdown("**What the nodes wrote**")
-    if not result.adjacent:
+    if result.across_threads:
+        st.caption("Two threads: no step leads from one to the other, so no writes are shown.")
+    elif not result.adjacent:
         st.caption("Not a checkpoint and its parent: the writes in between are not shown.")
     elif not result.wrote:
         st.caption("No field was written in this step.")

@@ -1,0 +1,134 @@
+"""Diffs across threads: two real runs of the demo's research task, compared field by field.
+
+The second run is a real LangGraph run of the demo graph on a copy of the demo
+database: the same script under another thread id (so every message and tool
+call id differs), with a different final answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from inspector.cli import main
+from inspector.demo.model import say
+from inspector.demo.threads import Demo, research_script
+from inspector.diff import aligned_message_changes, diff_threads
+from inspector.diff.state_diff import diff
+from inspector.store import NotFound, open_store
+
+FIRST, SECOND = "demo-research", "demo-research-rerun"
+NEW_ANSWER = "Added the chart; the 2022 spike came from lithium prices, which fell back by 2024."
+
+
+def second_run_script():
+    """The research task again, under another thread id, ending with a different answer."""
+    script = research_script()
+    first, second = script.turns
+    changed = dataclasses.replace(second, replies=(*second.replies[:-1], say(NEW_ANSWER)))
+    return dataclasses.replace(script, thread_id=SECOND, turns=(first, changed))
+
+
+@pytest.fixture(scope="module")
+def two_runs(demo_db, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("two-runs")
+    db = folder / "demo.db"
+    db.write_bytes(demo_db.read_bytes())
+    conn = sqlite3.connect(db, check_same_thread=False)
+    try:
+        demo = Demo(folder, SqliteSaver(conn))
+        script = second_run_script()
+        demo.chat(demo.agent(script), script)
+        conn.commit()
+    finally:
+        conn.close()
+    return db
+
+
+def test_two_runs_differ_only_where_they_really_do(two_runs):
+    with open_store(str(two_runs)) as store:
+        result = diff_threads(store, FIRST, SECOND)
+        first, second = store.state(FIRST), store.state(SECOND)
+    assert result.across_threads and result.before_thread_id == FIRST and result.thread_id == SECOND
+    assert {m["id"] for m in first.values["messages"]}.isdisjoint(m["id"] for m in second.values["messages"])
+    messages = result.field("messages")
+    assert messages.status == "changed"
+    (change,) = messages.changes  # every other message matched by content, whatever its id
+    assert change.kind == "changed" and "lithium prices" in change.after and "price_trend.png" in change.before
+    assert messages.note == f"{len(first.values['messages']) - 1} message(s) matched by content although their ids differ"
+    changed = {f.field for f in result.changed_fields}
+    assert changed == {"messages", "thread_data"}  # the folders carry the thread id
+    assert {f.field for f in result.fields if not f.changed} >= {"title", "artifacts", "todos", "uploaded_files"}
+    # compared by id, as within one thread, every message would read as removed and added again
+    by_id = diff(first, second).field("messages")
+    assert len(by_id.changes) == 2 * len(first.values["messages"])
+
+
+def test_alignment_pairs_changed_messages_and_keeps_extra_ones_apart():
+    def msg(mid, kind, text, calls=()):
+        return {"id": mid, "type": kind, "content": text, "tool_calls": [
+            {"id": f"{mid}-c{i}", "name": n, "args": {"q": n}} for i, n in enumerate(calls)]}
+
+    before = [msg("a1", "human", "hi"), msg("a2", "ai", "", ["search"]), msg("a3", "ai", "done")]
+    after = [msg("b1", "human", "hi"), msg("b2", "ai", "", ["search"]), msg("b3", "ai", "all done"),
+             msg("b4", "human", "thanks")]
+    changes, note = aligned_message_changes(before, after)
+    assert [(c.kind, c.key) for c in changes] == [("changed", "b3"), ("added", "b4")]
+    assert note == "2 message(s) matched by content although their ids differ"
+    changes, note = aligned_message_changes(before, before)
+    assert changes == [] and note is None
+
+
+def test_cli_diff_against_another_thread(two_runs, capsys):
+    assert main(["diff", "--db", str(two_runs), FIRST, "--against-thread", SECOND, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["before_thread_id"] == FIRST and data["thread_id"] == SECOND and not data["adjacent"]
+    assert [f["field"] for f in data["fields"] if f["status"] != "unchanged"] == ["messages", "thread_data"]
+
+    with open_store(str(two_runs)) as store:
+        older = [r for r in store.timeline(FIRST) if r.step == 3 and not r.checkpoint_ns][0]
+    assert main(["diff", "--db", str(two_runs), FIRST, "--against-thread", SECOND, "--from", older.checkpoint_id]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"thread {FIRST} at {older.checkpoint_id} -> thread {SECOND} at ")
+    assert "only in the second:" in out and "(two threads)" in out
+
+    assert main(["diff", "--db", str(two_runs), FIRST, "--against-thread", "nope"]) == 2
+    assert "no checkpoint for thread 'nope'" in capsys.readouterr().err
+
+
+def test_an_unknown_checkpoint_of_the_other_thread_is_not_found(two_runs):
+    with open_store(str(two_runs)) as store, pytest.raises(NotFound):
+        diff_threads(store, FIRST, SECOND, to_id="no-such-checkpoint")
+
+
+@pytest.fixture
+def app_on_two_runs(two_runs, monkeypatch):
+    from inspector.ui import connection
+
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{two_runs}")
+    connection.settings.clear()
+    yield
+    connection.settings.clear()
+
+
+@pytest.mark.usefixtures("app_on_two_runs")
+def test_diff_page_compares_two_threads_from_a_link(two_runs):
+    from ui_app import all_text, open_page
+
+    at = open_page("diff", thread=FIRST, against=SECOND)
+    assert not at.exception, at.exception
+    with open_store(str(two_runs)) as store:
+        newest = {t: max((r for r in store.timeline(t) if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+                  for t in (FIRST, SECOND)}
+    assert [s.value for s in at.selectbox] == [newest[FIRST].checkpoint_id, newest[SECOND].checkpoint_id]
+    text = all_text(at)
+    assert "two threads: messages are matched by content" in text
+    assert "**messages**" in text and "**thread_data**" in text and "**todos**" not in text
+    assert "lithium prices" in text and not at.success and not at.error  # no replay check between threads
+    assert "matched by content although their ids differ" in at.info[0].value
+    assert at.query_params["against"] in (SECOND, [SECOND])
