@@ -11,7 +11,7 @@ from .field_history import field_history
 from .image_history import ImageSpan, image_spans
 from .images import ImageCheck, check_viewed_images
 from .store import CheckpointRow, CheckpointState, Store
-from .user_data import PathRefused, UserData, data_bases, locate
+from .user_data import PathRefused, UserData, data_bases, in_bundle, locate
 
 
 @dataclass
@@ -42,7 +42,15 @@ class MediaReport:
 
 def thread_user_data(state: CheckpointState, data_dir: str | Path | None = None,
                      store: Any = None) -> tuple[UserData | None, list[str]]:
-    """The thread's folders for ``state`` (thread_data, then --data-dir, then next to a SQLite store)."""
+    """The thread's folders for ``state`` (thread_data, then --data-dir, then next to a SQLite store);
+    for a support bundle, only the bundle's own copy."""
+    bundle_root = getattr(store, "user_data_root", None)
+    if bundle_root is not None:
+        try:
+            found = in_bundle(state.thread_id, bundle_root, getattr(store, "recorded_folders", {}))
+        except PathRefused as exc:
+            return None, [f"refused: {exc}"]
+        return (found, []) if found else (None, ["this bundle holds no user-data files for the thread"])
     user_id = state.metadata.get("user_id") if isinstance(state.metadata.get("user_id"), str) else None
     try:
         found = locate(state.thread_id, state.values.get("thread_data"), data_bases(data_dir, store), user_id)

@@ -36,6 +36,9 @@ class Settings:
     pg_statement_timeout_ms: int = 30_000
     pg_pool_size: int = 4
     deerflow_home: str | None = None
+    bundle_max_file_bytes: int = 25_000_000
+    bundle_max_files_bytes: int = 250_000_000
+    bundle_open_max_bytes: int = 4_000_000_000
     connections: dict[str, str] = field(default_factory=dict)
 
     @property

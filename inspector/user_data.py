@@ -45,6 +45,14 @@ class UserData:
     folders: dict[str, Path]
     origin: str
     searched: tuple[str, ...] = field(default=())
+    aliases: tuple[tuple[str, str], ...] = ()  # (a folder as the state records it, where it is here)
+
+    def local_path(self, path: str) -> str:
+        """A physical path the state recorded (``actual_path``), moved to where that folder is here."""
+        for recorded, here in self.aliases:
+            if path == recorded or path.startswith(recorded.rstrip("/") + "/"):
+                return here + path[len(recorded.rstrip("/")):]
+        return path
 
     @property
     def roots(self) -> list[Path]:
@@ -166,6 +174,16 @@ def locate(
             if root.is_dir():
                 return UserData(thread_id, {f: root / f for f in FOLDERS}, str(root), tuple(searched))
     return None
+
+
+def in_bundle(thread_id: str, root: Path, recorded: Mapping[str, str]) -> UserData | None:
+    """A thread's folders inside an opened support bundle; ``recorded`` maps each folder to its path at the
+    source, so ``actual_path`` values written there resolve here."""
+    found = locate(thread_id, None, [root])
+    if found is None:
+        return None
+    aliases = tuple((path, str(found.folders[folder])) for folder, path in recorded.items() if folder in found.folders)
+    return UserData(thread_id, found.folders, "support bundle", found.searched, aliases)
 
 
 def data_bases(data_dir: str | Path | None = None, store: Any = None) -> list[Path]:

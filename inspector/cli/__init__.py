@@ -11,10 +11,11 @@ import argparse
 import sys
 from typing import Sequence
 
+from ..bundle.masking import RedactionUnavailable
 from ..store import StoreError
-from . import diff_commands, media_commands, retention_commands, size_commands, store_commands
+from . import bundle_commands, diff_commands, media_commands, retention_commands, size_commands, store_commands
 
-COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands, retention_commands)
+COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands, retention_commands, bundle_commands)
 
 
 class CliError(Exception):
@@ -38,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.handler(args) or 0)
-    except (CliError, StoreError, ValueError) as exc:
+    except (CliError, StoreError, ValueError, RedactionUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

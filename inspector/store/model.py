@@ -5,12 +5,13 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Iterator, Protocol, runtime_checkable
 
 from .decode import Problem
 from .measure import ChannelSize
 
 if TYPE_CHECKING:
+    from .export_rows import ExportCheckpoint
     from .retention_keys import RetentionReader
 
 INTERNAL_PREFIXES = ("__", "branch:", "start:", "join:")
@@ -164,6 +165,13 @@ class Store(Protocol):
         """Keys and stored lengths of every thread, for retention planning (see ``retention_keys``).
 
         Raises ``StoreError`` on stores that cannot list their rows (a saver read through its API).
+        """
+        ...
+
+    def export_thread(self, thread_id: str) -> Iterator["ExportCheckpoint"]:
+        """Every checkpoint of a thread (all namespaces) with its writes, as stored (see ``export_rows``).
+
+        Raises ``NotFound`` for an unknown thread and ``StoreError`` where rows cannot be read as stored.
         """
         ...
 

@@ -43,6 +43,7 @@ from .records import (
     write_records,
 )
 from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
+from .pg_export import PgExport
 from .pg_retention import PgRetention
 from .pg_sizes import pg_field_sizes
 
@@ -54,7 +55,7 @@ _BLOBS_AT_VERSIONS = """
 """
 
 
-class PostgresStore(PgRetention):
+class PostgresStore(PgRetention, PgExport):
     """A LangGraph PostgreSQL checkpoint database, read through read-only sessions."""
 
     kind = "postgres"

@@ -163,6 +163,10 @@ class SaverStore:
         """Not supported: a saver's API lists checkpoints, not stored rows and their lengths."""
         not_supported("A retention preview")
 
+    def export_thread(self, thread_id: str) -> Any:
+        """Not supported: a saver's API returns deserialized objects, not the rows a bundle copies."""
+        not_supported("Exporting a thread")
+
     # -- saver calls -------------------------------------------------------
     def _async(self) -> bool:
         return self._is_async

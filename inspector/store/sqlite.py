@@ -36,6 +36,7 @@ from .records import (
     titles_from,
     write_records,
 )
+from .sqlite_export import SqliteExport
 from .sqlite_retention import SqliteRetention
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
@@ -55,7 +56,7 @@ def _metadata(raw: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"value": value}
 
 
-class SqliteStore(SqliteRetention):
+class SqliteStore(SqliteRetention, SqliteExport):
     """A LangGraph SQLite checkpoint database, opened read-only."""
 
     kind = "sqlite"

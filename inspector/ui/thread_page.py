@@ -23,7 +23,7 @@ import streamlit as st
 from ..history import History, Key, build_history
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from . import connection, data, diff_view, routes, timeline_view
+from . import bundle_view, connection, data, diff_view, routes, timeline_view
 from .guard import guarded
 from .state_view import render_state
 
@@ -91,11 +91,13 @@ def render() -> None:
 
 
 def _header(store: Store, thread_id: str, history: History) -> None:
-    title_col, refresh_col = st.columns([6, 1], vertical_alignment="bottom")
+    title_col, refresh_col, export_col = st.columns([5, 1, 1], vertical_alignment="bottom")
     title_col.title(thread_id)
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
         data.refresh_thread(store, thread_id)
         st.rerun()
+    with export_col:
+        bundle_view.export_button(store, thread_id)
     routes.link("threads", "All threads", icon=":material/arrow_back:")
 
 

@@ -1,0 +1,175 @@
+"""A thread's stored rows turned into rows of LangGraph's SQLite schema, every value masked.
+
+Each value is decoded (``rewrite``), masked (``Masker``) and written back in the
+format it came in, so LangGraph reads the bundle as it reads any SqliteSaver
+database. Rows from PostgreSQL are assembled the way SqliteSaver stores a
+checkpoint: the JSONB header with every channel value inside one msgpack map.
+A channel stored unchanged in many checkpoints is masked once (by its bytes);
+a PostgreSQL blob row once (by its version). What cannot be decoded (pickled,
+unknown types) cannot be checked for secrets and is left out, and counted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from typing import Any
+
+from ..store.export_rows import ExportCheckpoint, ExportWrite
+from .masking import Masker
+from .rewrite import checkpoint_parts, dump_json, dump_msgpack, join_checkpoint, load_json, load_msgpack, plain
+
+# Channels whose values name the thread's files (read from the values as stored, before masking).
+REFERENCE_CHANNELS = frozenset({"artifacts", "viewed_images", "uploaded_files", "thread_data"})
+CHANNEL_CACHE_ENTRIES = 512
+NIL = dump_msgpack(None)
+_EMPTY = object()  # a blob row of type "empty": the channel has no value at that version
+
+
+class RowConverter:
+    """Converts exported rows; ``left_out`` counts what could not be kept, with the reason."""
+
+    def __init__(self, masker: Masker) -> None:
+        self.masker = masker
+        self.left_out: Counter[tuple[str, str]] = Counter()
+        self._channels: OrderedDict[tuple[str, bytes], tuple[bytes, Any]] = OrderedDict()
+        self._blobs: dict[tuple[str, str, str], Any] = {}
+
+    def _leave_out(self, what: str, reason: str) -> None:
+        self.left_out[(what, reason)] += 1
+
+    # -- one channel value, as msgpack ------------------------------------------
+    def channel(self, name: str, raw: bytes) -> tuple[bytes, Any]:
+        """(masked msgpack bytes, the plain value when ``name`` names files) for one stored value."""
+        key = (name, raw)
+        if key in self._channels:
+            self._channels.move_to_end(key)
+            return self._channels[key]
+        try:
+            tree, dropped = load_msgpack(raw)
+        except ValueError:
+            self._leave_out(f"values of channel {name!r}", "not decodable: replaced by null")
+            result: tuple[bytes, Any] = (NIL, None)
+        else:
+            for _ in dropped:
+                self._leave_out(f"extension values in channel {name!r}",
+                                "of a kind the inspector cannot look inside: replaced by null")
+            masked = self.masker.value(tree, name)
+            out = raw if masked is tree and not dropped else dump_msgpack(masked)
+            result = (out, plain(tree) if name in REFERENCE_CHANNELS else None)
+        self._channels[key] = result
+        while len(self._channels) > CHANNEL_CACHE_ENTRIES:
+            self._channels.popitem(last=False)
+        return result
+
+    def _typed_channel(self, name: str, type_tag: str | None, data: bytes | None) -> Any:
+        """A PostgreSQL blob row as msgpack bytes for a whole-checkpoint map, or ``_EMPTY`` / None (left out)."""
+        if type_tag == "empty":
+            return _EMPTY
+        if type_tag in (None, "null"):
+            return (NIL, None)
+        if type_tag == "msgpack":
+            return self.channel(name, bytes(data or b""))
+        if type_tag == "json":
+            try:
+                return self.channel(name, dump_msgpack(load_json(bytes(data or b""))))
+            except ValueError:
+                pass
+        if type_tag in ("bytes", "bytearray"):
+            return (dump_msgpack(self._bytes(bytes(data or b""), name)), None)
+        self._leave_out(f"values of channel {name!r} stored as {type_tag!r}",
+                        "cannot be decoded safely, so they could not be checked for secrets")
+        return None
+
+    def _bytes(self, data: bytes, where: str) -> bytes:
+        """Raw bytes masked as text, byte for byte (latin-1), so a key written as bytes is caught too."""
+        return self.masker.text(data.decode("latin-1"), where).encode("latin-1", "replace")
+
+    # -- checkpoints ---------------------------------------------------------------
+    def checkpoint(self, cp: ExportCheckpoint) -> tuple[str, bytes, dict[str, Any]] | None:
+        """(type, bytes, plain values of the file-naming channels) for SqliteSaver's ``checkpoints`` row."""
+        if cp.header is not None:
+            return self._from_blobs(cp)
+        if cp.type == "msgpack" and cp.checkpoint is not None:
+            try:
+                header, channels = checkpoint_parts(bytes(cp.checkpoint))
+            except ValueError:
+                self._leave_out("checkpoints", "not a readable checkpoint: left out")
+                return None
+            refs: dict[str, Any] = {}
+            out = []
+            for name, raw in channels:
+                masked, tree = self.channel(str(name), raw)
+                out.append((name, masked))
+                if tree is not None:
+                    refs[str(name)] = tree
+            return "msgpack", join_checkpoint(header, out), refs
+        if cp.type == "json" and cp.checkpoint is not None:
+            try:
+                tree = load_json(bytes(cp.checkpoint))
+            except ValueError:
+                tree = None
+            if isinstance(tree, dict) and isinstance(tree.get("channel_values"), dict):
+                values = tree["channel_values"]
+                refs = {k: v for k, v in values.items() if k in REFERENCE_CHANNELS}
+                tree["channel_values"] = {k: self.masker.value(v, k) for k, v in values.items()}
+                return "json", dump_json(tree), refs
+        if cp.type and "+" in cp.type and cp.checkpoint is not None:
+            self._leave_out(f"checkpoints stored encrypted ({cp.type})",
+                            "kept as stored: unreadable without the key, which is not in the bundle")
+            return cp.type, bytes(cp.checkpoint), {}
+        self._leave_out(f"checkpoints stored as {cp.type!r}",
+                        "cannot be decoded safely, so they could not be checked for secrets: left out")
+        return None
+
+    def _from_blobs(self, cp: ExportCheckpoint) -> tuple[str, bytes, dict[str, Any]]:
+        """As PostgresSaver loads a checkpoint: the JSONB's inline values, then its blob rows over them
+        (a delta snapshot is an inline ``true`` with its value in a blob row)."""
+        header = dict(cp.header or {})
+        values: dict[Any, tuple[bytes, Any]] = {}
+        for name, value in (header.pop("channel_values", None) or {}).items():
+            values[name] = self.channel(str(name), dump_msgpack(value))
+        for (channel, version), (type_tag, data) in cp.new_blobs.items():
+            self._blobs[(cp.checkpoint_ns, channel, version)] = self._typed_channel(channel, type_tag, data)
+        for channel, version in cp.blob_versions.items():
+            entry = self._blobs.get((cp.checkpoint_ns, channel, version))
+            if entry is not None and entry is not _EMPTY:
+                values[channel] = entry
+        refs = {str(name): tree for name, (_, tree) in values.items() if tree is not None}
+        channels = [(name, masked) for name, (masked, _) in values.items()]
+        return "msgpack", join_checkpoint([(k, dump_msgpack(v)) for k, v in header.items()], channels), refs
+
+    # -- metadata and writes ----------------------------------------------------------
+    def metadata(self, raw: Any) -> bytes:
+        if isinstance(raw, (bytes, bytearray, memoryview, str)):
+            try:
+                raw = load_json(bytes(raw) if not isinstance(raw, str) else raw)
+            except ValueError:
+                self._leave_out("checkpoint metadata", "not readable JSON: replaced by {}")
+                raw = {}
+        return dump_json(self.masker.value(raw if raw is not None else {}, "metadata"))
+
+    def write(self, write: ExportWrite) -> tuple[str | None, bytes | None] | None:
+        """(type, value) for SqliteSaver's ``writes`` row, or None when the write is left out."""
+        tag, data = write.type, write.value
+        if tag in (None, "null", "empty"):
+            return tag, data
+        if tag == "msgpack":
+            return tag, self.channel(write.channel, bytes(data or b""))[0]
+        if tag == "json":
+            try:
+                return tag, dump_json(self.masker.value(load_json(bytes(data or b"")), write.channel))
+            except ValueError:
+                self._leave_out(f"writes to channel {write.channel!r}", "not readable JSON: left out")
+                return None
+        if tag in ("bytes", "bytearray"):
+            return tag, self._bytes(bytes(data or b""), write.channel)
+        if "+" in tag:
+            self._leave_out(f"writes to channel {write.channel!r} stored encrypted ({tag})",
+                            "kept as stored: unreadable without the key, which is not in the bundle")
+            return tag, data
+        self._leave_out(f"writes to channel {write.channel!r} stored as {tag!r}",
+                        "cannot be decoded safely, so they could not be checked for secrets: left out")
+        return None
+
+    def left_out_rows(self) -> list[dict[str, Any]]:
+        return [{"what": what, "count": count, "reason": reason} for (what, reason), count in self.left_out.items()]
