@@ -7,47 +7,22 @@ call id differs), with a different final answer.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
-from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.cli import main
-from inspector.demo.model import say
-from inspector.demo.threads import Demo, research_script
 from inspector.diff import aligned_message_changes, diff_threads
 from inspector.diff.state_diff import diff
 from inspector.store import NotFound, open_store
+from rerun_helpers import FIRST, SECOND, demo_with_second_run
 
-FIRST, SECOND = "demo-research", "demo-research-rerun"
-NEW_ANSWER = "Added the chart; the 2022 spike came from lithium prices, which fell back by 2024."
-
-
-def second_run_script():
-    """The research task again, under another thread id, ending with a different answer."""
-    script = research_script()
-    first, second = script.turns
-    changed = dataclasses.replace(second, replies=(*second.replies[:-1], say(NEW_ANSWER)))
-    return dataclasses.replace(script, thread_id=SECOND, turns=(first, changed))
 
 
 @pytest.fixture(scope="module")
 def two_runs(demo_db, tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("two-runs")
-    db = folder / "demo.db"
-    db.write_bytes(demo_db.read_bytes())
-    conn = sqlite3.connect(db, check_same_thread=False)
-    try:
-        demo = Demo(folder, SqliteSaver(conn))
-        script = second_run_script()
-        demo.chat(demo.agent(script), script)
-        conn.commit()
-    finally:
-        conn.close()
-    return db
+    return demo_with_second_run(demo_db, tmp_path_factory.mktemp("two-runs"))
 
 
 def test_two_runs_differ_only_where_they_really_do(two_runs):

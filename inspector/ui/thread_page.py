@@ -91,7 +91,7 @@ def render() -> None:
 
 
 def _header(store: Store, thread_id: str, history: History) -> None:
-    title_col, refresh_col, export_col = st.columns([5, 1, 1], vertical_alignment="bottom")
+    title_col, refresh_col, export_col = st.columns([4, 1, 1.3], vertical_alignment="bottom")
     title_col.title(thread_id)
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
         data.refresh_thread(store, thread_id)
