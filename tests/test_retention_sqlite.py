@@ -25,7 +25,7 @@ from inspector.cli import main
 from inspector.history import build_history
 from inspector.interrupts import pending_questions
 from inspector.store import open_store
-from inspector.store.sqlite_pages import PageModel, blob, integer, record_len, text
+from inspector.store.sqlite_pages import PageModel, record_len
 from retention_helpers import BRANCH_THREAD, BRANCHED_FROM, lost_junctions, lost_parents, parents, sqlite_store_with_branch
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -160,15 +160,15 @@ def test_the_page_model_matches_sqlites_own_accounting(demo_db):
         for rowid, t, ns, cid, parent, kind, body, meta in conn.execute(
                 "SELECT rowid, length(thread_id), length(checkpoint_ns), length(checkpoint_id), "
                 "length(parent_checkpoint_id), length(type), length(checkpoint), length(metadata) FROM checkpoints"):
-            row = model.table_row(record_len([text(t), text(ns), text(cid), text(parent), text(kind), blob(body),
-                                              blob(meta)]), rowid)
+            row = model.table_row(record_len("tttttbb", (t, ns, cid, parent, kind, body, meta)), rowid)
             cells, overflow = cells + row.cell, overflow + row.overflow_pages
         measured = dict(((kind, (n, used)) for kind, n, used in conn.execute(
             "SELECT pagetype, count(*), sum(pgsize - unused - 8) FROM dbstat WHERE name = 'checkpoints' "
             "GROUP BY pagetype")))
     assert overflow == measured["overflow"][0]
     assert cells == measured["leaf"][1]
-    assert record_len([integer(0), integer(1), integer(300)]) == 1 + 3 + 2
+    assert record_len("iii", (0, 1, 300)) == 1 + 3 + 2
+    assert record_len("tb", (None, 100)) == 1 + 1 + 2 + 100  # NULL, then a blob whose serial type takes 2 bytes
 
 
 def test_a_saver_store_says_it_cannot_preview(tmp_path):

@@ -13,7 +13,7 @@ estimate (``PageModel.leaf_density``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Sequence
 
 LEAF_HEADER = 8  # bytes of a leaf page's header
 CELL_POINTER = 2  # bytes of a cell's entry in the page's pointer array
@@ -39,35 +39,27 @@ def integer_len(value: int) -> int:
     return 8
 
 
-# A column as (serial type, content bytes): text and blob lengths are all a row's size needs.
-Column = tuple[int, int]
+def record_len(kinds: str, values: Sequence[int | None]) -> int:
+    """Bytes of the record holding a row: header (with its own length) plus contents.
 
-
-def text(length: int | None) -> Column:
-    return (0, 0) if length is None else (2 * length + 13, length)
-
-
-def blob(length: int | None) -> Column:
-    return (0, 0) if length is None else (2 * length + 12, length)
-
-
-def integer(value: int | None) -> Column:
-    if value is None:
-        return (0, 0)
-    if value in (0, 1):
-        return (8 + value, 0)
-    size = integer_len(value)
-    return ({1: 1, 2: 2, 3: 3, 4: 4, 6: 5, 8: 6}[size], size)
-
-
-def record_len(columns: Iterable[Column]) -> int:
-    """Bytes of the record holding ``columns``: header (with its own length) plus contents."""
-    columns = list(columns)
-    types = sum(varint_len(serial) for serial, _ in columns)
+    ``kinds`` gives each column's kind, ``t``(ext), ``b``(lob) or ``i``(nteger); ``values`` holds each
+    text or blob column's length in bytes, each integer column's value, and None for NULL.
+    """
+    types = body = 0
+    for kind, value in zip(kinds, values):
+        if value is None:
+            types += 1
+        elif kind == "i":
+            types += 1
+            body += integer_len(value)
+        else:
+            serial = 2 * value + (13 if kind == "t" else 12)
+            types += 1 if serial < 128 else 2 if serial < 16384 else varint_len(serial)
+            body += value
     header = types + 1
-    if varint_len(header) > 1:  # the header length counts itself
+    if header > 127:  # the header length counts itself
         header = types + varint_len(types + 2)
-    return header + sum(size for _, size in columns)
+    return header + body
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,23 @@ _WRITE_KEYS = """
 
 _THREAD_FILTER = "WHERE thread_id IN (SELECT value FROM json_each(?))"
 
+# Each table's columns in record order, and their kinds: t(ext), b(lob), i(nteger).
+_CHECKPOINT_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint",
+                       "metadata")
+_CHECKPOINT_KINDS = "tttttbb"
+_WRITE_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "task_path", "idx", "channel", "type",
+                  "value")
+_WRITE_KINDS = "tttttittb"
+
+
+def _checkpoint_lengths(row: tuple) -> tuple:
+    """Column lengths (the integer itself for ``i`` columns, None for NULL) of a ``_CHECKPOINT_KEYS`` row."""
+    return (_utf8_len(row[0]), _utf8_len(row[1]), _utf8_len(row[2]), _utf8_len(row[3]), row[5], row[6], row[7])
+
+
+def _write_lengths(row: tuple) -> tuple:
+    return (_utf8_len(row[0]), _utf8_len(row[1]), _utf8_len(row[2]), row[4], row[5], row[6], row[7], row[8], row[9])
+
 
 def _utf8_len(value: str | None) -> int | None:
     return None if value is None else len(value.encode("utf-8", "surrogatepass"))
@@ -119,6 +136,7 @@ class SqliteRetentionReader:
         self.notes: list[str] = []
         self._indexes = self._index_columns()
         self._btrees = self._measure()
+        self._sizers: tuple[_RowSizer, _RowSizer] | None = None
 
     # -- lifecycle -------------------------------------------------------
     def close(self) -> None:
@@ -185,11 +203,12 @@ class SqliteRetentionReader:
         ids = json.dumps(list(range(1, top + 1, step))[:SAMPLE_ROWS])
         where = "WHERE rowid IN (SELECT value FROM json_each(?))"
         if table == "checkpoints":
-            rows = [self._checkpoint_footprint(r) for r in self._query(_CHECKPOINT_KEYS.format(where=where), [ids])]
+            rows = self._query(_CHECKPOINT_KEYS.format(where=where), [ids])
+            cells = [self.model.table_row(pages.record_len(_CHECKPOINT_KINDS, _checkpoint_lengths(r)), r[4]).cell
+                     for r in rows]
         else:
-            rows = [self._write_footprint(r) for r in
-                    self._query(_WRITE_KEYS.format(where=where, task_path=self._task_path), [ids])]
-        cells = [footprint.cell for footprint in rows]
+            rows = self._query(_WRITE_KEYS.format(where=where, task_path=self._task_path), [ids])
+            cells = [self.model.table_row(pages.record_len(_WRITE_KINDS, _write_lengths(r)), r[3]).cell for r in rows]
         return sum(cells) / len(cells) if cells else 64.0
 
     def facts(self) -> StorageFacts:
@@ -198,43 +217,12 @@ class SqliteRetentionReader:
         return StorageFacts("sqlite", self._page_count * self.model.page_size, free, None, tuple(self.notes))
 
     # -- footprints ------------------------------------------------------
-    def _bytes(self, btree: str, footprint: pages.Footprint) -> float:
-        tree = self._btrees[btree]
-        leaf = footprint.cell / tree.density(self.model) * (1 + tree.interior_ratio)
-        return (leaf + footprint.overflow_pages) * self.model.page_size
+    def _sizer(self, table: str, columns: tuple[str, ...], kinds: str) -> "_RowSizer":
+        indexes = [(tuple(columns.index(c) if c in columns else -1 for c in index_columns), self._btrees[name])
+                   for name, (indexed, index_columns) in self._indexes.items() if indexed == table]
+        return _RowSizer(self.model, kinds, self._btrees[table], indexes)
 
-    def _index_bytes(self, table: str, lengths: dict[str, pages.Column], rowid: int) -> float:
-        total = 0.0
-        for name, (indexed, columns) in self._indexes.items():
-            if indexed != table:
-                continue
-            record = pages.record_len([lengths.get(c, (0, 0)) for c in columns] + [pages.integer(rowid)])
-            total += self._bytes(name, self.model.index_entry(record))
-        return total
-
-    def _checkpoint_columns(self, row: tuple) -> dict[str, pages.Column]:
-        thread_id, ns, cid, parent, _rowid, type_len, blob_len, meta_len = row[:8]
-        return {
-            "thread_id": pages.text(_utf8_len(thread_id)), "checkpoint_ns": pages.text(_utf8_len(ns)),
-            "checkpoint_id": pages.text(_utf8_len(cid)), "parent_checkpoint_id": pages.text(_utf8_len(parent)),
-            "type": pages.text(type_len), "checkpoint": pages.blob(blob_len), "metadata": pages.blob(meta_len),
-        }
-
-    def _checkpoint_footprint(self, row: tuple) -> pages.Footprint:
-        return self.model.table_row(pages.record_len(self._checkpoint_columns(row).values()), row[4])
-
-    def _write_columns(self, row: tuple) -> dict[str, pages.Column]:
-        thread_id, ns, cid, _rowid, task_len, path_len, idx, channel_len, type_len, value_len = row[:10]
-        return {
-            "thread_id": pages.text(_utf8_len(thread_id)), "checkpoint_ns": pages.text(_utf8_len(ns)),
-            "checkpoint_id": pages.text(_utf8_len(cid)), "task_id": pages.text(task_len),
-            "task_path": pages.text(path_len), "idx": pages.integer(idx), "channel": pages.text(channel_len),
-            "type": pages.text(type_len), "value": pages.blob(value_len),
-        }
-
-    def _write_footprint(self, row: tuple) -> pages.Footprint:
-        return self.model.table_row(pages.record_len(self._write_columns(row).values()), row[3])
-
+    # -- streaming ---------------------------------------------------------
     # -- streaming ---------------------------------------------------------
     def _filter(self, thread_ids: Sequence[str] | None) -> tuple[str, list[Any]]:
         if thread_ids is None:
@@ -257,24 +245,23 @@ class SqliteRetentionReader:
             yield self._thread(thread_id, list(rows), thread_writes)
 
     def _thread(self, thread_id: str, rows: list[tuple], writes: list[tuple]) -> ThreadKeys:
+        if self._sizers is None:
+            self._sizers = (self._sizer("checkpoints", _CHECKPOINT_COLUMNS, _CHECKPOINT_KINDS),
+                            self._sizer("writes", _WRITE_COLUMNS, _WRITE_KINDS))
+        checkpoint_size, write_size = self._sizers
         sums: dict[Key, list] = {}
         for row in writes:
             entry = sums.setdefault((row[1], row[2]), [0, 0, 0.0, False])
-            columns = self._write_columns(row)
-            footprint = self.model.table_row(pages.record_len(columns.values()), row[3])
             entry[0] += 1
             entry[1] += row[9] or 0
-            entry[2] += self._bytes("writes", footprint) + self._index_bytes("writes", columns, row[3])
+            entry[2] += write_size(_write_lengths(row), row[3])
             entry[3] = entry[3] or bool(row[10])
         checkpoints = []
         for row in rows:
-            columns = self._checkpoint_columns(row)
-            footprint = self._checkpoint_footprint(row)
             count, wbytes, wfoot, interrupt = sums.pop((row[1], row[2]), (0, 0, 0.0, False))
             checkpoints.append(CheckpointKeys(
                 checkpoint_ns=row[1], checkpoint_id=row[2], parent_checkpoint_id=row[3],
-                stored_bytes=(row[6] or 0) + (row[7] or 0),
-                footprint=self._bytes("checkpoints", footprint) + self._index_bytes("checkpoints", columns, row[4]),
+                stored_bytes=(row[6] or 0) + (row[7] or 0), footprint=checkpoint_size(_checkpoint_lengths(row), row[4]),
                 writes=count, writes_bytes=wbytes, writes_footprint=wfoot, interrupt=interrupt,
                 metadata=_json(row[8]) if row[8] is not None else None,
             ))
@@ -322,6 +309,29 @@ def _reserved_bytes(path: Path) -> int:
         return header[20] if len(header) > 20 else 0
     except OSError:
         return 0
+
+
+class _RowSizer:
+    """Bytes a row of one table takes once VACUUM packed the file: its cell and overflow pages, and its
+    entry in each index, from the row's column lengths."""
+
+    def __init__(self, model: pages.PageModel, kinds: str, table: _Btree,
+                 indexes: list[tuple[tuple[int, ...], _Btree]]) -> None:
+        self.model, self.kinds = model, kinds
+        self.table_factor = model.page_size / table.density(model) * (1 + table.interior_ratio)
+        self.indexes = [(positions, "".join(kinds[p] if p >= 0 else "t" for p in positions) + "i",
+                         model.page_size / tree.density(model) * (1 + tree.interior_ratio))
+                        for positions, tree in indexes]
+
+    def __call__(self, lengths: tuple, rowid: int) -> float:
+        model = self.model
+        row = model.table_row(pages.record_len(self.kinds, lengths), rowid)
+        total = row.cell * self.table_factor + row.overflow_pages * model.page_size
+        for positions, key_kinds, factor in self.indexes:
+            key = tuple(lengths[p] if p >= 0 else None for p in positions) + (rowid,)
+            entry = model.index_entry(pages.record_len(key_kinds, key))
+            total += entry.cell * factor + entry.overflow_pages * model.page_size
+        return total
 
 
 class SqliteRetention:
