@@ -50,14 +50,22 @@ def demo_dir(demo_db) -> Path:
 
 
 @pytest.fixture
-def app_on_demo(demo_db, monkeypatch):
-    """AppTest runs of app.py open the demo database (settings re-read before and after)."""
+def app_on_store(monkeypatch):
+    """Factory: ``app_on_store(url)`` makes AppTest runs of app.py open ``url`` (settings re-read before and after)."""
     from inspector.ui import connection
 
-    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
+    def point(url: str) -> None:
+        monkeypatch.setenv("INSPECTOR_DB", url)
+        connection.settings.clear()
+
+    yield point
     connection.settings.clear()
-    yield
-    connection.settings.clear()
+
+
+@pytest.fixture
+def app_on_demo(demo_db, app_on_store):
+    """AppTest runs of app.py open the demo database."""
+    app_on_store(f"sqlite:///{demo_db}")
 
 
 # --- PostgreSQL --------------------------------------------------------------

@@ -81,20 +81,10 @@ def test_an_unknown_checkpoint_of_the_other_thread_is_not_found(two_runs):
         diff_threads(store, FIRST, SECOND, to_id="no-such-checkpoint")
 
 
-@pytest.fixture
-def app_on_two_runs(two_runs, monkeypatch):
-    from inspector.ui import connection
-
-    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{two_runs}")
-    connection.settings.clear()
-    yield
-    connection.settings.clear()
-
-
-@pytest.mark.usefixtures("app_on_two_runs")
-def test_diff_page_compares_two_threads_from_a_link(two_runs):
+def test_diff_page_compares_two_threads_from_a_link(two_runs, app_on_store):
     from ui_app import all_text, open_page
 
+    app_on_store(f"sqlite:///{two_runs}")
     at = open_page("diff", thread=FIRST, against=SECOND)
     assert not at.exception, at.exception
     with open_store(str(two_runs)) as store:

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from inspector.retention import Policy, plan_thread
-from inspector.retention.graph import ThreadGraph, step_from_id
+from inspector.retention.graph import ThreadGraph
+from inspector.store.model import checkpoint_step
 from inspector.retention.sql import literal
 from inspector.store.retention_keys import BlobKeys, BranchLink, CheckpointKeys, StrayWrites, ThreadKeys
 
@@ -46,9 +47,9 @@ def going(outcome_plan) -> set[str]:
 
 
 def test_step_is_read_from_the_id():
-    assert step_from_id(cid(1, 7)) == 7
-    assert step_from_id(cid(1, -1)) == -1
-    assert step_from_id("not-a-uuid") is None
+    assert checkpoint_step(cid(1, 7)) == 7
+    assert checkpoint_step(cid(1, -1)) == -1
+    assert checkpoint_step("not-a-uuid") is None
 
 
 def test_keep_latest_cuts_a_line_without_breaking_it():

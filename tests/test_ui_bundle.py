@@ -10,7 +10,6 @@ from bundle_helpers import CASE, write_support_case
 from inspector.bundle import write_bundle
 from inspector.settings import Settings
 from inspector.store import open_store
-from inspector.ui import connection
 from ui_app import all_text, open_page
 
 
@@ -24,18 +23,8 @@ def bundle(tmp_path_factory):
     return out
 
 
-@pytest.fixture
-def app_on(monkeypatch):
-    def point(url: str) -> None:
-        monkeypatch.setenv("INSPECTOR_DB", url)
-        connection.settings.clear()
-
-    yield point
-    connection.settings.clear()
-
-
-def test_every_page_works_on_a_bundle(bundle, app_on):
-    app_on(str(bundle))
+def test_every_page_works_on_a_bundle(bundle, app_on_store):
+    app_on_store(str(bundle))
     at = open_page("threads")
     assert not at.exception and list(at.dataframe[0].value["thread"]) == [CASE]
     assert any(w.value.startswith("A support bundle, read from a private copy.") for w in at.sidebar.warning)
@@ -53,8 +42,8 @@ def test_every_page_works_on_a_bundle(bundle, app_on):
         assert not at.error, (page, [e.value for e in at.error])
 
 
-def test_the_sidebar_switch_opens_a_bundle(bundle, demo_db, app_on):
-    app_on(f"sqlite:///{demo_db}")
+def test_the_sidebar_switch_opens_a_bundle(bundle, demo_db, app_on_store):
+    app_on_store(f"sqlite:///{demo_db}")
     at = open_page("threads")
     at.text_input(key="inspector_switch_url").input(str(bundle))
     at.button[[b.label for b in at.button].index("Open")].click().run()
@@ -62,8 +51,8 @@ def test_the_sidebar_switch_opens_a_bundle(bundle, demo_db, app_on):
     assert list(at.dataframe[0].value["thread"]) == [CASE]
 
 
-def test_the_export_button(demo_db, app_on):
-    app_on(f"sqlite:///{demo_db}")
+def test_the_export_button(demo_db, app_on_store):
+    app_on_store(f"sqlite:///{demo_db}")
     at = open_page("thread", thread="demo-research")
     assert not at.exception
     if importlib.util.find_spec("inspector.redaction") is None:

@@ -26,6 +26,7 @@ from ..store.decode import (
     EXT_NUMPY_ARRAY,
     EXT_PYDANTIC_V1,
     EXT_PYDANTIC_V2,
+    checkpoint_items,
 )
 
 NAMED_CODES = frozenset({EXT_CONSTRUCTOR_SINGLE_ARG, EXT_CONSTRUCTOR_POS_ARGS, EXT_CONSTRUCTOR_KW_ARGS,
@@ -133,23 +134,11 @@ def dump_json(value: Any) -> bytes:
 def checkpoint_parts(data: bytes) -> tuple[list[tuple[Any, bytes]], list[tuple[Any, bytes]]]:
     """A whole-checkpoint msgpack map split into (header key, raw value) and (channel, raw value) pairs,
     so a channel stored unchanged in many checkpoints can be handled once, by its bytes."""
-    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=max(len(data), 1))
-    unpacker.feed(data)
     header: list[tuple[Any, bytes]] = []
     channels: list[tuple[Any, bytes]] = []
     try:
-        for _ in range(unpacker.read_map_header()):
-            key = unpacker.unpack()
-            if key != "channel_values":
-                start = unpacker.tell()
-                unpacker.skip()
-                header.append((key, data[start:unpacker.tell()]))
-                continue
-            for _ in range(unpacker.read_map_header()):
-                channel = unpacker.unpack()
-                start = unpacker.tell()
-                unpacker.skip()
-                channels.append((channel, data[start:unpacker.tell()]))
+        for is_channel, key, raw in checkpoint_items(data):
+            (channels if is_channel else header).append((key, raw))
     except Exception as exc:  # truncated or not a map
         raise ValueError(f"not a checkpoint map ({type(exc).__name__})") from None
     return header, channels

@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
 from functools import cached_property
 from typing import Any, Iterable
 
-from ..store.model import checkpoint_time
+from ..history import parent_namespace
+from ..store.model import checkpoint_step, checkpoint_time
 from ..store.retention_keys import CheckpointKeys, Key, ThreadKeys
-
-
-def parent_namespace(ns: str) -> str:
-    """``tools:a|search:b`` -> ``tools:a``; ``tools:a`` -> ``""``."""
-    return ns.rsplit("|", 1)[0] if "|" in ns else ""
-
-
-def step_from_id(checkpoint_id: str) -> int | None:
-    """The step LangGraph encodes in a uuid6 checkpoint id's clock sequence (``-bfff-`` is step -1)."""
-    try:
-        u = uuid.UUID(checkpoint_id)
-    except (ValueError, TypeError, AttributeError):
-        return None
-    if u.version != 6:
-        return None
-    seq = u.clock_seq
-    return -1 if seq == 0x3FFF else seq
 
 
 class ThreadGraph:
@@ -82,7 +65,7 @@ class ThreadGraph:
     def step(self, key: Key) -> int | None:
         meta = self.metadata.get(key) or {}
         step = meta.get("step")
-        return step if isinstance(step, int) and not isinstance(step, bool) else step_from_id(key[1])
+        return step if isinstance(step, int) and not isinstance(step, bool) else checkpoint_step(key[1])
 
     def label(self, key: Key) -> str:
         step = self.step(key)

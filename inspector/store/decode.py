@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import msgpack
 
@@ -219,32 +219,40 @@ def decode_checkpoint_blob(type_tag: str | None, blob: bytes | None) -> DecodedC
     return _walk_checkpoint(payload)
 
 
+def checkpoint_items(payload: bytes) -> Iterator[tuple[bool, Any, bytes]]:
+    """Each header key and each channel of a whole-checkpoint msgpack map as ``(is_channel, key, raw value)``,
+    values left undecoded. Raises (after yielding what it could read) on a truncated or malformed map."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=max(len(payload), 1))
+    unpacker.feed(payload)
+    for _ in range(unpacker.read_map_header()):
+        key = unpacker.unpack()
+        if key != "channel_values":
+            start = unpacker.tell()
+            unpacker.skip()
+            yield False, key, payload[start : unpacker.tell()]
+            continue
+        for _ in range(unpacker.read_map_header()):
+            channel = unpacker.unpack()
+            start = unpacker.tell()
+            unpacker.skip()
+            yield True, channel, payload[start : unpacker.tell()]
+
+
 def _walk_checkpoint(payload: bytes) -> DecodedCheckpoint:
     header: dict[str, Any] = {}
     values: dict[str, Any] = {}
     sizes: dict[str, int] = {}
     problems: list[Problem] = []
-    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=max(len(payload), 1))
-    unpacker.feed(payload)
     try:
-        for _ in range(unpacker.read_map_header()):
-            key = unpacker.unpack()
-            if key != "channel_values":
-                start = unpacker.tell()
-                unpacker.skip()
-                decoded = unpack_msgpack(payload[start : unpacker.tell()], None)
+        for is_channel, key, raw in checkpoint_items(payload):
+            if not is_channel:
+                decoded = unpack_msgpack(raw, None)
                 header[key] = decoded.value
-                problems.extend(decoded.problems)
-                continue
-            for _ in range(unpacker.read_map_header()):
-                channel = unpacker.unpack()
-                start = unpacker.tell()
-                unpacker.skip()
-                raw = payload[start : unpacker.tell()]
-                decoded = unpack_msgpack(raw, str(channel))
-                values[str(channel)] = decoded.value
-                sizes[str(channel)] = len(raw)
-                problems.extend(decoded.problems)
+            else:
+                decoded = unpack_msgpack(raw, str(key))
+                values[str(key)] = decoded.value
+                sizes[str(key)] = len(raw)
+            problems.extend(decoded.problems)
     except Exception as exc:  # truncated or corrupt blob: keep what was read
         problems.append(Problem(f"checkpoint blob is corrupt or truncated after {len(values)} channel(s) ({type(exc).__name__})"))
     return DecodedCheckpoint(header, values, sizes, problems)

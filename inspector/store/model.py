@@ -25,13 +25,26 @@ def is_internal_channel(name: str) -> bool:
 _GREGORIAN_OFFSET_100NS = 0x01B21DD213814000
 
 
-def checkpoint_time(checkpoint_id: str) -> datetime | None:
-    """The creation time encoded in a uuid6 checkpoint id, or None for other ids."""
+def _uuid6(checkpoint_id: str) -> uuid.UUID | None:
     try:
         u = uuid.UUID(checkpoint_id)
     except (ValueError, TypeError, AttributeError):
         return None
-    if u.version != 6:
+    return u if u.version == 6 else None
+
+
+def checkpoint_step(checkpoint_id: str) -> int | None:
+    """The step LangGraph encodes in a uuid6 checkpoint id's clock sequence (``-bfff-`` is step -1)."""
+    u = _uuid6(checkpoint_id)
+    if u is None:
+        return None
+    return -1 if u.clock_seq == 0x3FFF else u.clock_seq
+
+
+def checkpoint_time(checkpoint_id: str) -> datetime | None:
+    """The creation time encoded in a uuid6 checkpoint id, or None for other ids."""
+    u = _uuid6(checkpoint_id)
+    if u is None:
         return None
     ticks = (u.int >> 64) & 0xFFFFFFFFFFFFFFFF
     timestamp = ((ticks >> 16) << 12) | (ticks & 0x0FFF)

@@ -9,13 +9,12 @@ fetched once, with the first checkpoint that references it.
 from __future__ import annotations
 
 from contextlib import ExitStack
-from itertools import groupby
 from typing import Any, Iterator
 
 import psycopg
 
-from .export_rows import ExportCheckpoint, ExportWrite
-from .model import NotFound, StoreError
+from .export_rows import ExportCheckpoint, ExportWrite, with_writes
+from .model import StoreError
 from .pg_connect import one_line
 
 _CHECKPOINTS = """
@@ -45,25 +44,17 @@ def export_pg_thread(store: Any, thread_id: str) -> Iterator[ExportCheckpoint]:
             checkpoints.execute(_CHECKPOINTS, [thread_id])
             write_rows = conn.cursor(name="inspector_export_writes")
             write_rows.execute(_WRITES, [thread_id])
-            yield from _join(conn, thread_id, checkpoints, write_rows)
+            writes = ((ns, cid, ExportWrite(task_id, task_path or "", idx, channel, type_tag, blob))
+                      for ns, cid, task_id, task_path, idx, channel, type_tag, blob in write_rows)
+            yield from with_writes(thread_id, _with_blobs(conn, thread_id, checkpoints), writes)
         except psycopg.Error as exc:
             raise StoreError(f"reading PostgreSQL at {store.target.where} failed: {one_line(exc, store.target)}") from None
 
 
-def _join(conn: psycopg.Connection, thread_id: str, checkpoints: Any, write_rows: Any) -> Iterator[ExportCheckpoint]:
-    writes = groupby(write_rows, key=lambda r: (r[0], r[1]))
-    pending = next(writes, None)
+def _with_blobs(conn: psycopg.Connection, thread_id: str, rows: Any) -> Iterator[ExportCheckpoint]:
+    """Each checkpoint with the blob rows of its channel versions that no earlier one referenced."""
     seen: set[tuple[str, str, str]] = set()
-    found = False
-    for ns, cid, parent, checkpoint, metadata in checkpoints:
-        found = True
-        while pending is not None and pending[0] < (ns, cid):
-            yield _stray(pending)
-            pending = next(writes, None)
-        own: list[ExportWrite] = []
-        if pending is not None and pending[0] == (ns, cid):
-            own = [_write(r) for r in pending[1]]
-            pending = next(writes, None)
+    for ns, cid, parent, checkpoint, metadata in rows:
         header = checkpoint if isinstance(checkpoint, dict) else {}
         versions = {str(k): str(v) for k, v in (header.get("channel_versions") or {}).items()}
         wanted = [(ch, v) for ch, v in versions.items() if (ns, ch, v) not in seen]
@@ -73,23 +64,7 @@ def _join(conn: psycopg.Connection, thread_id: str, checkpoints: Any, write_rows
                     _BLOBS, [[c for c, _ in wanted], [v for _, v in wanted], thread_id, ns]):
                 new_blobs[(channel, version)] = (type_tag, blob)
             seen.update((ns, ch, v) for ch, v in wanted)
-        yield ExportCheckpoint(ns, cid, parent, metadata, own, header=header, blob_versions=versions,
-                               new_blobs=new_blobs)
-    while pending is not None:
-        yield _stray(pending)
-        pending = next(writes, None)
-    if not found:
-        raise NotFound(f"no thread {thread_id!r} in this store")
-
-
-def _write(row: tuple) -> ExportWrite:
-    _, _, task_id, task_path, idx, channel, type_tag, blob = row
-    return ExportWrite(task_id, task_path or "", idx, channel, type_tag, blob)
-
-
-def _stray(group: tuple) -> ExportCheckpoint:
-    (ns, cid), rows = group
-    return ExportCheckpoint(ns, cid, None, None, [_write(r) for r in rows], missing=True)
+        yield ExportCheckpoint(ns, cid, parent, metadata, header=header, blob_versions=versions, new_blobs=new_blobs)
 
 
 class PgExport:
