@@ -235,3 +235,13 @@ def test_a_line_break_in_a_thread_id_cannot_end_a_comment_in_the_sql(tmp_path):
         conn.commit()
         conn.executescript(script)
         assert conn.execute("SELECT thread_id FROM checkpoints").fetchall() == [("other",)]
+
+
+def test_a_parent_cycle_neither_hangs_nor_breaks_the_plan():
+    a, b, c = cid(10, 1), cid(9, 2), cid(8, 3)
+    cycle = [CheckpointKeys("", a, c, 10, 10.0), CheckpointKeys("", b, a, 10, 10.0), CheckpointKeys("", c, b, 10, 10.0)]
+    tail = line(4, start_days=5, node=7)
+    outcome = plan_thread(ThreadKeys("t", cycle + tail), Policy(keep_latest=2), NOW,
+                          metadata_of=lambda keys: {k: {"counters_since_delta_snapshot": {"messages": [1, 9]}}
+                                                    for k in keys})
+    assert outcome.plain.checkpoints == 5 and outcome.plain.kept == 2

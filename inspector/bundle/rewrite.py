@@ -44,11 +44,6 @@ class Ext:
     def code(self) -> int:
         return self.__dict__["_code"]
 
-    @property
-    def type_name(self) -> str | None:
-        head = self.__dict__.get("_head") or ()
-        return ".".join(str(p) for p in head) if head else None
-
     def payload(self) -> Any:
         raw = self.__dict__.get("_raw")
         if raw is not None:
@@ -70,8 +65,8 @@ def make_ext(code: int, data: Any, head: tuple = (), tail: tuple = (), raw: byte
 class Dropped:
     """An extension value of a kind the inspector cannot look inside: it is written back as null."""
 
-    def __init__(self, code: int, size: int) -> None:
-        self.code, self.size = code, size
+    def __init__(self, code: int) -> None:
+        self.code = code
 
 
 class _Loader:
@@ -87,7 +82,7 @@ class _Loader:
             parts = self.unpack(payload)
             if isinstance(parts, list) and len(parts) >= 3 and all(isinstance(p, str) for p in parts[:2]):
                 return make_ext(code, parts[2], head=(parts[0], parts[1]), tail=tuple(parts[3:]))
-        dropped = Dropped(code, len(payload))
+        dropped = Dropped(code)
         self.dropped.append(dropped)
         return dropped
 

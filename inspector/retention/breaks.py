@@ -18,6 +18,7 @@ Each ``Break`` names the checkpoints whose keeping avoids it (``protects``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -61,7 +62,7 @@ def fork_breaks(graph: ThreadGraph, going: set[Key]) -> list[Break]:
     holds = graph.subtree_holds(kept)
     found = []
     for key in sorted(going, key=lambda k: k[1]):
-        branches = [c for c in graph.children[key] if holds[c]]
+        branches = [c for c in graph.children[key] if holds.get(c, False)]
         if len(branches) < 2:
             continue
         path: list[Key] = [key]
@@ -71,7 +72,7 @@ def fork_breaks(graph: ThreadGraph, going: set[Key]) -> list[Break]:
             if node in kept:
                 continue
             path.append(node)
-            stack.extend(c for c in graph.children[node] if holds[c])
+            stack.extend(c for c in graph.children[node] if holds.get(c, False))
         found.append(Break(
             "fork", key[0], key[1],
             f"fork at {graph.label(key)}: {len(branches)} branches that stay split from this checkpoint; it and "
@@ -95,22 +96,24 @@ def interrupt_breaks(graph: ThreadGraph, going: set[Key]) -> list[Break]:
 
 
 def _distance_to_going(graph: ThreadGraph, going: set[Key]) -> dict[Key, int]:
-    """For each checkpoint that stays: hops up its namespace to the nearest checkpoint that goes."""
-    distance: dict[Key, int] = {}
-    for keys in graph.namespaces.values():
-        for key in reversed(keys):  # oldest first, so a parent is seen before its children (ids grow with time)
-            parent = graph.parent(key)
-            if key in going:
-                distance[key] = 0
-            elif parent is not None and parent in distance:
-                distance[key] = distance[parent] + 1
-    for key in graph.nodes:  # a parent newer than its child (ids that carry no time): walk it
-        if key not in distance and key not in going:
-            chain = graph.ancestors(key, DELTA_MAX_CHAIN)
-            hit = next((i for i, a in enumerate(chain) if a in going), None)
-            if hit is not None:
-                distance[key] = hit + 1
-    return {k: d for k, d in distance.items() if k not in going}
+    """For each checkpoint that stays: hops up its namespace to the nearest checkpoint that goes
+    (absent when none does). Each checkpoint is visited once; a parent cycle ends a walk."""
+    distance: dict[Key, float] = {}
+    for start in graph.nodes:
+        path: list[Key] = []
+        on_path: set[Key] = set()
+        node: Key | None = start
+        while node is not None and node not in distance and node not in on_path:
+            if node in going:
+                distance[node] = 0
+                break
+            path.append(node)
+            on_path.add(node)
+            node = graph.parent(node)
+        base = distance.get(node, math.inf) if node is not None and node not in on_path else math.inf
+        for hops, key in enumerate(reversed(path), start=1):
+            distance[key] = base + hops
+    return {k: int(d) for k, d in distance.items() if k not in going and d != math.inf}
 
 
 def delta_breaks(graph: ThreadGraph, going: set[Key], metadata_of: MetadataOf) -> list[Break]:

@@ -41,10 +41,6 @@ class ThreadGraph:
             out.setdefault(key[0], []).append(key)
         return out
 
-    def newest(self, ns: str) -> Key | None:
-        keys = self.namespaces.get(ns)
-        return keys[0] if keys else None
-
     @cached_property
     def newest_time(self) -> datetime | None:
         """When the thread last wrote a checkpoint; None when an id carries no time."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from ..store import Store
 from ..store.model import checkpoint_time
@@ -231,8 +231,7 @@ def plan_thread(keys: ThreadKeys, policy: Policy, now: datetime, links: Iterable
     return ThreadOutcome(plain, current)  # still breaking after every round: shown with its breaks
 
 
-def plan_store(store: Store, policy: Policy, now: datetime | None = None,
-               progress: Callable[[int], None] | None = None) -> Plan:
+def plan_store(store: Store, policy: Policy, now: datetime | None = None) -> Plan:
     """The retention plan for the whole store (or the threads the policy names)."""
     now = now or datetime.now(timezone.utc)
     chosen: list[ThreadPlan] = []
@@ -246,8 +245,6 @@ def plan_store(store: Store, policy: Policy, now: datetime | None = None,
             links[link.parent_thread_id].append(link)
         for keys in reader.threads(list(policy.threads) if policy.threads is not None else None):
             examined += 1
-            if progress is not None:
-                progress(examined)
             if (policy.older_than_days is not None or policy.inactive_for_days is not None) and any(
                     checkpoint_time(c.checkpoint_id) is None for c in keys.checkpoints):
                 undated += 1

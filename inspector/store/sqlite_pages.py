@@ -108,10 +108,3 @@ class PageModel:
         which leaves on average half a cell unused."""
         room = self.usable - LEAF_HEADER
         return max(room - mean_cell / 2, min(room, mean_cell))
-
-    def bytes_of(self, cells: int, overflow_pages: int, mean_cell: float | None = None) -> float:
-        """File bytes for ``cells`` bytes of cells and ``overflow_pages`` overflow pages, packed."""
-        if cells <= 0 and overflow_pages <= 0:
-            return 0.0
-        density = self.leaf_density(mean_cell if mean_cell else cells)
-        return cells / density * self.page_size + overflow_pages * self.page_size
