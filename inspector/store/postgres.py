@@ -359,13 +359,16 @@ class PostgresStore:
         return sql_delta_history(self, thread_id, ns, rows[0][0], list(channels))
 
     def _ancestors(self, thread_id: str, ns: str, parent: str | None, channels: list[str]) -> Iterator[delta.Ancestor]:
-        """Checkpoints from ``parent`` upwards, with the stored values of ``channels`` (non-empty blobs)."""
+        """Checkpoints from ``parent`` upwards, with the stored values of ``channels``: non-empty blobs,
+        else primitives kept inline in the checkpoint row (a snapshot leaves only a ``true`` marker there)."""
         seen: set[str] = set()
         while parent and parent not in seen:
             seen.add(parent)
             rows = self._query(
                 """
-                SELECT c.parent_checkpoint_id, bl.channel, bl.type, bl.blob
+                SELECT c.parent_checkpoint_id, bl.channel, bl.type, bl.blob,
+                       (SELECT jsonb_object_agg(v.key, v.value) FROM jsonb_each(c.checkpoint -> 'channel_values') v
+                        WHERE v.key = ANY(%s))
                 FROM checkpoints c
                 LEFT JOIN checkpoint_blobs bl
                   ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
@@ -373,13 +376,14 @@ class PostgresStore:
                  AND bl.version = c.checkpoint -> 'channel_versions' ->> bl.channel
                 WHERE c.thread_id = %s AND c.checkpoint_ns = %s AND c.checkpoint_id = %s
                 """,
-                [channels, thread_id, ns, parent],
+                [channels, channels, thread_id, ns, parent],
             )
             if not rows:
                 return
-            stored = {
-                name: decode_typed(type_tag, blob, name).value for _, name, type_tag, blob in rows if name is not None
-            }
+            stored = dict(rows[0][4] or {})
+            stored.update(
+                (name, decode_typed(type_tag, blob, name).value) for _, name, type_tag, blob, _ in rows if name is not None
+            )
             yield delta.Ancestor(parent, stored)
             parent = rows[0][0]
 
