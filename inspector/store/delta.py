@@ -27,6 +27,7 @@ from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict
 from .model import is_internal_channel
 
 OVERWRITE_TYPE = "langgraph.types.Overwrite"
+OVERWRITE_KEY = "__overwrite__"
 DELTA_COUNTERS_KEY = "counters_since_delta_snapshot"
 
 
@@ -175,8 +176,9 @@ def fold(channel: str, start: Any, updates: list[Any]) -> tuple[Any, list[Proble
     value = as_messages(start)
     updates = [as_messages(u) for u in updates]
     for update in updates:
-        if isinstance(update, dict) and update.get("__type__") == OVERWRITE_TYPE:
-            value = update.get("value")
+        replaces, replacement = overwritten(update)
+        if replaces:
+            value = replacement
         elif reducer is None:
             value = _fold_unknown(value, update)
         elif value is None:
@@ -190,6 +192,24 @@ def fold(channel: str, start: Any, updates: list[Any]) -> tuple[Any, list[Proble
     if value is None and start is None:
         value = []
     return as_plain(value), problems
+
+
+def overwritten(update: Any) -> tuple[bool, Any]:
+    """``(True, value)`` for a write that bypasses the reducer (LangGraph's ``Overwrite``), else ``(False, None)``.
+
+    Stored as the ``Overwrite`` class (decoded ``{"__type__": OVERWRITE_TYPE, "value": {"value": v, ...}}``)
+    or as one of the dict forms LangGraph also accepts: ``{"__overwrite__": v}``, ``{"value": v, "type": "__overwrite__"}``.
+    """
+    if not isinstance(update, dict):
+        return False, None
+    if update.get("__type__") == OVERWRITE_TYPE:
+        payload = update.get("value")
+        return True, payload.get("value") if isinstance(payload, dict) and "value" in payload else payload
+    if len(update) == 1 and OVERWRITE_KEY in update:
+        return True, update[OVERWRITE_KEY]
+    if update.get("type") == OVERWRITE_KEY and "value" in update:
+        return True, update["value"]
+    return False, None
 
 
 def _fold_unknown(value: Any, update: Any) -> Any:
