@@ -55,17 +55,19 @@ _BLOBS_AT_VERSIONS = """
 """
 
 
-# Bytes of the blobs checkpoint row ``c`` references, and its write channels and write bytes: index lookups.
-_BLOB_BYTES_OF_C = """
-    (SELECT coalesce(sum(octet_length(bl.blob)), 0)
-     FROM jsonb_each_text(c.checkpoint -> 'channel_versions') AS v(channel, version)
-     JOIN checkpoint_blobs bl ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
-                             AND bl.channel = v.channel AND bl.version = v.version)"""
-_WRITES_OF_C = """
-    (SELECT array_agg(channel ORDER BY task_path, task_id, idx) FROM checkpoint_writes w
-     WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id),
-    (SELECT sum(octet_length(blob)) FROM checkpoint_writes w
-     WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id)"""
+# Per checkpoint row ``c``: the bytes of the blobs it references, its write channels and write
+# bytes; index lookups (one per channel version, one range of writes).
+_SIDE_SIZES_OF_C = """
+    LEFT JOIN LATERAL (
+        SELECT sum((SELECT octet_length(bl.blob) FROM checkpoint_blobs bl
+                    WHERE bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
+                      AND bl.channel = v.key AND bl.version = v.value)) AS bytes
+        FROM jsonb_each_text(c.checkpoint -> 'channel_versions') AS v) blobs ON true
+    LEFT JOIN LATERAL (
+        SELECT array_agg(channel ORDER BY task_path, task_id, idx) AS channels, sum(octet_length(blob)) AS bytes
+        FROM checkpoint_writes w
+        WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id
+    ) writes ON true"""
 
 
 class PostgresStore:
@@ -215,12 +217,13 @@ class PostgresStore:
         else:
             rows = self._query(
                 f"""SELECT c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
-                           pg_column_size(c.checkpoint) + pg_column_size(c.metadata) + {_BLOB_BYTES_OF_C},
-                           c.metadata, {_WRITES_OF_C}
+                           pg_column_size(c.checkpoint) + pg_column_size(c.metadata) + coalesce(blobs.bytes, 0),
+                           c.metadata, writes.channels, writes.bytes
                     FROM (SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE {conditions}
                           ORDER BY checkpoint_id DESC, checkpoint_ns LIMIT %s) page
                     JOIN checkpoints c ON c.thread_id = %s AND c.checkpoint_ns = page.checkpoint_ns
                                       AND c.checkpoint_id = page.checkpoint_id
+                    {_SIDE_SIZES_OF_C}
                     ORDER BY c.checkpoint_id DESC, c.checkpoint_ns""",
                 [*params, max(int(limit), 0), thread_id],
             )
