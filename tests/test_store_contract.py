@@ -315,3 +315,14 @@ def test_delta_history_is_what_the_rebuilt_value_folds(backend, reference):
     assert store.delta_history("demo-delta", cid, []) == {}
     with pytest.raises(NotFound):
         store.delta_history("demo-delta", "1f000000-0000-6000-8000-000000000000", ["messages"])
+
+
+@pytest.mark.parametrize("bad", [{"source": object()}, {("source",): "loop"}])
+def test_a_filter_that_is_not_json_is_refused_in_one_line(backend, bad):
+    from inspector.store import StoreError
+
+    store, _ = backend
+    if store.kind == "saver":
+        pytest.skip("a saver applies its own filter")
+    with pytest.raises(StoreError, match="metadata filter"):
+        store.history("demo-research", filter=bad)

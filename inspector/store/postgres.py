@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from . import delta
@@ -202,8 +201,12 @@ class PostgresStore:
         for key, value in (filter or {}).items():
             if not isinstance(key, str):
                 raise StoreError(f"metadata filter key {key!r} is not a plain name")
-            where.append("metadata -> %s::text = %s")
-            params += [key, Jsonb(value)]
+            try:
+                text = json.dumps(value, ensure_ascii=False)
+            except (TypeError, ValueError):
+                raise StoreError(f"metadata filter value for {key!r} is not JSON") from None
+            where.append("metadata -> %s::text = %s::jsonb")
+            params += [key, text]
         conditions = " AND ".join(where)
         if limit is None:
             rows = self._query(
