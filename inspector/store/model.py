@@ -5,12 +5,13 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Iterator, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Iterator, Protocol, Sequence, runtime_checkable
 
 from .decode import Problem
 from .measure import ChannelSize
 
 if TYPE_CHECKING:
+    from .delta import DeltaHistory
     from .export_rows import ExportCheckpoint
     from .retention_keys import RetentionReader
 
@@ -150,7 +151,15 @@ class NotFound(StoreError):
 
 @runtime_checkable
 class Store(Protocol):
-    """Read-only access to one checkpoint store."""
+    """Read-only access to one checkpoint store.
+
+    Threads: ``threads``, ``count_threads``. One thread's checkpoints: ``timeline`` (all of
+    them), ``history`` (filtered and paged, as LangGraph's ``BaseCheckpointSaver.list``).
+    One checkpoint: ``state`` (decoded, delta channels rebuilt), ``delta_history`` (what a
+    delta channel was rebuilt from). Sizes: ``field_sizes``. Operating the store:
+    ``retention_reader`` (keys and lengths for a retention preview), ``export_thread`` (rows as
+    stored, for a support bundle).
+    """
 
     url: str
     kind: str
@@ -161,9 +170,64 @@ class Store(Protocol):
 
     def count_threads(self, search: str | None = None) -> int: ...
 
-    def timeline(self, thread_id: str) -> list[CheckpointRow]: ...
+    def timeline(self, thread_id: str) -> list[CheckpointRow]:
+        """Every checkpoint of the thread, every namespace, newest first; ``NotFound`` for an unknown thread."""
+        ...
 
-    def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState: ...
+    def history(
+        self,
+        thread_id: str,
+        ns: str | None = "",
+        *,
+        before: str | None = None,
+        limit: int | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> list[CheckpointRow]:
+        """A thread's checkpoints that match, newest first, read without decoding any state.
+
+        Args:
+            thread_id: The thread to read.
+            ns: Only checkpoints of this namespace (``""``: the root graph); ``None``: every namespace.
+            before: Only checkpoints whose id sorts before this checkpoint id (a page cursor).
+            limit: At most this many checkpoints, the newest that match; ``None``: all of them.
+            filter: Only checkpoints whose metadata holds each of these top-level keys with
+                an equal JSON value.
+
+        Returns:
+            ``CheckpointRow``s ordered by checkpoint id, newest first (then by namespace);
+            an empty list when nothing matches, an unknown thread included.
+        """
+        ...
+
+    def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
+        """The decoded state at ``checkpoint_id`` (``None``: the newest of ``ns``); ``NotFound`` if absent."""
+        ...
+
+    def delta_history(
+        self, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str = ""
+    ) -> dict[str, DeltaHistory]:
+        """What delta channels (LangGraph's ``DeltaChannel``) at a checkpoint are rebuilt from.
+
+        Walks the parent chain up from the checkpoint's parent (only on-path ancestors
+        count in a forked thread), per channel up to the nearest ancestor that stores a
+        value for it, as LangGraph's ``get_delta_channel_history`` does.
+
+        Args:
+            thread_id: The checkpoint's thread.
+            checkpoint_id: The checkpoint whose channels are asked about.
+            channels: Channel names; an empty sequence gives an empty mapping.
+            ns: The checkpoint's namespace.
+
+        Returns:
+            For every name in ``channels``, a ``DeltaHistory``: the seed value (if any
+            ancestor stores one) and the ordered writes since, the checkpoint's own
+            pending writes excluded. Backends that read through a saver's API cannot
+            tell which checkpoint or task path a write came from and leave those empty.
+
+        Raises:
+            NotFound: The checkpoint is not in the store.
+        """
+        ...
 
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
         """Every checkpoint of ``ns`` (``None``: all namespaces), oldest first, each blob read once.
@@ -175,16 +239,30 @@ class Store(Protocol):
         ...
 
     def retention_reader(self) -> "RetentionReader":
-        """Keys and stored lengths of every thread, for retention planning (see ``retention_keys``).
+        """A reader of keys, parent ids and stored lengths, for retention planning (see ``retention_keys``).
 
-        Raises ``StoreError`` on stores that cannot list their rows (a saver read through its API).
+        Returns:
+            A ``RetentionReader`` (a context manager) over one consistent view of the store; it
+            streams threads without decoding any value.
+
+        Raises:
+            StoreError: The store cannot list its rows (a saver read through its API).
         """
         ...
 
     def export_thread(self, thread_id: str) -> Iterator["ExportCheckpoint"]:
-        """Every checkpoint of a thread (all namespaces) with its writes, as stored (see ``export_rows``).
+        """The rows of one thread as stored, for a support bundle (see ``export_rows``).
 
-        Raises ``NotFound`` for an unknown thread and ``StoreError`` where rows cannot be read as stored.
+        Args:
+            thread_id: The thread to export.
+
+        Returns:
+            Every checkpoint of every namespace, ordered by namespace and id, with the writes
+            stored against it, serialized values untouched.
+
+        Raises:
+            NotFound: The thread is not in the store.
+            StoreError: The store cannot hand out its rows as stored (a saver read through its API).
         """
         ...
 
