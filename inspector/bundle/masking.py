@@ -35,6 +35,7 @@ class Masker:
         self.enabled = enabled
         self._redactor = _redactor(settings) if enabled else None
         self.masked: Counter[str] = Counter()
+        self._whole: dict[str, bool] = {}
 
     def value(self, value: Any, where: str) -> Any:
         """``value`` (a decoded tree) with secrets masked; ``where`` names it in the manifest's counts."""
@@ -44,6 +45,14 @@ class Masker:
         if masked is not value:
             self.masked[where] += 1
         return masked
+
+    def masks_whole(self, name: str) -> bool:
+        """True when a field called ``name`` is a secret by its name, so its whole value is masked."""
+        if self._redactor is None:
+            return False
+        if name not in self._whole:
+            self._whole[name] = self._redactor({name: "x"})[name] != "x"
+        return self._whole[name]
 
     def text(self, text: str, where: str) -> str:
         if self._redactor is None:

@@ -139,6 +139,25 @@ def checkpoint_parts(data: bytes) -> tuple[list[tuple[Any, bytes]], list[tuple[A
     return header, channels
 
 
+def array_items(data: bytes) -> list[bytes] | None:
+    """The raw items of a msgpack array (a message list), or None when ``data`` is not exactly one array."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=max(len(data), 1))
+    unpacker.feed(data)
+    items = []
+    try:
+        for _ in range(unpacker.read_array_header()):
+            start = unpacker.tell()
+            unpacker.skip()
+            items.append(data[start:unpacker.tell()])
+    except Exception:  # not an array, or truncated
+        return None
+    return items if unpacker.tell() == len(data) else None
+
+
+def join_array(items: list[bytes]) -> bytes:
+    return msgpack.Packer(use_bin_type=True).pack_array_header(len(items)) + b"".join(items)
+
+
 def join_checkpoint(header: list[tuple[Any, bytes]], channels: list[tuple[Any, bytes]]) -> bytes:
     """The inverse of ``checkpoint_parts``: raw values placed back under their keys."""
     packer = msgpack.Packer(use_bin_type=True)

@@ -16,11 +16,21 @@ from typing import Any
 
 from ..store.export_rows import ExportCheckpoint, ExportWrite
 from .masking import Masker
-from .rewrite import checkpoint_parts, dump_json, dump_msgpack, join_checkpoint, load_json, load_msgpack, plain
+from .rewrite import (
+    array_items,
+    checkpoint_parts,
+    dump_json,
+    dump_msgpack,
+    join_array,
+    join_checkpoint,
+    load_json,
+    load_msgpack,
+    plain,
+)
 
 # Channels whose values name the thread's files (read from the values as stored, before masking).
 REFERENCE_CHANNELS = frozenset({"artifacts", "viewed_images", "uploaded_files", "thread_data"})
-CHANNEL_CACHE_ENTRIES = 512
+CACHE_ENTRIES = 4096  # values and list items already masked, by their bytes
 NIL = dump_msgpack(None)
 _EMPTY = object()  # a blob row of type "empty": the channel has no value at that version
 
@@ -31,7 +41,7 @@ class RowConverter:
     def __init__(self, masker: Masker) -> None:
         self.masker = masker
         self.left_out: Counter[tuple[str, str]] = Counter()
-        self._channels: OrderedDict[tuple[str, bytes], tuple[bytes, Any]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, bytes], tuple[bytes, Any]] = OrderedDict()
         self._blobs: dict[tuple[str, str, str], Any] = {}
 
     def _leave_out(self, what: str, reason: str) -> None:
@@ -39,27 +49,57 @@ class RowConverter:
 
     # -- one channel value, as msgpack ------------------------------------------
     def channel(self, name: str, raw: bytes) -> tuple[bytes, Any]:
-        """(masked msgpack bytes, the plain value when ``name`` names files) for one stored value."""
+        """(masked msgpack bytes, the plain value when ``name`` names files) for one stored value.
+
+        A list (the messages) is masked item by item, each item once by its bytes, so a history
+        that re-stores the same messages at every step costs the messages, not the history.
+        """
+        reference = name in REFERENCE_CHANNELS
+        if not self.masker.enabled and not reference:
+            return raw, None
         key = (name, raw)
-        if key in self._channels:
-            self._channels.move_to_end(key)
-            return self._channels[key]
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        items = None if reference or self.masker.masks_whole(name) else array_items(raw)
+        if items is not None:
+            result: tuple[bytes, Any] = (join_array([self._masked(name, item) for item in items]), None)
+        else:
+            masked = self._masked(name, raw, cache=False)
+            result = (masked, self._plain(name, raw) if reference else None)
+        self._remember(key, result)
+        return result
+
+    def _masked(self, name: str, raw: bytes, cache: bool = True) -> bytes:
+        key = (name, raw)
+        if cache and key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key][0]
         try:
             tree, dropped = load_msgpack(raw)
         except ValueError:
             self._leave_out(f"values of channel {name!r}", "not decodable: replaced by null")
-            result: tuple[bytes, Any] = (NIL, None)
-        else:
-            for _ in dropped:
-                self._leave_out(f"extension values in channel {name!r}",
-                                "of a kind the inspector cannot look inside: replaced by null")
-            masked = self.masker.value(tree, name)
-            out = raw if masked is tree and not dropped else dump_msgpack(masked)
-            result = (out, plain(tree) if name in REFERENCE_CHANNELS else None)
-        self._channels[key] = result
-        while len(self._channels) > CHANNEL_CACHE_ENTRIES:
-            self._channels.popitem(last=False)
-        return result
+            return NIL
+        for _ in dropped:
+            self._leave_out(f"extension values in channel {name!r}",
+                            "of a kind the inspector cannot look inside: replaced by null")
+        masked = self.masker.value(tree, name)
+        out = raw if masked is tree and not dropped else dump_msgpack(masked)
+        if cache:
+            self._remember(key, (out, None))
+        return out
+
+    @staticmethod
+    def _plain(name: str, raw: bytes) -> Any:
+        try:
+            return plain(load_msgpack(raw)[0])
+        except ValueError:
+            return None
+
+    def _remember(self, key: tuple[str, bytes], result: tuple[bytes, Any]) -> None:
+        self._cache[key] = result
+        while len(self._cache) > CACHE_ENTRIES:
+            self._cache.popitem(last=False)
 
     def _typed_channel(self, name: str, type_tag: str | None, data: bytes | None) -> Any:
         """A PostgreSQL blob row as msgpack bytes for a whole-checkpoint map, or ``_EMPTY`` / None (left out)."""
