@@ -153,6 +153,8 @@ class RowConverter:
                 refs = {k: v for k, v in values.items() if k in REFERENCE_CHANNELS}
                 tree["channel_values"] = {k: self.masker.value(v, k) for k, v in values.items()}
                 return "json", dump_json(tree), refs
+        if cp.checkpoint is not None and not self.masker.enabled:
+            return str(cp.type), bytes(cp.checkpoint), {}  # nothing is masked: kept as stored
         if cp.type and "+" in cp.type and cp.checkpoint is not None:
             self._leave_out(f"checkpoints stored encrypted ({cp.type})",
                             "kept as stored: unreadable without the key, which is not in the bundle")
@@ -191,7 +193,7 @@ class RowConverter:
     def write(self, write: ExportWrite) -> tuple[str | None, bytes | None] | None:
         """(type, value) for SqliteSaver's ``writes`` row, or None when the write is left out."""
         tag, data = write.type, write.value
-        if tag in (None, "null", "empty"):
+        if tag in (None, "null", "empty") or not self.masker.enabled:
             return tag, data
         if tag == "msgpack":
             return tag, self.channel(write.channel, bytes(data or b""))[0]
