@@ -33,6 +33,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.fixture(autouse=True)
+def default_schema():
+    """Every test starts and ends with DeerFlow's ThreadState active (the CLI and the app activate the
+    schema the operator names, process-wide)."""
+    from inspector import schema
+
+    schema.activate(schema.DEFAULT_SCHEMA)
+    yield
+    schema.activate(schema.DEFAULT_SCHEMA)
+
+
 # --- demo data -------------------------------------------------------------
 
 

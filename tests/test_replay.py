@@ -47,9 +47,9 @@ def test_update_state_fork_is_reported_honestly(store):
     updates = [s for s in steps if s.source == "update"]
     assert len(updates) == 1
     update = updates[0]
-    assert update.status == "unverified" and "without storing them as writes" in update.note
+    assert update.status == "unverified" and "not stored as writes" in update.note
     by_field = {f.field: f for f in update.fields}
-    assert by_field["messages"].status == "unverified"
+    assert by_field["messages"].status == "unverified" and "not stored" in by_field["messages"].reason
     assert by_field["title"].status == "confirmed"  # not written by the update: must equal the parent
 
 

@@ -211,6 +211,13 @@ def value_changes(before: Any, after: Any, writes: list[Any] | None = None, fiel
     return nested_changes(before, after, field), None
 
 
+# By reducer first (a channel of any name merged by add_messages diffs as messages), then by field name.
+REDUCER_DIFFS = {
+    "add_messages": message_changes,
+    "merge_message_writes": message_changes,
+    "merge_artifacts": artifact_changes,
+    "merge_viewed_images": image_changes,
+}
 FIELD_DIFFS = {
     "messages": message_changes,
     "artifacts": artifact_changes,
@@ -219,8 +226,18 @@ FIELD_DIFFS = {
 }
 
 
-def changes_for(field: str, before: Any, after: Any, writes: list[Any] | None = None) -> Result:
-    if field in FIELD_DIFFS:
-        return FIELD_DIFFS[field](before, after, writes)
+def _diff_for(field: str, reducer: str | None):
+    return REDUCER_DIFFS.get(reducer or "") or FIELD_DIFFS.get(field)
+
+
+def has_field_diff(field: str, reducer: str | None = None) -> bool:
+    return _diff_for(field, reducer) is not None
+
+
+def changes_for(field: str, before: Any, after: Any, writes: list[Any] | None = None,
+                reducer: str | None = None) -> Result:
+    diff_of = _diff_for(field, reducer)
+    if diff_of is not None:
+        return diff_of(before, after, writes)
     return value_changes(before, after, writes, field)
 

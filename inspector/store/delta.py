@@ -4,7 +4,7 @@ A ``DeltaChannel`` stores its full value only every few updates, as a
 ``DeltaSnapshot``; at the checkpoints between snapshots the channel has a version
 but no stored value. Its value there is the nearest ancestor's stored value
 followed by the writes stored against each checkpoint on the way down, folded
-with the channel's reducer from ``inspector.thread_state``.
+with the channel's reducer in the active schema (``inspector.schema``).
 
 The backends supply two things: the ancestors of a checkpoint, nearest first
 (following ``parent_checkpoint_id``), with whatever values they store for the
@@ -20,11 +20,10 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, messages_from_dict
 
-from ..thread_state import reducer_for
-from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict
+from .. import schema as schemas
+from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict, overwritten
 from .model import is_internal_channel
 
-OVERWRITE_TYPE = "langgraph.types.Overwrite"
 DELTA_COUNTERS_KEY = "counters_since_delta_snapshot"
 
 
@@ -116,15 +115,20 @@ def rebuild(
     return out
 
 
-def fold(channel: str, start: Any, updates: list[Any]) -> tuple[Any, list[Problem]]:
-    """Apply ``updates`` to ``start`` one by one with ``channel``'s reducer; plain data back."""
-    reducer = reducer_for(channel)
+def fold(channel: str, start: Any, updates: list[Any], schema: schemas.Schema | None = None) -> tuple[Any, list[Problem]]:
+    """Apply ``updates`` to ``start`` one by one with ``channel``'s reducer; plain data back.
+
+    An ``Overwrite`` write replaces the value, bypassing the reducer, as in LangGraph.
+    """
+    schema = schemas.resolve(schema)
+    reducer = schema.reducer_for(channel)
     problems: list[Problem] = []
     value = as_messages(start)
-    updates = [as_messages(u) for u in updates]
     for update in updates:
-        if isinstance(update, dict) and update.get("__type__") == OVERWRITE_TYPE:
-            value = update.get("value")
+        is_overwrite, replacement = overwritten(update)
+        update = as_messages(replacement if is_overwrite else update)
+        if is_overwrite:
+            value = update if update is not None else schema.starting_value(channel)[1]
         elif reducer is None:
             value = _fold_unknown(value, update)
         elif value is None:
