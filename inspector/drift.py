@@ -37,13 +37,13 @@ def thread_drift(rows: Iterable[CheckpointRow] = (), states: Iterable[Checkpoint
     return schemas.resolve(schema).drift(channels_seen(rows, states, sizes))
 
 
-def drift_lines(drift: SchemaDrift, schema: schemas.Schema | None = None) -> list[str]:
-    """The drift in words, one line per kind."""
+def drift_lines(drift: SchemaDrift, schema: schemas.Schema | None = None, unwritten: bool = True) -> list[str]:
+    """The drift in words, one line per kind (``unwritten``: include the schema fields never written)."""
     name = schemas.resolve(schema).name
     lines = []
     if drift.unknown_channels:
         lines.append(f"channels not in the schema ({name}): {', '.join(drift.unknown_channels)}; "
                      "their reducer is unknown, so replay leaves them unverified (--schema names the app's own)")
-    if drift.unwritten_fields:
+    if unwritten and drift.unwritten_fields:
         lines.append(f"schema fields this thread never wrote: {', '.join(drift.unwritten_fields)}")
     return lines

@@ -1,4 +1,4 @@
-"""Thread health: flags raised from a thread's sizes and from its newest states.
+"""Thread health: flags raised from a thread's sizes and from its newest states, and schema drift.
 
 Size flags (oversized state or field, images left in ``viewed_images``, long
 unsummarised conversations) come from ``Store.field_sizes`` and decode nothing.
@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
+from .drift import thread_drift
 from .health_values import value_flags
+from .schema import SchemaDrift
 from .settings import Settings
 from .sizes import ThreadSizes, all_thread_ids, thread_sizes
 from .store import CheckpointSizes, CheckpointState, Store, StoreError
@@ -46,6 +48,7 @@ class ThreadHealth:
     thread_id: str
     sizes: ThreadSizes
     flags: list[Flag] = field(default_factory=list)
+    schema_drift: SchemaDrift = field(default_factory=SchemaDrift)  # listed, never a flag
 
     def codes(self) -> list[str]:
         return list(dict.fromkeys(f.code for f in self.flags))
@@ -211,7 +214,8 @@ def thread_health(store: Store, thread_id: str, settings: Settings | None = None
                 "value lints (base64, tool calls, todos, artifacts) could not check this branch",
                 "check the store's integrity; the other branches and the size flags are unaffected",
             ))
-    return ThreadHealth(thread_id, sizes, thread_flags(thread_id, rows, sizes, states, settings) + unreadable)
+    flags = thread_flags(thread_id, rows, sizes, states, settings) + unreadable
+    return ThreadHealth(thread_id, sizes, flags, thread_drift(states=states, sizes=rows))
 
 
 def store_health(store: Store, settings: Settings | None = None,

@@ -49,7 +49,7 @@ def print_diff(result: StateDiff) -> None:
         print(f"{field.field} ({field.reducer}) {field.status}{note}")
         for change in field.changes:
             print(f"  {change.summary}")
-    unchanged = [f.field for f in result.fields if not f.changed]
+    unchanged = [f"{f.field} ({f.reducer})" for f in result.fields if not f.changed]
     if unchanged:
         print(f"unchanged: {', '.join(unchanged)}")
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .. import schema as schemas
+from ..drift import drift_lines
 from ..health import ThreadHealth, health_settings_note, store_health, thread_health
 from ..settings import load_settings
 from ..sizes import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes
@@ -79,10 +81,11 @@ def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]
     summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting if reports else "")
     return {
         "thresholds": health_settings_note(settings),
+        "schema": schemas.active().name,
         "flag_count": sum(len(r.flags) for r in reports),
         "threads": [
             {"thread_id": r.thread_id, "stored_bytes": r.sizes.stored_bytes,
-             "newest_state_bytes": r.sizes.last_total_bytes, "flags": r.flags}
+             "newest_state_bytes": r.sizes.last_total_bytes, "flags": r.flags, "schema_drift": r.schema_drift}
             for r in reports
         ],
         "fields": summary.fields,
@@ -105,5 +108,7 @@ def cmd_health(args: argparse.Namespace) -> int:
                   + (f" (+{len(flag.checkpoint_ids) - 3} more)" if len(flag.checkpoint_ids) > 3 else ""))
             print(f"    why: {flag.why}")
             print(f"    fix: {flag.fix}")
+        for line in drift_lines(report.schema_drift, unwritten=bool(args.thread)):
+            print(f"{report.thread_id}: schema drift: {line}")
     print(f"{flagged} flag(s) in {sum(1 for r in reports if r.flags)} of {len(reports)} thread(s)")
     return 1 if flagged else 0

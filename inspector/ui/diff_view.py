@@ -134,10 +134,10 @@ def render_fields(result: StateDiff) -> None:
         lines = [f"- {plain(c.summary)}" for c in field.changes]
         if lines:
             st.markdown("\n".join(lines))
-    unchanged = [f.field for f in result.fields if not f.changed]
+    unchanged = [f"{f.field} ({f.reducer})" for f in result.fields if not f.changed]
     if unchanged:
         with st.expander(f"{len(unchanged)} unchanged field(s)"):
-            st.write(", ".join(unchanged))
+            st.text(", ".join(unchanged))
 
 
 def render_replay(check: StepReplay | None) -> None:
