@@ -56,6 +56,14 @@ def demo_db(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def deerflow_main_db(tmp_path_factory) -> Path:
+    """A store written by a graph over DeerFlow main's ThreadState (``tests/deerflow_main_graph.py``)."""
+    from deerflow_main_graph import write_store
+
+    return write_store(tmp_path_factory.mktemp("deerflow-main") / "deerflow-main.db")
+
+
+@pytest.fixture(scope="session")
 def demo_dir(demo_db) -> Path:
     return demo_db.parent
 

@@ -135,8 +135,9 @@ def view_image_context(state: dict) -> dict:
         return {}
     blocks: list[dict] = []
     for result in results:
-        blocks += [{"type": "text", "text": f"Here is the image you viewed: {result.artifact['path']}"},
-                   {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{result.artifact['base64']}"}}]
+        path = result.artifact["path"]  # the bytes are read from disk for this one model call
+        blocks += [{"type": "text", "text": f"Here is the image you viewed: {path}"},
+                   {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png_base64(len(path))}"}}]
     message = HumanMessage(blocks, id=f"{IMAGE_CONTEXT_PREFIX}{results[0].tool_call_id}",
                            additional_kwargs={"hide_from_ui": True, "deerflow_view_image_context": True})
     return {"messages": [message]}
@@ -199,9 +200,7 @@ def tools(state: dict) -> list[Command]:
     commands = []
     for tool_call in last.tool_calls:
         update = _tool_update(tool_call, step)
-        artifact = None
-        if tool_call["name"] == "view_image":
-            artifact = {"path": tool_call["args"]["path"], "base64": png_base64(step)}
+        artifact = {"path": tool_call["args"]["path"]} if tool_call["name"] == "view_image" else None
         kwargs = {"subagent_status": "completed"} if tool_call["name"] == "task_done" else {}
         result = ToolMessage(f"{tool_call['name']}: ok", tool_call_id=tool_call["id"], name=tool_call["name"],
                              id=f"tool-{tool_call['id']}", artifact=artifact, additional_kwargs=kwargs)

@@ -12,7 +12,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from deerflow_main_graph import BRANCH_THREAD, DELTA_THREAD, FULL_THREAD, MODE_KEY, write_store
+from deerflow_main_graph import BRANCH_THREAD, DELTA_THREAD, FULL_THREAD, MODE_KEY
 from inspector.cli import main
 from inspector.diff import replay_thread, verdict
 from inspector.schema import DEFAULT_SCHEMA
@@ -22,8 +22,8 @@ THREADS = (FULL_THREAD, DELTA_THREAD, BRANCH_THREAD)
 
 
 @pytest.fixture(scope="module")
-def df_db(tmp_path_factory):
-    return write_store(tmp_path_factory.mktemp("deerflow-main") / "deerflow-main.db")
+def df_db(deerflow_main_db):
+    return deerflow_main_db
 
 
 @pytest.fixture(scope="module")

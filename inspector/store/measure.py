@@ -11,6 +11,7 @@ same payload stored again.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 import msgpack
@@ -20,6 +21,22 @@ from .decode import Problem
 _ARRAY_TYPES = frozenset({0xDC, 0xDD})
 _MAP_TYPES = frozenset({0xDE, 0xDF})
 
+# Base64 image data as it sits in serialized bytes: data URLs, and raw base64 of PNG, JPEG, GIF and WebP
+# files long enough to be image data rather than a token. Strings are stored verbatim in msgpack and JSON.
+BASE64_IMAGE = re.compile(rb"data:[\w.+-]+/[\w.+-]+;base64,[A-Za-z0-9+/=]+|(?:iVBORw0KGgo|/9j/|R0lGOD|UklGR)[A-Za-z0-9+/]{200,}=*")
+_MARKERS = (b";base64,", b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR")
+BASE64_SCAN_MIN_BYTES = 256
+
+
+def base64_image_bytes(raw: bytes | memoryview) -> int:
+    """Bytes of base64 image data inside a serialized value (0 for most values: a quick search first)."""
+    if len(raw) < BASE64_SCAN_MIN_BYTES:
+        return 0
+    data = bytes(raw)
+    if not any(marker in data for marker in _MARKERS):
+        return 0
+    return sum(len(m.group()) for m in BASE64_IMAGE.finditer(data))
+
 
 def digest(raw: bytes) -> str:
     """A short content hash of raw stored bytes (sha256: hardware-accelerated on most CPUs)."""
@@ -28,11 +45,13 @@ def digest(raw: bytes) -> str:
 
 @dataclass(frozen=True)
 class ItemSize:
-    """One list item or map entry of a channel value: its label, stored bytes and hash."""
+    """One list item or map entry of a channel value: its label, stored bytes and hash, and the bytes
+    of base64 image data it holds."""
 
     label: str
     bytes: int
     digest: str
+    base64_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -48,6 +67,7 @@ class ChannelSize:
     digest: str
     items: tuple[ItemSize, ...] = ()
     blob_key: str | None = None
+    holds_base64: bool = False  # base64 image data somewhere in the value (per item in ``items``)
 
 
 @dataclass
@@ -90,14 +110,14 @@ def _items(unpacker: msgpack.Unpacker, view: memoryview, kind: str) -> list[Item
     if kind == "array":
         for index in range(unpacker.read_array_header()):
             item = _skip(unpacker, view)
-            items.append(ItemSize(str(index), len(item), digest(item)))
+            items.append(ItemSize(str(index), len(item), digest(item), base64_image_bytes(item)))
         return items
     for _ in range(unpacker.read_map_header()):
         key = bytes(_skip(unpacker, view))
         value = _skip(unpacker, view)
         hashed = hashlib.sha256(key)
         hashed.update(value)
-        items.append(ItemSize(_label(key), len(key) + len(value), hashed.hexdigest()[:32]))
+        items.append(ItemSize(_label(key), len(key) + len(value), hashed.hexdigest()[:32], base64_image_bytes(value)))
     return items
 
 
@@ -110,11 +130,12 @@ def measure_next(unpacker: msgpack.Unpacker, view: memoryview) -> ChannelSize:
     kind = _is_container(view[start]) if start < len(view) else None
     if kind is None:
         raw = _skip(unpacker, view)
-        return ChannelSize(len(raw), digest(raw))
+        return ChannelSize(len(raw), digest(raw), holds_base64=base64_image_bytes(raw) > 0)
     items = _items(unpacker, view, kind)
     end = unpacker.tell()
     framing = bytes(view[start : end - sum(item.bytes for item in items)])
-    return ChannelSize(end - start, digest(framing + "".join(i.digest for i in items).encode()), tuple(items))
+    return ChannelSize(end - start, digest(framing + "".join(i.digest for i in items).encode()), tuple(items),
+                       holds_base64=any(item.base64_bytes for item in items))
 
 
 def measure_value(raw: bytes) -> ChannelSize:

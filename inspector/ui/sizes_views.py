@@ -12,6 +12,7 @@ import streamlit as st
 from ..health import ThreadHealth, thread_health
 from ..settings import Settings
 from ..size_chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
+from ..sizes import what_if_lines
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..units import human_bytes
 from . import data
@@ -70,9 +71,9 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
     st.caption(f"Root graph only, oldest first; {limit}. Bytes as stored ({report.accounting}).")
     st.dataframe(field_frame(health), hide_index=True, width="stretch",
                  column_config=byte_columns("stored bytes", "unique bytes", "repeats", "newest"))
-    st.caption(f"If only the newest {report.what_if.keep_newest} checkpoints were kept: "
-               f"{human_bytes(report.what_if.keep_newest_saved_bytes)} saved. Clearing viewed_images after use: "
-               f"{human_bytes(report.what_if.clear_viewed_images_saved_bytes)} saved.")
+    what_if = report.what_if
+    st.caption(" · ".join(what_if_lines(what_if.keep_newest, what_if.keep_newest_saved_bytes,
+                                         what_if.viewed_images_repeated_bytes, what_if.base64_in_messages_bytes)))
     render_flags(health)
 
 

@@ -1,0 +1,85 @@
+"""Base64 images anywhere in a thread's history: DeerFlow's transient image-context message in the
+middle of a thread, found by a byte search in the stored sizes and named by decoding only where it appears."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from deerflow_main_graph import DELTA_THREAD, FULL_THREAD, IMAGE_CONTEXT_PREFIX
+from inspector.cli import main
+from inspector.health import thread_health
+from inspector.health_base64 import is_image_context, payloads
+from inspector.store import open_store
+from inspector.store.measure import base64_image_bytes
+
+
+@pytest.fixture(scope="module")
+def store(deerflow_main_db):
+    with open_store(str(deerflow_main_db)) as opened:
+        yield opened
+
+
+def carrying(store, thread_id):
+    """Checkpoint id -> ids of the transient image messages its state holds (every checkpoint decoded)."""
+    found = {}
+    for row in store.timeline(thread_id):
+        messages = store.state(thread_id, row.checkpoint_id).values.get("messages") or []
+        ids = [m["id"] for m in messages if is_image_context(m)]
+        if ids:
+            found[row.checkpoint_id] = ids
+    return found
+
+
+def test_transient_image_messages_in_the_middle_of_a_thread_are_flagged(store):
+    truth = carrying(store, FULL_THREAD)
+    newest = store.timeline(FULL_THREAD)[0].checkpoint_id
+    assert truth and newest not in truth  # removed again: only checkpoints in the middle hold them
+    health = thread_health(store, FULL_THREAD)
+    flag = next(f for f in health.flags if f.code == "image-context-in-checkpoints")
+    assert set(flag.checkpoint_ids) == set(truth) and flag.field == "messages"
+    for message_id in {mid for ids in truth.values() for mid in ids}:
+        assert message_id.startswith(IMAGE_CONTEXT_PREFIX) and message_id in flag.summary
+    steps = sorted(r.step for r in store.timeline(FULL_THREAD) if r.checkpoint_id in truth)
+    assert f"steps {steps[0]}-{steps[1]}" in flag.summary
+    assert "KB stored" in flag.summary and "checkpoint_channel_mode: delta" in flag.fix
+    assert "base64-in-state" not in health.codes()  # nothing else in the thread holds base64
+
+
+def test_only_the_checkpoints_where_a_payload_appears_are_decoded(store, monkeypatch):
+    calls = Counter()
+    real = store.state
+
+    def spy(thread_id, checkpoint_id=None, ns=""):
+        calls[checkpoint_id] += 1
+        return real(thread_id, checkpoint_id, ns)
+
+    monkeypatch.setattr(store, "state", spy)
+    thread_health(store, FULL_THREAD)
+    assert max(calls.values()) == 1
+    assert len(calls) <= 1 + 2  # the newest state, and one checkpoint per transient message
+
+
+def test_health_command_names_the_transient_message(deerflow_main_db, capsys):
+    assert main(["health", "--db", str(deerflow_main_db), FULL_THREAD]) == 1
+    out = capsys.readouterr().out
+    assert "[image-context-in-checkpoints] messages" in out and IMAGE_CONTEXT_PREFIX in out
+
+
+def test_delta_mode_stores_the_message_once_as_writes(store):
+    """In delta mode the transient message sits in writes, and in a snapshot only if one falls in between."""
+    snapshots = [r.checkpoint_id for r in store.timeline(DELTA_THREAD)
+                 if "messages" not in store.state(DELTA_THREAD, r.checkpoint_id).rebuilt_channels]
+    truth = {cid for cid in carrying(store, DELTA_THREAD) if cid in snapshots}
+    flags = [f for f in thread_health(store, DELTA_THREAD).flags if f.code == "image-context-in-checkpoints"]
+    assert set(flags[0].checkpoint_ids if flags else ()) == truth
+
+
+def test_base64_is_found_in_serialized_bytes():
+    url = "data:image/png;base64," + "A" * 400
+    assert base64_image_bytes(("x" * 300 + url).encode()) == len(url)
+    assert base64_image_bytes(("iVBORw0KGgo" + "B" * 300).encode()) == 311
+    assert base64_image_bytes(b"plain text " * 50) == 0
+    assert base64_image_bytes(url.encode()[:100]) == 0  # too short to hold an image
+    assert payloads({"content": [{"image_url": {"url": url}}]}, "m") == [("m.content[0].image_url.url", len(url))]
