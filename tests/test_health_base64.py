@@ -78,8 +78,9 @@ def test_delta_mode_stores_the_message_once_as_writes(store):
 
 def test_base64_is_found_in_serialized_bytes():
     url = "data:image/png;base64," + "A" * 400
-    assert base64_image_bytes(("x" * 300 + url).encode()) == len(url)
-    assert base64_image_bytes(("iVBORw0KGgo" + "B" * 300).encode()) == 311
+    assert base64_image_bytes(("x" * 300 + url + '"' + url).encode()) == 2 * 400  # the payloads, both
+    assert base64_image_bytes(("iVBORw0KGgo" + "B" * 300 + "==").encode()) == 313
+    assert base64_image_bytes(("iVBORw0KGgo" + "B" * 100 + " " * 300).encode()) == 0  # too short for an image
     assert base64_image_bytes(b"plain text " * 50) == 0
     assert base64_image_bytes(url.encode()[:100]) == 0  # too short to hold an image
     assert payloads({"content": [{"image_url": {"url": url}}]}, "m") == [("m.content[0].image_url.url", len(url))]
