@@ -212,7 +212,7 @@ def _after_model(state: dict) -> str:
     return "tools" if state["messages"][-1].tool_calls else "title"
 
 
-def build(schema: type, checkpointer: SqliteSaver):
+def build(schema: type, checkpointer):
     graph = StateGraph(schema)
     for name, node in [("thread_data", thread_data), ("sandbox_a", sandbox_a), ("sandbox_b", sandbox_b),
                        ("uploads", uploads), ("summarize", summarize), ("view_image_context", view_image_context),
@@ -295,15 +295,19 @@ def branch_thread(app, source_id: str, thread_id: str) -> None:
     app.update_state(head, {**wrapped, "title": "Freight audit (branch)"}, as_node="tools")
 
 
+def write_threads(saver) -> None:
+    """Write the full-mode, delta-mode and branch threads through ``saver``."""
+    full = build(ThreadState, saver)
+    run_thread(full, FULL_THREAD)
+    branch_thread(full, FULL_THREAD, BRANCH_THREAD)
+    run_thread(build(DeltaThreadState, saver), DELTA_THREAD, {MODE_KEY: "delta"})
+
+
 def write_store(path: Path) -> Path:
-    """Write the full-mode, delta-mode and branch threads into a SQLite store at ``path``."""
+    """The three threads in a SQLite store at ``path``, written by LangGraph's SqliteSaver."""
     conn = sqlite3.connect(path, check_same_thread=False)
     try:
-        saver = SqliteSaver(conn)
-        full = build(ThreadState, saver)
-        run_thread(full, FULL_THREAD)
-        branch_thread(full, FULL_THREAD, BRANCH_THREAD)
-        run_thread(build(DeltaThreadState, saver), DELTA_THREAD, {MODE_KEY: "delta"})
+        write_threads(SqliteSaver(conn))
     finally:
         conn.close()
     return path

@@ -84,3 +84,33 @@ def test_base64_is_found_in_serialized_bytes():
     assert base64_image_bytes(b"plain text " * 50) == 0
     assert base64_image_bytes(url.encode()[:100]) == 0  # too short to hold an image
     assert payloads({"content": [{"image_url": {"url": url}}]}, "m") == [("m.content[0].image_url.url", len(url))]
+
+
+@pytest.mark.postgres
+def test_on_postgres_the_same_thread_replays_and_is_flagged(postgres_dsn):
+    """Written by PostgresSaver: blobs are searched on the server, shared blobs decoded once each."""
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.conninfo import make_conninfo
+
+    from conftest import grant_readonly_role
+    from deerflow_main_graph import write_threads
+    from inspector.diff import replay_thread, verdict
+
+    database = "inspector_deerflow_main"
+    with psycopg.connect(postgres_dsn.admin_dsn, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {database}")
+        admin.execute(f"CREATE DATABASE {database}")
+    admin_dsn = make_conninfo(postgres_dsn.admin_dsn, dbname=database)
+    with PostgresSaver.from_conn_string(admin_dsn) as saver:
+        saver.setup()
+        write_threads(saver)
+    grant_readonly_role(admin_dsn)
+    url = f"{postgres_dsn.readonly_dsn.rsplit('/', 1)[0]}/{database}"
+    with open_store(url) as store:
+        for thread_id in (FULL_THREAD, DELTA_THREAD):
+            assert verdict(replay_thread(store, thread_id)).mismatched == 0
+        truth = carrying(store, FULL_THREAD)
+        flag = next(f for f in thread_health(store, FULL_THREAD).flags if f.code == "image-context-in-checkpoints")
+        assert set(flag.checkpoint_ids) == set(truth)
+        assert all(mid in flag.summary for ids in truth.values() for mid in ids)

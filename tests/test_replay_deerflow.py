@@ -4,6 +4,7 @@ altered through LangGraph's own serializer, where exactly the altered step and f
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 
@@ -174,3 +175,44 @@ def test_replay_command_on_the_deerflow_store(df_db, altered, capsys):
     assert main(["replay", "--db", str(db), FULL_THREAD]) == 1
     out = capsys.readouterr().out
     assert promoted_at in out and "1 mismatched" in out
+
+
+# -- every field's reducer named ------------------------------------------------------
+
+NINE = ("add_messages", "merge_sandbox", "merge_artifacts", "merge_todos", "merge_goal", "merge_viewed_images",
+        "merge_promoted", "merge_delegations", "merge_skill_context")
+
+
+def test_state_and_diff_commands_name_every_reducer(df_db, capsys):
+    assert main(["state", "--db", str(df_db), FULL_THREAD, "--json"]) == 0
+
+    reducers = json.loads(capsys.readouterr().out)["reducers"]
+    assert set(reducers.values()) == {*NINE, "replace"}
+    assert reducers["delegations"] == "merge_delegations" and reducers["skill_context"] == "merge_skill_context"
+    assert main(["state", "--db", str(df_db), FULL_THREAD]) == 0
+    table = capsys.readouterr().out
+    for reducer in NINE:
+        assert reducer in table
+    assert main(["diff", "--db", str(df_db), FULL_THREAD, "--json"]) == 0
+    fields = {f["field"]: f["reducer"] for f in json.loads(capsys.readouterr().out)["fields"]}
+    assert {fields[name] for name in ("messages", "promoted", "goal", "sandbox")} == {
+        "add_messages", "merge_promoted", "merge_goal", "merge_sandbox"}
+
+
+def test_thread_page_names_every_reducer_and_counts_the_replay(df_db, monkeypatch):
+    from inspector.ui import connection
+    from ui_app import all_text, open_page
+
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{df_db}")
+    connection.settings.clear()
+    try:
+        at = open_page("thread", thread=FULL_THREAD)
+        assert not at.exception, at.exception
+        text = all_text(at)
+    finally:
+        connection.settings.clear()
+    for reducer in NINE:
+        assert f"reducer {reducer}" in text
+    assert "0 unverified, 0 mismatched" in text and "schema DeerFlow ThreadState" in text
+    table = next(d.value for d in at.dataframe if "replay" in d.value.columns)
+    assert all(m.startswith("✓") or m == "first checkpoint" for m in table["replay"])
