@@ -113,6 +113,32 @@ def grant_readonly_role(admin_dsn: str) -> None:
             conn.execute(sql.SQL(stmt).format(db=db, role=role))
 
 
+def fresh_database(admin_dsn: str, name: str) -> str:
+    """Drop and create database ``name``; its admin DSN."""
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    with psycopg.connect(admin_dsn, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name}")
+        admin.execute(f"CREATE DATABASE {name}")
+    return make_conninfo(admin_dsn, dbname=name)
+
+
+def count_state_reads(store, monkeypatch):
+    """A Counter of ``store.state`` calls per checkpoint id, filled as the test runs."""
+    from collections import Counter
+
+    calls = Counter()
+    real_state = store.state
+
+    def spy(thread_id, checkpoint_id=None, ns=""):
+        calls[checkpoint_id] += 1
+        return real_state(thread_id, checkpoint_id, ns)
+
+    monkeypatch.setattr(store, "state", spy)
+    return calls
+
+
 def pg_binary(name: str) -> str:
     found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
     if not found:

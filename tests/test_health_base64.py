@@ -3,10 +3,9 @@ middle of a thread, found by a byte search in the stored sizes and named by deco
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
+from conftest import count_state_reads, fresh_database, grant_readonly_role
 from deerflow_main_graph import DELTA_THREAD, FULL_THREAD, IMAGE_CONTEXT_PREFIX
 from inspector.cli import main
 from inspector.health import thread_health
@@ -48,14 +47,7 @@ def test_transient_image_messages_in_the_middle_of_a_thread_are_flagged(store):
 
 
 def test_only_the_checkpoints_where_a_payload_appears_are_decoded(store, monkeypatch):
-    calls = Counter()
-    real = store.state
-
-    def spy(thread_id, checkpoint_id=None, ns=""):
-        calls[checkpoint_id] += 1
-        return real(thread_id, checkpoint_id, ns)
-
-    monkeypatch.setattr(store, "state", spy)
+    calls = count_state_reads(store, monkeypatch)
     thread_health(store, FULL_THREAD)
     assert max(calls.values()) == 1
     assert len(calls) <= 1 + 2  # the newest state, and one checkpoint per transient message
@@ -89,19 +81,13 @@ def test_base64_is_found_in_serialized_bytes():
 @pytest.mark.postgres
 def test_on_postgres_the_same_thread_replays_and_is_flagged(postgres_dsn):
     """Written by PostgresSaver: blobs are searched on the server, shared blobs decoded once each."""
-    import psycopg
     from langgraph.checkpoint.postgres import PostgresSaver
-    from psycopg.conninfo import make_conninfo
 
-    from conftest import grant_readonly_role
     from deerflow_main_graph import write_threads
     from inspector.diff import replay_thread, verdict
 
     database = "inspector_deerflow_main"
-    with psycopg.connect(postgres_dsn.admin_dsn, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {database}")
-        admin.execute(f"CREATE DATABASE {database}")
-    admin_dsn = make_conninfo(postgres_dsn.admin_dsn, dbname=database)
+    admin_dsn = fresh_database(postgres_dsn.admin_dsn, database)
     with PostgresSaver.from_conn_string(admin_dsn) as saver:
         saver.setup()
         write_threads(saver)
