@@ -265,3 +265,13 @@ def test_a_schema_that_fails_to_load_is_reported_and_the_default_used(scored_app
     at = open_page("thread", thread=custom_schema.THREAD)
     assert not at.exception, at.exception
     assert any("has no attribute 'nothing'" in e.value and "DeerFlow ThreadState" in e.value for e in at.sidebar.error)
+
+
+def test_health_page_lists_threads_with_schema_drift(scored_app):
+    from ui_app import all_text, open_page
+
+    at = open_page("health")
+    assert not at.exception, at.exception
+    assert "Schema drift" in [h.value for h in at.subheader]
+    assert "channels not in the schema (DeerFlow ThreadState): score" in "\n".join(t.value for t in at.text)
+    assert "Schema: DeerFlow ThreadState" in all_text(at)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from .. import schema as schemas
 from ..health import ThreadHealth, thread_health
 from ..settings import Settings
 from ..size_chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
@@ -24,13 +25,14 @@ _S = settings()
 
 
 @st.cache_resource(ttl=_S.cache_ttl_seconds, max_entries=max(_S.cache_max_entries, 256), show_spinner=False)
-def _health(url: str, thread_id: str, newest: str | None, _store: Store, _settings: Settings) -> ThreadHealth:
+def _health(url: str, schema_name: str, thread_id: str, newest: str | None, _store: Store,
+            _settings: Settings) -> ThreadHealth:
     return thread_health(_store, thread_id, _settings)
 
 
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
-    """Sizes and flags of one thread (cached until its newest checkpoint changes)."""
-    return _health(store.url, thread_id, newest, store, settings())
+    """Sizes, flags and schema drift of one thread (cached until its newest checkpoint or the schema changes)."""
+    return _health(store.url, schemas.active().name, thread_id, newest, store, settings())
 
 
 
