@@ -167,10 +167,11 @@ def base64_carriers(rows: list[CheckpointSizes], decode: Decode) -> tuple[list[C
 def _flag(code: str, name: str, carriers: list[Carrier], unexamined: list[str], what: str, why: str, fix: str) -> Found:
     checkpoints = tuple(dict.fromkeys(cid for c in carriers for cid, _, _ in c.copies)) + tuple(unexamined)
     stored = sum(c.stored_bytes for c in carriers)
-    shown = "; ".join(c.line() for c in carriers[:5]) + (f"; and {len(carriers) - 5} more" if len(carriers) > 5 else "")
-    more = f"; {len(unexamined)} more checkpoint(s) hold base64 (not examined)" if unexamined else ""
+    shown = [c.line() for c in carriers[:5]] + ([f"and {len(carriers) - 5} more"] if len(carriers) > 5 else [])
+    if unexamined:
+        shown.append(f"{len(unexamined)} more checkpoint(s) hold base64 (not examined)")
     return dict(code=code, field=name, checkpoint_ids=checkpoints,
-                summary=f"{what}: {human_bytes(stored)} stored in {len(checkpoints)} checkpoint(s): {shown}{more}",
+                summary=f"{what}: {human_bytes(stored)} stored in {len(checkpoints)} checkpoint(s): {'; '.join(shown)}",
                 why=why, fix=fix)
 
 

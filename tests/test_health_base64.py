@@ -100,3 +100,14 @@ def test_on_postgres_the_same_thread_replays_and_is_flagged(postgres_dsn):
         flag = next(f for f in thread_health(store, FULL_THREAD).flags if f.code == "image-context-in-checkpoints")
         assert set(flag.checkpoint_ids) == set(truth)
         assert all(mid in flag.summary for ids in truth.values() for mid in ids)
+
+
+def test_past_the_decode_limit_checkpoints_are_counted_not_named(store, monkeypatch):
+    import inspector.health_base64 as scan
+
+    monkeypatch.setattr(scan, "MAX_DECODES", 1)
+    rows = store.field_sizes(FULL_THREAD, None)
+    carriers, unexamined = scan.base64_carriers(rows, scan.state_decoder(lambda cid, ns: store.state(FULL_THREAD, cid, ns)))
+    assert len(carriers) == 1 and unexamined["messages"]
+    flags = scan.base64_flags(rows, scan.state_decoder(lambda cid, ns: store.state(FULL_THREAD, cid, ns)))
+    assert any("hold base64 (not examined)" in f["summary"] for f in flags)
