@@ -2,7 +2,7 @@
 
 from .across import aligned_message_changes, compare_across, diff_threads
 from .fields import CLEARED_NOTE
-from .model import Change, FieldCheck, FieldDiff, StateDiff, StepReplay
+from .model import UNKNOWN_REDUCER, Change, FieldCheck, FieldDiff, ReplayVerdict, StateDiff, StepReplay, verdict
 from .replay import GENERATED_ID, ReplayError, replay, replay_step, replay_thread
 from .state_diff import diff, diff_checkpoints
 from .summaries import message_line, summarise
@@ -10,10 +10,12 @@ from .summaries import message_line, summarise
 __all__ = [
     "CLEARED_NOTE",
     "GENERATED_ID",
+    "UNKNOWN_REDUCER",
     "Change",
     "FieldCheck",
     "FieldDiff",
     "ReplayError",
+    "ReplayVerdict",
     "StateDiff",
     "StepReplay",
     "aligned_message_changes",
@@ -26,4 +28,5 @@ __all__ = [
     "replay_step",
     "replay_thread",
     "summarise",
+    "verdict",
 ]
