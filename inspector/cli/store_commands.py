@@ -12,7 +12,7 @@ from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
 from ..thread_state import reducer_name
 from ..units import human_bytes
-from .output import print_json, print_table
+from .output import masked, print_json, print_table, say
 
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:
@@ -20,6 +20,8 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deerflow-home", metavar="DIR",
                         help="read DeerFlow's .deer-flow/data/deerflow.db under DIR (default: $DEER_FLOW_HOME)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--reveal", action="store_true",
+                        help="show secrets unmasked (only where the operator set allow_reveal)")
 
 
 def open_from_args(args: argparse.Namespace) -> Store:
@@ -69,7 +71,7 @@ def cmd_threads(args: argparse.Namespace) -> int:
             for t in rows
         ],
     )
-    print(f"{len(rows)} of {total} thread(s)")
+    say(f"{len(rows)} of {total} thread(s)")
     return 0
 
 
@@ -107,11 +109,11 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
 
 def cmd_state(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        state = store.state(args.thread, args.checkpoint, args.ns)
+        state = masked(store.state(args.thread, args.checkpoint, args.ns))
     if args.json:
         print_json(state_payload(state, args.internal))
         return 0
-    print(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
+    say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
     print_table(
         ["field", "reducer", "stored", "value"],
@@ -123,9 +125,9 @@ def cmd_state(args: argparse.Namespace) -> int:
         ],
     )
     for write in state.writes:
-        print(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
+        say(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
     for problem in state.problems:
-        print(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
+        say(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
     return 0
 
 
@@ -133,5 +135,5 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from ..demo import default_demo_dir, write_demo
 
     db = write_demo(args.out or default_demo_dir())
-    print(f"demo database written to {db}")
+    say(f"demo database written to {db}")
     return 0

@@ -27,16 +27,17 @@ def plain(text: str) -> str:
 def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = "",
             internal: bool = False) -> tuple[StateDiff, StepReplay | None]:
     """The diff of two checkpoints (decoded through the pages' cache) and, for a parent and its
-    child, the child's replay check."""
-    before = data.state(store, thread_id, from_id, ns)
-    after = data.state(store, thread_id, to_id, ns)
+    child, the child's replay check: computed on raw values, returned with secrets masked."""
+    before = data.raw_state(store, thread_id, from_id, ns)
+    after = data.raw_state(store, thread_id, to_id, ns)
     result = diff(before, after, internal=internal)
-    return result, replay_step(before, after) if result.adjacent else None
+    return data.masked((result, replay_step(before, after) if result.adjacent else None))
 
 
 @st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner="Replaying every step…")
 def cached_thread_replay(url: str, _store: Store, thread_id: str, ns: str) -> list[StepReplay]:
-    return replay_thread(_store, thread_id, ns)
+    """Every step's replay check; the cache holds it with secrets masked."""
+    return data.masked(replay_thread(_store, thread_id, ns))
 
 
 def step_mark(check: StepReplay) -> str:

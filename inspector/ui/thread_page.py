@@ -23,7 +23,7 @@ import streamlit as st
 from ..history import History, Key, build_history
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from . import connection, data, diff_view, routes, timeline_view
+from . import connection, data, diff_view, reveal, routes, timeline_view
 from .guard import guarded
 from .state_view import render_state
 
@@ -31,7 +31,7 @@ Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]
 
 
 def _state_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
-    render_state(state, store)
+    render_state(reveal.shown_state(store, state), store)
 
 
 THREAD_PANELS: list[tuple[str, Panel]] = [("State", _state_panel)]
