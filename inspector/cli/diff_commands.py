@@ -55,12 +55,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         steps = masked(replay_thread(store, args.thread, args.ns))
     mismatched = [s for s in steps if s.status == "mismatch"]
+    broken = [s for s in steps if s.status == "broken"]
     if args.json:
-        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "matches": not mismatched, "steps": steps})
+        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "matches": not mismatched,
+                    "broken_history": [s.note for s in broken], "steps": steps})
     else:
         print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in steps])
-        say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)")
-    return 1 if mismatched else 0
+        say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
+            + (f", {len(broken)} not replayed: broken history" if broken else ""))
+    return 1 if mismatched or broken else 0
 
 
 def _row(step: StepReplay) -> tuple:

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from ..history import build_history
 from ..jsonable import to_jsonable
 from ..settings import load_settings, resolve_db_url
 from ..store import Store, open_store
@@ -78,8 +79,11 @@ def cmd_threads(args: argparse.Namespace) -> int:
 def cmd_timeline(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         rows = store.timeline(args.thread)
+    problems = build_history(rows).problems
     if args.json:
-        print_json({"thread_id": args.thread, "checkpoints": rows})
+        print_json({"thread_id": args.thread, "checkpoints": rows, "problems": [
+            {"kind": p.kind, "checkpoints": [{"checkpoint_ns": ns, "checkpoint_id": cid} for ns, cid in p.keys],
+             "message": p.message} for p in problems]})
         return 0
     print_table(
         ["step", "source", "namespace", "checkpoint", "parent", "wrote", "stored"],
@@ -88,6 +92,8 @@ def cmd_timeline(args: argparse.Namespace) -> int:
             for r in rows
         ],
     )
+    for problem in problems:
+        say(f"problem: {problem.message}")
     return 0
 
 

@@ -79,7 +79,7 @@ class StepReplay:
     parent_checkpoint_id: str | None
     step: int | None
     source: str | None
-    status: str  # match, mismatch, unverified, first
+    status: str  # match, mismatch, unverified, first, broken (on a broken link of the history: see note)
     fields: list[FieldCheck] = field(default_factory=list)
     wrote: list[dict[str, Any]] = field(default_factory=list)
     note: str | None = None

@@ -13,7 +13,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, messages_from_dict
 
-from ..store import CheckpointState, NotFound, Store, WriteRecord, is_internal_channel
+from ..history import HistoryProblem, build_history, key_of
+from ..store import CheckpointRow, CheckpointState, NotFound, Store, WriteRecord, is_internal_channel
 from ..thread_state import ThreadState, reducer_for, reducer_name
 from .model import FieldCheck, StepReplay
 from .nested import first_difference
@@ -200,9 +201,12 @@ def _check_update(parent: CheckpointState, child: CheckpointState, fields: list[
 def replay_thread(store: Store, thread_id: str, ns: str = "") -> list[StepReplay]:
     """Replay every checkpoint of one namespace of a thread against its parent, oldest first.
 
-    Each state is decoded once and dropped as soon as its last child was checked.
+    Each state is decoded once and dropped as soon as its last child was checked. A checkpoint
+    on a broken link of the history (parent cycle, missing parent, duplicate id) is not replayed:
+    its step is ``broken`` and its note names the problem.
     """
-    rows = sorted((r for r in store.timeline(thread_id) if r.checkpoint_ns == ns), key=lambda r: r.checkpoint_id)
+    history = build_history(store.timeline(thread_id))
+    rows = sorted((history.node(k).row for k in history.ordered if k[0] == ns), key=lambda r: r.checkpoint_id)
     if not rows:
         raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
     children: dict[str, int] = {}
@@ -218,8 +222,8 @@ def replay_thread(store: Store, thread_id: str, ns: str = "") -> list[StepReplay
 
     results = []
     for row in rows:
-        child = load(row.checkpoint_id)
-        results.append(_replay_row(load, child))
+        problem = history.problem_of(key_of(row))
+        results.append(_broken(row, problem) if problem is not None else _replay_row(load, load(row.checkpoint_id)))
         if row.parent_checkpoint_id and children.get(row.parent_checkpoint_id, 0) > 0:
             children[row.parent_checkpoint_id] -= 1
             if children[row.parent_checkpoint_id] == 0:
@@ -227,6 +231,14 @@ def replay_thread(store: Store, thread_id: str, ns: str = "") -> list[StepReplay
         if not children.get(row.checkpoint_id):
             cache.pop(row.checkpoint_id, None)
     return results
+
+
+def _broken(row: CheckpointRow, problem: HistoryProblem) -> StepReplay:
+    return StepReplay(
+        thread_id=row.thread_id, checkpoint_ns=row.checkpoint_ns, checkpoint_id=row.checkpoint_id,
+        parent_checkpoint_id=row.parent_checkpoint_id, step=row.step, source=row.source, status="broken",
+        note=problem.message,
+    )
 
 
 def _replay_row(load, child: CheckpointState) -> StepReplay:

@@ -17,6 +17,7 @@ import streamlit as st
 
 from typing import Any
 
+from ..history import History, build_history
 from ..redaction import Redactor, redactor_for
 from ..settings import Settings, load_settings
 from ..store import CheckpointRow, CheckpointState, Store
@@ -52,6 +53,11 @@ def _timeline(url: str, thread_id: str, generation: int, _store: Store) -> list[
 
 
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _history(url: str, thread_id: str, generation: int, _store: Store) -> History:
+    return build_history(_timeline(url, thread_id, generation, _store))
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _raw_state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _store: Store) -> CheckpointState:
     return _store.state(thread_id, checkpoint_id, ns)
 
@@ -65,6 +71,13 @@ def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:
     generation = _GENERATIONS.get((store.url, thread_id), 0)
     with st.spinner(f"Reading the history of {thread_id}…"):
         return _timeline(store.url, thread_id, generation, store)
+
+
+def history(store: Store, thread_id: str) -> History:
+    """The thread's lineage laid out (cached with its timeline), broken links named in ``problems``."""
+    generation = _GENERATIONS.get((store.url, thread_id), 0)
+    with st.spinner(f"Reading the history of {thread_id}…"):
+        return _history(store.url, thread_id, generation, store)
 
 
 def state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..diff import StateDiff, StepReplay, diff, replay_step, replay_thread
+from ..history import MISSING_PARENT
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, routes
@@ -44,6 +45,8 @@ def step_mark(check: StepReplay) -> str:
     """The mark a step carries in a list of steps."""
     if check.status == "mismatch":
         return f"✗ {MISMATCH_MARK}"
+    if check.status == "broken":
+        return f"⚠ {(check.note or 'broken history').split(':')[0]}"
     return {"match": "✓ matches", "unverified": "? not fully checked", "first": "first checkpoint"}.get(check.status, check.status)
 
 
@@ -70,6 +73,8 @@ def replay_marks(store: Store, thread_id: str, namespaces: list[str], checkpoint
 def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
     """Every step of a thread with its replay mark; mismatched steps name the field and first difference."""
     steps = cached_thread_replay(store.url, store, thread_id, ns)
+    for step in (s for s in steps if s.status == "broken"):
+        st.error(f"Not replayed: {step.note}", icon=":material/link_off:")
     bad = [s for s in steps if s.status == "mismatch"]
     (st.error if bad else st.success)(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}" if bad
                                       else f"All {len(steps)} step(s) replay as stored.")
@@ -142,7 +147,12 @@ def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: 
     if not state.parent_checkpoint_id:
         st.caption("The first checkpoint of this namespace: there is no parent to compare with.")
         return
+    problem = data.history(store, thread_id).problem_of((state.checkpoint_ns, state.checkpoint_id))
+    if problem is not None:
+        st.error(f"{problem.message}. The replay check stops here.", icon=":material/link_off:")
+        if problem.kind == MISSING_PARENT:
+            return
     result, check = compare(store, thread_id, state.parent_checkpoint_id, state.checkpoint_id, state.checkpoint_ns)
-    render_diff(result, check, key=f"panel-{state.checkpoint_id}")
+    render_diff(result, None if problem is not None else check, key=f"panel-{state.checkpoint_id}")
     routes.link("diff", "Compare with another checkpoint", icon=":material/difference:", params={
         "thread": thread_id, "from": state.parent_checkpoint_id, "to": state.checkpoint_id, "ns": state.checkpoint_ns})

@@ -20,7 +20,7 @@ from typing import Callable
 
 import streamlit as st
 
-from ..history import History, Key, build_history
+from ..history import History, Key
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from . import connection, data, diff_view, reveal, routes, timeline_view
@@ -66,7 +66,7 @@ def render() -> None:
     if store is None:
         return
     try:
-        rows = data.timeline(store, location.thread)
+        history = data.history(store, location.thread)
     except NotFound:
         st.title("Thread")
         _back(f"There is no thread {location.thread!r} in this store.")
@@ -74,7 +74,6 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {location.thread!r} failed: {exc}")
         return
-    history = build_history(rows)
     key = _resolve(history, location)
     _header(store, location.thread, history)
     if key is None:
