@@ -33,7 +33,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 MARK_PREFIX = "[redacted "
 

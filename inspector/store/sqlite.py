@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -22,7 +21,6 @@ from .model import (
     CheckpointSizes,
     CheckpointState,
     NotFound,
-    StoreError,
     ThreadSummary,
     WriteRecord,
     checkpoint_time,
@@ -36,12 +34,7 @@ from .records import (
     titles_from,
     write_records,
 )
-
-REQUIRED_TABLES = {"checkpoints", "writes"}
-
-
-def _ro_uri(path: Path) -> str:
-    return f"file:{urllib.parse.quote(str(path))}?mode=ro"
+from .sqlite_connect import ReadOnlySqlite
 
 
 def _metadata(raw: Any) -> dict[str, Any]:
@@ -64,27 +57,20 @@ class SqliteStore:
     def __init__(self, path: str | Path, url: str | None = None) -> None:
         self.path = Path(path).expanduser()
         self.url = url or f"sqlite:///{self.path}"
-        if not self.path.is_file():
-            raise StoreError(f"no SQLite database at {self.path}")
-        try:
-            self._conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False)
-            self._conn.execute("PRAGMA query_only = ON")
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
-        missing = REQUIRED_TABLES - tables
-        if missing:
-            self._conn.close()
-            raise StoreError(
-                f"{self.path} is not a LangGraph checkpoint database (missing tables: {', '.join(sorted(missing))})"
-            )
-        self._writes_have_task_path = "task_path" in {
-            r[1] for r in self._conn.execute("PRAGMA table_info(writes)")
-        }
+        self._db = ReadOnlySqlite(self.path)
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The read-only connection to the file now at ``path`` (see ``sqlite_connect``)."""
+        return self._db.connection()
+
+    @property
+    def _writes_have_task_path(self) -> bool:
+        return self._db.writes_have_task_path
 
     # -- lifecycle -------------------------------------------------------
     def close(self) -> None:
-        self._conn.close()
+        self._db.close()
 
     def __enter__(self) -> "SqliteStore":
         return self
@@ -96,7 +82,7 @@ class SqliteStore:
         try:
             return self._conn.execute(sql, tuple(params)).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"reading {self.path} failed: {exc}") from None
+            raise self._db.read_error(exc) from None
 
     # -- threads ---------------------------------------------------------
     def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
@@ -225,7 +211,7 @@ class SqliteStore:
             rows = [self._checkpoint_sizes(thread_id, writes, *row) for row in self._conn.execute(sql, params)]
             rows.sort(key=lambda r: (r.checkpoint_id, r.checkpoint_ns))
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"reading {self.path} failed: {exc}") from None
+            raise self._db.read_error(exc) from None
         if not rows and not self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]):
             raise NotFound(f"no thread {thread_id!r} in this store")
         return rows
