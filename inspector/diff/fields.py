@@ -220,7 +220,14 @@ FIELD_DIFFS = {
 
 
 def changes_for(field: str, before: Any, after: Any, writes: list[Any] | None = None) -> Result:
-    if field in FIELD_DIFFS:
-        return FIELD_DIFFS[field](before, after, writes)
+    """A field's changes in its reducer's terms; a value not shaped as that field should be (an opaque
+    value, a number where a list belongs) is compared as a plain value, and the note says so."""
+    special = FIELD_DIFFS.get(field)
+    if special is not None:
+        try:
+            return special(before, after, writes)
+        except (TypeError, AttributeError, ValueError, KeyError):
+            changes, _ = value_changes(before, after, writes, field)
+            return changes, f"{field} does not have its usual shape here: compared as plain values"
     return value_changes(before, after, writes, field)
 

@@ -76,15 +76,17 @@ def _messages_reducer(current: Any, values: list[Any]) -> list[dict[str, Any]]:
 
 def apply_writes(channel: str, current: Any, values: list[Any]) -> Any:
     """``current`` after ``values`` were written to ``channel`` in task order."""
-    if channel == "messages" and reducer_for(channel) is not None:
-        return _messages_reducer(current, values)
     reducer = reducer_for(channel)
     if reducer is None:
         return values[-1]
     result = current
     try:
+        if channel == "messages":
+            return _messages_reducer(current, values)
         for value in values:
             result = reducer(result, value)
+    except ReplayError:
+        raise
     except Exception as exc:
         raise ReplayError(f"{reducer_name(channel)} failed on a stored write ({type(exc).__name__}: {exc})") from None
     return result
