@@ -114,7 +114,8 @@ def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
         try:
             state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
         except Exception as exc:  # noqa: BLE001 - the history beside it must still render
-            st.error(f"Cannot read checkpoint {row.checkpoint_id}: {exc}", icon=":material/error:")
+            st.error(f"Cannot read checkpoint {row.checkpoint_id}: {data.redactor().text(str(exc))}",
+                     icon=":material/error:")
             return
         tabs = st.tabs([title for title, _ in THREAD_PANELS])
         for tab, (title, panel) in zip(tabs, THREAD_PANELS):
