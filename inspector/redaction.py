@@ -66,23 +66,36 @@ def is_secret_key(name: Any) -> bool:
 
 @dataclass(frozen=True)
 class Rule:
-    """A text shape to mask: ``kind`` names it in the marker; ``group`` is the part masked (0: all)."""
+    """A text shape to mask: ``kind`` names it in the marker; ``group`` is the part masked (0: all).
+
+    ``triggers``: substrings one of which every match contains (checked on the lower-cased text when
+    ``folded``), so a text holding none of them is not scanned for this shape at all.
+    """
 
     kind: str
     pattern: re.Pattern[str]
     group: int = 0
+    triggers: tuple[str, ...] = ()
+    folded: bool = False
+
+    def may_match(self, text: str, lowered: str) -> bool:
+        haystack = lowered if self.folded else text
+        return not self.triggers or any(t in haystack for t in self.triggers)
 
 
 _B = r"(?<![A-Za-z0-9_-])"  # not inside a longer token
 _E = r"(?![A-Za-z0-9_-])"
 BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("private-key", re.compile(
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL)),
-    Rule("url-password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@?#]{0,200}:([^\s@/?#]{1,200})@"), 1),
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL),
+        triggers=("PRIVATE KEY-----",)),
+    Rule("url-password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@?#]{0,200}:([^\s@/?#]{1,200})@"), 1,
+         triggers=("://",)),
     # a bearer credential: 16+ token characters, at least one of them not a letter (not an English word)
     Rule("bearer-token", re.compile(
-        r"\b(?:[Bb]earer|BEARER)\s+((?=[A-Za-z._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{16,})"), 1),
-    Rule("jwt", re.compile(_B + r"eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")),
+        r"\b(?:[Bb]earer|BEARER)\s+((?=[A-Za-z._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{16,})"), 1,
+        triggers=("earer", "EARER")),
+    Rule("jwt", re.compile(_B + r"eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), triggers=("eyJ",)),
     Rule("api-key", re.compile(
         _B + r"(?:sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"
         r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"
@@ -90,13 +103,16 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|xox[baprse]-[A-Za-z0-9-]{10,}"
         r"|AIza[0-9A-Za-z_-]{35}"
         r"|[sr]k_(?:live|test)_[0-9A-Za-z]{16,}"
-        r"|hf_[A-Za-z0-9]{30,})" + _E)),
+        r"|hf_[A-Za-z0-9]{30,})" + _E),
+        triggers=("sk-", "AKIA", "ASIA", "ABIA", "ACCA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox",
+                  "AIza", "k_live_", "k_test_", "hf_")),
     # NAME=value, NAME: value, "name": "value" (the value only; the name stays readable)
     Rule("secret", re.compile(
         rf"(?<![A-Za-z0-9])(?P<name>{_SECRET_WORDS})(?![A-Za-z0-9])[\"']?\s*[:=]\s*"
         r"(?:\"(?P<dq>[^\"\n]{1,500})\"|'(?P<sq>[^'\n]{1,500})'"
         r"|(?!(?:(?:Bearer|Basic|Token)\s+)?\[redacted )(?P<bare>(?:(?:Bearer|Basic|Token)\s+)?[^\s\"',;&}<>)\]]{1,500}))",
-        re.IGNORECASE)),
+        re.IGNORECASE),
+        triggers=("key", "secret", "pass", "token", "auth", "credential", "cookie", "dsn", "connection"), folded=True),
 )
 
 # Strings longer than this that hold nothing but base64 (an image payload) are data, not credentials:
@@ -138,12 +154,16 @@ class Redactor:
                 return text
             if text.startswith("data:") and ";base64," in text[:200]:  # a data URL: only its header is text
                 head, _, payload = text.partition(",")
-                return self.text(head) + "," + payload if _BLOB.fullmatch(payload) else self._scan(text)
+                if _BLOB.fullmatch(payload):
+                    masked = self._scan(head)
+                    return text if masked is head else masked + "," + payload
         return self._scan(text)
 
     def _scan(self, text: str) -> str:
+        lowered = text.lower()
         for rule in self.rules:
-            text = rule.pattern.sub(lambda m, r=rule: self._replace(r, m), text)
+            if rule.may_match(text, lowered):
+                text = rule.pattern.sub(lambda m, r=rule: self._replace(r, m), text)
         return text
 
     def _replace(self, rule: Rule, match: re.Match[str]) -> str:

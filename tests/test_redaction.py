@@ -165,3 +165,13 @@ def test_image_payloads_are_not_scanned_but_kept(r):
     assert r.text(payload) is payload
     url = "data:image/png;base64," + payload
     assert r.text(url) == url
+
+
+def test_a_state_without_secrets_is_returned_as_it_is(demo_db):
+    from inspector.store import open_store
+
+    r = Redactor()
+    with open_store(str(demo_db)) as store:
+        for thread in ("demo-vision", "demo-bloated", "demo-long", "demo-deerflow-current"):
+            state = store.state(thread)
+            assert r(state) is state, thread  # nothing masked, nothing copied (images and data URLs included)
