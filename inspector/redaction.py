@@ -61,26 +61,26 @@ _SECRET_KEY = re.compile(rf"(?:.*[^a-z0-9])?(?:{_SECRET_WORDS})", re.IGNORECASE)
 
 def is_secret_key(name: Any) -> bool:
     """True for a mapping key whose value is a secret by its name."""
-    return isinstance(name, str) and len(name) <= 100 and _SECRET_KEY.fullmatch(name.strip()) is not None
+    return isinstance(name, str) and len(name) <= 100 and _secret_name(name)
+
+
+@lru_cache(maxsize=4096)
+def _secret_name(name: str) -> bool:
+    return _SECRET_KEY.fullmatch(name.strip()) is not None
 
 
 @dataclass(frozen=True)
 class Rule:
     """A text shape to mask: ``kind`` names it in the marker; ``group`` is the part masked (0: all).
 
-    ``triggers``: substrings one of which every match contains (checked on the lower-cased text when
-    ``folded``), so a text holding none of them is not scanned for this shape at all.
+    ``triggers``: substrings (compared ignoring case) one of which every match contains, so a text
+    holding none of them is not scanned for this shape at all.
     """
 
     kind: str
     pattern: re.Pattern[str]
     group: int = 0
     triggers: tuple[str, ...] = ()
-    folded: bool = False
-
-    def may_match(self, text: str, lowered: str) -> bool:
-        haystack = lowered if self.folded else text
-        return not self.triggers or any(t in haystack for t in self.triggers)
 
 
 _B = r"(?<![A-Za-z0-9_-])"  # not inside a longer token
@@ -88,14 +88,14 @@ _E = r"(?![A-Za-z0-9_-])"
 BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("private-key", re.compile(
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL),
-        triggers=("PRIVATE KEY-----",)),
+        triggers=("private key-----",)),
     Rule("url-password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@?#]{0,200}:([^\s@/?#]{1,200})@"), 1,
          triggers=("://",)),
     # a bearer credential: 16+ token characters, at least one of them not a letter (not an English word)
     Rule("bearer-token", re.compile(
         r"\b(?:[Bb]earer|BEARER)\s+((?=[A-Za-z._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{16,})"), 1,
-        triggers=("earer", "EARER")),
-    Rule("jwt", re.compile(_B + r"eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), triggers=("eyJ",)),
+        triggers=("bearer",)),
+    Rule("jwt", re.compile(_B + r"eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), triggers=("eyj",)),
     Rule("api-key", re.compile(
         _B + r"(?:sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"
         r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"
@@ -104,16 +104,21 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|AIza[0-9A-Za-z_-]{35}"
         r"|[sr]k_(?:live|test)_[0-9A-Za-z]{16,}"
         r"|hf_[A-Za-z0-9]{30,})" + _E),
-        triggers=("sk-", "AKIA", "ASIA", "ABIA", "ACCA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox",
-                  "AIza", "k_live_", "k_test_", "hf_")),
+        triggers=("sk-", "akia", "asia", "abia", "acca", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox",
+                  "aiza", "k_live_", "k_test_", "hf_")),
     # NAME=value, NAME: value, "name": "value" (the value only; the name stays readable)
     Rule("secret", re.compile(
         rf"(?<![A-Za-z0-9])(?P<name>{_SECRET_WORDS})(?![A-Za-z0-9])[\"']?\s*[:=]\s*"
         r"(?:\"(?P<dq>[^\"\n]{1,500})\"|'(?P<sq>[^'\n]{1,500})'"
         r"|(?!(?:(?:Bearer|Basic|Token)\s+)?\[redacted )(?P<bare>(?:(?:Bearer|Basic|Token)\s+)?[^\s\"',;&}<>)\]]{1,500}))",
         re.IGNORECASE),
-        triggers=("key", "secret", "pass", "token", "auth", "credential", "cookie", "dsn", "connection"), folded=True),
+        triggers=("key", "secret", "pass", "token", "auth", "credential", "cookie", "dsn", "connection")),
 )
+_TRIGGERS: tuple[tuple[str, int], ...] = tuple((t, i) for i, r in enumerate(BUILTIN_RULES) for t in r.triggers)
+# Every built-in shape is at least 16 characters long or holds one of these: shorter texts without them
+# (keys, ids, labels, most values in a state) are not scanned.
+_SHORT = 16
+_NEEDS = re.compile(r"[:=\s]")
 
 # Strings longer than this that hold nothing but base64 (an image payload) are data, not credentials:
 # they are not scanned (every key shape above is far shorter, and a JWT has dots).
@@ -136,7 +141,7 @@ class Redactor:
 
     def __init__(self, patterns: Iterable[str] = (), hash_key: bytes | str | None = None, enabled: bool = True):
         self.enabled = enabled
-        self.rules: tuple[Rule, ...] = BUILTIN_RULES + tuple(operator_rules(patterns))
+        self.rules: tuple[Rule, ...] = tuple(operator_rules(patterns))  # the operator's, after the built-in ones
         key = hash_key.encode() if isinstance(hash_key, str) else hash_key
         self._key = key or _PROCESS_KEY
 
@@ -160,10 +165,14 @@ class Redactor:
         return self._scan(text)
 
     def _scan(self, text: str) -> str:
-        lowered = text.lower()
-        for rule in self.rules:
-            if rule.may_match(text, lowered):
+        if len(text) >= _SHORT or _NEEDS.search(text):
+            lowered = text.lower()
+            # in their order: an earlier shape's mark is not scanned again
+            for index in sorted({i for trigger, i in _TRIGGERS if trigger in lowered}):
+                rule = BUILTIN_RULES[index]
                 text = rule.pattern.sub(lambda m, r=rule: self._replace(r, m), text)
+        for rule in self.rules:
+            text = rule.pattern.sub(lambda m, r=rule: self._replace(r, m), text)
         return text
 
     def _replace(self, rule: Rule, match: re.Match[str]) -> str:
