@@ -27,6 +27,7 @@ from inspector.thread_state import ThreadState  # noqa: E402
 
 THREADS = ("load-0", "load-1")
 ROUNDS = 3
+MODEL_SECONDS = 0.05
 
 
 def _ask(state: dict) -> dict:
@@ -36,6 +37,7 @@ def _ask(state: dict) -> dict:
 
 
 def _model(state: dict) -> dict:
+    time.sleep(MODEL_SECONDS)  # the model's latency: an agent writes a few checkpoints a second, not hundreds
     n = len(state["messages"])
     return {"messages": [AIMessage(f"calling a tool ({n})", tool_calls=[
         {"id": f"call-{n}", "name": "search", "args": {"q": f"query {n}"}}])],

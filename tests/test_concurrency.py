@@ -27,6 +27,9 @@ from ui_app import all_text, open_page
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SECONDS = float(os.environ.get("INSPECTOR_TEST_CONCURRENCY_SECONDS", "20"))
 THREADS = ("load-0", "load-1")
+# A thread page reads a growing thread's whole history (sizes, replay marks) while the writer and the
+# CLI share two cores: slow, not wrong. The limit only catches a page that never finishes.
+PAGE_TIMEOUT = 240
 
 
 def cli(url: str, *args: str) -> subprocess.CompletedProcess:
@@ -68,7 +71,7 @@ def read_with_dashboard(writer: subprocess.Popen, failures: list[str], pages: li
         pages.append(page if writer.poll() is None else page + " (after the writer)")
         if "thread" in params:  # what the Refresh button does: read the running thread again
             data.refresh_thread(connection._open(connection.settings().db), params["thread"])
-        at = open_page(page, **params)
+        at = open_page(page, timeout=PAGE_TIMEOUT, **params)
         problems = [str(e) for e in at.exception] + [e.value for e in at.error]
         if problems:
             failures.append(f"{page} {params}: {problems}")
@@ -123,7 +126,7 @@ def check(report: dict, url: str) -> None:
 
     for thread in THREADS:
         data.refresh_thread(connection._open(connection.settings().db), thread)
-        at = open_page("thread", thread=thread)
+        at = open_page("thread", timeout=PAGE_TIMEOUT, thread=thread)
         assert f"{len(committed[thread])} checkpoint(s)" in all_text(at)
 
 

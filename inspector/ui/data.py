@@ -13,9 +13,9 @@ masked state shares every unchanged part with its raw one, so both cost little m
 
 from __future__ import annotations
 
-import streamlit as st
-
 from typing import Any
+
+import streamlit as st
 
 from ..history import History, build_history
 from ..redaction import Redactor, redactor_for

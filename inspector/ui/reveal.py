@@ -2,8 +2,8 @@
 
 With ``allow_reveal`` off (the default) there is no control at all and every
 value stays masked. With it on, the state panel offers a "Reveal secrets"
-toggle for the checkpoint on screen; switching it on is recorded through
-``on_reveal`` (the audit trail's hook: one event per switch-on, never any value).
+toggle for the checkpoint on screen; each switch-on calls every function in
+``REVEAL_HOOKS`` (where an audit trail records it: ids only, never a value).
 """
 
 from __future__ import annotations
