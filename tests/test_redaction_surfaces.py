@@ -165,7 +165,7 @@ def test_page_caches_hold_masked_values(app_on_secrets):
         rows = store.timeline(THREAD)
         masked_rows = data._timeline(store.url, THREAD, 0, store)
         shown = [data._state(store.url, THREAD, "", r.checkpoint_id, 0, store) for r in rows]
-        steps = diff_view.cached_thread_replay(store.url, store, THREAD, "")
+        steps = diff_view.cached_thread_replay(store, THREAD, "")
     assert leaked(repr(masked_rows)) == [] and leaked(repr(shown)) == [] and leaked(repr(steps)) == []
     assert any("[redacted" in repr(s.values) for s in shown)
 
