@@ -69,8 +69,9 @@ def test_replay_stops_at_a_broken_link_instead_of_reporting_mismatches(broken, t
 
     out = cli("replay", "--db", str(db), thread)
     assert out.returncode == 1
-    summary = out.stdout.strip().splitlines()[-1]
+    summary, counts = out.stdout.strip().splitlines()[-2:]
     assert summary == f"5 checkpoint(s), 0 replay mismatch(es), {len(broken_steps)} not replayed: broken history"
+    assert counts.startswith(f"{4 - len(broken_steps)} step(s) replayed")
     assert f"broken  {kind}:" in out.stdout
     data = json.loads(cli("replay", "--db", str(db), thread, "--json").stdout)
     assert data["matches"] is True and len(data["broken_history"]) == len(broken_steps)

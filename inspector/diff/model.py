@@ -160,7 +160,7 @@ def verdict(steps: list[StepReplay]) -> ReplayVerdict:
         if check.status == "unverified":
             reasons[check.reason or "not checked"] = reasons.get(check.reason or "not checked", 0) + 1
     return ReplayVerdict(
-        steps=sum(1 for s in steps if s.status != "first"),
+        steps=sum(1 for s in steps if s.status not in ("first", "broken")),
         verified=sum(1 for f in checks if f.status == "confirmed"),
         unverified=sum(1 for f in checks if f.status == "unverified"),
         mismatched=sum(1 for f in checks if f.status == "mismatch"),
