@@ -90,7 +90,9 @@ def inject_viewed_images(state: dict, config: RunnableConfig) -> dict:
         url = f"data:{image['mime_type']};base64,{image['base64']}"
         blocks.append({"type": "image_url", "image_url": {"url": url}})
     number = sum(isinstance(m, AIMessage) for m in messages)
-    injected = HumanMessage(blocks, id=f"{config['configurable']['thread_id']}-images-{number}")
+    # hidden from the chat, as DeerFlow marked it while viewed_images still held base64
+    injected = HumanMessage(blocks, id=f"{config['configurable']['thread_id']}-images-{number}",
+                            additional_kwargs={"hide_from_ui": True})
     return {"messages": [injected], "viewed_images": {}}
 
 
