@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from .checkpoint_kinds import checkpoint_kind, delta_marker
 from .history import History, Key, branch_label, short_namespace
-from .store import is_internal_channel
+from .store import CheckpointRow, is_internal_channel
 
 
 def written_channels(channels: tuple[str, ...], include_internal: bool = False) -> str:
     """``messages, title`` — what a step wrote (LangGraph plumbing left out unless asked)."""
     shown = [c for c in channels if include_internal or not is_internal_channel(c)]
     return ", ".join(shown)
+
+
+def kind_columns(row: CheckpointRow) -> dict[str, str]:
+    """``kind`` (what DeerFlow wrote the checkpoint for, with details) and ``mode`` (``delta`` or blank)."""
+    kind = checkpoint_kind(row.metadata)
+    return {"kind": kind.label if kind else "", "mode": "delta" if delta_marker(row.metadata) else ""}
 
 
 def timeline_records(history: History, keys: list[Key], marks: dict[Key, str] | None = None) -> list[dict[str, Any]]:
@@ -25,6 +32,7 @@ def timeline_records(history: History, keys: list[Key], marks: dict[Key, str] | 
             {
                 "step": row.step,
                 "source": row.source,
+                **kind_columns(row),
                 "time": row.created_at,
                 "namespace": short_namespace(row.checkpoint_ns),
                 "branch": branch_label(history, history.branches[node.branch]),

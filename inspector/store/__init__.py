@@ -20,6 +20,7 @@ from .decode import Problem
 from .model import (
     PER_CHECKPOINT_COPY,
     SHARED_BLOBS,
+    BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
@@ -35,6 +36,7 @@ from .sqlite import SqliteStore
 __all__ = [
     "PER_CHECKPOINT_COPY",
     "SHARED_BLOBS",
+    "BranchThread",
     "CheckpointRow",
     "CheckpointSizes",
     "CheckpointState",

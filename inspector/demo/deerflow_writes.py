@@ -1,0 +1,108 @@
+"""Checkpoints DeerFlow writes outside graph steps, written the way its main branch writes them.
+
+- ``persist_run_durations``: after a run, a copy of the newest checkpoint with
+  ``run_durations`` and ``writes: {"runtime_run_duration": ...}`` in its metadata,
+  ``put`` straight through the saver (``runtime/runs/worker.py``);
+- ``write_thread_goal``: the goal written through ``put`` with the new ``goal``
+  value and no task writes (``runtime/goal.py``);
+- ``branch_thread``: a new thread whose checkpoints are written by
+  ``update_state(..., as_node="branch")`` over a state-only graph, every reducer
+  field wrapped in ``Overwrite`` and the ``branch_parent_*`` metadata
+  (``app/gateway/routers/threads.py``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from langgraph.channels import BinaryOperatorAggregate, DeltaChannel
+from langgraph.checkpoint.base import BaseCheckpointSaver, empty_checkpoint
+from langgraph.graph import START, StateGraph
+from langgraph.types import Overwrite
+
+BRANCH_EXCLUDED_CHANNELS = frozenset({"sandbox", "thread_data"})
+
+
+def _root(thread_id: str) -> dict:
+    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+
+
+def _put_copy(saver: BaseCheckpointSaver, thread_id: str, update: dict[str, Any], metadata_update: dict[str, Any],
+              new_versions: dict[str, Any] | None = None) -> dict:
+    """``put`` a copy of the newest root checkpoint with a fresh id, parented to it."""
+    newest = saver.get_tuple(_root(thread_id))
+    if newest is None:
+        raise LookupError(f"thread {thread_id} has no checkpoint")
+    checkpoint = {**copy.deepcopy(newest.checkpoint), **update}
+    marker = empty_checkpoint()
+    checkpoint.update({"id": marker["id"], "ts": marker["ts"]})
+    metadata = dict(newest.metadata or {})
+    step = metadata.get("step")
+    metadata.update({"source": "update", "step": step + 1 if isinstance(step, int) else 1, **metadata_update})
+    parent = {"configurable": {**_root(thread_id)["configurable"],
+                               "checkpoint_id": newest.config["configurable"]["checkpoint_id"]}}
+    return saver.put(parent, checkpoint, metadata, new_versions or {})
+
+
+def persist_run_durations(saver: BaseCheckpointSaver, thread_id: str, durations: dict[str, int]) -> dict:
+    """A metadata-only checkpoint recording how long runs took (seconds), accumulated over the thread."""
+    newest = saver.get_tuple(_root(thread_id))
+    known = dict((newest.metadata or {}).get("run_durations") or {}) if newest else {}
+    known.update(durations)
+    return _put_copy(saver, thread_id, {}, {
+        "run_durations": known, "writes": {"runtime_run_duration": {"run_ids": sorted(durations)}}})
+
+
+def write_thread_goal(saver: BaseCheckpointSaver, thread_id: str, goal: dict | None, as_node: str = "goal") -> dict:
+    """The goal set (or cleared, with ``None``) on the newest checkpoint, written through ``put``."""
+    newest = saver.get_tuple(_root(thread_id))
+    values = dict(newest.checkpoint.get("channel_values") or {})
+    if goal is None:
+        values.pop("goal", None)
+    else:
+        values["goal"] = copy.deepcopy(goal)
+    versions = dict(newest.checkpoint.get("channel_versions") or {})
+    versions["goal"] = saver.get_next_version(versions.get("goal"), None)
+    return _put_copy(saver, thread_id, {"channel_values": values, "channel_versions": versions},
+                     {"writes": {as_node: {"goal": goal}}}, {"goal": versions["goal"]})
+
+
+def _reducer_channels(graph: Any) -> frozenset[str]:
+    return frozenset(name for name, channel in graph.channels.items()
+                     if isinstance(channel, (BinaryOperatorAggregate, DeltaChannel)))
+
+
+def branch_thread(saver: BaseCheckpointSaver, schema: type, parent_thread_id: str, branch_point: dict,
+                  new_thread_id: str, message_id: str, created_at: str, base_point: dict | None = None,
+                  metadata: dict[str, Any] | None = None) -> dict:
+    """A new thread holding the parent's state at ``branch_point`` (a checkpoint config), written as DeerFlow does.
+
+    ``base_point`` is the checkpoint before the branched turn's user message (DeerFlow writes it first, so the
+    branch can replay that turn). Returns the branch head's config.
+    """
+    graph = StateGraph(schema)
+    graph.add_node("branch", lambda state: {})
+    graph.add_edge(START, "branch")
+    writer = graph.compile(checkpointer=saver)
+    reducers = _reducer_channels(writer)
+
+    def values_at(point: dict) -> dict[str, Any]:
+        values = dict(writer.get_state(point).values)
+        return {key: Overwrite(list(value) if key == "messages" else value) if key in reducers else value
+                for key, value in values.items() if key not in BRANCH_EXCLUDED_CHANNELS}
+
+    branch_metadata = {
+        "deerflow_branch": True,
+        "branch_parent_thread_id": parent_thread_id,
+        "branch_parent_checkpoint_id": branch_point["configurable"]["checkpoint_id"],
+        "branch_parent_message_id": message_id,
+        "branch_created_at": created_at,
+    }
+    stamp = {**branch_metadata, "source": "branch", "updated_at": created_at, "created_at": created_at,
+             **(metadata or {})}
+    head = {"configurable": {"thread_id": new_thread_id, "checkpoint_ns": ""}, "metadata": dict(stamp)}
+    if base_point is not None:
+        head = writer.update_state(head, values_at(base_point), as_node="branch")
+        head.setdefault("metadata", {}).update(stamp)
+    return writer.update_state(head, values_at(branch_point), as_node="branch")
