@@ -13,6 +13,12 @@ DeerFlow's main branch writes some checkpoints straight through the saver or
 - ``branch copy``: the checkpoints that start a branch thread (``update_state``
   ``as_node="branch"``, metadata ``branch_parent_*``), carrying the parent's state.
 
+LangGraph's PostgresSaver drops the ``writes`` key from the metadata it stores.
+There a run-duration checkpoint is still recognised, by ``run_durations``
+gaining a run its parent's lacked; any other ``update`` checkpoint on a parent
+with no stored writes (so not ``update_state``, which stores its writes there)
+is named ``put``: written straight through the saver, what for is not recorded.
+
 Delta mode is read from DeerFlow's ``deerflow_checkpoint_channel_mode: "delta"``
 marker (or LangGraph's ``counters_since_delta_snapshot``).
 """
@@ -22,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from .history import History, Key
 from .store import BranchThread, CheckpointRow
 from .store.model import branch_of
 
@@ -51,9 +58,7 @@ def seconds(value: int | float) -> str:
     return f"{total // 3600} h {total % 3600 // 60:02d} min"
 
 
-def _run_finished(metadata: dict[str, Any], write: Any) -> CheckpointKind:
-    run_ids = write.get("run_ids") if isinstance(write, dict) else None
-    durations = metadata.get("run_durations") if isinstance(metadata.get("run_durations"), dict) else {}
+def _run_finished(durations: dict[str, Any], run_ids: Any) -> CheckpointKind:
     parts = []
     for run_id in run_ids if isinstance(run_ids, list) else []:
         took = durations.get(run_id)
@@ -62,24 +67,36 @@ def _run_finished(metadata: dict[str, Any], write: Any) -> CheckpointKind:
     return CheckpointKind("run finished", ", ".join(parts))
 
 
+def _durations(metadata: Any) -> dict[str, Any]:
+    durations = metadata.get("run_durations") if isinstance(metadata, dict) else None
+    return durations if isinstance(durations, dict) else {}
+
+
 def _goal(node: str, goal: Any) -> CheckpointKind:
+    by = "" if node == "goal" else f"by {node}"
     if goal is None:
-        return CheckpointKind("goal cleared", f"by {node}")
-    objective = goal.get("objective") if isinstance(goal, dict) else None
-    status = goal.get("status") if isinstance(goal, dict) else None
-    bits = [b for b in (status if isinstance(status, str) else None,
-                        objective[:60] if isinstance(objective, str) else None) if b]
-    return CheckpointKind("goal set", " · ".join(bits))
+        return CheckpointKind("goal cleared", by)
+    goal = goal if isinstance(goal, dict) else {}
+    verdict = goal.get("last_evaluation")
+    bits = [by, goal.get("status") if isinstance(goal.get("status"), str) else "",
+            goal["objective"][:60] if isinstance(goal.get("objective"), str) else ""]
+    if isinstance(verdict, dict) and isinstance(verdict.get("satisfied"), bool):
+        bits.append("evaluated: " + ("satisfied" if verdict["satisfied"] else "not yet satisfied"))
+    return CheckpointKind("goal set", " · ".join(b for b in bits if b))
 
 
-def checkpoint_kind(metadata: Any) -> CheckpointKind | None:
-    """What DeerFlow wrote this checkpoint for, when it is not a graph step; None for ordinary checkpoints."""
+def checkpoint_kind(metadata: Any, parent: CheckpointRow | None = None) -> CheckpointKind | None:
+    """What DeerFlow wrote this checkpoint for, when it is not a graph step; None for ordinary checkpoints.
+
+    ``parent`` (the checkpoint it was written on top of) is needed only where the saver dropped ``writes``.
+    """
     if not isinstance(metadata, dict) or metadata.get("source") in GRAPH_SOURCES:
         return None
     writes = metadata.get("writes")
     if isinstance(writes, dict):
         if RUN_DURATION_WRITE in writes:
-            return _run_finished(metadata, writes[RUN_DURATION_WRITE])
+            run_ids = writes[RUN_DURATION_WRITE]
+            return _run_finished(_durations(metadata), run_ids.get("run_ids") if isinstance(run_ids, dict) else None)
         if INTERRUPT_TITLE_WRITE in writes:
             title = writes[INTERRUPT_TITLE_WRITE]
             title = title.get("title") if isinstance(title, dict) else None
@@ -91,12 +108,30 @@ def checkpoint_kind(metadata: Any) -> CheckpointKind | None:
     origin = branch_of("", metadata)
     if origin is not None:
         return CheckpointKind("branch copy", f"from {origin.parent_thread_id}")
+    if "writes" in metadata or metadata.get("source") != "update" or parent is None:
+        return None
+    before = _durations(parent.metadata)
+    new_runs = sorted(run for run, took in _durations(metadata).items() if before.get(run) != took)
+    if new_runs:
+        return _run_finished(_durations(metadata), new_runs)
+    if not parent.write_channels:
+        return CheckpointKind("put", "written straight through the saver, not by a graph step")
     return None
 
 
-def step_label(row: CheckpointRow) -> str:
+def parent_row(history: History, key: Key) -> CheckpointRow | None:
+    """The checkpoint ``key`` was written on top of, in its own namespace."""
+    parent = history.node(key).parent
+    return history.node(parent).row if parent is not None and parent[0] == key[0] else None
+
+
+def kind_at(history: History, key: Key) -> CheckpointKind | None:
+    return checkpoint_kind(history.node(key).row.metadata, parent_row(history, key))
+
+
+def step_label(history: History, key: Key) -> str:
     """``6 · loop``, or the kind's name for DeerFlow's own checkpoints (``7 · run finished``)."""
-    kind = checkpoint_kind(row.metadata)
+    row, kind = history.node(key).row, kind_at(history, key)
     return f"{row.step} · {kind.name if kind else row.source or '?'}"
 
 

@@ -13,10 +13,10 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
 
-from inspector.checkpoint_kinds import branch_origin, checkpoint_kind, delta_marker, seconds, step_label
+from inspector.checkpoint_kinds import branch_origin, checkpoint_kind, delta_marker, kind_at, seconds, step_label
 from inspector.demo.deerflow_writes import branch_thread, persist_run_durations, write_thread_goal
 from inspector.history import build_history
-from inspector.store import open_store
+from inspector.store import CheckpointRow, open_store
 from inspector.timeline_rows import timeline_records
 
 
@@ -65,7 +65,8 @@ def store(store_path):
 
 
 def test_run_duration_checkpoints_are_named_with_their_durations(store):
-    kinds = [checkpoint_kind(r.metadata) for r in store.timeline("parent")]
+    history = build_history(store.timeline("parent"))
+    kinds = [kind_at(history, key) for key in history.ordered]
     finished = [k.label for k in kinds if k and k.name == "run finished"]
     assert finished == ["run finished (run run-bbbb: 3 min 05 s)", "run finished (run run-aaaa: 12 s)"]
 
@@ -107,7 +108,7 @@ def test_timeline_table_and_tree_show_the_kinds(store):
     assert records[0]["kind"].startswith("goal set") and records[0]["mode"] == ""
     assert sum(r["kind"].startswith("run finished") for r in records) == 2
     assert not any(r["kind"] for r in records if r["source"] in ("input", "loop"))
-    assert step_label(history.node(history.ordered[0]).row).endswith("· goal set")
+    assert step_label(history, history.ordered[0]).endswith("· goal set")
 
 
 def test_cli_timeline_names_kinds_and_branch_links(store_path, capsys):
@@ -129,7 +130,11 @@ def test_cli_timeline_names_kinds_and_branch_links(store_path, capsys):
     ({"source": "update", "run_durations": {"r1": 3, "r2": 7200}, "writes": {"runtime_run_duration": {"run_ids": ["r2"]}}},
      "run finished (run r2: 2 h 00 min)"),
     ({"source": "update", "writes": {"runtime_run_duration": {"run_ids": ["r9"]}}}, "run finished (run r9: duration unknown)"),
-    ({"source": "update", "writes": {"goal": {"goal": None}}}, "goal cleared (by goal)"),
+    ({"source": "update", "writes": {"goal": {"goal": None}}}, "goal cleared"),
+    ({"source": "update", "writes": {"goal_evaluator": {"goal": None}}}, "goal cleared (by goal_evaluator)"),
+    ({"source": "update", "writes": {"goal_evaluator": {"goal": {
+        "objective": "Ship it", "status": "active", "last_evaluation": {"satisfied": False}}}}},
+     "goal set (by goal_evaluator · active · Ship it · evaluated: not yet satisfied)"),
     ({"source": "update", "writes": {"runtime_interrupt_title": {"title": "Trip plan"}}},
      "title set (after an interrupted run: Trip plan)"),
     ({"source": "update", "branch_parent_thread_id": "t0"}, "branch copy (from t0)"),
@@ -145,6 +150,28 @@ def test_kinds_from_metadata(metadata, label):
 ])
 def test_ordinary_checkpoints_have_no_kind(metadata):
     assert checkpoint_kind(metadata) is None
+
+
+def row(metadata, wrote=()):
+    return CheckpointRow("t", "", "c", None, metadata.get("step"), metadata.get("source"), None, 0,
+                         write_channels=tuple(wrote), metadata=metadata)
+
+
+def test_without_stored_writes_metadata_run_durations_and_puts_are_still_told_apart():
+    """PostgresSaver drops ``writes`` from stored metadata: what is left still names the checkpoints."""
+    end_of_run = row({"source": "loop", "step": 5})
+    finished = {"source": "update", "step": 6, "run_durations": {"run-1": 30}}
+    assert checkpoint_kind(finished, end_of_run).label == "run finished (run run-1: 30 s)"
+    later = {"source": "update", "step": 12, "run_durations": {"run-1": 30, "run-2": 4}}
+    assert checkpoint_kind(later, row({"source": "loop", "run_durations": {"run-1": 30}})).label == \
+        "run finished (run run-2: 4 s)"
+    goal_put = {"source": "update", "step": 7, "run_durations": {"run-1": 30}, "updated_at": "2026-08-21T09:00:00Z"}
+    assert checkpoint_kind(goal_put, row(finished)).name == "put"
+    # update_state stores its writes on the checkpoint it updates: not a put
+    assert checkpoint_kind({"source": "update", "step": 3}, row({"source": "loop"}, wrote=["messages"])) is None
+    assert checkpoint_kind({"source": "update", "step": 0}, None) is None
+    # where writes are kept, an update that is none of DeerFlow's stays unnamed
+    assert checkpoint_kind({"source": "update", "writes": {"agent": {"x": 1}}}, row({"source": "loop"})) is None
 
 
 def test_delta_mode_comes_from_deerflows_marker_first():

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from ..checkpoint_kinds import branch_origin
+from ..history import build_history, key_of
 from ..jsonable import to_jsonable
 from ..settings import load_settings, resolve_db_url
 from ..store import Store, open_store
@@ -80,7 +81,8 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         rows = store.timeline(args.thread)
         branches = store.branch_threads(args.thread)
     origin = branch_origin(rows)
-    kinds = [kind_columns(r) for r in rows]
+    history = build_history(rows)
+    kinds = [kind_columns(history, key_of(r)) for r in rows]
     if args.json:
         print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches,
                     "checkpoints": [{**to_jsonable(r), **k} for r, k in zip(rows, kinds)]})

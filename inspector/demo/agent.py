@@ -1,8 +1,8 @@
 """The demo agent: DeerFlow's middlewares as graph nodes around a scripted model and a ToolNode.
 
-    START -> thread_data -> sandbox -> uploads -> [before_model...] -> agent
-    agent -> tools -> [before_model...] -> agent   (while the model calls tools)
-    agent -> title -> END
+    START -> thread_data -> sandbox -> [before_agent: uploads ...] -> [before_model...] -> agent -> [after_model...]
+    -> tools -> [before_model...] -> agent ...   (while the model calls tools)
+    -> title -> END
 """
 
 from __future__ import annotations
@@ -134,15 +134,18 @@ def build_agent(
     *,
     tools: Sequence,
     schema: type = ThreadState,
+    before_agent: Sequence[tuple[str, Node]] = (("uploads", uploads),),
     before_model: Sequence[tuple[str, Node]] = (("view_image_middleware", inject_viewed_images),),
+    after_model: Sequence[tuple[str, Node]] = (),
 ) -> CompiledStateGraph:
     """Compile the agent for ``script`` over ``schema`` with ``checkpointer``."""
     chain: list[tuple[str, Node]] = [
         ("thread_data", thread_data_node(base)),
         ("sandbox", sandbox),
-        ("uploads", uploads),
+        *before_agent,
         *before_model,
         ("agent", agent_node(ScriptedModel(script))),
+        *after_model,
     ]
     graph = StateGraph(schema)
     for name, node in chain:
@@ -152,7 +155,7 @@ def build_agent(
     names = [START] + [name for name, _ in chain]
     for source, target in zip(names, names[1:]):
         graph.add_edge(source, target)
-    graph.add_conditional_edges("agent", _route, ["tools", "title"])
+    graph.add_conditional_edges(chain[-1][0], _route, ["tools", "title"])
     graph.add_edge("tools", before_model[0][0] if before_model else "agent")
     graph.add_edge("title", END)
     return graph.compile(checkpointer=checkpointer)

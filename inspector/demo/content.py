@@ -88,6 +88,15 @@ PLAN_MD = """# Q3 logistics cost-cutting plan
 3. **Two picking shifts** instead of three: about EUR 9k.
 """
 
+BOARD_PLAN_MD = """# Q3 logistics: board summary
+
+- **Freight renegotiation**: EUR 31k a quarter (EUR 38 -> 31 per pallet).
+- **Pallet consolidation** on two routes: EUR 12k.
+- **Two picking shifts** instead of three: EUR 9k.
+"""
+
+CURRENT_GOAL = "Deliver a ranked cost-cutting plan for Q3 logistics"
+
 CURRENT_SUMMARY = ("The user shared a logistics cost chart (April-June, rising 4-5% a month) and a warehouse board "
                    "photo. A goal was set to deliver a Q3 cost-cutting plan; a subagent benchmarked freight rates; "
                    "plan.md proposes freight renegotiation, pallet consolidation and two picking shifts.")

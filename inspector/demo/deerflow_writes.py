@@ -4,7 +4,9 @@
   ``run_durations`` and ``writes: {"runtime_run_duration": ...}`` in its metadata,
   ``put`` straight through the saver (``runtime/runs/worker.py``);
 - ``write_thread_goal``: the goal written through ``put`` with the new ``goal``
-  value and no task writes (``runtime/goal.py``);
+  value and no task writes, by the goal API (``as_node="goal"``, on an empty root
+  checkpoint ``ensure_thread_checkpoint`` puts for a new thread) or by the goal
+  evaluator after a run (``runtime/goal.py``, ``runtime/runs/worker.py``);
 - ``branch_thread``: a new thread whose checkpoints are written by
   ``update_state(..., as_node="branch")`` over a state-only graph, every reducer
   field wrapped in ``Overwrite`` and the ``branch_parent_*`` metadata
@@ -46,12 +48,34 @@ def _put_copy(saver: BaseCheckpointSaver, thread_id: str, update: dict[str, Any]
 
 
 def persist_run_durations(saver: BaseCheckpointSaver, thread_id: str, durations: dict[str, int]) -> dict:
-    """A metadata-only checkpoint recording how long runs took (seconds), accumulated over the thread."""
+    """A metadata-only checkpoint recording how long runs took (seconds), merged into the newest checkpoint's
+    ``run_durations`` (a graph step's checkpoint has none, so usually just this run's)."""
     newest = saver.get_tuple(_root(thread_id))
     known = dict((newest.metadata or {}).get("run_durations") or {}) if newest else {}
     known.update(durations)
     return _put_copy(saver, thread_id, {}, {
         "run_durations": known, "writes": {"runtime_run_duration": {"run_ids": sorted(durations)}}})
+
+
+def ensure_thread_checkpoint(saver: BaseCheckpointSaver, thread_id: str, created_at: str) -> None:
+    """An empty root checkpoint for a thread that has none yet (the goal API may run before the first run)."""
+    if saver.get_tuple(_root(thread_id)) is None:
+        metadata = {"step": -1, "source": "input", "writes": None, "parents": {}, "created_at": created_at}
+        saver.put(_root(thread_id), empty_checkpoint(), metadata, {})
+
+
+def new_goal(objective: str, now: str, max_continuations: int = 3) -> dict[str, Any]:
+    """A fresh active goal, shaped as DeerFlow's ``build_goal_state`` makes it."""
+    return {"objective": objective, "status": "active", "created_at": now, "updated_at": now,
+            "continuation_count": 0, "max_continuations": max_continuations, "no_progress_count": 0,
+            "max_no_progress_continuations": 2}
+
+
+def evaluated_goal(goal: dict[str, Any], run_id: str, reason: str, now: str) -> dict[str, Any]:
+    """The goal with the evaluator's verdict on a run that did not satisfy it (``attach_goal_evaluation``)."""
+    return {**goal, "continuation_count": goal["continuation_count"] + 1, "updated_at": now,
+            "last_evaluation": {"satisfied": False, "blocker": False, "reason": reason, "evidence_summary": "",
+                                "run_id": run_id, "evaluated_at": now, "progress_key": run_id[:8]}}
 
 
 def write_thread_goal(saver: BaseCheckpointSaver, thread_id: str, goal: dict | None, as_node: str = "goal") -> dict:
@@ -66,6 +90,23 @@ def write_thread_goal(saver: BaseCheckpointSaver, thread_id: str, goal: dict | N
     versions["goal"] = saver.get_next_version(versions.get("goal"), None)
     return _put_copy(saver, thread_id, {"channel_values": values, "channel_versions": versions},
                      {"writes": {as_node: {"goal": goal}}}, {"goal": versions["goal"]})
+
+
+def checkpoint_before_message(saver: BaseCheckpointSaver, head: Any, message_id: str, max_depth: int = 400) -> Any:
+    """Walking up from ``head``, the first settled checkpoint (no step pending, not a run-duration copy) whose
+    messages do not hold ``message_id``: where a branch replays the branched turn from. None when there is none."""
+    current = head
+    for _ in range(max_depth):
+        if current.parent_config is None:
+            return None
+        current = saver.get_tuple(current.parent_config)
+        values = current.checkpoint.get("channel_values") or {}
+        if current.metadata.get("source") == "update" and "run_durations" in current.metadata:
+            continue  # a run-duration copy (PostgresSaver drops the "writes" that would say so)
+        pending = any(key == "__start__" or key.startswith("branch:to:") for key in values)  # a step is due
+        if not pending and message_id not in {getattr(m, "id", None) for m in values.get("messages", [])}:
+            return current
+    return None
 
 
 def _reducer_channels(graph: Any) -> frozenset[str]:

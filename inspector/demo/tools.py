@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -114,13 +113,7 @@ def view_image_metadata(image_path: str, runtime: ToolRuntime) -> Command:
         image_path: Absolute /mnt/user-data path of the image.
     """
     actual = _physical(runtime, image_path).resolve()
-    data = actual.read_bytes()
-    entry = {
-        "mime_type": images.mime_type_of(image_path),
-        "size": len(data),
-        "actual_path": str(actual),
-        "sha256": hashlib.sha256(data).hexdigest(),
-    }
+    entry = {"mime_type": images.mime_type_of(image_path), "size": actual.stat().st_size, "actual_path": str(actual)}
     return tool_result(runtime, "view_image", "Successfully read image", viewed_images={image_path: entry})
 
 
@@ -140,35 +133,6 @@ def ask_clarification(question: str, clarification_type: str, runtime: ToolRunti
     return tool_result(runtime, "ask_clarification", str(answer))
 
 
-@tool
-def create_goal(objective: str, max_rounds: int, runtime: ToolRuntime) -> Command:
-    """Start a long-running goal; the agent keeps working until it is complete.
-
-    Args:
-        objective: What must be true when the goal is met.
-        max_rounds: Rounds allowed before the goal is declared blocked.
-    """
-    goal = {"id": "goal-1", "objective": objective, "status": "active", "rounds": 1,
-            "max_rounds": max_rounds, "revision": 1, "blocked_reason": None, "created_by": "llm"}
-    return tool_result(runtime, "create_goal", f"Goal goal-1 created: {objective}", goal=goal)
-
-
-@tool("task")
-def task_ledger(description: str, prompt: str, subagent_type: str, runtime: ToolRuntime) -> Command:
-    """Delegate work to a subagent and record it in the delegation ledger.
-
-    Args:
-        description: Three to five words.
-        prompt: The subagent's instructions.
-        subagent_type: general-purpose or bash.
-    """
-    brief = f"{subagent_type} finished: {description}."
-    entry = {"id": runtime.tool_call_id, "description": description, "subagent_type": subagent_type,
-             "status": "completed", "result_brief": brief, "created_at": "2025-06-02T09:30:00Z"}
-    delegations = [*(runtime.state.get("delegations") or []), entry]
-    return tool_result(runtime, "task", brief, delegations=delegations)
-
-
 DOCUMENTED_TOOLS = [write_todos, read_file, write_file, render_chart, present_files, view_image_base64,
                     ask_clarification]
-CURRENT_TOOLS = [write_todos, read_file, write_file, present_files, view_image_metadata, create_goal, task_ledger]
+CURRENT_TOOLS = [write_todos, read_file, write_file, present_files, view_image_metadata]

@@ -9,7 +9,7 @@ from typing import Callable
 import pandas as pd
 import streamlit as st
 
-from ..checkpoint_kinds import DELTA_MARKER, checkpoint_kind, delta_marker, step_label
+from ..checkpoint_kinds import DELTA_MARKER, delta_marker, kind_at, step_label
 from ..history import History, Key
 from ..location import Location
 from ..timeline_rows import timeline_records
@@ -27,7 +27,7 @@ def _location(history: History, key: Key) -> Location:
 
 
 def _label(history: History, key: Key) -> str:
-    return f"step {step_label(history.node(key).row)}"
+    return f"step {step_label(history, key)}"
 
 
 def navigator(history: History, key: Key, select: Select) -> None:
@@ -108,10 +108,9 @@ def _summary(history: History) -> str:
         parts.append(f"{len(namespaces)} subgraph namespace(s)")
     if history.orphans:
         parts.append(f"{len(history.orphans)} checkpoint(s) whose parent is missing")
-    rows = [node.row for node in history.nodes.values()]
-    kinds = Counter(kind.name for row in rows if (kind := checkpoint_kind(row.metadata)) is not None)
+    kinds = Counter(kind.name for key in history.ordered if (kind := kind_at(history, key)) is not None)
     parts += [f"{n} {name}" for name, n in sorted(kinds.items())]
-    marked = Counter(delta_marker(row.metadata) for row in rows)
+    marked = Counter(delta_marker(node.row.metadata) for node in history.nodes.values())
     if marked[DELTA_MARKER]:
         parts.append(f"delta mode: {DELTA_MARKER} on {marked[DELTA_MARKER]} checkpoint(s)")
     elif marked["counters_since_delta_snapshot"]:
