@@ -241,6 +241,26 @@ def test_deerflow_current_shape(saver):
     assert state["delegations"][0]["status"] == "completed"
 
 
+def test_deerflow_current_writes_every_reducer_field(saver):
+    """Tasks write eight of the nine reducer fields; the goal is written through put, as DeerFlow does."""
+    from inspector.thread_state import ThreadState, reducers_of
+
+    assert set(reducers_of(ThreadState)) == {"messages", "sandbox", "artifacts", "viewed_images", "todos", "goal",
+                                             "promoted", "delegations", "skill_context"}
+    tuples = history(saver, "demo-deerflow-current")
+    written = {channel for t in tuples for _, channel, _ in t.pending_writes}
+    assert set(reducers_of(ThreadState)) - {"goal"} <= written
+    ledger = [value for t in tuples for _, channel, value in t.pending_writes if channel == "delegations"]
+    assert [entry["status"] for batch in ledger for entry in batch] == ["in_progress", "completed"]
+    assert latest(saver, "demo-deerflow-current")["delegations"][0]["created_at"] == ledger[0][0]["created_at"]
+    assert ledger[1][0]["created_at"] != ledger[0][0]["created_at"]  # the reducer kept the first one
+    promoted = [value for t in tuples for _, channel, value in t.pending_writes if channel == "promoted"]
+    assert len(promoted) == 2 and promoted[0]["catalog_hash"] == promoted[1]["catalog_hash"]
+    assert latest(saver, "demo-deerflow-current")["promoted"]["names"] == promoted[0]["names"] + promoted[1]["names"]
+    skills = latest(saver, "demo-deerflow-current")["skill_context"]
+    assert [skill["name"] for skill in skills] == ["cost-analysis"] and skills[0]["path"].startswith("/mnt/skills/")
+
+
 def test_deerflow_current_messages_are_shaped_like_deerflows_middlewares(saver):
     messages = latest(saver, "demo-deerflow-current")["messages"]
     reminder, memory, user = messages[:3]
@@ -262,6 +282,13 @@ def test_deerflow_subagents_leave_no_namespace(conn):
         "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id IN ('demo-deerflow-current', 'demo-branch')")}
     assert namespaces == {""}
     assert "generic LangGraph subgraph" in DEMO_THREADS["demo-subgraph"]
+
+
+def test_the_generic_app_has_a_field_of_its_own(saver):
+    from inspector.thread_state import FIELDS
+
+    state = latest(saver, "demo-subgraph")
+    assert state["search_log"] == ["EU Batteries Regulation 2025 obligations"] and "search_log" not in FIELDS
 
 
 def test_transient_image_context_is_added_before_the_model_call_and_removed_after(saver):
@@ -288,7 +315,6 @@ def test_runs_end_with_run_duration_checkpoints(saver):
     # each copies the newest checkpoint's metadata, a graph step's, so it holds its own run only
     assert [t.metadata["run_durations"] for t in durations] == [{r: s} for r, s in zip(run_ids, (48, 17, 9))]
     assert all(t.pending_writes == [] for t in durations)
-    assert durations[-1] is tuples[-1] or durations[-1].checkpoint["id"] == tuples[-1].checkpoint["id"]
 
 
 def test_the_goal_is_set_evaluated_and_cleared_through_put(saver):
@@ -296,12 +322,14 @@ def test_the_goal_is_set_evaluated_and_cleared_through_put(saver):
     root = tuples[0]
     assert root.metadata["source"] == "input" and root.checkpoint["channel_values"] == {}
     puts = [t for t in tuples if "goal" in next(iter((t.metadata.get("writes") or {"": {}}).values()), {})]
-    assert [next(iter(t.metadata["writes"])) for t in puts] == ["goal", "goal_evaluator", "goal_evaluator"]
+    assert [next(iter(t.metadata["writes"])) for t in puts] == ["goal"] + ["goal_evaluator"] * 3
     goals = [t.metadata["writes"][next(iter(t.metadata["writes"]))]["goal"] for t in puts]
     assert goals[0]["status"] == "active" and set(goals[0]) == {
         "objective", "status", "created_at", "updated_at", "continuation_count", "max_continuations",
         "no_progress_count", "max_no_progress_continuations"}
-    assert goals[1]["last_evaluation"]["satisfied"] is False and goals[2] is None
+    assert [g["last_evaluation"]["satisfied"] for g in goals[1:3]] == [False, False] and goals[3] is None
+    assert goals[2]["continuation_count"] == 2
+    assert puts[-1] is tuples[-1] or puts[-1].checkpoint["id"] == tuples[-1].checkpoint["id"]
     for put, goal in zip(puts, goals):
         assert put.pending_writes == [] and put.checkpoint["channel_values"].get("goal") == goal
     assert puts[0].parent_config["configurable"]["checkpoint_id"] == root.checkpoint["id"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, NotRequired
+from typing import Annotated
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -36,14 +36,6 @@ class DeltaThreadState(ThreadState):
     messages: Annotated[
         list[AnyMessage], DeltaChannel(_messages_delta_reducer, snapshot_frequency=DELTA_SNAPSHOT_FREQUENCY)
     ]
-
-
-class DeerFlowState(ThreadState):
-    """Today's DeerFlow thread state: the documented fields plus ones the inspector's schema does not know."""
-
-    goal: NotRequired[dict | None]
-    summary_text: NotRequired[str | None]
-    delegations: NotRequired[list[dict] | None]
 
 
 def thread_data_node(base: Path) -> Node:

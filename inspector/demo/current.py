@@ -8,12 +8,16 @@
 - ``inject_image_context`` / ``remove_image_context``: viewed images read from disk and
   sent to the model in a transient hidden message ``view-image-context:...``, removed with
   ``RemoveMessage`` after the model call (ViewImageMiddleware), so only the checkpoints
-  between the two carry its base64.
+  between the two carry its base64;
+- ``durable_context``: before and after each model call, the ``task`` delegations of the
+  run (``in_progress``, then their subagent's status) into ``delegations`` and the skill
+  files read into ``skill_context``, both through their reducers (DurableContextMiddleware).
 """
 
 from __future__ import annotations
 
 import base64
+import posixpath
 import uuid
 from pathlib import Path
 
@@ -96,3 +100,61 @@ def remove_image_context(state: dict) -> dict:
     """After the model call: the transient image message is removed, so later checkpoints drop its base64."""
     removals = [RemoveMessage(id=m.id) for m in state["messages"] if _image_context(m)]
     return {"messages": removals} if removals else {}
+
+
+SKILL_ENTRY_KEY = "skill_context_entry"
+SKILLS_ROOT = "/mnt/skills"
+_DELEGATION_FIELDS = ("description", "subagent_type", "status", "run_id", "result_brief", "result_sha256", "result_ref")
+
+
+def _delegations(messages: list, run_id: str | None, stamp: str) -> list[dict]:
+    """``task`` calls as ledger entries: in progress until their tool message says how the subagent ended."""
+    entries: dict[str, dict] = {}
+    for message in messages:
+        for call in message.tool_calls if isinstance(message, AIMessage) else []:
+            if call["name"] == "task" and call.get("id"):
+                entries[call["id"]] = {"id": call["id"], "description": str(call["args"].get("description", "")),
+                                       "subagent_type": str(call["args"].get("subagent_type", "")),
+                                       "status": "in_progress", "created_at": stamp}
+    for message in messages:
+        entry = entries.get(message.tool_call_id) if isinstance(message, ToolMessage) else None
+        status = message.additional_kwargs.get("subagent_status") if entry else None
+        if entry and status:
+            entry.update(status=status, result_ref=message.id)
+            for key in ("result_brief", "result_sha256"):
+                if message.additional_kwargs.get(f"subagent_{key}"):
+                    entry[key] = message.additional_kwargs[f"subagent_{key}"]
+    for entry in entries.values():
+        if run_id:
+            entry["run_id"] = run_id
+    return list(entries.values())
+
+
+def _skills(messages: list) -> list[dict]:
+    """Skill files the model read (a read_file call under /mnt/skills and its stamped result)."""
+    paths = {call["id"]: call["args"].get("path") for m in messages if isinstance(m, AIMessage) for call in m.tool_calls
+             if call["name"] == "read_file" and str(call["args"].get("path", "")).startswith(SKILLS_ROOT)}
+    found = []
+    for index, message in enumerate(messages):
+        entry = message.additional_kwargs.get(SKILL_ENTRY_KEY) if isinstance(message, ToolMessage) else None
+        if entry and paths.get(message.tool_call_id) == entry.get("path"):
+            found.append({"name": posixpath.basename(posixpath.dirname(entry["path"])), "path": entry["path"],
+                          "description": entry.get("description", ""), "loaded_at": index})
+    return found
+
+
+def durable_context(state: dict, config: RunnableConfig) -> dict:
+    """Delegations that changed since the ledger last saw them, and the skills read so far."""
+    messages = state["messages"]
+    run_id = (config.get("metadata") or {}).get("run_id")
+    stamp = f"2026-08-21T09:{len(messages) % 60:02d}:00Z"  # DeerFlow stamps the time it first saw the call
+    known = {entry["id"]: entry for entry in state.get("delegations") or []}
+    start = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)
+                 and not m.additional_kwargs.get("hide_from_ui")), default=0)  # this run's messages only
+    changed = [entry for entry in _delegations(messages[start:], run_id, stamp)
+               if entry["id"] not in known or any(entry.get(k) != known[entry["id"]].get(k) for k in _DELEGATION_FIELDS)]
+    update: dict = {"delegations": changed} if changed else {}
+    skills = _skills(messages)
+    if skills:
+        update["skill_context"] = skills
+    return update

@@ -16,11 +16,14 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from langgraph.channels import BinaryOperatorAggregate, DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver, empty_checkpoint
 from langgraph.graph import START, StateGraph
+from langgraph.errors import InvalidUpdateError
 from langgraph.types import Overwrite
 
 BRANCH_EXCLUDED_CHANNELS = frozenset({"sandbox", "thread_data"})
@@ -109,6 +112,31 @@ def checkpoint_before_message(saver: BaseCheckpointSaver, head: Any, message_id:
     return None
 
 
+@contextmanager
+def first_overwrite_unwrapped() -> Iterator[None]:
+    """While open, an ``Overwrite`` written into an empty reducer channel stores its value, not the wrapper.
+
+    LangGraph seeds an empty ``BinaryOperatorAggregate`` (a ``X | None`` field has no default) with the first
+    value verbatim, so a branch's ``Overwrite(...)`` would be stored as such; DeerFlow patches this at import
+    (``deerflow/checkpoint_patches.py``, its issue 4380). The demo applies the same fix only while it writes.
+    """
+    original = BinaryOperatorAggregate.update
+
+    def update(self: BinaryOperatorAggregate, values: Any) -> bool:
+        if values and not self.is_available() and isinstance(values[0], Overwrite):
+            if any(isinstance(value, Overwrite) for value in values[1:]):
+                raise InvalidUpdateError("Can receive only one Overwrite value per super-step.")
+            self.value = values[0].value
+            return True
+        return original(self, values)
+
+    BinaryOperatorAggregate.update = update  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        BinaryOperatorAggregate.update = original  # type: ignore[method-assign]
+
+
 def _reducer_channels(graph: Any) -> frozenset[str]:
     return frozenset(name for name, channel in graph.channels.items()
                      if isinstance(channel, (BinaryOperatorAggregate, DeltaChannel)))
@@ -143,7 +171,8 @@ def branch_thread(saver: BaseCheckpointSaver, schema: type, parent_thread_id: st
     stamp = {**branch_metadata, "source": "branch", "updated_at": created_at, "created_at": created_at,
              **(metadata or {})}
     head = {"configurable": {"thread_id": new_thread_id, "checkpoint_ns": ""}, "metadata": dict(stamp)}
-    if base_point is not None:
-        head = writer.update_state(head, values_at(base_point), as_node="branch")
-        head.setdefault("metadata", {}).update(stamp)
-    return writer.update_state(head, values_at(branch_point), as_node="branch")
+    with first_overwrite_unwrapped():
+        if base_point is not None:
+            head = writer.update_state(head, values_at(base_point), as_node="branch")
+            head.setdefault("metadata", {}).update(stamp)
+        return writer.update_state(head, values_at(branch_point), as_node="branch")

@@ -8,14 +8,16 @@ Two ways to run it:
 - ``task_delegate`` (DeerFlow main): the subagent runs without any checkpointer, so
   the store holds no namespace for it; the ``task`` tool message carries its
   structured result (``subagent_status``, ``subagent_result_brief``,
-  ``subagent_model_name``, ``subagent_token_usage``, ...) and the run is recorded
-  in the ``delegations`` ledger.
+  ``subagent_model_name``, ``subagent_token_usage``, ...), which the durable-context
+  node records in the ``delegations`` ledger.
 """
 
 from __future__ import annotations
 
 import hashlib
+import operator
 from functools import cache
+from typing import Annotated
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -80,6 +82,13 @@ def _report(state: ThreadState, config: RunnableConfig) -> dict:
 SUBAGENT_MODEL = "demo-scripted-mini"
 
 
+class ResearchAppState(ThreadState):
+    """A generic LangGraph app's state: DeerFlow's fields plus its own ``search_log`` (queries run so far,
+    concatenated), a field and reducer DeerFlow's schema does not have."""
+
+    search_log: Annotated[list[str], operator.add]
+
+
 @cache
 def researcher(checkpointer: bool | None = None) -> CompiledStateGraph:
     """plan -> search (a compiled subgraph: query -> fetch) -> report; ``checkpointer=False`` never checkpoints."""
@@ -110,7 +119,8 @@ def task_subagent(description: str, prompt: str, subagent_type: str, runtime: To
     """
     thread = runtime.config["configurable"]["thread_id"]
     result = researcher().invoke({"messages": [HumanMessage(prompt, id=f"{thread}-sub-user-1")]})
-    return tool_result(runtime, "task", result["messages"][-1].content)
+    queries = [c["args"]["query"] for m in result["messages"] if isinstance(m, AIMessage) for c in m.tool_calls]
+    return tool_result(runtime, "task", result["messages"][-1].content, search_log=queries)
 
 
 @tool("task")
@@ -130,10 +140,6 @@ def task_delegate(description: str, prompt: str, subagent_type: str, runtime: To
     usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
     kwargs = {"subagent_status": "completed", "subagent_result_brief": final, "subagent_result_sha256": digest,
               "subagent_model_name": SUBAGENT_MODEL, "subagent_token_usage": usage}
-    entry = {"id": runtime.tool_call_id, "description": description, "subagent_type": subagent_type,
-             "status": "completed", "result_brief": final, "result_sha256": digest,
-             "created_at": "2026-08-21T09:30:00Z"}
     message = ToolMessage(f"Task Succeeded. Result: {final}", name="task", tool_call_id=runtime.tool_call_id,
                           id=tool_message_id(runtime.tool_call_id), additional_kwargs=kwargs)
-    delegations = [*(runtime.state.get("delegations") or []), entry]
-    return Command(update={"messages": [message], "delegations": delegations})
+    return Command(update={"messages": [message]})

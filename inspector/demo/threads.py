@@ -10,8 +10,14 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from inspector.demo import content, images
-from inspector.demo.agent import DeerFlowState, DeltaThreadState, build_agent, summarize_node
-from inspector.demo.current import current_uploads, dynamic_context, inject_image_context, remove_image_context
+from inspector.demo.agent import DeltaThreadState, build_agent, summarize_node
+from inspector.demo.current import (
+    current_uploads,
+    durable_context,
+    dynamic_context,
+    inject_image_context,
+    remove_image_context,
+)
 from inspector.demo.deerflow_writes import (
     branch_thread,
     checkpoint_before_message,
@@ -23,8 +29,9 @@ from inspector.demo.deerflow_writes import (
 )
 from inspector.demo.model import Script, Turn, act, call, say, user_message
 from inspector.demo.sandbox import make_folders, physical_path, thread_data_for, virtual_path
-from inspector.demo.subagent import task_delegate, task_subagent
+from inspector.demo.subagent import ResearchAppState, task_delegate, task_subagent
 from inspector.demo.tools import CURRENT_TOOLS, DOCUMENTED_TOOLS
+from inspector.thread_state import ThreadState
 
 RECURSION_LIMIT = 100
 UP = "/mnt/user-data/uploads"
@@ -162,8 +169,10 @@ def current_script() -> Script:
                                                  [412, 436, 451]),
                "warehouse_board.jpg": images.whiteboard_jpeg(seed=11)}
     ask = "Here are last quarter's cost chart and a photo of the warehouse board. Work out a cost-cutting plan."
+    skill = "/mnt/skills/public/cost-analysis/SKILL.md"
     first = Turn(ask, uploads=uploads, replies=(
-        act("Making a plan.", call("write_todos", todos=todos("in_progress", "pending", "pending"))),
+        act("Loading the cost-analysis skill and making a plan.", call("read_file", path=skill),
+            call("write_todos", todos=todos("in_progress", "pending", "pending"))),
         act("", call("view_image", image_path=f"{UP}/chart.png"),
             call("view_image", image_path=f"{UP}/warehouse_board.jpg")),
         act("Costs rise 4-5% a month. Benchmarking freight rates in parallel.",
@@ -175,11 +184,14 @@ def current_script() -> Script:
         act("", call("present_files", file_paths=[f"{OUT}/plan.md"])),
         say("The plan is in `plan.md`: renegotiate freight, consolidate pallets, move picking to two shifts."),
     ))
-    second = Turn("Which single change saves the most?", replies=(
-        act("", call("write_todos", todos=todos("completed", "completed", "completed"))),
-        say("Renegotiating freight: about EUR 31k a quarter, more than the other two changes together."),
+    second = Turn("Which single change saves the most? I may want it as a spreadsheet later.", replies=(
+        act("", call("tool_search", query="spreadsheet"),
+            call("write_todos", todos=todos("completed", "completed", "completed"))),
+        say("Renegotiating freight: about EUR 31k a quarter, more than the other two changes together. "
+            "A spreadsheet export is available if you want the numbers."),
     ))
     third = Turn("Draft two lines to the carrier asking for a rate review.", replies=(
+        act("", call("tool_search", query="email")),
         say("*Subject: Rate review for Q4.* Our volumes grew 9% this year; we would like to review the per-pallet "
             "rate (EUR 38) against current market levels before the Q4 contract."),
     ))
@@ -250,12 +262,12 @@ def time_travel(demo: Demo) -> None:
 # Today's DeerFlow: uploads in <current_uploads>, the date and memory as hidden reminders, images sent to the
 # model in a transient message removed after the call, subagents run without a checkpointer.
 CURRENT = {
-    "schema": DeerFlowState,
+    "schema": ThreadState,  # DeerFlow main's: all nine reducers
     "tools": [*CURRENT_TOOLS, task_delegate],
     "before_agent": (("uploads", current_uploads), ("dynamic_context", dynamic_context)),
     "before_model": (("summarization", summarize_node(content.CURRENT_SUMMARY, after_messages=12)),
-                     ("view_image_middleware", inject_image_context)),
-    "after_model": (("view_image_cleanup", remove_image_context),),
+                     ("durable_context", durable_context), ("view_image_middleware", inject_image_context)),
+    "after_model": (("view_image_cleanup", remove_image_context), ("durable_context_after", durable_context)),
 }
 RUN_SECONDS = {"demo-deerflow-current": (48, 17, 9), "demo-branch": (23,)}
 BRANCH_PARENT = "demo-deerflow-current"
@@ -270,26 +282,31 @@ def _runs(demo: Demo, graph: CompiledStateGraph, script: Script,
           after_run: Callable[[int, str], None] = lambda index, run: None) -> None:
     """Every turn as a run; after each, the run-duration checkpoint DeerFlow's worker writes, then ``after_run``."""
     for index, seconds in enumerate(RUN_SECONDS[script.thread_id]):
-        demo.send(graph, script, index)
         run = run_id(script.thread_id, index)
+        demo.send(graph, script, index, {"run_id": run})
         persist_run_durations(demo.checkpointer, script.thread_id, {run: seconds})
         after_run(index, run)
 
 
 def deerflow_current(demo: Demo) -> None:
-    """The goal set through DeerFlow's goal API before the first run, evaluated after the first (not yet met)
-    and cleared by the evaluator after the second (met): each a checkpoint written through ``put``."""
+    """The goal set through DeerFlow's goal API before the first run, evaluated after each run by the goal
+    evaluator (not yet met twice, then met and cleared): each a checkpoint written through ``put``.
+
+    The goal is cleared only after the last run: LangGraph 1.2 rebuilds a reducer channel that has a version
+    but no stored value from its ancestors, so a run after the clearing would bring the old goal back.
+    """
     script, saver = current_script(), demo.checkpointer
     ensure_thread_checkpoint(saver, script.thread_id, "2026-08-21T09:00:00Z")
     goal = new_goal(content.CURRENT_GOAL, "2026-08-21T09:00:00Z")
     write_thread_goal(saver, script.thread_id, goal)
+    verdicts = ("A plan exists; its savings are not ranked yet.", "Savings are ranked; the carrier is not contacted.")
 
     def evaluate(index: int, run: str) -> None:
         nonlocal goal
-        if index == 0:
-            goal = evaluated_goal(goal, run, "A plan exists; its savings are not ranked yet.", "2026-08-21T09:31:00Z")
+        if index < len(verdicts):
+            goal = evaluated_goal(goal, run, verdicts[index], f"2026-08-21T09:{31 + 10 * index}:00Z")
             write_thread_goal(saver, script.thread_id, goal, as_node="goal_evaluator")
-        elif index == 1:
+        else:
             write_thread_goal(saver, script.thread_id, None, as_node="goal_evaluator")
 
     _runs(demo, demo.agent(script, **CURRENT), script, evaluate)
@@ -333,8 +350,9 @@ THREADS: dict[str, tuple[str, Callable[[Demo], None]]] = {
         "update_state on an earlier checkpoint, then a run from it: two branches", time_travel),
     "demo-subgraph": (
         "A generic LangGraph subgraph (not DeerFlow, whose subagents run without a checkpointer): a tool runs a "
-        "compiled graph holding a compiled subgraph node, both inheriting the checkpointer: nested namespaces",
-        _chat(subgraph_script, tools=[*DOCUMENTED_TOOLS, task_subagent])),
+        "compiled graph holding a compiled subgraph node, both inheriting the checkpointer: nested namespaces; "
+        "the app's own search_log field is not in DeerFlow's schema",
+        _chat(subgraph_script, schema=ResearchAppState, tools=[*DOCUMENTED_TOOLS, task_subagent])),
     "demo-interrupt": (
         "Stopped at interrupt() in ask_clarification; the __interrupt__ write is pending",
         _chat(interrupt_script)),

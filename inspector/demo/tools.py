@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -11,6 +12,8 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.types import Command, interrupt
 
 from inspector.demo import images
+from inspector.demo.content import DEFERRED_TOOLS, SKILL_FILES
+from inspector.demo.current import SKILL_ENTRY_KEY, SKILLS_ROOT
 from inspector.demo.model import tool_message_id
 from inspector.demo.sandbox import VIRTUAL_ROOT, physical_path
 
@@ -44,9 +47,22 @@ def read_file(path: str, runtime: ToolRuntime,
         start_line: First line to return.
         end_line: Last line to return.
     """
+    if path.startswith(SKILLS_ROOT + "/"):
+        return _read_skill(path, runtime)
     lines = _physical(runtime, path).read_text(encoding="utf-8").splitlines()
     first = (start_line or 1) - 1
     return tool_result(runtime, "read_file", "\n".join(lines[first:end_line]))
+
+
+def _read_skill(path: str, runtime: ToolRuntime) -> Command:
+    """A built-in skill file, its result stamped with the skill entry DeerFlow's read tool records."""
+    text = SKILL_FILES.get(path)
+    if text is None:
+        return tool_result(runtime, "read_file", f"Error: no such file {path}")
+    entry = {"path": path, "description": text.split("description:", 1)[1].split("\n", 1)[0].strip()}
+    message = ToolMessage(text, name="read_file", tool_call_id=runtime.tool_call_id,
+                          id=tool_message_id(runtime.tool_call_id), additional_kwargs={SKILL_ENTRY_KEY: entry})
+    return Command(update={"messages": [message]})
 
 
 @tool
@@ -133,6 +149,20 @@ def ask_clarification(question: str, clarification_type: str, runtime: ToolRunti
     return tool_result(runtime, "ask_clarification", str(answer))
 
 
+@tool
+def tool_search(query: str, runtime: ToolRuntime) -> Command:
+    """Find deferred tools by keyword and make them callable from the next model call.
+
+    Args:
+        query: Words to match against the deferred tools' names and descriptions.
+    """
+    catalog_hash = hashlib.sha256("\n".join(sorted(DEFERRED_TOOLS)).encode()).hexdigest()[:16]
+    names = [name for name, description in DEFERRED_TOOLS.items()
+             if any(word in f"{name} {description}".lower() for word in query.lower().split())]
+    return tool_result(runtime, "tool_search", f"Promoted: {', '.join(names) or 'nothing matched'}",
+                       promoted={"catalog_hash": catalog_hash, "names": names})
+
+
 DOCUMENTED_TOOLS = [write_todos, read_file, write_file, render_chart, present_files, view_image_base64,
                     ask_clarification]
-CURRENT_TOOLS = [write_todos, read_file, write_file, present_files, view_image_metadata]
+CURRENT_TOOLS = [write_todos, read_file, write_file, present_files, view_image_metadata, tool_search]
