@@ -211,3 +211,18 @@ def test_branch_threads_are_linked_both_ways(histories):
     assert set(table["kind"][2:]) >= {""}
     delta = open_page("thread", thread="demo-delta")
     assert "delta mode: deerflow_checkpoint_channel_mode on" in all_text(delta)
+
+
+def test_conversation_follows_deerflows_ui_until_everything_is_asked_for(demo_db):
+    from inspector.conversation import conversation
+
+    with open_store(f"sqlite:///{demo_db}") as store:
+        turns = conversation(store.state("demo-deerflow-current").values["messages"])
+    hidden = sum(1 for t in turns if t.hidden)
+    at = open_page("thread", thread="demo-deerflow-current")
+    assert hidden == 2 and len(at.chat_message) == len(turns) - hidden
+    assert "<current_uploads>" not in all_text(at)
+    assert "removes the \\<current\\_uploads\\> block" in all_text(at)  # Markdown-escaped on the page
+    at.toggle(key="msg_everything_messages").set_value(True).run()
+    assert not at.exception and len(at.chat_message) == len(turns)
+    assert any(t.value.startswith("<current_uploads>") for t in at.text)  # shown as stored, as plain text

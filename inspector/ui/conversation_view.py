@@ -52,7 +52,7 @@ def _header(turn: Turn, show_ids: bool) -> str:
     if turn.status and turn.status != "success":
         bits.append(f":red[{plain(str(turn.status))}]")
     if turn.hidden:
-        bits.append(f":orange-badge[hidden in DeerFlow's UI: {plain(turn.hidden)}]")
+        bits.append(":orange-badge[hidden in DeerFlow's UI]")
     if show_ids:
         bits.append(f"id `{turn.id}`")
     return " · ".join(bits) + f" · #{turn.index}"
@@ -75,6 +75,8 @@ def _turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool) -> No
     with st.chat_message(turn.role if turn.role in ("user", "assistant") else turn.role[:1] or "?",
                          avatar=AVATARS.get(turn.role)):
         st.markdown(_header(turn, show_ids))
+        if turn.hidden:
+            st.caption(f":material/visibility_off: DeerFlow's UI hides it: {plain(turn.hidden)}")
         if turn.type == "tool" and turn.answers is not None:
             st.caption(f"result of the call in message #{turn.answers}"
                        + (f" (call id `{turn.tool_call_id}`)" if show_ids else ""))
