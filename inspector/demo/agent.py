@@ -56,19 +56,33 @@ def sandbox(state: dict) -> dict:
     return {"sandbox": {"sandbox_id": "local"}}
 
 
-def uploads(state: dict) -> dict:
-    """UploadsMiddleware: list this turn's uploads and announce them in the user's message."""
-    last = state["messages"][-1]
-    files = last.additional_kwargs.get("files") if isinstance(last, HumanMessage) else None
-    if not files:
-        return {"uploaded_files": []}
-    entries = [{"filename": f["filename"], "size": f["size"], "path": virtual_path("uploads", f["filename"]),
-                "extension": Path(f["filename"]).suffix} for f in files]
+def uploads_node(announce: Callable[[list[dict]], str], keep_original: bool = False) -> Node:
+    """UploadsMiddleware: list this turn's uploads (``uploaded_files``) and put ``announce(entries)`` ahead of
+    the user's message; ``keep_original`` records its text as ``original_user_content``, as DeerFlow main does."""
+
+    def uploads(state: dict) -> dict:
+        last = state["messages"][-1]
+        files = last.additional_kwargs.get("files") if isinstance(last, HumanMessage) else None
+        if not files:
+            return {"uploaded_files": []}
+        entries = [{"filename": f["filename"], "size": f["size"], "path": virtual_path("uploads", f["filename"]),
+                    "extension": Path(f["filename"]).suffix} for f in files]
+        update: dict = {"content": f"{announce(entries)}\n\n{last.content}"}
+        if keep_original:
+            update["additional_kwargs"] = {**last.additional_kwargs, "original_user_content": last.content}
+        return {"uploaded_files": entries, "messages": [last.model_copy(update=update)]}
+
+    return uploads
+
+
+def uploaded_files_block(entries: list[dict]) -> str:
+    """The documented (older) ``<uploaded_files>`` block."""
     listing = "\n".join(f"- {e['filename']} ({e['size'] / 1024:.1f} KB)\n  Path: {e['path']}" for e in entries)
     intro = "The following files have been uploaded and are available for use:"
-    block = f"<uploaded_files>\n{intro}\n\n{listing}\n</uploaded_files>"
-    announced = last.model_copy(update={"content": f"{block}\n\n{last.content}"})
-    return {"uploaded_files": entries, "messages": [announced]}
+    return f"<uploaded_files>\n{intro}\n\n{listing}\n</uploaded_files>"
+
+
+uploads = uploads_node(uploaded_files_block)
 
 
 def inject_viewed_images(state: dict, config: RunnableConfig) -> dict:

@@ -24,7 +24,7 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 
-from inspector.demo.sandbox import virtual_path
+from inspector.demo.agent import uploads_node
 
 IMAGE_CONTEXT_PREFIX = "view-image-context:"
 IMAGE_CONTEXT_FLAG = "deerflow_view_image_context"
@@ -34,7 +34,8 @@ DEMO_MEMORY = ("<memory>\nThe user runs logistics for a mid-size retailer; prefe
                "with savings in EUR.\n</memory>")
 
 
-def _listing(entries: list[dict]) -> str:
+def current_uploads_block(entries: list[dict]) -> str:
+    """DeerFlow main's ``<current_uploads>`` block (UploadsMiddleware since its PR 4174)."""
     lines = ["<current_uploads>", "The following files were uploaded in this message:", ""]
     for entry in entries:
         lines += [f"- {entry['filename']} ({entry['size'] / 1024:.1f} KB)", f"  Path: {entry['path']}", ""]
@@ -42,17 +43,7 @@ def _listing(entries: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def current_uploads(state: dict) -> dict:
-    """UploadsMiddleware: list this run's uploads and announce them in a ``<current_uploads>`` block."""
-    last = state["messages"][-1]
-    files = last.additional_kwargs.get("files") if isinstance(last, HumanMessage) else None
-    if not files:
-        return {"uploaded_files": []}
-    entries = [{"filename": f["filename"], "size": f["size"], "path": virtual_path("uploads", f["filename"]),
-                "extension": Path(f["filename"]).suffix} for f in files]
-    kwargs = {**last.additional_kwargs, "original_user_content": last.content}
-    announced = last.model_copy(update={"content": f"{_listing(entries)}\n\n{last.content}", "additional_kwargs": kwargs})
-    return {"uploaded_files": entries, "messages": [announced]}
+current_uploads = uploads_node(current_uploads_block, keep_original=True)
 
 
 def dynamic_context(state: dict) -> dict:

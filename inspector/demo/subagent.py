@@ -108,6 +108,13 @@ def researcher(checkpointer: bool | None = None) -> CompiledStateGraph:
     return graph.compile(checkpointer=checkpointer)
 
 
+def _research(runtime: ToolRuntime, prompt: str, checkpointer: bool | None = None) -> list:
+    """The researcher's messages for ``prompt``."""
+    thread = runtime.config["configurable"]["thread_id"]
+    start = {"messages": [HumanMessage(prompt, id=f"{thread}-sub-user-1")]}
+    return researcher(checkpointer=checkpointer).invoke(start)["messages"]
+
+
 @tool("task")
 def task_subagent(description: str, prompt: str, subagent_type: str, runtime: ToolRuntime) -> Command:
     """Delegate work to a subagent and wait for its findings.
@@ -117,10 +124,9 @@ def task_subagent(description: str, prompt: str, subagent_type: str, runtime: To
         prompt: The subagent's instructions.
         subagent_type: general-purpose or bash.
     """
-    thread = runtime.config["configurable"]["thread_id"]
-    result = researcher().invoke({"messages": [HumanMessage(prompt, id=f"{thread}-sub-user-1")]})
-    queries = [c["args"]["query"] for m in result["messages"] if isinstance(m, AIMessage) for c in m.tool_calls]
-    return tool_result(runtime, "task", result["messages"][-1].content, search_log=queries)
+    messages = _research(runtime, prompt)
+    queries = [c["args"]["query"] for m in messages if isinstance(m, AIMessage) for c in m.tool_calls]
+    return tool_result(runtime, "task", messages[-1].content, search_log=queries)
 
 
 @tool("task")
@@ -132,9 +138,7 @@ def task_delegate(description: str, prompt: str, subagent_type: str, runtime: To
         prompt: The subagent's instructions.
         subagent_type: general-purpose or bash.
     """
-    thread = runtime.config["configurable"]["thread_id"]
-    final = researcher(checkpointer=False).invoke(
-        {"messages": [HumanMessage(prompt, id=f"{thread}-sub-user-1")]})["messages"][-1].content
+    final = _research(runtime, prompt, checkpointer=False)[-1].content
     digest = hashlib.sha256(final.encode()).hexdigest()
     usage = {"input_tokens": 40 * len(prompt), "output_tokens": len(final) // 4}
     usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
