@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-import dataclasses
 
 from .artifacts import Artifact, first_appearances, list_artifacts
 from .checkpoint_kinds import branch_origin
@@ -67,7 +65,7 @@ def thread_user_data(state: CheckpointState, data_dir: str | Path | None = None,
         return found, []
     parents, problems = _branch_parents(origin.parent_thread_id, [found.base, *bases], user_id, store,
                                         {state.thread_id})
-    return dataclasses.replace(found, parents=tuple(parents)), problems
+    return replace(found, parents=tuple(parents)), problems
 
 
 def _timeline(store: Any, thread_id: str) -> list[CheckpointRow]:
