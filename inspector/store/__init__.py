@@ -17,6 +17,7 @@ import urllib.parse
 from pathlib import Path
 
 from .decode import Problem
+from .delta import ChannelWrite, DeltaHistory
 from .model import (
     PER_CHECKPOINT_COPY,
     SHARED_BLOBS,
@@ -37,9 +38,11 @@ __all__ = [
     "PER_CHECKPOINT_COPY",
     "SHARED_BLOBS",
     "BranchThread",
+    "ChannelWrite",
     "CheckpointRow",
     "CheckpointSizes",
     "CheckpointState",
+    "DeltaHistory",
     "NotFound",
     "Problem",
     "Store",
