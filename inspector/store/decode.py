@@ -51,6 +51,7 @@ FAMILIAR_TYPES = frozenset(
         "langgraph.types.Send",
         "langgraph.types.Interrupt",
         "langgraph.types.Command",
+        "langgraph.types.Overwrite",
         "langgraph.store.base.Item",
     }
 )
