@@ -62,11 +62,20 @@ def test_namespace_without_checkpoint_opens_its_newest(histories):
     assert (_param(at, "ns"), _param(at, "checkpoint")) == newest
 
 
-def test_unknown_fields_are_shown_as_json_and_state_downloads():
+def test_unknown_fields_are_shown_as_json():
     at = open_page("thread", thread="demo-subgraph")  # a generic LangGraph app with a field of its own
     text = all_text(at)
     assert "**`search_log`**" in text and "not in the schema" in text
     assert any(json.loads(j.value) == ["EU Batteries Regulation 2025 obligations"] for j in at.json)
+
+
+def test_deerflow_fields_name_their_reducers_and_state_downloads():
+    at = open_page("thread", thread="demo-deerflow-current")  # its goal was cleared by the last put
+    text = all_text(at)
+    for name, reducer in (("promoted", "merge_promoted"), ("summary_text", "replace"),
+                          ("delegations", "merge_delegations"), ("skill_context", "merge_skill_context")):
+        line = next(line for line in text.splitlines() if line.startswith(f"**`{name}`**"))
+        assert line.endswith(f"reducer {reducer}")
     assert at.get("download_button")
 
 
