@@ -243,7 +243,8 @@ def test_deerflow_current_shape(saver):
 
 def test_deerflow_current_writes_every_reducer_field(saver):
     """Tasks write eight of the nine reducer fields; the goal is written through put, as DeerFlow does."""
-    from inspector.thread_state import ThreadState, reducers_of
+    from inspector.schema import reducers_of
+    from inspector.thread_state import ThreadState
 
     assert set(reducers_of(ThreadState)) == {"messages", "sandbox", "artifacts", "viewed_images", "todos", "goal",
                                              "promoted", "delegations", "skill_context"}
@@ -285,10 +286,11 @@ def test_deerflow_subagents_leave_no_namespace(conn):
 
 
 def test_the_generic_app_has_a_field_of_its_own(saver):
-    from inspector.thread_state import FIELDS
+    from inspector.schema import DEFAULT_SCHEMA
 
     state = latest(saver, "demo-subgraph")
-    assert state["search_log"] == ["EU Batteries Regulation 2025 obligations"] and "search_log" not in FIELDS
+    assert state["search_log"] == ["EU Batteries Regulation 2025 obligations"]
+    assert not DEFAULT_SCHEMA.declares("search_log")
 
 
 def test_transient_image_context_is_added_before_the_model_call_and_removed_after(saver):
