@@ -40,6 +40,8 @@ def _header(report: MediaReport) -> None:
     say(f"thread {report.thread_id}  checkpoint {report.checkpoint_id}  step {report.step}")
     if report.user_data is not None:
         say(f"user-data folder: {report.user_data.origin}")
+        for parent in report.user_data.parents:
+            say(f"branched from {parent.thread_id}: its folder {parent.origin} is read for actual_paths too")
     for problem in report.problems:
         say(f"problem: {problem}")
 
@@ -62,7 +64,7 @@ def cmd_images(args: argparse.Namespace) -> int:
         [(s.path, s.appeared_step, s.ended_step, s.ended_by or "still held", s.checkpoints) for s in report.spans],
     )
     if note := lifecycle_note(report.spans):
-        print(note)
+        say(note)
     return 0
 
 

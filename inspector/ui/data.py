@@ -67,10 +67,14 @@ def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: in
     return masked(_raw_state(url, thread_id, ns, checkpoint_id, generation, _store))
 
 
+def generation(store: Store, thread_id: str) -> int:
+    """The thread's cache generation: part of the key of every cached read about it."""
+    return _GENERATIONS.get((store.url, thread_id), 0)
+
+
 def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:
-    generation = _GENERATIONS.get((store.url, thread_id), 0)
     with st.spinner(f"Reading the history of {thread_id}…"):
-        return _timeline(store.url, thread_id, generation, store)
+        return _timeline(store.url, thread_id, generation(store, thread_id), store)
 
 
 def history(store: Store, thread_id: str) -> History:
@@ -83,7 +87,7 @@ def history(store: Store, thread_id: str) -> History:
 def state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
     """The decoded state of one checkpoint, secrets masked (cached; the pages never modify it)."""
     with st.spinner("Decoding the checkpoint…"):
-        return _state(store.url, thread_id, ns, checkpoint_id, _GENERATIONS.get((store.url, thread_id), 0), store)
+        return _state(store.url, thread_id, ns, checkpoint_id, generation(store, thread_id), store)
 
 
 def raw_state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
