@@ -27,7 +27,7 @@ from inspector.thread_state import ThreadState  # noqa: E402
 
 THREADS = ("load-0", "load-1")
 ROUNDS = 3
-MODEL_SECONDS = 0.05
+MODEL_SECONDS = 0.2
 
 
 def _ask(state: dict) -> dict:

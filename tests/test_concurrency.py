@@ -41,7 +41,7 @@ def read_with_cli(url: str, stop: threading.Event, failures: list[str], calls: l
     commands = [("threads", "--json"), ("timeline", "load-0", "--json"), ("state", "load-1", "--json"),
                 ("replay", "load-0", "--json"), ("sizes", "load-1", "--json"), ("health", "load-0", "--json")]
     i = 0
-    while not stop.is_set() or i % len(commands):  # every command at least once, and whole rounds
+    while not stop.is_set() or i < len(commands):  # every command at least once
         args = commands[i % len(commands)]
         i += 1
         calls.append(args[0] if not stop.is_set() else args[0] + " (after the writer)")
@@ -65,7 +65,7 @@ def read_with_dashboard(writer: subprocess.Popen, failures: list[str], pages: li
     from inspector.ui import connection, data
 
     i = 0
-    while writer.poll() is None or i % len(PAGES):  # every page at least once, and whole rounds
+    while writer.poll() is None or i < len(PAGES):  # every page at least once
         page, params = PAGES[i % len(PAGES)]
         i += 1
         pages.append(page if writer.poll() is None else page + " (after the writer)")
@@ -142,6 +142,7 @@ def dashboard_on(monkeypatch):
     connection.settings.clear()
 
 
+@pytest.mark.timeout(900)
 def test_sqlite_wal_writer_and_readers(tmp_path, dashboard_on):
     db = tmp_path / "load.db"
     url = f"sqlite:///{db}"
@@ -150,6 +151,7 @@ def test_sqlite_wal_writer_and_readers(tmp_path, dashboard_on):
 
 
 @pytest.mark.postgres
+@pytest.mark.timeout(900)
 def test_postgres_writer_and_readers(postgres_dsn, dashboard_on):
     import psycopg
 
