@@ -4,13 +4,15 @@ Resolves which store to open, then hands over to the pages in inspector/ui/.
 """
 
 import sys
+from pathlib import Path
 
 import streamlit as st
 
 from inspector.settings import store_flag
 from inspector.ui import connection, routes
 
-st.set_page_config(page_title="state-inspector", page_icon=":material/manage_search:", layout="wide")
+# A local icon: a Material icon name here would make the browser fetch it from another host.
+st.set_page_config(page_title="state-inspector", page_icon=str(Path(__file__).parent / "inspector" / "ui" / "favicon.png"), layout="wide")
 connection.start(store_flag(sys.argv[1:]))
 
 pages = routes.register(

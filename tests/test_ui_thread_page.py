@@ -9,7 +9,7 @@ from inspector.demo import DEMO_THREADS
 from inspector.history import build_history
 from inspector.store import open_store
 from inspector.ui import thread_page
-from ui_app import all_text, open_page
+from ui_app import all_text, open_page, shown
 
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
@@ -127,7 +127,7 @@ def test_unknown_checkpoint_gives_message_and_ways_back():
 def test_unknown_namespace_names_the_namespace_not_a_none_checkpoint():
     at = open_page("thread", thread="demo-research", ns="garbage||zz")
     assert not at.exception, at.exception
-    assert [w.value for w in at.warning] == ["Namespace 'garbage||zz' has no checkpoint in this thread."]
+    assert [shown(w.value) for w in at.warning] == ["Namespace 'garbage||zz' has no checkpoint in this thread."]
 
 
 def test_unknown_thread_gives_message_and_way_back():

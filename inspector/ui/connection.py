@@ -6,6 +6,7 @@ import streamlit as st
 
 from ..settings import Settings, load_settings, resolve_db_url
 from ..store import Store, StoreError, display_url, is_saver_spec, open_store
+from .inert import literal
 
 _URL_KEY = "inspector_store_url"
 
@@ -43,15 +44,15 @@ def store() -> Store | None:
     """The open store, or None after showing why it could not be opened."""
     url = current_url()
     if not url:
-        st.error(st.session_state.get("inspector_start_error", "No store is configured."))
+        st.error(literal(st.session_state.get("inspector_start_error", "No store is configured.")))
         return None
     try:
         opened = _open(url)
     except StoreError as exc:
-        st.error(f"Cannot open the store: {exc}")
+        st.error(f"Cannot open the store: {literal(exc)}")
         return None
     if getattr(opened, "warning", None):
-        st.sidebar.warning(opened.warning, icon=":material/warning:")
+        st.sidebar.warning(literal(opened.warning), icon=":material/warning:")
     return opened
 
 
@@ -76,7 +77,7 @@ def _sidebar() -> None:
         st.caption("Store (through the saver API)" if is_saver_spec(url) else "Store (read-only)")
         st.code(display_url(url) or "none", language=None, wrap_lines=True)
         if refused := st.session_state.get("inspector_switch_refused"):
-            st.error(refused, icon=":material/block:")
+            st.error(literal(refused), icon=":material/block:")
         if not settings().lock_store:
             with st.popover("Switch store", width="stretch"):
                 st.text_input("Store URL", key="inspector_switch_url", placeholder="sqlite:////path/to/checkpoints.db",

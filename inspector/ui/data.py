@@ -11,6 +11,7 @@ import streamlit as st
 
 from ..settings import Settings, load_settings
 from ..store import CheckpointRow, CheckpointState, Store
+from .inert import literal
 
 
 def settings_or_defaults() -> Settings:
@@ -39,7 +40,7 @@ def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: in
 
 def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:
     generation = _GENERATIONS.get((store.url, thread_id), 0)
-    with st.spinner(f"Reading the history of {thread_id}…"):
+    with st.spinner(f"Reading the history of {literal(thread_id)}…"):
         return _timeline(store.url, thread_id, generation, store)
 
 

@@ -8,20 +8,13 @@ from ..diff import StateDiff, StepReplay, diff, replay_step, replay_thread
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, routes
+from .inert import code_span, literal
 from .values import show_value
 
 MISMATCH_MARK = "replay does not match"
 # Material icons, not emoji: emoji need a colour font the browser may not have (they show as boxes).
 STATUS_ICONS = {"changed": ":material/edit:", "added": ":material/add_circle:", "removed": ":material/remove_circle:",
                 "written": ":material/edit_note:"}
-
-
-_MARKDOWN_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
-
-
-def plain(text: str) -> str:
-    """``text`` shown as written: Markdown and LaTeX characters escaped."""
-    return text.translate(_MARKDOWN_SPECIALS)
 
 
 def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = "",
@@ -87,7 +80,7 @@ def render_writes(result: StateDiff) -> None:
     elif not result.wrote:
         st.caption("No field was written in this step.")
     for write in result.wrote:
-        st.markdown(f"- `{write['node']}` → **{write['channel']}**")
+        st.markdown(f"- {code_span(write['node'])} → **{literal(write['channel'])}**")
         show_value(write["value"], expanded=True)
 
 
@@ -98,26 +91,26 @@ def render_fields(result: StateDiff) -> None:
         st.caption("No field changed.")
     for field in changed:
         icon = STATUS_ICONS.get(field.status, "")
-        st.markdown(f"{icon} **{field.field}** · `{field.reducer}` · {field.status}")
+        st.markdown(f"{icon} **{literal(field.field)}** · {code_span(field.reducer)} · {literal(field.status)}")
         if field.note:
-            st.info(field.note)
-        lines = [f"- {plain(c.summary)}" for c in field.changes]
+            st.info(literal(field.note))
+        lines = [f"- {literal(c.summary)}" for c in field.changes]
         if lines:
             st.markdown("\n".join(lines))
     unchanged = [f.field for f in result.fields if not f.changed]
     if unchanged:
         with st.expander(f"{len(unchanged)} unchanged field(s)"):
-            st.write(", ".join(unchanged))
+            st.markdown(literal(", ".join(unchanged)))
 
 
 def render_replay(check: StepReplay | None) -> None:
     if check is None:
         return
     if check.status == "mismatch":
-        details = "; ".join(f"`{f.field}`: {f.first_difference}" for f in check.mismatches)
+        details = "; ".join(f"{code_span(f.field)}: {literal(f.first_difference)}" for f in check.mismatches)
         st.error(f"{MISMATCH_MARK}: {details}", icon=":material/report:")
     elif check.status == "unverified":
-        st.warning(f"Replay could not check every field: {check.note or 'a write could not be applied'}")
+        st.warning(f"Replay could not check every field: {literal(check.note or 'a write could not be applied')}")
     else:
         st.success("Replay through the reducers matches the stored state.")
 

@@ -10,6 +10,7 @@ from ..sizes import store_sizes
 from ..store import StoreError
 from ..units import human_bytes
 from . import connection, routes
+from .inert import literal
 from .sizes_views import health_of, render_flags
 from .tables import byte_columns
 
@@ -26,7 +27,7 @@ def render() -> None:
         with st.spinner(f"Measuring {len(threads)} thread(s)…"):
             reports = [health_of(store, t.thread_id, t.newest_checkpoint_id) for t in threads]
     except StoreError as exc:
-        st.error(f"Reading the store failed: {exc}")
+        st.error(f"Reading the store failed: {literal(exc)}")
         return
     if not reports:
         st.info("This store has no threads.")
@@ -54,6 +55,6 @@ def render() -> None:
     ), width="stretch")
     st.subheader("Flags")
     for report in (r for r in reports if r.flags):
-        routes.link("thread", f"{report.thread_id}: {len(report.flags)} flag(s)", {"thread": report.thread_id},
+        routes.link("thread", f"{literal(report.thread_id)}: {len(report.flags)} flag(s)", {"thread": report.thread_id},
                     icon=":material/timeline:")
         render_flags(report)

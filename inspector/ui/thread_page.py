@@ -25,6 +25,7 @@ from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from . import connection, data, diff_view, routes, timeline_view
 from .guard import guarded
+from .inert import literal
 from .state_view import render_state
 
 Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]
@@ -44,7 +45,7 @@ def select(location: Location) -> None:
 
 
 def _back(message: str) -> None:
-    st.error(message, icon=":material/error:")
+    st.error(literal(message), icon=":material/error:")
     routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
 
 
@@ -78,8 +79,8 @@ def render() -> None:
     key = _resolve(history, location)
     _header(store, location.thread, history)
     if key is None:
-        st.warning(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
-                   if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread.")
+        st.warning(literal(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
+                           if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread."))
         routes.link("thread", "Show the newest checkpoint", {"thread": location.thread}, icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
         return
@@ -92,7 +93,7 @@ def render() -> None:
 
 def _header(store: Store, thread_id: str, history: History) -> None:
     title_col, refresh_col = st.columns([6, 1], vertical_alignment="bottom")
-    title_col.title(thread_id)
+    title_col.title(literal(thread_id))
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
         data.refresh_thread(store, thread_id)
         st.rerun()
@@ -115,7 +116,7 @@ def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
         try:
             state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
         except Exception as exc:  # noqa: BLE001 - the history beside it must still render
-            st.error(f"Cannot read checkpoint {row.checkpoint_id}: {exc}", icon=":material/error:")
+            st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {exc}"), icon=":material/error:")
             return
         tabs = st.tabs([title for title, _ in THREAD_PANELS])
         for tab, (title, panel) in zip(tabs, THREAD_PANELS):

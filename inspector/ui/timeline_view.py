@@ -13,6 +13,7 @@ from ..location import Location
 from ..timeline_rows import timeline_records
 from ..tree_chart import SELECTION, tree_chart, tree_data
 from .diff_view import MISMATCH_MARK
+from .inert import literal
 
 PAGE_SIZE = 40
 PLAY_DELAY_SECONDS = 1.2
@@ -26,7 +27,7 @@ def _location(history: History, key: Key) -> Location:
 
 def _label(history: History, key: Key) -> str:
     row = history.node(key).row
-    return f"step {row.step} · {row.source}"
+    return literal(f"step {row.step} · {row.source}")  # select_slider options are Markdown
 
 
 def navigator(history: History, key: Key, select: Select) -> None:
@@ -94,7 +95,7 @@ def _replay_warning(history: History, marks: dict[Key, str]) -> None:
     bad = [k for k in history.ordered if marks.get(k, "").endswith(MISMATCH_MARK)]
     if bad:
         steps = ", ".join(str(history.node(k).row.step) for k in bad[:10])
-        st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {steps}"
+        st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {literal(steps)}"
                    " (see the Table tab and the Diff vs parent panel)", icon=":material/report:")
 
 
