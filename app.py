@@ -9,10 +9,13 @@ from pathlib import Path
 import streamlit as st
 
 from inspector.settings import store_flag
-from inspector.ui import connection, routes
+from inspector.ui import audit_trail, connection, gate, routes
 
 # A local icon: a Material icon name here would make the browser fetch it from another host.
-st.set_page_config(page_title="state-inspector", page_icon=str(Path(__file__).parent / "inspector" / "ui" / "favicon.png"), layout="wide")
+ICON = Path(__file__).resolve().parent / "inspector" / "ui" / "favicon.png"
+
+st.set_page_config(page_title="state-inspector", page_icon=str(ICON), layout="wide")
+gate.gate()  # only the login prompt is drawn until a permitted login is present
 connection.start(store_flag(sys.argv[1:]))
 
 pages = routes.register(
@@ -23,4 +26,6 @@ pages = routes.register(
         st.Page("inspector/ui/pages/health.py", title="Health", icon=":material/monitor_heart:", url_path="health"),
     ]
 )
-st.navigation(pages).run()
+page = st.navigation(pages)
+audit_trail.page_opened(page.url_path)
+page.run()

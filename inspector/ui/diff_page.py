@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..store import CheckpointRow, NotFound, StoreError
-from . import connection
+from . import audit_trail, connection
 from . import data
 from .diff_view import compare, render_diff, render_replay_table
 from .inert import literal
@@ -67,6 +67,7 @@ def render() -> None:
     except (NotFound, StoreError, ValueError) as exc:
         st.error(literal(exc))
         return
+    audit_trail.record_view("diff_view", thread_id, to_id, ns, from_checkpoint=from_id)
     relation = "parent → child" if result.adjacent else "not a checkpoint and its parent"
     st.caption(literal(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} ({relation})"))
     render_diff(result, check)

@@ -7,7 +7,7 @@ import streamlit as st
 from ..diff import StateDiff, StepReplay, diff, replay_step, replay_thread
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
-from . import data, routes
+from . import audit_trail, data, routes
 from .inert import code_span, literal
 from .values import show_value
 
@@ -124,8 +124,11 @@ def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "
     with fields_col:
         render_fields(result)
     st.download_button(
-        "Download the diff as JSON", dumps(result), file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
-        mime="application/json", key=f"{key}-download",
+        "Download the diff as JSON",
+        audit_trail.exported(lambda: dumps(result), result.thread_id, result.after_id, result.checkpoint_ns,
+                             what="diff json", from_checkpoint=result.before_id),
+        file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
+        mime="application/json", key=f"{key}-download", on_click="ignore",
     )
 
 

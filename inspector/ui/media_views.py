@@ -20,6 +20,7 @@ from ..settings import load_settings
 from ..units import human_bytes
 from ..store import CheckpointRow, CheckpointState, Store
 from ..user_data import PathRefused, UserData
+from . import audit_trail
 from .data import MAX_ENTRIES, TTL
 from .inert import code_span, literal, show_markdown
 from .tables import table
@@ -122,7 +123,7 @@ def _render_preview(preview: Preview) -> None:
         st.markdown(literal(f"{preview.mime_type or 'binary file'} · {human_bytes(preview.size)}"))
 
 
-def _artifact_preview(artifact: Artifact, user_data: UserData | None) -> None:
+def _artifact_preview(artifact: Artifact, user_data: UserData | None, state: CheckpointState) -> None:
     if not artifact.exists or artifact.physical_path is None or user_data is None:
         st.info("No preview: " + literal('; '.join(artifact.problems) or 'file not found'))
         return
@@ -130,7 +131,9 @@ def _artifact_preview(artifact: Artifact, user_data: UserData | None) -> None:
     _render_preview(preview)
     if preview.kind != "error":
         path = artifact.physical_path
-        st.download_button("Download", data=lambda: _download(path, user_data), file_name=path.rsplit("/", 1)[-1],
+        produce = audit_trail.exported(lambda: _download(path, user_data), state.thread_id, state.checkpoint_id,
+                                       state.checkpoint_ns, what="artifact", path=artifact.path)
+        st.download_button("Download", data=produce, file_name=path.rsplit("/", 1)[-1],
                            mime=preview.mime_type or "application/octet-stream", icon=":material/download:",
                            key=f"dl-{artifact.path}")
 
@@ -157,7 +160,7 @@ def artifacts_view(value: Any, ctx: Any) -> None:
     key = f"artifact-preview-{ctx.state.thread_id}-{sha256_of(chr(0).join(labels).encode())[:12]}"
     chosen = st.selectbox("Preview", labels, key=key)
     with st.container(border=True, key="artifact-preview"):
-        _artifact_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data)
+        _artifact_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data, ctx.state)
 
 
 # -- images over time --------------------------------------------------------------

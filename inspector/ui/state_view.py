@@ -23,6 +23,7 @@ from ..jsonable import dumps, to_jsonable
 from ..state_fields import field_order, field_summary
 from ..store import CheckpointState, Store
 from .field_views import DEFAULT_VIEWS, FieldContext, FieldView, json_view
+from . import audit_trail
 from .guard import guarded
 from .inert import code_span, literal
 from .values import show_value
@@ -75,7 +76,8 @@ def _extras(state: CheckpointState) -> None:
         st.json(to_jsonable({"header": state.header, "channel_values": {**state.values, **state.internal}}), expanded=1)
     st.download_button(
         "Download state as JSON",
-        data=lambda: dumps(state),  # serialized when clicked, not on every run
+        data=audit_trail.exported(lambda: dumps(state), state.thread_id, state.checkpoint_id, state.checkpoint_ns,
+                                  what="state json"),  # serialized when clicked, not on every run
         file_name=f"{state.thread_id}-{state.checkpoint_id}.json",
         mime="application/json",
         icon=":material/download:",

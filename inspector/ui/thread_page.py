@@ -23,7 +23,7 @@ import streamlit as st
 from ..history import History, Key, build_history
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from . import connection, data, diff_view, routes, timeline_view
+from . import audit_trail, connection, data, diff_view, routes, timeline_view
 from .guard import guarded
 from .inert import literal
 from .state_view import render_state
@@ -87,6 +87,8 @@ def render() -> None:
     shown = Location(location.thread, key[1], key[0])
     if shown != location:
         select(shown)  # the URL names exactly what is on screen, so a copied link keeps showing it
+    audit_trail.record_view("thread_view", location.thread)
+    audit_trail.record_view("checkpoint_view", location.thread, key[1], key[0])
     _body(store, location.thread, history, key)
     timeline_view.autoplay(history, key, select)
 
