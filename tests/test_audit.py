@@ -88,3 +88,22 @@ def test_several_processes_appending_at_once_never_interleave(tmp_path):
     for w in range(writers):
         mine = [r["checkpoint"][:5] for r in records if r["user"] == f"user-{w}"]
         assert mine == [f"{n:05d}" for n in range(lines)]  # each process's lines, all there, in its order
+
+
+def test_cli_commands_that_show_a_thread_are_recorded(demo_db, tmp_path, monkeypatch, capsys):
+    from inspector.cli import main
+
+    log = tmp_path / "audit.log"
+    monkeypatch.setenv("INSPECTOR_AUDIT_LOG", str(log))
+    db = f"sqlite:///{demo_db}"
+    assert main(["threads", "--db", db]) == 0  # a list of threads is not a look at one
+    assert main(["state", "--db", db, "demo-research", "--json"]) == 0
+    assert main(["diff", "--db", db, "demo-vision"]) == 0
+    records = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [(r["action"], r["thread"], r["via"]) for r in records] == [
+        ("checkpoint_view", "demo-research", "cli"), ("diff_view", "demo-vision", "cli")]
+    assert all(r["user"].startswith("cli:") and r["store"] == db for r in records)
+    monkeypatch.setenv("INSPECTOR_AUDIT_LOG", str(tmp_path / "missing" / "audit.log"))
+    capsys.readouterr()
+    assert main(["state", "--db", db, "demo-research"]) == 2
+    assert "cannot write the audit log" in capsys.readouterr().err
