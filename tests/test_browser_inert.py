@@ -109,6 +109,10 @@ def _open_everything(page) -> str:
                 toggle.locator("label").click()
                 wait_for_app(page)
         _click_all(page, f"{MAIN} [data-testid='stExpander'] details:not([open]) > summary")
+        for mark in page.locator(f"{MAIN} [data-testid='stVegaLiteChart'] path[aria-label]").all()[:6]:
+            if mark.is_visible():
+                mark.hover()  # chart tooltips show data too
+                page.wait_for_timeout(150)
         shown.append(page.locator(MAIN).inner_text())
         _each_preview(page)
     return "\n".join(shown)

@@ -61,7 +61,7 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
     crossed = first_over(report, config.oversize_state_bytes)
     if crossed is not None:
         step = report.checkpoints[crossed].step
-        st.warning(f"State passes the {human_bytes(config.oversize_state_bytes)} limit at step {step} "
+        st.warning(f"State passes the {human_bytes(config.oversize_state_bytes)} limit at step {literal(step)} "
                  f"(checkpoint {literal(report.checkpoints[crossed].checkpoint_id)}).", icon=":material/warning:")
     st.altair_chart(size_chart(report, config.oversize_state_bytes, selected_id), width="stretch")
     peak = max((c.total_bytes for c in report.checkpoints), default=0)
