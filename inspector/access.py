@@ -38,8 +38,9 @@ def is_allowed(user: Mapping[str, Any], allowed: tuple[str, ...]) -> bool:
     """True when ``user`` (``st.user``'s claims) may use the dashboard under ``allowed``.
 
     An empty list allows every logged-in user. Otherwise the e-mail must be listed
-    (case does not matter), or its domain (exactly: ``example.com`` does not admit ``evil-example.com`` nor
-    ``sub.example.com``); an address the provider reports unverified never matches.
+    (case does not matter), or its domain (exactly: ``example.com`` admits neither
+    ``evil-example.com`` nor ``sub.example.com``); an address the provider reports
+    unverified never matches.
     """
     if not allowed:
         return True

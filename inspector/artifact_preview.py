@@ -1,9 +1,9 @@
 """A safe preview of one artifact file, by type, from at most its first ``PREVIEW_BYTES``.
 
 Markdown is rendered by the page through ``inspector.inert_text`` (nothing in it
-loads), text and source code are shown highlighted, CSV/TSV/JSON become tables, images go through the thumbnail path,
-HTML and SVG are shown as source and never rendered, and anything else is
-described by its size and type with a download.
+loads), text and source code are shown highlighted, CSV/TSV/JSON become tables,
+images go through the thumbnail path, HTML and SVG are shown as source and never
+rendered, and anything else is described by its size and type with a download.
 """
 
 from __future__ import annotations

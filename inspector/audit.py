@@ -78,10 +78,6 @@ class AuditTrail:
     user: str = ANONYMOUS
     store: str = ""
 
-    @property
-    def enabled(self) -> bool:
-        return bool(self.path)
-
     def record(self, action: str, thread: str | None = None, checkpoint: str | None = None,
                ns: str | None = None, **detail: Scalar) -> None:
         """Append one line for ``action`` (nothing when no audit log is set)."""

@@ -21,8 +21,9 @@ may have been written by an attacker, so it never reaches those renderers as is:
 
 How ``inert_markdown`` stays safe whatever the input: outside code, every
 character that can start a link, an image, HTML, an autolink, an entity, math
-or a directive (``\\ [ ] < & $``, and ``:`` before a shortcode name) is escaped, and so is every backtick that
-does not pair into a code span on its own line. Escaping does not stop GitHub's
+or a directive (``\\ [ ] < & $``, and ``:`` before a shortcode name) is
+escaped, and so is every backtick that does not pair into a code span on its
+own line. Escaping does not stop GitHub's
 autolink literals (they are found in the parsed text), so URLs, ``www.`` names
 and e-mail addresses become code spans, which are never linked. Code is emitted
 in delimiters the function chooses: fenced blocks are re-emitted at column 0

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from inspector.store import open_store
 from inspector.ui import connection
-from ui_app import APP, PAGES, all_text
+from ui_app import APP, PAGES, all_text, shown
 
 AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "not-a-secret",
         "client_id": "inspector", "client_secret": "not-a-secret",
@@ -134,3 +134,11 @@ def test_an_unwritable_audit_log_shows_nothing(settings_env, tmp_path):
     assert not at.exception
     assert any("cannot write the audit log" in e.value for e in at.error)
     assert not at.tabs and not at.json
+
+
+def test_unreadable_settings_show_nothing_but_why(settings_env):
+    settings_env(cache_ttl_seconds="soon")  # the allow-list cannot be known either
+    at = visit("threads", {}, ALICE)
+    assert not at.exception
+    assert any("cache_ttl_seconds must be an integer" in shown(e.value) for e in at.error)
+    assert not at.dataframe and not at.sidebar.code
