@@ -9,7 +9,8 @@ never decodes a checkpoint. Two ways the bytes add up:
   channel version (``ChannelSize.blob_key``), counted once.
 
 Repeats are payloads stored more than once, found by content hash: a whole
-channel value, or one item of it (a message, a ``viewed_images`` entry).
+channel value, or one item of it (a message, a ``viewed_images`` entry). Base64
+image data inside messages is counted from the same rows (a byte search).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from . import schema as schemas
 from .store import PER_CHECKPOINT_COPY, SHARED_BLOBS, CheckpointSizes, Store, is_internal_channel
+from .units import human_bytes
 
 VIEWED_IMAGES = "viewed_images"
 
@@ -51,11 +54,18 @@ class FieldTotal:
 
 @dataclass(frozen=True)
 class WhatIf:
-    """Estimated bytes saved by keeping fewer checkpoints or clearing ``viewed_images`` after use."""
+    """Estimated bytes saved by keeping fewer checkpoints, and bytes spent re-storing images.
+
+    ``viewed_images_repeated_bytes``: ``viewed_images`` copied into later checkpoints (DeerFlow's main
+    branch keeps metadata-only entries for the thread's life, so this is small unless entries hold
+    base64). ``base64_in_messages_bytes``: base64 image data stored inside messages, every copy counted
+    (DeerFlow's transient image-context message); None where the store cannot tell (PostgreSQL blobs).
+    """
 
     keep_newest: int
     keep_newest_saved_bytes: int
-    clear_viewed_images_saved_bytes: int
+    viewed_images_repeated_bytes: int
+    base64_in_messages_bytes: int | None = 0
 
 
 @dataclass(frozen=True)
@@ -152,6 +162,34 @@ def keep_newest_saved(rows: list[CheckpointSizes], keep: int, accounting: str = 
     return stored_total(rows, accounting) - stored_total(kept, accounting)
 
 
+def base64_in_messages(rows: Iterable[CheckpointSizes]) -> int | None:
+    """Bytes of base64 image data stored inside message channels, every stored copy counted; None when a
+    store flags base64 in a value without measuring its items."""
+    schema = schemas.active()
+    total = 0
+    for row in rows:
+        for name, channel in row.channels.items():
+            if not channel.holds_base64 or not schema.holds_messages(name):
+                continue
+            if not channel.items:
+                return None
+            total += sum(item.base64_bytes for item in channel.items)
+    return total
+
+
+def what_if_lines(keep: int, keep_saved: int, images_repeated: int, base64_in_messages: int | None) -> list[str]:
+    """The what-ifs in words, for the CLI and the pages."""
+    return [
+        f"keeping only the newest {keep} checkpoints per namespace would save {human_bytes(keep_saved)}",
+        f"viewed_images copied into later checkpoints: {human_bytes(images_repeated)} (DeerFlow's main branch keeps "
+        "metadata-only entries for the thread's life; only entries holding base64 make this large)",
+        "base64 images stored inside messages: "
+        + (f"{human_bytes(base64_in_messages)}, every checkpoint's copy counted (DeerFlow's transient image-context "
+           "message; keeping image bytes out of checkpointed messages would save this)"
+           if base64_in_messages is not None else "not measured on this store (values are not read item by item)"),
+    ]
+
+
 def thread_sizes(thread_id: str, rows: list[CheckpointSizes], accounting: str = PER_CHECKPOINT_COPY,
                  keep_newest: int = 10) -> ThreadSizes:
     """Size accounting for one thread from its ``field_sizes`` rows (every namespace; chart: the root graph)."""
@@ -171,7 +209,7 @@ def thread_sizes(thread_id: str, rows: list[CheckpointSizes], accounting: str = 
         growth_bytes=(root[-1].total_bytes - root[0].total_bytes) if root else 0,
         repeated_bytes=sum(f.repeated_bytes for f in fields),
         what_if=WhatIf(keep_newest, keep_newest_saved(rows, keep_newest, accounting),
-                       viewed.repeated_bytes if viewed else 0),
+                       viewed.repeated_bytes if viewed else 0, base64_in_messages(rows)),
         namespaces=len({r.checkpoint_ns for r in rows}),
         problems=list(dict.fromkeys(p.message for r in rows for p in r.problems)),
     )
@@ -192,7 +230,8 @@ class StoreSizes:
     stored_bytes: int
     repeated_bytes: int
     keep_newest_saved_bytes: int
-    clear_viewed_images_saved_bytes: int
+    viewed_images_repeated_bytes: int
+    base64_in_messages_bytes: int | None
 
 
 def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT_COPY) -> StoreSizes:
@@ -208,7 +247,9 @@ def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT
         stored_bytes=sum(r.stored_bytes for r in ranked),
         repeated_bytes=sum(r.repeated_bytes for r in ranked),
         keep_newest_saved_bytes=sum(r.what_if.keep_newest_saved_bytes for r in ranked),
-        clear_viewed_images_saved_bytes=sum(r.what_if.clear_viewed_images_saved_bytes for r in ranked),
+        viewed_images_repeated_bytes=sum(r.what_if.viewed_images_repeated_bytes for r in ranked),
+        base64_in_messages_bytes=None if any(r.what_if.base64_in_messages_bytes is None for r in ranked)
+        else sum(r.what_if.base64_in_messages_bytes for r in ranked),
     )
 
 

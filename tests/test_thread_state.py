@@ -1,19 +1,16 @@
-"""The shared reducers: exact semantics, no mutation, and the reducer table."""
+"""The shared reducers: exact semantics, no mutation, and the default schema's reducer table."""
 
 import copy
 
 from langgraph.graph.message import add_messages
 
-from inspector.thread_state import (
-    FIELDS,
-    REDUCERS,
-    ThreadState,
-    merge_artifacts,
-    merge_viewed_images,
-    reducer_for,
-    reducer_name,
-    reducers_of,
-)
+from inspector.schema import DEFAULT_SCHEMA, reducers_of
+from inspector.thread_state import ThreadState, merge_artifacts, merge_viewed_images
+
+REDUCERS = DEFAULT_SCHEMA.reducers
+FIELDS = DEFAULT_SCHEMA.fields
+reducer_for = DEFAULT_SCHEMA.reducer_for
+reducer_name = DEFAULT_SCHEMA.reducer_name
 
 PNG = {"base64": "iVBORw0KGgo=", "mime_type": "image/png"}
 JPG = {"base64": "/9j/4AAQ", "mime_type": "image/jpeg"}
@@ -80,14 +77,21 @@ def test_merge_viewed_images_does_not_mutate_inputs():
 def test_reducer_table_is_read_from_the_schema():
     assert REDUCERS["artifacts"] is merge_artifacts
     assert REDUCERS["viewed_images"] is merge_viewed_images
-    assert set(REDUCERS) == {"messages", "artifacts", "viewed_images"}
+    assert set(REDUCERS) == {
+        "messages", "sandbox", "artifacts", "todos", "goal", "viewed_images", "promoted", "delegations", "skill_context",
+    }
     assert reducer_for("title") is None
     assert reducer_name("title") == "replace"
     assert reducer_name("artifacts") == "merge_artifacts"
     assert reducer_name("messages") == "add_messages"
-    assert set(FIELDS) == {
-        "messages", "sandbox", "thread_data", "title", "artifacts", "todos", "uploaded_files", "viewed_images",
+    assert {reducer_name(name) for name in REDUCERS} == {
+        "add_messages", "merge_sandbox", "merge_artifacts", "merge_todos", "merge_goal", "merge_viewed_images",
+        "merge_promoted", "merge_delegations", "merge_skill_context",
     }
+    assert FIELDS == (
+        "messages", "sandbox", "thread_data", "title", "artifacts", "todos", "goal", "uploaded_files",
+        "viewed_images", "promoted", "delegations", "skill_context", "summary_text", "background_tasks",
+    )
 
 
 def test_messages_reducer_behaves_as_add_messages():

@@ -55,16 +55,17 @@ def test_namespace_without_checkpoint_opens_its_newest(histories):
     history = histories["demo-subgraph"]
     ns = next(k[0] for k in history.ordered if k[0])
     at = open_page("thread", thread="demo-subgraph", ns=ns)
-    assert not at.exception and not at.warning
+    assert not at.exception and not at.main.warning
     newest = next(k for k in history.ordered if k[0] == ns)
     assert (_param(at, "ns"), _param(at, "checkpoint")) == newest
 
 
-def test_unknown_fields_are_shown_as_json_and_state_downloads():
+def test_deerflow_fields_name_their_reducers_and_state_downloads():
     at = open_page("thread", thread="demo-deerflow-current")
     text = all_text(at)
-    for name in ("goal", "summary_text", "delegations"):
-        assert f"**`{name}`**" in text and "not in the schema" in text
+    for name, reducer in (("goal", "merge_goal"), ("summary_text", "replace"), ("delegations", "merge_delegations")):
+        line = next(line for line in text.splitlines() if line.startswith(f"**`{name}`**"))
+        assert line.endswith(f"reducer {reducer}")
     assert at.get("download_button")
 
 
@@ -91,7 +92,7 @@ def test_deep_link_into_a_subgraph_namespace(histories):
     key = next(k for k in history.ordered if k[0].count("|") == 1)
     at = open_page("thread", thread="demo-subgraph", checkpoint=key[1], ns=key[0])
     assert not at.exception
-    assert not at.warning
+    assert not at.main.warning
     assert selected_step(at) == f"step {history.node(key).row.step} · {history.node(key).row.source}"
 
 
@@ -127,7 +128,7 @@ def test_unknown_checkpoint_gives_message_and_ways_back():
 def test_unknown_namespace_names_the_namespace_not_a_none_checkpoint():
     at = open_page("thread", thread="demo-research", ns="garbage||zz")
     assert not at.exception, at.exception
-    assert [shown(w.value) for w in at.warning] == ["Namespace 'garbage||zz' has no checkpoint in this thread."]
+    assert [shown(w.value) for w in at.main.warning] == ["Namespace 'garbage||zz' has no checkpoint in this thread."]
 
 
 def test_unknown_thread_gives_message_and_way_back():

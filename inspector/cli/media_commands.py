@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..image_history import lifecycle_note
 from ..media_report import MediaReport, media_report
 from ..settings import load_settings
 from ..units import human_bytes
@@ -60,6 +61,8 @@ def cmd_images(args: argparse.Namespace) -> int:
         ["path", "appeared", "ended", "by", "checkpoints"],
         [(s.path, s.appeared_step, s.ended_step, s.ended_by or "still held", s.checkpoints) for s in report.spans],
     )
+    if note := lifecycle_note(report.spans):
+        print(note)
     return 0
 
 

@@ -7,12 +7,13 @@ import getpass
 import json
 from typing import Any
 
+from .. import schema as schemas
 from ..audit import AuditTrail
 from ..jsonable import to_jsonable
 from ..settings import Settings, load_settings, resolve_db_url
+from ..state_fields import reducer_label
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
-from ..thread_state import reducer_name
 from ..units import human_bytes
 from .output import print_json, print_table
 
@@ -21,6 +22,10 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help="store URL (default: INSPECTOR_DB, settings, or the demo database)")
     parser.add_argument("--deerflow-home", metavar="DIR",
                         help="read DeerFlow's .deer-flow/data/deerflow.db under DIR (default: $DEER_FLOW_HOME)")
+    parser.add_argument("--schema", metavar="MODULE:CLASS",
+                        help="the app's state class or graph (module.path:Class or file.py:Class; imports it), "
+                             "whose reducers replay and diff use (default: INSPECTOR_SCHEMA, settings, "
+                             "or DeerFlow's ThreadState)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -48,10 +53,12 @@ def audit(args: argparse.Namespace, url: str, settings: Settings) -> None:
 
 
 def open_from_args(args: argparse.Namespace) -> Store:
+    """Activate the schema the flags or settings name, then open the store."""
+    settings = load_settings()
+    schemas.activate_spec(getattr(args, "schema", None) or settings.schema)
     explicit = args.db
     if not explicit and getattr(args, "deerflow_home", None):
         explicit = deerflow_url(args.deerflow_home)
-    settings = load_settings()
     url = resolve_db_url(explicit, settings)
     audit(args, url, settings)
     return open_store(url)
@@ -124,6 +131,8 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
         "checkpoint_id": state.checkpoint_id,
         "parent_checkpoint_id": state.parent_checkpoint_id,
         "metadata": state.metadata,
+        "schema": schemas.active().name,
+        "reducers": {name: schemas.active().reducer_name(name) for name in state.values},
         "values": state.values,
         "internal": state.internal if internal else None,
         "channel_bytes": state.channel_bytes,
@@ -141,13 +150,14 @@ def cmd_state(args: argparse.Namespace) -> int:
         return 0
     print(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
+    print(f"schema {schemas.active().name}")
     print_table(
         ["field", "reducer", "stored", "value"],
         [
-            (name, reducer_name(name),
+            (name, reducer_label(name).removeprefix("reducer "),
              "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
              json.dumps(to_jsonable(value), ensure_ascii=False))
-            for name, value in channels.items()
+            for name, value in ((n, channels[n]) for n in schemas.active().order(channels))
         ],
     )
     for write in state.writes:

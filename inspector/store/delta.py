@@ -4,12 +4,14 @@ A ``DeltaChannel`` stores its full value only every few updates, as a
 ``DeltaSnapshot``; at the checkpoints between snapshots the channel has a version
 but no stored value. Its value there is the nearest ancestor's stored value
 followed by the writes stored against each checkpoint on the way down, folded
-with the channel's reducer from ``inspector.thread_state``.
+with the channel's reducer in the active schema (``inspector.schema``).
 
 The backends supply two things: the ancestors of a checkpoint, nearest first
 (following ``parent_checkpoint_id``), with whatever values they store for the
 channels asked for; and the decoded writes to those channels on a set of
-checkpoints. Everything here is plain data in, plain data out.
+checkpoints. ``history`` turns them into what each channel is rebuilt from (the
+answer of ``Store.delta_history``), ``fold_histories`` into the values.
+Everything here is plain data in, plain data out.
 """
 
 from __future__ import annotations
@@ -20,11 +22,10 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, messages_from_dict
 
-from ..thread_state import reducer_for
-from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict
+from .. import schema as schemas
+from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict, overwritten
 from .model import is_internal_channel
 
-OVERWRITE_TYPE = "langgraph.types.Overwrite"
 DELTA_COUNTERS_KEY = "counters_since_delta_snapshot"
 
 
@@ -78,30 +79,58 @@ def channels_to_rebuild(channel_versions: Any, stored: dict[str, Any], metadata:
     ]
 
 
-def rebuild(
+@dataclass(frozen=True)
+class DeltaHistory:
+    """What a delta channel's value at one checkpoint is rebuilt from.
+
+    ``seed`` is the value stored at the nearest ancestor that stores one, as the
+    decoder shows it (a ``DeltaSnapshot`` as ``{"__type__": "langgraph.DeltaSnapshot",
+    "value": ...}``); ``has_seed`` is False when the walk reached the root without
+    one, and the channel then starts empty. ``writes`` are the channel's writes on
+    the ancestors from the seed's checkpoint down to the checkpoint's parent, in the
+    order LangGraph applies them: oldest checkpoint first, then ``(task_path,
+    task_id, idx)``. Writes stored at the checkpoint itself are pending, not included.
+    """
+
+    channel: str
+    writes: tuple[ChannelWrite, ...] = ()
+    seed: Any = None
+    has_seed: bool = False
+    seed_checkpoint_id: str | None = None
+
+    @property
+    def start(self) -> Any:
+        """The seed's value (a snapshot unwrapped), or None when there is none."""
+        return self.seed.get("value") if is_snapshot(self.seed) else self.seed
+
+
+def history(
     channels: Sequence[str],
     ancestors: Iterable[Ancestor],
     writes_on: Callable[[list[str], list[str]], list[ChannelWrite]],
-) -> Rebuilt:
-    """Rebuild ``channels`` from the nearest stored value up the chain plus the writes since.
+) -> dict[str, DeltaHistory]:
+    """Walk up from a checkpoint's parent to each channel's nearest stored value; collect the writes since.
 
     ``ancestors`` starts at the checkpoint's parent; ``writes_on(checkpoint_ids, channels)``
-    returns the writes stored against those checkpoints.
+    returns the writes stored against those checkpoints. The seed's own checkpoint is
+    on the path: its writes produced its child, so they are part of the history.
     """
+    if not channels:
+        return {}
     chains: dict[str, list[str]] = {name: [] for name in channels}
-    seeds: dict[str, Any] = {}
+    seeds: dict[str, Ancestor] = {}
     active = set(channels)
     for ancestor in ancestors:
         for name in active:
             chains[name].append(ancestor.checkpoint_id)
         for name in [n for n in active if n in ancestor.values]:
-            seeds[name] = ancestor.values[name]
+            seeds[name] = ancestor
             active.discard(name)
         if not active:
             break
-    out = Rebuilt()  # a channel with no stored value up to the root starts empty, as in LangGraph
     needed = sorted({cid for chain in chains.values() for cid in chain})
     writes = writes_on(needed, list(channels)) if needed else []
+    out: dict[str, DeltaHistory] = {}
     for name in channels:
         order = {cid: position for position, cid in enumerate(reversed(chains[name]))}
         mine = sorted(
@@ -109,22 +138,49 @@ def rebuild(
             key=lambda w: (order[w.checkpoint_id], w.task_path, w.task_id, w.idx),
         )
         seed = seeds.get(name)
-        start = seed.get("value") if is_snapshot(seed) else seed
-        value, problems = fold(name, start, [w.value for w in mine])
+        out[name] = DeltaHistory(
+            channel=name,
+            writes=tuple(mine),
+            seed=seed.values[name] if seed else None,
+            has_seed=seed is not None,
+            seed_checkpoint_id=seed.checkpoint_id if seed else None,
+        )
+    return out
+
+
+def fold_histories(histories: dict[str, DeltaHistory]) -> Rebuilt:
+    """Each channel's seed followed by its writes, folded with the channel's reducer."""
+    out = Rebuilt()  # a channel with no stored value up to the root starts empty, as in LangGraph
+    for name, found in histories.items():
+        value, problems = fold(name, found.start, [w.value for w in found.writes])
         out.values[name] = value
         out.problems.extend(problems)
     return out
 
 
-def fold(channel: str, start: Any, updates: list[Any]) -> tuple[Any, list[Problem]]:
-    """Apply ``updates`` to ``start`` one by one with ``channel``'s reducer; plain data back."""
-    reducer = reducer_for(channel)
+def rebuild(
+    channels: Sequence[str],
+    ancestors: Iterable[Ancestor],
+    writes_on: Callable[[list[str], list[str]], list[ChannelWrite]],
+) -> Rebuilt:
+    """Rebuild ``channels`` from the nearest stored value up the chain plus the writes since (see ``history``)."""
+    return fold_histories(history(channels, ancestors, writes_on))
+
+
+def fold(channel: str, start: Any, updates: list[Any], schema: schemas.Schema | None = None) -> tuple[Any, list[Problem]]:
+    """Apply ``updates`` to ``start`` one by one with ``channel``'s reducer; plain data back.
+
+    An ``Overwrite`` write replaces the value, bypassing the reducer, as in LangGraph.
+    """
+    schema = schemas.resolve(schema)
+    reducer = schema.reducer_for(channel)
     problems: list[Problem] = []
     value = as_messages(start)
-    updates = [as_messages(u) for u in updates]
     for update in updates:
-        if isinstance(update, dict) and update.get("__type__") == OVERWRITE_TYPE:
-            value = update.get("value")
+        is_overwrite, replacement = overwritten(update)
+        update = as_messages(replacement if is_overwrite else update)
+        if is_overwrite:
+            value = update if update is not None else schema.starting_value(channel)[1]
         elif reducer is None:
             value = _fold_unknown(value, update)
         elif value is None:

@@ -13,7 +13,7 @@ that did not change between checkpoints is stored once and shared.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -37,6 +37,7 @@ from .records import (
     assemble_state,
     checkpoint_not_found,
     like_pattern,
+    sql_delta_history,
     sql_rebuilder,
     thread_summaries,
     titles_from,
@@ -51,6 +52,21 @@ _BLOBS_AT_VERSIONS = """
     JOIN checkpoint_blobs bl
       ON bl.thread_id = %s AND bl.checkpoint_ns = %s AND bl.channel = v.channel AND bl.version = v.version
 """
+
+
+# Per checkpoint row ``c``: the bytes of the blobs it references, its write channels and write
+# bytes; index lookups (one per channel version, one range of writes).
+_SIDE_SIZES_OF_C = """
+    LEFT JOIN LATERAL (
+        SELECT sum((SELECT octet_length(bl.blob) FROM checkpoint_blobs bl
+                    WHERE bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
+                      AND bl.channel = v.key AND bl.version = v.value)) AS bytes
+        FROM jsonb_each_text(c.checkpoint -> 'channel_versions') AS v) blobs ON true
+    LEFT JOIN LATERAL (
+        SELECT array_agg(channel ORDER BY task_path, task_id, idx) AS channels, sum(octet_length(blob)) AS bytes
+        FROM checkpoint_writes w
+        WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id
+    ) writes ON true"""
 
 
 class PostgresStore:
@@ -158,46 +174,70 @@ class PostgresStore:
 
     # -- timeline --------------------------------------------------------
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
-        rows = self._query(
-            """
-            SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id,
-                   pg_column_size(checkpoint) + pg_column_size(metadata), metadata,
-                   checkpoint -> 'channel_versions'
-            FROM checkpoints c WHERE thread_id = %s
-            ORDER BY checkpoint_id DESC, checkpoint_ns
-            """,
-            [thread_id],
-        )
+        rows = self.history(thread_id, None)
         if not rows:
             raise NotFound(f"no thread {thread_id!r} in this store")
-        blob_sizes = {
-            (ns, channel, version): int(size or 0)
-            for ns, channel, version, size in self._query(
-                "SELECT checkpoint_ns, channel, version, octet_length(blob) FROM checkpoint_blobs WHERE thread_id = %s",
-                [thread_id],
+        return rows
+
+    def history(
+        self,
+        thread_id: str,
+        ns: str | None = "",
+        *,
+        before: str | None = None,
+        limit: int | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> list[CheckpointRow]:
+        """See ``Store.history``. The filters run in SQL (``metadata -> key = value``); with a
+        ``limit`` the page's keys are chosen first and only the page's blob and write
+        lengths are read."""
+        where, params = ["thread_id = %s"], [thread_id]
+        if ns is not None:
+            where.append("checkpoint_ns = %s")
+            params.append(ns)
+        if before is not None:
+            where.append("checkpoint_id < %s")
+            params.append(before)
+        for key, value in (filter or {}).items():
+            if not isinstance(key, str):
+                raise StoreError(f"metadata filter key {key!r} is not a plain name")
+            try:
+                text = json.dumps(value, ensure_ascii=False)
+            except (TypeError, ValueError):
+                raise StoreError(f"metadata filter value for {key!r} is not JSON") from None
+            where.append("metadata -> %s::text = %s::jsonb")
+            params += [key, text]
+        conditions = " AND ".join(where)
+        if limit is None:
+            rows = self._query(
+                f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+                           pg_column_size(checkpoint) + pg_column_size(metadata), metadata,
+                           checkpoint -> 'channel_versions'
+                    FROM checkpoints WHERE {conditions} ORDER BY checkpoint_id DESC, checkpoint_ns""",
+                params,
             )
-        }
-        writes = {
-            (ns, cid): (channels, size)
-            for ns, cid, channels, size in self._query(
-                """
-                SELECT checkpoint_ns, checkpoint_id, array_agg(channel ORDER BY task_path, task_id, idx),
-                       sum(octet_length(blob))
-                FROM checkpoint_writes WHERE thread_id = %s GROUP BY checkpoint_ns, checkpoint_id
-                """,
-                [thread_id],
+            rows = self._with_side_sizes(thread_id, ns, rows)
+        else:
+            rows = self._query(
+                f"""SELECT c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
+                           pg_column_size(c.checkpoint) + pg_column_size(c.metadata) + coalesce(blobs.bytes, 0),
+                           c.metadata, writes.channels, writes.bytes
+                    FROM (SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE {conditions}
+                          ORDER BY checkpoint_id DESC, checkpoint_ns LIMIT %s) page
+                    JOIN checkpoints c ON c.thread_id = %s AND c.checkpoint_ns = page.checkpoint_ns
+                                      AND c.checkpoint_id = page.checkpoint_id
+                    {_SIDE_SIZES_OF_C}
+                    ORDER BY c.checkpoint_id DESC, c.checkpoint_ns""",
+                [*params, max(int(limit), 0), thread_id],
             )
-        }
         timeline = []
-        for ns, cid, parent, size, meta, versions in rows:
+        for row_ns, cid, parent, size, meta, channels, wbytes in rows:
             meta = meta if isinstance(meta, dict) else {"value": meta}
-            size += sum(blob_sizes.get((ns, ch, str(v)), 0) for ch, v in (versions or {}).items())
-            channels, wbytes = writes.get((ns, cid), ((), 0))
             step = meta.get("step")
             timeline.append(
                 CheckpointRow(
                     thread_id=thread_id,
-                    checkpoint_ns=ns,
+                    checkpoint_ns=row_ns,
                     checkpoint_id=cid,
                     parent_checkpoint_id=parent,
                     step=step if isinstance(step, int) else None,
@@ -205,11 +245,42 @@ class PostgresStore:
                     created_at=checkpoint_time(cid),
                     stored_bytes=int(size or 0),
                     writes_bytes=int(wbytes or 0),
-                    write_channels=tuple(dict.fromkeys(channels)),
+                    write_channels=tuple(dict.fromkeys(channels or ())),
                     metadata=meta,
                 )
             )
         return timeline
+
+    def _with_side_sizes(self, thread_id: str, ns: str | None, rows: list[tuple]) -> list[tuple]:
+        """Checkpoint rows ``(ns, id, parent, own bytes, metadata, channel_versions)`` as
+        ``(ns, id, parent, bytes with referenced blobs, metadata, write channels, write bytes)``,
+        from one pass over the thread's (or namespace's) blob and write lengths."""
+        ns_clause, params = ("", [thread_id]) if ns is None else ("AND checkpoint_ns = %s", [thread_id, ns])
+        blob_sizes = {
+            (row_ns, channel, version): int(size or 0)
+            for row_ns, channel, version, size in self._query(
+                f"""SELECT checkpoint_ns, channel, version, octet_length(blob) FROM checkpoint_blobs
+                    WHERE thread_id = %s {ns_clause}""",
+                params,
+            )
+        }
+        writes = {
+            (row_ns, cid): (channels, size)
+            for row_ns, cid, channels, size in self._query(
+                f"""
+                SELECT checkpoint_ns, checkpoint_id, array_agg(channel ORDER BY task_path, task_id, idx),
+                       sum(octet_length(blob))
+                FROM checkpoint_writes WHERE thread_id = %s {ns_clause} GROUP BY checkpoint_ns, checkpoint_id
+                """,
+                params,
+            )
+        }
+        return [
+            (row_ns, cid, parent,
+             (size or 0) + sum(blob_sizes.get((row_ns, ch, str(v)), 0) for ch, v in (versions or {}).items()),
+             meta, *writes.get((row_ns, cid), ((), 0)))
+            for row_ns, cid, parent, size, meta, versions in rows
+        ]
 
     # -- sizes -----------------------------------------------------------
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
@@ -281,14 +352,29 @@ class PostgresStore:
         )
 
     # -- delta channels ----------------------------------------------------
+    def delta_history(
+        self, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str = ""
+    ) -> dict[str, delta.DeltaHistory]:
+        """See ``Store.delta_history``: one query per ancestor, writes read only for the channels asked."""
+        rows = self._query(
+            "SELECT parent_checkpoint_id FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = %s AND checkpoint_id = %s",
+            [thread_id, ns, checkpoint_id],
+        )
+        if not rows:
+            raise checkpoint_not_found(thread_id, checkpoint_id, ns)
+        return sql_delta_history(self, thread_id, ns, rows[0][0], list(channels))
+
     def _ancestors(self, thread_id: str, ns: str, parent: str | None, channels: list[str]) -> Iterator[delta.Ancestor]:
-        """Checkpoints from ``parent`` upwards, with the stored values of ``channels`` (non-empty blobs)."""
+        """Checkpoints from ``parent`` upwards, with the stored values of ``channels``: non-empty blobs,
+        else primitives kept inline in the checkpoint row (a snapshot leaves only a ``true`` marker there)."""
         seen: set[str] = set()
         while parent and parent not in seen:
             seen.add(parent)
             rows = self._query(
                 """
-                SELECT c.parent_checkpoint_id, bl.channel, bl.type, bl.blob
+                SELECT c.parent_checkpoint_id, bl.channel, bl.type, bl.blob,
+                       (SELECT jsonb_object_agg(v.key, v.value) FROM jsonb_each(c.checkpoint -> 'channel_values') v
+                        WHERE v.key = ANY(%s))
                 FROM checkpoints c
                 LEFT JOIN checkpoint_blobs bl
                   ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
@@ -296,13 +382,14 @@ class PostgresStore:
                  AND bl.version = c.checkpoint -> 'channel_versions' ->> bl.channel
                 WHERE c.thread_id = %s AND c.checkpoint_ns = %s AND c.checkpoint_id = %s
                 """,
-                [channels, thread_id, ns, parent],
+                [channels, channels, thread_id, ns, parent],
             )
             if not rows:
                 return
-            stored = {
-                name: decode_typed(type_tag, blob, name).value for _, name, type_tag, blob in rows if name is not None
-            }
+            stored = dict(rows[0][4] or {})
+            stored.update(
+                (name, decode_typed(type_tag, blob, name).value) for _, name, type_tag, blob, _ in rows if name is not None
+            )
             yield delta.Ancestor(parent, stored)
             parent = rows[0][0]
 

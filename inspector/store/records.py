@@ -112,15 +112,21 @@ def assemble_state(
     )
 
 
+def sql_delta_history(store: Any, thread_id: str, ns: str, parent: str | None,
+                      channels: list[str]) -> dict[str, delta.DeltaHistory]:
+    """What ``channels`` of a SQL backend's checkpoint (whose parent is ``parent``) are rebuilt from."""
+    return delta.history(
+        channels,
+        store._ancestors(thread_id, ns, parent, channels),
+        lambda cids, names: store._channel_writes(thread_id, ns, cids, names),
+    )
+
+
 def sql_rebuilder(store: Any, thread_id: str, ns: str, parent: str | None) -> Rebuilder:
     """Rebuild delta channels of a SQL backend from its ancestors' stored values and writes."""
 
     def run(missing: list[str]) -> tuple[dict[str, Any], list[Problem]]:
-        rebuilt = delta.rebuild(
-            missing,
-            store._ancestors(thread_id, ns, parent, missing),
-            lambda cids, channels: store._channel_writes(thread_id, ns, cids, channels),
-        )
+        rebuilt = delta.fold_histories(sql_delta_history(store, thread_id, ns, parent, missing))
         return rebuilt.values, rebuilt.problems
 
     return run

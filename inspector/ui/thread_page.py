@@ -20,6 +20,8 @@ from typing import Callable
 
 import streamlit as st
 
+from ..diff import verdict
+from ..drift import drift_lines, thread_drift
 from ..history import History, Key, build_history
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
@@ -104,8 +106,22 @@ def _header(store: Store, thread_id: str, history: History) -> None:
 
 def _history(store: Store, thread_id: str, history: History, key: Key) -> None:
     namespaces = sorted({ns for ns, _ in history.ordered})
-    marks = diff_view.replay_marks(store, thread_id, namespaces, len(history))
-    timeline_view.render(history, key, select, marks)
+    replays = diff_view.thread_replay(store, thread_id, namespaces, len(history))
+    if replays:
+        diff_view.render_verdict(verdict([s for steps in replays.values() for s in steps]), compact=True)
+    timeline_view.render(history, key, select, diff_view.replay_marks(replays))
+
+
+def _drift(store: Store, thread_id: str, history: History) -> None:
+    """Channels the thread holds that the schema lacks, and schema fields it never wrote."""
+    head = history.node(history.head).row if history.head else None
+    states = [data.state(store, thread_id, head.checkpoint_id, head.checkpoint_ns)] if head else []
+    drift = thread_drift([n.row for n in history.nodes.values()], states)
+    lines = drift_lines(drift)
+    if drift.unknown_channels:
+        st.info(literal(lines[0]), icon=":material/schema:")
+    if drift.unwritten_fields:
+        st.caption(literal(lines[-1]))
 
 
 def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
@@ -114,6 +130,7 @@ def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
     left, right = st.columns([2, 3], gap="medium")
     with left:
         guarded("History", _history, store, thread_id, history, key)
+        guarded("Schema drift", _drift, store, thread_id, history)
     with right:
         try:
             state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
