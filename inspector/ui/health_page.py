@@ -63,6 +63,6 @@ def render() -> None:
             st.text(drift_lines(report.schema_drift, unwritten=False)[0])
     st.subheader("Flags")
     for report in (r for r in reports if r.flags):
-        routes.link("thread", f"{literal(report.thread_id)}: {len(report.flags)} flag(s)", {"thread": report.thread_id},
+        routes.link("thread", f"{report.thread_id}: {len(report.flags)} flag(s)", {"thread": report.thread_id},
                     icon=":material/timeline:")
         render_flags(report)
