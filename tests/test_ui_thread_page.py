@@ -3,6 +3,8 @@ checkpoints, deep links, bad links, and a failing panel kept to itself."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from inspector.demo import DEMO_THREADS
@@ -60,10 +62,18 @@ def test_namespace_without_checkpoint_opens_its_newest(histories):
     assert (_param(at, "ns"), _param(at, "checkpoint")) == newest
 
 
-def test_deerflow_fields_name_their_reducers_and_state_downloads():
-    at = open_page("thread", thread="demo-deerflow-current")
+def test_unknown_fields_are_shown_as_json():
+    at = open_page("thread", thread="demo-subgraph")  # a generic LangGraph app with a field of its own
     text = all_text(at)
-    for name, reducer in (("goal", "merge_goal"), ("summary_text", "replace"), ("delegations", "merge_delegations")):
+    assert "**`search_log`**" in text and "not in the schema" in text
+    assert any(json.loads(j.value) == ["EU Batteries Regulation 2025 obligations"] for j in at.json)
+
+
+def test_deerflow_fields_name_their_reducers_and_state_downloads():
+    at = open_page("thread", thread="demo-deerflow-current")  # its goal was cleared by the last put
+    text = all_text(at)
+    for name, reducer in (("promoted", "merge_promoted"), ("summary_text", "replace"),
+                          ("delegations", "merge_delegations"), ("skill_context", "merge_skill_context")):
         line = next(line for line in text.splitlines() if line.startswith(f"**`{name}`**"))
         assert line.endswith(f"reducer {reducer}")
     assert at.get("download_button")
@@ -189,3 +199,39 @@ def test_an_unknown_text_field_is_shown_as_text_not_parsed_as_json():
     assert not at.exception, at.exception
     assert any(t.value.startswith("The user") for t in at.text), [t.value for t in at.text]
     assert not any(isinstance(j.value, str) and j.value.startswith("The user") for j in at.json)
+
+
+def test_branch_threads_are_linked_both_ways(histories):
+    """A branch links to the checkpoint it came from; its parent lists it; DeerFlow's own checkpoints are named."""
+    origin = histories["demo-branch"].node(histories["demo-branch"].ordered[-1]).row.metadata
+    at = open_page("thread", thread="demo-branch")
+    assert not at.exception, at.exception
+    links = {link.proto.label: link.proto.query_string for link in at.get("page_link")}
+    label = f"Branched from demo-deerflow-current at checkpoint {origin['branch_parent_checkpoint_id']}"
+    assert label in links and origin["branch_parent_checkpoint_id"] in links[label]
+    assert "2 branch copy" in all_text(at) and "1 run finished" in all_text(at)
+    parent = open_page("thread", thread="demo-deerflow-current")
+    labels = [link.proto.label for link in parent.get("page_link")]
+    assert any(text.startswith("demo-branch: from checkpoint ") for text in labels)
+    assert "3 goal set" in all_text(parent)  # set, then evaluated twice
+    assert "1 goal cleared" in all_text(parent) and "3 run finished" in all_text(parent)
+    table = parent.dataframe[0].value  # the newest page: the third run and the evaluator clearing the goal
+    assert list(table["kind"][:2]) == ["goal cleared (by goal_evaluator)", "run finished (run 604a4e13: 9 s)"]
+    assert set(table["kind"][2:]) >= {""}
+    delta = open_page("thread", thread="demo-delta")
+    assert "delta mode: deerflow_checkpoint_channel_mode on" in all_text(delta)
+
+
+def test_conversation_follows_deerflows_ui_until_everything_is_asked_for(demo_db):
+    from inspector.conversation import conversation
+
+    with open_store(f"sqlite:///{demo_db}") as store:
+        turns = conversation(store.state("demo-deerflow-current").values["messages"])
+    hidden = sum(1 for t in turns if t.hidden)
+    at = open_page("thread", thread="demo-deerflow-current")
+    assert hidden == 2 and len(at.chat_message) == len(turns) - hidden
+    assert "<current_uploads>" not in all_text(at)
+    assert "removes the \\<current\\_uploads\\> block" in all_text(at)  # Markdown-escaped on the page
+    at.toggle(key="msg_everything_messages").set_value(True).run()
+    assert not at.exception and len(at.chat_message) == len(turns)
+    assert any(t.value.startswith("<current_uploads>") for t in at.text)  # shown as stored, as plain text

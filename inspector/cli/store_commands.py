@@ -9,11 +9,14 @@ from typing import Any
 
 from .. import schema as schemas
 from ..audit import AuditTrail
+from ..checkpoint_kinds import branch_origin
+from ..history import build_history, key_of
 from ..jsonable import to_jsonable
 from ..settings import Settings, load_settings, resolve_db_url
 from ..state_fields import reducer_label
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
+from ..timeline_rows import kind_columns
 from ..units import human_bytes
 from .output import print_json, print_table
 
@@ -111,16 +114,28 @@ def cmd_threads(args: argparse.Namespace) -> int:
 def cmd_timeline(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         rows = store.timeline(args.thread)
+        branches = store.branch_threads(args.thread)
+    origin = branch_origin(rows)
+    history = build_history(rows)
+    kinds = [kind_columns(history, key_of(r)) for r in rows]
     if args.json:
-        print_json({"thread_id": args.thread, "checkpoints": rows})
+        print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches,
+                    "checkpoints": [{**to_jsonable(r), **k} for r, k in zip(rows, kinds)]})
         return 0
     print_table(
-        ["step", "source", "namespace", "checkpoint", "parent", "wrote", "stored"],
+        ["step", "source", "kind", "mode", "namespace", "checkpoint", "parent", "wrote", "stored"],
         [
-            (r.step, r.source, r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id, ", ".join(r.write_channels), human_bytes(r.stored_bytes))
-            for r in rows
+            (r.step, r.source, k["kind"], k["mode"], r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id,
+             ", ".join(r.write_channels), human_bytes(r.stored_bytes))
+            for r, k in zip(rows, kinds)
         ],
     )
+    if origin is not None:
+        print(f"branched from thread {origin.parent_thread_id} at checkpoint {origin.parent_checkpoint_id or '?'}"
+              + (f" (message {origin.parent_message_id})" if origin.parent_message_id else ""))
+    for branch in branches:
+        print(f"branch: thread {branch.thread_id} from checkpoint {branch.parent_checkpoint_id or '?'}"
+              + (f", created {branch.created_at}" if branch.created_at else ""))
     return 0
 
 

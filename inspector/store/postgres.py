@@ -23,7 +23,9 @@ from psycopg_pool import ConnectionPool
 from . import delta
 from .decode import Problem, decode_typed
 from .model import (
+    BRANCH_PARENT_KEY,
     SHARED_BLOBS,
+    BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
@@ -31,7 +33,9 @@ from .model import (
     StoreError,
     ThreadSummary,
     WriteRecord,
+    branch_of,
     checkpoint_time,
+    sorted_branches,
 )
 from .records import (
     assemble_state,
@@ -350,6 +354,15 @@ class PostgresStore:
             stored_bytes=int(own_bytes or 0) + blob_bytes,
             rebuild=sql_rebuilder(self, thread_id, ns, parent),
         )
+
+    # -- branches --------------------------------------------------------
+    def branch_threads(self, thread_id: str) -> list[BranchThread]:
+        rows = self._query(
+            "SELECT thread_id, metadata FROM checkpoints "
+            "WHERE checkpoint_ns = '' AND parent_checkpoint_id IS NULL AND metadata->>%s = %s",
+            [BRANCH_PARENT_KEY, thread_id],
+        )
+        return sorted_branches(b for tid, meta in rows if (b := branch_of(tid, meta)) is not None)
 
     # -- delta channels ----------------------------------------------------
     def delta_history(

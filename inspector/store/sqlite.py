@@ -17,7 +17,9 @@ from . import delta
 from .decode import Problem, decode_checkpoint_blob, decode_typed
 from .measure import measure_checkpoint_blob
 from .model import (
+    BRANCH_PARENT_KEY,
     PER_CHECKPOINT_COPY,
+    BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
@@ -25,7 +27,9 @@ from .model import (
     StoreError,
     ThreadSummary,
     WriteRecord,
+    branch_of,
     checkpoint_time,
+    sorted_branches,
 )
 from .records import (
     assemble_state,
@@ -39,6 +43,15 @@ from .records import (
 )
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
+
+# Each thread's first root checkpoint (uuid6 ids sort by time), found on the primary key's index, whose
+# metadata mentions the branch key; the value is compared after decoding. No state blob is read.
+_BRANCH_ROOTS = """
+    SELECT c.thread_id, c.metadata FROM checkpoints c
+    JOIN (SELECT thread_id, min(checkpoint_id) AS cid FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) first
+      ON c.thread_id = first.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = first.cid
+    WHERE instr(CAST(c.metadata AS BLOB), ?) > 0
+"""
 
 # The write channels (joined by char 31) and write bytes of checkpoint row ``c``: index lookups.
 _WRITES_OF_C = """
@@ -359,6 +372,12 @@ class SqliteStore:
             stored_bytes=len(blob or b"") + len(raw_meta or b""),
             rebuild=sql_rebuilder(self, thread_id, ns, parent),
         )
+
+    # -- branches --------------------------------------------------------
+    def branch_threads(self, thread_id: str) -> list[BranchThread]:
+        rows = self._query(_BRANCH_ROOTS, [f'"{BRANCH_PARENT_KEY}"'.encode()])
+        found = (branch_of(tid, _metadata(raw)) for tid, raw in rows)
+        return sorted_branches(b for b in found if b is not None and b.parent_thread_id == thread_id)
 
     # -- delta channels ----------------------------------------------------
     def delta_history(

@@ -25,7 +25,7 @@ from ..drift import drift_lines, thread_drift
 from ..history import History, Key, build_history
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from . import audit_trail, connection, data, diff_view, routes, timeline_view
+from . import audit_trail, branch_links, connection, data, diff_view, routes, timeline_view
 from .guard import guarded
 from .inert import literal
 from .state_view import render_state
@@ -102,6 +102,7 @@ def _header(store: Store, thread_id: str, history: History) -> None:
         data.refresh_thread(store, thread_id)
         st.rerun()
     routes.link("threads", "All threads", icon=":material/arrow_back:")
+    guarded("Branch links", branch_links.render, store, thread_id, history)
 
 
 def _history(store: Store, thread_id: str, history: History, key: Key) -> None:
