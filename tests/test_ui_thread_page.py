@@ -230,8 +230,9 @@ def test_conversation_follows_deerflows_ui_until_everything_is_asked_for(demo_db
     hidden = sum(1 for t in turns if t.hidden)
     at = open_page("thread", thread="demo-deerflow-current")
     assert hidden == 2 and len(at.chat_message) == len(turns) - hidden
-    assert "<current_uploads>" not in all_text(at)
-    assert "removes the \\<current\\_uploads\\> block" in all_text(at)  # Markdown-escaped on the page
+    text = all_text(at)  # escapes resolved: the text as the page shows it
+    assert text.count("<current_uploads>") == 1  # only in the note naming what was removed
+    assert "removes the <current_uploads> block" in text
     at.toggle(key="msg_everything_messages").set_value(True).run()
     assert not at.exception and len(at.chat_message) == len(turns)
-    assert any(t.value.startswith("<current_uploads>") for t in at.text)  # shown as stored, as plain text
+    assert any(shown(m.value).startswith("<current_uploads>") for m in at.markdown)  # shown as stored, as text
