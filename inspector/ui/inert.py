@@ -5,8 +5,9 @@ headers, captions, alerts, spinners, image captions, ``select_slider`` options
 and the labels of widgets, tabs, expanders and page links; any of them can show
 an image, which the browser fetches. Every view puts data into those through
 ``literal`` (ids, names, titles, messages of problems) or ``show_markdown``
-(messages, Markdown files); ``routes.link`` escapes its labels itself. Plain-text elements (``st.text``, ``st.code``,
-``st.json``, ``st.dataframe`` cells, ``st.selectbox`` options) take the text as is.
+(messages, Markdown files); ``routes.link`` escapes its labels itself.
+Plain-text elements (``st.text``, ``st.code``, ``st.json``, ``st.dataframe``
+cells, ``st.selectbox`` options) take the text as is.
 """
 
 from __future__ import annotations
