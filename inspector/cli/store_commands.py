@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 from typing import Any
 
 from .. import schema as schemas
+from ..audit import AuditTrail
 from ..checkpoint_kinds import branch_origin
 from ..history import build_history, key_of
 from ..jsonable import to_jsonable
-from ..settings import load_settings, resolve_db_url
+from ..settings import Settings, load_settings, resolve_db_url
 from ..state_fields import reducer_label
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
@@ -30,6 +32,29 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+# What a command with a thread argument shows, for the audit trail (``audit_log``).
+AUDITED = {"timeline": "thread_view", "replay": "thread_view", "sizes": "thread_view", "health": "thread_view",
+           "state": "checkpoint_view", "images": "checkpoint_view", "artifacts": "checkpoint_view", "diff": "diff_view"}
+
+
+def _cli_user() -> str:
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):  # no login name in the environment or the password database
+        return "cli:unknown"
+
+
+def audit(args: argparse.Namespace, url: str, settings: Settings) -> None:
+    """One audit line for a command that shows a thread (``checkpoint`` null: the newest)."""
+    action = AUDITED.get(getattr(args, "command", ""))
+    if not settings.audit_log or action is None or not getattr(args, "thread", None):
+        return
+    checkpoint = getattr(args, "checkpoint", None) or getattr(args, "to_id", None)
+    detail = {"from_checkpoint": args.from_id} if getattr(args, "from_id", None) else {}
+    AuditTrail(settings.audit_log, _cli_user(), url).record(action, args.thread, checkpoint, getattr(args, "ns", None),
+                                                             via="cli", **detail)
+
+
 def open_from_args(args: argparse.Namespace) -> Store:
     """Activate the schema the flags or settings name, then open the store."""
     settings = load_settings()
@@ -37,7 +62,9 @@ def open_from_args(args: argparse.Namespace) -> Store:
     explicit = args.db
     if not explicit and getattr(args, "deerflow_home", None):
         explicit = deerflow_url(args.deerflow_home)
-    return open_store(resolve_db_url(explicit, settings))
+    url = resolve_db_url(explicit, settings)
+    audit(args, url, settings)
+    return open_store(url)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
