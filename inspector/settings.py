@@ -38,6 +38,8 @@ class Settings:
     pg_pool_size: int = 4
     deerflow_home: str | None = None
     schema: str | None = None
+    allowed_users: tuple[str, ...] = ()
+    audit_log: str | None = None
     redact_patterns: tuple[str, ...] = ()
     allow_reveal: bool = False
     redact_hash_key: str | None = None
@@ -85,8 +87,11 @@ def _patterns(name: str, value: Any) -> tuple[str, ...]:
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:
-    if isinstance(default, tuple):
+    if name == "redact_patterns":
         return _patterns(name, value)
+    if isinstance(default, tuple):  # a TOML list, or one comma-separated string (environment variables)
+        items = value.split(",") if isinstance(value, str) else value if isinstance(value, (list, tuple)) else [value]
+        return tuple(str(item).strip() for item in items if str(item).strip())
     if isinstance(default, bool):
         return value if isinstance(value, bool) else str(value).strip().lower() in _TRUE
     if isinstance(default, int):

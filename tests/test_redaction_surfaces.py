@@ -170,12 +170,13 @@ def test_page_caches_hold_masked_values(app_on_secrets):
     assert any("[redacted" in repr(s.values) for s in shown)
 
 
-def test_reveal_is_offered_only_when_the_operator_allows_it(app_on_secrets, monkeypatch):
-    from inspector.ui import reveal
+def test_reveal_is_offered_only_when_the_operator_allows_it_and_is_audited(app_on_secrets, monkeypatch, tmp_path):
+    from inspector.ui import connection
 
+    log = tmp_path / "audit.jsonl"
     monkeypatch.setenv("INSPECTOR_ALLOW_REVEAL", "true")
-    recorded = []
-    monkeypatch.setattr(reveal, "REVEAL_HOOKS", [lambda *event: recorded.append(event)])
+    monkeypatch.setenv("INSPECTOR_AUDIT_LOG", str(log))
+    connection.settings.clear()
     at = open_page("thread", thread=THREAD)
     toggle = next(t for t in at.toggle if t.label == "Reveal secrets")
     assert leaked(rendered(at)) == []
@@ -183,7 +184,22 @@ def test_reveal_is_offered_only_when_the_operator_allows_it(app_on_secrets, monk
     at.run()
     assert not at.exception
     assert SECRETS[0] in rendered(at)
-    assert len(recorded) == 1 and recorded[0][1] == THREAD and all(s not in repr(recorded) for s in SECRETS)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    reveals = [line for line in lines if line["action"] == "reveal"]
+    assert len(reveals) == 1 and reveals[0]["thread"] == THREAD
+    assert leaked(log.read_text()) == []  # the trail names what was revealed, never the values
+
+
+def test_audit_log_never_holds_a_secret(secret_db, tmp_path):
+    log = tmp_path / "audit.jsonl"
+    env = {"INSPECTOR_AUDIT_LOG": str(log), "INSPECTOR_ALLOW_REVEAL": "true"}
+    for args in (("state", THREAD), ("state", THREAD, "--reveal"), ("diff", THREAD), ("replay", THREAD),
+                 ("artifacts", THREAD)):
+        out = cli(args[0], "--db", str(secret_db), *args[1:], "--json", **env)
+        assert out.returncode in (0, 1), out.stderr
+    text = log.read_text()
+    assert len(text.splitlines()) == 6 and '"action": "reveal"' in text.replace('":"', '": "')
+    assert leaked(text) == []
 
 
 # -- downloads (a real browser) ------------------------------------------------------------

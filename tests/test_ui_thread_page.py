@@ -11,7 +11,7 @@ from inspector.demo import DEMO_THREADS
 from inspector.history import build_history
 from inspector.store import open_store
 from inspector.ui import thread_page
-from ui_app import all_text, open_page
+from ui_app import all_text, open_page, shown
 
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
@@ -57,7 +57,7 @@ def test_namespace_without_checkpoint_opens_its_newest(histories):
     history = histories["demo-subgraph"]
     ns = next(k[0] for k in history.ordered if k[0])
     at = open_page("thread", thread="demo-subgraph", ns=ns)
-    assert not at.exception and not at.warning
+    assert not at.exception and not at.main.warning
     newest = next(k for k in history.ordered if k[0] == ns)
     assert (_param(at, "ns"), _param(at, "checkpoint")) == newest
 
@@ -102,7 +102,7 @@ def test_deep_link_into_a_subgraph_namespace(histories):
     key = next(k for k in history.ordered if k[0].count("|") == 1)
     at = open_page("thread", thread="demo-subgraph", checkpoint=key[1], ns=key[0])
     assert not at.exception
-    assert not at.warning
+    assert not at.main.warning
     assert selected_step(at) == f"step {history.node(key).row.step} · {history.node(key).row.source}"
 
 
@@ -138,7 +138,7 @@ def test_unknown_checkpoint_gives_message_and_ways_back():
 def test_unknown_namespace_names_the_namespace_not_a_none_checkpoint():
     at = open_page("thread", thread="demo-research", ns="garbage||zz")
     assert not at.exception, at.exception
-    assert [w.value for w in at.warning] == ["Namespace 'garbage||zz' has no checkpoint in this thread."]
+    assert [shown(w.value) for w in at.main.warning] == ["Namespace 'garbage||zz' has no checkpoint in this thread."]
 
 
 def test_unknown_thread_gives_message_and_way_back():
@@ -230,8 +230,9 @@ def test_conversation_follows_deerflows_ui_until_everything_is_asked_for(demo_db
     hidden = sum(1 for t in turns if t.hidden)
     at = open_page("thread", thread="demo-deerflow-current")
     assert hidden == 2 and len(at.chat_message) == len(turns) - hidden
-    assert "<current_uploads>" not in all_text(at)
-    assert "removes the \\<current\\_uploads\\> block" in all_text(at)  # Markdown-escaped on the page
+    text = all_text(at)  # escapes resolved: the text as the page shows it
+    assert text.count("<current_uploads>") == 1  # only in the note naming what was removed
+    assert "removes the <current_uploads> block" in text
     at.toggle(key="msg_everything_messages").set_value(True).run()
     assert not at.exception and len(at.chat_message) == len(turns)
-    assert any(t.value.startswith("<current_uploads>") for t in at.text)  # shown as stored, as plain text
+    assert any(shown(m.value).startswith("<current_uploads>") for m in at.markdown)  # shown as stored, as text

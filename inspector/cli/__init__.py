@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import Sequence
 
+from ..audit import AuditError
 from ..redaction import redactor_for
 from ..settings import load_settings
 from ..store import StoreError
@@ -41,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         output.use_redactor(redactor_for(load_settings(), reveal=getattr(args, "reveal", False)))
         return int(args.handler(args) or 0)
-    except (CliError, StoreError, ValueError, PermissionError) as exc:
+    except (CliError, StoreError, ValueError, PermissionError, AuditError) as exc:
         print(f"error: {_masked_message(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:

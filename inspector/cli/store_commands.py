@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 from typing import Any
 
 from .. import schema as schemas
+from ..audit import AuditTrail
 from ..checkpoint_kinds import branch_origin
 from ..history import build_history, key_of
 from ..jsonable import to_jsonable
-from ..settings import load_settings, resolve_db_url
+from ..settings import Settings, load_settings, resolve_db_url
 from ..state_fields import reducer_label
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
@@ -32,6 +34,35 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
                         help="show secrets unmasked (only where the operator set allow_reveal)")
 
 
+# What a command with a thread argument shows, for the audit trail (``audit_log``).
+AUDITED = {"timeline": "thread_view", "replay": "thread_view", "sizes": "thread_view", "health": "thread_view",
+           "state": "checkpoint_view", "images": "checkpoint_view", "artifacts": "checkpoint_view", "diff": "diff_view"}
+
+
+def _cli_user() -> str:
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):  # no login name in the environment or the password database
+        return "cli:unknown"
+
+
+def audit(args: argparse.Namespace, url: str, settings: Settings) -> None:
+    """One audit line for a command that shows a thread (``checkpoint`` null: the newest), and one for
+    ``--reveal``."""
+    if not settings.audit_log:
+        return
+    trail = AuditTrail(settings.audit_log, _cli_user(), url)
+    action = AUDITED.get(getattr(args, "command", ""))
+    thread = getattr(args, "thread", None)
+    checkpoint = getattr(args, "checkpoint", None) or getattr(args, "to_id", None)
+    ns = getattr(args, "ns", None)
+    if action is not None and thread:
+        detail = {"from_checkpoint": args.from_id} if getattr(args, "from_id", None) else {}
+        trail.record(action, thread, checkpoint, ns, via="cli", **detail)
+    if getattr(args, "reveal", False):
+        trail.record("reveal", thread, checkpoint, ns, via="cli", what=args.command)
+
+
 def open_from_args(args: argparse.Namespace) -> Store:
     """Activate the schema the flags or settings name, then open the store."""
     settings = load_settings()
@@ -39,7 +70,9 @@ def open_from_args(args: argparse.Namespace) -> Store:
     explicit = args.db
     if not explicit and getattr(args, "deerflow_home", None):
         explicit = deerflow_url(args.deerflow_home)
-    return open_store(resolve_db_url(explicit, settings))
+    url = resolve_db_url(explicit, settings)
+    audit(args, url, settings)
+    return open_store(url)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -21,6 +21,7 @@ from ..history import History, build_history
 from ..redaction import Redactor, redactor_for
 from ..settings import Settings, load_settings
 from ..store import CheckpointRow, CheckpointState, Store
+from .inert import literal
 
 
 def settings_or_defaults() -> Settings:
@@ -73,7 +74,7 @@ def generation(store: Store, thread_id: str) -> int:
 
 
 def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:
-    with st.spinner(f"Reading the history of {thread_id}…"):
+    with st.spinner(f"Reading the history of {literal(thread_id)}…"):
         return _timeline(store.url, thread_id, generation(store, thread_id), store)
 
 

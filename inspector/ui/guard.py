@@ -8,6 +8,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from .data import redactor
+from .inert import literal
 
 
 def guarded(title: str, render: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
@@ -18,5 +19,5 @@ def guarded(title: str, render: Callable[..., Any], *args: Any, **kwargs: Any) -
         raise  # st.rerun / st.stop / st.switch_page are control flow, not failures
     except Exception as exc:  # noqa: BLE001 - a panel must never take the page down
         # an exception's text can quote a value: it is masked as the value would be
-        st.error(f"{title} could not be shown: {type(exc).__name__}: {redactor().text(str(exc))}",
+        st.error(literal(f"{title} could not be shown: {type(exc).__name__}: {redactor().text(str(exc))}"),
                  icon=":material/error:")

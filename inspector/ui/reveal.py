@@ -2,27 +2,21 @@
 
 With ``allow_reveal`` off (the default) there is no control at all and every
 value stays masked. With it on, the state panel offers a "Reveal secrets"
-toggle for the checkpoint on screen; each switch-on calls every function in
-``REVEAL_HOOKS`` (where an audit trail records it: ids only, never a value).
+toggle for the checkpoint on screen; each switch-on writes a ``reveal`` line to the
+audit trail (ids only, never a value).
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
 import streamlit as st
 
 from ..store import CheckpointState, Store
-from . import data
-
-# Called as on_reveal(store_url, thread_id, checkpoint_ns, checkpoint_id) when a user switches reveal on.
-REVEAL_HOOKS: list[Callable[[str, str, str, str], None]] = []
+from . import audit_trail, data
 
 
-def _switched(store: Store, state: CheckpointState, key: str) -> None:
+def _switched(state: CheckpointState, key: str) -> None:
     if st.session_state.get(key):
-        for hook in REVEAL_HOOKS:
-            hook(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id)
+        audit_trail.record("reveal", state.thread_id, state.checkpoint_id, state.checkpoint_ns)
 
 
 def shown_state(store: Store | None, state: CheckpointState) -> CheckpointState:
@@ -30,7 +24,7 @@ def shown_state(store: Store | None, state: CheckpointState) -> CheckpointState:
     if store is None or not data.settings_or_defaults().allow_reveal:
         return state
     key = f"reveal-{state.checkpoint_ns}-{state.checkpoint_id}"
-    if not st.toggle("Reveal secrets", key=key, on_change=_switched, args=(store, state, key),
+    if not st.toggle("Reveal secrets", key=key, on_change=_switched, args=(state, key),
                      help="Show this checkpoint's values unmasked (allowed by the operator's allow_reveal setting)"):
         return state
     st.warning("Secrets are shown unmasked for this checkpoint, in the view and in its download.",

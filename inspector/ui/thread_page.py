@@ -25,8 +25,9 @@ from ..drift import drift_lines, thread_drift
 from ..history import History, Key
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from . import branch_links, connection, data, diff_view, reveal, routes, timeline_view
+from . import audit_trail, branch_links, connection, data, diff_view, reveal, routes, timeline_view
 from .guard import guarded
+from .inert import literal
 from .state_view import render_state
 
 Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]
@@ -46,7 +47,7 @@ def select(location: Location) -> None:
 
 
 def _back(message: str) -> None:
-    st.error(message, icon=":material/error:")
+    st.error(literal(message), icon=":material/error:")
     routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
 
 
@@ -79,21 +80,23 @@ def render() -> None:
     key = _resolve(history, location)
     _header(store, location.thread, history)
     if key is None:
-        st.warning(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
-                   if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread.")
+        st.warning(literal(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
+                           if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread."))
         routes.link("thread", "Show the newest checkpoint", {"thread": location.thread}, icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
         return
     shown = Location(location.thread, key[1], key[0])
     if shown != location:
         select(shown)  # the URL names exactly what is on screen, so a copied link keeps showing it
+    audit_trail.record_view("thread_view", location.thread)
+    audit_trail.record_view("checkpoint_view", location.thread, key[1], key[0])
     _body(store, location.thread, history, key)
     timeline_view.autoplay(history, key, select)
 
 
 def _header(store: Store, thread_id: str, history: History) -> None:
     title_col, refresh_col = st.columns([6, 1], vertical_alignment="bottom")
-    title_col.title(thread_id)
+    title_col.title(literal(thread_id))
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
         data.refresh_thread(store, thread_id)
         st.rerun()
@@ -116,9 +119,9 @@ def _drift(store: Store, thread_id: str, history: History) -> None:
     drift = thread_drift([n.row for n in history.nodes.values()], states)
     lines = drift_lines(drift)
     if drift.unknown_channels:
-        st.info(diff_view.plain(lines[0]), icon=":material/schema:")
+        st.info(literal(lines[0]), icon=":material/schema:")
     if drift.unwritten_fields:
-        st.caption(diff_view.plain(lines[-1]))
+        st.caption(literal(lines[-1]))
 
 
 def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
@@ -132,7 +135,7 @@ def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
         try:
             state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
         except Exception as exc:  # noqa: BLE001 - the history beside it must still render
-            st.error(f"Cannot read checkpoint {row.checkpoint_id}: {data.redactor().text(str(exc))}",
+            st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {data.redactor().text(str(exc))}"),
                      icon=":material/error:")
             return
         tabs = st.tabs([title for title, _ in THREAD_PANELS])

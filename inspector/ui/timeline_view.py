@@ -15,6 +15,7 @@ from ..location import Location
 from ..timeline_rows import timeline_records
 from ..tree_chart import SELECTION, tree_chart, tree_data
 from .diff_view import MISMATCH_MARK
+from .inert import literal
 
 PAGE_SIZE = 40
 PLAY_DELAY_SECONDS = 1.2
@@ -27,7 +28,7 @@ def _location(history: History, key: Key) -> Location:
 
 
 def _label(history: History, key: Key) -> str:
-    return f"step {step_label(history, key)}"
+    return literal(f"step {step_label(history, key)}")  # select_slider options are Markdown
 
 
 def navigator(history: History, key: Key, select: Select) -> None:
@@ -104,7 +105,7 @@ def _replay_warning(history: History, marks: dict[Key, str]) -> None:
     bad = [k for k in history.ordered if marks.get(k, "").endswith(MISMATCH_MARK)]
     if bad:
         steps = ", ".join(str(history.node(k).row.step) for k in bad[:10])
-        st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {steps}"
+        st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {literal(steps)}"
                    " (see the Table tab and the Diff vs parent panel)", icon=":material/report:")
 
 
