@@ -12,9 +12,9 @@ PAGES = {"threads": "inspector/ui/pages/threads.py", "thread": "inspector/ui/pag
          "diff": "inspector/ui/pages/diff.py", "health": "inspector/ui/pages/health.py"}
 
 
-def open_page(page: str = "threads", **params: str) -> AppTest:
-    """Run app.py once, then the page ``page`` with ``params`` in the URL."""
-    at = AppTest.from_file(APP, default_timeout=60)
+def open_page(page: str = "threads", timeout: float = 60, **params: str) -> AppTest:
+    """Run app.py once, then the page ``page`` with ``params`` in the URL (each run within ``timeout`` s)."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
     at.run()
     if page != "threads":
         at.switch_page(PAGES[page])

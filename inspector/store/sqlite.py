@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -41,8 +40,7 @@ from .records import (
     titles_from,
     write_records,
 )
-
-REQUIRED_TABLES = {"checkpoints", "writes"}
+from .sqlite_connect import ReadOnlySqlite
 
 # Each thread's first root checkpoint (uuid6 ids sort by time), found on the primary key's index, whose
 # metadata mentions the branch key; the value is compared after decoding. No state blob is read.
@@ -59,10 +57,6 @@ _WRITES_OF_C = """
      WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id),
     (SELECT sum(length(value)) FROM writes w
      WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id)"""
-
-
-def _ro_uri(path: Path) -> str:
-    return f"file:{urllib.parse.quote(str(path))}?mode=ro"
 
 
 def _metadata(raw: Any) -> dict[str, Any]:
@@ -106,27 +100,20 @@ class SqliteStore:
     def __init__(self, path: str | Path, url: str | None = None) -> None:
         self.path = Path(path).expanduser()
         self.url = url or f"sqlite:///{self.path}"
-        if not self.path.is_file():
-            raise StoreError(f"no SQLite database at {self.path}")
-        try:
-            self._conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False)
-            self._conn.execute("PRAGMA query_only = ON")
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
-        missing = REQUIRED_TABLES - tables
-        if missing:
-            self._conn.close()
-            raise StoreError(
-                f"{self.path} is not a LangGraph checkpoint database (missing tables: {', '.join(sorted(missing))})"
-            )
-        self._writes_have_task_path = "task_path" in {
-            r[1] for r in self._conn.execute("PRAGMA table_info(writes)")
-        }
+        self._db = ReadOnlySqlite(self.path)
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The read-only connection to the file now at ``path`` (see ``sqlite_connect``)."""
+        return self._db.connection()
+
+    @property
+    def _writes_have_task_path(self) -> bool:
+        return self._db.writes_have_task_path
 
     # -- lifecycle -------------------------------------------------------
     def close(self) -> None:
-        self._conn.close()
+        self._db.close()
 
     def __enter__(self) -> "SqliteStore":
         return self
@@ -138,7 +125,7 @@ class SqliteStore:
         try:
             return self._conn.execute(sql, tuple(params)).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"reading {self.path} failed: {exc}") from None
+            raise self._db.read_error(exc) from None
 
     # -- threads ---------------------------------------------------------
     def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
@@ -303,7 +290,7 @@ class SqliteStore:
             rows = [self._checkpoint_sizes(thread_id, writes, *row) for row in self._conn.execute(sql, params)]
             rows.sort(key=lambda r: (r.checkpoint_id, r.checkpoint_ns))
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"reading {self.path} failed: {exc}") from None
+            raise self._db.read_error(exc) from None
         if not rows and not self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]):
             raise NotFound(f"no thread {thread_id!r} in this store")
         return rows

@@ -22,7 +22,7 @@ from ..units import human_bytes
 from ..store import CheckpointRow, CheckpointState, Store
 from ..user_data import PathRefused, UserData
 from . import audit_trail
-from .data import MAX_ENTRIES, TTL
+from .data import MAX_ENTRIES, TTL, masked, redactor
 from .inert import code_span, literal, show_markdown
 from .tables import table
 
@@ -40,13 +40,13 @@ def _data_dir() -> str | None:
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None,
             _store: Store, _state: CheckpointState) -> MediaReport:
-    return report_for_state(_store, _state, data_dir)
+    return masked(report_for_state(_store, _state, data_dir))
 
 
 def report(store: Store | None, state: CheckpointState) -> MediaReport:
     """The media report of ``state`` (cached per store, checkpoint and data folder)."""
     if store is None:
-        return report_for_state(None, state, _data_dir(), history=False)  # type: ignore[arg-type]
+        return masked(report_for_state(None, state, _data_dir(), history=False))  # type: ignore[arg-type]
     with st.spinner("Checking images and artifacts…"):
         return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), store, state)
 
@@ -128,7 +128,7 @@ def _artifact_preview(artifact: Artifact, user_data: UserData | None, state: Che
     if not artifact.exists or artifact.physical_path is None or user_data is None:
         st.info("No preview: " + literal('; '.join(artifact.problems) or 'file not found'))
         return
-    preview = preview_file(artifact.physical_path, user_data)
+    preview = masked(preview_file(artifact.physical_path, user_data))
     _render_preview(preview)
     if preview.kind != "error":
         path = artifact.physical_path
@@ -141,7 +141,7 @@ def _artifact_preview(artifact: Artifact, user_data: UserData | None, state: Che
 
 def _download(path: str, user_data: UserData) -> bytes:
     try:
-        return download_bytes(path, user_data)
+        return redactor().file(download_bytes(path, user_data))
     except (PathRefused, OSError) as exc:
         return f"not available: {exc}".encode()
 

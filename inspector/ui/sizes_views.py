@@ -28,7 +28,7 @@ _S = settings()
 @st.cache_resource(ttl=_S.cache_ttl_seconds, max_entries=max(_S.cache_max_entries, 256), show_spinner=False)
 def _health(url: str, schema_name: str, thread_id: str, newest: str | None, _store: Store,
             _settings: Settings) -> ThreadHealth:
-    return thread_health(_store, thread_id, _settings)
+    return data.masked(thread_health(_store, thread_id, _settings), keys=False)
 
 
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:

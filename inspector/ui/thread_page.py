@@ -22,10 +22,10 @@ import streamlit as st
 
 from ..diff import verdict
 from ..drift import drift_lines, thread_drift
-from ..history import History, Key, build_history
+from ..history import History, Key
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from . import audit_trail, branch_links, connection, data, diff_view, routes, timeline_view
+from . import audit_trail, branch_links, connection, data, diff_view, reveal, routes, timeline_view
 from .guard import guarded
 from .inert import literal
 from .state_view import render_state
@@ -34,7 +34,7 @@ Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]
 
 
 def _state_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
-    render_state(state, store)
+    render_state(reveal.shown_state(store, state), store)
 
 
 THREAD_PANELS: list[tuple[str, Panel]] = [("State", _state_panel)]
@@ -69,7 +69,7 @@ def render() -> None:
     if store is None:
         return
     try:
-        rows = data.timeline(store, location.thread)
+        history = data.history(store, location.thread)
     except NotFound:
         st.title("Thread")
         _back(f"There is no thread {location.thread!r} in this store.")
@@ -77,7 +77,6 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {location.thread!r} failed: {exc}")
         return
-    history = build_history(rows)
     key = _resolve(history, location)
     _header(store, location.thread, history)
     if key is None:
@@ -136,7 +135,8 @@ def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
         try:
             state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
         except Exception as exc:  # noqa: BLE001 - the history beside it must still render
-            st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {exc}"), icon=":material/error:")
+            st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {data.redactor().text(str(exc))}"),
+                     icon=":material/error:")
             return
         tabs = st.tabs([title for title, _ in THREAD_PANELS])
         for tab, (title, panel) in zip(tabs, THREAD_PANELS):

@@ -84,12 +84,21 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
         page = st.number_input(f"History page (of {pages}, newest first)", 1, pages, page + 1, key=f"hist_page_{key}") - 1
     keys = history.page(page, PAGE_SIZE)
     st.caption(_summary(history))
+    _problems(history)
     _replay_warning(history, marks or {})
     tree_tab, table_tab = st.tabs(["Tree", "Table"])
     with tree_tab:
         _tree(history, keys, key, select)
     with table_tab:
         _table(history, keys, key, select, marks or {})
+
+
+def _problems(history: History) -> None:
+    """Broken links of the history (parent cycles, missing parents, duplicate ids), named one by one."""
+    for problem in history.problems[:20]:
+        st.error(problem.message, icon=":material/link_off:")
+    if len(history.problems) > 20:
+        st.error(f"… and {len(history.problems) - 20} more broken link(s) in this history", icon=":material/link_off:")
 
 
 def _replay_warning(history: History, marks: dict[Key, str]) -> None:
