@@ -9,7 +9,6 @@ from pathlib import Path
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.demo import images
-from inspector.demo.agent import DeerFlowState
 from inspector.demo.model import Script, Turn, act, call, say, user_message
 from inspector.demo.threads import RECURSION_LIMIT, Demo
 from inspector.demo.tools import CURRENT_TOOLS
@@ -50,7 +49,7 @@ def write_support_case(db: Path, base: Path) -> None:
 def run_support_case(saver, base: Path) -> None:
     demo = Demo(base, saver)
     script = support_script()
-    graph = demo.agent(script, schema=DeerFlowState, tools=CURRENT_TOOLS, before_model=())
+    graph = demo.agent(script, tools=CURRENT_TOOLS, before_model=())
     files = [demo.upload(CASE, name, data) for name, data in script.turns[0].uploads.items()]
     config = {"configurable": {"thread_id": CASE}, "recursion_limit": RECURSION_LIMIT,
               "metadata": {"customer_api_key": FAKE_KEY}}

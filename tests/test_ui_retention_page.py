@@ -28,8 +28,9 @@ def test_a_deep_link_plans_and_shows_breaks_and_sql(demo_db):
     assert at.metric[1].value == f"{plan.checkpoints:,}"
     assert at.metric[3].value == str(len(plan.breaks)) != "0"
     assert "The safe variant (keep-latest 2, keeping what it would break) breaks nothing" in at.warning[0].value
-    (broken,) = at.error
-    assert broken.value.startswith("demo-delta: \\`messages\\` is stored as deltas")
+    delta, branch = sorted(at.error, key=lambda e: e.value.startswith("demo-deerflow"))
+    assert delta.value.startswith("demo-delta: \\`messages\\` is stored as deltas")
+    assert branch.value.startswith("demo-deerflow-current: DeerFlow branch thread demo-branch was branched from")
     (sql,) = [c for c in at.code if c.language == "sql"]
     assert sql.value.startswith("-- Retention plan: keep-latest 2")
     assert "BEGIN IMMEDIATE;" in sql.value and "COMMIT;" in sql.value
@@ -40,7 +41,7 @@ def test_the_safe_toggle_in_the_link_keeps_what_breaks():
     assert not at.exception, at.exception
     assert at.metric[3].value == "0"
     assert "It breaks nothing, and keeps" in at.success[0].value
-    assert "Kept so that nothing breaks (1)" in [e.label for e in at.expander]
+    assert "Kept so that nothing breaks (2)" in [e.label for e in at.expander]
 
 
 def test_a_policy_that_matches_nothing_says_so():
@@ -54,7 +55,8 @@ def test_the_chart_marks_threads_that_break_in_red(demo_db):
     with open_store(f"sqlite:///{demo_db}") as store:
         plan = plan_store(store, Policy(keep_latest=2))
     frame = bytes_frame(plan)
-    assert frame.loc[frame["thread"] == "demo-delta", "status"].item() == BREAKS
-    assert set(frame.loc[frame["thread"] != "demo-delta", "status"]) == {SAFE}
+    broken = frame["thread"].isin(["demo-delta", "demo-deerflow-current"])  # deltas; a branch's parent checkpoint
+    assert set(frame.loc[broken, "status"]) == {BREAKS} and broken.sum() == 2
+    assert set(frame.loc[~broken, "status"]) == {SAFE}
     spec = bytes_chart(plan).to_dict()
     assert spec["encoding"]["color"]["scale"]["range"][spec["encoding"]["color"]["scale"]["domain"].index(BREAKS)] == "#d62728"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -12,9 +13,9 @@ PAGES = {"threads": "inspector/ui/pages/threads.py", "thread": "inspector/ui/pag
          "retention": "inspector/ui/pages/retention.py"}
 
 
-def open_page(page: str = "threads", **params: str) -> AppTest:
-    """Run app.py once, then the page ``page`` with ``params`` in the URL."""
-    at = AppTest.from_file(APP, default_timeout=60)
+def open_page(page: str = "threads", timeout: float = 60, **params: str) -> AppTest:
+    """Run app.py once, then the page ``page`` with ``params`` in the URL (each run within ``timeout`` s)."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
     at.run()
     if page != "threads":
         at.switch_page(PAGES[page])
@@ -24,9 +25,20 @@ def open_page(page: str = "threads", **params: str) -> AppTest:
     return at.run()
 
 
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def shown(markdown: object) -> str:
+    """What a Markdown source the dashboard wrote reads as: backslash escapes resolved, line breaks kept.
+
+    Text from the data reaches Markdown elements escaped (``inspector.inert_text``); AppTest sees the source.
+    """
+    return _ESCAPED.sub(r"\1", str(markdown).replace("  \n", "\n"))
+
+
 def all_text(at: AppTest) -> str:
-    """Every piece of text the page shows (markdown, titles, captions, alerts)."""
+    """Every piece of text the page shows (markdown, titles, captions, alerts), escapes resolved."""
     parts = []
     for kind in ("markdown", "title", "header", "subheader", "caption", "error", "warning", "info", "success", "code"):
-        parts += [str(e.value) for e in getattr(at, kind)]
+        parts += [shown(e.value) if kind != "code" else str(e.value) for e in getattr(at, kind)]
     return "\n".join(parts)

@@ -6,7 +6,7 @@ import argparse
 
 from .. import schema as schemas
 from ..diff import StateDiff, StepReplay, diff_checkpoints, diff_threads, replay_thread, verdict
-from .output import print_json, print_table
+from .output import masked, print_json, print_table, say
 from .store_commands import add_store_args, open_from_args
 
 
@@ -39,6 +39,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
                                   args.internal)
         else:
             result = diff_checkpoints(store, args.thread, args.from_id, args.to_id, args.ns, args.internal)
+        result = masked(result)
     if args.json:
         print_json(result)
     else:
@@ -48,39 +49,42 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def print_diff(result: StateDiff) -> None:
     if result.across_threads:
-        print(f"thread {result.before_thread_id} at {result.before_id} -> thread {result.thread_id} at "
-              f"{result.after_id}  (two threads)")
+        say(f"thread {result.before_thread_id} at {result.before_id} -> thread {result.thread_id} at "
+            f"{result.after_id}  (two threads)")
     else:
         relation = "parent -> child" if result.adjacent else "any two checkpoints"
-        print(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
-    print(f"schema {schemas.active().name}")
+        say(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
+    say(f"schema {schemas.active().name}")
     for write in result.wrote:
-        print(f"  {write['node']} wrote {write['channel']}: {write['value']}")
+        say(f"  {write['node']} wrote {write['channel']}: {write['value']}")
     for field in result.changed_fields:
         note = f": {field.note}" if field.note else ""
-        print(f"{field.field} ({field.reducer}) {field.status}{note}")
+        say(f"{field.field} ({field.reducer}) {field.status}{note}")
         for change in field.changes:
-            print(f"  {change.summary}")
+            say(f"  {change.summary}")
     unchanged = [f for f in result.fields if not f.changed]
     if unchanged:
-        print(f"unchanged: {', '.join(f'{f.field} ({f.reducer})' for f in unchanged)}")
+        say(f"unchanged: {', '.join(f'{f.field} ({f.reducer})' for f in unchanged)}")
     for field in (f for f in unchanged if f.note):
-        print(f"  {field.field}: {field.note}")
+        say(f"  {field.field}: {field.note}")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        steps = replay_thread(store, args.thread, args.ns)
+        steps = masked(replay_thread(store, args.thread, args.ns))
     result = verdict(steps)
     mismatched = [s for s in steps if s.status == "mismatch"]
+    broken = [s for s in steps if s.status == "broken"]
     if args.json:
         print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": schemas.active().name,
-                    "matches": result.matches, "verdict": result, "steps": steps})
+                    "matches": result.matches, "broken_history": [s.note for s in broken], "verdict": result,
+                    "steps": steps})
     else:
         print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in steps])
-        print(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)")
-        print(f"{result.summary()} (schema {schemas.active().name})")
-    return 0 if result.matches else 1
+        say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
+            + (f", {len(broken)} not replayed: broken history" if broken else ""))
+        say(f"{result.summary()} (schema {schemas.active().name})")
+    return 0 if result.matches and not broken else 1
 
 
 def _row(step: StepReplay) -> tuple:

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 from typing import Any
 
 from .. import schema as schemas
+from ..audit import AuditTrail
+from ..checkpoint_kinds import branch_origin
+from ..history import build_history, key_of
 from ..jsonable import to_jsonable
-from ..settings import load_settings, resolve_db_url
+from ..settings import Settings, load_settings, resolve_db_url
 from ..state_fields import reducer_label
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
+from ..timeline_rows import kind_columns
 from ..units import human_bytes
-from .output import print_json, print_table
+from .output import masked, print_json, print_table, say
 
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +30,37 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
                              "whose reducers replay and diff use (default: INSPECTOR_SCHEMA, settings, "
                              "or DeerFlow's ThreadState)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--reveal", action="store_true",
+                        help="show secrets unmasked (only where the operator set allow_reveal)")
+
+
+# What a command with a thread argument shows, for the audit trail (``audit_log``).
+AUDITED = {"timeline": "thread_view", "replay": "thread_view", "sizes": "thread_view", "health": "thread_view",
+           "state": "checkpoint_view", "images": "checkpoint_view", "artifacts": "checkpoint_view", "diff": "diff_view"}
+
+
+def _cli_user() -> str:
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):  # no login name in the environment or the password database
+        return "cli:unknown"
+
+
+def audit(args: argparse.Namespace, url: str, settings: Settings) -> None:
+    """One audit line for a command that shows a thread (``checkpoint`` null: the newest), and one for
+    ``--reveal``."""
+    if not settings.audit_log:
+        return
+    trail = AuditTrail(settings.audit_log, _cli_user(), url)
+    action = AUDITED.get(getattr(args, "command", ""))
+    thread = getattr(args, "thread", None)
+    checkpoint = getattr(args, "checkpoint", None) or getattr(args, "to_id", None)
+    ns = getattr(args, "ns", None)
+    if action is not None and thread:
+        detail = {"from_checkpoint": args.from_id} if getattr(args, "from_id", None) else {}
+        trail.record(action, thread, checkpoint, ns, via="cli", **detail)
+    if getattr(args, "reveal", False):
+        trail.record("reveal", thread, checkpoint, ns, via="cli", what=args.command)
 
 
 def open_from_args(args: argparse.Namespace) -> Store:
@@ -34,7 +70,9 @@ def open_from_args(args: argparse.Namespace) -> Store:
     explicit = args.db
     if not explicit and getattr(args, "deerflow_home", None):
         explicit = deerflow_url(args.deerflow_home)
-    return open_store(resolve_db_url(explicit, settings))
+    url = resolve_db_url(explicit, settings)
+    audit(args, url, settings)
+    return open_store(url)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -77,23 +115,40 @@ def cmd_threads(args: argparse.Namespace) -> int:
             for t in rows
         ],
     )
-    print(f"{len(rows)} of {total} thread(s)")
+    say(f"{len(rows)} of {total} thread(s)")
     return 0
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         rows = store.timeline(args.thread)
+        branches = store.branch_threads(args.thread)
+    origin = branch_origin(rows)
+    history = build_history(rows)
+    kinds = [kind_columns(history, key_of(r)) for r in rows]
     if args.json:
-        print_json({"thread_id": args.thread, "checkpoints": rows})
+        print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches,
+                    "checkpoints": [{**to_jsonable(r), **k} for r, k in zip(rows, kinds)],
+                    "problems": [{"kind": p.kind, "message": p.message,
+                                  "checkpoints": [{"checkpoint_ns": ns, "checkpoint_id": cid} for ns, cid in p.keys]}
+                                 for p in history.problems]})
         return 0
     print_table(
-        ["step", "source", "namespace", "checkpoint", "parent", "wrote", "stored"],
+        ["step", "source", "kind", "mode", "namespace", "checkpoint", "parent", "wrote", "stored"],
         [
-            (r.step, r.source, r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id, ", ".join(r.write_channels), human_bytes(r.stored_bytes))
-            for r in rows
+            (r.step, r.source, k["kind"], k["mode"], r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id,
+             ", ".join(r.write_channels), human_bytes(r.stored_bytes))
+            for r, k in zip(rows, kinds)
         ],
     )
+    if origin is not None:
+        say(f"branched from thread {origin.parent_thread_id} at checkpoint {origin.parent_checkpoint_id or '?'}"
+              + (f" (message {origin.parent_message_id})" if origin.parent_message_id else ""))
+    for branch in branches:
+        say(f"branch: thread {branch.thread_id} from checkpoint {branch.parent_checkpoint_id or '?'}"
+              + (f", created {branch.created_at}" if branch.created_at else ""))
+    for problem in history.problems:
+        say(f"problem: {problem.message}")
     return 0
 
 
@@ -117,13 +172,13 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
 
 def cmd_state(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        state = store.state(args.thread, args.checkpoint, args.ns)
+        state = masked(store.state(args.thread, args.checkpoint, args.ns))
     if args.json:
         print_json(state_payload(state, args.internal))
         return 0
-    print(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
+    say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
-    print(f"schema {schemas.active().name}")
+    say(f"schema {schemas.active().name}")
     print_table(
         ["field", "reducer", "stored", "value"],
         [
@@ -134,9 +189,9 @@ def cmd_state(args: argparse.Namespace) -> int:
         ],
     )
     for write in state.writes:
-        print(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
+        say(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
     for problem in state.problems:
-        print(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
+        say(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
     return 0
 
 
@@ -144,5 +199,5 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from ..demo import default_demo_dir, write_demo
 
     db = write_demo(args.out or default_demo_dir())
-    print(f"demo database written to {db}")
+    say(f"demo database written to {db}")
     return 0

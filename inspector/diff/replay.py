@@ -7,8 +7,9 @@ channel the schema does not declare is "unverified (reducer unknown)", and so is
 anything the store does not hold enough to check (values ``update_state`` or a
 direct ``put`` applied without storing writes, a reducer refusing a stored
 write). Writes follow LangGraph's channel rules: a reducer channel with no value
-yet takes its first write as it is, and an ``Overwrite`` write bypasses the
-reducer (later writes in the same step are ignored).
+yet takes its first write as it is (the value of an ``Overwrite``, as DeerFlow
+stores it), and an ``Overwrite`` write bypasses the reducer (later writes in the
+same step are ignored).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any
 from langchain_core.messages import BaseMessage, messages_from_dict
 
 from .. import schema as schemas
-from ..store import CheckpointState, NotFound, Store, WriteRecord, is_internal_channel
+from ..history import HistoryProblem, build_history, key_of
+from ..store import CheckpointRow, CheckpointState, NotFound, Store, WriteRecord, is_internal_channel
 from ..store.decode import overwritten
 from ..thread_state import SandboxConflict
 from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
@@ -110,8 +112,15 @@ def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.
         return _as_messages(value, known) if messages else value
 
     pending = list(values)
-    result = prepared(pending.pop(0)) if current is NOTHING else prepared(current)
     overwrote = False
+    if current is NOTHING:
+        # the first write is taken as it is; an Overwrite one stores its value, as DeltaChannel does and as
+        # DeerFlow's patch of BinaryOperatorAggregate makes it (LangGraph would store the wrapper itself)
+        overwrote, first = overwritten(pending[0])
+        result = prepared(first if overwrote else pending[0])
+        pending.pop(0)
+    else:
+        result = prepared(current)
     for value in pending:
         is_overwrite, replacement = overwritten(value)
         if is_overwrite:
@@ -265,10 +274,13 @@ def _check_update(parent: CheckpointState, child: CheckpointState, fields: list[
 def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Schema | None = None) -> list[StepReplay]:
     """Replay every checkpoint of one namespace of a thread against its parent, oldest first.
 
-    Each state is decoded once and dropped as soon as its last child was checked.
+    Each state is decoded once and dropped as soon as its last child was checked. A checkpoint
+    on a broken link of the history (parent cycle, missing parent, duplicate id) is not replayed:
+    its step is ``broken`` and its note names the problem.
     """
     schema = schemas.resolve(schema)
-    rows = sorted((r for r in store.timeline(thread_id) if r.checkpoint_ns == ns), key=lambda r: r.checkpoint_id)
+    history = build_history(store.timeline(thread_id))
+    rows = sorted((history.node(k).row for k in history.ordered if k[0] == ns), key=lambda r: r.checkpoint_id)
     if not rows:
         raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
     children: dict[str, int] = {}
@@ -285,8 +297,12 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
 
     results = []
     for row in rows:
-        child = load(row.checkpoint_id)
-        results.append(_replay_row(load, child, schema, siblings.get(row.parent_checkpoint_id or "", 0) == 1))
+        problem = history.problem_of(key_of(row))
+        if problem is not None:
+            results.append(_broken(row, problem))
+        else:
+            sole_child = siblings.get(row.parent_checkpoint_id or "", 0) == 1
+            results.append(_replay_row(load, load(row.checkpoint_id), schema, sole_child))
         if row.parent_checkpoint_id and children.get(row.parent_checkpoint_id, 0) > 0:
             children[row.parent_checkpoint_id] -= 1
             if children[row.parent_checkpoint_id] == 0:
@@ -294,6 +310,14 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
         if not children.get(row.checkpoint_id):
             cache.pop(row.checkpoint_id, None)
     return results
+
+
+def _broken(row: CheckpointRow, problem: HistoryProblem) -> StepReplay:
+    return StepReplay(
+        thread_id=row.thread_id, checkpoint_ns=row.checkpoint_ns, checkpoint_id=row.checkpoint_id,
+        parent_checkpoint_id=row.parent_checkpoint_id, step=row.step, source=row.source, status="broken",
+        note=problem.message,
+    )
 
 
 def _replay_row(load, child: CheckpointState, schema: schemas.Schema, sole_child: bool) -> StepReplay:

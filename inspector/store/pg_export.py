@@ -14,8 +14,7 @@ from typing import Any, Iterator
 import psycopg
 
 from .export_rows import ExportCheckpoint, ExportWrite, with_writes
-from .model import StoreError
-from .pg_connect import one_line
+from .pg_connect import read_error
 
 _CHECKPOINTS = """
     SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata
@@ -48,7 +47,7 @@ def export_pg_thread(store: Any, thread_id: str) -> Iterator[ExportCheckpoint]:
                       for ns, cid, task_id, task_path, idx, channel, type_tag, blob in write_rows)
             yield from with_writes(thread_id, _with_blobs(conn, thread_id, checkpoints), writes)
         except psycopg.Error as exc:
-            raise StoreError(f"reading PostgreSQL at {store.target.where} failed: {one_line(exc, store.target)}") from None
+            raise read_error(exc, store.target) from None
 
 
 def _with_blobs(conn: psycopg.Connection, thread_id: str, rows: Any) -> Iterator[ExportCheckpoint]:

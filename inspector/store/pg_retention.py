@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 import psycopg
 
 from .model import StoreError
-from .pg_connect import one_line
+from .pg_connect import read_error
 from .retention_keys import (
     BlobKeys,
     BranchLink,
@@ -81,8 +81,7 @@ class PgRetentionReader:
             raise self._error(exc) from None
 
     def _error(self, exc: psycopg.Error) -> StoreError:
-        target = self._store.target
-        return StoreError(f"reading PostgreSQL at {target.where} failed: {one_line(exc, target)}")
+        return read_error(exc, self._store.target)
 
     def _query(self, sql: str, params: Any = ()) -> list[tuple]:
         try:

@@ -18,12 +18,13 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool
 
 from . import delta
 from .decode import Problem, decode_typed
 from .model import (
+    BRANCH_PARENT_KEY,
     SHARED_BLOBS,
+    BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
@@ -31,7 +32,9 @@ from .model import (
     StoreError,
     ThreadSummary,
     WriteRecord,
+    branch_of,
     checkpoint_time,
+    sorted_branches,
 )
 from .records import (
     assemble_state,
@@ -43,7 +46,7 @@ from .records import (
     titles_from,
     write_records,
 )
-from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
+from .pg_connect import PgTarget, check_schema, one_line, open_pool, parse_pg_url, read_error
 from .pg_export import PgExport
 from .pg_retention import PgRetention
 from .pg_sizes import pg_field_sizes
@@ -88,10 +91,7 @@ class PostgresStore(PgRetention, PgExport):
                 check_schema(conn, self.target)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to PostgreSQL at {self.target.where}: {one_line(exc, self.target)}") from None
-        self._pool = ConnectionPool(
-            self.target.conninfo, min_size=1, max_size=pool_size, kwargs=kwargs, open=False, name="inspector-ro"
-        )
-        self._pool.open(wait=True, timeout=15)
+        self._pool = open_pool(self.target, pool_size)
 
     # -- lifecycle -------------------------------------------------------
     def close(self) -> None:
@@ -114,7 +114,7 @@ class PostgresStore(PgRetention, PgExport):
             with self._pool.connection() as conn:
                 return conn.execute(sql, params).fetchall()
         except psycopg.Error as exc:
-            raise StoreError(f"reading PostgreSQL at {self.target.where} failed: {one_line(exc, self.target)}") from None
+            raise read_error(exc, self.target) from None
 
     # -- threads ---------------------------------------------------------
     def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
@@ -352,6 +352,15 @@ class PostgresStore(PgRetention, PgExport):
             stored_bytes=int(own_bytes or 0) + blob_bytes,
             rebuild=sql_rebuilder(self, thread_id, ns, parent),
         )
+
+    # -- branches --------------------------------------------------------
+    def branch_threads(self, thread_id: str) -> list[BranchThread]:
+        rows = self._query(
+            "SELECT thread_id, metadata FROM checkpoints "
+            "WHERE checkpoint_ns = '' AND parent_checkpoint_id IS NULL AND metadata->>%s = %s",
+            [BRANCH_PARENT_KEY, thread_id],
+        )
+        return sorted_branches(b for tid, meta in rows if (b := branch_of(tid, meta)) is not None)
 
     # -- delta channels ----------------------------------------------------
     def delta_history(

@@ -29,14 +29,18 @@ from . import delta
 from .decode import Decoded, Opaque, Problem, decode_checkpoint_blob, decode_typed
 from .measure import measure_checkpoint_blob
 from .model import (
+    BRANCH_PARENT_KEY,
     PER_CHECKPOINT_COPY,
+    BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
     NotFound,
     StoreError,
     ThreadSummary,
+    branch_of,
     checkpoint_time,
+    sorted_branches,
 )
 from .records import assemble_state, checkpoint_not_found, write_records
 from .retention_keys import not_supported
@@ -282,6 +286,17 @@ class SaverStore:
                 )
             )
         return rows
+
+    # -- branches --------------------------------------------------------
+    def branch_threads(self, thread_id: str) -> list[BranchThread]:
+        """The saver's own metadata filter finds the branch checkpoints; each thread's first one is read."""
+        first: dict[str, CheckpointTuple] = {}
+        for tup in self._list(None, filter={BRANCH_PARENT_KEY: thread_id}):
+            tid = tup.config["configurable"]["thread_id"]
+            if _ns(tup) == "" and (tid not in first or _cid(tup) < _cid(first[tid])):
+                first[tid] = tup
+        found = (branch_of(tid, plain(dict(tup.metadata or {})).value) for tid, tup in first.items())
+        return sorted_branches(b for b in found if b is not None and b.parent_thread_id == thread_id)
 
     # -- sizes -----------------------------------------------------------
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:

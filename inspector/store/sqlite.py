@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -17,7 +16,9 @@ from . import delta
 from .decode import Problem, decode_checkpoint_blob, decode_typed
 from .measure import measure_checkpoint_blob
 from .model import (
+    BRANCH_PARENT_KEY,
     PER_CHECKPOINT_COPY,
+    BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
@@ -25,7 +26,9 @@ from .model import (
     StoreError,
     ThreadSummary,
     WriteRecord,
+    branch_of,
     checkpoint_time,
+    sorted_branches,
 )
 from .records import (
     assemble_state,
@@ -37,10 +40,18 @@ from .records import (
     titles_from,
     write_records,
 )
+from .sqlite_connect import ReadOnlySqlite
 from .sqlite_export import SqliteExport
 from .sqlite_retention import SqliteRetention
 
-REQUIRED_TABLES = {"checkpoints", "writes"}
+# Each thread's first root checkpoint (uuid6 ids sort by time), found on the primary key's index, whose
+# metadata mentions the branch key; the value is compared after decoding. No state blob is read.
+_BRANCH_ROOTS = """
+    SELECT c.thread_id, c.metadata FROM checkpoints c
+    JOIN (SELECT thread_id, min(checkpoint_id) AS cid FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) first
+      ON c.thread_id = first.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = first.cid
+    WHERE instr(CAST(c.metadata AS BLOB), ?) > 0
+"""
 
 # The write channels (joined by char 31) and write bytes of checkpoint row ``c``: index lookups.
 _WRITES_OF_C = """
@@ -48,10 +59,6 @@ _WRITES_OF_C = """
      WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id),
     (SELECT sum(length(value)) FROM writes w
      WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id)"""
-
-
-def _ro_uri(path: Path) -> str:
-    return f"file:{urllib.parse.quote(str(path))}?mode=ro"
 
 
 def _metadata(raw: Any) -> dict[str, Any]:
@@ -95,27 +102,20 @@ class SqliteStore(SqliteRetention, SqliteExport):
     def __init__(self, path: str | Path, url: str | None = None) -> None:
         self.path = Path(path).expanduser()
         self.url = url or f"sqlite:///{self.path}"
-        if not self.path.is_file():
-            raise StoreError(f"no SQLite database at {self.path}")
-        try:
-            self._conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False)
-            self._conn.execute("PRAGMA query_only = ON")
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
-        missing = REQUIRED_TABLES - tables
-        if missing:
-            self._conn.close()
-            raise StoreError(
-                f"{self.path} is not a LangGraph checkpoint database (missing tables: {', '.join(sorted(missing))})"
-            )
-        self._writes_have_task_path = "task_path" in {
-            r[1] for r in self._conn.execute("PRAGMA table_info(writes)")
-        }
+        self._db = ReadOnlySqlite(self.path)
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The read-only connection to the file now at ``path`` (see ``sqlite_connect``)."""
+        return self._db.connection()
+
+    @property
+    def _writes_have_task_path(self) -> bool:
+        return self._db.writes_have_task_path
 
     # -- lifecycle -------------------------------------------------------
     def close(self) -> None:
-        self._conn.close()
+        self._db.close()
 
     def __enter__(self) -> "SqliteStore":
         return self
@@ -127,7 +127,7 @@ class SqliteStore(SqliteRetention, SqliteExport):
         try:
             return self._conn.execute(sql, tuple(params)).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"reading {self.path} failed: {exc}") from None
+            raise self._db.read_error(exc) from None
 
     # -- threads ---------------------------------------------------------
     def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
@@ -292,7 +292,7 @@ class SqliteStore(SqliteRetention, SqliteExport):
             rows = [self._checkpoint_sizes(thread_id, writes, *row) for row in self._conn.execute(sql, params)]
             rows.sort(key=lambda r: (r.checkpoint_id, r.checkpoint_ns))
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"reading {self.path} failed: {exc}") from None
+            raise self._db.read_error(exc) from None
         if not rows and not self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]):
             raise NotFound(f"no thread {thread_id!r} in this store")
         return rows
@@ -361,6 +361,12 @@ class SqliteStore(SqliteRetention, SqliteExport):
             stored_bytes=len(blob or b"") + len(raw_meta or b""),
             rebuild=sql_rebuilder(self, thread_id, ns, parent),
         )
+
+    # -- branches --------------------------------------------------------
+    def branch_threads(self, thread_id: str) -> list[BranchThread]:
+        rows = self._query(_BRANCH_ROOTS, [f'"{BRANCH_PARENT_KEY}"'.encode()])
+        found = (branch_of(tid, _metadata(raw)) for tid, raw in rows)
+        return sorted_branches(b for b in found if b is not None and b.parent_thread_id == thread_id)
 
     # -- delta channels ----------------------------------------------------
     def delta_history(

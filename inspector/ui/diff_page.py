@@ -10,9 +10,10 @@ import streamlit as st
 
 from ..diff import compare_across
 from ..store import CheckpointRow, NotFound, Store, StoreError
-from . import connection
+from . import audit_trail, connection
 from . import data
 from .diff_view import compare, render_diff, render_replay_table
+from .inert import literal
 
 
 def _label(row: CheckpointRow) -> str:
@@ -39,7 +40,7 @@ def render() -> None:
     try:
         timeline = data.timeline(store, thread_id)
     except (NotFound, StoreError) as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         return
     other = st.text_input("Against another thread", value=params.get("against", ""),
                           placeholder="optional: another thread's id, to compare two runs of one task")
@@ -54,13 +55,13 @@ def render() -> None:
                           format_func=lambda n: n or "(root graph)")
     rows = [r for r in timeline if r.checkpoint_ns == ns]  # newest first
     if not rows:
-        st.error(f"No checkpoints in namespace {ns!r} for thread {thread_id!r}.")
+        st.error(literal(f"No checkpoints in namespace {ns!r} for thread {thread_id!r}."))
         return
     by_id = {r.checkpoint_id: r for r in rows}
     unknown = [f"{name} {params[name]!r}" for name in ("to", "from") if params.get(name) and params[name] not in by_id]
     if unknown:
-        st.warning(f"Not a checkpoint of this thread in namespace {ns or 'root'!r}: {', '.join(unknown)}. "
-                   "Showing the newest checkpoint against its parent instead.", icon=":material/warning:")
+        st.warning(literal(f"Not a checkpoint of this thread in namespace {ns or 'root'!r}: {', '.join(unknown)}. "
+                           "Showing the newest checkpoint against its parent instead."), icon=":material/warning:")
     to_col, from_col = st.columns(2)
     with to_col:
         to_id = _pick("To (the later checkpoint)", rows, params.get("to"), "diff-to")
@@ -72,10 +73,11 @@ def render() -> None:
     try:
         result, check = compare(store, thread_id, from_id, to_id, ns, internal)
     except (NotFound, StoreError, ValueError) as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         return
+    audit_trail.record_view("diff_view", thread_id, to_id, ns, from_checkpoint=from_id)
     relation = "parent → child" if result.adjacent else "not a checkpoint and its parent"
-    st.caption(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} ({relation})")
+    st.caption(literal(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} ({relation})"))
     render_diff(result, check)
     if st.toggle("Replay every step of this thread", value=params.get("replay") == "1", key="diff-replay-all"):
         render_replay_table(store, thread_id, ns)
@@ -86,7 +88,7 @@ def _render_across(store: Store, thread_id: str, timeline: list[CheckpointRow], 
     try:
         other_timeline = data.timeline(store, other)
     except (NotFound, StoreError) as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         return
     rows = [r for r in timeline if not r.checkpoint_ns]
     other_rows = [r for r in other_timeline if not r.checkpoint_ns]
@@ -96,18 +98,18 @@ def _render_across(store: Store, thread_id: str, timeline: list[CheckpointRow], 
     params = st.query_params
     from_col, to_col = st.columns(2)
     with from_col:
-        from_id = _pick(f"From: a checkpoint of {thread_id}", rows, params.get("from"), "diff-across-from")
+        from_id = _pick(f"From: a checkpoint of {literal(thread_id)}", rows, params.get("from"), "diff-across-from")
     with to_col:
-        to_id = _pick(f"To: a checkpoint of {other}", other_rows, params.get("to"), "diff-across-to")
+        to_id = _pick(f"To: a checkpoint of {literal(other)}", other_rows, params.get("to"), "diff-across-to")
     internal = st.toggle("Show LangGraph's internal channels", value=False)
     st.query_params.update({"thread": thread_id, "against": other, "from": from_id, "to": to_id})
     st.query_params.pop("ns", None)
     try:
         result = compare_across(data.state(store, thread_id, from_id), data.state(store, other, to_id), internal)
-    except (NotFound, StoreError) as exc:
-        st.error(str(exc))
+    except (NotFound, StoreError, ValueError) as exc:
+        st.error(literal(exc))
         return
     by_id = {r.checkpoint_id: r for r in rows + other_rows}
-    st.caption(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} (two threads: messages are matched by content, "
-               "since each run gives them ids of its own)")
+    st.caption(literal(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} (two threads: messages are matched by "
+                       "content, since each run gives them ids of its own)"))
     render_diff(result, None, key="diff-across")

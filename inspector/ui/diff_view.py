@@ -6,9 +6,11 @@ import streamlit as st
 
 from .. import schema as schemas
 from ..diff import ReplayVerdict, StateDiff, StepReplay, diff, replay_step, replay_thread, verdict
+from ..history import MISSING_PARENT
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
-from . import data, routes
+from . import audit_trail, data, routes
+from .inert import code_span, literal
 from .values import show_value
 
 MISMATCH_MARK = "replay does not match"
@@ -17,30 +19,23 @@ STATUS_ICONS = {"changed": ":material/edit:", "added": ":material/add_circle:", 
                 "written": ":material/edit_note:"}
 
 
-_MARKDOWN_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
-
-
-def plain(text: str) -> str:
-    """``text`` shown as written: Markdown and LaTeX characters escaped."""
-    return text.translate(_MARKDOWN_SPECIALS)
-
-
 def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = "",
             internal: bool = False) -> tuple[StateDiff, StepReplay | None]:
     """The diff of two checkpoints (decoded through the pages' cache) and, for a parent and its
-    child, the child's replay check."""
-    before = data.state(store, thread_id, from_id, ns)
-    after = data.state(store, thread_id, to_id, ns)
+    child, the child's replay check: computed on raw values, returned with secrets masked."""
+    before = data.raw_state(store, thread_id, from_id, ns)
+    after = data.raw_state(store, thread_id, to_id, ns)
     result = diff(before, after, internal=internal)
     if not result.adjacent:
-        return result, None
+        return data.masked((result, None))
     sole_child = sum(1 for r in data.timeline(store, thread_id) if r.checkpoint_ns == ns and r.parent_checkpoint_id == from_id) == 1
-    return result, replay_step(before, after, sole_child=sole_child)
+    return data.masked((result, replay_step(before, after, sole_child=sole_child)))
 
 
 @st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner="Replaying every step…")
 def _thread_replay(url: str, schema_name: str, _store: Store, thread_id: str, ns: str) -> list[StepReplay]:
-    return replay_thread(_store, thread_id, ns)
+    """Every step's replay check; the cache holds it with secrets masked."""
+    return data.masked(replay_thread(_store, thread_id, ns))
 
 
 def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
@@ -57,6 +52,8 @@ def step_mark(check: StepReplay) -> str:
         return f"? {len(check.verified)} verified, {len(check.unverified)} unverified ({'; '.join(reasons)})"
     if check.status == "match":
         return f"✓ {len(check.verified)} field(s) verified"
+    if check.status == "broken":
+        return f"⚠ {(check.note or 'broken history').split(':')[0]}"
     return {"first": "first checkpoint"}.get(check.status, check.status)
 
 
@@ -84,19 +81,21 @@ def replay_marks(replays: dict[str, list[StepReplay]]) -> dict[tuple[str, str], 
 def render_verdict(result: ReplayVerdict, compact: bool = False) -> None:
     """The thread's replay in numbers: verified, unverified (and why), mismatched field checks."""
     if compact:
-        st.caption(f"Replay: {plain(result.summary())} · schema {plain(schemas.active().name)}")
+        st.caption(f"Replay: {literal(result.summary())} · schema {literal(schemas.active().name)}")
         return
     a, b, c = st.columns(3)
     a.metric("Verified", result.verified, help="field checks whose replay through the reducers matches the store")
     b.metric("Unverified", result.unverified,
              help="field checks the inspector cannot verify: an unknown reducer, values the store does not hold")
     c.metric("Mismatched", result.mismatched, help="field checks whose replay disagrees with the stored state")
-    st.caption(f"Replay: {plain(result.summary())} · schema {plain(schemas.active().name)}")
+    st.caption(f"Replay: {literal(result.summary())} · schema {literal(schemas.active().name)}")
 
 
 def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
     """Every step of a thread with its replay mark; mismatched steps name the field and first difference."""
     steps = cached_thread_replay(store, thread_id, ns)
+    for step in (s for s in steps if s.status == "broken"):
+        st.error(f"Not replayed: {step.note}", icon=":material/link_off:")
     result = verdict(steps)
     bad = [s for s in steps if s.status == "mismatch"]
     (st.error if bad else st.success)(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}" if bad
@@ -119,7 +118,7 @@ def render_writes(result: StateDiff) -> None:
     elif not result.wrote:
         st.caption("No field was written in this step.")
     for write in result.wrote:
-        st.markdown(f"- `{write['node']}` → **{write['channel']}**")
+        st.markdown(f"- {code_span(write['node'])} → **{literal(write['channel'])}**")
         show_value(write["value"], expanded=True)
 
 
@@ -130,10 +129,10 @@ def render_fields(result: StateDiff) -> None:
         st.caption("No field changed.")
     for field in changed:
         icon = STATUS_ICONS.get(field.status, "")
-        st.markdown(f"{icon} **{field.field}** · `{field.reducer}` · {field.status}")
+        st.markdown(f"{icon} **{literal(field.field)}** · {code_span(field.reducer)} · {literal(field.status)}")
         if field.note:
-            st.info(field.note)
-        lines = [f"- {plain(c.summary)}" for c in field.changes]
+            st.info(literal(field.note))
+        lines = [f"- {literal(c.summary)}" for c in field.changes]
         if lines:
             st.markdown("\n".join(lines))
     unchanged = [f"{f.field} ({f.reducer})" for f in result.fields if not f.changed]
@@ -148,17 +147,17 @@ def render_replay(check: StepReplay | None) -> None:
     counts = (f"{len(check.verified)} field(s) verified, {len(check.unverified)} unverified, "
               f"{len(check.mismatches)} mismatched")
     if check.status == "mismatch":
-        details = "; ".join(f"`{f.field}`: {plain(f.first_difference or '')}" for f in check.mismatches)
+        details = "; ".join(f"{code_span(f.field)}: {literal(f.first_difference or '')}" for f in check.mismatches)
         st.error(f"{MISMATCH_MARK}: {details} ({counts})", icon=":material/report:")
     elif check.status == "unverified":
-        why = "; ".join(f"{plain(reason)}: {', '.join(f'`{n}`' for n in names)}"
+        why = "; ".join(f"{literal(reason)}: {', '.join(code_span(n) for n in names)}"
                         for reason, names in check.unverified_by_reason().items())
-        st.warning(f"Replay could not verify every field ({counts}). {why or plain(check.note or '')}",
+        st.warning(f"Replay could not verify every field ({counts}). {why or literal(check.note or '')}",
                    icon=":material/help:")
     else:
         st.success(f"Replay through the reducers matches the stored state ({counts}).")
     for finding in check.findings:
-        st.warning(plain(finding), icon=":material/report:")
+        st.warning(literal(finding), icon=":material/report:")
 
 
 def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "diff") -> None:
@@ -170,8 +169,11 @@ def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "
     with fields_col:
         render_fields(result)
     st.download_button(
-        "Download the diff as JSON", dumps(result), file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
-        mime="application/json", key=f"{key}-download",
+        "Download the diff as JSON",
+        audit_trail.exported(lambda: dumps(result), result.thread_id, result.after_id, result.checkpoint_ns,
+                             what="diff json", from_checkpoint=result.before_id),
+        file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
+        mime="application/json", key=f"{key}-download", on_click="ignore",
     )
 
 
@@ -180,7 +182,12 @@ def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: 
     if not state.parent_checkpoint_id:
         st.caption("The first checkpoint of this namespace: there is no parent to compare with.")
         return
+    problem = data.history(store, thread_id).problem_of((state.checkpoint_ns, state.checkpoint_id))
+    if problem is not None:
+        st.error(f"{problem.message}. The replay check stops here.", icon=":material/link_off:")
+        if problem.kind == MISSING_PARENT:
+            return
     result, check = compare(store, thread_id, state.parent_checkpoint_id, state.checkpoint_id, state.checkpoint_ns)
-    render_diff(result, check, key=f"panel-{state.checkpoint_id}")
+    render_diff(result, None if problem is not None else check, key=f"panel-{state.checkpoint_id}")
     routes.link("diff", "Compare with another checkpoint", icon=":material/difference:", params={
         "thread": thread_id, "from": state.parent_checkpoint_id, "to": state.checkpoint_id, "ns": state.checkpoint_ns})

@@ -11,6 +11,7 @@ from ..sizes import store_sizes, what_if_lines
 from ..store import StoreError
 from ..units import human_bytes
 from . import connection, routes
+from .inert import literal
 from .sizes_views import health_of, render_flags
 from .tables import byte_columns
 
@@ -27,7 +28,7 @@ def render() -> None:
         with st.spinner(f"Measuring {len(threads)} thread(s)…"):
             reports = [health_of(store, t.thread_id, t.newest_checkpoint_id) for t in threads]
     except StoreError as exc:
-        st.error(f"Reading the store failed: {exc}")
+        st.error(f"Reading the store failed: {literal(exc)}")
         return
     if not reports:
         st.info("This store has no threads.")

@@ -14,7 +14,7 @@ from ..retention.report import break_rows, thread_rows, totals_line, variant_lin
 from ..store import Store, StoreError
 from ..units import human_bytes
 from . import connection, data
-from .diff_view import plain
+from .inert import literal
 from .tables import byte_columns, table
 
 SQL_SHOWN_CHARS = 200_000  # longer scripts are offered as a download only
@@ -102,7 +102,7 @@ def _render_plan(plan: Plan) -> None:
     if plan.breaks:
         st.subheader("What it would break")
         for row in break_rows(plan)[:BREAKS_SHOWN]:
-            st.error(plain(f"{row['thread']}: {row['what breaks']}"), icon=":material/heart_broken:")
+            st.error(literal(f"{row['thread']}: {row['what breaks']}"), icon=":material/heart_broken:")
         if len(plan.breaks) > BREAKS_SHOWN:
             st.dataframe(table(break_rows(plan)), hide_index=True, width="stretch")
     protected = [(t.thread_id, p.message) for t in plan.threads for p in t.protected]

@@ -22,18 +22,19 @@ import streamlit as st
 
 from ..diff import verdict
 from ..drift import drift_lines, thread_drift
-from ..history import History, Key, build_history
+from ..history import History, Key
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from . import bundle_view, connection, data, diff_view, routes, timeline_view
+from . import audit_trail, branch_links, bundle_view, connection, data, diff_view, reveal, routes, timeline_view
 from .guard import guarded
+from .inert import literal
 from .state_view import render_state
 
 Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]
 
 
 def _state_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
-    render_state(state, store)
+    render_state(reveal.shown_state(store, state), store)
 
 
 THREAD_PANELS: list[tuple[str, Panel]] = [("State", _state_panel)]
@@ -46,7 +47,7 @@ def select(location: Location) -> None:
 
 
 def _back(message: str) -> None:
-    st.error(message, icon=":material/error:")
+    st.error(literal(message), icon=":material/error:")
     routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
 
 
@@ -68,7 +69,7 @@ def render() -> None:
     if store is None:
         return
     try:
-        rows = data.timeline(store, location.thread)
+        history = data.history(store, location.thread)
     except NotFound:
         st.title("Thread")
         _back(f"There is no thread {location.thread!r} in this store.")
@@ -76,31 +77,33 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {location.thread!r} failed: {exc}")
         return
-    history = build_history(rows)
     key = _resolve(history, location)
     _header(store, location.thread, history)
     if key is None:
-        st.warning(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
-                   if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread.")
+        st.warning(literal(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
+                           if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread."))
         routes.link("thread", "Show the newest checkpoint", {"thread": location.thread}, icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
         return
     shown = Location(location.thread, key[1], key[0])
     if shown != location:
         select(shown)  # the URL names exactly what is on screen, so a copied link keeps showing it
+    audit_trail.record_view("thread_view", location.thread)
+    audit_trail.record_view("checkpoint_view", location.thread, key[1], key[0])
     _body(store, location.thread, history, key)
     timeline_view.autoplay(history, key, select)
 
 
 def _header(store: Store, thread_id: str, history: History) -> None:
     title_col, refresh_col, export_col = st.columns([4, 1, 1.3], vertical_alignment="bottom")
-    title_col.title(thread_id)
+    title_col.title(literal(thread_id))
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
         data.refresh_thread(store, thread_id)
         st.rerun()
     with export_col:
         bundle_view.export_button(store, thread_id)
     routes.link("threads", "All threads", icon=":material/arrow_back:")
+    guarded("Branch links", branch_links.render, store, thread_id, history)
 
 
 def _history(store: Store, thread_id: str, history: History, key: Key) -> None:
@@ -118,9 +121,9 @@ def _drift(store: Store, thread_id: str, history: History) -> None:
     drift = thread_drift([n.row for n in history.nodes.values()], states)
     lines = drift_lines(drift)
     if drift.unknown_channels:
-        st.info(diff_view.plain(lines[0]), icon=":material/schema:")
+        st.info(literal(lines[0]), icon=":material/schema:")
     if drift.unwritten_fields:
-        st.caption(diff_view.plain(lines[-1]))
+        st.caption(literal(lines[-1]))
 
 
 def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
@@ -134,7 +137,8 @@ def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
         try:
             state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
         except Exception as exc:  # noqa: BLE001 - the history beside it must still render
-            st.error(f"Cannot read checkpoint {row.checkpoint_id}: {exc}", icon=":material/error:")
+            st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {data.redactor().text(str(exc))}"),
+                     icon=":material/error:")
             return
         tabs = st.tabs([title for title, _ in THREAD_PANELS])
         for tab, (title, panel) in zip(tabs, THREAD_PANELS):

@@ -7,7 +7,8 @@ import streamlit as st
 
 from ..store import StoreError
 from ..thread_list import thread_records
-from . import connection, routes, sizes_views
+from . import connection, data, routes, sizes_views
+from .inert import literal
 from .tables import blank_missing
 
 PAGE_SIZE = 50
@@ -27,10 +28,10 @@ def render() -> None:
         total = store.count_threads(search or None)
         pages = max(1, -(-total // PAGE_SIZE))
         page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
-        rows = store.threads(search or None, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+        rows = data.masked(store.threads(search or None, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE))
         rows, sizes = sizes_views.size_sorted(store, rows)
     except StoreError as exc:
-        st.error(f"Reading the thread list failed: {exc}")
+        st.error(f"Reading the thread list failed: {literal(exc)}")
         return
     st.caption(f"{total} thread(s) · select a row to open it")
     frame = blank_missing(sizes_views.add_size_columns(pd.DataFrame(thread_records(rows)), rows, sizes), ["state size"])
