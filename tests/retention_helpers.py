@@ -14,6 +14,9 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 BRANCH_THREAD = "branch-of-research"
 BRANCHED_FROM = "demo-research"
+# A thread id that ends a badly quoted literal: a quote, a backslash-quote (an escaped quote where a server
+# reads backslash escapes), a statement and a comment, on two lines.
+HOSTILE_THREAD = "o'brien\\'; DELETE FROM checkpoints; --\nDELETE FROM writes; --"
 
 
 def add_deerflow_branch(saver: Any, parent_thread: str = BRANCHED_FROM, thread_id: str = BRANCH_THREAD) -> str:

@@ -49,6 +49,7 @@ def going(outcome_plan) -> set[str]:
 def test_step_is_read_from_the_id():
     assert checkpoint_step(cid(1, 7)) == 7
     assert checkpoint_step(cid(1, -1)) == -1
+    assert checkpoint_step(cid(1, -2)) == -2  # DeerFlow's writes through put start from empty_checkpoint()
     assert checkpoint_step("not-a-uuid") is None
 
 
@@ -201,7 +202,9 @@ def test_bad_policies_say_why(kwargs, message):
 
 
 def test_sql_literals_double_quotes_and_refuse_nul():
-    assert literal("it's") == "'it''s'"
+    assert literal("it's") == literal("it's", "postgres") == "'it''s'"
+    assert literal("a\\'b") == "'a\\''b'"  # SQLite reads no backslash escapes
+    assert literal("a\\'b", "postgres") == "E'a\\\\''b'"  # the same on any standard_conforming_strings
     with pytest.raises(ValueError, match="NUL"):
         literal("a\x00b")
 

@@ -19,7 +19,7 @@ from conftest import grant_readonly_role
 from inspector.demo import write_demo_postgres
 from inspector.retention import Policy, plan_store, statements
 from inspector.store import open_store
-from retention_helpers import BRANCH_THREAD, BRANCHED_FROM, add_deerflow_branch
+from retention_helpers import BRANCH_THREAD, BRANCHED_FROM, HOSTILE_THREAD, add_deerflow_branch
 
 pytestmark = pytest.mark.postgres
 
@@ -114,3 +114,24 @@ def test_the_readonly_role_cannot_apply_what_it_previews(pg_retention):
         with store.connection() as conn, pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
             conn.execute(script)
         assert store.count_threads("demo-long") == 1
+
+
+def test_ids_that_would_end_a_literal_stay_inside_it_whatever_the_server_reads(pg_retention):
+    """With ``standard_conforming_strings`` off a plain literal reads backslash escapes: an id holding one is
+    written as an escape string, so the statements mean the same on every server setting."""
+    admin, readonly, _ = pg_retention
+    with PostgresSaver.from_conn_string(admin) as saver:
+        add_deerflow_branch(saver, thread_id=HOSTILE_THREAD)
+    with open_store(readonly) as store:
+        script = statements(plan_store(store, Policy(threads=(HOSTILE_THREAD,))))
+    assert "thread_id = E'o''brien\\\\''; DELETE FROM checkpoints; --" in script
+    count = "SELECT thread_id = %s, count(*) FROM {} GROUP BY 1 ORDER BY 1"
+    tables = ("checkpoints", "checkpoint_writes", "checkpoint_blobs")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        before = {t: conn.execute(count.format(t), [HOSTILE_THREAD]).fetchall() for t in tables}
+        conn.execute("SET standard_conforming_strings = off")
+        conn.execute("SET escape_string_warning = off")
+        conn.execute(script)
+        after = {t: conn.execute(count.format(t), [HOSTILE_THREAD]).fetchall() for t in tables}
+    assert before["checkpoints"][1] == (True, 1) and before["checkpoint_blobs"][1][1] > 0
+    assert after == {t: before[t][:1] for t in tables}  # the thread is gone, every other row is there

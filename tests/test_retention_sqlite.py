@@ -26,7 +26,10 @@ from inspector.history import build_history
 from inspector.interrupts import pending_questions
 from inspector.store import open_store
 from inspector.store.sqlite_pages import PageModel, record_len
-from retention_helpers import BRANCH_THREAD, BRANCHED_FROM, lost_junctions, lost_parents, parents, sqlite_store_with_branch
+from langgraph.checkpoint.sqlite import SqliteSaver
+from inspector.retention import Policy, plan_store, statements
+from retention_helpers import (BRANCH_THREAD, BRANCHED_FROM, HOSTILE_THREAD, add_deerflow_branch, lost_junctions,
+                               lost_parents, parents, sqlite_store_with_branch)
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     """``python -m inspector ARGS`` run in this process (the command line itself is tested in test_cli.py)."""
@@ -177,3 +180,18 @@ def test_a_saver_store_says_it_cannot_preview(tmp_path):
     out = cli("prune-preview", "--db", f"{saver_file}:checkpointer", "--keep-latest", "1")
     assert out.returncode == 2 and "needs direct access to the store's tables" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_ids_that_would_end_a_literal_stay_inside_it(demo_db, tmp_path):
+    db, _ = sqlite_store_with_branch(demo_db, tmp_path / "store.db")
+    with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
+        add_deerflow_branch(SqliteSaver(conn), thread_id=HOSTILE_THREAD)
+        conn.commit()
+    before = parents(db)
+    with open_store(str(db)) as store:
+        script = statements(plan_store(store, Policy(threads=(HOSTILE_THREAD,))))
+    assert "-- o'brien\\'; DELETE FROM checkpoints; -- DELETE FROM writes; --:" in script  # one comment line
+    apply(db, script)
+    after = parents(db)
+    assert {k for k in before if k[0] == HOSTILE_THREAD} and not {k for k in after if k[0] == HOSTILE_THREAD}
+    assert after == {k: v for k, v in before.items() if k[0] != HOSTILE_THREAD}  # nothing else touched

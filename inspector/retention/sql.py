@@ -25,11 +25,19 @@ TABLES = {
 }
 
 
-def literal(value: str) -> str:
-    """A SQL string literal; a NUL character has no literal form and is refused."""
+def literal(value: str, dialect: str = "sqlite") -> str:
+    """A SQL string literal of ``dialect``; a NUL character has no literal form and is refused.
+
+    Quotes are doubled. On PostgreSQL a value holding a backslash is written as an escape string
+    (``E'a\\b'``), whose meaning does not depend on the server's ``standard_conforming_strings``: with
+    that setting off, a backslash in a plain literal would escape the quote after it.
+    """
     if "\x00" in value:
         raise ValueError(f"an id contains a NUL character and cannot be written as SQL: {value!r}")
-    return "'" + value.replace("'", "''") + "'"
+    quoted = "'" + value.replace("'", "''") + "'"
+    if dialect == "postgres" and "\\" in value:
+        return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
+    return quoted
 
 
 def comment(text: str) -> str:
@@ -42,8 +50,8 @@ def _identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _in_list(values: Sequence[str]) -> str:
-    return ", ".join(literal(v) for v in values)
+def _in_list(values: Sequence[str], dialect: str) -> str:
+    return ", ".join(literal(v, dialect) for v in values)
 
 
 def _chunks(values: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
@@ -51,22 +59,22 @@ def _chunks(values: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
         yield values[start:start + size]
 
 
-def _where(thread_id: str, ns: str | None = None) -> str:
-    where = f"thread_id = {literal(thread_id)}"
-    return where if ns is None else f"{where} AND checkpoint_ns = {literal(ns)}"
+def _where(dialect: str, thread_id: str, ns: str | None = None) -> str:
+    where = f"thread_id = {literal(thread_id, dialect)}"
+    return where if ns is None else f"{where} AND checkpoint_ns = {literal(ns, dialect)}"
 
 
-def _conditions(thread_id: str, action: NamespaceAction) -> list[str]:
+def _conditions(dialect: str, thread_id: str, action: NamespaceAction) -> list[str]:
     """One WHERE clause per statement that together select the checkpoints (and their writes) that go."""
-    base = _where(thread_id, action.checkpoint_ns)
+    base = _where(dialect, thread_id, action.checkpoint_ns)
     if action.whole:
         return [base]
     if action.upto is not None:
-        where = f"{base} AND checkpoint_id <= {literal(action.upto)}"
+        where = f"{base} AND checkpoint_id <= {literal(action.upto, dialect)}"
         if not action.except_ids:
             return [where]
-        return [f"{where} AND checkpoint_id NOT IN ({_in_list(action.except_ids)})"]
-    return [f"{base} AND checkpoint_id IN ({_in_list(chunk)})" for chunk in _chunks(action.ids)]
+        return [f"{where} AND checkpoint_id NOT IN ({_in_list(action.except_ids, dialect)})"]
+    return [f"{base} AND checkpoint_id IN ({_in_list(chunk, dialect)})" for chunk in _chunks(action.ids)]
 
 
 def _thread(plan: Plan, thread: ThreadPlan) -> list[str]:
@@ -77,33 +85,35 @@ def _thread(plan: Plan, thread: ThreadPlan) -> list[str]:
     out = [comment(f"{thread.thread_id}: {note}, {human_bytes(thread.bytes)}"
                    + (" (the whole thread)" if thread.whole_thread else ""))]
     out += [comment(f"  breaks: {b.message}") for b in thread.breaks]
+    dialect = plan.dialect
     if thread.whole_thread:
-        out.append(f"DELETE FROM {tables['writes']} WHERE {_where(thread.thread_id)};")
-        out.append(f"DELETE FROM {tables['checkpoints']} WHERE {_where(thread.thread_id)};")
+        out.append(f"DELETE FROM {tables['writes']} WHERE {_where(dialect, thread.thread_id)};")
+        out.append(f"DELETE FROM {tables['checkpoints']} WHERE {_where(dialect, thread.thread_id)};")
         if "blobs" in tables:
-            out.append(f"DELETE FROM {tables['blobs']} WHERE {_where(thread.thread_id)};")
+            out.append(f"DELETE FROM {tables['blobs']} WHERE {_where(dialect, thread.thread_id)};")
         return out
     for action in thread.actions:
-        conditions = _conditions(thread.thread_id, action)
+        conditions = _conditions(dialect, thread.thread_id, action)
         out += [f"DELETE FROM {tables['writes']} WHERE {c};" for c in conditions]
         out += [f"DELETE FROM {tables['checkpoints']} WHERE {c};" for c in conditions]
-        base = _where(thread.thread_id, action.checkpoint_ns)
+        base = _where(dialect, thread.thread_id, action.checkpoint_ns)
         out += [f"UPDATE {tables['checkpoints']} SET parent_checkpoint_id = NULL WHERE {base} "
-                f"AND checkpoint_id IN ({_in_list(chunk)});" for chunk in _chunks(action.new_roots)]
+                f"AND checkpoint_id IN ({_in_list(chunk, dialect)});" for chunk in _chunks(action.new_roots)]
         if "blobs" in tables:
             out += _blob_statements(tables, thread.thread_id, action)
     return out
 
 
 def _blob_statements(tables: dict[str, str], thread_id: str, action: NamespaceAction) -> list[str]:
+    """PostgreSQL's blob rows that no remaining checkpoint references."""
     if action.whole:
-        return [f"DELETE FROM {tables['blobs']} WHERE {_where(thread_id, action.checkpoint_ns)};"]
+        return [f"DELETE FROM {tables['blobs']} WHERE {_where('postgres', thread_id, action.checkpoint_ns)};"]
     out = []
     for chunk in _chunks(action.blobs):
-        values = ", ".join(f"({literal(channel)}, {literal(version)})" for channel, version in chunk)
+        values = ", ".join(f"({literal(channel, 'postgres')}, {literal(version, 'postgres')})" for channel, version in chunk)
         out.append(
-            f"DELETE FROM {tables['blobs']} b WHERE b.thread_id = {literal(thread_id)} "
-            f"AND b.checkpoint_ns = {literal(action.checkpoint_ns)} AND (b.channel, b.version) IN (VALUES {values}) "
+            f"DELETE FROM {tables['blobs']} b WHERE b.thread_id = {literal(thread_id, 'postgres')} "
+            f"AND b.checkpoint_ns = {literal(action.checkpoint_ns, 'postgres')} AND (b.channel, b.version) IN (VALUES {values}) "
             f"AND NOT EXISTS (SELECT 1 FROM {tables['checkpoints']} c WHERE c.thread_id = b.thread_id "
             "AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version);")
     return out

@@ -35,11 +35,12 @@ def _uuid6(checkpoint_id: str) -> uuid.UUID | None:
 
 
 def checkpoint_step(checkpoint_id: str) -> int | None:
-    """The step LangGraph encodes in a uuid6 checkpoint id's clock sequence (``-bfff-`` is step -1)."""
+    """The step LangGraph encodes in a uuid6 checkpoint id's 14-bit clock sequence, read as signed
+    (``-bfff-`` is step -1; ``-bffe-``, -2, marks a checkpoint written through ``put`` from an empty one)."""
     u = _uuid6(checkpoint_id)
     if u is None:
         return None
-    return -1 if u.clock_seq == 0x3FFF else u.clock_seq
+    return u.clock_seq - 0x4000 if u.clock_seq >= 0x2000 else u.clock_seq
 
 
 def checkpoint_time(checkpoint_id: str) -> datetime | None:

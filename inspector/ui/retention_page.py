@@ -13,7 +13,7 @@ from ..retention.chart import bytes_chart
 from ..retention.report import break_rows, thread_rows, totals_line, variant_line
 from ..store import Store, StoreError
 from ..units import human_bytes
-from . import connection, data
+from . import audit_trail, connection, data
 from .inert import literal
 from .tables import byte_columns, table
 
@@ -71,12 +71,12 @@ def render() -> None:
     try:
         Policy(keep, older, inactive, threads, safe)
     except ValueError as exc:
-        st.info(f"{str(exc)[0].upper()}{str(exc)[1:]}.", icon=":material/info:")
+        st.info(literal(f"{str(exc)[0].upper()}{str(exc)[1:]}."), icon=":material/info:")
         return
     try:
         plan = _plan(store.url, keep, older, inactive, threads, safe, store)
     except StoreError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(literal(exc), icon=":material/error:")
         return
     _render_plan(plan)
 
@@ -88,12 +88,12 @@ def _render_plan(plan: Plan) -> None:
     b.metric("Checkpoints deleted", f"{plan.checkpoints:,}")
     c.metric("Threads touched", f"{len(plan.threads)} of {plan.threads_examined}")
     d.metric("Breaks", len(plan.breaks))
-    st.caption(totals_line(plan))
+    st.caption(literal(totals_line(plan)))
     line = variant_line(plan, how="switch on “Keep what the policy would break”")
-    (st.warning if plan.breaks else st.success)(line, icon=":material/warning:" if plan.breaks
+    (st.warning if plan.breaks else st.success)(literal(line), icon=":material/warning:" if plan.breaks
                                                  else ":material/check_circle:")
     for note in plan.notes:
-        st.caption(note)
+        st.caption(literal(note))
     if not plan.threads:
         st.info("Nothing in this store matches the policy.")
         return
@@ -130,4 +130,5 @@ def _render_sql(plan: Plan) -> None:
         st.code(script, language="sql", wrap_lines=True)
     else:
         st.code(script[:SQL_SHOWN_CHARS] + "\n-- … (the rest is in the download)", language="sql", wrap_lines=True)
-    st.download_button("Download the statements", script, file_name="retention-plan.sql", mime="application/sql")
+    st.download_button("Download the statements", audit_trail.exported(lambda: script, what="retention statements"),
+                       file_name="retention-plan.sql", mime="application/sql", on_click="ignore")
