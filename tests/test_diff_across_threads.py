@@ -12,12 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.sqlite import SqliteSaver
+
 from inspector.cli import main
 from inspector.diff import aligned_message_changes, diff_threads
 from inspector.diff.state_diff import diff
 from inspector.store import NotFound, open_store
 from rerun_helpers import FIRST, SECOND, demo_with_second_run
-
+from secret_store import SECRETS, THREAD, build_graph, run_secret_thread
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +100,55 @@ def test_diff_page_compares_two_threads_from_a_link(two_runs, app_on_store):
     assert "lithium prices" in text and not at.success and not at.error  # no replay check between threads
     assert "matched by content although their ids differ" in at.info[0].value
     assert at.query_params["against"] in (SECOND, [SECOND])
+
+
+# -- secrets, the audit trail, text from the data --------------------------------------------------------
+
+OTHER_SECRET_THREAD = "secret-thread ![again](http://other.invalid/x.png)"
+NEW_KEY = "sk-proj-An0therFakeKey0123456789abcdefXYZ"
+
+
+@pytest.fixture(scope="module")
+def secret_runs(tmp_path_factory) -> Path:
+    """The secret thread twice (the second under a crafted id), the second with one more message and key."""
+    db = tmp_path_factory.mktemp("secret-runs") / "secrets.db"
+    with SqliteSaver.from_conn_string(str(db)) as saver:
+        run_secret_thread(saver)
+        graph = build_graph(saver)
+        config = {"configurable": {"thread_id": OTHER_SECRET_THREAD, "api_key": SECRETS[-1]}}
+        graph.invoke({"messages": []}, config)
+        graph.update_state(config, {"messages": [HumanMessage(f"Rotated: use {NEW_KEY} from now on", id="h2")]})
+    return db
+
+
+def test_a_diff_across_threads_is_computed_raw_and_shown_masked(secret_runs, capsys, tmp_path, monkeypatch):
+    log = tmp_path / "audit.log"
+    monkeypatch.setenv("INSPECTOR_AUDIT_LOG", str(log))
+    assert main(["diff", "--db", str(secret_runs), THREAD, "--against-thread", OTHER_SECRET_THREAD, "--json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert [s for s in (*SECRETS, NEW_KEY) if s in out] == []
+    messages = next(f for f in data["fields"] if f["field"] == "messages")
+    assert [c["summary"][:47] for c in messages["changes"]] == ["only in the second: Human: 'Rotated: use [redac"]
+    assert "[redacted api-key" in messages["changes"][0]["summary"]
+    assert data["before_thread_id"] == THREAD and data["thread_id"] == OTHER_SECRET_THREAD
+    (line,) = [json.loads(x) for x in log.read_text().splitlines()]
+    assert (line["action"], line["thread"], line["from_thread"], line["via"]) == (
+        "diff_view", OTHER_SECRET_THREAD, THREAD, "cli")
+
+
+def test_the_diff_page_across_threads_masks_escapes_and_records(secret_runs, app_on_store, monkeypatch, tmp_path):
+    from ui_app import all_text, open_page
+
+    log = tmp_path / "audit.log"
+    monkeypatch.setenv("INSPECTOR_AUDIT_LOG", str(log))
+    app_on_store(f"sqlite:///{secret_runs}")
+    at = open_page("diff", thread=THREAD, against=OTHER_SECRET_THREAD)
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "Rotated: use [redacted api-key" in text and [s for s in (*SECRETS, NEW_KEY) if s in str(at._tree)] == []
+    label = next(s.label for s in at.selectbox if s.label.startswith("To:"))
+    assert "!\\[again\\](`http://other.invalid/x.png)`" in label  # the crafted id as text, never an image
+    views = [json.loads(x) for x in log.read_text().splitlines() if '"diff_view"' in x]
+    assert [(v["thread"], v["from_thread"]) for v in views] == [(OTHER_SECRET_THREAD, THREAD)]
+    assert "two threads: messages are matched by content" in text

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..diff import compare_across
 from ..store import CheckpointRow, NotFound, Store, StoreError
 from . import audit_trail, connection
 from . import data
-from .diff_view import compare, render_diff, render_replay_table
+from .diff_view import compare, compare_threads, render_diff, render_replay_table
 from .inert import literal
 
 
@@ -105,10 +104,11 @@ def _render_across(store: Store, thread_id: str, timeline: list[CheckpointRow], 
     st.query_params.update({"thread": thread_id, "against": other, "from": from_id, "to": to_id})
     st.query_params.pop("ns", None)
     try:
-        result = compare_across(data.state(store, thread_id, from_id), data.state(store, other, to_id), internal)
+        result = compare_threads(store, thread_id, from_id, other, to_id, internal)
     except (NotFound, StoreError, ValueError) as exc:
         st.error(literal(exc))
         return
+    audit_trail.record_view("diff_view", other, to_id, "", from_checkpoint=from_id, from_thread=thread_id)
     by_id = {r.checkpoint_id: r for r in rows + other_rows}
     st.caption(literal(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} (two threads: messages are matched by "
                        "content, since each run gives them ids of its own)"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import schema as schemas
-from ..diff import ReplayVerdict, StateDiff, StepReplay, diff, replay_step, replay_thread, verdict
+from ..diff import ReplayVerdict, StateDiff, StepReplay, compare_across, diff, replay_step, replay_thread, verdict
 from ..history import MISSING_PARENT
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
@@ -30,6 +30,15 @@ def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = ""
         return data.masked((result, None))
     sole_child = sum(1 for r in data.timeline(store, thread_id) if r.checkpoint_ns == ns and r.parent_checkpoint_id == from_id) == 1
     return data.masked((result, replay_step(before, after, sole_child=sole_child)))
+
+
+def compare_threads(store: Store, thread_id: str, from_id: str, other_thread_id: str, to_id: str,
+                    internal: bool = False) -> StateDiff:
+    """A checkpoint of one thread against one of another (root graphs): computed on raw values, returned
+    with secrets masked."""
+    before = data.raw_state(store, thread_id, from_id)
+    after = data.raw_state(store, other_thread_id, to_id)
+    return data.masked(compare_across(before, after, internal))
 
 
 @st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner="Replaying every step…")
@@ -168,10 +177,11 @@ def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "
         render_writes(result)
     with fields_col:
         render_fields(result)
+    across = {"from_thread": result.before_thread_id} if result.across_threads else {}
     st.download_button(
         "Download the diff as JSON",
         audit_trail.exported(lambda: dumps(result), result.thread_id, result.after_id, result.checkpoint_ns,
-                             what="diff json", from_checkpoint=result.before_id),
+                             what="diff json", from_checkpoint=result.before_id, **across),
         file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
         mime="application/json", key=f"{key}-download", on_click="ignore",
     )
