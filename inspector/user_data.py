@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -191,14 +191,30 @@ def locate(
     return None
 
 
-def in_bundle(thread_id: str, root: Path, recorded: Mapping[str, str]) -> UserData | None:
-    """A thread's folders inside an opened support bundle; ``recorded`` maps each folder to its path at the
-    source, so ``actual_path`` values written there resolve here."""
-    found = locate(thread_id, None, [root])
-    if found is None:
+def in_bundle(thread_id: str, root: Path, recorded: Mapping[str, Mapping[str, str]]) -> UserData | None:
+    """A thread's folders inside an opened support bundle, with the copies of the folders of the threads it
+    was branched from (nearest first). ``recorded`` maps each of those threads to its folders' paths at the
+    source, so ``actual_path`` values written there resolve to the copies here."""
+    check_id(thread_id)
+    own = _bundled(thread_id, root, recorded.get(thread_id, {}))
+    parents = []
+    for parent_id, folders in recorded.items():
+        try:
+            check_id(parent_id)
+        except PathRefused:
+            continue  # a manifest naming no single folder: nothing of it is in the bundle
+        if parent_id != thread_id and (root / "threads" / parent_id / "user-data").is_dir():
+            parents.append(_bundled(parent_id, root, folders))
+    if not parents and not (root / "threads" / thread_id / "user-data").is_dir():
         return None
-    aliases = tuple((path, str(found.folders[folder])) for folder, path in recorded.items() if folder in found.folders)
-    return UserData(thread_id, found.folders, "support bundle", found.searched, aliases=aliases)
+    return replace(own, parents=tuple(parents), aliases=own.aliases + tuple(a for p in parents for a in p.aliases))
+
+
+def _bundled(thread_id: str, root: Path, recorded: Mapping[str, str]) -> UserData:
+    here = root / "threads" / thread_id / "user-data"
+    folders = {f: here / f for f in FOLDERS}
+    aliases = tuple((path, str(folders[f])) for f, path in recorded.items() if f in folders and isinstance(path, str))
+    return UserData(thread_id, folders, "support bundle", (str(here),), aliases=aliases)
 
 
 def data_bases(data_dir: str | Path | None = None, store: Any = None) -> list[Path]:

@@ -60,16 +60,26 @@ def test_redacted_bundle_opens_elsewhere_with_its_files_and_no_trace_of_the_key(
     """Acceptance: images and artifacts open from another folder; the key's bytes are nowhere in the zip."""
     out = tmp_path / "made" / "case.zip"
     out.parent.mkdir()
+    key = FAKE_KEY.encode()
+    assert case.read_bytes().count(key) > 3  # the source holds it in messages, tool calls and metadata
     with open_store(str(case)) as store:
         manifest = write_bundle(store, CASE, out, settings=Settings())
-    assert manifest["redaction"]["enabled"] and manifest["redaction"]["values_masked"]
-    key = FAKE_KEY.encode()
+    redaction = manifest["redaction"]
+    assert redaction["enabled"] and redaction["marks"]["api-key"] > 0
+    assert {"messages", "metadata", "files"} <= set(redaction["values_masked"])
+    assert [f["path"] for f in manifest["user_data"]["files"] if f["redacted"]] == ["/mnt/user-data/outputs/notes.md"]
     raw = out.read_bytes()
     assert key not in raw
     with zipfile.ZipFile(out) as archive:
-        for name in archive.namelist():
+        names = archive.namelist()
+        assert len(names) == 5 and DB_MEMBER in names  # the database, the manifest, two images, the notes
+        for name in names:  # every byte of every member: the SQLite file's free and unused pages included
             assert key not in archive.read(name), f"the key survives in {name}"
             assert FAKE_KEY[8:20].encode() not in archive.read(name), f"part of the key survives in {name}"
+        archive.extract(DB_MEMBER, tmp_path / "db")
+    with closing(sqlite3.connect(tmp_path / "db" / DB_MEMBER)) as conn:
+        assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0  # written fresh, then VACUUMed
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
 
     elsewhere = tmp_path / "support-desk"
     elsewhere.mkdir()
@@ -91,7 +101,8 @@ def test_bundle_is_an_exact_copy_langgraph_reads_and_every_page_needs(case, tmp_
     out = tmp_path / "plain.zip"
     with open_store(str(case)) as store:
         source_states = every_state(store)
-        manifest = write_bundle(store, CASE, out, redact=False, created_by="support@example.com", settings=Settings())
+        manifest = write_bundle(store, CASE, out, reveal=True, created_by="support@example.com",
+                                settings=Settings(allow_reveal=True))
     source_digest = hashlib.sha256(case.read_bytes()).hexdigest()
     assert manifest["created_by"] == "support@example.com" and manifest["source"] == str(case)
     assert manifest["checkpoints"] == len(source_states) and manifest["redaction"]["enabled"] is False
@@ -140,7 +151,7 @@ def test_refused_missing_and_oversized_files_are_left_out_and_stay_refused(case,
     out = tmp_path / "case.zip"
     try:
         with open_store(str(db)) as store:
-            manifest = write_bundle(store, CASE, out, redact=False,
+            manifest = write_bundle(store, CASE, out,
                                     settings=replace(Settings(), bundle_max_file_bytes=4000))
     finally:
         big.unlink()
@@ -170,7 +181,7 @@ def zip_with(path: Path, members: dict[str, bytes], links: dict[str, str] | None
 def test_a_crafted_zip_cannot_write_outside_its_folder(case, tmp_path):
     good = tmp_path / "good.zip"
     with open_store(str(case)) as store:
-        write_bundle(store, CASE, good, redact=False, settings=Settings())
+        write_bundle(store, CASE, good, settings=Settings())
     with zipfile.ZipFile(good) as archive:
         members = {n: archive.read(n) for n in archive.namelist()}
     evil = zip_with(tmp_path / "evil.zip", {**members, "../escaped.txt": b"x", "/tmp/abs-escape.txt": b"x",
@@ -204,12 +215,65 @@ def test_a_broken_bundle_is_one_clear_line(tmp_path, capsys, make, message):
 
 def test_bundle_command(case, tmp_path, capsys):
     out = tmp_path / "cli.zip"
-    assert main(["bundle", "--db", str(case), CASE, "--out", str(out), "--no-redact", "--by", "desk", "--json"]) == 0
+    assert main(["bundle", "--db", str(case), CASE, "--out", str(out), "--by", "desk", "--json"]) == 0
     manifest = json.loads(capsys.readouterr().out)
-    assert manifest["created_by"] == "desk" and out.is_file()
+    assert manifest["created_by"] == "desk" and manifest["redaction"]["enabled"] and out.is_file()
     assert main(["threads", "--db", str(out), "--json"]) == 0
     assert [t["thread_id"] for t in json.loads(capsys.readouterr().out)["threads"]] == [CASE]
+    assert main(["bundle", "--db", str(case), CASE, "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "secrets masked: " in said and "messages (" in said and "marks by kind: api-key (" in said
     assert main(["bundle", "--db", str(case), CASE, "--out", str(tmp_path / "x.tar")]) == 2
     assert "--out must name a .zip file" in capsys.readouterr().err
-    assert main(["bundle", "--db", str(case), "no-such-thread", "--out", str(tmp_path / "y.zip"), "--no-redact"]) == 2
+    assert main(["bundle", "--db", str(case), "no-such-thread", "--out", str(tmp_path / "y.zip")]) == 2
     assert "no thread 'no-such-thread'" in capsys.readouterr().err and not (tmp_path / "y.zip").exists()
+
+
+def test_an_unmasked_bundle_needs_the_operators_allow_reveal_and_is_audited(case, tmp_path, capsys, monkeypatch):
+    log = tmp_path / "audit.log"
+    monkeypatch.setenv("INSPECTOR_AUDIT_LOG", str(log))
+    out = tmp_path / "raw.zip"
+    assert main(["bundle", "--db", str(case), CASE, "--out", str(out), "--reveal"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: revealing secrets is turned off (set allow_reveal to allow it)"] and not out.exists()
+    assert not log.exists()  # refused before anything was read
+    with pytest.raises(PermissionError):
+        with open_store(str(case)) as store:
+            write_bundle(store, CASE, out, reveal=True, settings=Settings())
+    assert not out.exists()
+
+    assert main(["bundle", "--db", str(case), CASE, "--out", str(tmp_path / "masked.zip")]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("INSPECTOR_ALLOW_REVEAL", "true")
+    assert main(["bundle", "--db", str(case), CASE, "--out", str(out), "--reveal", "--json"]) == 0
+    manifest = json.loads(capsys.readouterr().out)
+    assert manifest["redaction"]["enabled"] is False
+    with zipfile.ZipFile(out) as archive:
+        assert FAKE_KEY.encode() in archive.read(DB_MEMBER)  # as stored, as the operator allowed
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["action"], r["thread"], r.get("what"), r.get("masked")) for r in records] == [
+        ("export", CASE, "support bundle", True),
+        ("export", CASE, "support bundle", False), ("reveal", CASE, "bundle", None)]
+    assert all(r["via"] == "cli" and r["user"].startswith("cli:") for r in records)
+    assert FAKE_KEY not in log.read_text()
+
+
+def test_a_branch_thread_bundle_carries_the_files_of_the_thread_it_came_from(demo_db, tmp_path):
+    """demo-branch's images sit in demo-deerflow-current's folder (DeerFlow copied no files): the bundle holds
+    them under that thread's folder and resolves the branch's actual_paths there, not at the source."""
+    out = tmp_path / "branch.zip"
+    with open_store(str(demo_db)) as store:
+        source = media_report(store, "demo-branch")
+        manifest = write_bundle(store, "demo-branch", out, settings=Settings())
+    assert source.images and all(c.decoded for c in source.images)
+    (parent,) = manifest["user_data"]["branched_from"]
+    assert parent["thread_id"] == "demo-deerflow-current" and parent["source_folders"]["uploads"]
+    members = [f["member"] for f in manifest["user_data"]["files"]]
+    assert any(m.startswith("threads/demo-deerflow-current/user-data/uploads/") for m in members)
+    assert not [item for item in manifest["left_out"] if "missing" in item["reason"] or "refused" in item["reason"]]
+    with open_store(str(out)) as bundle:
+        report = media_report(bundle, "demo-branch")
+        root = str(bundle.user_data_root)
+        assert [p.thread_id for p in report.user_data.parents] == ["demo-deerflow-current"]
+        assert [c.key for c in report.images] == [c.key for c in source.images]
+        assert all(c.decoded and not c.problems and c.physical_path.startswith(root) for c in report.images)

@@ -6,10 +6,11 @@ call point), writes it back in LangGraph's own format (``rewrite``, ``rows``)
 into a new SqliteSaver database, and adds the files its state names
 (``files``). ``inspector.store.bundle`` opens a bundle as a read-only store.
 Imports ``inspector.store``, ``inspector.user_data``, ``inspector.settings``,
-``inspector.redaction`` and LangGraph's SqliteSaver (for ``setup()`` only).
+``inspector.redaction``, ``inspector.media_report`` (the thread's folders) and
+LangGraph's SqliteSaver (for ``setup()`` only).
 """
 
-from .masking import Masker, RedactionUnavailable
+from .masking import Masker
 from .writer import write_bundle
 
-__all__ = ["Masker", "RedactionUnavailable", "write_bundle"]
+__all__ = ["Masker", "write_bundle"]

@@ -2,11 +2,13 @@
 
 References come from every checkpoint's ``artifacts``, ``viewed_images`` (file
 entries) and ``uploaded_files``. Each is resolved with ``inspector.user_data``
-inside the thread's own folders: a path that would leave them is refused and
-the refusal is recorded, never read. Files over the per-file cap, or past the
-bundle's budget, are left out with the reason. A file's place in the bundle
-is where it sits under the thread's folders (``outputs/report.md``), so the
-state's agent paths resolve inside the bundle as they did at the source.
+inside the thread's own folders (a physical ``actual_path`` may also lie in the
+folders of a thread it was branched from): a path that would leave them is
+refused and the refusal is recorded, never read. Files over the per-file cap,
+or past the bundle's budget, are left out with the reason. A file's place in the
+bundle is where it sits under its thread's folders
+(``threads/{thread}/user-data/outputs/report.md``), so the state's paths resolve
+inside the bundle as they did at the source.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..store.bundle import user_data_prefix
 from ..user_data import PathRefused, UserData, check_physical, resolve
 
 
@@ -61,12 +64,13 @@ class FilePlan:
 
 
 def place(real: Path, user_data: UserData) -> str | None:
-    """``outputs/report.md`` for a file inside the thread's folders (symlinks resolved), else None."""
-    for folder, root in user_data.folders.items():
-        base = Path(os.path.realpath(root))
-        if real == base or not real.is_relative_to(base):
-            continue
-        return f"{folder}/{real.relative_to(base).as_posix()}"
+    """Where a file inside the thread's folders, or those of a thread it was branched from, sits in the
+    bundle (``threads/{thread}/user-data/outputs/report.md``, symlinks resolved); None elsewhere."""
+    for holder in (user_data, *user_data.parents):
+        for folder, root in holder.folders.items():
+            base = Path(os.path.realpath(root))
+            if real != base and real.is_relative_to(base):
+                return f"{user_data_prefix(holder.thread_id)}{folder}/{real.relative_to(base).as_posix()}"
     return None
 
 
@@ -80,8 +84,8 @@ def _source(path: str, actual: str | None, user_data: UserData) -> Path:
     return resolve(path, user_data)
 
 
-def plan_files(refs: References, user_data: UserData | None, prefix: str, max_file: int, max_total: int) -> FilePlan:
-    """Which referenced files go into the bundle (under ``prefix``), and what is left out and why."""
+def plan_files(refs: References, user_data: UserData | None, max_file: int, max_total: int) -> FilePlan:
+    """Which referenced files go into the bundle, and what is left out and why."""
     plan = FilePlan()
     if not refs.paths:
         return plan
@@ -115,22 +119,29 @@ def plan_files(refs: References, user_data: UserData | None, prefix: str, max_fi
                                                                       "files was used up"})
         else:
             total += size
-            plan.files.append(BundledFile(path, f"{prefix}{member}", real, size))
+            plan.files.append(BundledFile(path, member, real, size))
     return plan
 
 
-def read_file(bundled: BundledFile, masker: Any) -> bytes:
-    """A file's bytes for the bundle (no more than were planned); text (UTF-8, no NUL) is masked like every value."""
+def read_file(bundled: BundledFile, masker: Any) -> bytes | None:
+    """A file's bytes for the bundle (no more than were planned), or None when it must be left out.
+
+    Text (UTF-8, no NUL) is masked like every value. A binary file cannot be masked without breaking it:
+    one whose bytes hold a secret's shape (a key in an image's metadata) is left out instead.
+    """
     with bundled.source.open("rb") as fh:
         data = fh.read(bundled.size)
+    text = None
     if b"\x00" not in data[:8192]:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            text = None
-        if text is not None:
-            masked = masker.text(text, "files")
-            if masked != text:
-                data, bundled.redacted = masked.encode("utf-8"), True
+            pass
+    if text is not None:
+        masked = masker.text(text, "files")
+        if masked != text:
+            data, bundled.redacted = masked.encode("utf-8"), True
+    elif masker.holds_secret(data):
+        return None
     bundled.sha256 = hashlib.sha256(data).hexdigest()
     return data

@@ -32,6 +32,7 @@ from .rewrite import (
 REFERENCE_CHANNELS = frozenset({"artifacts", "viewed_images", "uploaded_files", "thread_data"})
 CACHE_ENTRIES = 4096  # values and list items already masked, by their bytes
 NIL = dump_msgpack(None)
+HEADER = "checkpoint headers"
 _EMPTY = object()  # a blob row of type "empty": the channel has no value at that version
 
 
@@ -83,7 +84,7 @@ class RowConverter:
         for _ in dropped:
             self._leave_out(f"extension values in channel {name!r}",
                             "of a kind the inspector cannot look inside: replaced by null")
-        masked = self.masker.value(tree, name)
+        masked = self.masker.channel(name, tree)
         out = raw if masked is tree and not dropped else dump_msgpack(masked)
         if cache:
             self._remember(key, (out, None))
@@ -122,7 +123,8 @@ class RowConverter:
 
     def _bytes(self, data: bytes, where: str) -> bytes:
         """Raw bytes masked as text, byte for byte (latin-1), so a key written as bytes is caught too."""
-        return self.masker.text(data.decode("latin-1"), where).encode("latin-1", "replace")
+        masked = self.masker.channel(where, data)
+        return masked if isinstance(masked, bytes) else str(masked).encode("utf-8")
 
     # -- checkpoints ---------------------------------------------------------------
     def checkpoint(self, cp: ExportCheckpoint) -> tuple[str, bytes, dict[str, Any]] | None:
@@ -142,7 +144,7 @@ class RowConverter:
                 out.append((name, masked))
                 if tree is not None:
                     refs[str(name)] = tree
-            return "msgpack", join_checkpoint(header, out), refs
+            return "msgpack", join_checkpoint(self._header(header), out), refs
         if cp.type == "json" and cp.checkpoint is not None:
             try:
                 tree = load_json(bytes(cp.checkpoint))
@@ -151,7 +153,8 @@ class RowConverter:
             if isinstance(tree, dict) and isinstance(tree.get("channel_values"), dict):
                 values = tree["channel_values"]
                 refs = {k: v for k, v in values.items() if k in REFERENCE_CHANNELS}
-                tree["channel_values"] = {k: self.masker.value(v, k) for k, v in values.items()}
+                tree = {k: self.masker.value(v, HEADER, keys=False) for k, v in tree.items() if k != "channel_values"}
+                tree["channel_values"] = {k: self.masker.channel(str(k), v) for k, v in values.items()}
                 return "json", dump_json(tree), refs
         if cp.checkpoint is not None and not self.masker.enabled:
             return str(cp.type), bytes(cp.checkpoint), {}  # nothing is masked: kept as stored
@@ -178,7 +181,24 @@ class RowConverter:
                 values[channel] = entry
         refs = {str(name): tree for name, (_, tree) in values.items() if tree is not None}
         channels = [(name, masked) for name, (masked, _) in values.items()]
-        return "msgpack", join_checkpoint([(k, dump_msgpack(v)) for k, v in header.items()], channels), refs
+        return "msgpack", join_checkpoint(self._header([(k, dump_msgpack(v)) for k, v in header.items()]), channels), refs
+
+    def _header(self, items: list[tuple[Any, bytes]]) -> list[tuple[Any, bytes]]:
+        """A checkpoint's header values (versions, pending sends...) with the text shapes masked; its keys are
+        channel names and ids, so a name alone masks nothing."""
+        if not self.masker.enabled:
+            return items
+        out = []
+        for key, raw in items:
+            try:
+                tree, dropped = load_msgpack(raw)
+            except ValueError:
+                self._leave_out("checkpoint header values", "not decodable: replaced by null")
+                out.append((key, NIL))
+                continue
+            masked = self.masker.value(tree, HEADER, keys=False)
+            out.append((key, raw if masked is tree and not dropped else dump_msgpack(masked)))
+        return out
 
     # -- metadata and writes ----------------------------------------------------------
     def metadata(self, raw: Any) -> bytes:
@@ -199,7 +219,7 @@ class RowConverter:
             return tag, self.channel(write.channel, bytes(data or b""))[0]
         if tag == "json":
             try:
-                return tag, dump_json(self.masker.value(load_json(bytes(data or b"")), write.channel))
+                return tag, dump_json(self.masker.channel(write.channel, load_json(bytes(data or b""))))
             except ValueError:
                 self._leave_out(f"writes to channel {write.channel!r}", "not readable JSON: left out")
                 return None

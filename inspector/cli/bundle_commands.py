@@ -6,20 +6,18 @@ import argparse
 
 from ..bundle import write_bundle
 from ..settings import load_settings
-from .output import print_json
+from .output import print_json, say
 from .store_commands import add_store_args, open_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bundle", help="export one thread as a support bundle (secrets masked)")
+    p = sub.add_parser("bundle", help="export one thread as a support bundle (secrets masked inside it)")
     add_store_args(p)
     p.add_argument("thread")
     p.add_argument("--out", required=True, metavar="FILE.zip", help="where to write the bundle")
     p.add_argument("--data-dir", metavar="DIR",
                    help="DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "
                         "or the SQLite store's folder)")
-    p.add_argument("--no-redact", action="store_true",
-                   help="keep every value as stored (default: secrets are masked inside the bundle)")
     p.add_argument("--by", metavar="NAME", help="who makes the bundle, for its manifest (default: the OS user)")
     p.set_defaults(handler=cmd_bundle)
 
@@ -30,19 +28,21 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     settings = load_settings()
     with open_from_args(args) as store:
         manifest = write_bundle(store, args.thread, args.out, data_dir=args.data_dir or settings.data_dir,
-                                redact=not args.no_redact, created_by=args.by, settings=settings)
+                                reveal=args.reveal, created_by=args.by, settings=settings)
     if args.json:
         print_json(manifest)
         return 0
     files = manifest["user_data"]["files"]
-    print(f"bundle of {manifest['thread_id']} written to {args.out}: {manifest['checkpoints']} checkpoint(s), "
-          f"{manifest['writes']} write(s), {len(files)} file(s)")
-    masked = manifest["redaction"]["values_masked"]
-    if manifest["redaction"]["enabled"]:
-        print("secrets masked: " + (", ".join(f"{where} ({n})" for where, n in masked.items()) or "none found"))
+    say(f"bundle of {manifest['thread_id']} written to {args.out}: {manifest['checkpoints']} checkpoint(s), "
+        f"{manifest['writes']} write(s), {len(files)} file(s)")
+    redaction = manifest["redaction"]
+    if redaction["enabled"]:
+        where = ", ".join(f"{name} ({n})" for name, n in redaction["values_masked"].items())
+        kinds = ", ".join(f"{kind} ({n})" for kind, n in redaction["marks"].items())
+        say(f"secrets masked: {where or 'none found'}" + (f"; marks by kind: {kinds}" if kinds else ""))
     else:
-        print("secrets NOT masked (--no-redact): values are as stored")
+        say("secrets NOT masked (--reveal): every value is as stored")
     for item in manifest["left_out"]:
-        print(f"left out: {item['what']} ({item['count']}): {item['reason']}")
-    print(f"open it with: python -m inspector threads --db {args.out}")
+        say(f"left out: {item['what']} ({item['count']}): {item['reason']}")
+    say(f"open it with: python -m inspector threads --db {args.out}")
     return 0

@@ -124,13 +124,18 @@ class BundleStore(SqliteStore):
                            else "It was made without masking secrets: values are as stored."))
 
     @property
-    def recorded_folders(self) -> dict[str, str]:
-        """The thread's folders at the source, as the bundle recorded them: folder -> path there."""
-        folders = (self.manifest.get("user_data") or {}).get("source_folders") if isinstance(
-            self.manifest.get("user_data"), dict) else None
-        if not isinstance(folders, dict):
+    def recorded_folders(self) -> dict[str, dict[str, str]]:
+        """Where the files' folders were at the source, as the bundle recorded them: thread -> folder -> path,
+        for its thread, then the threads it was branched from (nearest first)."""
+        user_data = self.manifest.get("user_data")
+        if not isinstance(user_data, dict):
             return {}
-        return {k: v for k, v in folders.items() if k in USER_DATA_FOLDERS and isinstance(v, str)}
+        entries = [(self.manifest.get("thread_id"), user_data.get("source_folders"))]
+        branched = user_data.get("branched_from")
+        entries += [(e.get("thread_id"), e.get("source_folders")) for e in branched if isinstance(e, dict)] \
+            if isinstance(branched, list) else []
+        return {thread: {k: v for k, v in folders.items() if k in USER_DATA_FOLDERS and isinstance(v, str)}
+                for thread, folders in entries if isinstance(thread, str) and isinstance(folders, dict)}
 
     def close(self) -> None:
         try:

@@ -1,4 +1,9 @@
-"""The thread page's "Export thread" button: the thread as a support bundle, built when clicked."""
+"""The thread page's "Export thread" button: the thread as a support bundle, built when clicked.
+
+The bundle is always masked (the reveal toggle shows one checkpoint, never a
+whole thread's export), and each export writes an ``export`` line to the audit
+trail when the file is produced.
+"""
 
 from __future__ import annotations
 
@@ -7,24 +12,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from ..bundle import Masker, RedactionUnavailable, write_bundle
+from ..bundle import write_bundle
 from ..store import Store
-from . import data
+from . import audit_trail, data, gate
 
-HELP = ("A zip with this thread's checkpoints (every namespace, writes included, secrets masked), the files its state "
-        "names and a manifest. Open it elsewhere with --db FILE.zip or the sidebar's store switch.")
-
-
-def viewer() -> str:
-    """Who is looking, for the bundle's manifest: the logged-in user, else the dashboard itself."""
-    try:
-        email = st.user.get("email") if st.user.get("is_logged_in") else None
-    except Exception:  # noqa: BLE001 - no auth configured
-        email = None
-    return str(email) if email else "dashboard (no login)"
+HELP = ("A zip with this thread's checkpoints (every namespace, writes included, secrets masked inside the stored "
+        "values), the files its state names and a manifest. Open it elsewhere with --db FILE.zip or the sidebar's "
+        "store switch.")
 
 
 def bundle_bytes(store: Store, thread_id: str, created_by: str) -> bytes:
+    """The masked bundle of ``thread_id``, as the bytes of its zip."""
     settings = data.settings_or_defaults()
     with tempfile.TemporaryDirectory(prefix="inspector-export-") as tmp:
         path = Path(tmp) / "bundle.zip"
@@ -37,12 +35,8 @@ def export_button(store: Store, thread_id: str) -> None:
         st.button("Export thread", icon=":material/archive:", disabled=True,
                   help="A saver read through its API cannot hand out its rows as stored, so it cannot be exported.")
         return
-    try:
-        Masker(True, data.settings_or_defaults())
-    except RedactionUnavailable as exc:
-        st.button("Export thread", icon=":material/archive:", disabled=True, help=str(exc))
-        return
-    who = viewer()
-    st.download_button("Export thread", data=lambda: bundle_bytes(store, thread_id, who),
-                       file_name=f"{thread_id}-bundle.zip", mime="application/zip", icon=":material/archive:",
-                       on_click="ignore", help=HELP)
+    who = gate.current_user()
+    produce = audit_trail.exported(lambda: bundle_bytes(store, thread_id, who), thread_id, what="support bundle",
+                                   masked=True)
+    st.download_button("Export thread", data=produce, file_name=f"{thread_id}-bundle.zip", mime="application/zip",
+                       icon=":material/archive:", on_click="ignore", help=HELP)
