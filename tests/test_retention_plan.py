@@ -11,7 +11,8 @@ from inspector.retention import Policy, plan_thread
 from inspector.retention.graph import ThreadGraph
 from inspector.store.model import checkpoint_step
 from inspector.retention.sql import literal
-from inspector.store.retention_keys import BlobKeys, BranchLink, CheckpointKeys, StrayWrites, ThreadKeys
+from inspector.store.model import BranchThread
+from inspector.store.retention_keys import BlobKeys, CheckpointKeys, StrayWrites, ThreadKeys
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
@@ -156,7 +157,7 @@ def test_delta_snapshots_are_kept_for_the_checkpoints_rebuilt_from_them():
 
 def test_a_deerflow_branch_point_is_kept_by_the_safe_variant():
     main = line(5)
-    link = BranchLink("branch-thread", "t", main[1].checkpoint_id)
+    link = BranchThread("branch-thread", "t", main[1].checkpoint_id)
     outcome = plan_thread(ThreadKeys("t", main), Policy(keep_latest=2), NOW, links=[link])
     assert [b.kind for b in outcome.plain.breaks] == ["deerflow-branch"]
     assert outcome.plain.breaks[0].branch_thread == "branch-thread"

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from ..store.delta import DELTA_COUNTERS_KEY
-from ..store.model import is_internal_channel
-from ..store.retention_keys import BranchLink, Key
+from ..store.model import BranchThread, is_internal_channel
+from ..store.retention_keys import Key
 from .graph import ThreadGraph
 
 # LangGraph snapshots a delta channel at least every this many supersteps
@@ -49,7 +49,7 @@ class Break:
         return {**shown, "branch_thread": self.branch_thread} if self.branch_thread else shown
 
 
-def find_breaks(graph: ThreadGraph, going: set[Key], links: Iterable[BranchLink], metadata_of: MetadataOf) -> list[Break]:
+def find_breaks(graph: ThreadGraph, going: set[Key], links: Iterable[BranchThread], metadata_of: MetadataOf) -> list[Break]:
     """Every break deleting ``going`` from ``graph`` would cause."""
     if not going:
         return []
@@ -149,7 +149,7 @@ def delta_breaks(graph: ThreadGraph, going: set[Key], metadata_of: MetadataOf) -
     return found
 
 
-def branch_breaks(graph: ThreadGraph, going: set[Key], links: Iterable[BranchLink]) -> list[Break]:
+def branch_breaks(graph: ThreadGraph, going: set[Key], links: Iterable[BranchThread]) -> list[Break]:
     found = []
     for link in links:
         key = ("", link.parent_checkpoint_id)

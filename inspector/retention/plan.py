@@ -15,8 +15,8 @@ from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from ..store import Store
-from ..store.model import checkpoint_time
-from ..store.retention_keys import BranchLink, Key, StorageFacts, ThreadKeys
+from ..store.model import BranchThread, checkpoint_time
+from ..store.retention_keys import Key, StorageFacts, ThreadKeys
 from .breaks import Break, MetadataOf, find_breaks
 from .graph import ThreadGraph
 from .policy import Policy, decide, selected
@@ -207,7 +207,7 @@ class ThreadOutcome:
     safe: ThreadPlan | None
 
 
-def plan_thread(keys: ThreadKeys, policy: Policy, now: datetime, links: Iterable[BranchLink] = (),
+def plan_thread(keys: ThreadKeys, policy: Policy, now: datetime, links: Iterable[BranchThread] = (),
                 metadata_of: MetadataOf = lambda keys: {}) -> ThreadOutcome:
     """The plain and the safe plan of one thread (None where nothing would go)."""
     graph = ThreadGraph(keys)
@@ -240,7 +240,7 @@ def plan_store(store: Store, policy: Policy, now: datetime | None = None) -> Pla
     undated = 0
     with store.retention_reader() as reader:
         facts = reader.facts()
-        links: dict[str, list[BranchLink]] = defaultdict(list)
+        links: dict[str, list[BranchThread]] = defaultdict(list)
         for link in reader.branch_links():
             links[link.parent_thread_id].append(link)
         for keys in reader.threads(list(policy.threads) if policy.threads is not None else None):

@@ -17,11 +17,10 @@ from typing import Any, Iterator, Sequence
 
 import psycopg
 
-from .model import StoreError
+from .model import BranchThread, StoreError
 from .pg_connect import read_error
 from .retention_keys import (
     BlobKeys,
-    BranchLink,
     CheckpointKeys,
     Key,
     StorageFacts,
@@ -148,7 +147,7 @@ class PgRetentionReader:
             "WHERE c.thread_id = %s", [[k[0] for k in keys], [k[1] for k in keys], thread_id])
         return {(ns, cid): meta for ns, cid, meta in rows if isinstance(meta, dict)}
 
-    def branch_links(self) -> list[BranchLink]:
+    def branch_links(self) -> list[BranchThread]:
         links = []
         for tid, parent_thread, parent_checkpoint in self._query(_BRANCHES):
             link = branch_link(tid, {"branch_parent_thread_id": parent_thread,

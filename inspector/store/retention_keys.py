@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol, Sequence
 
+from .model import BranchThread, branch_of
+
 Key = tuple[str, str]  # (checkpoint_ns, checkpoint_id)
 
 
@@ -67,15 +69,6 @@ class ThreadKeys:
 
 
 @dataclass(frozen=True)
-class BranchLink:
-    """A DeerFlow branch thread and the checkpoint of another thread it was branched from."""
-
-    thread_id: str
-    parent_thread_id: str
-    parent_checkpoint_id: str
-
-
-@dataclass(frozen=True)
 class StorageFacts:
     """How the store's space is accounted.
 
@@ -105,7 +98,7 @@ class RetentionReader(Protocol):
         """The metadata of the checkpoints ``keys`` of ``thread_id`` (missing or unreadable ones left out)."""
         ...
 
-    def branch_links(self) -> list[BranchLink]:
+    def branch_links(self) -> list[BranchThread]:
         """Every DeerFlow branch thread in the store, with the checkpoint it was branched from."""
         ...
 
@@ -116,14 +109,11 @@ class RetentionReader(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-def branch_link(thread_id: str, metadata: Any) -> BranchLink | None:
-    """The branch a checkpoint's metadata records (DeerFlow's ``branch_parent_*`` keys), if any."""
-    if not isinstance(metadata, dict):
-        return None
-    parent_thread, parent_checkpoint = metadata.get("branch_parent_thread_id"), metadata.get("branch_parent_checkpoint_id")
-    if isinstance(parent_thread, str) and isinstance(parent_checkpoint, str) and parent_thread and parent_checkpoint:
-        return BranchLink(thread_id, parent_thread, parent_checkpoint)
-    return None
+def branch_link(thread_id: str, metadata: Any) -> BranchThread | None:
+    """The branch a checkpoint's metadata records (DeerFlow's ``branch_parent_*`` keys), when it names the
+    checkpoint it was branched from."""
+    branch = branch_of(thread_id, metadata)
+    return branch if branch is not None and branch.parent_checkpoint_id else None
 
 
 def not_supported(kind: str) -> None:

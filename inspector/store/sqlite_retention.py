@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from . import sqlite_pages as pages
-from .model import StoreError
-from .retention_keys import BranchLink, CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
+from .model import BranchThread, StoreError
+from .retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
 
 INTERRUPT_CHANNEL = "__interrupt__"
 # dbstat visits every page of a b-tree; past this size only the indexes are measured.
@@ -290,7 +290,7 @@ class SqliteRetentionReader:
                         found[(ns, cid)] = value
         return found
 
-    def branch_links(self) -> list[BranchLink]:
+    def branch_links(self) -> list[BranchThread]:
         links = []
         for thread_id, raw in self._query(
             "SELECT thread_id, metadata FROM checkpoints WHERE parent_checkpoint_id IS NULL AND checkpoint_ns = '' "
