@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Collection
 
 import msgpack
 
@@ -205,21 +205,27 @@ class DecodedCheckpoint:
     problems: list[Problem]
 
 
-def decode_checkpoint_blob(type_tag: str | None, blob: bytes | None) -> DecodedCheckpoint:
-    """Decode a whole-checkpoint blob (SQLite's layout) channel by channel; never raises."""
+def decode_checkpoint_blob(type_tag: str | None, blob: bytes | None,
+                           channels: Collection[str] | None = None) -> DecodedCheckpoint:
+    """Decode a whole-checkpoint blob (SQLite's layout) channel by channel; never raises.
+
+    ``channels``: decode only these channel values (the others are skipped, not built); None: all.
+    """
     payload = bytes(blob or b"")
     if type_tag != "msgpack":
         decoded = decode_typed(type_tag, payload)
         value = decoded.value
         if isinstance(value, dict) and isinstance(value.get("channel_values"), dict):
             values = value.pop("channel_values")
+            if channels is not None:
+                values = {k: v for k, v in values.items() if k in channels}
             return DecodedCheckpoint(value, values, {}, decoded.problems)
         problems = decoded.problems or [Problem(f"checkpoint stored as {type_tag!r} is not a checkpoint")]
         return DecodedCheckpoint({}, {}, {}, problems)
-    return _walk_checkpoint(payload)
+    return _walk_checkpoint(payload, channels)
 
 
-def _walk_checkpoint(payload: bytes) -> DecodedCheckpoint:
+def _walk_checkpoint(payload: bytes, wanted: Collection[str] | None) -> DecodedCheckpoint:
     header: dict[str, Any] = {}
     values: dict[str, Any] = {}
     sizes: dict[str, int] = {}
@@ -240,6 +246,8 @@ def _walk_checkpoint(payload: bytes) -> DecodedCheckpoint:
                 channel = unpacker.unpack()
                 start = unpacker.tell()
                 unpacker.skip()
+                if wanted is not None and str(channel) not in wanted:
+                    continue
                 raw = payload[start : unpacker.tell()]
                 decoded = unpack_msgpack(raw, str(channel))
                 values[str(channel)] = decoded.value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Collection, Iterable, Iterator, Protocol, runtime_checkable
 
 from .decode import Problem
 from .measure import ChannelSize
@@ -35,6 +35,28 @@ def checkpoint_time(checkpoint_id: str) -> datetime | None:
     return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=micros)
 
 
+_STEP_BITS = 0x3FFF
+
+
+def checkpoint_step(checkpoint_id: str) -> int | None:
+    """The step LangGraph encodes in a uuid6 checkpoint id (its clock sequence), or None for other ids.
+
+    Read from the id alone, so a history can be laid out without reading metadata;
+    the metadata's ``step`` stays the authority for what is shown.
+    """
+    try:
+        u = uuid.UUID(checkpoint_id)
+    except (ValueError, TypeError, AttributeError):
+        return None
+    if u.version != 6:
+        return None
+    seq = (u.int >> 48) & _STEP_BITS
+    return seq - _STEP_BITS - 1 if seq >= _STEP_BITS - 1 else seq  # 0x3fff = -1, 0x3ffe = -2
+
+
+THREAD_SORTS = ("newest", "stored", "checkpoints")
+
+
 @dataclass(frozen=True)
 class ThreadSummary:
     thread_id: str
@@ -61,6 +83,10 @@ class CheckpointRow:
     writes_bytes: int = 0
     write_channels: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+    keys_only: bool = False  # read by ``timeline_keys``: step from the id, no source, metadata only ``parents``
+
+
+Key = tuple[str, str]  # (checkpoint_ns, checkpoint_id)
 
 
 @dataclass(frozen=True)
@@ -140,13 +166,65 @@ class Store(Protocol):
     read_only: bool
     size_accounting: str
 
-    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0) -> list[ThreadSummary]: ...
+    identity: str
+
+    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
+                sort: str = "newest") -> list[ThreadSummary]:
+        """One page of threads matching ``search`` (thread id or metadata, a plain substring).
+
+        Args:
+            sort: ``newest`` (last update first), ``stored`` (stored bytes, largest first) or
+                ``checkpoints`` (most first); the order is over every matching thread, computed
+                by the database from keys and lengths, never from blob contents.
+        Returns:
+            At most ``limit`` summaries starting at ``offset`` in that order.
+        """
+        ...
 
     def count_threads(self, search: str | None = None) -> int: ...
 
-    def timeline(self, thread_id: str) -> list[CheckpointRow]: ...
+    def timeline(self, thread_id: str) -> list[CheckpointRow]:
+        """Every checkpoint of the thread (all namespaces) with its metadata, newest first."""
+        ...
+
+    def timeline_keys(self, thread_id: str, after: str | None = None) -> list[CheckpointRow]:
+        """Every checkpoint's keys, parent, stored lengths and written channels, newest first: enough
+        to lay out a history, read without metadata where the backend stores it behind the state.
+
+        SQLite's rows are marked ``keys_only``: ``step`` comes from the checkpoint id, ``source`` is
+        None and ``metadata`` holds only ``parents`` (a subgraph's first checkpoint needs it); other
+        backends read metadata at no extra cost and return full rows. ``after`` keeps only
+        checkpoints whose id is greater (following a running thread). Raises ``NotFound`` for an
+        unknown thread.
+        """
+        ...
+
+    def checkpoint_rows(self, thread_id: str, keys: Iterable[Key]) -> list[CheckpointRow]:
+        """Full timeline rows (metadata included) for the ``(ns, checkpoint id)`` keys given, newest
+        first; keys not in the store are left out. Reads only those rows: a page of a history."""
+        ...
 
     def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState: ...
+
+    def iter_states(self, thread_id: str, ns: str = "", checkpoint_ids: Collection[str] | None = None,
+                    channels: Collection[str] | None = None) -> Iterator[CheckpointState]:
+        """Decoded states of one namespace (or only ``checkpoint_ids``), oldest first, read in bounded
+        batches so a history is never held in memory.
+
+        Args:
+            channels: decode only these channels (others are left out of ``values``); None: all.
+        Returns:
+            The states ``state()`` would return, each decoded once; a checkpoint whose parent was
+            yielded just before rebuilds its delta channels from it instead of walking the history.
+        """
+        ...
+
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
+                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+        """``field_sizes`` as a stream in bounded batches (ordered by checkpoint id, then namespace);
+        ``keys`` restricts it to those ``(ns, checkpoint id)`` pairs. Raises ``NotFound`` for an
+        unknown thread."""
+        ...
 
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
         """Every checkpoint of ``ns`` (``None``: all namespaces), oldest first, each blob read once.

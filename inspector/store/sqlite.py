@@ -11,37 +11,57 @@ import json
 import sqlite3
 import urllib.parse
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Collection, Iterable, Iterator
 
 from . import delta
 from .decode import Problem, decode_checkpoint_blob, decode_typed
-from .measure import measure_checkpoint_blob
+from .measure import MeasuredCheckpoint, measure_checkpoint_blob
 from .model import (
     PER_CHECKPOINT_COPY,
+    THREAD_SORTS,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
+    Key,
     NotFound,
     StoreError,
     ThreadSummary,
     WriteRecord,
-    checkpoint_time,
 )
 from .records import (
     assemble_state,
+    batches,
     checkpoint_not_found,
+    full_row,
+    keys_only_row,
     like_pattern,
     sql_rebuilder,
+    thread_not_found,
     thread_summaries,
     titles_from,
     write_records,
 )
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
+# Map the file into memory for reads: a checkpoint's metadata sits behind its blob, and reaching it
+# through mapped pages costs a fraction of copying each overflow page.
+MMAP_BYTES = 1 << 30
+_OWN_BYTES = "length(checkpoint) + coalesce(length(metadata), 0)"
+_THREAD_ORDER = {
+    "newest": "max(checkpoint_id) DESC, thread_id",
+    "checkpoints": "count(*) DESC, max(checkpoint_id) DESC, thread_id",
+}
 
 
 def _ro_uri(path: Path) -> str:
     return f"file:{urllib.parse.quote(str(path))}?mode=ro"
+
+
+def _by_namespace(keys: Iterable[Key]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for ns, cid in keys:
+        grouped.setdefault(ns, []).append(cid)
+    return grouped
 
 
 def _metadata(raw: Any) -> dict[str, Any]:
@@ -66,9 +86,11 @@ class SqliteStore:
         self.url = url or f"sqlite:///{self.path}"
         if not self.path.is_file():
             raise StoreError(f"no SQLite database at {self.path}")
+        self.identity = f"sqlite:{self.path.resolve()}"
         try:
             self._conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False)
             self._conn.execute("PRAGMA query_only = ON")
+            self._conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
@@ -113,21 +135,34 @@ class SqliteStore:
         where, params = self._thread_filter(search)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
 
-    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
+    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
+                sort: str = "newest") -> list[ThreadSummary]:
+        if sort not in THREAD_SORTS:
+            raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
         where, params = self._thread_filter(search)
-        rows = self._query(
-            f"""
-            SELECT thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
-                   sum(length(checkpoint) + coalesce(length(metadata), 0)), count(DISTINCT checkpoint_ns), max(checkpoint_id)
-            FROM checkpoints {where}
-            GROUP BY thread_id
-            ORDER BY max(checkpoint_id) DESC, thread_id
-            LIMIT ? OFFSET ?
-            """,
-            [*params, limit, offset],
-        )
+        columns = f"""thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
+                      sum({_OWN_BYTES}) AS own, count(DISTINCT checkpoint_ns), max(checkpoint_id)"""
+        if sort == "stored":
+            # every thread's bytes, its writes included, ranked in one statement over lengths
+            rows = self._query(
+                f"""
+                SELECT c.*, coalesce(w.n, 0) FROM (SELECT {columns} FROM checkpoints {where} GROUP BY thread_id) c
+                LEFT JOIN (SELECT thread_id, sum(length(value)) AS n FROM writes GROUP BY thread_id) w
+                  ON w.thread_id = c.thread_id
+                ORDER BY c.own + coalesce(w.n, 0) DESC, c.thread_id
+                LIMIT ? OFFSET ?
+                """,
+                [*params, limit, offset],
+            )
+            extra = {r[0]: r[6] for r in rows}
+        else:
+            rows = self._query(
+                f"SELECT {columns} FROM checkpoints {where} GROUP BY thread_id ORDER BY {_THREAD_ORDER[sort]} LIMIT ? OFFSET ?",
+                [*params, limit, offset],
+            )
+            extra = self._writes_bytes_by_thread([r[0] for r in rows])
         ids = [r[0] for r in rows]
-        return thread_summaries(rows, self._writes_bytes_by_thread(ids), self._titles(ids))
+        return thread_summaries([r[:6] for r in rows], extra, self._titles(ids))
 
     def _in_clause(self, ids: list[str]) -> str:
         return ",".join("?" * len(ids))
@@ -159,48 +194,74 @@ class SqliteStore:
         return titles_from(rows)
 
     # -- timeline --------------------------------------------------------
+    def _writes_summary(self, thread_id: str, where: str = "", params: Iterable[Any] = ()) -> dict[Key, tuple[tuple[str, ...], int]]:
+        """``(ns, checkpoint id) -> (channels written, bytes)`` for the thread's writes matching ``where``."""
+        return {
+            (ns, cid): (tuple(dict.fromkeys(channels.split("\x1f"))) if channels else (), size or 0)
+            for ns, cid, channels, size in self._query(
+                f"""SELECT checkpoint_ns, checkpoint_id, group_concat(channel, char(31)), sum(length(value))
+                    FROM writes WHERE thread_id = ? {where} GROUP BY checkpoint_ns, checkpoint_id""",
+                [thread_id, *params],
+            )
+        }
+
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
         rows = self._query(
-            """
-            SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, length(checkpoint), metadata
-            FROM checkpoints WHERE thread_id = ?
-            ORDER BY checkpoint_id DESC, checkpoint_ns
-            """,
+            f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, {_OWN_BYTES}, metadata
+                FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_id DESC, checkpoint_ns""",
             [thread_id],
         )
         if not rows:
-            raise NotFound(f"no thread {thread_id!r} in this store")
-        writes = {
-            (ns, cid): (channels, size)
-            for ns, cid, channels, size in self._query(
-                """
-                SELECT checkpoint_ns, checkpoint_id, group_concat(channel, char(31)), sum(length(value))
-                FROM writes WHERE thread_id = ? GROUP BY checkpoint_ns, checkpoint_id
-                """,
-                [thread_id],
+            raise thread_not_found(thread_id)
+        writes = self._writes_summary(thread_id)
+        return [full_row(thread_id, ns, cid, parent, size, writes.get((ns, cid), ((), 0)), _metadata(meta))
+                for ns, cid, parent, size, meta in rows]
+
+    def timeline_keys(self, thread_id: str, after: str | None = None) -> list[CheckpointRow]:
+        where, params = ("AND checkpoint_id > ?", [after]) if after else ("", [])
+        rows = self._query(
+            f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, {_OWN_BYTES},
+                       CASE WHEN checkpoint_ns <> '' AND parent_checkpoint_id IS NULL THEN metadata END
+                FROM checkpoints WHERE thread_id = ? {where} ORDER BY checkpoint_id DESC, checkpoint_ns""",
+            [thread_id, *params],
+        )
+        if not rows and (not after or not self._has_thread(thread_id)):
+            raise thread_not_found(thread_id)
+        writes = self._writes_summary(thread_id, where, params)
+        return [keys_only_row(thread_id, ns, cid, parent, size, writes.get((ns, cid), ((), 0)),
+                              _metadata(meta).get("parents") if meta is not None else None)
+                for ns, cid, parent, size, meta in rows]
+
+    def checkpoint_rows(self, thread_id: str, keys: Iterable[Key]) -> list[CheckpointRow]:
+        out: list[CheckpointRow] = []
+        for ns, ids in _by_namespace(keys).items():
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                where = f"AND checkpoint_ns = ? AND checkpoint_id IN ({self._in_clause(chunk)})"
+                writes = self._writes_summary(thread_id, where, [ns, *chunk])
+                out += [
+                    full_row(thread_id, ns, cid, parent, size, writes.get((ns, cid), ((), 0)), _metadata(meta))
+                    for cid, parent, size, meta in self._query(
+                        f"""SELECT checkpoint_id, parent_checkpoint_id, {_OWN_BYTES}, metadata FROM checkpoints
+                            WHERE thread_id = ? {where}""",
+                        [thread_id, ns, *chunk],
+                    )
+                ]
+        return sorted(out, key=lambda r: (r.checkpoint_id, r.checkpoint_ns), reverse=True)
+
+    def _has_thread(self, thread_id: str) -> bool:
+        return bool(self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]))
+
+    def _blob_rows(self, thread_id: str, ns: str, ids: list[str], columns: str) -> dict[str, tuple]:
+        """``checkpoint id -> (columns...)`` for one batch of a namespace."""
+        return {
+            row[0]: row[1:]
+            for row in self._query(
+                f"""SELECT checkpoint_id, {columns} FROM checkpoints
+                    WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN ({self._in_clause(ids)})""",
+                [thread_id, ns, *ids],
             )
         }
-        timeline = []
-        for ns, cid, parent, size, raw_meta in rows:
-            meta = _metadata(raw_meta)
-            channels, wbytes = writes.get((ns, cid), (None, 0))
-            step = meta.get("step")
-            timeline.append(
-                CheckpointRow(
-                    thread_id=thread_id,
-                    checkpoint_ns=ns,
-                    checkpoint_id=cid,
-                    parent_checkpoint_id=parent,
-                    step=step if isinstance(step, int) else None,
-                    source=meta.get("source"),
-                    created_at=checkpoint_time(cid),
-                    stored_bytes=(size or 0) + len(raw_meta or b""),
-                    writes_bytes=wbytes or 0,
-                    write_channels=tuple(dict.fromkeys(channels.split("\x1f"))) if channels else (),
-                    metadata=meta,
-                )
-            )
-        return timeline
 
     # -- sizes -----------------------------------------------------------
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
@@ -209,44 +270,51 @@ class SqliteStore:
         Each checkpoint blob holds its own copy of every channel, so sizes add up
         per checkpoint (``size_accounting = "per-checkpoint-copy"``).
         """
-        ns_clause, params = ("", [thread_id]) if ns is None else ("AND checkpoint_ns = ?", [thread_id, ns])
-        writes = dict(
-            ((wns, cid), size or 0)
-            for wns, cid, size in self._query(
-                f"""SELECT checkpoint_ns, checkpoint_id, sum(length(value)) FROM writes
-                    WHERE thread_id = ? {ns_clause} GROUP BY checkpoint_ns, checkpoint_id""",
-                params,
-            )
-        )
-        sql = f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
-                  FROM checkpoints WHERE thread_id = ? {ns_clause} ORDER BY checkpoint_ns, checkpoint_id"""
-        # primary-key order: SQLite streams the rows instead of sorting the blobs
-        try:
-            rows = [self._checkpoint_sizes(thread_id, writes, *row) for row in self._conn.execute(sql, params)]
-            rows.sort(key=lambda r: (r.checkpoint_id, r.checkpoint_ns))
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"reading {self.path} failed: {exc}") from None
-        if not rows and not self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]):
-            raise NotFound(f"no thread {thread_id!r} in this store")
-        return rows
+        return list(self.iter_field_sizes(thread_id, ns))
 
-    @staticmethod
-    def _checkpoint_sizes(thread_id, writes, ns, cid, parent, type_tag, blob, raw_meta) -> CheckpointSizes:
-        measured = measure_checkpoint_blob(type_tag, blob)
-        meta = _metadata(raw_meta)
-        step = meta.get("step")
-        return CheckpointSizes(
-            thread_id=thread_id,
-            checkpoint_ns=ns,
-            checkpoint_id=cid,
-            parent_checkpoint_id=parent,
-            step=step if isinstance(step, int) else None,
-            source=meta.get("source"),
-            stored_bytes=len(blob or b"") + len(raw_meta or b""),
-            writes_bytes=writes.get((ns, cid), 0),
-            channels=measured.channels,
-            problems=tuple(measured.problems),
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
+                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+        ns_clause, params = ("", [thread_id]) if ns is None else ("AND checkpoint_ns = ?", [thread_id, ns])
+        listed = self._query(
+            f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, length(checkpoint) FROM checkpoints
+                WHERE thread_id = ? {ns_clause}""",
+            params,
         )
+        if not listed and not self._has_thread(thread_id):
+            raise thread_not_found(thread_id)
+        wanted = None if keys is None else set(keys)
+        order = sorted((r for r in listed if wanted is None or (r[0], r[1]) in wanted), key=lambda r: (r[1], r[0]))
+        return self._stream_sizes(thread_id, ns_clause, params, order)
+
+    def _stream_sizes(self, thread_id: str, ns_clause: str, params: list[Any], order: list[tuple]) -> Iterator[CheckpointSizes]:
+        writes = {key: size for key, (_, size) in self._writes_summary(thread_id, ns_clause, params[1:]).items()}
+        measured: dict[Key, MeasuredCheckpoint] = {}  # the newest measurement per namespace, for its children
+        for batch in batches(order, lambda r: r[3] or 0):
+            fetched: dict[Key, tuple] = {}
+            for ns, ids in _by_namespace((r[0], r[1]) for r in batch).items():
+                for cid, row in self._blob_rows(thread_id, ns, ids, "type, checkpoint, metadata").items():
+                    fetched[(ns, cid)] = row
+            for ns, cid, parent, _ in batch:
+                if (ns, cid) not in fetched:  # deleted while streaming
+                    continue
+                type_tag, blob, raw_meta = fetched.pop((ns, cid))
+                previous = measured.get((ns, parent)) if parent else None
+                current = measure_checkpoint_blob(type_tag, blob, previous)
+                measured = {(ns, cid): current, **{k: v for k, v in measured.items() if k[0] != ns}}
+                meta = _metadata(raw_meta)
+                step = meta.get("step")
+                yield CheckpointSizes(
+                    thread_id=thread_id,
+                    checkpoint_ns=ns,
+                    checkpoint_id=cid,
+                    parent_checkpoint_id=parent,
+                    step=step if isinstance(step, int) else None,
+                    source=meta.get("source"),
+                    stored_bytes=len(blob or b"") + len(raw_meta or b""),
+                    writes_bytes=writes.get((ns, cid), 0),
+                    channels=current.channels,
+                    problems=tuple(current.problems),
+                )
 
     # -- state -----------------------------------------------------------
     def _checkpoint_row(self, thread_id: str, checkpoint_id: str | None, ns: str) -> tuple:
@@ -267,19 +335,26 @@ class SqliteStore:
         return rows[0]
 
     def writes(self, thread_id: str, checkpoint_id: str, ns: str = "") -> tuple[list[WriteRecord], list[Problem]]:
-        task_path = "task_path" if self._writes_have_task_path else "''"
-        rows = self._query(
-            f"""SELECT task_id, {task_path}, idx, channel, type, value FROM writes
-                WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?
-                ORDER BY task_path, task_id, idx""",
-            [thread_id, ns, checkpoint_id],
-        )
-        return write_records(rows)
+        return write_records(self._write_rows(thread_id, ns, [checkpoint_id]).get(checkpoint_id, []))
 
-    def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
-        cid, parent, type_tag, blob, raw_meta = self._checkpoint_row(thread_id, checkpoint_id, ns)
-        decoded = decode_checkpoint_blob(type_tag, blob)
-        writes, write_problems = self.writes(thread_id, cid, ns)
+    def _write_rows(self, thread_id: str, ns: str, ids: list[str]) -> dict[str, list[tuple]]:
+        """``checkpoint id -> stored write rows`` in task order, for a batch of one namespace."""
+        task_path = "task_path" if self._writes_have_task_path else "''"
+        grouped: dict[str, list[tuple]] = {}
+        for cid, *row in self._query(
+            f"""SELECT checkpoint_id, task_id, {task_path}, idx, channel, type, value FROM writes
+                WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN ({self._in_clause(ids)})
+                ORDER BY checkpoint_id, {task_path}, task_id, idx""",
+            [thread_id, ns, *ids],
+        ):
+            grouped.setdefault(cid, []).append(tuple(row))
+        return grouped
+
+    def _decoded(self, thread_id: str, ns: str, cid: str, parent: str | None, type_tag: str | None,
+                 blob: bytes | None, raw_meta: Any, write_rows: list[tuple],
+                 channels: Collection[str] | None = None, carried: CheckpointState | None = None) -> CheckpointState:
+        decoded = decode_checkpoint_blob(type_tag, blob, channels)
+        writes, write_problems = write_records(write_rows)
         return assemble_state(
             thread_id=thread_id,
             ns=ns,
@@ -292,8 +367,43 @@ class SqliteStore:
             writes=writes,
             problems=decoded.problems + write_problems,
             stored_bytes=len(blob or b"") + len(raw_meta or b""),
-            rebuild=sql_rebuilder(self, thread_id, ns, parent),
+            rebuild=sql_rebuilder(self, thread_id, ns, parent, carried),
+            channels=channels,
         )
+
+    def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
+        cid, parent, type_tag, blob, raw_meta = self._checkpoint_row(thread_id, checkpoint_id, ns)
+        return self._decoded(thread_id, ns, cid, parent, type_tag, blob, raw_meta,
+                             self._write_rows(thread_id, ns, [cid]).get(cid, []))
+
+    def iter_states(self, thread_id: str, ns: str = "", checkpoint_ids: Collection[str] | None = None,
+                    channels: Collection[str] | None = None) -> Iterator[CheckpointState]:
+        listed = self._query(
+            """SELECT checkpoint_id, parent_checkpoint_id, length(checkpoint) FROM checkpoints
+               WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id""",
+            [thread_id, ns],
+        )
+        if not listed:
+            raise thread_not_found(thread_id) if not self._has_thread(thread_id) else NotFound(
+                f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
+        wanted = None if checkpoint_ids is None else set(checkpoint_ids)
+        order = [r for r in listed if wanted is None or r[0] in wanted]
+        return self._stream_states(thread_id, ns, order, channels)
+
+    def _stream_states(self, thread_id: str, ns: str, order: list[tuple],
+                       channels: Collection[str] | None) -> Iterator[CheckpointState]:
+        previous: CheckpointState | None = None
+        for batch in batches(order, lambda r: r[2] or 0):
+            ids = [r[0] for r in batch]
+            fetched = self._blob_rows(thread_id, ns, ids, "type, checkpoint, metadata")
+            writes = self._write_rows(thread_id, ns, ids)
+            for cid, parent, _ in batch:
+                if cid not in fetched:  # deleted while streaming
+                    continue
+                type_tag, blob, raw_meta = fetched.pop(cid)
+                previous = self._decoded(thread_id, ns, cid, parent, type_tag, blob, raw_meta,
+                                         writes.get(cid, []), channels, previous)
+                yield previous
 
     # -- delta channels ----------------------------------------------------
     def _ancestors(self, thread_id: str, ns: str, parent: str | None, channels: list[str]) -> Iterator[delta.Ancestor]:
