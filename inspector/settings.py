@@ -36,6 +36,10 @@ class Settings:
     pg_statement_timeout_ms: int = 30_000
     pg_pool_size: int = 4
     deerflow_home: str | None = None
+    cache_dir: str | None = None
+    cache_max_mb: int = 512
+    health_top_threads: int = 50
+    follow_seconds: int = 2
     connections: dict[str, str] = field(default_factory=dict)
 
     @property

@@ -368,3 +368,11 @@ def test_streamed_sizes_equal_field_sizes(backend, thread_id, monkeypatch):
     some = {(r.checkpoint_ns, r.checkpoint_id) for r in every[::3]}
     assert list(store.iter_field_sizes(thread_id, None, keys=some)) == [
         r for r in every if (r.checkpoint_ns, r.checkpoint_id) in some]
+
+
+def test_totals_add_up_every_thread(backend):
+    store, _ = backend
+    every = store.threads(limit=1000)
+    totals = store.totals()
+    assert (totals.threads, totals.checkpoints, totals.stored_bytes) == (
+        len(every), sum(t.checkpoints for t in every), sum(t.stored_bytes for t in every))

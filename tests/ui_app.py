@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from streamlit.testing.v1 import AppTest
 
@@ -11,10 +12,12 @@ PAGES = {"threads": "inspector/ui/pages/threads.py", "thread": "inspector/ui/pag
          "diff": "inspector/ui/pages/diff.py", "health": "inspector/ui/pages/health.py"}
 
 
-def open_page(page: str = "threads", **params: str) -> AppTest:
-    """Run app.py once, then the page ``page`` with ``params`` in the URL."""
+def open_page(page: str = "threads", started: Callable[[], None] | None = None, **params: str) -> AppTest:
+    """Run app.py once, then the page ``page`` with ``params`` in the URL (``started`` is called in between)."""
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
+    if started is not None:
+        started()
     if page != "threads":
         at.switch_page(PAGES[page])
     at.query_params.clear()

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from ..diff import StateDiff, StepReplay, diff_checkpoints, replay_thread
 from .output import print_json, print_table
 from .store_commands import add_store_args, open_from_args
+
+if TYPE_CHECKING:
+    from ..diff import StateDiff, StepReplay
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from ..diff import diff_checkpoints  # the reducers, and so LangGraph's graph package: only here
+
     with open_from_args(args) as store:
         result = diff_checkpoints(store, args.thread, args.from_id, args.to_id, args.ns, args.internal)
     if args.json:
@@ -52,6 +57,8 @@ def print_diff(result: StateDiff) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from ..diff import replay_thread
+
     with open_from_args(args) as store:
         steps = replay_thread(store, args.thread, args.ns)
     mismatched = [s for s in steps if s.status == "mismatch"]

@@ -13,7 +13,8 @@ from ..settings import load_settings
 from ..sizes import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes
 from ..units import human_bytes
 from .output import print_json, print_table
-from .store_commands import add_store_args, open_from_args
+from .progress import StderrProgress
+from .store_commands import add_store_args, open_cache_for, open_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,7 +51,8 @@ def print_thread_sizes(report: ThreadSizes) -> None:
 
 
 def print_store_sizes(report: StoreSizes, keep: int) -> None:
-    print(f"{len(report.threads)} thread(s), {human_bytes(report.stored_bytes)} stored ({report.accounting}), "
+    print(f"{report.ranked_threads} thread(s) ranked, {human_bytes(report.store_bytes)} stored ({report.accounting}); "
+          f"the largest {len(report.threads)} measured in depth: {human_bytes(report.stored_bytes)}, "
           f"{human_bytes(report.repeated_bytes)} on repeats")
     print_table(
         ["thread", "stored", "repeats", "checkpoints", "newest state"],
@@ -63,9 +65,18 @@ def print_store_sizes(report: StoreSizes, keep: int) -> None:
 
 
 def cmd_sizes(args: argparse.Namespace) -> int:
-    keep = load_settings().what_if_keep_newest
-    with open_from_args(args) as store:
-        report = measure_thread(store, args.thread, keep) if args.thread else measure_store(store, keep)
+    settings = load_settings()
+    keep = settings.what_if_keep_newest
+    with open_from_args(args) as store, StderrProgress(f"sizes {args.thread or 'store'}", args.quiet) as progress:
+        cache = open_cache_for(store, args)
+        try:
+            if args.thread:
+                report = measure_thread(store, args.thread, keep, cache, progress)
+            else:
+                report = measure_store(store, keep, settings.health_top_threads, cache, progress)
+        finally:
+            if cache is not None:
+                cache.close()
     if args.json:
         print_json(report)
     elif args.thread:

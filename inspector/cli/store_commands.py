@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
+from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..jsonable import to_jsonable
 from ..settings import load_settings, resolve_db_url
 from ..store import Store, open_store
+from ..store.model import THREAD_SORTS
 from ..store.deerflow import deerflow_url
-from ..thread_state import reducer_name
 from ..units import human_bytes
 from .output import print_json, print_table
 
@@ -20,6 +22,7 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deerflow-home", metavar="DIR",
                         help="read DeerFlow's .deer-flow/data/deerflow.db under DIR (default: $DEER_FLOW_HOME)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--quiet", action="store_true", help="no progress counts on stderr")
 
 
 def open_from_args(args: argparse.Namespace) -> Store:
@@ -29,12 +32,27 @@ def open_from_args(args: argparse.Namespace) -> Store:
     return open_store(resolve_db_url(explicit, load_settings()))
 
 
+def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | None:
+    """The analysis cache (None when turned off or unusable, said once on stderr); a rebuilt one says so."""
+    try:
+        settings = load_settings()
+        cache = open_cache(settings.cache_dir, settings.cache_max_mb, store)
+    except CacheError as exc:
+        print(f"warning: {exc}; analysing without the cache", file=sys.stderr)
+        return None
+    if cache is not None and cache.notice:
+        print(f"warning: {cache.notice}", file=sys.stderr)
+    return cache
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("threads", help="list threads")
     add_store_args(p)
     p.add_argument("--search", help="match thread ids and metadata values")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--sort", choices=THREAD_SORTS, default="newest",
+                   help="newest (last update), stored (stored bytes) or checkpoints; over every thread, not one page")
     p.set_defaults(handler=cmd_threads)
 
     p = sub.add_parser("timeline", help="list a thread's checkpoints")
@@ -57,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_threads(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        rows = store.threads(search=args.search, limit=args.limit, offset=args.offset)
+        rows = store.threads(search=args.search, limit=args.limit, offset=args.offset, sort=args.sort)
         total = store.count_threads(search=args.search)
     if args.json:
         print_json({"total": total, "threads": rows})
@@ -111,6 +129,8 @@ def cmd_state(args: argparse.Namespace) -> int:
     if args.json:
         print_json(state_payload(state, args.internal))
         return 0
+    from ..thread_state import reducer_name  # the reducer column names them from the schema
+
     print(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
     print_table(

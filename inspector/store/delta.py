@@ -18,9 +18,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import BaseMessage, messages_from_dict
-
-from ..thread_state import reducer_for
 from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict
 from .model import is_internal_channel
 
@@ -118,6 +115,8 @@ def rebuild(
 
 def fold(channel: str, start: Any, updates: list[Any]) -> tuple[Any, list[Problem]]:
     """Apply ``updates`` to ``start`` one by one with ``channel``'s reducer; plain data back."""
+    from ..thread_state import reducer_for  # LangGraph's reducers: loaded only when a channel is rebuilt
+
     reducer = reducer_for(channel)
     problems: list[Problem] = []
     value = as_messages(start)
@@ -155,6 +154,8 @@ def as_messages(value: Any) -> Any:
     if isinstance(value, list):
         return [as_messages(v) for v in value]
     if isinstance(value, dict) and value.get("type") in MESSAGE_TYPES and "content" in value:
+        from langchain_core.messages import messages_from_dict
+
         try:
             return messages_from_dict([{"type": value["type"], "data": value}])[0]
         except (ValueError, TypeError, KeyError):
@@ -164,6 +165,8 @@ def as_messages(value: Any) -> Any:
 
 def as_plain(value: Any) -> Any:
     """LangChain messages (as reducers return them) back to the decoder's message dicts."""
+    from langchain_core.messages import BaseMessage
+
     if isinstance(value, BaseMessage):
         return message_dict(value.model_dump(), type(value).__name__)
     if isinstance(value, list):

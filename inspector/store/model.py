@@ -69,6 +69,15 @@ class ThreadSummary:
 
 
 @dataclass(frozen=True)
+class StoreTotals:
+    """The whole store in three numbers, from one aggregate over keys and lengths."""
+
+    threads: int
+    checkpoints: int
+    stored_bytes: int
+
+
+@dataclass(frozen=True)
 class CheckpointRow:
     """One checkpoint as the timeline lists it: keys and metadata, never the state."""
 
@@ -182,6 +191,11 @@ class Store(Protocol):
         ...
 
     def count_threads(self, search: str | None = None) -> int: ...
+
+    def totals(self) -> StoreTotals:
+        """Threads, checkpoints and stored bytes (checkpoints, blobs and writes) of the whole store,
+        computed by the database from lengths."""
+        ...
 
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
         """Every checkpoint of the thread (all namespaces) with its metadata, newest first."""

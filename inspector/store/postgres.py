@@ -32,6 +32,7 @@ from .model import (
     Key,
     NotFound,
     StoreError,
+    StoreTotals,
     ThreadSummary,
     WriteRecord,
 )
@@ -158,6 +159,15 @@ class PostgresStore:
     def count_threads(self, search: str | None = None) -> int:
         where, params = self._thread_filter(search)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+
+    def totals(self) -> StoreTotals:
+        threads, checkpoints, own = self._query(
+            """SELECT count(DISTINCT thread_id), count(*),
+                      coalesce(sum(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) FROM checkpoints""")[0]
+        side = self._query(
+            """SELECT (SELECT coalesce(sum(octet_length(blob)), 0) FROM checkpoint_blobs)
+                    + (SELECT coalesce(sum(octet_length(blob)), 0) FROM checkpoint_writes)""")[0][0]
+        return StoreTotals(threads, checkpoints, int(own) + int(side))
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
                 sort: str = "newest") -> list[ThreadSummary]:

@@ -37,6 +37,7 @@ from .model import (
     NotFound,
     StoreError,
     Key,
+    StoreTotals,
     ThreadSummary,
     checkpoint_time,
 )
@@ -205,6 +206,11 @@ class SaverStore:
 
     def count_threads(self, search: str | None = None) -> int:
         return len(self._by_thread(search))
+
+    def totals(self) -> StoreTotals:
+        grouped = self._by_thread(None)
+        summaries = [self._summary(tid, tuples) for tid, tuples in grouped.items()]
+        return StoreTotals(len(summaries), sum(t.checkpoints for t in summaries), sum(t.stored_bytes for t in summaries))
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
                 sort: str = "newest") -> list[ThreadSummary]:

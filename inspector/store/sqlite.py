@@ -25,6 +25,7 @@ from .model import (
     Key,
     NotFound,
     StoreError,
+    StoreTotals,
     ThreadSummary,
     WriteRecord,
 )
@@ -43,8 +44,10 @@ from .records import (
 )
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
-# Map the file into memory for reads: a checkpoint's metadata sits behind its blob, and reaching it
-# through mapped pages costs a fraction of copying each overflow page.
+# Map the file into memory for keys and metadata: a checkpoint's metadata sits behind its blob, and
+# reaching it through mapped pages costs a fraction of copying each overflow page. Streams that read
+# whole blobs use a second connection without the map, so the pages they pass through do not stay
+# resident in the process.
 MMAP_BYTES = 1 << 30
 _OWN_BYTES = "length(checkpoint) + coalesce(length(metadata), 0)"
 _THREAD_ORDER = {
@@ -105,8 +108,19 @@ class SqliteStore:
         }
 
     # -- lifecycle -------------------------------------------------------
+    _stream_conn: sqlite3.Connection | None = None
+
     def close(self) -> None:
         self._conn.close()
+        if self._stream_conn is not None:
+            self._stream_conn.close()
+
+    def _streaming(self) -> sqlite3.Connection:
+        if self._stream_conn is None:
+            conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False)
+            conn.execute("PRAGMA query_only = ON")
+            self._stream_conn = conn
+        return self._stream_conn
 
     def __enter__(self) -> "SqliteStore":
         return self
@@ -114,9 +128,9 @@ class SqliteStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+    def _query(self, sql: str, params: Iterable[Any] = (), stream: bool = False) -> list[tuple]:
         try:
-            return self._conn.execute(sql, tuple(params)).fetchall()
+            return (self._streaming() if stream else self._conn).execute(sql, tuple(params)).fetchall()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"reading {self.path} failed: {exc}") from None
 
@@ -134,6 +148,12 @@ class SqliteStore:
     def count_threads(self, search: str | None = None) -> int:
         where, params = self._thread_filter(search)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+
+    def totals(self) -> StoreTotals:
+        threads, checkpoints, own = self._query(
+            f"SELECT count(DISTINCT thread_id), count(*), coalesce(sum({_OWN_BYTES}), 0) FROM checkpoints")[0]
+        writes = self._query("SELECT coalesce(sum(length(value)), 0) FROM writes")[0][0]
+        return StoreTotals(threads, checkpoints, own + writes)
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
                 sort: str = "newest") -> list[ThreadSummary]:
@@ -253,13 +273,14 @@ class SqliteStore:
         return bool(self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]))
 
     def _blob_rows(self, thread_id: str, ns: str, ids: list[str], columns: str) -> dict[str, tuple]:
-        """``checkpoint id -> (columns...)`` for one batch of a namespace."""
+        """``checkpoint id -> (columns...)`` for one batch of a namespace (through the streaming connection)."""
         return {
             row[0]: row[1:]
             for row in self._query(
                 f"""SELECT checkpoint_id, {columns} FROM checkpoints
                     WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN ({self._in_clause(ids)})""",
                 [thread_id, ns, *ids],
+                stream=True,
             )
         }
 

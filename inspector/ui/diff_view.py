@@ -46,15 +46,10 @@ def step_mark(check: StepReplay) -> str:
     return {"match": "✓ matches", "unverified": "? not fully checked", "first": "first checkpoint"}.get(check.status, check.status)
 
 
-REPLAY_MARK_LIMIT = 2000  # checkpoints; longer threads are checked on request (each state is decoded once)
-
-
 def replay_marks(store: Store, thread_id: str, namespaces: list[str], checkpoints: int) -> dict[tuple[str, str], str]:
-    """``(ns, checkpoint id) -> mark`` for every step of the thread, from the cached replay check.
-
-    Threads longer than ``REPLAY_MARK_LIMIT`` are only checked after the user asks for it.
-    """
-    if checkpoints > REPLAY_MARK_LIMIT and not st.toggle(
+    """``(ns, checkpoint id) -> mark`` for every step of the thread, once the user asks for the check
+    (it reads the whole history: opening a thread must not)."""
+    if not st.toggle(
         "Check every step's replay", key=f"replay_marks_{thread_id}",
         help=f"{checkpoints} checkpoints: each one is decoded once to replay its writes",
     ):

@@ -42,9 +42,8 @@ def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpoi
 
 def _newest(store: Store, thread_id: str) -> str | None:
     """The newest root checkpoint id (as the thread list has it): the cache key that changes as the thread grows."""
-    rows = data.timeline(store, thread_id)
-    root = [r.checkpoint_id for r in rows if r.checkpoint_ns == ""]
-    return max(root or [r.checkpoint_id for r in rows], default=None)
+    head = data.thread_history(store, thread_id).history.head
+    return head[1] if head is not None else None
 
 
 def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str | None = None) -> None:
@@ -112,24 +111,24 @@ LIST_COLUMN_CONFIG = {
 }
 
 
-SORTS = {"newest": None, "stored size": "stored", "state size": "state size"}
+SORTS = {"newest": "newest", "stored size": "stored", "checkpoints": "checkpoints"}
 # Above this many stored bytes on one page of the list, sizes and flags are measured on request only.
 LIST_MEASURE_BYTES = 200_000_000
 
 
-def size_sorted(store: Store, rows: list[ThreadSummary]) -> tuple[list[ThreadSummary], dict[str, dict[str, object]]]:
-    """The page's threads in the order the user picked (newest, stored size, state size) and their size columns."""
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
+def sort_choice() -> str:
+    """The order the user picked for the thread list, as ``Store.threads`` names it (over every thread)."""
+    picked = st.segmented_control("Sort by", list(SORTS), default="newest", key="threads_sort",
+                                  help="the whole store is sorted, not only this page")
+    return SORTS.get(picked or "newest", "newest")
+
+
+def size_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str, object]]:
+    """The page's state size and flag columns, measured unless the page holds too many bytes to do it unasked."""
     cheap = sum(r.stored_bytes for r in rows) <= LIST_MEASURE_BYTES
-    measure = right.toggle("Sizes and flags", value=cheap, key="threads_measure",
-                           help="reads every checkpoint of the listed threads (nothing is decoded but each branch's newest state)")
-    columns = list_columns(store, rows) if measure else {r.thread_id: {"state size": None, "flags": ""} for r in rows}
-    order = left.segmented_control("Sort by", list(SORTS), default="newest", key="threads_sort")
-    if order == "stored size":
-        rows = sorted(rows, key=lambda r: -r.stored_bytes)
-    elif order == "state size":
-        rows = sorted(rows, key=lambda r: -(columns[r.thread_id]["state size"] or 0))
-    return rows, columns
+    measure = st.toggle("Sizes and flags", value=cheap, key="threads_measure",
+                        help="reads every checkpoint of the listed threads (nothing is decoded but each branch's newest state)")
+    return list_columns(store, rows) if measure else {r.thread_id: {"state size": None, "flags": ""} for r in rows}
 
 
 def add_size_columns(frame: pd.DataFrame, rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) -> pd.DataFrame:

@@ -4,14 +4,17 @@ URL contract: ``?thread=<id>&checkpoint=<id>&ns=<namespace>`` (page ``thread``).
 The query parameters always name what is on screen; every control that selects
 a checkpoint writes them.
 
-Hook contract: ``THREAD_PANELS`` is a list of ``(title, render)`` pairs shown
-as tabs beside the history; ``render(store, thread_id, selected_row, state)``
-gets the open ``Store``, the thread id, the selected ``CheckpointRow`` and its
-decoded ``CheckpointState``. Another module adds a panel with one line::
+Hook contract: ``THREAD_PANELS`` is a list of ``(title, render)`` pairs offered
+beside the history; ``render(store, thread_id, selected_row, state)`` gets the
+open ``Store``, the thread id, the selected ``CheckpointRow`` and its decoded
+``CheckpointState``. Another module adds a panel with one line::
 
     THREAD_PANELS.append(("Diff vs parent", render_parent_diff))
 
-Each panel runs guarded: an exception shows an error in that tab only.
+Only the chosen panel runs (the first, the state, until another is picked), so
+opening a thread costs the visible page of its history and one decoded
+checkpoint, whatever the history's length. Each panel runs guarded: an
+exception shows an error in that panel only.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from typing import Callable
 
 import streamlit as st
 
-from ..history import History, Key, build_history
+from ..history import History, Key
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from . import connection, data, diff_view, routes, timeline_view
+from ..thread_history import ThreadHistory
+from . import connection, data, diff_view, follow, routes, timeline_view
 from .guard import guarded
 from .state_view import render_state
 
@@ -66,7 +70,7 @@ def render() -> None:
     if store is None:
         return
     try:
-        rows = data.timeline(store, location.thread)
+        thread = data.thread_history(store, location.thread)
     except NotFound:
         st.title("Thread")
         _back(f"There is no thread {location.thread!r} in this store.")
@@ -74,9 +78,10 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {location.thread!r} failed: {exc}")
         return
-    history = build_history(rows)
+    following = follow.poll(store, thread, location, select)
+    history = thread.history
     key = _resolve(history, location)
-    _header(store, location.thread, history)
+    _header(store, location.thread, history, following)
     if key is None:
         st.warning(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
                    if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread.")
@@ -86,38 +91,47 @@ def render() -> None:
     shown = Location(location.thread, key[1], key[0])
     if shown != location:
         select(shown)  # the URL names exactly what is on screen, so a copied link keeps showing it
-    _body(store, location.thread, history, key)
+    _body(store, thread, key)
     timeline_view.autoplay(history, key, select)
 
 
-def _header(store: Store, thread_id: str, history: History) -> None:
-    title_col, refresh_col = st.columns([6, 1], vertical_alignment="bottom")
+def _header(store: Store, thread_id: str, history: History, following: bool) -> None:
+    title_col, follow_col, refresh_col = st.columns([6, 1.2, 1], vertical_alignment="bottom")
     title_col.title(thread_id)
+    follow_col.toggle("Follow", key=follow.TOGGLE_KEY, help=follow.HELP)
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
         data.refresh_thread(store, thread_id)
         st.rerun()
     routes.link("threads", "All threads", icon=":material/arrow_back:")
 
 
-def _history(store: Store, thread_id: str, history: History, key: Key) -> None:
+def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
+    history = thread.history
     namespaces = sorted({ns for ns, _ in history.ordered})
-    marks = diff_view.replay_marks(store, thread_id, namespaces, len(history))
-    timeline_view.render(history, key, select, marks)
+    marks = diff_view.replay_marks(store, thread.thread_id, namespaces, len(history))
+    timeline_view.render(history, key, select, marks, complete=lambda keys: thread.complete(store, keys))
 
 
-def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
+def _panel() -> tuple[str, Panel]:
+    """The panel picked beside the history (the first one until another is picked)."""
+    titles = [title for title, _ in THREAD_PANELS]
+    chosen = st.segmented_control("Panel", titles, default=titles[0], key="thread_panel", label_visibility="collapsed")
+    return next(((t, p) for t, p in THREAD_PANELS if t == chosen), THREAD_PANELS[0])
+
+
+def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
+    history = thread.history
+    thread.complete(store, history.page(history.page_of(key, timeline_view.PAGE_SIZE), timeline_view.PAGE_SIZE))
     row = history.node(key).row
     guarded("Navigator", timeline_view.navigator, history, key, select)
     left, right = st.columns([2, 3], gap="medium")
     with left:
-        guarded("History", _history, store, thread_id, history, key)
+        guarded("History", _history, store, thread, key)
     with right:
+        title, panel = _panel()
         try:
-            state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
+            state = data.state(store, thread.thread_id, row.checkpoint_id, row.checkpoint_ns)
         except Exception as exc:  # noqa: BLE001 - the history beside it must still render
             st.error(f"Cannot read checkpoint {row.checkpoint_id}: {exc}", icon=":material/error:")
             return
-        tabs = st.tabs([title for title, _ in THREAD_PANELS])
-        for tab, (title, panel) in zip(tabs, THREAD_PANELS):
-            with tab:
-                guarded(title, panel, store, thread_id, row, state)
+        guarded(title, panel, store, thread.thread_id, row, state)

@@ -26,7 +26,7 @@ def _location(history: History, key: Key) -> Location:
 
 def _label(history: History, key: Key) -> str:
     row = history.node(key).row
-    return f"step {row.step} · {row.source}"
+    return f"step {row.step} · {row.source}" if row.source else f"step {row.step}"
 
 
 def navigator(history: History, key: Key, select: Select) -> None:
@@ -75,12 +75,16 @@ def autoplay(history: History, key: Key, select: Select) -> None:
     st.rerun()
 
 
-def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None) -> None:
+def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None,
+           complete: Callable[[list[Key]], None] | None = None) -> None:
+    """The checkpoint tree and table of one page of the history; ``complete(keys)`` reads that page's full rows."""
     pages = history.page_count(PAGE_SIZE)
     page = history.page_of(key, PAGE_SIZE)
     if pages > 1:
         page = st.number_input(f"History page (of {pages}, newest first)", 1, pages, page + 1, key=f"hist_page_{key}") - 1
     keys = history.page(page, PAGE_SIZE)
+    if complete is not None:
+        complete(keys)
     st.caption(_summary(history))
     _replay_warning(history, marks or {})
     tree_tab, table_tab = st.tabs(["Tree", "Table"])
