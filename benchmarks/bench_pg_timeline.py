@@ -35,6 +35,14 @@ class State(TypedDict):
 
 
 def write_thread(dsn: str, checkpoints: int) -> None:
+    """Write the benchmark thread into the PostgreSQL database ``dsn`` (replacing it)."""
+    with PostgresSaver.from_conn_string(dsn) as saver:
+        saver.setup()
+        saver.delete_thread(THREAD)
+        write_growing_thread(saver, checkpoints)
+
+
+def write_growing_thread(saver, checkpoints: int) -> None:
     """One node that adds a message per step until the thread has ``checkpoints`` checkpoints."""
     steps = checkpoints - 2  # the input checkpoint and the first loop checkpoint come for free
 
@@ -49,12 +57,9 @@ def write_thread(dsn: str, checkpoints: int) -> None:
     graph.add_node("speak", speak)
     graph.add_edge(START, "speak")
     graph.add_conditional_edges("speak", route, ["speak", END])
-    with PostgresSaver.from_conn_string(dsn) as saver:
-        saver.setup()
-        saver.delete_thread(THREAD)
-        app = graph.compile(checkpointer=saver)
-        app.invoke({"messages": [("user", "start")]},
-                   {"configurable": {"thread_id": THREAD}, "recursion_limit": checkpoints + 10})
+    app = graph.compile(checkpointer=saver)
+    app.invoke({"messages": [("user", "start")]},
+               {"configurable": {"thread_id": THREAD}, "recursion_limit": checkpoints + 10})
 
 
 def best_of(repeats: int, fn) -> tuple[float, int]:

@@ -82,3 +82,16 @@ def test_passwords_never_reach_the_screen():
 
     assert display_url("postgresql://ro:s3cret@db:5432/app?schema=x") == "postgresql://ro:***@db:5432/app?schema=x"
     assert display_url("sqlite:////a.db") == "sqlite:////a.db"
+
+
+def test_fold_honours_overwrite_as_langgraph_stores_it():
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+    from langgraph.types import Overwrite
+
+    from inspector.store.decode import decode_typed
+
+    stored = decode_typed(*JsonPlusSerializer().dumps_typed(Overwrite(["z"]))).value
+    assert delta.fold("notes", ["a"], [["b"], stored, ["c"]])[0] == ["z", "c"]
+    for as_dict in ({"__overwrite__": ["z"]}, {"value": ["z"], "type": "__overwrite__"}):
+        assert delta.fold("notes", ["a"], [as_dict, ["c"]])[0] == ["z", "c"]
+    assert delta.fold("status", "old", [{"value": "new"}])[0] == {"value": "new"}  # a dict, not an Overwrite

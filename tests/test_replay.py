@@ -114,7 +114,7 @@ def test_altered_step_is_flagged_at_that_step_and_field(altered):
         steps = replay_thread(opened, "demo-research")
     flagged = [s for s in steps if s.status == "mismatch"]
     assert [s.checkpoint_id for s in flagged] == [checkpoint_id]
-    assert [(f.field, f.reducer) for f in flagged[0].mismatches] == [("todos", "replace")]
+    assert [(f.field, f.reducer) for f in flagged[0].mismatches] == [("todos", "merge_todos")]
     assert "todos[0].status" in flagged[0].mismatches[0].first_difference
     assert "'blocked'" in flagged[0].mismatches[0].first_difference
 

@@ -376,3 +376,67 @@ def test_totals_add_up_every_thread(backend):
     totals = store.totals()
     assert (totals.threads, totals.checkpoints, totals.stored_bytes) == (
         len(every), sum(t.checkpoints for t in every), sum(t.stored_bytes for t in every))
+
+
+def test_history_pages_and_filters_like_the_timeline(backend):
+    """``history`` is the timeline cut by namespace, cursor, limit and metadata, with the same rows."""
+    store, _ = backend
+    everything = store.timeline("demo-subgraph")
+    assert store.history("demo-subgraph", None) == everything
+    root = [r for r in everything if r.checkpoint_ns == ""]
+    assert store.history("demo-subgraph") == root and len(root) < len(everything)
+    nested = next(r.checkpoint_ns for r in everything if r.checkpoint_ns)
+    assert store.history("demo-subgraph", nested) == [r for r in everything if r.checkpoint_ns == nested]
+
+    rows = store.timeline("demo-research")
+    first = store.history("demo-research", limit=4)
+    second = store.history("demo-research", before=first[-1].checkpoint_id, limit=4)
+    assert first + second == rows[:8]  # sizes and write channels of a page equal the timeline's
+    assert store.history("demo-research", before=rows[0].checkpoint_id) == rows[1:]
+    assert store.history("demo-research", limit=0) == []
+
+    inputs = store.history("demo-research", filter={"source": "input"})
+    assert inputs == [r for r in rows if r.source == "input"] and 1 < len(inputs) < len(rows)
+    assert store.history("demo-research", filter={"source": "loop", "step": 3}) == [
+        r for r in rows if (r.source, r.step) == ("loop", 3)] != []
+    assert store.history("demo-research", filter={"parents": {}}, limit=3) == rows[:3]
+    assert store.history("demo-research", filter={"step": "3"}) == []  # a string is not the number 3
+    assert store.history("demo-research", filter={"source": "nowhere"}) == []
+    assert store.history("no-such-thread", None) == []
+
+
+def test_delta_history_is_what_the_rebuilt_value_folds(backend, reference):
+    """The seed and ordered writes ``delta_history`` names fold to the value ``state`` shows."""
+    from inspector.store import NotFound
+    from inspector.store.delta import fold_histories
+
+    store, base = backend
+    ref, ref_base = reference
+    checked = seeded = writes = 0
+    for cid, ref_cid in zip(root_ids(store, "demo-delta"), root_ids(ref, "demo-delta")):
+        state = store.state("demo-delta", cid)
+        if "messages" not in state.rebuilt_channels:
+            continue
+        found = store.delta_history("demo-delta", cid, ["messages"])
+        seeded += found["messages"].has_seed  # before the first snapshot the walk reaches the root
+        writes += len(found["messages"].writes)
+        assert fold_histories(found).values["messages"] == state.values["messages"]
+        theirs = ref.delta_history("demo-delta", ref_cid, ["messages"])["messages"]
+        assert normal([w.value for w in found["messages"].writes], base) == normal(
+            [w.value for w in theirs.writes], ref_base)
+        checked += 1
+    assert checked > seeded > 0 and writes > checked
+    assert store.delta_history("demo-delta", cid, []) == {}
+    with pytest.raises(NotFound):
+        store.delta_history("demo-delta", "1f000000-0000-6000-8000-000000000000", ["messages"])
+
+
+@pytest.mark.parametrize("bad", [{"source": object()}, {("source",): "loop"}])
+def test_a_filter_that_is_not_json_is_refused_in_one_line(backend, bad):
+    from inspector.store import StoreError
+
+    store, _ = backend
+    if store.kind == "saver":
+        pytest.skip("a saver applies its own filter")
+    with pytest.raises(StoreError, match="metadata filter"):
+        store.history("demo-research", filter=bad)

@@ -80,14 +80,21 @@ def test_merge_viewed_images_does_not_mutate_inputs():
 def test_reducer_table_is_read_from_the_schema():
     assert REDUCERS["artifacts"] is merge_artifacts
     assert REDUCERS["viewed_images"] is merge_viewed_images
-    assert set(REDUCERS) == {"messages", "artifacts", "viewed_images"}
+    assert set(REDUCERS) == {
+        "messages", "sandbox", "artifacts", "todos", "goal", "viewed_images", "promoted", "delegations", "skill_context",
+    }
     assert reducer_for("title") is None
     assert reducer_name("title") == "replace"
     assert reducer_name("artifacts") == "merge_artifacts"
     assert reducer_name("messages") == "add_messages"
-    assert set(FIELDS) == {
-        "messages", "sandbox", "thread_data", "title", "artifacts", "todos", "uploaded_files", "viewed_images",
+    assert {reducer_name(name) for name in REDUCERS} == {
+        "add_messages", "merge_sandbox", "merge_artifacts", "merge_todos", "merge_goal", "merge_viewed_images",
+        "merge_promoted", "merge_delegations", "merge_skill_context",
     }
+    assert FIELDS == (
+        "messages", "sandbox", "thread_data", "title", "artifacts", "todos", "goal", "uploaded_files",
+        "viewed_images", "promoted", "delegations", "skill_context", "summary_text", "background_tasks",
+    )
 
 
 def test_messages_reducer_behaves_as_add_messages():

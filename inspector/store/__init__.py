@@ -17,6 +17,7 @@ import urllib.parse
 from pathlib import Path
 
 from .decode import Problem
+from .delta import ChannelWrite, DeltaHistory
 from .model import (
     PER_CHECKPOINT_COPY,
     SHARED_BLOBS,
@@ -36,9 +37,11 @@ from .sqlite import SqliteStore
 __all__ = [
     "PER_CHECKPOINT_COPY",
     "SHARED_BLOBS",
+    "ChannelWrite",
     "CheckpointRow",
     "CheckpointSizes",
     "CheckpointState",
+    "DeltaHistory",
     "NotFound",
     "Problem",
     "Store",

@@ -9,7 +9,9 @@ with the channel's reducer from ``inspector.thread_state``.
 The backends supply two things: the ancestors of a checkpoint, nearest first
 (following ``parent_checkpoint_id``), with whatever values they store for the
 channels asked for; and the decoded writes to those channels on a set of
-checkpoints. Everything here is plain data in, plain data out.
+checkpoints. ``history`` turns them into what each channel is rebuilt from (the
+answer of ``Store.delta_history``), ``fold_histories`` into the values.
+Everything here is plain data in, plain data out.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict
 from .model import is_internal_channel
 
 OVERWRITE_TYPE = "langgraph.types.Overwrite"
+OVERWRITE_KEY = "__overwrite__"
 DELTA_COUNTERS_KEY = "counters_since_delta_snapshot"
 
 
@@ -75,30 +78,58 @@ def channels_to_rebuild(channel_versions: Any, stored: dict[str, Any], metadata:
     ]
 
 
-def rebuild(
+@dataclass(frozen=True)
+class DeltaHistory:
+    """What a delta channel's value at one checkpoint is rebuilt from.
+
+    ``seed`` is the value stored at the nearest ancestor that stores one, as the
+    decoder shows it (a ``DeltaSnapshot`` as ``{"__type__": "langgraph.DeltaSnapshot",
+    "value": ...}``); ``has_seed`` is False when the walk reached the root without
+    one, and the channel then starts empty. ``writes`` are the channel's writes on
+    the ancestors from the seed's checkpoint down to the checkpoint's parent, in the
+    order LangGraph applies them: oldest checkpoint first, then ``(task_path,
+    task_id, idx)``. Writes stored at the checkpoint itself are pending, not included.
+    """
+
+    channel: str
+    writes: tuple[ChannelWrite, ...] = ()
+    seed: Any = None
+    has_seed: bool = False
+    seed_checkpoint_id: str | None = None
+
+    @property
+    def start(self) -> Any:
+        """The seed's value (a snapshot unwrapped), or None when there is none."""
+        return self.seed.get("value") if is_snapshot(self.seed) else self.seed
+
+
+def history(
     channels: Sequence[str],
     ancestors: Iterable[Ancestor],
     writes_on: Callable[[list[str], list[str]], list[ChannelWrite]],
-) -> Rebuilt:
-    """Rebuild ``channels`` from the nearest stored value up the chain plus the writes since.
+) -> dict[str, DeltaHistory]:
+    """Walk up from a checkpoint's parent to each channel's nearest stored value; collect the writes since.
 
     ``ancestors`` starts at the checkpoint's parent; ``writes_on(checkpoint_ids, channels)``
-    returns the writes stored against those checkpoints.
+    returns the writes stored against those checkpoints. The seed's own checkpoint is
+    on the path: its writes produced its child, so they are part of the history.
     """
+    if not channels:
+        return {}
     chains: dict[str, list[str]] = {name: [] for name in channels}
-    seeds: dict[str, Any] = {}
+    seeds: dict[str, Ancestor] = {}
     active = set(channels)
     for ancestor in ancestors:
         for name in active:
             chains[name].append(ancestor.checkpoint_id)
         for name in [n for n in active if n in ancestor.values]:
-            seeds[name] = ancestor.values[name]
+            seeds[name] = ancestor
             active.discard(name)
         if not active:
             break
-    out = Rebuilt()  # a channel with no stored value up to the root starts empty, as in LangGraph
     needed = sorted({cid for chain in chains.values() for cid in chain})
     writes = writes_on(needed, list(channels)) if needed else []
+    out: dict[str, DeltaHistory] = {}
     for name in channels:
         order = {cid: position for position, cid in enumerate(reversed(chains[name]))}
         mine = sorted(
@@ -106,11 +137,33 @@ def rebuild(
             key=lambda w: (order[w.checkpoint_id], w.task_path, w.task_id, w.idx),
         )
         seed = seeds.get(name)
-        start = seed.get("value") if is_snapshot(seed) else seed
-        value, problems = fold(name, start, [w.value for w in mine])
+        out[name] = DeltaHistory(
+            channel=name,
+            writes=tuple(mine),
+            seed=seed.values[name] if seed else None,
+            has_seed=seed is not None,
+            seed_checkpoint_id=seed.checkpoint_id if seed else None,
+        )
+    return out
+
+
+def fold_histories(histories: dict[str, DeltaHistory]) -> Rebuilt:
+    """Each channel's seed followed by its writes, folded with the channel's reducer."""
+    out = Rebuilt()  # a channel with no stored value up to the root starts empty, as in LangGraph
+    for name, found in histories.items():
+        value, problems = fold(name, found.start, [w.value for w in found.writes])
         out.values[name] = value
         out.problems.extend(problems)
     return out
+
+
+def rebuild(
+    channels: Sequence[str],
+    ancestors: Iterable[Ancestor],
+    writes_on: Callable[[list[str], list[str]], list[ChannelWrite]],
+) -> Rebuilt:
+    """Rebuild ``channels`` from the nearest stored value up the chain plus the writes since (see ``history``)."""
+    return fold_histories(history(channels, ancestors, writes_on))
 
 
 def fold(channel: str, start: Any, updates: list[Any]) -> tuple[Any, list[Problem]]:
@@ -122,8 +175,9 @@ def fold(channel: str, start: Any, updates: list[Any]) -> tuple[Any, list[Proble
     value = as_messages(start)
     updates = [as_messages(u) for u in updates]
     for update in updates:
-        if isinstance(update, dict) and update.get("__type__") == OVERWRITE_TYPE:
-            value = update.get("value")
+        replaces, replacement = overwritten(update)
+        if replaces:
+            value = replacement
         elif reducer is None:
             value = _fold_unknown(value, update)
         elif value is None:
@@ -137,6 +191,24 @@ def fold(channel: str, start: Any, updates: list[Any]) -> tuple[Any, list[Proble
     if value is None and start is None:
         value = []
     return as_plain(value), problems
+
+
+def overwritten(update: Any) -> tuple[bool, Any]:
+    """``(True, value)`` for a write that bypasses the reducer (LangGraph's ``Overwrite``), else ``(False, None)``.
+
+    Stored as the ``Overwrite`` class (decoded ``{"__type__": OVERWRITE_TYPE, "value": {"value": v, ...}}``)
+    or as one of the dict forms LangGraph also accepts: ``{"__overwrite__": v}``, ``{"value": v, "type": "__overwrite__"}``.
+    """
+    if not isinstance(update, dict):
+        return False, None
+    if update.get("__type__") == OVERWRITE_TYPE:
+        payload = update.get("value")
+        return True, payload.get("value") if isinstance(payload, dict) and "value" in payload else payload
+    if len(update) == 1 and OVERWRITE_KEY in update:
+        return True, update[OVERWRITE_KEY]
+    if update.get("type") == OVERWRITE_KEY and "value" in update:
+        return True, update["value"]
+    return False, None
 
 
 def _fold_unknown(value: Any, update: Any) -> Any:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any, Collection, Iterable, Iterator, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
 from .decode import Problem
 from .measure import ChannelSize
+
+if TYPE_CHECKING:
+    from .delta import DeltaHistory
 
 INTERNAL_PREFIXES = ("__", "branch:", "start:", "join:")
 
@@ -168,13 +171,24 @@ class NotFound(StoreError):
 
 @runtime_checkable
 class Store(Protocol):
-    """Read-only access to one checkpoint store."""
+    """Read-only access to one checkpoint store.
+
+    Threads: ``threads`` (ordered over every thread by the database), ``count_threads``,
+    ``totals``. One thread's checkpoints: ``timeline`` (all of them), ``timeline_keys`` (all of
+    them, keys and lengths only), ``checkpoint_rows`` (a page, in full), ``history`` (filtered
+    and paged, as LangGraph's ``BaseCheckpointSaver.list``). One checkpoint: ``state``
+    (decoded, delta channels rebuilt), ``delta_history`` (what a delta channel was rebuilt
+    from). Streams over a history in bounded batches: ``iter_states``, ``iter_field_sizes``.
+    Sizes: ``field_sizes``.
+
+    ``identity`` names the store without secrets (a file path, a server and database), so
+    facts about its checkpoints can be kept in the analysis cache.
+    """
 
     url: str
     kind: str
     read_only: bool
     size_accounting: str
-
     identity: str
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
@@ -192,13 +206,13 @@ class Store(Protocol):
 
     def count_threads(self, search: str | None = None) -> int: ...
 
+    def timeline(self, thread_id: str) -> list[CheckpointRow]:
+        """Every checkpoint of the thread, every namespace, newest first; ``NotFound`` for an unknown thread."""
+        ...
+
     def totals(self) -> StoreTotals:
         """Threads, checkpoints and stored bytes (checkpoints, blobs and writes) of the whole store,
         computed by the database from lengths."""
-        ...
-
-    def timeline(self, thread_id: str) -> list[CheckpointRow]:
-        """Every checkpoint of the thread (all namespaces) with its metadata, newest first."""
         ...
 
     def timeline_keys(self, thread_id: str, after: str | None = None) -> list[CheckpointRow]:
@@ -218,7 +232,60 @@ class Store(Protocol):
         first; keys not in the store are left out. Reads only those rows: a page of a history."""
         ...
 
-    def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState: ...
+    def history(
+        self,
+        thread_id: str,
+        ns: str | None = "",
+        *,
+        before: str | None = None,
+        limit: int | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> list[CheckpointRow]:
+        """A thread's checkpoints that match, newest first, read without decoding any state.
+
+        Args:
+            thread_id: The thread to read.
+            ns: Only checkpoints of this namespace (``""``: the root graph); ``None``: every namespace.
+            before: Only checkpoints whose id sorts before this checkpoint id (a page cursor).
+            limit: At most this many checkpoints, the newest that match; ``None``: all of them.
+            filter: Only checkpoints whose metadata holds each of these top-level keys with
+                an equal JSON value.
+
+        Returns:
+            ``CheckpointRow``s ordered by checkpoint id, newest first (then by namespace);
+            an empty list when nothing matches, an unknown thread included.
+        """
+        ...
+
+    def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
+        """The decoded state at ``checkpoint_id`` (``None``: the newest of ``ns``); ``NotFound`` if absent."""
+        ...
+
+    def delta_history(
+        self, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str = ""
+    ) -> dict[str, DeltaHistory]:
+        """What delta channels (LangGraph's ``DeltaChannel``) at a checkpoint are rebuilt from.
+
+        Walks the parent chain up from the checkpoint's parent (only on-path ancestors
+        count in a forked thread), per channel up to the nearest ancestor that stores a
+        value for it, as LangGraph's ``get_delta_channel_history`` does.
+
+        Args:
+            thread_id: The checkpoint's thread.
+            checkpoint_id: The checkpoint whose channels are asked about.
+            channels: Channel names; an empty sequence gives an empty mapping.
+            ns: The checkpoint's namespace.
+
+        Returns:
+            For every name in ``channels``, a ``DeltaHistory``: the seed value (if any
+            ancestor stores one) and the ordered writes since, the checkpoint's own
+            pending writes excluded. Backends that read through a saver's API cannot
+            tell which checkpoint or task path a write came from and leave those empty.
+
+        Raises:
+            NotFound: The checkpoint is not in the store.
+        """
+        ...
 
     def iter_states(self, thread_id: str, ns: str = "", checkpoint_ids: Collection[str] | None = None,
                     channels: Collection[str] | None = None) -> Iterator[CheckpointState]:

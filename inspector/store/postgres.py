@@ -13,8 +13,8 @@ that did not change between checkpoints is stored once and shared.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -42,6 +42,7 @@ from .records import (
     checkpoint_not_found,
     full_row,
     like_pattern,
+    sql_delta_history,
     sql_rebuilder,
     thread_not_found,
     thread_summaries,
@@ -65,19 +66,6 @@ _SIDE_BYTES = """
         SELECT thread_id, octet_length(blob) FROM checkpoint_writes {write_where}
     ) sizes GROUP BY thread_id
 """
-_TIMELINE = """
-    SELECT c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
-           pg_column_size(c.checkpoint) + pg_column_size(c.metadata), c.metadata, c.checkpoint -> 'channel_versions'
-    FROM checkpoints c WHERE c.thread_id = %s {where}
-    ORDER BY c.checkpoint_id DESC, c.checkpoint_ns
-"""
-_BLOB_LENGTHS = """
-    SELECT bl.checkpoint_ns, bl.channel, bl.version, octet_length(bl.blob)
-    FROM unnest(%s::text[], %s::text[], %s::text[]) AS v(ns, channel, version)
-    JOIN checkpoint_blobs bl ON bl.thread_id = %s AND bl.checkpoint_ns = v.ns AND bl.channel = v.channel
-     AND bl.version = v.version
-"""
-
 # Blob rows at channel versions: every row's length, its contents only for the channels asked for (NULL: all).
 _BLOBS_AT_VERSIONS = """
     SELECT bl.channel, bl.version, bl.type, octet_length(bl.blob),
@@ -101,6 +89,21 @@ def _refs(checkpoint: Any) -> set[tuple[str, str]]:
     """The ``(channel, version)`` blob rows a checkpoint's JSONB references."""
     versions = (checkpoint or {}).get("channel_versions") if isinstance(checkpoint, dict) else None
     return {(str(name), str(version)) for name, version in (versions or {}).items()}
+
+
+# Per checkpoint row ``c``: the bytes of the blobs it references, its write channels and write
+# bytes; index lookups (one per channel version, one range of writes).
+_SIDE_SIZES_OF_C = """
+    LEFT JOIN LATERAL (
+        SELECT sum((SELECT octet_length(bl.blob) FROM checkpoint_blobs bl
+                    WHERE bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
+                      AND bl.channel = v.key AND bl.version = v.value)) AS bytes
+        FROM jsonb_each_text(c.checkpoint -> 'channel_versions') AS v) blobs ON true
+    LEFT JOIN LATERAL (
+        SELECT array_agg(channel ORDER BY task_path, task_id, idx) AS channels, sum(octet_length(blob)) AS bytes
+        FROM checkpoint_writes w
+        WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id
+    ) writes ON true"""
 
 
 class PostgresStore:
@@ -218,35 +221,8 @@ class PostgresStore:
         return titles_from(rows)
 
     # -- timeline --------------------------------------------------------
-    def _rows(self, thread_id: str, where: str = "", params: list[Any] | None = None) -> list[CheckpointRow]:
-        """Timeline rows; a checkpoint's stored bytes count its row and every blob row it references."""
-        rows = self._query(_TIMELINE.format(where=where), [thread_id, *(params or [])])
-        refs = {(ns, str(ch), str(v)) for ns, _, _, _, _, versions in rows for ch, v in (versions or {}).items()}
-        blob_sizes = {
-            (ns, channel, version): int(size or 0)
-            for ns, channel, version, size in self._query(
-                _BLOB_LENGTHS, [[r[0] for r in refs], [r[1] for r in refs], [r[2] for r in refs], thread_id])
-        } if refs else {}
-        writes = {
-            (ns, cid): (tuple(dict.fromkeys(channels)), int(size or 0))
-            for ns, cid, channels, size in self._query(
-                f"""
-                SELECT checkpoint_ns, checkpoint_id, array_agg(channel ORDER BY task_path, task_id, idx),
-                       sum(octet_length(blob))
-                FROM checkpoint_writes c WHERE thread_id = %s {where} GROUP BY checkpoint_ns, checkpoint_id
-                """,
-                [thread_id, *(params or [])],
-            )
-        }
-        return [
-            full_row(thread_id, ns, cid, parent,
-                     size + sum(blob_sizes.get((ns, str(ch), str(v)), 0) for ch, v in (versions or {}).items()),
-                     writes.get((ns, cid), ((), 0)), meta if isinstance(meta, dict) else {"value": meta})
-            for ns, cid, parent, size, meta, versions in rows
-        ]
-
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
-        rows = self._rows(thread_id)
+        rows = self.history(thread_id, None)
         if not rows:
             raise thread_not_found(thread_id)
         return rows
@@ -255,7 +231,7 @@ class PostgresStore:
         """Full rows: PostgreSQL keeps metadata as JSONB beside the keys, so reading it costs nothing extra."""
         if after is None:
             return self.timeline(thread_id)
-        rows = self._rows(thread_id, "AND c.checkpoint_id > %s", [after])
+        rows = self._rows_where(thread_id, "c.checkpoint_id > %s", [after])
         if not rows and not self._query("SELECT 1 FROM checkpoints WHERE thread_id = %s LIMIT 1", [thread_id]):
             raise thread_not_found(thread_id)
         return rows
@@ -264,8 +240,111 @@ class PostgresStore:
         keys = list(keys)
         if not keys:
             return []
-        where = "AND (c.checkpoint_ns, c.checkpoint_id) IN (SELECT * FROM unnest(%s::text[], %s::text[]))"
-        return self._rows(thread_id, where, [[ns for ns, _ in keys], [cid for _, cid in keys]])
+        condition = "(c.checkpoint_ns, c.checkpoint_id) IN (SELECT * FROM unnest(%s::text[], %s::text[]))"
+        return self._rows_where(thread_id, condition, [[ns for ns, _ in keys], [cid for _, cid in keys]])
+
+    def _rows_where(self, thread_id: str, condition: str, params: list[Any]) -> list[CheckpointRow]:
+        """Timeline rows of a few checkpoints (a page, the newest ones), lengths looked up per row."""
+        return self._timeline_rows(thread_id, self._query(
+            f"""SELECT c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
+                       pg_column_size(c.checkpoint) + pg_column_size(c.metadata) + coalesce(blobs.bytes, 0),
+                       c.metadata, writes.channels, writes.bytes
+                FROM checkpoints c {_SIDE_SIZES_OF_C}
+                WHERE c.thread_id = %s AND {condition}
+                ORDER BY c.checkpoint_id DESC, c.checkpoint_ns""",
+            [thread_id, *params],
+        ))
+
+    def history(
+        self,
+        thread_id: str,
+        ns: str | None = "",
+        *,
+        before: str | None = None,
+        limit: int | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> list[CheckpointRow]:
+        """See ``Store.history``. The filters run in SQL (``metadata -> key = value``); with a
+        ``limit`` the page's keys are chosen first and only the page's blob and write
+        lengths are read."""
+        where, params = ["thread_id = %s"], [thread_id]
+        if ns is not None:
+            where.append("checkpoint_ns = %s")
+            params.append(ns)
+        if before is not None:
+            where.append("checkpoint_id < %s")
+            params.append(before)
+        for key, value in (filter or {}).items():
+            if not isinstance(key, str):
+                raise StoreError(f"metadata filter key {key!r} is not a plain name")
+            try:
+                text = json.dumps(value, ensure_ascii=False)
+            except (TypeError, ValueError):
+                raise StoreError(f"metadata filter value for {key!r} is not JSON") from None
+            where.append("metadata -> %s::text = %s::jsonb")
+            params += [key, text]
+        conditions = " AND ".join(where)
+        if limit is None:
+            rows = self._query(
+                f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+                           pg_column_size(checkpoint) + pg_column_size(metadata), metadata,
+                           checkpoint -> 'channel_versions'
+                    FROM checkpoints WHERE {conditions} ORDER BY checkpoint_id DESC, checkpoint_ns""",
+                params,
+            )
+            rows = self._with_side_sizes(thread_id, ns, rows)
+        else:
+            rows = self._query(
+                f"""SELECT c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
+                           pg_column_size(c.checkpoint) + pg_column_size(c.metadata) + coalesce(blobs.bytes, 0),
+                           c.metadata, writes.channels, writes.bytes
+                    FROM (SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE {conditions}
+                          ORDER BY checkpoint_id DESC, checkpoint_ns LIMIT %s) page
+                    JOIN checkpoints c ON c.thread_id = %s AND c.checkpoint_ns = page.checkpoint_ns
+                                      AND c.checkpoint_id = page.checkpoint_id
+                    {_SIDE_SIZES_OF_C}
+                    ORDER BY c.checkpoint_id DESC, c.checkpoint_ns""",
+                [*params, max(int(limit), 0), thread_id],
+            )
+        return self._timeline_rows(thread_id, rows)
+
+    @staticmethod
+    def _timeline_rows(thread_id: str, rows: list[tuple]) -> list[CheckpointRow]:
+        """``(ns, id, parent, bytes, metadata, write channels, write bytes)`` tuples as timeline rows."""
+        return [full_row(thread_id, row_ns, cid, parent, int(size or 0), (tuple(dict.fromkeys(channels or ())), int(wbytes or 0)),
+                         meta if isinstance(meta, dict) else {"value": meta})
+                for row_ns, cid, parent, size, meta, channels, wbytes in rows]
+
+    def _with_side_sizes(self, thread_id: str, ns: str | None, rows: list[tuple]) -> list[tuple]:
+        """Checkpoint rows ``(ns, id, parent, own bytes, metadata, channel_versions)`` as
+        ``(ns, id, parent, bytes with referenced blobs, metadata, write channels, write bytes)``,
+        from one pass over the thread's (or namespace's) blob and write lengths."""
+        ns_clause, params = ("", [thread_id]) if ns is None else ("AND checkpoint_ns = %s", [thread_id, ns])
+        blob_sizes = {
+            (row_ns, channel, version): int(size or 0)
+            for row_ns, channel, version, size in self._query(
+                f"""SELECT checkpoint_ns, channel, version, octet_length(blob) FROM checkpoint_blobs
+                    WHERE thread_id = %s {ns_clause}""",
+                params,
+            )
+        }
+        writes = {
+            (row_ns, cid): (channels, size)
+            for row_ns, cid, channels, size in self._query(
+                f"""
+                SELECT checkpoint_ns, checkpoint_id, array_agg(channel ORDER BY task_path, task_id, idx),
+                       sum(octet_length(blob))
+                FROM checkpoint_writes WHERE thread_id = %s {ns_clause} GROUP BY checkpoint_ns, checkpoint_id
+                """,
+                params,
+            )
+        }
+        return [
+            (row_ns, cid, parent,
+             (size or 0) + sum(blob_sizes.get((row_ns, ch, str(v)), 0) for ch, v in (versions or {}).items()),
+             meta, *writes.get((row_ns, cid), ((), 0)))
+            for row_ns, cid, parent, size, meta, versions in rows
+        ]
 
     # -- sizes -----------------------------------------------------------
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
@@ -406,14 +485,29 @@ class PostgresStore:
             known = {ref: blob for ref, blob in blobs.items() if ref in last}
 
     # -- delta channels ----------------------------------------------------
+    def delta_history(
+        self, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str = ""
+    ) -> dict[str, delta.DeltaHistory]:
+        """See ``Store.delta_history``: one query per ancestor, writes read only for the channels asked."""
+        rows = self._query(
+            "SELECT parent_checkpoint_id FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = %s AND checkpoint_id = %s",
+            [thread_id, ns, checkpoint_id],
+        )
+        if not rows:
+            raise checkpoint_not_found(thread_id, checkpoint_id, ns)
+        return sql_delta_history(self, thread_id, ns, rows[0][0], list(channels))
+
     def _ancestors(self, thread_id: str, ns: str, parent: str | None, channels: list[str]) -> Iterator[delta.Ancestor]:
-        """Checkpoints from ``parent`` upwards, with the stored values of ``channels`` (non-empty blobs)."""
+        """Checkpoints from ``parent`` upwards, with the stored values of ``channels``: non-empty blobs,
+        else primitives kept inline in the checkpoint row (a snapshot leaves only a ``true`` marker there)."""
         seen: set[str] = set()
         while parent and parent not in seen:
             seen.add(parent)
             rows = self._query(
                 """
-                SELECT c.parent_checkpoint_id, bl.channel, bl.type, bl.blob
+                SELECT c.parent_checkpoint_id, bl.channel, bl.type, bl.blob,
+                       (SELECT jsonb_object_agg(v.key, v.value) FROM jsonb_each(c.checkpoint -> 'channel_values') v
+                        WHERE v.key = ANY(%s))
                 FROM checkpoints c
                 LEFT JOIN checkpoint_blobs bl
                   ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
@@ -421,13 +515,14 @@ class PostgresStore:
                  AND bl.version = c.checkpoint -> 'channel_versions' ->> bl.channel
                 WHERE c.thread_id = %s AND c.checkpoint_ns = %s AND c.checkpoint_id = %s
                 """,
-                [channels, thread_id, ns, parent],
+                [channels, channels, thread_id, ns, parent],
             )
             if not rows:
                 return
-            stored = {
-                name: decode_typed(type_tag, blob, name).value for _, name, type_tag, blob in rows if name is not None
-            }
+            stored = dict(rows[0][4] or {})
+            stored.update(
+                (name, decode_typed(type_tag, blob, name).value) for _, name, type_tag, blob, _ in rows if name is not None
+            )
             yield delta.Ancestor(parent, stored)
             parent = rows[0][0]
 

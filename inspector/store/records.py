@@ -133,25 +133,29 @@ def assemble_state(
     )
 
 
+def sql_delta_history(store: Any, thread_id: str, ns: str, parent: str | None, channels: list[str],
+                      carried: CheckpointState | None = None) -> dict[str, delta.DeltaHistory]:
+    """What ``channels`` of a SQL backend's checkpoint (whose parent is ``parent``) are rebuilt from.
+
+    ``carried``: the parent's state when a stream has it at hand; its values seed the walk, so the
+    history above it is read only for a channel it does not hold.
+    """
+    ancestors: Iterable[delta.Ancestor] = store._ancestors(thread_id, ns, parent, channels)
+    if carried is not None and carried.checkpoint_id == parent:
+        held = {**carried.internal, **carried.values}
+        ancestors = itertools.chain(
+            [delta.Ancestor(parent, {name: held[name] for name in channels if name in held})],
+            store._ancestors(thread_id, ns, carried.parent_checkpoint_id, channels),
+        )
+    return delta.history(channels, ancestors, lambda cids, names: store._channel_writes(thread_id, ns, cids, names))
+
+
 def sql_rebuilder(store: Any, thread_id: str, ns: str, parent: str | None,
                   carried: CheckpointState | None = None) -> Rebuilder:
-    """Rebuild delta channels of a SQL backend from its ancestors' stored values and writes.
-
-    ``carried``: the parent's state when a stream has it at hand; its values seed the rebuild,
-    so the history above it is read only for a channel it does not hold.
-    """
+    """Rebuild delta channels of a SQL backend from its ancestors' stored values and writes."""
 
     def run(missing: list[str]) -> tuple[dict[str, Any], list[Problem]]:
-        ancestors: Iterable[delta.Ancestor] = store._ancestors(thread_id, ns, parent, missing)
-        if carried is not None and carried.checkpoint_id == parent:
-            held = {**carried.internal, **carried.values}
-            ancestors = itertools.chain(
-                [delta.Ancestor(parent, {name: held[name] for name in missing if name in held})],
-                store._ancestors(thread_id, ns, carried.parent_checkpoint_id, missing),
-            )
-        rebuilt = delta.rebuild(
-            missing, ancestors, lambda cids, channels: store._channel_writes(thread_id, ns, cids, channels),
-        )
+        rebuilt = delta.fold_histories(sql_delta_history(store, thread_id, ns, parent, missing, carried))
         return rebuilt.values, rebuilt.problems
 
     return run

@@ -20,7 +20,7 @@ import contextlib
 import json
 import threading
 from collections import defaultdict
-from typing import Any, Collection, Iterable, Iterator
+from typing import Any, Collection, Iterable, Iterator, Sequence
 
 from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -166,14 +166,14 @@ class SaverStore:
     def _async(self) -> bool:
         return self._is_async
 
-    def _list(self, config: dict | None) -> list[CheckpointTuple]:
+    def _list(self, config: dict | None, **options: Any) -> list[CheckpointTuple]:
         try:
             if self._async():
                 async def collect() -> list[CheckpointTuple]:
-                    return [t async for t in self.saver.alist(config)]
+                    return [t async for t in self.saver.alist(config, **options)]
 
                 return self._loop.run(collect())
-            return list(self.saver.list(config))
+            return list(self.saver.list(config, **options))
         except Exception as exc:
             raise StoreError(f"{self.saver_name}.list failed: {type(exc).__name__}: {exc}") from None
 
@@ -263,7 +263,26 @@ class SaverStore:
         return self._rows(thread_id, [t for t in tuples if (_ns(t), _cid(t)) in wanted])
 
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
-        return self._rows(thread_id, self._thread(thread_id))
+        rows = self.history(thread_id, None)
+        if not rows:
+            raise thread_not_found(thread_id)
+        return rows
+
+    def history(
+        self,
+        thread_id: str,
+        ns: str | None = "",
+        *,
+        before: str | None = None,
+        limit: int | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> list[CheckpointRow]:
+        """See ``Store.history``: the filters are handed to the saver's ``list``."""
+        config = {"configurable": {"thread_id": thread_id, **({} if ns is None else {"checkpoint_ns": ns})}}
+        options: dict[str, Any] = {"filter": filter or None, "limit": limit}
+        if before is not None:
+            options["before"] = {"configurable": {**config["configurable"], "checkpoint_id": before}}
+        return self._rows(thread_id, self._list(config, **options))
 
     def _rows(self, thread_id: str, tuples: list[CheckpointTuple]) -> list[CheckpointRow]:
         tuples.sort(key=_ns)
@@ -372,20 +391,42 @@ class SaverStore:
 
     def _rebuild(self, tup: CheckpointTuple, channels: list[str]) -> tuple[dict[str, Any], list[Problem]]:
         try:
-            history = self._delta_history(tup.config, channels)
+            histories = self._histories(tup.config, channels)
         except Exception as exc:
             return {}, [Problem(f"the saver could not return delta history ({type(exc).__name__}: {exc})", ch, "delta")
                         for ch in channels]
-        values: dict[str, Any] = {}
-        problems: list[Problem] = []
+        rebuilt = delta.fold_histories(histories)
+        return rebuilt.values, rebuilt.problems
+
+    def delta_history(
+        self, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str = ""
+    ) -> dict[str, delta.DeltaHistory]:
+        """See ``Store.delta_history``: the saver's ``get_delta_channel_history``, whose writes
+        carry neither their checkpoint nor their task path."""
+        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
+        tup = self._get_tuple(config)
+        if tup is None or _cid(tup) != checkpoint_id:
+            raise checkpoint_not_found(thread_id, checkpoint_id, ns)
+        try:
+            return self._histories(tup.config, list(channels))
+        except Exception as exc:
+            raise StoreError(f"{self.saver_name}.get_delta_channel_history failed: {type(exc).__name__}: {exc}") from None
+
+    def _histories(self, config: dict, channels: list[str]) -> dict[str, delta.DeltaHistory]:
+        if not channels:
+            return {}
+        found = self._delta_history(config, channels)
+        out: dict[str, delta.DeltaHistory] = {}
         for channel in channels:
-            entry = history.get(channel) or {}
-            seed = plain(entry["seed"], channel).value if "seed" in entry else None
-            updates = [plain(value, channel).value for _, _, value in entry.get("writes", [])]
-            value, fold_problems = delta.fold(channel, delta.unwrap_snapshots({channel: seed})[channel], updates)
-            values[channel] = value
-            problems += fold_problems
-        return values, problems
+            entry = found.get(channel) or {}
+            writes = tuple(
+                delta.ChannelWrite("", "", task_id, 0, channel, plain(value, channel).value)
+                for task_id, _, value in entry.get("writes", [])
+            )
+            has_seed = "seed" in entry
+            seed = plain(entry["seed"], channel).value if has_seed else None
+            out[channel] = delta.DeltaHistory(channel, writes, seed, has_seed)
+        return out
 
 
 def _cid(tup: CheckpointTuple) -> str:

@@ -11,7 +11,7 @@ import json
 import sqlite3
 import urllib.parse
 from pathlib import Path
-from typing import Any, Collection, Iterable, Iterator
+from typing import Any, Collection, Iterable, Iterator, Sequence
 
 from . import delta
 from .decode import Problem, decode_checkpoint_blob, decode_typed
@@ -36,6 +36,7 @@ from .records import (
     full_row,
     keys_only_row,
     like_pattern,
+    sql_delta_history,
     sql_rebuilder,
     thread_not_found,
     thread_summaries,
@@ -54,6 +55,13 @@ _THREAD_ORDER = {
     "newest": "max(checkpoint_id) DESC, thread_id",
     "checkpoints": "count(*) DESC, max(checkpoint_id) DESC, thread_id",
 }
+
+# The write channels (joined by char 31) and write bytes of checkpoint row ``c``: index lookups.
+_WRITES_OF_C = """
+    (SELECT group_concat(channel, char(31)) FROM writes w
+     WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id),
+    (SELECT sum(length(value)) FROM writes w
+     WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id)"""
 
 
 def _ro_uri(path: Path) -> str:
@@ -75,6 +83,27 @@ def _metadata(raw: Any) -> dict[str, Any]:
     except (ValueError, TypeError):
         return {"__undecodable__": True}
     return value if isinstance(value, dict) else {"value": value}
+
+
+def _metadata_equals(key: str, value: Any) -> tuple[str, list[Any]]:
+    """A SQL condition: the metadata's top-level ``key`` holds a JSON value equal to ``value``."""
+    if not isinstance(key, str) or '"' in key:
+        raise StoreError(f"metadata filter key {key!r} is not a plain name")
+    meta, path = "CAST(metadata AS TEXT)", f'$."{key}"'
+    if value is None:
+        return f"json_type({meta}, ?) = 'null'", [path]
+    if isinstance(value, bool):
+        return f"json_type({meta}, ?) = ?", [path, "true" if value else "false"]
+    if isinstance(value, (int, float)):
+        return f"json_type({meta}, ?) IN ('integer', 'real') AND json_extract({meta}, ?) = ?", [path, path, value]
+    if isinstance(value, str):
+        return f"json_type({meta}, ?) = 'text' AND json_extract({meta}, ?) = ?", [path, path, value]
+    try:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        raise StoreError(f"metadata filter value for {key!r} is not JSON") from None
+    kind = "object" if isinstance(value, dict) else "array"
+    return f"json_type({meta}, ?) = '{kind}' AND json_extract({meta}, ?) = json(?)", [path, path, text]
 
 
 class SqliteStore:
@@ -226,16 +255,58 @@ class SqliteStore:
         }
 
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
-        rows = self._query(
-            f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, {_OWN_BYTES}, metadata
-                FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_id DESC, checkpoint_ns""",
-            [thread_id],
-        )
+        rows = self.history(thread_id, None)
         if not rows:
             raise thread_not_found(thread_id)
-        writes = self._writes_summary(thread_id)
-        return [full_row(thread_id, ns, cid, parent, size, writes.get((ns, cid), ((), 0)), _metadata(meta))
-                for ns, cid, parent, size, meta in rows]
+        return rows
+
+    def history(
+        self,
+        thread_id: str,
+        ns: str | None = "",
+        *,
+        before: str | None = None,
+        limit: int | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> list[CheckpointRow]:
+        """See ``Store.history``. The filters run in SQL; with a ``limit`` the page's keys are
+        chosen from the primary-key index first, so only the page's metadata is read."""
+        where, params = ["thread_id = ?"], [thread_id]
+        if ns is not None:
+            where.append("checkpoint_ns = ?")
+            params.append(ns)
+        if before is not None:
+            where.append("checkpoint_id < ?")
+            params.append(before)
+        for key, value in (filter or {}).items():
+            clause, values = _metadata_equals(key, value)
+            where.append(clause)
+            params.extend(values)
+        conditions = " AND ".join(where)
+        if limit is None:
+            rows = self._query(
+                f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, length(checkpoint), metadata
+                    FROM checkpoints WHERE {conditions} ORDER BY checkpoint_id DESC, checkpoint_ns""",
+                params,
+            )
+            writes = self._writes_summary(thread_id, *(("", []) if ns is None else ("AND checkpoint_ns = ?", [ns])))
+            return [full_row(thread_id, row_ns, cid, parent, (size or 0) + len(raw_meta or b""),
+                             writes.get((row_ns, cid), ((), 0)), _metadata(raw_meta))
+                    for row_ns, cid, parent, size, raw_meta in rows]
+        rows = self._query(
+            f"""SELECT c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, length(c.checkpoint), c.metadata,
+                       {_WRITES_OF_C}
+                FROM (SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE {conditions}
+                      ORDER BY checkpoint_id DESC, checkpoint_ns LIMIT ?) page
+                JOIN checkpoints c ON c.thread_id = ? AND c.checkpoint_ns = page.checkpoint_ns
+                                  AND c.checkpoint_id = page.checkpoint_id
+                ORDER BY c.checkpoint_id DESC, c.checkpoint_ns""",
+            [*params, max(int(limit), 0), thread_id],
+        )
+        return [full_row(thread_id, row_ns, cid, parent, (size or 0) + len(raw_meta or b""),
+                         (tuple(dict.fromkeys(channels.split("\x1f"))) if channels else (), wbytes or 0),
+                         _metadata(raw_meta))
+                for row_ns, cid, parent, size, raw_meta, channels, wbytes in rows]
 
     def timeline_keys(self, thread_id: str, after: str | None = None) -> list[CheckpointRow]:
         where, params = ("AND checkpoint_id > ?", [after]) if after else ("", [])
@@ -427,6 +498,18 @@ class SqliteStore:
                 yield previous
 
     # -- delta channels ----------------------------------------------------
+    def delta_history(
+        self, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str = ""
+    ) -> dict[str, delta.DeltaHistory]:
+        """See ``Store.delta_history``: ancestors decoded one at a time, writes read only for the channels asked."""
+        rows = self._query(
+            "SELECT parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+            [thread_id, ns, checkpoint_id],
+        )
+        if not rows:
+            raise checkpoint_not_found(thread_id, checkpoint_id, ns)
+        return sql_delta_history(self, thread_id, ns, rows[0][0], list(channels))
+
     def _ancestors(self, thread_id: str, ns: str, parent: str | None, channels: list[str]) -> Iterator[delta.Ancestor]:
         """Checkpoints from ``parent`` upwards, each decoded only when the walk reaches it."""
         seen: set[str] = set()
