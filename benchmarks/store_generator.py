@@ -162,16 +162,22 @@ def build_graph(shape: Shape, checkpointer: BaseCheckpointSaver) -> CompiledStat
     return graph.compile(checkpointer=checkpointer)
 
 
+def add_turn(graph: CompiledStateGraph, shape: Shape, turn: int, thread_id: str = LONG_THREAD,
+             rng: random.Random | None = None) -> None:
+    """One more turn of the conversation (a user message, the tool rounds, the answer): a running thread."""
+    rng = rng or random.Random(shape.seed + turn)
+    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": 10 * shape.checkpoints_per_turn}
+    graph.invoke({"messages": [HumanMessage(_text(rng, shape.text_bytes), id=f"user-{turn}")]}, config)
+
+
 def write_long_thread(graph: CompiledStateGraph, shape: Shape, thread_id: str = LONG_THREAD,
                       progress: bool = False) -> None:
     rng = random.Random(shape.seed + 1)
-    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": 10 * shape.checkpoints_per_turn}
     for turn in range(1, shape.turns + 1):
-        message = HumanMessage(_text(rng, shape.text_bytes), id=f"user-{turn}")
-        graph.invoke({"messages": [message]}, config)
+        add_turn(graph, shape, turn, thread_id, rng)
         if progress and turn % 20 == 0:
             print(f"  {thread_id}: turn {turn} of {shape.turns}", file=sys.stderr)
-    graph.update_state(config, {"title": "A long research thread"})
+    graph.update_state({"configurable": {"thread_id": thread_id}}, {"title": "A long research thread"})
 
 
 def write_small_threads(graph: CompiledStateGraph, shape: Shape, progress: bool = False) -> None:

@@ -1,0 +1,72 @@
+"""The CLI on a store shaped like production: store-wide rankings, progress on stderr, and a start-up
+that leaves LangGraph's graph package alone where no reducer is applied."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.store_generator import LONG_THREAD
+from inspector.cli import main, progress
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *extra, "-m", "inspector", *args], capture_output=True, text=True,
+                          cwd=REPO_ROOT, timeout=300)
+
+
+def test_threads_sorted_by_stored_bytes_rank_the_whole_store(bench_db):
+    newest = json.loads(run("threads", "--db", str(bench_db), "--json").stdout)
+    assert LONG_THREAD not in {t["thread_id"] for t in newest["threads"]}  # not on the first page
+    ranked = json.loads(run("threads", "--db", str(bench_db), "--json", "--sort", "stored", "--limit", "5").stdout)
+    assert ranked["threads"][0]["thread_id"] == LONG_THREAD
+    stored = [t["stored_bytes"] for t in ranked["threads"]]
+    assert stored == sorted(stored, reverse=True)
+    most = json.loads(run("threads", "--db", str(bench_db), "--json", "--sort", "checkpoints", "--limit", "1").stdout)
+    assert most["threads"][0]["thread_id"] == LONG_THREAD
+    bad = run("threads", "--db", str(bench_db), "--sort", "size")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def test_store_wide_sizes_measure_the_largest_threads(bench_db):
+    out = run("sizes", "--db", str(bench_db), "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["threads"][0]["thread_id"] == LONG_THREAD
+    assert report["ranked_threads"] == 61 and len(report["threads"]) == 50  # health_top_threads
+    assert report["store_bytes"] >= report["stored_bytes"] > 0
+
+
+def test_progress_counts_on_stderr_and_quiet_silences_them(bench_db, capsys, monkeypatch):
+    monkeypatch.setattr(progress, "SHOW_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(progress, "LOG_INTERVAL", 0.0)
+    assert main(["sizes", "--db", str(bench_db), LONG_THREAD, "--json"]) == 0
+    out, err = capsys.readouterr()
+    lines = [line for line in err.splitlines() if line.startswith(f"sizes {LONG_THREAD}: ")]
+    assert lines and lines[-1].endswith(" checkpoints")
+    done, total = lines[-1].split(": ")[1].removesuffix(" checkpoints").split(" / ")
+    assert done == total and int(total.replace(",", "")) > 90
+    assert json.loads(out)["thread_id"] == LONG_THREAD  # stdout holds only the answer
+    assert main(["sizes", "--db", str(bench_db), LONG_THREAD, "--json", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_short_work_shows_no_progress(demo_db, capsys):
+    assert main(["sizes", "--db", str(demo_db), "demo-research"]) == 0
+    assert "checkpoints" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["threads"], ["timeline", LONG_THREAD], ["sizes", LONG_THREAD]])
+def test_commands_that_apply_no_reducer_start_without_langgraph_graphs(bench_db, command):
+    out = run(command[0], "--db", str(bench_db), *command[1:], extra=("-X", "importtime"))
+    assert out.returncode == 0, out.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "inspector.store.sqlite" in imported  # the measurement saw the inspector's own imports
+    assert not {name for name in imported if name.startswith(("langgraph.graph", "langgraph.pregel"))}
+    assert "langchain_core.messages" not in imported
