@@ -23,13 +23,11 @@ TOGGLE_KEY = "thread_follow"
 HELP = "Check the store every few seconds (setting follow_seconds) for new checkpoints of this thread"
 
 
-def poll(store: Store, thread: ThreadHistory, location: Location, select: Callable[[Location], None]) -> bool:
+def poll(store: Store, thread: ThreadHistory, location: Location, select: Callable[[Location], None]) -> None:
     """While Follow is on: read newer checkpoints now, and again every ``follow_seconds`` from a fragment."""
-    if not st.session_state.get(TOGGLE_KEY):
-        return False
-    seconds = max(1, data.settings_or_defaults().follow_seconds)
-    st.fragment(run_every=seconds)(_watch)(store, thread, location, select)
-    return True
+    if st.session_state.get(TOGGLE_KEY):
+        seconds = max(1, data.settings_or_defaults().follow_seconds)
+        st.fragment(run_every=seconds)(_watch)(store, thread, location, select)
 
 
 def _watch(store: Store, thread: ThreadHistory, location: Location, select: Callable[[Location], None]) -> None:

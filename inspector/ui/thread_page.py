@@ -78,10 +78,9 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {location.thread!r} failed: {exc}")
         return
-    following = follow.poll(store, thread, location, select)
+    _header(store, thread, location)
     history = thread.history
     key = _resolve(history, location)
-    _header(store, location.thread, history, following)
     if key is None:
         st.warning(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
                    if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread.")
@@ -95,14 +94,17 @@ def render() -> None:
     timeline_view.autoplay(history, key, select)
 
 
-def _header(store: Store, thread_id: str, history: History, following: bool) -> None:
-    title_col, follow_col, refresh_col = st.columns([6, 1.2, 1], vertical_alignment="bottom")
-    title_col.title(thread_id)
-    follow_col.toggle("Follow", key=follow.TOGGLE_KEY, help=follow.HELP)
+def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
+    """The title, Refresh, and Follow (which reads newer checkpoints before the history is laid out)."""
+    title_col, follow_col, refresh_col = st.columns([5, 1.4, 1.4], vertical_alignment="bottom")
+    title_col.title(thread.thread_id)
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
-        data.refresh_thread(store, thread_id)
+        data.refresh_thread(store, thread.thread_id)
         st.rerun()
+    with follow_col:
+        st.toggle("Follow", key=follow.TOGGLE_KEY, help=follow.HELP)
     routes.link("threads", "All threads", icon=":material/arrow_back:")
+    follow.poll(store, thread, location, select)
 
 
 def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
