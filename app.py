@@ -1,4 +1,4 @@
-"""state-inspector: `streamlit run app.py [-- --db URL | --deerflow-home DIR]`.
+"""state-inspector: `streamlit run app.py [-- --db URL | --deerflow-home DIR] [--schema MODULE:CLASS]`.
 
 Resolves which store to open, then hands over to the pages in inspector/ui/.
 """
@@ -7,10 +7,11 @@ import sys
 
 import streamlit as st
 
-from inspector.settings import store_flag
+from inspector.settings import schema_flag, store_flag
 from inspector.ui import connection, routes
 
 st.set_page_config(page_title="state-inspector", page_icon=":material/manage_search:", layout="wide")
+connection.use_schema(schema_flag(sys.argv[1:]))
 connection.start(store_flag(sys.argv[1:]))
 
 pages = routes.register(

@@ -21,7 +21,7 @@ from .store import CheckpointSizes, Problem, Store
 from .store.measure import ChannelSize, ItemSize
 from .store.model import Key
 
-KIND = "sizes/1"
+KIND = "sizes/2"
 WINDOW = 64  # a fact may name items of a parent up to this many checkpoints back
 FLUSH_EVERY = 256
 
@@ -46,9 +46,9 @@ def encode(row: CheckpointSizes, parent: CheckpointSizes | None) -> list[Any]:
     for name, channel in row.channels.items():
         before = parent.channels.get(name) if parent is not None else None
         shared = _shared(channel.items, before.items) if before is not None else 0
-        items = [[None if item.label == str(shared + i) else item.label, item.bytes, item.digest]
+        items = [[None if item.label == str(shared + i) else item.label, item.bytes, item.digest, item.base64_bytes]
                  for i, item in enumerate(channel.items[shared:])]
-        channels[name] = [channel.bytes, channel.digest, channel.blob_key, shared, items]
+        channels[name] = [channel.bytes, channel.digest, channel.blob_key, shared, items, channel.holds_base64]
     problems = [[p.message, p.field, p.kind] for p in row.problems]
     return [row.parent_checkpoint_id, row.step, row.source, row.stored_bytes, row.writes_bytes, channels, problems]
 
@@ -60,10 +60,11 @@ def _needs_parent(fact: list[Any]) -> bool:
 def decode(thread_id: str, key: Key, fact: list[Any], parent: CheckpointSizes | None) -> CheckpointSizes:
     parent_id, step, source, stored, writes, channels, problems = fact
     out = {}
-    for name, (size, digest, blob_key, shared, items) in channels.items():
+    for name, (size, digest, blob_key, shared, items, holds_base64) in channels.items():
         before = parent.channels[name].items[:shared] if shared else ()
-        new = tuple(ItemSize(str(shared + i) if label is None else label, n, d) for i, (label, n, d) in enumerate(items))
-        out[name] = ChannelSize(size, digest, before + new, blob_key)
+        new = tuple(ItemSize(str(shared + i) if label is None else label, n, d, b64)
+                    for i, (label, n, d, b64) in enumerate(items))
+        out[name] = ChannelSize(size, digest, before + new, blob_key, holds_base64)
     return CheckpointSizes(
         thread_id=thread_id, checkpoint_ns=key[0], checkpoint_id=key[1], parent_checkpoint_id=parent_id,
         step=step, source=source, stored_bytes=stored, writes_bytes=writes, channels=out,

@@ -1,11 +1,13 @@
-"""Thread health: flags raised from a thread's sizes and from its newest states.
+"""Thread health: flags raised from a thread's sizes and from its newest states, and schema drift.
 
-Size flags (oversized state or field, images left in ``viewed_images``, long
+Size flags (oversized state or field, image data held in ``viewed_images``, long
 unsummarised conversations) come from ``Store.field_sizes`` and decode nothing.
-Value lints (base64 outside ``viewed_images``, dangling tool calls, several todos
-in progress, artifact paths) look at the newest checkpoint of each branch of the
-root graph, each decoded once through ``Store.state``. Every flag names the
-checkpoint(s) and field, says why it matters and what usually fixes it.
+Base64 images anywhere in the history are found by a byte search in the same
+rows; only the checkpoints where a payload first appears are decoded, to name
+its carrier (``inspector.health_base64``). Value lints (dangling tool calls,
+several todos in progress, artifact paths) look at the newest checkpoint of each
+branch of the root graph, each decoded once through ``Store.state``. Every flag
+names the checkpoint(s) and field, says why it matters and what usually fixes it.
 """
 
 from __future__ import annotations
@@ -13,13 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
+from .drift import thread_drift
+from .health_base64 import Decode, base64_flags, state_decoder
 from .health_values import value_flags
+from .schema import SchemaDrift
 from .settings import Settings
 from .sizes import ThreadSizes, all_thread_ids, thread_sizes
 from .store import CheckpointSizes, CheckpointState, Store, StoreError
 from .units import human_bytes
 
-# viewed_images entries smaller than this hold a file reference (current DeerFlow), not image data.
+# viewed_images entries smaller than this hold a file reference ({mime_type, size, actual_path}, as DeerFlow's
+# main branch stores them for the thread's life), not image data.
 IMAGE_ENTRY_MIN_BYTES = 1024
 SUMMARY_FIELDS = ("summary_text", "summary")
 
@@ -46,6 +52,7 @@ class ThreadHealth:
     thread_id: str
     sizes: ThreadSizes
     flags: list[Flag] = field(default_factory=list)
+    schema_drift: SchemaDrift = field(default_factory=SchemaDrift)  # listed, never a flag
 
     def codes(self) -> list[str]:
         return list(dict.fromkeys(f.code for f in self.flags))
@@ -104,7 +111,9 @@ def _image_holdings(rows: list[CheckpointSizes]) -> tuple[dict[str, list[str]], 
 
 
 def uncleared_image_flags(thread_id: str, rows: list[CheckpointSizes], settings: Settings) -> list[Flag]:
-    """``viewed_images`` entries with image data still held more than N checkpoints after they arrived."""
+    """``viewed_images`` entries holding image data (base64, the documented older shape) still held more
+    than N checkpoints after they arrived. Metadata-only entries (DeerFlow's main branch) are not flagged:
+    they are small and are meant to stay for the thread's life."""
     held, labels = _image_holdings(rows)
     limit = settings.uncleared_images_after
     overdue = {d: ids for d, ids in held.items() if len(ids) > limit}
@@ -115,10 +124,12 @@ def uncleared_image_flags(thread_id: str, rows: list[CheckpointSizes], settings:
     longest = max(len(ids) for ids in overdue.values())
     return [Flag(
         "uncleared-images", thread_id, "viewed_images", checkpoints,
-        f"{len(overdue)} image(s) still held {longest} checkpoints after being viewed (limit {limit}): {names}",
-        "base64 image data is copied into every later checkpoint; a few images take megabytes per step",
-        "clear viewed_images after the images are shown to the model (write {} as ViewImageMiddleware does), "
-        "or keep images on disk and store only their paths",
+        f"{len(overdue)} image(s) with base64 data still held {longest} checkpoints after being viewed "
+        f"(limit {limit}): {names}",
+        "base64 image data in viewed_images is copied into every later checkpoint; a few images take megabytes per step",
+        "store entries as file references ({mime_type, size, actual_path}) and read the bytes from disk when the "
+        "model needs them, as DeerFlow's main branch does (its entries stay for the thread's life); "
+        "writing {} clears viewed_images (merge_viewed_images still honours it, though DeerFlow's main branch no longer writes it)",
     )]
 
 
@@ -175,12 +186,14 @@ def _merge(flags: list[Flag]) -> list[Flag]:
 
 
 def thread_flags(thread_id: str, rows: list[CheckpointSizes], sizes: ThreadSizes,
-                 states: Iterable[CheckpointState], settings: Settings) -> list[Flag]:
-    """Every flag for one thread, from its size rows and its decoded leaf states."""
+                 states: Iterable[CheckpointState], settings: Settings, decode: Decode) -> list[Flag]:
+    """Every flag for one thread, from its size rows, its decoded leaf states and ``decode`` (which
+    decodes the checkpoints where base64 images first appear)."""
     flags = oversize_flags(sizes, settings)
     flags += uncleared_image_flags(thread_id, rows, settings)
     states = list(states)
     flags += message_count_flags(thread_id, rows, settings, states)
+    flags += [Flag(thread_id=thread_id, **found) for found in base64_flags(rows, decode)]
     for state in states:
         flags += [Flag(thread_id=thread_id, **found) for found in value_flags(state, rows)]
     return _merge(flags)
@@ -208,10 +221,12 @@ def thread_health(store: Store, thread_id: str, settings: Settings | None = None
         except StoreError as exc:
             unreadable.append(Flag(
                 "unreadable-checkpoint", thread_id, None, (cid,), f"the newest checkpoint of a branch could not be read: {exc}",
-                "value lints (base64, tool calls, todos, artifacts) could not check this branch",
+                "value lints (tool calls, todos, artifacts) could not check this branch",
                 "check the store's integrity; the other branches and the size flags are unaffected",
             ))
-    return ThreadHealth(thread_id, sizes, thread_flags(thread_id, rows, sizes, states, settings) + unreadable)
+    decode = state_decoder(lambda cid, ns: store.state(thread_id, cid, ns), states)
+    flags = thread_flags(thread_id, rows, sizes, states, settings, decode) + unreadable
+    return ThreadHealth(thread_id, sizes, flags, thread_drift(states=states, sizes=rows))
 
 
 def store_health(store: Store, settings: Settings | None = None,

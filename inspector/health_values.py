@@ -8,29 +8,14 @@ what several branches report.
 from __future__ import annotations
 
 import posixpath
-import re
-from typing import Any, Iterator
+from typing import Any
 
 from .store import CheckpointSizes, CheckpointState
 
 OUTPUTS = "/mnt/user-data/outputs"
 USER_DATA = "/mnt/user-data"
-DATA_URL = re.compile(r"data:([\w.+-]+/[\w.+-]+)?;base64,")
-# Raw base64 of PNG, JPEG, GIF and WebP files, long enough to be image data rather than a token.
-RAW_IMAGE_BASE64 = re.compile(r"^(iVBORw0KGgo|/9j/|R0lGOD|UklGR)[A-Za-z0-9+/]{200}")
 
 Found = dict[str, Any]
-
-
-def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(item, f"{path}.{key}")
-    elif isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            yield from _strings(item, f"{path}[{index}]")
 
 
 def _first_holding(rows: list[CheckpointSizes], leaf_id: str, field: str, index: int) -> str:
@@ -46,31 +31,6 @@ def _first_holding(rows: list[CheckpointSizes], leaf_id: str, field: str, index:
         if channel and any(item.digest == wanted for item in channel.items):
             return row.checkpoint_id
     return leaf_id
-
-
-def base64_flags(state: CheckpointState, rows: list[CheckpointSizes]) -> list[Found]:
-    """Base64 image data anywhere in state but ``viewed_images`` (data: URLs in messages, raw base64)."""
-    hits: dict[str, list[tuple[str, int]]] = {}
-    for name, value in state.values.items():
-        if name == "viewed_images":
-            continue
-        for path, text in _strings(value, name):
-            if DATA_URL.search(text) or RAW_IMAGE_BASE64.match(text):
-                hits.setdefault(name, []).append((path, len(text)))
-    found = []
-    for name, places in hits.items():
-        indexes = sorted({int(m.group(1)) for p, _ in places if (m := re.match(rf"{re.escape(name)}\[(\d+)\]", p))})
-        first = [_first_holding(rows, state.checkpoint_id, name, i) for i in indexes] or [state.checkpoint_id]
-        where = ", ".join(p for p, _ in places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
-        found.append(dict(
-            code="base64-in-state", field=name,
-            checkpoint_ids=tuple(dict.fromkeys([*sorted(first), state.checkpoint_id])),
-            summary=f"{len(places)} base64 image payload(s), {sum(n for _, n in places):,} characters, in {where}",
-            why="base64 images inside messages are re-stored at every checkpoint and re-sent to the model on every turn",
-            fix="show images to the model only for the request (not in state), or reference files by path; "
-                "drop the image blocks from history once answered",
-        ))
-    return found
 
 
 def _tool_calls(message: dict) -> list[str]:
@@ -151,7 +111,7 @@ def artifact_flags(state: CheckpointState, rows: list[CheckpointSizes]) -> list[
     return found
 
 
-LINTS = (base64_flags, dangling_tool_call_flags, todo_flags, artifact_flags)
+LINTS = (dangling_tool_call_flags, todo_flags, artifact_flags)
 
 
 def value_flags(state: CheckpointState, rows: list[CheckpointSizes]) -> list[Found]:

@@ -32,6 +32,20 @@ class ImageSpan:
         }
 
 
+LIFECYCLE_NOTE = (
+    "On DeerFlow's main branch an entry is a file reference ({mime_type, size, actual_path}) kept for the "
+    "thread's life: nothing clears it. The image bytes are read from disk for each model call and reach the "
+    "model through a transient view-image-context message, removed after the call. A {} write still clears "
+    "viewed_images (merge_viewed_images keeps that rule); entries holding base64 are the older shape."
+)
+
+
+def lifecycle_note(spans: list[ImageSpan]) -> str | None:
+    """The lifecycle note when the thread holds file-reference entries still held (what DeerFlow's main branch does)."""
+    held = [s for s in spans if s.ended_by is None and isinstance(s.entry, dict) and "actual_path" in s.entry]
+    return LIFECYCLE_NOTE if held else None
+
+
 def fingerprint(entry: Any) -> str:
     """Identity of an entry's content; base64 strings are hashed rather than compared."""
     try:

@@ -36,6 +36,7 @@ class Settings:
     pg_statement_timeout_ms: int = 30_000
     pg_pool_size: int = 4
     deerflow_home: str | None = None
+    schema: str | None = None
     cache_dir: str | None = None
     cache_max_mb: int = 512
     health_top_threads: int = 50
@@ -113,6 +114,14 @@ def store_flag(argv: list[str]) -> str | None:
 
         return deerflow_url(known.deerflow_home)
     return known.db
+
+
+def schema_flag(argv: list[str]) -> str | None:
+    """The state schema named on a command line by ``--schema MODULE:CLASS`` (other flags ignored)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--schema")
+    known, _ = parser.parse_known_args(argv)
+    return known.schema
 
 
 def resolve_db_url(explicit: str | None, settings: Settings) -> str:

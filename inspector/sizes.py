@@ -9,7 +9,8 @@ never decodes a checkpoint. Two ways the bytes add up:
   channel version (``ChannelSize.blob_key``), counted once.
 
 Repeats are payloads stored more than once, found by content hash: a whole
-channel value, or one item of it (a message, a ``viewed_images`` entry).
+channel value, or one item of it (a message, a ``viewed_images`` entry). Base64
+image data inside messages is counted from the same rows (a byte search).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from .analysis_cache import AnalysisCache
+from .cached_sizes import Progress, sizes_stream
 from .store import (
     PER_CHECKPOINT_COPY,
     SHARED_BLOBS,
@@ -27,9 +30,8 @@ from .store import (
     ThreadSummary,
     is_internal_channel,
 )
-from .analysis_cache import AnalysisCache
-from .cached_sizes import Progress, sizes_stream
 from .store.measure import ChannelSize
+from .units import human_bytes
 
 VIEWED_IMAGES = "viewed_images"
 
@@ -63,11 +65,18 @@ class FieldTotal:
 
 @dataclass(frozen=True)
 class WhatIf:
-    """Estimated bytes saved by keeping fewer checkpoints or clearing ``viewed_images`` after use."""
+    """Estimated bytes saved by keeping fewer checkpoints, and bytes spent re-storing images.
+
+    ``viewed_images_repeated_bytes``: ``viewed_images`` copied into later checkpoints (DeerFlow's main
+    branch keeps metadata-only entries for the thread's life, so this is small unless entries hold
+    base64). ``base64_in_messages_bytes``: base64 image data stored inside messages, every copy counted
+    (DeerFlow's transient image-context message); None where the store cannot tell (PostgreSQL blobs).
+    """
 
     keep_newest: int
     keep_newest_saved_bytes: int
-    clear_viewed_images_saved_bytes: int
+    viewed_images_repeated_bytes: int
+    base64_in_messages_bytes: int | None = 0
 
 
 @dataclass(frozen=True)
@@ -142,6 +151,40 @@ def keep_newest_saved(rows: list[CheckpointSizes], keep: int, accounting: str = 
     return stored_total(rows, accounting) - stored_total(kept, accounting)
 
 
+def holds_messages(channel: str) -> bool:
+    """True when the active schema folds messages into ``channel`` (read only when a value holds base64)."""
+    from . import schema as schemas  # LangGraph's graph package, only when base64 is found
+
+    return schemas.active().holds_messages(channel)
+
+
+def base64_in_messages(rows: Iterable[CheckpointSizes]) -> int | None:
+    """Bytes of base64 image data stored inside message channels, every stored copy counted; None when a
+    store flags base64 in a value without measuring its items."""
+    total = 0
+    for row in rows:
+        for name, channel in row.channels.items():
+            if not channel.holds_base64 or not holds_messages(name):
+                continue
+            if not channel.items:
+                return None
+            total += sum(item.base64_bytes for item in channel.items)
+    return total
+
+
+def what_if_lines(keep: int, keep_saved: int, images_repeated: int, base64_in_messages: int | None) -> list[str]:
+    """The what-ifs in words, for the CLI and the pages."""
+    return [
+        f"keeping only the newest {keep} checkpoints per namespace would save {human_bytes(keep_saved)}",
+        f"viewed_images copied into later checkpoints: {human_bytes(images_repeated)} (DeerFlow's main branch keeps "
+        "metadata-only entries for the thread's life; only entries holding base64 make this large)",
+        "base64 images stored inside messages: "
+        + (f"{human_bytes(base64_in_messages)}, every checkpoint's copy counted (DeerFlow's transient image-context "
+           "message; keeping image bytes out of checkpointed messages would save this)"
+           if base64_in_messages is not None else "not measured on this store (values are not read item by item)"),
+    ]
+
+
 class _Field:
     """One field's running totals: stored bytes, distinct payloads, the newest root value."""
 
@@ -152,24 +195,28 @@ class _Field:
         self.items: dict[str, int] = {}  # item digest -> bytes, each distinct item once
         self.framing: dict[str, int] = {}  # value digest -> bytes that are not items
         self.newest = 0
-        self.last: dict[str, tuple[tuple, int]] = {}  # namespace -> (items, their bytes) of the last value seen
+        # namespace -> (items, their bytes, their base64 bytes) of the last value seen
+        self.last: dict[str, tuple[tuple, int, int]] = {}
 
-    def add(self, ns: str, channel: ChannelSize, accounting: str) -> None:
+    def add(self, ns: str, channel: ChannelSize, accounting: str) -> int:
+        """Count one stored value; returns the base64 image bytes its items hold."""
         if accounting == SHARED_BLOBS and channel.blob_key is not None:
             self.blobs[channel.blob_key] = channel.bytes
         else:
             self.stored += channel.bytes
-        items, items_bytes = channel.items, 0
-        seen, seen_bytes = self.last.get(ns, ((), 0))
+        items, items_bytes, items_base64 = channel.items, 0, 0
+        seen, seen_bytes, seen_base64 = self.last.get(ns, ((), 0, 0))
         if seen and items[: len(seen)] == seen:  # an append: only the new items are new payloads
-            new, items_bytes = items[len(seen):], seen_bytes
+            new, items_bytes, items_base64 = items[len(seen):], seen_bytes, seen_base64
         else:
             new = items
         for item in new:
             self.items[item.digest] = item.bytes
             items_bytes += item.bytes
+            items_base64 += item.base64_bytes
         self.framing[channel.digest] = channel.bytes - items_bytes
-        self.last[ns] = (items, items_bytes)
+        self.last[ns] = (items, items_bytes, items_base64)
+        return items_base64
 
     def total(self, internal: bool) -> FieldTotal:
         stored = self.stored + sum(self.blobs.values())
@@ -195,6 +242,7 @@ class SizeAccumulator:
         self.namespaces: set[str] = set()
         self.problems: dict[str, None] = {}
         self.newest_any: CheckpointSizes | None = None
+        self.base64_in_messages: int | None = 0
 
     def add(self, row: CheckpointSizes) -> None:
         self.namespaces.add(row.checkpoint_ns)
@@ -209,7 +257,9 @@ class SizeAccumulator:
             field_ = self.fields.get(name)
             if field_ is None:
                 field_ = self.fields[name] = _Field(name)
-            field_.add(row.checkpoint_ns, channel, self.accounting)
+            base64 = field_.add(row.checkpoint_ns, channel, self.accounting)
+            if channel.holds_base64 and self.base64_in_messages is not None and holds_messages(name):
+                self.base64_in_messages = self.base64_in_messages + base64 if channel.items else None
         if row.checkpoint_ns == "":
             self.points.append(checkpoint_size(row))
         if row.checkpoint_ns == "" or not self.points:
@@ -243,7 +293,7 @@ class SizeAccumulator:
             growth_bytes=(root[-1].total_bytes - root[0].total_bytes) if root else 0,
             repeated_bytes=sum(f.repeated_bytes for f in fields),
             what_if=WhatIf(self.keep_newest, stored - kept - sum(kept_blobs.values()),
-                           viewed.repeated_bytes if viewed else 0),
+                           viewed.repeated_bytes if viewed else 0, self.base64_in_messages),
             namespaces=len(self.namespaces),
             problems=list(self.problems),
         )
@@ -279,7 +329,8 @@ class StoreSizes:
     stored_bytes: int
     repeated_bytes: int
     keep_newest_saved_bytes: int
-    clear_viewed_images_saved_bytes: int
+    viewed_images_repeated_bytes: int
+    base64_in_messages_bytes: int | None
     ranked_threads: int = 0
     store_bytes: int = 0
 
@@ -298,7 +349,9 @@ def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT
         stored_bytes=sum(r.stored_bytes for r in ranked),
         repeated_bytes=sum(r.repeated_bytes for r in ranked),
         keep_newest_saved_bytes=sum(r.what_if.keep_newest_saved_bytes for r in ranked),
-        clear_viewed_images_saved_bytes=sum(r.what_if.clear_viewed_images_saved_bytes for r in ranked),
+        viewed_images_repeated_bytes=sum(r.what_if.viewed_images_repeated_bytes for r in ranked),
+        base64_in_messages_bytes=None if any(r.what_if.base64_in_messages_bytes is None for r in ranked)
+        else sum(r.what_if.base64_in_messages_bytes for r in ranked),
         ranked_threads=totals.threads if totals is not None else len(ranked),
         store_bytes=totals.stored_bytes if totals is not None else sum(r.stored_bytes for r in ranked),
     )

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from . import schema as schemas
 from .store import CheckpointState
-from .thread_state import FIELDS, reducer_name
 from .units import human_bytes
 
 
-def field_order(values: Iterable[str]) -> list[str]:
+def field_order(values: Iterable[str], schema: schemas.Schema | None = None) -> list[str]:
     """Schema fields in schema order, then fields the schema does not know, alphabetically."""
-    names = list(values)
-    known = [f for f in FIELDS if f in names]
-    return known + sorted(n for n in names if n not in FIELDS)
+    return schemas.resolve(schema).order(values)
 
 
-def is_known_field(name: str) -> bool:
-    return name in FIELDS
+def reducer_label(name: str, schema: schemas.Schema | None = None) -> str:
+    """``reducer merge_delegations``, ``reducer replace``, or why the reducer is unknown."""
+    schema = schemas.resolve(schema)
+    if not schema.declares(name):
+        return "reducer unknown (not in the schema)"
+    if not schema.knows(name):
+        return "reducer unknown (a channel kind replay does not model)"
+    return f"reducer {schema.reducer_name(name)}"
 
 
 def count_of(value: Any) -> str:
@@ -28,12 +32,12 @@ def count_of(value: Any) -> str:
     return ""
 
 
-def field_summary(name: str, value: Any, state: CheckpointState) -> str:
-    """``3 item(s) · 1.2 KB stored · reducer add_messages`` (or ``not in the schema``)."""
+def field_summary(name: str, value: Any, state: CheckpointState, schema: schemas.Schema | None = None) -> str:
+    """``3 item(s) · 1.2 KB stored · reducer add_messages`` (or ``reducer unknown (not in the schema)``)."""
     parts = [count_of(value)]
     if name in state.channel_bytes:
         parts.append(f"{human_bytes(state.channel_bytes[name])} stored")
     if name in state.rebuilt_channels:
         parts.append("rebuilt from deltas (nothing stored at this checkpoint)")
-    parts.append(f"reducer {reducer_name(name).lstrip('_')}" if is_known_field(name) else "not in the schema")
+    parts.append(reducer_label(name, schema))
     return " · ".join(p for p in parts if p)

@@ -2,16 +2,15 @@
 
 This is the one place the reducers live. They follow DeerFlow's main branch
 (``deerflow/agents/thread_state.py``) branch for branch: the demo agent compiles
-its graph over ``ThreadState``; the diff, the replay check and the delta rebuild
-look reducers up in ``REDUCERS``. Every reducer returns a new value and never
-mutates its arguments.
+its graph over ``ThreadState``, and ``inspector.schema`` reads it as the default
+schema, so the diff, the replay check and the delta rebuild use these reducers.
+None of them mutates its arguments.
 """
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Mapping
-from typing import Annotated, Any, Callable, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -234,41 +233,3 @@ class ThreadState(TypedDict):
     skill_context: Annotated[list[SkillEntry], merge_skill_context]
     summary_text: NotRequired[str | None]
     background_tasks: NotRequired[list[BackgroundTaskState]]
-
-
-Reducer = Callable[[Any, Any], Any]
-
-
-def _unwrap(hint: Any) -> Any:
-    while typing.get_origin(hint) in (NotRequired, typing.Required):
-        hint = typing.get_args(hint)[0]
-    return hint
-
-
-def reducers_of(schema: type) -> dict[str, Reducer]:
-    """Channel name -> reducer, read from the ``Annotated`` metadata of ``schema``'s fields."""
-    table: dict[str, Reducer] = {}
-    for name, hint in typing.get_type_hints(schema, include_extras=True).items():
-        hint = _unwrap(hint)
-        if typing.get_origin(hint) is Annotated:
-            for meta in hint.__metadata__:
-                if callable(meta):
-                    table[name] = meta
-    return table
-
-
-REDUCERS: dict[str, Reducer] = reducers_of(ThreadState)
-FIELDS: tuple[str, ...] = tuple(typing.get_type_hints(ThreadState))
-
-
-def reducer_for(channel: str) -> Reducer | None:
-    """The reducer that merges writes into ``channel``, or None when a write replaces the value."""
-    return REDUCERS.get(channel)
-
-
-def reducer_name(channel: str) -> str:
-    """The reducer's name as the schema spells it (``add_messages``, ``merge_artifacts``) or ``replace``."""
-    reducer = reducer_for(channel)
-    if reducer is None:
-        return "replace"
-    return reducer.__name__.lstrip("_")  # LangGraph wraps add_messages in ``_add_messages``

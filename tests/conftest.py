@@ -49,6 +49,17 @@ def analysis_cache_dir(tmp_path_factory):
         os.environ["INSPECTOR_CACHE_DIR"] = previous
 
 
+@pytest.fixture(autouse=True)
+def default_schema():
+    """Every test starts and ends with DeerFlow's ThreadState active (the CLI and the app activate the
+    schema the operator names, process-wide)."""
+    from inspector import schema
+
+    schema.activate(schema.DEFAULT_SCHEMA)
+    yield
+    schema.activate(schema.DEFAULT_SCHEMA)
+
+
 # --- demo data -------------------------------------------------------------
 
 
@@ -58,6 +69,14 @@ def demo_db(tmp_path_factory) -> Path:
     from inspector.demo import write_demo
 
     return write_demo(tmp_path_factory.mktemp("demo"))
+
+
+@pytest.fixture(scope="session")
+def deerflow_main_db(tmp_path_factory) -> Path:
+    """A store written by a graph over DeerFlow main's ThreadState (``tests/deerflow_main_graph.py``)."""
+    from deerflow_main_graph import write_store
+
+    return write_store(tmp_path_factory.mktemp("deerflow-main") / "deerflow-main.db")
 
 
 @pytest.fixture(scope="session")
@@ -131,6 +150,32 @@ def grant_readonly_role(admin_dsn: str) -> None:
             "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {role}",
         ):
             conn.execute(sql.SQL(stmt).format(db=db, role=role))
+
+
+def fresh_database(admin_dsn: str, name: str) -> str:
+    """Drop and create database ``name``; its admin DSN."""
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    with psycopg.connect(admin_dsn, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name}")
+        admin.execute(f"CREATE DATABASE {name}")
+    return make_conninfo(admin_dsn, dbname=name)
+
+
+def count_state_reads(store, monkeypatch):
+    """A Counter of ``store.state`` calls per checkpoint id, filled as the test runs."""
+    from collections import Counter
+
+    calls = Counter()
+    real_state = store.state
+
+    def spy(thread_id, checkpoint_id=None, ns=""):
+        calls[checkpoint_id] += 1
+        return real_state(thread_id, checkpoint_id, ns)
+
+    monkeypatch.setattr(store, "state", spy)
+    return calls
 
 
 def pg_binary(name: str) -> str:

@@ -1,7 +1,7 @@
 """Rebuilding delta-mode channels from plain data: the walk, the ordering and the fold."""
 
 from inspector.store import delta
-from inspector.store.decode import DELTA_SNAPSHOT_TYPE
+from inspector.store.decode import DELTA_SNAPSHOT_TYPE, OVERWRITE_TYPE
 
 
 def msg(kind: str, mid: str, text: str) -> dict:
@@ -57,8 +57,16 @@ def test_no_snapshot_up_to_the_root_starts_empty():
 def test_fold_with_unknown_reducer_and_overwrite():
     assert delta.fold("notes", ["a"], [["b"], ["c"]])[0] == ["a", "b", "c"]
     assert delta.fold("status", "old", ["new"])[0] == "new"
-    overwrite = {"__type__": delta.OVERWRITE_TYPE, "value": ["z"]}
+    overwrite = {"__type__": OVERWRITE_TYPE, "value": {"value": ["z"], "type": "__overwrite__"}}  # as decoded
     assert delta.fold("notes", ["a"], [["b"], overwrite, ["c"]])[0] == ["z", "c"]
+
+
+def test_fold_honours_overwrite_of_messages_in_every_form():
+    kept = [msg("human", "h9", "kept")]
+    for overwrite in ({"__type__": OVERWRITE_TYPE, "value": {"value": kept, "type": "__overwrite__"}},
+                      {"__overwrite__": kept}, {"type": "__overwrite__", "value": kept}):
+        value, problems = delta.fold("messages", [msg("human", "h1", "hi")], [overwrite, [msg("ai", "a1", "yo")]])
+        assert [m["id"] for m in value] == ["h9", "a1"] and problems == []
 
 
 def test_removed_messages_disappear():

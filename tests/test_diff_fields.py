@@ -202,3 +202,40 @@ def test_two_multi_megabyte_states_diff_to_a_small_result():
     assert len(text) < 10_000
     assert kinds(result.field("messages")) == [("added", "a-last")]
     assert kinds(result.field("viewed_images")) == [("changed", "/u/2.png"), ("added", "/u/3.png")]
+
+
+# -- DeerFlow main's ledger reducers ---------------------------------------------------
+
+
+def _entry(i, status="running"):
+    return {"id": i, "description": i, "subagent_type": "general-purpose", "status": status, "created_at": "t0"}
+
+
+def test_delegations_diff_by_id_with_the_terminal_rule_and_the_cap():
+    from inspector.diff.fields import delegation_changes
+    from inspector.thread_state import merge_delegations
+
+    before = [_entry(f"d{i:02d}") for i in range(49)] + [_entry("done", "completed")]
+    writes = [[_entry("done"), _entry("d05", "failed"), _entry("new")]]
+    after = merge_delegations(before, writes[0])
+    changes, note = delegation_changes(before, after, writes)
+    summaries = [c.summary for c in changes]
+    assert "d05: running -> failed" in summaries and "added: new [running]" in summaries
+    assert any(c.kind == "kept" and "stays completed" in c.summary for c in changes)
+    assert "removed: d00" in summaries and "merge_delegations keeps the newest 50" in note
+
+
+def test_skill_context_diff_names_rereads_normalisation_and_the_cap():
+    from inspector.diff.fields import skill_changes
+    from inspector.thread_state import merge_skill_context
+
+    before = [{"name": f"s{i}", "path": f"/s/{i}", "description": "d", "loaded_at": 1} for i in range(7)]
+    before[1] = {**before[1], "body": "legacy"}
+    writes = [[{"path": "/s/3", "name": "s3"}, {"path": "/s/new1"}, {"path": "/s/new2"}]]
+    after = merge_skill_context(before, writes[0])
+    changes, note = skill_changes(before, after, writes)
+    summaries = [c.summary for c in changes]
+    assert "read again, moved to the end: /s/3" in summaries and "added: /s/new1" in summaries
+    assert "removed: /s/0" in summaries and any(s.startswith("normalised: /s/1") for s in summaries)
+    assert "merge_skill_context keeps the newest 8" in note
+    assert not any("/s/2" in s for s in summaries)  # only its position changed

@@ -2,13 +2,13 @@
 
 import base64
 import sqlite3
-from collections import Counter
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, StateGraph
 
+from conftest import count_state_reads
 from inspector.cli import main
 from inspector.health import leaf_ids, store_health, thread_health
 from inspector.settings import Settings
@@ -74,14 +74,7 @@ def test_long_conversation_without_summary(store):
 
 
 def test_every_leaf_state_is_decoded_once(store, monkeypatch):
-    calls = Counter()
-    real_state = store.state
-
-    def spy(thread_id, checkpoint_id=None, ns=""):
-        calls[checkpoint_id] += 1
-        return real_state(thread_id, checkpoint_id, ns)
-
-    monkeypatch.setattr(store, "state", spy)
+    calls = count_state_reads(store, monkeypatch)
     thread_health(store, "demo-time-travel")
     rows = store.field_sizes("demo-time-travel")
     assert set(calls) == set(leaf_ids(rows)) and len(calls) == 2

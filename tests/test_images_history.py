@@ -145,3 +145,15 @@ def test_table_rows_for_the_page(store):
     assert all(r["ended by"] == "still held" and r["base64 chars"] is None for r in spans)
     [plan] = artifact_rows(report.artifacts)
     assert plan["path"].endswith("plan.md") and plan["on disk"] and plan["first step"] == report.artifacts[0].first_step
+
+
+def test_lifecycle_note_describes_file_references_kept_for_the_threads_life():
+    from inspector.image_history import ImageSpan, lifecycle_note
+
+    held = ImageSpan("/mnt/user-data/uploads/a.png", 3, "c3", "c9", 7,
+                     entry={"mime_type": "image/png", "size": 10, "actual_path": "/data/a.png"})
+    assert "kept for the thread's life" in lifecycle_note([held])
+    inline = ImageSpan("/x.png", 3, "c3", "c9", 7, entry={"mime_type": "image/png", "base64": "iVBO"})
+    ended = ImageSpan("/y.png", 3, "c3", "c4", 2, ended_step=5, ended_by="cleared",
+                      entry={"mime_type": "image/png", "actual_path": "/data/y.png"})
+    assert lifecycle_note([inline, ended]) is None

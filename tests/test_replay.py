@@ -11,8 +11,10 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.cli import main
 from inspector.demo import DEMO_THREADS
-from inspector.diff import GENERATED_ID, replay, replay_thread
-from inspector.store import WriteRecord, open_store
+from inspector.diff import GENERATED_ID, UNKNOWN_REDUCER, replay, replay_step, replay_thread, verdict
+from inspector.diff.replay import NOT_STORED, SANDBOX_CONFLICT
+from inspector.store import CheckpointState, WriteRecord, open_store
+from inspector.store.decode import OVERWRITE_TYPE
 
 
 def write(channel, value, task="agent"):
@@ -47,9 +49,9 @@ def test_update_state_fork_is_reported_honestly(store):
     updates = [s for s in steps if s.source == "update"]
     assert len(updates) == 1
     update = updates[0]
-    assert update.status == "unverified" and "without storing them as writes" in update.note
+    assert update.status == "unverified" and "not stored as writes" in update.note
     by_field = {f.field: f for f in update.fields}
-    assert by_field["messages"].status == "unverified"
+    assert by_field["messages"].status == "unverified" and "not stored" in by_field["messages"].reason
     assert by_field["title"].status == "confirmed"  # not written by the update: must equal the parent
 
 
@@ -145,3 +147,62 @@ def test_thread_page_marks_the_step_whose_replay_does_not_match(altered, monkeyp
     assert marks[checkpoint_id].endswith("replay does not match")
     assert all(not m.endswith("replay does not match") for cid, m in marks.items() if cid != checkpoint_id)
     connection.settings.clear()
+
+
+# -- LangGraph's channel rules, on plain states -----------------------------------------
+
+def state(cid, values, writes=(), parent=None, source="loop", versions=None):
+    return CheckpointState("t", "", cid, parent, dict(values), {}, {"source": source, "step": 1}, list(writes), [],
+                           header={"channel_versions": versions or {}})
+
+
+def overwrite(value):
+    return {"__type__": OVERWRITE_TYPE, "value": {"value": value, "type": "__overwrite__"}}
+
+
+def test_a_channel_the_schema_lacks_is_unverified_never_a_mismatch():
+    parent = state("p", {"score": 3, "mood": "calm"}, [write("score", 5)])
+    child = state("c", {"score": 4, "mood": "calm"}, parent="p")
+    checks = {f.field: f for f in replay_step(parent, child).fields}
+    assert (checks["score"].status, checks["score"].reason, checks["score"].reducer) == ("unverified", UNKNOWN_REDUCER, "unknown")
+    assert checks["mood"].status == "confirmed"  # not written and unchanged: carried over
+    changed = replay_step(state("p", {"mood": "calm"}), state("c", {"mood": "tense"}, parent="p"))
+    assert changed.status == "unverified" and changed.fields[0].reason == UNKNOWN_REDUCER
+    assert verdict([changed]).matches
+
+
+def test_overwrite_bypasses_the_reducer_and_later_writes_in_the_step():
+    parent = state("p", {"artifacts": ["/o/a"]}, [write("artifacts", ["/o/b"], "a"),
+                                                  write("artifacts", overwrite(["/o/z"]), "b"),
+                                                  write("artifacts", ["/o/c"], "c")])
+    good = replay_step(parent, state("c", {"artifacts": ["/o/z"]}, parent="p"))
+    assert good.status == "match" and good.fields[0].written
+    bad = replay_step(parent, state("c", {"artifacts": ["/o/z", "/o/c"]}, parent="p"))
+    assert bad.status == "mismatch"
+
+
+def test_a_reducer_channel_without_a_value_takes_its_first_write_as_it_is():
+    parent = state("p", {}, [write("promoted", {"catalog_hash": "h", "names": ["a", "a"]})])
+    child = state("c", {"promoted": {"catalog_hash": "h", "names": ["a", "a"]}}, parent="p")
+    assert replay_step(parent, child).status == "match"  # LangGraph does not call merge_promoted on the first write
+
+
+def test_a_sandbox_conflict_is_a_finding_on_its_step_not_an_error():
+    parent = state("p", {"sandbox": {"sandbox_id": "sb-1"}}, [write("sandbox", {"sandbox_id": "sb-2"})])
+    child = state("c", {"sandbox": {"sandbox_id": "sb-1"}}, parent="p")
+    check = replay_step(parent, child)
+    assert check.status == "unverified" and check.fields[0].reason == SANDBOX_CONFLICT
+    assert len(check.findings) == 1 and "'sb-1' != 'sb-2'" in check.findings[0] and "lifecycle bug" in check.findings[0]
+    assert verdict([check]).findings == 1 and verdict([check]).matches
+
+
+def test_update_state_writes_are_replayed_for_the_parents_only_child():
+    update = WriteRecord("u", "~__interrupt__, 0000000000", 0, "todos", overwrite([{"content": "x"}]), "msgpack", 0)
+    parent = state("p", {"todos": [{"content": "old"}], "title": "t"}, [update], versions={"todos": "1", "title": "1"})
+    child = state("c", {"todos": [{"content": "x"}], "title": "t"}, parent="p", source="update",
+                  versions={"todos": "2", "title": "1"})
+    assert replay_step(parent, child, sole_child=True).status == "match"
+    unsure = replay_step(parent, child)  # another child of the parent may be the one the writes made
+    assert unsure.status == "unverified" and {f.field: f.reason for f in unsure.fields}["todos"] == NOT_STORED
+    other = state("c", child.values, parent="p", source="update", versions={"todos": "2", "title": "2"})
+    assert replay_step(parent, other, sole_child=True).status == "unverified"  # the writes do not explain title

@@ -108,7 +108,7 @@ def test_thread_totals_match_the_database(store, demo_db):
     # each image is stored at many checkpoints: the repeats are everything but one copy of each
     assert images.unique_bytes == pytest.approx(newest_images, abs=16)
     assert images.repeated_bytes == images.stored_bytes - images.unique_bytes > 5 * newest_images
-    assert report.what_if.clear_viewed_images_saved_bytes == images.repeated_bytes
+    assert report.what_if.viewed_images_repeated_bytes == images.repeated_bytes
     assert report.fields[0].field == "viewed_images"
 
 

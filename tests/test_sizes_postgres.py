@@ -21,12 +21,9 @@ DATABASE = "inspector_sizes_test"
 @pytest.fixture(scope="module")
 def pg(postgres_dsn, tmp_path_factory):
     """Two demo threads written by PostgresSaver into a database of their own, read as the read-only role."""
-    from conftest import grant_readonly_role
+    from conftest import fresh_database, grant_readonly_role
 
-    with psycopg.connect(postgres_dsn.admin_dsn, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
-        admin.execute(f"CREATE DATABASE {DATABASE}")
-    admin_dsn = make_conninfo(postgres_dsn.admin_dsn, dbname=DATABASE)
+    admin_dsn = fresh_database(postgres_dsn.admin_dsn, DATABASE)
     with PostgresSaver.from_conn_string(admin_dsn) as saver:
         saver.setup()
         demo = Demo(tmp_path_factory.mktemp("pg-demo"), saver)

@@ -1,19 +1,16 @@
-"""The shared reducers: exact semantics, no mutation, and the reducer table."""
+"""The shared reducers: exact semantics, no mutation, and the default schema's reducer table."""
 
 import copy
 
 from langgraph.graph.message import add_messages
 
-from inspector.thread_state import (
-    FIELDS,
-    REDUCERS,
-    ThreadState,
-    merge_artifacts,
-    merge_viewed_images,
-    reducer_for,
-    reducer_name,
-    reducers_of,
-)
+from inspector.schema import DEFAULT_SCHEMA, reducers_of
+from inspector.thread_state import ThreadState, merge_artifacts, merge_viewed_images
+
+REDUCERS = DEFAULT_SCHEMA.reducers
+FIELDS = DEFAULT_SCHEMA.fields
+reducer_for = DEFAULT_SCHEMA.reducer_for
+reducer_name = DEFAULT_SCHEMA.reducer_name
 
 PNG = {"base64": "iVBORw0KGgo=", "mime_type": "image/png"}
 JPG = {"base64": "/9j/4AAQ", "mime_type": "image/jpeg"}

@@ -60,11 +60,12 @@ def test_namespace_without_checkpoint_opens_its_newest(histories):
     assert (_param(at, "ns"), _param(at, "checkpoint")) == newest
 
 
-def test_unknown_fields_are_shown_as_json_and_state_downloads():
+def test_deerflow_fields_name_their_reducers_and_state_downloads():
     at = open_page("thread", thread="demo-deerflow-current")
     text = all_text(at)
-    for name in ("goal", "summary_text", "delegations"):
-        assert f"**`{name}`**" in text and "not in the schema" in text
+    for name, reducer in (("goal", "merge_goal"), ("summary_text", "replace"), ("delegations", "merge_delegations")):
+        line = next(line for line in text.splitlines() if line.startswith(f"**`{name}`**"))
+        assert line.endswith(f"reducer {reducer}")
     assert at.get("download_button")
 
 

@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--internal", action="store_true", help="include LangGraph's internal channels")
     p.set_defaults(handler=cmd_diff)
 
-    p = sub.add_parser("replay", help="replay every step's writes through the reducers; exit 1 on a mismatch")
+    p = sub.add_parser("replay", help="replay every step's writes through the reducers; exit 1 on a mismatch "
+                                      "(unverified fields do not count)")
     add_store_args(p)
     p.add_argument("thread")
     p.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
@@ -42,8 +43,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def print_diff(result: StateDiff) -> None:
+    from .. import schema as schemas
+
     relation = "parent -> child" if result.adjacent else "any two checkpoints"
     print(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
+    print(f"schema {schemas.active().name}")
     for write in result.wrote:
         print(f"  {write['node']} wrote {write['channel']}: {write['value']}")
     for field in result.changed_fields:
@@ -51,25 +55,28 @@ def print_diff(result: StateDiff) -> None:
         print(f"{field.field} ({field.reducer}) {field.status}{note}")
         for change in field.changes:
             print(f"  {change.summary}")
-    unchanged = [f.field for f in result.fields if not f.changed]
+    unchanged = [f"{f.field} ({f.reducer})" for f in result.fields if not f.changed]
     if unchanged:
         print(f"unchanged: {', '.join(unchanged)}")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from ..diff import replay_thread
+    from .. import schema as schemas
+    from ..diff import replay_thread, verdict
 
     with open_from_args(args) as store:
         steps = replay_thread(store, args.thread, args.ns)
+    result = verdict(steps)
     mismatched = [s for s in steps if s.status == "mismatch"]
     if args.json:
-        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "matches": not mismatched, "steps": steps})
+        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": schemas.active().name,
+                    "matches": result.matches, "verdict": result, "steps": steps})
     else:
         print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in steps])
         print(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)")
-    return 1 if mismatched else 0
+        print(f"{result.summary()} (schema {schemas.active().name})")
+    return 0 if result.matches else 1
 
 
 def _row(step: StepReplay) -> tuple:
-    detail = "; ".join(f"{f.field}: {f.first_difference}" for f in step.mismatches) or step.note or ""
-    return (step.step, step.source, step.checkpoint_id, step.status, detail)
+    return (step.step, step.source, step.checkpoint_id, step.status, step.detail())

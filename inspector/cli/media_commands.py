@@ -65,6 +65,10 @@ def cmd_images(args: argparse.Namespace) -> int:
         ["path", "appeared", "ended", "by", "checkpoints"],
         [(s.path, s.appeared_step, s.ended_step, s.ended_by or "still held", s.checkpoints) for s in report.spans],
     )
+    from ..image_history import lifecycle_note
+
+    if note := lifecycle_note(report.spans):
+        print(note)
     return 0
 
 

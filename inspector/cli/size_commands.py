@@ -6,15 +6,17 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..health import ThreadHealth, health_settings_note, store_health, thread_health
 from ..settings import load_settings
-from ..sizes import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes
+from ..sizes import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes, what_if_lines
 from ..units import human_bytes
 from .output import print_json, print_table
 from .progress import StderrProgress
 from .store_commands import add_store_args, open_cache_for, open_from_args
+
+if TYPE_CHECKING:
+    from ..health import ThreadHealth
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,13 +31,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_health)
 
 
-def _what_if(keep: int, keep_saved: int, images_saved: int) -> list[str]:
-    return [
-        f"keeping only the newest {keep} checkpoints per namespace would save {human_bytes(keep_saved)}",
-        f"clearing viewed_images after use would save {human_bytes(images_saved)}",
-    ]
-
-
 def print_thread_sizes(report: ThreadSizes) -> None:
     print(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.accounting}), "
           f"{human_bytes(report.repeated_bytes)} on repeats; state {human_bytes(report.first_total_bytes)} -> "
@@ -45,8 +40,8 @@ def print_thread_sizes(report: ThreadSizes) -> None:
         [(f.field, human_bytes(f.stored_bytes), human_bytes(f.unique_bytes), human_bytes(f.repeated_bytes),
           human_bytes(f.newest_bytes)) for f in report.fields if not f.internal],
     )
-    for line in _what_if(report.what_if.keep_newest, report.what_if.keep_newest_saved_bytes,
-                         report.what_if.clear_viewed_images_saved_bytes):
+    for line in what_if_lines(report.what_if.keep_newest, report.what_if.keep_newest_saved_bytes,
+                              report.what_if.viewed_images_repeated_bytes, report.what_if.base64_in_messages_bytes):
         print(line)
 
 
@@ -60,7 +55,8 @@ def print_store_sizes(report: StoreSizes, keep: int) -> None:
           human_bytes(t.last_total_bytes)) for t in report.threads],
     )
     print_table(["field", "stored"], [(name, human_bytes(n)) for name, n in report.fields.items()])
-    for line in _what_if(keep, report.keep_newest_saved_bytes, report.clear_viewed_images_saved_bytes):
+    for line in what_if_lines(keep, report.keep_newest_saved_bytes, report.viewed_images_repeated_bytes,
+                              report.base64_in_messages_bytes):
         print(line)
 
 
@@ -87,13 +83,17 @@ def cmd_sizes(args: argparse.Namespace) -> int:
 
 
 def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]:
+    from .. import schema as schemas
+    from ..health import health_settings_note
+
     summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting if reports else "")
     return {
         "thresholds": health_settings_note(settings),
+        "schema": schemas.active().name,
         "flag_count": sum(len(r.flags) for r in reports),
         "threads": [
             {"thread_id": r.thread_id, "stored_bytes": r.sizes.stored_bytes,
-             "newest_state_bytes": r.sizes.last_total_bytes, "flags": r.flags}
+             "newest_state_bytes": r.sizes.last_total_bytes, "flags": r.flags, "schema_drift": r.schema_drift}
             for r in reports
         ],
         "fields": summary.fields,
@@ -101,6 +101,10 @@ def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]
 
 
 def cmd_health(args: argparse.Namespace) -> int:
+    # the schema (and so LangGraph's graph package): health reports where a thread drifts from it
+    from ..drift import drift_lines
+    from ..health import store_health, thread_health
+
     settings = load_settings()
     with open_from_args(args) as store:
         reports = [thread_health(store, args.thread, settings)] if args.thread else store_health(store, settings)
@@ -116,5 +120,7 @@ def cmd_health(args: argparse.Namespace) -> int:
                   + (f" (+{len(flag.checkpoint_ids) - 3} more)" if len(flag.checkpoint_ids) > 3 else ""))
             print(f"    why: {flag.why}")
             print(f"    fix: {flag.fix}")
+        for line in drift_lines(report.schema_drift, unwritten=bool(args.thread)):
+            print(f"{report.thread_id}: schema drift: {line}")
     print(f"{flagged} flag(s) in {sum(1 for r in reports if r.flags)} of {len(reports)} thread(s)")
     return 1 if flagged else 0

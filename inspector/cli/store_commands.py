@@ -21,15 +21,29 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help="store URL (default: INSPECTOR_DB, settings, or the demo database)")
     parser.add_argument("--deerflow-home", metavar="DIR",
                         help="read DeerFlow's .deer-flow/data/deerflow.db under DIR (default: $DEER_FLOW_HOME)")
+    parser.add_argument("--schema", metavar="MODULE:CLASS",
+                        help="the app's state class or graph (module.path:Class or file.py:Class; imports it), "
+                             "whose reducers replay and diff use (default: INSPECTOR_SCHEMA, settings, "
+                             "or DeerFlow's ThreadState)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--quiet", action="store_true", help="no progress counts on stderr")
 
 
 def open_from_args(args: argparse.Namespace) -> Store:
+    """Activate the schema the flags or settings name, then open the store.
+
+    The schema is read (through LangGraph's graph package) only when one is named here or a command
+    needs reducers; DeerFlow's ThreadState is the default then."""
+    settings = load_settings()
+    spec = getattr(args, "schema", None) or settings.schema
+    if spec or "inspector.schema" in sys.modules:  # once read, the default is put back when none is named
+        from .. import schema as schemas
+
+        schemas.activate_spec(spec)
     explicit = args.db
     if not explicit and getattr(args, "deerflow_home", None):
         explicit = deerflow_url(args.deerflow_home)
-    return open_store(resolve_db_url(explicit, load_settings()))
+    return open_store(resolve_db_url(explicit, settings))
 
 
 def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | None:
@@ -108,12 +122,16 @@ def cmd_timeline(args: argparse.Namespace) -> int:
 
 
 def state_payload(state: Any, internal: bool) -> dict[str, Any]:
+    from .. import schema as schemas  # reducer names are read from the schema, as LangGraph reads it
+
     return {
         "thread_id": state.thread_id,
         "checkpoint_ns": state.checkpoint_ns,
         "checkpoint_id": state.checkpoint_id,
         "parent_checkpoint_id": state.parent_checkpoint_id,
         "metadata": state.metadata,
+        "schema": schemas.active().name,
+        "reducers": {name: schemas.active().reducer_name(name) for name in state.values},
         "values": state.values,
         "internal": state.internal if internal else None,
         "channel_bytes": state.channel_bytes,
@@ -129,17 +147,19 @@ def cmd_state(args: argparse.Namespace) -> int:
     if args.json:
         print_json(state_payload(state, args.internal))
         return 0
-    from ..thread_state import reducer_name  # the reducer column names them from the schema
+    from .. import schema as schemas
+    from ..state_fields import reducer_label
 
     print(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
+    print(f"schema {schemas.active().name}")
     print_table(
         ["field", "reducer", "stored", "value"],
         [
-            (name, reducer_name(name),
+            (name, reducer_label(name).removeprefix("reducer "),
              "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
              json.dumps(to_jsonable(value), ensure_ascii=False))
-            for name, value in channels.items()
+            for name, value in ((n, channels[n]) for n in schemas.active().order(channels))
         ],
     )
     for write in state.writes:

@@ -1,7 +1,7 @@
 """Reducer-aware diff between two checkpoints, and replay verification through the shared reducers."""
 
 from .fields import CLEARED_NOTE
-from .model import Change, FieldCheck, FieldDiff, StateDiff, StepReplay
+from .model import UNKNOWN_REDUCER, Change, FieldCheck, FieldDiff, ReplayVerdict, StateDiff, StepReplay, verdict
 from .replay import GENERATED_ID, ReplayError, replay, replay_step, replay_thread
 from .state_diff import diff, diff_checkpoints
 from .summaries import message_line, summarise
@@ -9,10 +9,12 @@ from .summaries import message_line, summarise
 __all__ = [
     "CLEARED_NOTE",
     "GENERATED_ID",
+    "UNKNOWN_REDUCER",
     "Change",
     "FieldCheck",
     "FieldDiff",
     "ReplayError",
+    "ReplayVerdict",
     "StateDiff",
     "StepReplay",
     "diff",
@@ -22,4 +24,5 @@ __all__ = [
     "replay_step",
     "replay_thread",
     "summarise",
+    "verdict",
 ]

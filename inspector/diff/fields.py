@@ -11,6 +11,7 @@ from typing import Any
 
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
+from ..thread_state import DELEGATIONS_MAX_ENTRIES, SKILL_CONTEXT_MAX_ENTRIES, TERMINAL_STATUSES
 from .model import Change
 from .nested import first_difference, nested_changes
 from .summaries import content_hash, message_line, preview, summarise
@@ -204,6 +205,46 @@ def todo_changes(before: Any, after: Any, writes: list[Any] | None = None) -> Re
     return changes, None
 
 
+# -- delegations (merge_delegations), skill_context (merge_skill_context) -----------
+
+
+def delegation_changes(before: Any, after: Any, writes: list[Any] | None = None) -> Result:
+    """Ledger entries by id: added, status changes, stale writes the terminal rule refused, the cap."""
+    changes, _ = todo_changes(before, after, writes)
+    old = {e.get("id"): e for e in before or [] if isinstance(e, dict)}
+    for value in writes or []:
+        for entry in value if isinstance(value, list) else []:
+            was = old.get(entry.get("id")) if isinstance(entry, dict) else None
+            if was and was.get("status") in TERMINAL_STATUSES and entry.get("status") not in TERMINAL_STATUSES:
+                changes.append(Change("kept", str(entry["id"]), f"{entry['id']}: stays {was['status']} "
+                                      f"(a {entry.get('status')} write was ignored: a terminal status is final)"))
+    dropped = sum(1 for c in changes if c.kind == "removed")
+    note = (f"{dropped} oldest entr(ies) dropped: merge_delegations keeps the newest {DELEGATIONS_MAX_ENTRIES}"
+            if dropped and len(after or []) >= DELEGATIONS_MAX_ENTRIES else None)
+    return changes, note
+
+
+def skill_changes(before: Any, after: Any, writes: list[Any] | None = None) -> Result:
+    """Skill references by path: added, read again (moved to the end), normalised, removed by the cap."""
+    old = {e.get("path"): e for e in before or [] if isinstance(e, dict)}
+    new = {e.get("path"): e for e in after or [] if isinstance(e, dict)}
+    written = {e.get("path") for e in _written_items(writes) if isinstance(e, dict)}
+    changes = [Change("removed", str(p), f"removed: {p}", before=summarise(e)) for p, e in old.items() if p not in new]
+    for path, entry in new.items():
+        if path not in old:
+            changes.append(Change("added", str(path), f"added: {path}", after=summarise(entry)))
+        elif path in written:
+            changes.append(Change("changed", str(path), f"read again, moved to the end: {path}",
+                                  before=summarise(old[path]), after=summarise(entry)))
+        elif old[path] != entry:
+            changes.append(Change("changed", str(path), f"normalised: {path} ({first_difference(old[path], entry)})",
+                                  before=summarise(old[path]), after=summarise(entry)))
+    dropped = sum(1 for c in changes if c.kind == "removed")
+    note = (f"{dropped} entr(ies) dropped: merge_skill_context keeps the newest {SKILL_CONTEXT_MAX_ENTRIES}"
+            if dropped and len(after or []) >= SKILL_CONTEXT_MAX_ENTRIES else None)
+    return changes, note
+
+
 # -- everything else (replace) -------------------------------------------------
 
 
@@ -211,6 +252,16 @@ def value_changes(before: Any, after: Any, writes: list[Any] | None = None, fiel
     return nested_changes(before, after, field), None
 
 
+# By reducer first (a channel of any name merged by add_messages diffs as messages), then by field name.
+REDUCER_DIFFS = {
+    "add_messages": message_changes,
+    "merge_message_writes": message_changes,
+    "merge_artifacts": artifact_changes,
+    "merge_viewed_images": image_changes,
+    "merge_todos": todo_changes,
+    "merge_delegations": delegation_changes,
+    "merge_skill_context": skill_changes,
+}
 FIELD_DIFFS = {
     "messages": message_changes,
     "artifacts": artifact_changes,
@@ -219,8 +270,18 @@ FIELD_DIFFS = {
 }
 
 
-def changes_for(field: str, before: Any, after: Any, writes: list[Any] | None = None) -> Result:
-    if field in FIELD_DIFFS:
-        return FIELD_DIFFS[field](before, after, writes)
+def _diff_for(field: str, reducer: str | None):
+    return REDUCER_DIFFS.get(reducer or "") or FIELD_DIFFS.get(field)
+
+
+def has_field_diff(field: str, reducer: str | None = None) -> bool:
+    return _diff_for(field, reducer) is not None
+
+
+def changes_for(field: str, before: Any, after: Any, writes: list[Any] | None = None,
+                reducer: str | None = None) -> Result:
+    diff_of = _diff_for(field, reducer)
+    if diff_of is not None:
+        return diff_of(before, after, writes)
     return value_changes(before, after, writes, field)
 

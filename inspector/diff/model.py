@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+UNKNOWN_REDUCER = "reducer unknown"
+
 
 @dataclass(frozen=True)
 class Change:
@@ -60,13 +62,18 @@ class StateDiff:
 
 @dataclass(frozen=True)
 class FieldCheck:
-    """One field of a replayed step: ``confirmed``, ``mismatch`` or ``unverified``."""
+    """One field of a replayed step: ``confirmed`` (verified), ``mismatch`` or ``unverified``.
+
+    ``first_difference`` says where a mismatch starts; ``reason`` why a field is
+    unverified (``reducer unknown``, values not stored, a reducer refusing a write).
+    """
 
     field: str
     reducer: str
     status: str
     written: bool
     first_difference: str | None = None
+    reason: str | None = None
 
 
 @dataclass
@@ -83,6 +90,7 @@ class StepReplay:
     fields: list[FieldCheck] = field(default_factory=list)
     wrote: list[dict[str, Any]] = field(default_factory=list)
     note: str | None = None
+    findings: list[str] = field(default_factory=list)  # problems met on the way (a sandbox conflict ...)
 
     @property
     def matches(self) -> bool:
@@ -91,3 +99,73 @@ class StepReplay:
     @property
     def mismatches(self) -> list[FieldCheck]:
         return [f for f in self.fields if f.status == "mismatch"]
+
+    @property
+    def unverified(self) -> list[FieldCheck]:
+        return [f for f in self.fields if f.status == "unverified"]
+
+    @property
+    def verified(self) -> list[FieldCheck]:
+        return [f for f in self.fields if f.status == "confirmed"]
+
+    def unverified_by_reason(self) -> dict[str, list[str]]:
+        """Why fields are unverified -> those fields."""
+        reasons: dict[str, list[str]] = {}
+        for check in self.unverified:
+            reasons.setdefault(check.reason or "not checked", []).append(check.field)
+        return reasons
+
+    def detail(self) -> str:
+        """What the replay found: mismatches first, then unverified fields and why, then findings."""
+        parts = [f"{f.field}: {f.first_difference}" for f in self.mismatches]
+        parts += [f"unverified ({reason}): {', '.join(names)}" for reason, names in self.unverified_by_reason().items()]
+        parts += self.findings
+        return "; ".join(parts) or self.note or ""
+
+
+@dataclass(frozen=True)
+class ReplayVerdict:
+    """A thread's replay in numbers: field checks verified, unverified (and why), mismatched."""
+
+    steps: int
+    verified: int
+    unverified: int
+    mismatched: int
+    mismatched_steps: tuple[str, ...] = ()
+    unverified_reasons: dict[str, int] = field(default_factory=dict)  # reason -> field checks
+    unknown_reducer_fields: tuple[str, ...] = ()
+    findings: int = 0
+
+    @property
+    def matches(self) -> bool:
+        """True unless a field's replay really disagrees with the store (unverified fields do not count)."""
+        return self.mismatched == 0
+
+    def summary(self) -> str:
+        """``12 step(s) replayed: 150 field check(s) verified, 3 unverified (reducer unknown: score), 0 mismatched``."""
+        reasons = "; ".join(
+            f"{n} {reason}" + (f": {', '.join(self.unknown_reducer_fields)}" if reason == UNKNOWN_REDUCER else "")
+            for reason, n in self.unverified_reasons.items()
+        )
+        unverified = f"{self.unverified} unverified" + (f" ({reasons})" if reasons else "")
+        return (f"{self.steps} step(s) replayed: {self.verified} field check(s) verified, {unverified}, "
+                f"{self.mismatched} mismatched")
+
+
+def verdict(steps: list[StepReplay]) -> ReplayVerdict:
+    """Count a thread's replayed field checks by outcome."""
+    checks = [f for s in steps for f in s.fields]
+    reasons: dict[str, int] = {}
+    for check in checks:
+        if check.status == "unverified":
+            reasons[check.reason or "not checked"] = reasons.get(check.reason or "not checked", 0) + 1
+    return ReplayVerdict(
+        steps=sum(1 for s in steps if s.status != "first"),
+        verified=sum(1 for f in checks if f.status == "confirmed"),
+        unverified=sum(1 for f in checks if f.status == "unverified"),
+        mismatched=sum(1 for f in checks if f.status == "mismatch"),
+        mismatched_steps=tuple(s.checkpoint_id for s in steps if s.status == "mismatch"),
+        unverified_reasons=reasons,
+        unknown_reducer_fields=tuple(sorted({f.field for f in checks if f.reason == UNKNOWN_REDUCER})),
+        findings=sum(len(s.findings) for s in steps),
+    )

@@ -1,39 +1,64 @@
-"""Replay verification: parent state + the writes stored on it, through the shared reducers,
+"""Replay verification: parent state + the writes stored on it, through the schema's reducers,
 compared with the child's stored state.
 
-Fields that match are confirmed; a mismatch (a node that bypassed a reducer, a
-store written by another reducer version, a corrupted value) is flagged with the
-field and its first difference. Channels without a known reducer replace.
+Each field of a step comes out verified (``confirmed``), ``unverified`` or
+``mismatch``. Only a field whose reducer the schema names can mismatch: a
+channel the schema does not declare is "unverified (reducer unknown)", and so is
+anything the store does not hold enough to check (values ``update_state`` or a
+direct ``put`` applied without storing writes, a reducer refusing a stored
+write). Writes follow LangGraph's channel rules: a reducer channel with no value
+yet takes its first write as it is, and an ``Overwrite`` write bypasses the
+reducer (later writes in the same step are ignored).
 """
 
 from __future__ import annotations
 
-import typing
 from typing import Any
 
 from langchain_core.messages import BaseMessage, messages_from_dict
 
+from .. import schema as schemas
 from ..store import CheckpointState, NotFound, Store, WriteRecord, is_internal_channel
-from ..thread_state import ThreadState, reducer_for, reducer_name
-from .model import FieldCheck, StepReplay
+from ..store.decode import overwritten
+from ..thread_state import SandboxConflict
+from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
 from .nested import first_difference
-from .writes import describe_writes, step_writes, writes_by_channel
+from .writes import describe_writes, step_writes, update_writes, writes_by_channel
 
 GENERATED_ID = "(id assigned by add_messages)"
 MESSAGE_TYPES = {"human", "ai", "system", "tool", "function", "chat", "remove"}
 MESSAGE_TYPES |= {f"{t}Chunk" for t in ("AIMessage", "HumanMessage", "SystemMessage", "ToolMessage",
                                         "FunctionMessage", "ChatMessage")}
 
+NOT_STORED = "written by update_state or the saver; the values written are not stored"
+REDUCER_FAILED = "the reducer refused a stored write"
+SANDBOX_CONFLICT = "merge_sandbox refused the stored writes"
+
 
 class ReplayError(Exception):
-    """A write the reducer could not apply; the field is reported as unverified."""
+    """A write the reducer could not apply; the field is reported as unverified, the error as a finding."""
+
+    def __init__(self, message: str, reason: str = REDUCER_FAILED) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
-def _initial(channel: str) -> Any:
-    """What a reducer channel holds before its first write: an empty value of the field's type."""
-    hint = typing.get_type_hints(ThreadState, include_extras=True).get(channel)
-    base = typing.get_origin(getattr(hint, "__origin__", None)) or getattr(hint, "__origin__", None)
-    return base() if base in (list, dict) else None
+class _Nothing:
+    """A channel with no value yet (LangGraph's MISSING)."""
+
+    def __repr__(self) -> str:
+        return "<nothing>"
+
+
+NOTHING = _Nothing()
+
+
+def start_value(channel: str, values: dict[str, Any], schema: schemas.Schema) -> Any:
+    """What ``channel`` holds before a step's writes: its value, the schema's empty value, or NOTHING."""
+    if channel in values:
+        return values[channel]
+    has, value = schema.starting_value(channel)
+    return value if has else NOTHING
 
 
 # -- messages as the reducer sees them -------------------------------------------
@@ -49,56 +74,73 @@ def _as_message(value: Any) -> Any:
     return value
 
 
-def _as_messages(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_as_message(v) for v in value]
-    return _as_message(value)
+def _as_messages(value: Any, known: set[str]) -> Any:
+    converted = [_as_message(v) for v in value] if isinstance(value, list) else _as_message(value)
+    items = converted if isinstance(converted, list) else [converted]
+    known.update(m.id for m in items if isinstance(m, BaseMessage) and m.id)
+    return converted
 
 
-def _messages_reducer(current: Any, values: list[Any]) -> list[dict[str, Any]]:
-    reducer = reducer_for("messages")
-    merged = _as_messages(current if current is not None else [])
-    known = {m.id for m in merged if isinstance(m, BaseMessage)}
-    for value in values:
-        written = _as_messages(value)
-        items = written if isinstance(written, list) else [written]
-        known |= {m.id for m in items if isinstance(m, BaseMessage) and m.id}
-        merged = reducer(merged, written)
+def _plain_messages(value: Any, known: set[str]) -> Any:
+    if not isinstance(value, list):
+        return value
     return [
         {**m.model_dump(), **({"id": GENERATED_ID} if m.id not in known else {})} if isinstance(m, BaseMessage) else m
-        for m in merged
+        for m in value
     ]
 
 
 # -- replay ------------------------------------------------------------------------
 
 
-def apply_writes(channel: str, current: Any, values: list[Any]) -> Any:
-    """``current`` after ``values`` were written to ``channel`` in task order."""
-    if channel == "messages" and reducer_for(channel) is not None:
-        return _messages_reducer(current, values)
-    reducer = reducer_for(channel)
+def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.Schema | None = None) -> Any:
+    """``current`` (or ``NOTHING``) after ``values`` were written to ``channel`` in task order.
+
+    Raises ``ReplayError`` when the reducer refuses a write. The caller decides
+    what a channel the schema does not know means; here it replaces.
+    """
+    schema = schemas.resolve(schema)
+    reducer = schema.reducer_for(channel)
     if reducer is None:
         return values[-1]
-    result = current
-    try:
-        for value in values:
-            result = reducer(result, value)
-    except Exception as exc:
-        raise ReplayError(f"{reducer_name(channel)} failed on a stored write ({type(exc).__name__}: {exc})") from None
-    return result
+    messages = schema.holds_messages(channel)
+    known: set[str] = set()
+
+    def prepared(value: Any) -> Any:
+        return _as_messages(value, known) if messages else value
+
+    pending = list(values)
+    result = prepared(pending.pop(0)) if current is NOTHING else prepared(current)
+    overwrote = False
+    for value in pending:
+        is_overwrite, replacement = overwritten(value)
+        if is_overwrite:
+            result, overwrote = prepared(replacement), True
+        elif not overwrote:
+            try:
+                result = reducer(result, prepared(value))
+            except SandboxConflict as exc:
+                raise ReplayError(f"{exc}: two different sandboxes in one thread, a sandbox lifecycle bug "
+                                  "(DeerFlow fails such a step)", SANDBOX_CONFLICT) from None
+            except ReplayError:
+                raise
+            except Exception as exc:
+                raise ReplayError(f"{schema.reducer_name(channel)} failed on a stored write "
+                                  f"({type(exc).__name__}: {exc})") from None
+    return _plain_messages(result, known) if messages else result
 
 
-def replay(parent: CheckpointState | dict[str, Any], writes: list[WriteRecord]) -> dict[str, Any]:
-    """The field values the writes produce on top of ``parent``, through the shared reducers.
+def replay(parent: CheckpointState | dict[str, Any], writes: list[WriteRecord],
+           schema: schemas.Schema | None = None) -> dict[str, Any]:
+    """The field values the writes produce on top of ``parent``, through the schema's reducers.
 
     Message ids that ``add_messages`` generated read as ``GENERATED_ID``. Raises
     ``ReplayError`` when a reducer cannot apply a stored write.
     """
+    schema = schemas.resolve(schema)
     values = dict(parent.values if isinstance(parent, CheckpointState) else parent)
     for channel, written in (writes_by_channel(writes) or {}).items():
-        start = values[channel] if channel in values else _initial(channel)
-        values[channel] = apply_writes(channel, start, written)
+        values[channel] = apply_writes(channel, start_value(channel, values, schema), written, schema)
     return values
 
 
@@ -112,11 +154,11 @@ def _messages_difference(expected: list[Any], stored: Any) -> str | None:
     return first_difference(aligned, stored, "messages")
 
 
-def field_difference(field: str, expected: Any, stored: Any) -> str | None:
+def field_difference(field: str, expected: Any, stored: Any, schema: schemas.Schema | None = None) -> str | None:
     """The first difference between a replayed and a stored field value, or None when they agree."""
     if expected == stored:
         return None
-    if field == "messages" and isinstance(expected, list):
+    if schemas.resolve(schema).holds_messages(field) and isinstance(expected, list):
         return _messages_difference(expected, stored)
     return first_difference(expected, stored, field)
 
@@ -125,13 +167,13 @@ def field_difference(field: str, expected: Any, stored: Any) -> str | None:
 
 
 def _written_channels(parent: CheckpointState, child: CheckpointState) -> set[str]:
-    """Channels whose version changed between parent and child: what ``update_state`` wrote."""
+    """Channels whose version changed between parent and child: what ``update_state`` or ``put`` wrote."""
     old = parent.header.get("channel_versions") or {}
     new = child.header.get("channel_versions") or {}
     return {k for k, v in new.items() if old.get(k) != v}
 
 
-def _step(parent: CheckpointState | None, child: CheckpointState, status: str, note: str | None = None) -> StepReplay:
+def _step(child: CheckpointState, status: str, note: str | None = None) -> StepReplay:
     return StepReplay(
         thread_id=child.thread_id, checkpoint_ns=child.checkpoint_ns, checkpoint_id=child.checkpoint_id,
         parent_checkpoint_id=child.parent_checkpoint_id, step=child.metadata.get("step"),
@@ -139,69 +181,93 @@ def _step(parent: CheckpointState | None, child: CheckpointState, status: str, n
     )
 
 
-def replay_step(parent: CheckpointState, child: CheckpointState) -> StepReplay:
-    """Check ``child`` against ``parent`` and the writes stored on it."""
+def replay_step(parent: CheckpointState, child: CheckpointState, schema: schemas.Schema | None = None,
+                sole_child: bool = False) -> StepReplay:
+    """Check ``child`` against ``parent`` and the writes stored on it.
+
+    ``sole_child``: ``child`` is the parent's only child, so writes ``update_state``
+    stored on the parent can only be the ones that made it.
+    """
+    schema = schemas.resolve(schema)
     source = child.metadata.get("source")
     writes = step_writes(parent, source)
-    result = _step(parent, child, "match")
+    if writes is None and sole_child:
+        writes = update_writes(parent, _written_channels(parent, child))
+    result = _step(child, "match")
     result.wrote = describe_writes(writes)
-    fields = sorted(set(parent.values) | set(child.values) | set(writes_by_channel(writes) or {}))
+    fields = schema.order(set(parent.values) | set(child.values) | set(writes_by_channel(writes) or {}))
     if writes is None:
-        result.note = f"{source}: update_state applies its values without storing them as writes"
-        result.fields = _check_update(parent, child, fields)
+        result.note = f"{source}: the values written to this checkpoint are not stored as writes"
+        result.fields = _check_update(parent, child, fields, schema)
     else:
-        result.fields = _check_replay(parent, child, writes, fields)
+        result.fields = _check_replay(parent, child, writes, fields, schema, result.findings)
     if result.mismatches:
         result.status = "mismatch"
-    elif any(f.status == "unverified" for f in result.fields):
+    elif result.unverified:
         result.status = "unverified"
     return result
 
 
-def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[WriteRecord],
-                  fields: list[str]) -> list[FieldCheck]:
+def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[WriteRecord], fields: list[str],
+                  schema: schemas.Schema, findings: list[str]) -> list[FieldCheck]:
     written = writes_by_channel(writes) or {}
     checks = []
     for name in fields:
         if is_internal_channel(name):
             continue
-        try:
-            expected = (
-                apply_writes(name, parent.values.get(name, _initial(name)), written[name])
-                if name in written else parent.values.get(name)
-            )
-        except ReplayError as exc:
-            checks.append(FieldCheck(name, reducer_name(name), "unverified", True, str(exc)))
+        reducer = schema.reducer_name(name)
+        stored = child.values.get(name)
+        if name not in written:
+            checks.append(_carried(name, reducer, parent.values.get(name), stored, schema))
             continue
-        difference = field_difference(name, expected, child.values.get(name))
-        status = "mismatch" if difference else "confirmed"
-        checks.append(FieldCheck(name, reducer_name(name), status, name in written, difference))
+        if not schema.knows(name):
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=UNKNOWN_REDUCER))
+            continue
+        try:
+            expected = apply_writes(name, start_value(name, parent.values, schema), written[name], schema)
+        except ReplayError as exc:
+            findings.append(f"{name}: {exc}")
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=exc.reason))
+            continue
+        difference = field_difference(name, expected, stored, schema)
+        checks.append(FieldCheck(name, reducer, "mismatch" if difference else "confirmed", True, difference))
     return checks
 
 
-def _check_update(parent: CheckpointState, child: CheckpointState, fields: list[str]) -> list[FieldCheck]:
+def _carried(name: str, reducer: str, before: Any, stored: Any, schema: schemas.Schema) -> FieldCheck:
+    """A field no write touched: it must be carried over unchanged (or its reducer is unknown)."""
+    difference = field_difference(name, before, stored, schema)
+    if difference is None:
+        return FieldCheck(name, reducer, "confirmed", False)
+    if not schema.knows(name):
+        return FieldCheck(name, reducer, "unverified", False, reason=UNKNOWN_REDUCER)
+    return FieldCheck(name, reducer, "mismatch", False, difference)
+
+
+def _check_update(parent: CheckpointState, child: CheckpointState, fields: list[str],
+                  schema: schemas.Schema) -> list[FieldCheck]:
     changed = _written_channels(parent, child)
     checks = []
     for name in fields:
         if is_internal_channel(name):
             continue
+        reducer = schema.reducer_name(name)
         if name in changed:
-            checks.append(FieldCheck(name, reducer_name(name), "unverified", True,
-                                     "written by update_state; its values are not stored"))
-            continue
-        difference = field_difference(name, parent.values.get(name), child.values.get(name))
-        checks.append(FieldCheck(name, reducer_name(name), "mismatch" if difference else "confirmed", False, difference))
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=NOT_STORED))
+        else:
+            checks.append(_carried(name, reducer, parent.values.get(name), child.values.get(name), schema))
     return checks
 
 
 # -- a whole thread ----------------------------------------------------------------
 
 
-def replay_thread(store: Store, thread_id: str, ns: str = "") -> list[StepReplay]:
+def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Schema | None = None) -> list[StepReplay]:
     """Replay every checkpoint of one namespace of a thread against its parent, oldest first.
 
     Each state is decoded once and dropped as soon as its last child was checked.
     """
+    schema = schemas.resolve(schema)
     rows = sorted((r for r in store.timeline(thread_id) if r.checkpoint_ns == ns), key=lambda r: r.checkpoint_id)
     if not rows:
         raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
@@ -209,6 +275,7 @@ def replay_thread(store: Store, thread_id: str, ns: str = "") -> list[StepReplay
     for row in rows:
         if row.parent_checkpoint_id:
             children[row.parent_checkpoint_id] = children.get(row.parent_checkpoint_id, 0) + 1
+    siblings = dict(children)
     cache: dict[str, CheckpointState] = {}
 
     def load(checkpoint_id: str) -> CheckpointState:
@@ -219,7 +286,7 @@ def replay_thread(store: Store, thread_id: str, ns: str = "") -> list[StepReplay
     results = []
     for row in rows:
         child = load(row.checkpoint_id)
-        results.append(_replay_row(load, child))
+        results.append(_replay_row(load, child, schema, siblings.get(row.parent_checkpoint_id or "", 0) == 1))
         if row.parent_checkpoint_id and children.get(row.parent_checkpoint_id, 0) > 0:
             children[row.parent_checkpoint_id] -= 1
             if children[row.parent_checkpoint_id] == 0:
@@ -229,11 +296,11 @@ def replay_thread(store: Store, thread_id: str, ns: str = "") -> list[StepReplay
     return results
 
 
-def _replay_row(load, child: CheckpointState) -> StepReplay:
+def _replay_row(load, child: CheckpointState, schema: schemas.Schema, sole_child: bool) -> StepReplay:
     if not child.parent_checkpoint_id:
-        return _step(None, child, "first", "the first checkpoint: nothing to replay")
+        return _step(child, "first", "the first checkpoint: nothing to replay")
     try:
         parent = load(child.parent_checkpoint_id)
     except NotFound:
-        return _step(None, child, "unverified", "the parent checkpoint is not in the store")
-    return replay_step(parent, child)
+        return _step(child, "unverified", "the parent checkpoint is not in the store")
+    return replay_step(parent, child, schema, sole_child)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import schema as schemas
 from ..store import CheckpointState, Store, WriteRecord, is_internal_channel
-from ..thread_state import FIELDS, reducer_name
-from .fields import FIELD_DIFFS, changes_for
+from .fields import changes_for, has_field_diff
 from .model import FieldDiff, StateDiff
 from .nested import presence_change
 from .summaries import summarise
@@ -40,16 +40,12 @@ def field_summary(value: Any, stored_bytes: int | None = None) -> Any:
     return shown
 
 
-def _ordered(names: set[str]) -> list[str]:
-    known = [f for f in FIELDS if f in names]
-    return known + sorted(names - set(known))
-
-
 def diff(
     before: StateLike,
     after: StateLike,
     writes: list[WriteRecord] | None = None,
     internal: bool = False,
+    schema: schemas.Schema | None = None,
 ) -> StateDiff:
     """Compare two states (``CheckpointState`` or a plain ``{field: value}`` dict).
 
@@ -57,6 +53,7 @@ def diff(
     parent they are taken from the store when not given, so duplicates that
     ``merge_artifacts`` dropped and a ``{}`` written to ``viewed_images`` show.
     """
+    schema = schemas.resolve(schema)
     adjacent = is_parent_of(before, after)
     if writes is None and adjacent:
         writes = step_writes(before, after.metadata.get("source"))
@@ -65,9 +62,10 @@ def diff(
     old_bytes = before.channel_bytes if isinstance(before, CheckpointState) else {}
     new_bytes = after.channel_bytes if isinstance(after, CheckpointState) else {}
     fields = []
-    for name in _ordered(set(old) | set(new)):
+    for name in schema.order(set(old) | set(new)):
         channel_writes = None if written is None else written.get(name, [])
-        fields.append(_field_diff(name, old, new, channel_writes, old_bytes.get(name), new_bytes.get(name)))
+        fields.append(_field_diff(name, schema.reducer_name(name), old, new, channel_writes,
+                                  old_bytes.get(name), new_bytes.get(name)))
     return StateDiff(
         thread_id=_attr(after, "thread_id") or _attr(before, "thread_id"),
         checkpoint_ns=_attr(after, "checkpoint_ns") or "",
@@ -83,7 +81,7 @@ def _attr(state: StateLike, name: str) -> Any:
     return getattr(state, name, None) if isinstance(state, CheckpointState) else None
 
 
-def _field_diff(name: str, old: dict, new: dict, writes: list[Any] | None,
+def _field_diff(name: str, reducer: str, old: dict, new: dict, writes: list[Any] | None,
                 old_bytes: int | None, new_bytes: int | None) -> FieldDiff:
     before, after = old.get(name), new.get(name)
     if name not in new:
@@ -92,10 +90,10 @@ def _field_diff(name: str, old: dict, new: dict, writes: list[Any] | None,
         status = "added"
     else:
         status = "unchanged" if before == after else "changed"
-    result = FieldDiff(name, reducer_name(name), status, internal=is_internal_channel(name))
+    result = FieldDiff(name, reducer, status, internal=is_internal_channel(name))
     if status != "unchanged" or writes:
-        result.changes, result.note = changes_for(name, before, after, writes)
-        if status in ("added", "removed") and name not in FIELD_DIFFS:
+        result.changes, result.note = changes_for(name, before, after, writes, reducer)
+        if status in ("added", "removed") and not has_field_diff(name, reducer):
             result.changes = [presence_change(name, before, after, name in old, name in new)]
         if status == "unchanged" and (result.changes or result.note):
             result.status = "written"  # written, but the reducer left the value as it was

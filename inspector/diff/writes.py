@@ -8,6 +8,11 @@ from ..store import CheckpointState, WriteRecord, is_internal_channel
 from .summaries import message_line, summarise
 
 PULL_PREFIX = "~__pregel_pull, "
+UPDATE_PREFIX = "~__interrupt__"  # the task path of the writes update_state stores
+
+
+def is_update_write(record: WriteRecord) -> bool:
+    return (record.task_path or "").startswith(UPDATE_PREFIX)
 
 
 def step_writes(parent: CheckpointState, child_source: str | None) -> list[WriteRecord] | None:
@@ -16,14 +21,28 @@ def step_writes(parent: CheckpointState, child_source: str | None) -> list[Write
     A ``loop`` child is the result of the tasks that ran from the parent: their
     writes are stored against the parent. An ``input`` child only puts the new
     input into LangGraph's ``__start__`` channel, so no field was written.
-    ``update_state`` (``update``, ``fork``) applies its values directly without
-    storing them as writes: unknown, None.
+    ``update_state`` (``update``, ``fork``) and direct ``put``s: unknown here, None
+    (see ``update_writes``).
     """
     if child_source in (None, "loop"):
-        return list(parent.writes)
+        return [w for w in parent.writes if not is_update_write(w)]
     if child_source == "input":
         return []
     return None
+
+
+def update_writes(parent: CheckpointState, changed: set[str]) -> list[WriteRecord] | None:
+    """The writes ``update_state`` stored on ``parent`` (LangGraph 1.x keeps them there when the
+    parent was the thread's newest checkpoint), when they account for exactly the fields whose
+    version changed; None when there are none or they do not fit.
+
+    Only meaningful for the parent's only child: an update made later from the same parent stores nothing.
+    """
+    stored = [w for w in parent.writes if is_update_write(w)]
+    wrote = {w.channel for w in stored if not is_internal_channel(w.channel)}
+    if not stored or wrote != {c for c in changed if not is_internal_channel(c)}:
+        return None
+    return stored
 
 
 def node_of(record: WriteRecord) -> str:

@@ -30,6 +30,8 @@ EXT_DELTA_SNAPSHOT = 7
 
 MESSAGE_MODULE_PREFIX = "langchain_core.messages"
 DELTA_SNAPSHOT_TYPE = "langgraph.DeltaSnapshot"
+OVERWRITE_TYPE = "langgraph.types.Overwrite"
+OVERWRITE_KEY = "__overwrite__"
 
 # Types LangGraph writes itself; shown as data without a warning.
 FAMILIAR_TYPES = frozenset(
@@ -51,9 +53,31 @@ FAMILIAR_TYPES = frozenset(
         "langgraph.types.Send",
         "langgraph.types.Interrupt",
         "langgraph.types.Command",
+        OVERWRITE_TYPE,
         "langgraph.store.base.Item",
     }
 )
+
+
+def overwritten(value: Any) -> tuple[bool, Any]:
+    """``(True, v)`` when a decoded write is LangGraph's ``Overwrite(v)``, which bypasses the reducer.
+
+    Recognises the decoded ext value (``{"__type__": "langgraph.types.Overwrite",
+    "value": {"value": v, ...}}``) and LangGraph's two dict forms
+    (``{"__overwrite__": v}``, ``{"type": "__overwrite__", "value": v}``).
+    """
+    if not isinstance(value, dict):
+        return False, None
+    if value.get("__type__") == OVERWRITE_TYPE:
+        inner = value.get("value")
+        if isinstance(inner, dict) and inner.get("type") == OVERWRITE_KEY and "value" in inner:
+            return True, inner["value"]
+        return True, inner
+    if len(value) == 1 and OVERWRITE_KEY in value:
+        return True, value[OVERWRITE_KEY]
+    if value.get("type") == OVERWRITE_KEY and "value" in value:
+        return True, value["value"]
+    return False, None
 
 
 @dataclass(frozen=True)

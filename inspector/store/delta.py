@@ -4,7 +4,7 @@ A ``DeltaChannel`` stores its full value only every few updates, as a
 ``DeltaSnapshot``; at the checkpoints between snapshots the channel has a version
 but no stored value. Its value there is the nearest ancestor's stored value
 followed by the writes stored against each checkpoint on the way down, folded
-with the channel's reducer from ``inspector.thread_state``.
+with the channel's reducer in the active schema (``inspector.schema``).
 
 The backends supply two things: the ancestors of a checkpoint, nearest first
 (following ``parent_checkpoint_id``), with whatever values they store for the
@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict
+from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict, overwritten
 from .model import is_internal_channel
 
-OVERWRITE_TYPE = "langgraph.types.Overwrite"
-OVERWRITE_KEY = "__overwrite__"
+if TYPE_CHECKING:
+    from .. import schema as schemas
+
 DELTA_COUNTERS_KEY = "counters_since_delta_snapshot"
 
 
@@ -166,18 +167,22 @@ def rebuild(
     return fold_histories(history(channels, ancestors, writes_on))
 
 
-def fold(channel: str, start: Any, updates: list[Any]) -> tuple[Any, list[Problem]]:
-    """Apply ``updates`` to ``start`` one by one with ``channel``'s reducer; plain data back."""
-    from ..thread_state import reducer_for  # LangGraph's reducers: loaded only when a channel is rebuilt
+def fold(channel: str, start: Any, updates: list[Any], schema: schemas.Schema | None = None) -> tuple[Any, list[Problem]]:
+    """Apply ``updates`` to ``start`` one by one with ``channel``'s reducer; plain data back.
 
-    reducer = reducer_for(channel)
+    An ``Overwrite`` write replaces the value, bypassing the reducer, as in LangGraph.
+    """
+    from .. import schema as schemas  # LangGraph's reducers: loaded only when a channel is rebuilt
+
+    schema = schemas.resolve(schema)
+    reducer = schema.reducer_for(channel)
     problems: list[Problem] = []
     value = as_messages(start)
-    updates = [as_messages(u) for u in updates]
     for update in updates:
-        replaces, replacement = overwritten(update)
-        if replaces:
-            value = replacement
+        is_overwrite, replacement = overwritten(update)
+        update = as_messages(replacement if is_overwrite else update)
+        if is_overwrite:
+            value = update if update is not None else schema.starting_value(channel)[1]
         elif reducer is None:
             value = _fold_unknown(value, update)
         elif value is None:
@@ -191,24 +196,6 @@ def fold(channel: str, start: Any, updates: list[Any]) -> tuple[Any, list[Proble
     if value is None and start is None:
         value = []
     return as_plain(value), problems
-
-
-def overwritten(update: Any) -> tuple[bool, Any]:
-    """``(True, value)`` for a write that bypasses the reducer (LangGraph's ``Overwrite``), else ``(False, None)``.
-
-    Stored as the ``Overwrite`` class (decoded ``{"__type__": OVERWRITE_TYPE, "value": {"value": v, ...}}``)
-    or as one of the dict forms LangGraph also accepts: ``{"__overwrite__": v}``, ``{"value": v, "type": "__overwrite__"}``.
-    """
-    if not isinstance(update, dict):
-        return False, None
-    if update.get("__type__") == OVERWRITE_TYPE:
-        payload = update.get("value")
-        return True, payload.get("value") if isinstance(payload, dict) and "value" in payload else payload
-    if len(update) == 1 and OVERWRITE_KEY in update:
-        return True, update[OVERWRITE_KEY]
-    if update.get("type") == OVERWRITE_KEY and "value" in update:
-        return True, update["value"]
-    return False, None
 
 
 def _fold_unknown(value: Any, update: Any) -> Any:

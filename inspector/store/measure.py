@@ -16,6 +16,7 @@ thread costs one comparison per channel plus its new payloads.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 import msgpack
@@ -23,6 +24,53 @@ import msgpack
 from .decode import Problem
 
 _ARRAY_TYPES = frozenset({0xDC, 0xDD})
+
+# Base64 image data as it sits in serialized bytes (strings are stored verbatim in msgpack and JSON): the
+# payload of a data URL, and raw base64 of PNG, JPEG, GIF and WebP files long enough to be image data.
+DATA_URL_MARKER = b";base64,"
+RAW_IMAGE_PREFIXES = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR")
+RAW_IMAGE_MIN_CHARS = 200
+BASE64_SCAN_MIN_BYTES = 256
+_NOT_BASE64 = re.compile(rb"[^A-Za-z0-9+/=]")
+_ITEM_BASE64: dict[str, int] = {}  # item digest -> base64 bytes: a payload stored again is not searched again
+_ITEM_BASE64_MAX = 100_000
+
+
+def _may_hold_base64(data: bytes) -> bool:
+    """A quick search for the markers base64 image data starts with."""
+    return len(data) >= BASE64_SCAN_MIN_BYTES and any(m in data for m in (DATA_URL_MARKER, *RAW_IMAGE_PREFIXES))
+
+
+def _runs(data: bytes, marker: bytes, skip: int, minimum: int) -> int:
+    total, position = 0, data.find(marker)
+    while position >= 0:
+        stop = _NOT_BASE64.search(data, position + skip)
+        end = stop.start() if stop else len(data)
+        if end - (position + skip) >= minimum:
+            total += end - (position + skip)
+        position = data.find(marker, max(end, position + 1))
+    return total
+
+
+def base64_image_bytes(raw: bytes | memoryview) -> int:
+    """Bytes of base64 image data inside a serialized value (0 for most values: a quick search first)."""
+    data = bytes(raw)
+    if not _may_hold_base64(data):
+        return 0
+    total = _runs(data, DATA_URL_MARKER, len(DATA_URL_MARKER), 1)
+    return total + sum(_runs(data, prefix, 0, RAW_IMAGE_MIN_CHARS) for prefix in RAW_IMAGE_PREFIXES)
+
+
+def _item_base64(item_digest: str, value: memoryview) -> int:
+    """``base64_image_bytes`` of an item, searched once per distinct item (items repeat across checkpoints)."""
+    if len(value) < BASE64_SCAN_MIN_BYTES:
+        return 0
+    found = _ITEM_BASE64.get(item_digest)
+    if found is None:
+        if len(_ITEM_BASE64) >= _ITEM_BASE64_MAX:
+            _ITEM_BASE64.clear()
+        found = _ITEM_BASE64[item_digest] = base64_image_bytes(value)
+    return found
 
 
 def digest(raw: bytes) -> str:
@@ -32,11 +80,13 @@ def digest(raw: bytes) -> str:
 
 @dataclass(frozen=True)
 class ItemSize:
-    """One list item or map entry of a channel value: its label, stored bytes and hash."""
+    """One list item or map entry of a channel value: its label, stored bytes and hash, and the bytes
+    of base64 image data it holds."""
 
     label: str
     bytes: int
     digest: str
+    base64_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -52,6 +102,7 @@ class ChannelSize:
     digest: str
     items: tuple[ItemSize, ...] = ()
     blob_key: str | None = None
+    holds_base64: bool = False  # base64 image data somewhere in the value (per item in ``items``)
 
 
 @dataclass
@@ -64,10 +115,12 @@ class MeasuredCheckpoint:
 
 @dataclass(frozen=True)
 class _Items:
-    """A list or map channel's stored item bytes (a view into the blob) and the running hash of its item hashes."""
+    """A list or map channel's stored item bytes (a view into the blob), the running hash of its item
+    hashes, and whether an item holds base64 image data."""
 
     raw: memoryview
     hashed: "hashlib._Hash"
+    holds_base64: bool
 
 
 def _unpacker(raw: bytes) -> msgpack.Unpacker:
@@ -112,13 +165,15 @@ def _walk_items(view: memoryview, kind: str, count: int, first: int) -> list[Ite
     for index in range(first, first + count):
         if kind == "array":
             item = _skip(unpacker, view)
-            items.append(ItemSize(str(index), len(item), digest(item)))
+            item_digest = digest(item)
+            items.append(ItemSize(str(index), len(item), item_digest, _item_base64(item_digest, item)))
             continue
         key = bytes(_skip(unpacker, view))
         value = _skip(unpacker, view)
         hashed = hashlib.sha256(key)
         hashed.update(value)
-        items.append(ItemSize(_label(key), len(key) + len(value), hashed.hexdigest()[:32]))
+        item_digest = hashed.hexdigest()[:32]
+        items.append(ItemSize(_label(key), len(key) + len(value), item_digest, _item_base64(item_digest, value)))
     return items
 
 
@@ -132,27 +187,31 @@ def _measure(blob: bytes, view: memoryview, start: int, end: int,
     """The channel value stored at ``view[start:end]``; a list or map reuses the parent's items
     when this value stores them first, byte for byte.
 
-    A list or map is hashed from its items' hashes and its framing, so its bytes are hashed once.
+    A list or map is hashed from its items' hashes and its framing, so its bytes are hashed once; each
+    distinct item is searched once for base64 image data.
     """
     header = _container_header(view, start) if start < end else None
     if header is None:
         raw = view[start:end]
-        return ChannelSize(len(raw), digest(raw)), None
+        return ChannelSize(len(raw), digest(raw), holds_base64=base64_image_bytes(raw) > 0), None
     kind, count, header_len = header
     body = start + header_len
     region = view[body:end]
     items: tuple[ItemSize, ...] = ()
     hashed = hashlib.sha256()
+    holds = False
     if previous is not None:
         old, old_size = previous
         if len(old_size.items) <= count and blob.startswith(old.raw, body):
-            items, hashed = old_size.items, old.hashed.copy()
+            items, hashed, holds = old_size.items, old.hashed.copy(), old.holds_base64
             body += len(old.raw)
     new = _walk_items(view[body:end], kind, count - len(items), len(items))
     hashed = _hash_items(hashed, new)
+    holds = holds or any(item.base64_bytes for item in new)
     final = hashed.copy()
     final.update(view[start : start + header_len])
-    return ChannelSize(end - start, final.hexdigest()[:32], items + tuple(new)), _Items(region, hashed)
+    return (ChannelSize(end - start, final.hexdigest()[:32], items + tuple(new), holds_base64=holds),
+            _Items(region, hashed, holds))
 
 
 def measure_value(raw: bytes) -> ChannelSize:

@@ -7,7 +7,8 @@ hashes (``md5``) are computed in SQL, so blob contents never leave the server;
 each row's ``blob_key`` lets the accounting count a shared row once
 (``size_accounting = "shared-blobs"``). Primitive values inline in the
 checkpoint JSONB are measured as their JSON text. Blob items (single messages)
-are not visible without the contents, so ``ChannelSize.items`` stays empty.
+are not visible without the contents, so ``ChannelSize.items`` stays empty; whether a
+blob holds base64 image data is a byte search on the server (``holds_base64``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from .measure import ChannelSize, digest
+from .measure import ChannelSize, base64_image_bytes, digest
 from .model import CheckpointSizes, NotFound
 
 Query = Callable[[str, Any], list[tuple]]
@@ -29,10 +30,12 @@ _CHECKPOINTS = """
 
 _BLOB_REFS = """
     WITH b AS (
-        SELECT checkpoint_ns, channel, version, octet_length(blob) AS n, md5(blob) AS h
+        SELECT checkpoint_ns, channel, version, octet_length(blob) AS n, md5(blob) AS h,
+               position(';base64,'::bytea IN blob) > 0 OR position('iVBORw0KGgo'::bytea IN blob) > 0
+               OR position('/9j/'::bytea IN blob) > 0 AS b64
         FROM checkpoint_blobs WHERE thread_id = %s AND type <> 'empty' AND blob IS NOT NULL {ns}
     )
-    SELECT c.checkpoint_ns, c.checkpoint_id, b.channel, b.version, b.n, b.h
+    SELECT c.checkpoint_ns, c.checkpoint_id, b.channel, b.version, b.n, b.h, b.b64
     FROM checkpoints c
     CROSS JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') v
     JOIN b ON b.checkpoint_ns = c.checkpoint_ns AND b.channel = v.key AND b.version = v.value
@@ -51,7 +54,7 @@ def _inline(values: Any) -> dict[str, ChannelSize]:
     sizes = {}
     for name, value in values.items():
         text = json.dumps(value).encode()
-        sizes[str(name)] = ChannelSize(len(text), digest(text))
+        sizes[str(name)] = ChannelSize(len(text), digest(text), holds_base64=base64_image_bytes(text) > 0)
     return sizes
 
 
@@ -65,10 +68,11 @@ def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "") -> list[Ch
             raise NotFound(f"no thread {thread_id!r} in this store")
         return []
     blobs: dict[tuple[str, str], dict[str, ChannelSize]] = {}
-    for cns, cid, channel, version, size, md5 in query(
+    for cns, cid, channel, version, size, md5, b64 in query(
         _BLOB_REFS.format(ns=ns_sql, c_ns=c_ns_sql), [thread_id, *extra, thread_id, *extra]
     ):
-        blobs.setdefault((cns, cid), {})[channel] = ChannelSize(int(size), md5, (), f"{cns}\x1f{channel}\x1f{version}")
+        blobs.setdefault((cns, cid), {})[channel] = ChannelSize(int(size), md5, (), f"{cns}\x1f{channel}\x1f{version}",
+                                                                holds_base64=bool(b64))
     writes = {(cns, cid): int(n or 0) for cns, cid, n in query(_WRITES.format(ns=ns_sql), [thread_id, *extra])}
     return [
         CheckpointSizes(

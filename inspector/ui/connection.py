@@ -1,9 +1,11 @@
-"""Which store is open: resolved once per session, shown (and switchable) in the sidebar."""
+"""Which store is open: resolved once per session, shown (and switchable) in the sidebar; and which
+state schema threads are read in, chosen by the operator only (it imports code)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from .. import schema as schemas
 from ..settings import Settings, load_settings, resolve_db_url
 from ..store import Store, StoreError, display_url, is_saver_spec, open_store
 
@@ -22,6 +24,25 @@ def _close(store: Store) -> None:
 @st.cache_resource(ttl=3600, max_entries=8, show_spinner="Opening the store…", on_release=_close)
 def _open(url: str) -> Store:
     return open_store(url)
+
+
+@st.cache_resource(show_spinner="Loading the state schema…")
+def _schema(spec: str) -> schemas.Schema:
+    return schemas.load_schema(spec)
+
+
+def use_schema(cli_schema: str | None) -> None:
+    """Activate the operator's schema (``--schema``, then settings / ``INSPECTOR_SCHEMA``), loaded once per
+    process; never settable from the page. If it cannot be loaded, say so and keep DeerFlow's ThreadState."""
+    spec = cli_schema or settings().schema
+    if not spec:
+        schemas.activate(schemas.DEFAULT_SCHEMA)
+        return
+    try:
+        schemas.activate(_schema(spec))
+    except schemas.SchemaError as exc:
+        schemas.activate(schemas.DEFAULT_SCHEMA)
+        st.sidebar.error(f"{exc}. Reading threads in {schemas.DEFAULT_SCHEMA.name} instead.", icon=":material/error:")
 
 
 def start(cli_db: str | None) -> None:
@@ -75,6 +96,7 @@ def _sidebar() -> None:
         url = current_url()
         st.caption("Store (through the saver API)" if is_saver_spec(url) else "Store (read-only)")
         st.code(display_url(url) or "none", language=None, wrap_lines=True)
+        st.caption(f"Schema: {schemas.active().name}")
         if refused := st.session_state.get("inspector_switch_refused"):
             st.error(refused, icon=":material/block:")
         if not settings().lock_store:

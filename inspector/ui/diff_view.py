@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..diff import StateDiff, StepReplay, diff, replay_step, replay_thread
+from .. import schema as schemas
+from ..diff import ReplayVerdict, StateDiff, StepReplay, diff, replay_step, replay_thread, verdict
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, routes
@@ -31,45 +32,76 @@ def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = ""
     before = data.state(store, thread_id, from_id, ns)
     after = data.state(store, thread_id, to_id, ns)
     result = diff(before, after, internal=internal)
-    return result, replay_step(before, after) if result.adjacent else None
+    if not result.adjacent:
+        return result, None
+    history = data.thread_history(store, thread_id).history  # keys only: no history-wide read
+    parent = history.nodes.get((ns, from_id))
+    sole_child = parent is not None and sum(1 for child in parent.children if child[0] == ns) == 1
+    return result, replay_step(before, after, sole_child=sole_child)
 
 
 @st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner="Replaying every step…")
-def cached_thread_replay(url: str, _store: Store, thread_id: str, ns: str) -> list[StepReplay]:
+def _thread_replay(url: str, schema_name: str, _store: Store, thread_id: str, ns: str) -> list[StepReplay]:
     return replay_thread(_store, thread_id, ns)
 
 
+def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
+    """Every step of one namespace replayed (cached per store, schema, thread and namespace)."""
+    return _thread_replay(store.url, schemas.active().name, store, thread_id, ns)
+
+
 def step_mark(check: StepReplay) -> str:
-    """The mark a step carries in a list of steps."""
+    """The mark a step carries in a list of steps, with its field counts."""
     if check.status == "mismatch":
-        return f"✗ {MISMATCH_MARK}"
-    return {"match": "✓ matches", "unverified": "? not fully checked", "first": "first checkpoint"}.get(check.status, check.status)
+        return f"✗ {len(check.mismatches)} field(s) mismatched · {MISMATCH_MARK}"
+    if check.status == "unverified":
+        reasons = sorted(check.unverified_by_reason()) or [check.note or "not checked"]
+        return f"? {len(check.verified)} verified, {len(check.unverified)} unverified ({'; '.join(reasons)})"
+    if check.status == "match":
+        return f"✓ {len(check.verified)} field(s) verified"
+    return {"first": "first checkpoint"}.get(check.status, check.status)
 
 
-def replay_marks(store: Store, thread_id: str, namespaces: list[str], checkpoints: int) -> dict[tuple[str, str], str]:
-    """``(ns, checkpoint id) -> mark`` for every step of the thread, once the user asks for the check
-    (it reads the whole history: opening a thread must not)."""
+def thread_replay(store: Store, thread_id: str, namespaces: list[str], checkpoints: int) -> dict[str, list[StepReplay]]:
+    """Namespace -> every step replayed, once the user asks for the check (it reads the whole history:
+    opening a thread must not)."""
     if not st.toggle(
         "Check every step's replay", key=f"replay_marks_{thread_id}",
         help=f"{checkpoints} checkpoints: each one is decoded once to replay its writes",
     ):
         return {}
-    return {
-        (ns, check.checkpoint_id): step_mark(check)
-        for ns in namespaces
-        for check in cached_thread_replay(store.url, store, thread_id, ns)
-    }
+    return {ns: cached_thread_replay(store, thread_id, ns) for ns in namespaces}
+
+
+def replay_marks(replays: dict[str, list[StepReplay]]) -> dict[tuple[str, str], str]:
+    """``(ns, checkpoint id) -> mark`` for every replayed step."""
+    return {(ns, check.checkpoint_id): step_mark(check) for ns, steps in replays.items() for check in steps}
+
+
+def render_verdict(result: ReplayVerdict, compact: bool = False) -> None:
+    """The thread's replay in numbers: verified, unverified (and why), mismatched field checks."""
+    if compact:
+        st.caption(f"Replay: {plain(result.summary())} · schema {plain(schemas.active().name)}")
+        return
+    a, b, c = st.columns(3)
+    a.metric("Verified", result.verified, help="field checks whose replay through the reducers matches the store")
+    b.metric("Unverified", result.unverified,
+             help="field checks the inspector cannot verify: an unknown reducer, values the store does not hold")
+    c.metric("Mismatched", result.mismatched, help="field checks whose replay disagrees with the stored state")
+    st.caption(f"Replay: {plain(result.summary())} · schema {plain(schemas.active().name)}")
 
 
 def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
     """Every step of a thread with its replay mark; mismatched steps name the field and first difference."""
-    steps = cached_thread_replay(store.url, store, thread_id, ns)
+    steps = cached_thread_replay(store, thread_id, ns)
+    result = verdict(steps)
     bad = [s for s in steps if s.status == "mismatch"]
     (st.error if bad else st.success)(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}" if bad
-                                      else f"All {len(steps)} step(s) replay as stored.")
+                                      else f"No step's replay disagrees with the store ({len(steps)} checkpoint(s)).")
+    render_verdict(result)
     st.dataframe(
         [{"step": s.step, "source": s.source, "checkpoint": s.checkpoint_id, "replay": step_mark(s),
-          "detail": "; ".join(f"{f.field}: {f.first_difference}" for f in s.mismatches) or (s.note or "")}
+          "detail": s.detail()}
          for s in reversed(steps)],
         hide_index=True, use_container_width=True,
     )
@@ -99,22 +131,29 @@ def render_fields(result: StateDiff) -> None:
         lines = [f"- {plain(c.summary)}" for c in field.changes]
         if lines:
             st.markdown("\n".join(lines))
-    unchanged = [f.field for f in result.fields if not f.changed]
+    unchanged = [f"{f.field} ({f.reducer})" for f in result.fields if not f.changed]
     if unchanged:
         with st.expander(f"{len(unchanged)} unchanged field(s)"):
-            st.write(", ".join(unchanged))
+            st.text(", ".join(unchanged))
 
 
 def render_replay(check: StepReplay | None) -> None:
     if check is None:
         return
+    counts = (f"{len(check.verified)} field(s) verified, {len(check.unverified)} unverified, "
+              f"{len(check.mismatches)} mismatched")
     if check.status == "mismatch":
-        details = "; ".join(f"`{f.field}`: {f.first_difference}" for f in check.mismatches)
-        st.error(f"{MISMATCH_MARK}: {details}", icon=":material/report:")
+        details = "; ".join(f"`{f.field}`: {plain(f.first_difference or '')}" for f in check.mismatches)
+        st.error(f"{MISMATCH_MARK}: {details} ({counts})", icon=":material/report:")
     elif check.status == "unverified":
-        st.warning(f"Replay could not check every field: {check.note or 'a write could not be applied'}")
+        why = "; ".join(f"{plain(reason)}: {', '.join(f'`{n}`' for n in names)}"
+                        for reason, names in check.unverified_by_reason().items())
+        st.warning(f"Replay could not verify every field ({counts}). {why or plain(check.note or '')}",
+                   icon=":material/help:")
     else:
-        st.success("Replay through the reducers matches the stored state.")
+        st.success(f"Replay through the reducers matches the stored state ({counts}).")
+    for finding in check.findings:
+        st.warning(plain(finding), icon=":material/report:")
 
 
 def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "diff") -> None:

@@ -12,7 +12,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ..sizes import store_sizes
+from ..drift import drift_lines
+from ..sizes import store_sizes, what_if_lines
 from ..store import StoreError
 from ..units import human_bytes
 from . import connection, data, routes
@@ -59,9 +60,8 @@ def render() -> None:
     c.metric("Flags", sum(len(r.flags) for r in reports))
     d.metric("Threads flagged", f"{sum(1 for r in reports if r.flags)} of {len(reports)} analysed")
     keep = reports[0].sizes.what_if.keep_newest
-    st.caption(f"In the threads analysed: keeping only the newest {keep} checkpoints of each thread and subgraph would "
-               f"save {human_bytes(summary.keep_newest_saved_bytes)}; clearing viewed_images after use would save "
-               f"{human_bytes(summary.clear_viewed_images_saved_bytes)}.")
+    st.caption("In the threads analysed: " + " · ".join(what_if_lines(
+        keep, summary.keep_newest_saved_bytes, summary.viewed_images_repeated_bytes, summary.base64_in_messages_bytes)))
     st.subheader("The largest threads, by stored bytes")
     st.dataframe(pd.DataFrame([
         {"thread": r.thread_id, "stored bytes": r.sizes.stored_bytes, "newest state": r.sizes.last_total_bytes,
@@ -73,6 +73,13 @@ def render() -> None:
     st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
         x=alt.X("stored bytes:Q"), y=alt.Y("field:N", sort="-x"), tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],
     ), width="stretch")
+    drifted = [r for r in reports if r.schema_drift.unknown_channels]
+    if drifted:
+        st.subheader("Schema drift")
+        st.caption("Channels these threads hold that the schema does not declare: replay leaves them unverified.")
+        for report in drifted:
+            routes.link("thread", report.thread_id, {"thread": report.thread_id}, icon=":material/schema:")
+            st.text(drift_lines(report.schema_drift, unwritten=False)[0])
     st.subheader("Flags")
     for report in (r for r in reports if r.flags):
         routes.link("thread", f"{report.thread_id}: {len(report.flags)} flag(s)", {"thread": report.thread_id},

@@ -15,6 +15,7 @@ import streamlit as st
 from ..artifact_preview import Preview, download_bytes, preview_file
 from ..artifacts import Artifact
 from ..images import ImageCheck, check_entry, entry_thumbnail, load_entry_bytes, sha256_of
+from ..image_history import lifecycle_note
 from ..media_report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
 from ..settings import load_settings
 from ..units import human_bytes
@@ -191,6 +192,8 @@ def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, sta
         return
     st.markdown("**Images**")
     st.dataframe(table(span_rows(found.spans)), hide_index=True)
+    if note := lifecycle_note(found.spans):
+        st.caption(note)
     shown = _span_thumbnails(store.url, thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), found)
     with st.container(key="images-over-time"):
         columns = st.columns(4)

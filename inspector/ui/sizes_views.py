@@ -9,9 +9,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from .. import schema as schemas
 from ..health import ThreadHealth, thread_health
 from ..settings import Settings
 from ..size_chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
+from ..sizes import what_if_lines
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..units import human_bytes
 from . import data
@@ -23,13 +25,14 @@ _S = settings()
 
 
 @st.cache_resource(ttl=_S.cache_ttl_seconds, max_entries=max(_S.cache_max_entries, 256), show_spinner=False)
-def _health(url: str, thread_id: str, newest: str | None, _store: Store, _settings: Settings) -> ThreadHealth:
+def _health(url: str, schema_name: str, thread_id: str, newest: str | None, _store: Store,
+            _settings: Settings) -> ThreadHealth:
     return thread_health(_store, thread_id, _settings)
 
 
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
-    """Sizes and flags of one thread (cached until its newest checkpoint changes)."""
-    return _health(store.url, thread_id, newest, store, settings())
+    """Sizes, flags and schema drift of one thread (cached until its newest checkpoint or the schema changes)."""
+    return _health(store.url, schemas.active().name, thread_id, newest, store, settings())
 
 
 
@@ -69,9 +72,9 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
     st.caption(f"Root graph only, oldest first; {limit}. Bytes as stored ({report.accounting}).")
     st.dataframe(field_frame(health), hide_index=True, width="stretch",
                  column_config=byte_columns("stored bytes", "unique bytes", "repeats", "newest"))
-    st.caption(f"If only the newest {report.what_if.keep_newest} checkpoints were kept: "
-               f"{human_bytes(report.what_if.keep_newest_saved_bytes)} saved. Clearing viewed_images after use: "
-               f"{human_bytes(report.what_if.clear_viewed_images_saved_bytes)} saved.")
+    what_if = report.what_if
+    st.caption(" · ".join(what_if_lines(what_if.keep_newest, what_if.keep_newest_saved_bytes,
+                                         what_if.viewed_images_repeated_bytes, what_if.base64_in_messages_bytes)))
     render_flags(health)
 
 

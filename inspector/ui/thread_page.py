@@ -23,6 +23,8 @@ from typing import Callable
 
 import streamlit as st
 
+from ..diff import verdict
+from ..drift import drift_lines, thread_drift
 from ..history import History, Key
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
@@ -110,8 +112,23 @@ def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
 def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
     history = thread.history
     namespaces = sorted({ns for ns, _ in history.ordered})
-    marks = diff_view.replay_marks(store, thread.thread_id, namespaces, len(history))
-    timeline_view.render(history, key, select, marks, complete=lambda keys: thread.complete(store, keys))
+    replays = diff_view.thread_replay(store, thread.thread_id, namespaces, len(history))
+    if replays:
+        diff_view.render_verdict(verdict([s for steps in replays.values() for s in steps]), compact=True)
+    timeline_view.render(history, key, select, diff_view.replay_marks(replays),
+                         complete=lambda keys: thread.complete(store, keys))
+
+
+def _drift(store: Store, thread_id: str, history: History) -> None:
+    """Channels the thread holds that the schema lacks, and schema fields it never wrote."""
+    head = history.node(history.head).row if history.head else None
+    states = [data.state(store, thread_id, head.checkpoint_id, head.checkpoint_ns)] if head else []
+    drift = thread_drift([n.row for n in history.nodes.values()], states)
+    lines = drift_lines(drift)
+    if drift.unknown_channels:
+        st.info(diff_view.plain(lines[0]), icon=":material/schema:")
+    if drift.unwritten_fields:
+        st.caption(diff_view.plain(lines[-1]))
 
 
 def _panel() -> tuple[str, Panel]:
@@ -129,6 +146,7 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     left, right = st.columns([2, 3], gap="medium")
     with left:
         guarded("History", _history, store, thread, key)
+        guarded("Schema drift", _drift, store, thread.thread_id, history)
     with right:
         title, panel = _panel()
         try:

@@ -1,0 +1,279 @@
+"""The state schema threads are read in: DeerFlow's ThreadState by default, the operator's own with
+``--schema`` / ``INSPECTOR_SCHEMA``; drift between a thread and its schema."""
+
+from __future__ import annotations
+
+import operator
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+import pytest
+from langgraph.channels import DeltaChannel
+from langgraph.channels.ephemeral_value import EphemeralValue
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+import custom_schema
+from inspector import schema as schemas
+from inspector.cli import main
+from inspector.diff import UNKNOWN_REDUCER, replay_thread, verdict
+from inspector.drift import channels_seen, drift_lines, thread_drift
+from inspector.settings import load_settings, schema_flag
+from inspector.store import open_store
+from inspector.thread_state import ThreadState, merge_artifacts
+
+SCHEMA_FILE = Path(custom_schema.__file__)
+
+
+@pytest.fixture(scope="module")
+def scored_db(tmp_path_factory):
+    return custom_schema.write_store(tmp_path_factory.mktemp("scored") / "scored.db")
+
+
+# -- reading a schema ------------------------------------------------------------
+
+
+def test_default_schema_is_deerflows_thread_state():
+    default = schemas.active()
+    assert default is schemas.DEFAULT_SCHEMA and default.name == "DeerFlow ThreadState"
+    assert default.reducer_name("delegations") == "merge_delegations"
+    assert default.reducer_name("title") == schemas.REPLACE
+    assert default.reducer_name("score") == schemas.UNKNOWN and not default.knows("score")
+    assert default.starting_value("artifacts") == (True, []) and default.starting_value("todos") == (False, None)
+    assert default.holds_messages("messages") and not default.holds_messages("artifacts")
+
+
+def keep_max(a, b):
+    return max(a or 0, b or 0)
+
+
+class Notes(TypedDict):
+    notes: Annotated[list[str], operator.add]
+    best: Annotated[int, keep_max]
+    status: str
+    scratch: Annotated[str, EphemeralValue]
+    log: Annotated[list, DeltaChannel(lambda state, writes: state + [w for batch in writes for w in batch])]
+
+
+class Extended(ThreadState):
+    score: Annotated[int, keep_max]
+
+
+def test_a_class_is_read_as_langgraph_reads_it():
+    read = schemas.schema_of(Notes)
+    assert read.fields == ("notes", "best", "status", "scratch", "log")
+    assert read.reducer_name("notes") == "add" and read.reducer_for("best") is keep_max
+    assert read.reducer_name("status") == schemas.REPLACE
+    assert read.reducer_name("scratch") == schemas.UNKNOWN and read.declares("scratch") and not read.knows("scratch")
+    assert read.reducer_for("log")(["a"], ["b", "c"]) == ["a", "b", "c"]  # a DeltaChannel reducer, one write at a time
+    assert read.starting_value("notes") == (True, []) and read.starting_value("best") == (True, 0)
+
+
+def test_reducers_follow_a_schema_change():
+    assert schemas.reducers_of(Extended)["score"] is keep_max
+    assert schemas.reducers_of(Extended)["artifacts"] is merge_artifacts
+
+
+@pytest.mark.parametrize("spec", ["custom_schema:ScoredState", f"{SCHEMA_FILE}:ScoredState", "custom_schema:graph"])
+def test_load_schema_from_a_module_a_file_or_a_graph(spec):
+    loaded = schemas.load_schema(spec)
+    assert loaded.name == spec
+    assert loaded.reducer_name("score") == "keep_max" and loaded.reducer_name("delegations") == "merge_delegations"
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("no_such_module:State", "cannot import module 'no_such_module'"),
+    ("custom_schema:Missing", "has no attribute 'Missing'"),
+    ("custom_schema:keep_max", "not a state class or a LangGraph graph"),
+    ("custom_schema", "expected module.path:Class"),
+    ("/nowhere/state.py:State", "no Python file"),
+])
+def test_bad_schema_specs_are_one_line_errors(spec, message):
+    with pytest.raises(schemas.SchemaError, match=message):
+        schemas.load_schema(spec)
+
+
+def test_schema_is_set_by_flag_or_setting_only():
+    assert schema_flag(["--db", "x.db", "--schema", "pkg.mod:State"]) == "pkg.mod:State"
+    assert schema_flag(["--db", "x.db"]) is None
+    assert load_settings(secrets={}, environ={"INSPECTOR_SCHEMA": "pkg:State"}).schema == "pkg:State"
+    assert load_settings(secrets={"inspector": {"schema": "a.py:S"}}, environ={}).schema == "a.py:S"
+
+
+def test_using_restores_the_previous_schema():
+    scored = schemas.load_schema("custom_schema:ScoredState")
+    with schemas.using(scored):
+        assert schemas.active() is scored
+    assert schemas.active() is schemas.DEFAULT_SCHEMA
+
+
+# -- replay in the schema's terms --------------------------------------------------
+
+
+def test_without_the_schema_the_custom_field_is_unverified_and_replay_exits_0(scored_db, capsys):
+    with open_store(str(scored_db)) as store:
+        steps = replay_thread(store, custom_schema.THREAD)
+    score_checks = [f for s in steps for f in s.fields if f.field == "score" and f.written]
+    assert score_checks and all(f.status == "unverified" and f.reason == UNKNOWN_REDUCER for f in score_checks)
+    assert all(f.reducer == schemas.UNKNOWN for f in score_checks)
+    assert verdict(steps).unknown_reducer_fields == ("score",) and verdict(steps).mismatched == 0
+    assert main(["replay", "--db", str(scored_db), custom_schema.THREAD]) == 0
+    assert "reducer unknown: score" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("spec", ["custom_schema:ScoredState", f"{SCHEMA_FILE}:graph"])
+def test_with_the_schema_the_custom_reducer_verifies_the_field(scored_db, spec, capsys):
+    assert main(["replay", "--db", str(scored_db), custom_schema.THREAD, "--schema", spec]) == 0
+    out = capsys.readouterr().out
+    assert "0 unverified, 0 mismatched" in out and f"schema {spec}" in out
+    with open_store(str(scored_db)) as store:
+        steps = replay_thread(store, custom_schema.THREAD, schema=schemas.load_schema(spec))
+    written = [f for s in steps for f in s.fields if f.field == "score" and f.written]
+    assert written and all(f.status == "confirmed" and f.reducer == "keep_max" for f in written)
+
+
+def test_state_and_diff_name_the_custom_reducer(scored_db, capsys):
+    assert main(["state", "--db", str(scored_db), custom_schema.THREAD, "--schema", "custom_schema:ScoredState"]) == 0
+    out = capsys.readouterr().out
+    assert any(line.split()[:2] == ["score", "keep_max"] for line in out.splitlines())
+    assert main(["state", "--db", str(scored_db), custom_schema.THREAD]) == 0
+    out = capsys.readouterr().out
+    assert any(line.startswith("score") and "unknown (not in the schema)" in line for line in out.splitlines())
+    assert main(["diff", "--db", str(scored_db), custom_schema.THREAD, "--schema", "custom_schema:ScoredState"]) == 0
+    assert "score (keep_max)" in capsys.readouterr().out
+
+
+def test_a_bad_schema_flag_exits_2_with_one_line(scored_db, capsys):
+    assert main(["replay", "--db", str(scored_db), custom_schema.THREAD, "--schema", "custom_schema:nothing"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "has no attribute 'nothing'" in err
+
+
+def _alter_score(db: Path) -> str:
+    """Lower the score stored in the newest checkpoint whose own step does not write it."""
+    conn = sqlite3.connect(db, check_same_thread=False)
+    try:
+        saver = SqliteSaver(conn)
+        config = {"configurable": {"thread_id": custom_schema.THREAD, "checkpoint_ns": ""}}
+        tup = saver.get_tuple(config)
+        checkpoint = tup.checkpoint
+        checkpoint["channel_values"]["score"] = -1
+        type_tag, blob = JsonPlusSerializer().dumps_typed(checkpoint)
+        conn.execute("UPDATE checkpoints SET type = ?, checkpoint = ? WHERE checkpoint_id = ?",
+                     (type_tag, blob, checkpoint["id"]))
+        conn.commit()
+        return checkpoint["id"]
+    finally:
+        conn.close()
+
+
+def test_an_altered_custom_field_is_a_mismatch_only_when_its_reducer_is_known(scored_db, tmp_path, capsys):
+    db = tmp_path / "altered.db"
+    shutil.copyfile(scored_db, db)
+    altered = _alter_score(db)
+    assert main(["replay", "--db", str(db), custom_schema.THREAD, "--schema", "custom_schema:ScoredState"]) == 1
+    out = capsys.readouterr().out
+    assert altered in out and "score" in out and "1 mismatched" in out
+    assert main(["replay", "--db", str(db), custom_schema.THREAD]) == 0  # reducer unknown: never a mismatch
+    assert "0 mismatched" in capsys.readouterr().out
+
+
+# -- drift -------------------------------------------------------------------------
+
+
+def test_drift_lists_unknown_channels_and_unwritten_fields(scored_db):
+    with open_store(str(scored_db)) as store:
+        rows = store.timeline(custom_schema.THREAD)
+        head = store.state(custom_schema.THREAD)
+    seen = channels_seen(rows, [head])
+    assert {"messages", "score"} <= seen
+    drift = thread_drift(rows, [head])
+    assert drift.unknown_channels == ("score",)
+    assert "messages" not in drift.unwritten_fields and "delegations" in drift.unwritten_fields
+    assert "score" in drift_lines(drift)[0] and "--schema" in drift_lines(drift)[0]
+    own = thread_drift(rows, [head], schema=schemas.load_schema("custom_schema:ScoredState"))
+    assert own.unknown_channels == () and "score" not in own.unwritten_fields
+
+
+def test_health_lists_schema_drift_without_flagging_it(scored_db, capsys):
+    code = main(["health", "--db", str(scored_db), custom_schema.THREAD, "--json"])
+    import json
+
+    payload = json.loads(capsys.readouterr().out)
+    thread = payload["threads"][0]
+    assert thread["schema_drift"]["unknown_channels"] == ["score"]
+    assert "schema-drift" not in {f["code"] for f in thread["flags"]}
+    assert code == (1 if thread["flags"] else 0)
+    main(["health", "--db", str(scored_db), custom_schema.THREAD])
+    assert "channels not in the schema (DeerFlow ThreadState): score" in capsys.readouterr().out
+
+
+# -- the dashboard ------------------------------------------------------------------
+
+
+@pytest.fixture
+def scored_app(scored_db, monkeypatch):
+    from inspector.ui import connection, diff_view
+
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{scored_db}")
+    connection.settings.clear()
+    yield monkeypatch
+    connection.settings.clear()
+    diff_view._thread_replay.clear()
+
+
+def test_dashboard_reads_the_operators_schema_from_the_environment(scored_app):
+    from ui_app import all_text, open_page
+
+    scored_app.setenv("INSPECTOR_SCHEMA", "custom_schema:ScoredState")
+    at = open_page("thread", thread=custom_schema.THREAD)
+    at.toggle(key=f"replay_marks_{custom_schema.THREAD}").set_value(True).run()  # the check reads every step
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "**`score`** · 1 B stored · reducer keep_max" in text
+    assert "Schema: custom_schema:ScoredState" in text
+    assert "0 unverified, 0 mismatched" in text and "channels not in the schema" not in text
+
+
+def test_dashboard_reads_the_schema_flag(scored_app):
+    from ui_app import all_text, open_page
+
+    scored_app.setattr(sys, "argv", ["app.py", "--schema", f"{SCHEMA_FILE}:ScoredState"])
+    at = open_page("thread", thread=custom_schema.THREAD)
+    assert "reducer keep_max" in all_text(at)
+
+
+def test_dashboard_without_the_schema_shows_drift_and_unverified_counts(scored_app):
+    from ui_app import all_text, open_page
+
+    at = open_page("thread", thread=custom_schema.THREAD)
+    at.toggle(key=f"replay_marks_{custom_schema.THREAD}").set_value(True).run()
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "reducer unknown (not in the schema)" in text
+    assert "channels not in the schema (DeerFlow ThreadState): score" in text
+    assert "3 unverified (3 reducer unknown: score), 0 mismatched" in text
+    table = next(d.value for d in at.dataframe if "replay" in d.value.columns)
+    assert any("unverified (reducer unknown)" in mark for mark in table["replay"])
+
+
+def test_a_schema_that_fails_to_load_is_reported_and_the_default_used(scored_app):
+    from ui_app import open_page
+
+    scored_app.setenv("INSPECTOR_SCHEMA", "custom_schema:nothing")
+    at = open_page("thread", thread=custom_schema.THREAD)
+    assert not at.exception, at.exception
+    assert any("has no attribute 'nothing'" in e.value and "DeerFlow ThreadState" in e.value for e in at.sidebar.error)
+
+
+def test_health_page_lists_threads_with_schema_drift(scored_app):
+    from ui_app import all_text, open_page
+
+    at = open_page("health")
+    assert not at.exception, at.exception
+    assert "Schema drift" in [h.value for h in at.subheader]
+    assert "channels not in the schema (DeerFlow ThreadState): score" in "\n".join(t.value for t in at.text)
+    assert "Schema: DeerFlow ThreadState" in all_text(at)
