@@ -378,15 +378,6 @@ def across_threads(progress: Progress | None, threads: list[ThreadSummary]) -> l
     return [lambda done, _, offset=offset: progress(offset + done, total) for offset in offsets]
 
 
-def all_thread_ids(store: Store, page: int = 500) -> list[str]:
-    ids: list[str] = []
-    while True:
-        batch = store.threads(limit=page, offset=len(ids))
-        ids.extend(t.thread_id for t in batch)
-        if len(batch) < page:
-            return ids
-
-
 def measure_store(store: Store, keep_newest: int = 10, top: int | None = None, cache: AnalysisCache | None = None,
                   progress: Progress | None = None) -> StoreSizes:
     """Rank every thread by stored bytes (one SQL aggregate), then measure the ``top`` largest in depth

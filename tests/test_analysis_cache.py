@@ -17,6 +17,8 @@ from benchmarks.store_generator import LONG_THREAD, Shape, add_turn, build_graph
 from inspector.analysis_cache import FILE_NAME, AnalysisCache, CacheError, default_cache_dir, open_cache
 from inspector.cached_sizes import KIND, sizes_stream
 from inspector.demo import DEMO_THREADS
+from inspector.diff import replay_thread
+from inspector.jsonable import dumps
 from inspector.sizes import measure_thread
 from inspector.store import open_store
 
@@ -43,6 +45,49 @@ def test_cached_sizes_equal_sizes_read_from_the_store(demo_db, cache, thread_id)
         again = list(sizes_stream(store, thread_id, cache))
         assert first == uncached and again == uncached
         assert measure_thread(store, thread_id, cache=cache) == measure_thread(store, thread_id)
+
+
+def namespaces(store, thread_id: str) -> list[str]:
+    return sorted({r.checkpoint_ns for r in store.timeline_keys(thread_id)})
+
+
+@pytest.mark.parametrize("thread_id", sorted(DEMO_THREADS))
+def test_cached_replays_equal_replays_without_the_cache(demo_db, cache, thread_id):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        for ns in namespaces(store, thread_id):
+            uncached = dumps(replay_thread(store, thread_id, ns))
+            assert dumps(replay_thread(store, thread_id, ns, cache=cache)) == uncached  # filling it
+            assert dumps(replay_thread(store, thread_id, ns, cache=cache)) == uncached  # read from it
+
+
+def test_a_mismatch_read_from_the_cache_still_names_its_first_difference(demo_db, tmp_path, cache, monkeypatch):
+    from test_replay import alter_todos
+
+    db = tmp_path / "altered.db"
+    shutil.copyfile(demo_db, db)
+    with open_store(f"sqlite:///{db}") as store:
+        target = [r for r in sorted(store.timeline("demo-research"), key=lambda r: r.checkpoint_id)
+                  if not r.checkpoint_ns and "todos" in r.write_channels][1]
+    alter_todos(db, "demo-research", target.checkpoint_id)
+    with open_store(f"sqlite:///{db}") as store:
+        first = replay_thread(store, "demo-research", cache=cache)
+        decoded = []
+        real = store.iter_states
+        monkeypatch.setattr(store, "iter_states", lambda *a, **k: decoded.append(k.get("checkpoint_ids")) or real(*a, **k))
+        again = replay_thread(store, "demo-research", cache=cache)
+    assert dumps(again) == dumps(first)
+    flagged = [s for s in again if s.status == "mismatch"]
+    assert [s.checkpoint_id for s in flagged] == [target.checkpoint_id]
+    assert "'blocked'" in flagged[0].mismatches[0].first_difference  # values come from the store, never the cache
+    assert len(decoded) == 1 and decoded[0] == {target.checkpoint_id, target.parent_checkpoint_id}
+
+
+def test_a_second_replay_decodes_no_checkpoint(bench_db, cache, monkeypatch):
+    with open_store(f"sqlite:///{bench_db}") as store:
+        first = replay_thread(store, LONG_THREAD, cache=cache)
+        monkeypatch.setattr(store, "iter_states", lambda *a, **k: pytest.fail("decoded a checkpoint"))
+        monkeypatch.setattr(store, "state", lambda *a, **k: pytest.fail("decoded a checkpoint"))
+        assert dumps(replay_thread(store, LONG_THREAD, cache=cache)) == dumps(first)
 
 
 def test_a_second_look_reads_no_blob(bench_db, cache, monkeypatch):

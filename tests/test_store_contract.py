@@ -440,3 +440,17 @@ def test_a_filter_that_is_not_json_is_refused_in_one_line(backend, bad):
         pytest.skip("a saver applies its own filter")
     with pytest.raises(StoreError, match="metadata filter"):
         store.history("demo-research", filter=bad)
+
+
+@pytest.mark.parametrize("thread_id", ["demo-research", "demo-interrupt", "demo-delta"])
+def test_streamed_writes_equal_the_writes_of_each_state(backend, thread_id, monkeypatch):
+    import inspector.store.records as records
+
+    monkeypatch.setattr(records, "BATCH_ROWS", 2)
+    store, base = backend
+    streamed = dict(store.iter_writes(thread_id))
+    states = {s.checkpoint_id: s for s in store.iter_states(thread_id)}
+    assert streamed == {cid: s.writes for cid, s in states.items() if s.writes}
+    some = list(streamed)[::2]
+    assert dict(store.iter_writes(thread_id, checkpoint_ids=some)) == {cid: streamed[cid] for cid in some}
+    assert list(store.iter_writes(thread_id, "nowhere:1")) == []

@@ -6,7 +6,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 from .output import print_json, print_table
-from .store_commands import add_store_args, open_from_args
+from .progress import StderrProgress
+from .store_commands import add_store_args, open_cache_for, open_from_args
 
 if TYPE_CHECKING:
     from ..diff import StateDiff, StepReplay
@@ -64,8 +65,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from .. import schema as schemas
     from ..diff import replay_thread, verdict
 
-    with open_from_args(args) as store:
-        steps = replay_thread(store, args.thread, args.ns)
+    with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, "steps") as progress:
+        cache = open_cache_for(store, args)
+        try:
+            steps = replay_thread(store, args.thread, args.ns, cache=cache, progress=progress)
+        finally:
+            if cache is not None:
+                cache.close()
     result = verdict(steps)
     mismatched = [s for s in steps if s.status == "mismatch"]
     if args.json:

@@ -106,8 +106,14 @@ def cmd_health(args: argparse.Namespace) -> int:
     from ..health import store_health, thread_health
 
     settings = load_settings()
-    with open_from_args(args) as store:
-        reports = [thread_health(store, args.thread, settings)] if args.thread else store_health(store, settings)
+    with open_from_args(args) as store, StderrProgress(f"health {args.thread or 'store'}", args.quiet) as progress:
+        cache = open_cache_for(store, args)
+        try:
+            reports = ([thread_health(store, args.thread, settings, cache, progress)] if args.thread
+                       else store_health(store, settings, settings.health_top_threads, cache, progress))
+        finally:
+            if cache is not None:
+                cache.close()
     flagged = sum(len(r.flags) for r in reports)
     if args.json:
         print_json(health_payload(reports, settings))

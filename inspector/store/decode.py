@@ -227,13 +227,16 @@ class DecodedCheckpoint:
     channel_values: dict[str, Any]
     channel_bytes: dict[str, int]
     problems: list[Problem]
+    # list and map channels as decoded, for decoding a child checkpoint against (``store.carried``)
+    carried: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
-def decode_checkpoint_blob(type_tag: str | None, blob: bytes | None,
-                           channels: Collection[str] | None = None) -> DecodedCheckpoint:
+def decode_checkpoint_blob(type_tag: str | None, blob: bytes | None, channels: Collection[str] | None = None,
+                           previous: DecodedCheckpoint | None = None) -> DecodedCheckpoint:
     """Decode a whole-checkpoint blob (SQLite's layout) channel by channel; never raises.
 
     ``channels``: decode only these channel values (the others are skipped, not built); None: all.
+    ``previous``: the parent checkpoint, decoded; items this one stores again are taken from it.
     """
     payload = bytes(blob or b"")
     if type_tag != "msgpack":
@@ -246,14 +249,17 @@ def decode_checkpoint_blob(type_tag: str | None, blob: bytes | None,
             return DecodedCheckpoint(value, values, {}, decoded.problems)
         problems = decoded.problems or [Problem(f"checkpoint stored as {type_tag!r} is not a checkpoint")]
         return DecodedCheckpoint({}, {}, {}, problems)
-    return _walk_checkpoint(payload, channels)
+    return _walk_checkpoint(payload, channels, previous.carried if previous is not None else {})
 
 
-def _walk_checkpoint(payload: bytes, wanted: Collection[str] | None) -> DecodedCheckpoint:
+def _walk_checkpoint(payload: bytes, wanted: Collection[str] | None, before: dict[str, Any]) -> DecodedCheckpoint:
+    from .carried import decode_value
+
     header: dict[str, Any] = {}
     values: dict[str, Any] = {}
     sizes: dict[str, int] = {}
     problems: list[Problem] = []
+    carried: dict[str, Any] = {}
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=max(len(payload), 1))
     unpacker.feed(payload)
     try:
@@ -270,13 +276,13 @@ def _walk_checkpoint(payload: bytes, wanted: Collection[str] | None) -> DecodedC
                 channel = unpacker.unpack()
                 start = unpacker.tell()
                 unpacker.skip()
-                if wanted is not None and str(channel) not in wanted:
+                name = str(channel)
+                if wanted is not None and name not in wanted:
                     continue
-                raw = payload[start : unpacker.tell()]
-                decoded = unpack_msgpack(raw, str(channel))
-                values[str(channel)] = decoded.value
-                sizes[str(channel)] = len(raw)
+                decoded, carried[name] = decode_value(payload, start, unpacker.tell(), name, before.get(name))
+                values[name] = decoded.value
+                sizes[name] = unpacker.tell() - start
                 problems.extend(decoded.problems)
     except Exception as exc:  # truncated or corrupt blob: keep what was read
         problems.append(Problem(f"checkpoint blob is corrupt or truncated after {len(values)} channel(s) ({type(exc).__name__})"))
-    return DecodedCheckpoint(header, values, sizes, problems)
+    return DecodedCheckpoint(header, values, sizes, problems, carried)

@@ -300,6 +300,12 @@ class Store(Protocol):
         """
         ...
 
+    def iter_writes(self, thread_id: str, ns: str = "",
+                    checkpoint_ids: Collection[str] | None = None) -> Iterator[tuple[str, list[WriteRecord]]]:
+        """``(checkpoint id, its decoded writes in task order)`` for the checkpoints of one namespace (or
+        ``checkpoint_ids``) that have writes, oldest first, in bounded batches; no state is read."""
+        ...
+
     def iter_field_sizes(self, thread_id: str, ns: str | None = None,
                          keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
         """``field_sizes`` as a stream in bounded batches (ordered by checkpoint id, then namespace);

@@ -22,6 +22,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from . import delta
+from .carried import Carried, decode_value
 from .decode import Decoded, Problem, decode_typed
 from .model import (
     SHARED_BLOBS,
@@ -375,6 +376,17 @@ class PostgresStore:
     def writes(self, thread_id: str, checkpoint_id: str, ns: str = "") -> tuple[list[WriteRecord], list[Problem]]:
         return write_records(self._write_rows(thread_id, ns, [checkpoint_id]).get(checkpoint_id, []))
 
+    def iter_writes(self, thread_id: str, ns: str = "",
+                    checkpoint_ids: Collection[str] | None = None) -> Iterator[tuple[str, list[WriteRecord]]]:
+        ids = [r[0] for r in self._query(
+            "SELECT DISTINCT checkpoint_id FROM checkpoint_writes WHERE thread_id = %s AND checkpoint_ns = %s "
+            "ORDER BY checkpoint_id", [thread_id, ns])]
+        if checkpoint_ids is not None:
+            wanted = set(checkpoint_ids)
+            ids = [cid for cid in ids if cid in wanted]
+        return ((cid, write_records(rows)[0]) for batch in batches(ids, lambda _: 1)
+                for cid, rows in sorted(self._write_rows(thread_id, ns, batch).items()))
+
     def _write_rows(self, thread_id: str, ns: str, ids: list[str]) -> dict[str, list[tuple]]:
         grouped: dict[str, list[tuple]] = {}
         for cid, *row in self._query(
@@ -387,9 +399,10 @@ class PostgresStore:
         return grouped
 
     def _blobs(self, thread_id: str, ns: str, refs: set[tuple[str, str]], channels: Collection[str] | None,
-               known: dict[tuple[str, str], _Blob]) -> dict[tuple[str, str], _Blob]:
+               known: dict[tuple[str, str], _Blob], carry: dict[str, Carried] | None = None) -> dict[tuple[str, str], _Blob]:
         """The blob rows ``refs`` names, decoded once each (those in ``known`` are not read again);
-        channels outside ``channels`` are measured, not fetched."""
+        channels outside ``channels`` are measured, not fetched. ``carry``: each channel's last decoded
+        version, whose items a newer version that stores them again reuses (updated in place)."""
         wanted = [ref for ref in refs if ref not in known]
         found = {ref: known[ref] for ref in refs if ref in known}
         if wanted:
@@ -397,8 +410,13 @@ class PostgresStore:
                 "channels": None if channels is None else list(channels), "names": [c for c, _ in wanted],
                 "versions": [v for _, v in wanted], "thread": thread_id, "ns": ns,
             })
-            for name, version, type_tag, size, blob in rows:
-                decoded = None if type_tag == "empty" or blob is None else decode_typed(type_tag, blob, name)
+            for name, version, type_tag, size, blob in sorted(rows, key=lambda r: (r[0], r[1])):
+                if type_tag == "empty" or blob is None:
+                    decoded = None
+                elif type_tag == "msgpack" and carry is not None:
+                    decoded, carry[name] = decode_value(bytes(blob), 0, len(blob), name, carry.get(name))
+                else:
+                    decoded = decode_typed(type_tag, blob, name)
                 found[(name, version)] = _Blob(type_tag, int(size or 0), decoded)
         return found
 
@@ -469,6 +487,7 @@ class PostgresStore:
         """Batches of checkpoints; a blob row shared with the checkpoint before is decoded once."""
         previous: CheckpointState | None = None
         known: dict[tuple[str, str], _Blob] = {}
+        carry: dict[str, Carried] = {}
         for batch in batches(order, lambda _: 1):
             rows = self._query(
                 f"""SELECT {self._CHECKPOINT_COLUMNS} FROM checkpoints
@@ -476,7 +495,7 @@ class PostgresStore:
                 [thread_id, ns, batch],
             )
             refs = set().union(*(_refs(row[2]) for row in rows)) if rows else set()
-            blobs = self._blobs(thread_id, ns, refs, channels, known)
+            blobs = self._blobs(thread_id, ns, refs, channels, known, carry)
             writes = self._write_rows(thread_id, ns, batch)
             for row in rows:
                 previous = self._assemble(thread_id, ns, row, blobs, writes.get(row[0], []), channels, previous)

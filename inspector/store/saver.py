@@ -39,6 +39,7 @@ from .model import (
     Key,
     StoreTotals,
     ThreadSummary,
+    WriteRecord,
     checkpoint_time,
 )
 from .records import assemble_state, checkpoint_not_found, thread_not_found, write_records
@@ -363,16 +364,20 @@ class SaverStore:
         ordered = sorted((t for t in tuples if wanted is None or _cid(t) in wanted), key=_cid)
         return (self._state_of(thread_id, ns, tup, channels) for tup in ordered)
 
+    def iter_writes(self, thread_id: str, ns: str = "",
+                    checkpoint_ids: Collection[str] | None = None) -> Iterator[tuple[str, list[WriteRecord]]]:
+        wanted = None if checkpoint_ids is None else set(checkpoint_ids)
+        tuples = sorted((t for t in self._list({"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}})
+                         if _ns(t) == ns and t.pending_writes and (wanted is None or _cid(t) in wanted)), key=_cid)
+        return ((_cid(t), _writes_of(t)[0]) for t in tuples)
+
     def _state_of(self, thread_id: str, ns: str, tup: CheckpointTuple,
                   channels: Collection[str] | None = None) -> CheckpointState:
         type_tag, blob, problems = _dump_checkpoint(tup.checkpoint)
         decoded = decode_checkpoint_blob(type_tag, blob, channels)
         metadata = plain(dict(tup.metadata or {})).value
         metadata = metadata if isinstance(metadata, dict) else {}
-        writes, write_problems = write_records(
-            (task_id, "", idx, channel, *_dumps(value))
-            for idx, (task_id, channel, value) in enumerate(tup.pending_writes or [])
-        )
+        writes, write_problems = _writes_of(tup)
         return assemble_state(
             thread_id=thread_id,
             ns=ns,
@@ -427,6 +432,11 @@ class SaverStore:
             seed = plain(entry["seed"], channel).value if has_seed else None
             out[channel] = delta.DeltaHistory(channel, writes, seed, has_seed)
         return out
+
+
+def _writes_of(tup: CheckpointTuple) -> tuple[list[WriteRecord], list[Problem]]:
+    return write_records((task_id, "", idx, channel, *_dumps(value))
+                         for idx, (task_id, channel, value) in enumerate(tup.pending_writes or []))
 
 
 def _cid(tup: CheckpointTuple) -> str:

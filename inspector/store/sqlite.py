@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Collection, Iterable, Iterator, Sequence
 
 from . import delta
-from .decode import Problem, decode_checkpoint_blob, decode_typed
+from .decode import DecodedCheckpoint, Problem, decode_checkpoint_blob, decode_typed
 from .measure import MeasuredCheckpoint, measure_checkpoint_blob
 from .model import (
     PER_CHECKPOINT_COPY,
@@ -45,11 +45,6 @@ from .records import (
 )
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
-# Map the file into memory for keys and metadata: a checkpoint's metadata sits behind its blob, and
-# reaching it through mapped pages costs a fraction of copying each overflow page. Streams that read
-# whole blobs use a second connection without the map, so the pages they pass through do not stay
-# resident in the process.
-MMAP_BYTES = 1 << 30
 _OWN_BYTES = "length(checkpoint) + coalesce(length(metadata), 0)"
 _THREAD_ORDER = {
     "newest": "max(checkpoint_id) DESC, thread_id",
@@ -122,7 +117,6 @@ class SqliteStore:
         try:
             self._conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False)
             self._conn.execute("PRAGMA query_only = ON")
-            self._conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
@@ -137,19 +131,8 @@ class SqliteStore:
         }
 
     # -- lifecycle -------------------------------------------------------
-    _stream_conn: sqlite3.Connection | None = None
-
     def close(self) -> None:
         self._conn.close()
-        if self._stream_conn is not None:
-            self._stream_conn.close()
-
-    def _streaming(self) -> sqlite3.Connection:
-        if self._stream_conn is None:
-            conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False)
-            conn.execute("PRAGMA query_only = ON")
-            self._stream_conn = conn
-        return self._stream_conn
 
     def __enter__(self) -> "SqliteStore":
         return self
@@ -157,9 +140,9 @@ class SqliteStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _query(self, sql: str, params: Iterable[Any] = (), stream: bool = False) -> list[tuple]:
+    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         try:
-            return (self._streaming() if stream else self._conn).execute(sql, tuple(params)).fetchall()
+            return self._conn.execute(sql, tuple(params)).fetchall()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"reading {self.path} failed: {exc}") from None
 
@@ -344,14 +327,13 @@ class SqliteStore:
         return bool(self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]))
 
     def _blob_rows(self, thread_id: str, ns: str, ids: list[str], columns: str) -> dict[str, tuple]:
-        """``checkpoint id -> (columns...)`` for one batch of a namespace (through the streaming connection)."""
+        """``checkpoint id -> (columns...)`` for one batch of a namespace."""
         return {
             row[0]: row[1:]
             for row in self._query(
                 f"""SELECT checkpoint_id, {columns} FROM checkpoints
                     WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN ({self._in_clause(ids)})""",
                 [thread_id, ns, *ids],
-                stream=True,
             )
         }
 
@@ -429,6 +411,17 @@ class SqliteStore:
     def writes(self, thread_id: str, checkpoint_id: str, ns: str = "") -> tuple[list[WriteRecord], list[Problem]]:
         return write_records(self._write_rows(thread_id, ns, [checkpoint_id]).get(checkpoint_id, []))
 
+    def iter_writes(self, thread_id: str, ns: str = "",
+                    checkpoint_ids: Collection[str] | None = None) -> Iterator[tuple[str, list[WriteRecord]]]:
+        ids = [r[0] for r in self._query(
+            "SELECT DISTINCT checkpoint_id FROM writes WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id",
+            [thread_id, ns])]
+        if checkpoint_ids is not None:
+            wanted = set(checkpoint_ids)
+            ids = [cid for cid in ids if cid in wanted]
+        return ((cid, write_records(rows)[0]) for batch in batches(ids, lambda _: 1)
+                for cid, rows in sorted(self._write_rows(thread_id, ns, batch).items()))
+
     def _write_rows(self, thread_id: str, ns: str, ids: list[str]) -> dict[str, list[tuple]]:
         """``checkpoint id -> stored write rows`` in task order, for a batch of one namespace."""
         task_path = "task_path" if self._writes_have_task_path else "''"
@@ -443,9 +436,11 @@ class SqliteStore:
         return grouped
 
     def _decoded(self, thread_id: str, ns: str, cid: str, parent: str | None, type_tag: str | None,
-                 blob: bytes | None, raw_meta: Any, write_rows: list[tuple],
-                 channels: Collection[str] | None = None, carried: CheckpointState | None = None) -> CheckpointState:
-        decoded = decode_checkpoint_blob(type_tag, blob, channels)
+                 blob: bytes | None, raw_meta: Any, write_rows: list[tuple], channels: Collection[str] | None = None,
+                 carried: tuple[CheckpointState, DecodedCheckpoint] | None = None) -> tuple[CheckpointState, DecodedCheckpoint]:
+        """The state of one checkpoint row; ``carried``: its parent's state and blob, decoded just before."""
+        parent_state, parent_blob = carried if carried is not None and carried[0].checkpoint_id == parent else (None, None)
+        decoded = decode_checkpoint_blob(type_tag, blob, channels, parent_blob)
         writes, write_problems = write_records(write_rows)
         return assemble_state(
             thread_id=thread_id,
@@ -459,14 +454,14 @@ class SqliteStore:
             writes=writes,
             problems=decoded.problems + write_problems,
             stored_bytes=len(blob or b"") + len(raw_meta or b""),
-            rebuild=sql_rebuilder(self, thread_id, ns, parent, carried),
+            rebuild=sql_rebuilder(self, thread_id, ns, parent, parent_state),
             channels=channels,
-        )
+        ), decoded
 
     def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
         cid, parent, type_tag, blob, raw_meta = self._checkpoint_row(thread_id, checkpoint_id, ns)
         return self._decoded(thread_id, ns, cid, parent, type_tag, blob, raw_meta,
-                             self._write_rows(thread_id, ns, [cid]).get(cid, []))
+                             self._write_rows(thread_id, ns, [cid]).get(cid, []))[0]
 
     def iter_states(self, thread_id: str, ns: str = "", checkpoint_ids: Collection[str] | None = None,
                     channels: Collection[str] | None = None) -> Iterator[CheckpointState]:
@@ -484,7 +479,7 @@ class SqliteStore:
 
     def _stream_states(self, thread_id: str, ns: str, order: list[tuple],
                        channels: Collection[str] | None) -> Iterator[CheckpointState]:
-        previous: CheckpointState | None = None
+        previous: tuple[CheckpointState, DecodedCheckpoint] | None = None
         for batch in batches(order, lambda r: r[2] or 0):
             ids = [r[0] for r in batch]
             fetched = self._blob_rows(thread_id, ns, ids, "type, checkpoint, metadata")
@@ -495,7 +490,7 @@ class SqliteStore:
                 type_tag, blob, raw_meta = fetched.pop(cid)
                 previous = self._decoded(thread_id, ns, cid, parent, type_tag, blob, raw_meta,
                                          writes.get(cid, []), channels, previous)
-                yield previous
+                yield previous[0]
 
     # -- delta channels ----------------------------------------------------
     def delta_history(

@@ -5,10 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import schema as schemas
-from ..diff import ReplayVerdict, StateDiff, StepReplay, diff, replay_step, replay_thread, verdict
+from ..diff import ReplayVerdict, StateDiff, StepReplay, cached_verdicts, diff, replay_step, replay_thread, verdict
+from ..diff.thread_replay import schema_fingerprint
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, routes
+from .progress import progress_bar
 from .values import show_value
 
 MISMATCH_MARK = "replay does not match"
@@ -40,14 +42,26 @@ def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = ""
     return result, replay_step(before, after, sole_child=sole_child)
 
 
-@st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner="Replaying every step…")
-def _thread_replay(url: str, schema_name: str, _store: Store, thread_id: str, ns: str) -> list[StepReplay]:
-    return replay_thread(_store, thread_id, ns)
+@st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+def _thread_replay(url: str, schema: str, thread_id: str, ns: str, newest: str) -> dict[str, list[StepReplay]]:
+    return {}  # filled once by the first page run that asks, with its progress bar
 
 
 def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
-    """Every step of one namespace replayed (cached per store, schema, thread and namespace)."""
-    return _thread_replay(store.url, schemas.active().name, store, thread_id, ns)
+    """Every step of one namespace replayed, with a progress bar (kept per store, schema, thread, namespace and
+    newest checkpoint; verdicts also go to the analysis cache, so the next process replays only new steps)."""
+    schema = schemas.active()
+    newest = data.thread_history(store, thread_id).newest_id
+    held = _thread_replay(store.url, schema_fingerprint(schema), thread_id, ns, newest)
+    if "steps" not in held:
+        with progress_bar("Replaying every step", "steps") as progress:
+            held["steps"] = replay_thread(store, thread_id, ns, schema, data.analysis_cache(store), progress)
+    return held["steps"]
+
+
+def cached_marks(store: Store, thread_id: str, rows: list[CheckpointRow]) -> dict[tuple[str, str], str]:
+    """Marks for ``rows`` (a page of the history) from the verdicts the analysis cache already holds."""
+    return {key: step_mark(check) for key, check in cached_verdicts(store, thread_id, rows, data.analysis_cache(store)).items()}
 
 
 def step_mark(check: StepReplay) -> str:

@@ -17,6 +17,7 @@ from ..sizes import what_if_lines
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..units import human_bytes
 from . import data
+from .progress import progress_bar
 from .tables import byte_columns
 
 
@@ -25,14 +26,18 @@ _S = settings()
 
 
 @st.cache_resource(ttl=_S.cache_ttl_seconds, max_entries=max(_S.cache_max_entries, 256), show_spinner=False)
-def _health(url: str, schema_name: str, thread_id: str, newest: str | None, _store: Store,
-            _settings: Settings) -> ThreadHealth:
-    return thread_health(_store, thread_id, _settings)
+def _health(url: str, schema_name: str, thread_id: str, newest: str | None, _settings: Settings) -> dict[str, ThreadHealth]:
+    return {}  # filled once by the first page run that asks, with its progress bar
 
 
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
-    """Sizes, flags and schema drift of one thread (cached until its newest checkpoint or the schema changes)."""
-    return _health(store.url, schemas.active().name, thread_id, newest, store, settings())
+    """Sizes, flags and schema drift of one thread (kept until its newest checkpoint or the schema changes;
+    each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones)."""
+    held = _health(store.url, schemas.active().name, thread_id, newest, settings())
+    if "health" not in held:
+        with progress_bar(f"Measuring {thread_id}") as progress:
+            held["health"] = thread_health(store, thread_id, settings(), data.analysis_cache(store), progress)
+    return held["health"]
 
 
 

@@ -116,7 +116,9 @@ def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
     if replays:
         diff_view.render_verdict(verdict([s for steps in replays.values() for s in steps]), compact=True)
     timeline_view.render(history, key, select, diff_view.replay_marks(replays),
-                         complete=lambda keys: thread.complete(store, keys))
+                         complete=lambda keys: thread.complete(store, keys),
+                         marks_for=lambda keys: diff_view.cached_marks(
+                             store, thread.thread_id, [history.node(k).row for k in keys]))
 
 
 def _drift(store: Store, thread_id: str, history: History) -> None:

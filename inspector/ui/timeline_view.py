@@ -76,8 +76,10 @@ def autoplay(history: History, key: Key, select: Select) -> None:
 
 
 def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None,
-           complete: Callable[[list[Key]], None] | None = None) -> None:
-    """The checkpoint tree and table of one page of the history; ``complete(keys)`` reads that page's full rows."""
+           complete: Callable[[list[Key]], None] | None = None,
+           marks_for: Callable[[list[Key]], dict[Key, str]] | None = None) -> None:
+    """The checkpoint tree and table of one page of the history; ``complete(keys)`` reads that page's full
+    rows, ``marks_for(keys)`` gives that page's replay marks when ``marks`` does not."""
     pages = history.page_count(PAGE_SIZE)
     page = history.page_of(key, PAGE_SIZE)
     if pages > 1:
@@ -85,6 +87,8 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
     keys = history.page(page, PAGE_SIZE)
     if complete is not None:
         complete(keys)
+    if not marks and marks_for is not None:
+        marks = marks_for(keys)
     st.caption(_summary(history))
     _replay_warning(history, marks or {})
     tree_tab, table_tab = st.tabs(["Tree", "Table"])
