@@ -63,6 +63,19 @@ def test_opening_a_long_thread_reads_one_page_and_decodes_one_checkpoint(countin
     assert not HISTORY_WIDE & set(counting.calls), counting.calls
 
 
+def test_replay_marks_come_from_the_analysis_cache_without_replaying(counting, analysis_cache_dir):
+    from inspector.analysis_cache import AnalysisCache
+    from inspector.diff import replay_thread
+
+    with AnalysisCache(analysis_cache_dir) as cache:
+        replay_thread(counting._inner, LONG_THREAD, cache=cache)  # as `python -m inspector replay` would
+    at = open_page("thread", started=counting.calls.clear, thread=LONG_THREAD)
+    assert not at.exception, at.exception
+    table = next(d.value for d in at.dataframe if "replay" in d.value.columns)
+    assert len(table) == 40 and all(mark.startswith("✓") for mark in table["replay"])
+    assert counting.calls["state"] == 1 and not HISTORY_WIDE & set(counting.calls), counting.calls
+
+
 def test_a_page_of_an_older_part_of_the_history_reads_that_page(counting):
     at = open_page("thread", started=counting.calls.clear, thread=LONG_THREAD)
     counting.calls.clear()
