@@ -175,30 +175,36 @@ class PostgresStore:
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
                 sort: str = "newest") -> list[ThreadSummary]:
+        """The page's threads are ranked first (newest and most checkpoints from keys alone, stored bytes
+        from every row's and blob's length), then only their summaries are computed."""
         if sort not in THREAD_SORTS:
             raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
         where, params = self._thread_filter(search)
         if sort == "stored":
-            rows = self._query(
+            ranked = self._query(
                 f"""
-                WITH c AS (SELECT {_THREAD_COLUMNS} FROM checkpoints {where} GROUP BY thread_id),
+                WITH c AS (SELECT thread_id, sum(pg_column_size(checkpoint) + pg_column_size(metadata)) AS own
+                           FROM checkpoints {where} GROUP BY thread_id),
                      side AS ({_SIDE_BYTES.format(blob_where="", write_where="")})
-                SELECT c.*, coalesce(side.n, 0) FROM c LEFT JOIN side ON side.thread_id = c.thread_id
+                SELECT c.thread_id FROM c LEFT JOIN side ON side.thread_id = c.thread_id
                 ORDER BY c.own + coalesce(side.n, 0) DESC, c.thread_id
                 LIMIT %s OFFSET %s
                 """,
                 [*params, limit, offset],
             )
-            extra = {r[0]: int(r[6] or 0) for r in rows}
         else:
-            rows = self._query(
-                f"""SELECT {_THREAD_COLUMNS} FROM checkpoints {where} GROUP BY thread_id
+            ranked = self._query(
+                f"""SELECT thread_id FROM checkpoints {where} GROUP BY thread_id
                     ORDER BY {_THREAD_ORDER[sort]} LIMIT %s OFFSET %s""",
                 [*params, limit, offset],
             )
-            extra = self._side_bytes_by_thread([r[0] for r in rows])
-        ids = [r[0] for r in rows]
-        return thread_summaries([r[:6] for r in rows], extra, self._titles(ids))
+        ids = [r[0] for r in ranked]
+        if not ids:
+            return []
+        rows = {r[0]: r for r in self._query(
+            f"SELECT {_THREAD_COLUMNS} FROM checkpoints WHERE thread_id = ANY(%s) GROUP BY thread_id", [ids])}
+        return thread_summaries([rows[tid] for tid in ids if tid in rows], self._side_bytes_by_thread(ids),
+                                self._titles(ids))
 
     def _side_bytes_by_thread(self, ids: list[str]) -> dict[str, int]:
         """Blob and write bytes per thread; each shared blob row counted once."""

@@ -169,16 +169,16 @@ class SqliteStore:
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
                 sort: str = "newest") -> list[ThreadSummary]:
+        """The page's threads are ranked first (newest and most checkpoints from the primary-key index alone,
+        stored bytes from every row's lengths), then only their summaries are computed."""
         if sort not in THREAD_SORTS:
             raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
         where, params = self._thread_filter(search)
-        columns = f"""thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
-                      sum({_OWN_BYTES}) AS own, count(DISTINCT checkpoint_ns), max(checkpoint_id)"""
         if sort == "stored":
-            # every thread's bytes, its writes included, ranked in one statement over lengths
-            rows = self._query(
+            ranked = self._query(
                 f"""
-                SELECT c.*, coalesce(w.n, 0) FROM (SELECT {columns} FROM checkpoints {where} GROUP BY thread_id) c
+                SELECT c.thread_id FROM (SELECT thread_id, sum({_OWN_BYTES}) AS own FROM checkpoints {where}
+                                         GROUP BY thread_id) c
                 LEFT JOIN (SELECT thread_id, sum(length(value)) AS n FROM writes GROUP BY thread_id) w
                   ON w.thread_id = c.thread_id
                 ORDER BY c.own + coalesce(w.n, 0) DESC, c.thread_id
@@ -186,15 +186,21 @@ class SqliteStore:
                 """,
                 [*params, limit, offset],
             )
-            extra = {r[0]: r[6] for r in rows}
         else:
-            rows = self._query(
-                f"SELECT {columns} FROM checkpoints {where} GROUP BY thread_id ORDER BY {_THREAD_ORDER[sort]} LIMIT ? OFFSET ?",
+            ranked = self._query(
+                f"SELECT thread_id FROM checkpoints {where} GROUP BY thread_id ORDER BY {_THREAD_ORDER[sort]} LIMIT ? OFFSET ?",
                 [*params, limit, offset],
             )
-            extra = self._writes_bytes_by_thread([r[0] for r in rows])
-        ids = [r[0] for r in rows]
-        return thread_summaries([r[:6] for r in rows], extra, self._titles(ids))
+        ids = [r[0] for r in ranked]
+        if not ids:
+            return []
+        rows = {r[0]: r for r in self._query(
+            f"""SELECT thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
+                       sum({_OWN_BYTES}), count(DISTINCT checkpoint_ns), max(checkpoint_id)
+                FROM checkpoints WHERE thread_id IN ({self._in_clause(ids)}) GROUP BY thread_id""",
+            ids,
+        )}
+        return thread_summaries([rows[tid] for tid in ids if tid in rows], self._writes_bytes_by_thread(ids), self._titles(ids))
 
     def _in_clause(self, ids: list[str]) -> str:
         return ",".join("?" * len(ids))

@@ -25,8 +25,11 @@ def messages_view(value: Any, ctx: Any) -> None:
         if not st.toggle(f"Show all {len(turns)} messages", key=f"msg_all_{ctx.name}"):
             shown = turns[-RECENT:]
             st.caption(f"The newest {RECENT} of {len(turns)} messages.")
-    for turn in shown:
-        _turn(turn, turns, show_ids)
+    # One place per turn, in order, filled newest first: the newest message reaches the browser first.
+    places = [st.container() for _ in shown]
+    for place, turn in zip(reversed(places), reversed(shown)):
+        with place:
+            _turn(turn, turns, show_ids)
 
 
 def _part(part: Part) -> None:

@@ -146,14 +146,18 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     row = history.node(key).row
     guarded("Navigator", timeline_view.navigator, history, key, select)
     left, right = st.columns([2, 3], gap="medium")
+    with right:  # first: the state reaches the browser before the history's charts
+        guarded("The selected checkpoint", _selected, store, thread.thread_id, row)
     with left:
         guarded("History", _history, store, thread, key)
         guarded("Schema drift", _drift, store, thread.thread_id, history)
-    with right:
-        title, panel = _panel()
-        try:
-            state = data.state(store, thread.thread_id, row.checkpoint_id, row.checkpoint_ns)
-        except Exception as exc:  # noqa: BLE001 - the history beside it must still render
-            st.error(f"Cannot read checkpoint {row.checkpoint_id}: {exc}", icon=":material/error:")
-            return
-        guarded(title, panel, store, thread.thread_id, row, state)
+
+
+def _selected(store: Store, thread_id: str, row: CheckpointRow) -> None:
+    title, panel = _panel()
+    try:
+        state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
+    except Exception as exc:  # noqa: BLE001 - the history beside it must still render
+        st.error(f"Cannot read checkpoint {row.checkpoint_id}: {exc}", icon=":material/error:")
+        return
+    guarded(title, panel, store, thread_id, row, state)
