@@ -4,13 +4,18 @@ Resolves which store to open, then hands over to the pages in inspector/ui/.
 """
 
 import sys
+from pathlib import Path
 
 import streamlit as st
 
 from inspector.settings import schema_flag, store_flag
-from inspector.ui import connection, routes
+from inspector.ui import audit_trail, connection, gate, routes
 
-st.set_page_config(page_title="state-inspector", page_icon=":material/manage_search:", layout="wide")
+# A local icon: a Material icon name here would make the browser fetch it from another host.
+ICON = Path(__file__).resolve().parent / "inspector" / "ui" / "favicon.png"
+
+st.set_page_config(page_title="state-inspector", page_icon=str(ICON), layout="wide")
+gate.gate()  # only the login prompt is drawn until a permitted login is present
 connection.use_schema(schema_flag(sys.argv[1:]))
 connection.start(store_flag(sys.argv[1:]))
 
@@ -22,4 +27,6 @@ pages = routes.register(
         st.Page("inspector/ui/pages/health.py", title="Health", icon=":material/monitor_heart:", url_path="health"),
     ]
 )
-st.navigation(pages).run()
+page = st.navigation(pages)
+audit_trail.page_opened(page.url_path)
+page.run()

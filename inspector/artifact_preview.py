@@ -1,9 +1,9 @@
 """A safe preview of one artifact file, by type, from at most its first ``PREVIEW_BYTES``.
 
-Markdown is rendered by the page (no raw HTML), text and source code are shown
-highlighted, CSV/TSV/JSON become tables, images go through the thumbnail path,
-HTML and SVG are shown as source and never rendered, and anything else is
-described by its size and type with a download.
+Markdown is rendered by the page through ``inspector.inert_text`` (nothing in it
+loads), text and source code are shown highlighted, CSV/TSV/JSON become tables,
+images go through the thumbnail path, HTML and SVG are shown as source and never
+rendered, and anything else is described by its size and type with a download.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import csv
 import io
 import json
 import mimetypes
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,14 +37,6 @@ CODE = {
     ".xml": "xml", ".java": "java", ".go": "go", ".rs": "rust", ".c": "c", ".h": "c", ".cpp": "cpp",
     ".rb": "ruby", ".ini": "ini", ".txt": "text", ".log": "text", ".jsonl": "json", ".r": "r",
 }
-
-
-_MARKDOWN_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]*)\)")
-
-
-def neutralise_images(markdown: str) -> str:
-    """Markdown image references as plain text, so a preview never makes the browser fetch anything."""
-    return _MARKDOWN_IMAGE.sub(lambda m: f"*[image: {m.group(1) or 'untitled'} · `{m.group(2).strip()}`]*", markdown)
 
 
 @dataclass
@@ -153,7 +144,7 @@ def preview_file(physical_path: str | Path, user_data: UserData, limit: int = PR
         return preview
     preview.text = text
     if suffix in MARKDOWN:
-        preview.kind, preview.text = "markdown", neutralise_images(text)
+        preview.kind = "markdown"
     elif suffix in SOURCE:
         preview.kind, preview.language = "source", SOURCE[suffix]
     elif suffix in TABLES or suffix == ".json":

@@ -2,8 +2,10 @@
 
 Each message becomes a ``Turn``: its role, name, content parts (text, images,
 other blocks), the tool calls it made (each matched to the tool message that
-answered it) or the call it answers. Messages a chat UI would not show are
-marked with the reason, never dropped.
+answered it) or the call it answers. What DeerFlow's chat UI does with it rides
+along (``inspector.deerflow_messages``): why it is hidden (marked, never
+dropped), its text with DeerFlow's tag stripping and a note of what was
+stripped, its attached files, and a ``task`` result's subagent status.
 """
 
 from __future__ import annotations
@@ -12,9 +14,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .deerflow_messages import (
+    Attachment,
+    Stripped,
+    SubagentResult,
+    attachments,
+    displayed_text,
+    hidden_reason,
+    reasoning_text,
+    subagent_result,
+)
+
 ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system", "function": "tool"}
-IMAGE_INJECTION_PREFIX = "Here are the images you've viewed"
-UPLOADS_BLOCK = "<uploaded_files>"
 
 
 @dataclass(frozen=True)
@@ -47,8 +58,13 @@ class Turn:
     tool_call_id: str | None = None
     answers: int | None = None  # index of the message whose call this tool message answers
     status: str | None = None
-    hidden: str | None = None  # why a chat UI would not show it
+    hidden: str | None = None  # why DeerFlow's chat UI does not show it
     notes: list[str] = field(default_factory=list)
+    shown_parts: list[Part] = field(default_factory=list)  # the parts with DeerFlow's tag stripping applied
+    stripped: list[Stripped] = field(default_factory=list)
+    attachments: list[Attachment] = field(default_factory=list)
+    subagent: SubagentResult | None = None
+    reasoning: str | None = None
 
     @property
     def text(self) -> str:
@@ -107,27 +123,23 @@ def _tool_calls(message: dict[str, Any]) -> list[ToolCall]:
     return out
 
 
-def hidden_reason(message: dict[str, Any], parts: list[Part]) -> str | None:
-    """Why a chat UI would not show this message, or None."""
-    kwargs = message.get("additional_kwargs") if isinstance(message.get("additional_kwargs"), dict) else {}
-    if kwargs.get("hide_from_ui") or kwargs.get("hidden"):
-        return "marked hidden in additional_kwargs"
-    kind = message.get("type")
-    if kind == "system":
-        return "system message: sent to the model, not shown in the chat"
-    first_text = next((p.text for p in parts if p.kind == "text"), "")
-    if kind == "human" and first_text.lstrip().startswith(IMAGE_INJECTION_PREFIX):
-        return "images injected for the model by the view-image middleware"
-    if kind == "remove":
-        return "a removal marker, not a message"
-    return None
-
-
-def _notes(message: dict[str, Any], parts: list[Part]) -> list[str]:
-    notes = []
-    if message.get("type") == "human" and any(p.kind == "text" and UPLOADS_BLOCK in p.text for p in parts):
-        notes.append("the <uploaded_files> block was added by the uploads middleware; the chat shows the files instead")
-    return notes
+def _displayed(kind: str, parts: list[Part]) -> tuple[list[Part], list[Stripped]]:
+    """``parts`` as DeerFlow's UI shows them (text parts stripped of its internal tags; emptied ones dropped)."""
+    shown: list[Part] = []
+    removed: dict[tuple[str, bool], Stripped] = {}
+    for part in parts:
+        if part.kind != "text":
+            shown.append(part)
+            continue
+        text, stripped = displayed_text(kind, part.text)
+        for item in stripped:
+            key = (item.tag, item.whole_block)
+            before = removed.get(key)
+            removed[key] = item if before is None else Stripped(
+                item.tag, item.whole_block, before.count + item.count, before.chars + item.chars)
+        if text:
+            shown.append(Part("text", text) if stripped else part)
+    return shown, list(removed.values())
 
 
 def _turn(index: int, message: Any) -> Turn:
@@ -135,6 +147,7 @@ def _turn(index: int, message: Any) -> Turn:
         return Turn(index, "unknown", "unknown", None, None, content_parts(message), hidden="not a message")
     kind = str(message.get("type") or "unknown")
     parts = content_parts(message.get("content"))
+    shown, stripped = _displayed(kind, parts)
     return Turn(
         index=index,
         role=ROLES.get(kind, kind),
@@ -145,8 +158,12 @@ def _turn(index: int, message: Any) -> Turn:
         tool_calls=_tool_calls(message),
         tool_call_id=message.get("tool_call_id"),
         status=message.get("status"),
-        hidden=hidden_reason(message, parts),
-        notes=_notes(message, parts),
+        hidden=hidden_reason(message),
+        shown_parts=shown,
+        stripped=stripped,
+        attachments=attachments(message),
+        subagent=subagent_result(message),
+        reasoning=reasoning_text(message),
     )
 
 

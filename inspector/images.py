@@ -293,6 +293,17 @@ def check_viewed_images(viewed: Any, user_data: UserData | None = None,
     return [check_entry(str(key), entry, user_data, max_pixels) for key, entry in viewed.items()]
 
 
+def checked_bytes(check: ImageCheck, entry: Any, user_data: UserData | None = None) -> bytes | None:
+    """The entry's bytes for showing in full, only while they are the image ``check`` decoded
+    (same sha256, still a valid image): a file swapped since the check is not shown."""
+    if not check.decoded:
+        return None
+    data = load_entry_bytes(check.key, entry, user_data)
+    if data is None or sha256_of(data) != check.sha256 or not inspect_bytes(data).ok:
+        return None
+    return data
+
+
 def entry_thumbnail(key: str, entry: Any, check: ImageCheck, user_data: UserData | None = None) -> bytes | None:
     """The cached PNG thumbnail for a checked entry, or None when it cannot be shown."""
     if not check.decoded or check.sha256 is None:

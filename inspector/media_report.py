@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .artifacts import Artifact, first_appearances, list_artifacts
+from .checkpoint_kinds import branch_origin
 from .field_history import field_history
 from .image_history import ImageSpan, image_spans
 from .images import ImageCheck, check_viewed_images
-from .store import CheckpointRow, CheckpointState, Store
+from .store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
+from .store.model import branch_of
 from .user_data import PathRefused, UserData, data_bases, locate
 
 
@@ -40,18 +42,59 @@ class MediaReport:
         return data
 
 
+MAX_BRANCH_DEPTH = 4
+
+
 def thread_user_data(state: CheckpointState, data_dir: str | Path | None = None,
-                     store: Any = None) -> tuple[UserData | None, list[str]]:
-    """The thread's folders for ``state`` (thread_data, then --data-dir, then next to a SQLite store)."""
+                     store: Any = None, rows: list[CheckpointRow] | None = None) -> tuple[UserData | None, list[str]]:
+    """The thread's folders for ``state`` (thread_data, then --data-dir, then next to a SQLite store),
+    with those of the threads it was branched from (from its checkpoints' branch metadata)."""
     user_id = state.metadata.get("user_id") if isinstance(state.metadata.get("user_id"), str) else None
+    bases = data_bases(data_dir, store)
     try:
-        found = locate(state.thread_id, state.values.get("thread_data"), data_bases(data_dir, store), user_id)
+        found = locate(state.thread_id, state.values.get("thread_data"), bases, user_id)
     except PathRefused as exc:
         return None, [f"refused: {exc}"]
     if found is None:
         return None, ["the thread's user-data folder was not found on this machine; "
                       "set --data-dir or INSPECTOR_DATA_DIR to DeerFlow's data folder"]
-    return found, []
+    origin = branch_of(state.thread_id, state.metadata)
+    if origin is None and (rows is not None or store is not None):
+        origin = branch_origin(rows if rows is not None else _timeline(store, state.thread_id))
+    if origin is None:
+        return found, []
+    parents, problems = _branch_parents(origin.parent_thread_id, [found.base, *bases], user_id, store,
+                                        {state.thread_id})
+    return replace(found, parents=tuple(parents)), problems
+
+
+def _timeline(store: Any, thread_id: str) -> list[CheckpointRow]:
+    try:
+        return store.timeline(thread_id)
+    except (NotFound, StoreError):
+        return []
+
+
+def _branch_parents(parent_id: str, bases: list[Path], user_id: str | None, store: Any,
+                    seen: set[str]) -> tuple[list[UserData], list[str]]:
+    """The folders of the thread a branch came from, and of the thread that one came from, and so on."""
+    parents: list[UserData] = []
+    problems: list[str] = []
+    while parent_id and parent_id not in seen and len(parents) < MAX_BRANCH_DEPTH:
+        seen.add(parent_id)
+        try:
+            found = locate(parent_id, None, list(dict.fromkeys(bases)), user_id)
+        except PathRefused as exc:
+            problems.append(f"the parent thread's folder is refused: {exc}")
+            break
+        if found is None:
+            problems.append(f"the folder of {parent_id}, which this thread was branched from, "
+                            "was not found on this machine")
+            break
+        parents.append(found)
+        origin = branch_origin(_timeline(store, parent_id)) if store is not None else None
+        parent_id = origin.parent_thread_id if origin else ""
+    return parents, problems
 
 
 def media_report(store: Store, thread_id: str, checkpoint_id: str | None = None, data_dir: str | Path | None = None,
@@ -67,7 +110,7 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
     thread_id, ns = state.thread_id, state.checkpoint_ns
     if history and rows is None:
         rows = store.timeline(thread_id)
-    user_data, problems = thread_user_data(state, data_dir, store)
+    user_data, problems = thread_user_data(state, data_dir, store, rows)
     step = state.metadata.get("step") if isinstance(state.metadata.get("step"), int) else None
     report = MediaReport(thread_id, state.checkpoint_id, step, user_data, problems=problems)
     if images:

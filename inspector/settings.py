@@ -41,6 +41,8 @@ class Settings:
     cache_max_mb: int = 512
     health_top_threads: int = 50
     follow_seconds: int = 2
+    allowed_users: tuple[str, ...] = ()
+    audit_log: str | None = None
     connections: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -66,6 +68,9 @@ def _read_secrets(paths: tuple[Path, ...]) -> dict[str, Any]:
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:
+    if isinstance(default, tuple):  # a TOML list, or one comma-separated string (environment variables)
+        items = value.split(",") if isinstance(value, str) else value if isinstance(value, (list, tuple)) else [value]
+        return tuple(str(item).strip() for item in items if str(item).strip())
     if isinstance(default, bool):
         return value if isinstance(value, bool) else str(value).strip().lower() in _TRUE
     if isinstance(default, int):

@@ -26,12 +26,20 @@ class ThreadHistory:
         self.history: History = build_history(list(self._rows.values()))
 
     @property
+    def oldest_root(self) -> Key | None:
+        """The first checkpoint of the root graph (where a branch thread records its origin)."""
+        return next((k for k in reversed(self.history.ordered) if k[0] == ""), None)
+
+    @property
     def newest_id(self) -> str:
         return max(key[1] for key in self._rows)
 
     def complete(self, store: Store, keys: list[Key]) -> None:
-        """Read the full rows (metadata: step, source) of ``keys`` that only have their keys so far."""
-        missing = [k for k in keys if k in self.history.nodes and self.history.node(k).row.keys_only]
+        """Read the full rows (metadata: step, source, kind) of ``keys`` and of their parents (a row's kind
+        depends on its parent's) that only have their keys so far."""
+        nodes = self.history.nodes
+        wanted = dict.fromkeys([*keys, *(nodes[k].parent for k in keys if k in nodes and nodes[k].parent)])
+        missing = [k for k in wanted if k in nodes and nodes[k].row.keys_only]
         if not missing:
             return
         rows = store.checkpoint_rows(self.thread_id, missing)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .checkpoint_kinds import delta_marker, kind_at
 from .history import History, Key, branch_label, short_namespace
 from .store import is_internal_channel
 
@@ -12,6 +13,12 @@ def written_channels(channels: tuple[str, ...], include_internal: bool = False) 
     """``messages, title`` — what a step wrote (LangGraph plumbing left out unless asked)."""
     shown = [c for c in channels if include_internal or not is_internal_channel(c)]
     return ", ".join(shown)
+
+
+def kind_columns(history: History, key: Key) -> dict[str, str]:
+    """``kind`` (what DeerFlow wrote the checkpoint for, with details) and ``mode`` (``delta`` or blank)."""
+    kind = kind_at(history, key)
+    return {"kind": kind.label if kind else "", "mode": "delta" if delta_marker(history.node(key).row.metadata) else ""}
 
 
 def timeline_records(history: History, keys: list[Key], marks: dict[Key, str] | None = None) -> list[dict[str, Any]]:
@@ -25,6 +32,7 @@ def timeline_records(history: History, keys: list[Key], marks: dict[Key, str] | 
             {
                 "step": row.step,
                 "source": row.source,
+                **kind_columns(history, key),
                 "time": row.created_at,
                 "namespace": short_namespace(row.checkpoint_ns),
                 "branch": branch_label(history, history.branches[node.branch]),

@@ -12,6 +12,7 @@ from typing import Any
 
 import altair as alt
 
+from .checkpoint_kinds import step_label
 from .history import History, Key, branch_label
 
 ROW_HEIGHT = 24
@@ -38,7 +39,7 @@ def tree_data(history: History, keys: list[Key], selected: Key | None = None) ->
             "checkpoint": key[1], "ns": key[0], "row": i, "lane": node.branch,
             "step": node.row.step, "source": node.row.source or "",
             "branch": branch_label(history, history.branches[node.branch]),
-            "label": f"{node.row.step} · {node.row.source or '?'}",
+            "label": step_label(history, key),
             "kind": "fork" if node.is_fork else "checkpoint",
             "selected": key == selected,
         })

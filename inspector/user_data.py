@@ -8,6 +8,10 @@ physical folders in the state's ``thread_data``.
 Every mapping is checked twice: lexically (no ``..`` escaping the folder, no path
 outside ``/mnt/user-data``) and physically (the real path, symlinks followed,
 must stay inside one of the thread's folders). Nothing outside is ever read.
+
+A branch thread (DeerFlow copies a thread's state into a new thread) may hold
+physical paths (``actual_path``) into the folders of the thread it was branched
+from: those folders, found the same way, are accepted for physical paths too.
 """
 
 from __future__ import annotations
@@ -45,15 +49,24 @@ class UserData:
     folders: dict[str, Path]
     origin: str
     searched: tuple[str, ...] = field(default=())
+    parents: tuple["UserData", ...] = ()  # folders of the threads this one was branched from, nearest first
 
     @property
     def roots(self) -> list[Path]:
         """The real (symlink-free) folders; files must resolve inside one of them."""
         return [Path(os.path.realpath(p)) for p in self.folders.values()]
 
+    @property
+    def base(self) -> Path:
+        """The folder holding ``threads/{thread_id}`` (DeerFlow's base, or its ``users/{user_id}``)."""
+        return self.folders["workspace"].parent.parent.parent.parent
+
     def as_dict(self) -> dict[str, Any]:
-        return {"thread_id": self.thread_id, "origin": self.origin,
+        data = {"thread_id": self.thread_id, "origin": self.origin,
                 "folders": {k: str(v) for k, v in self.folders.items()}, "searched": list(self.searched)}
+        if self.parents:
+            data["branched_from"] = [parent.as_dict() for parent in self.parents]
+        return data
 
 
 def normalise(virtual: str) -> str:
@@ -99,12 +112,14 @@ def resolve(virtual: str, user_data: UserData) -> Path:
 
 
 def check_physical(path: Any, user_data: UserData) -> Path:
-    """A physical path taken from the state (``actual_path``), accepted only inside the thread's folders."""
+    """A physical path taken from the state (``actual_path``), accepted only inside the thread's folders,
+    or those of the threads it was branched from."""
     if not isinstance(path, str) or not path or "\x00" in path or not os.path.isabs(path):
         raise PathRefused(f"not an absolute file path: {path!r}")
     real = Path(os.path.realpath(path))
-    if not is_inside(real, user_data.roots):
-        raise PathRefused(f"outside the thread's user-data folder: {path}")
+    if not any(is_inside(real, holder.roots) for holder in (user_data, *user_data.parents)):
+        where = " or those of the threads it was branched from" if user_data.parents else ""
+        raise PathRefused(f"outside the thread's user-data folder{where}: {path}")
     return real
 
 

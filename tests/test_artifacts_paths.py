@@ -143,3 +143,29 @@ def test_demo_database_folder_is_found_without_configuration(demo_db):
     with open_store(str(demo_db)) as store:
         found = locate("demo-research", None, data_bases(None, store))
     assert found is not None and found.folders["outputs"] == demo_db.parent / "threads/demo-research/user-data/outputs"
+
+
+def test_a_branch_accepts_physical_paths_in_its_parent_threads_folder_only(tmp_path):
+    """DeerFlow copies a thread's state into a branch: its actual_paths may point into the parent's folder."""
+    import dataclasses
+
+    parent_root = make_thread(tmp_path, "parent")
+    (parent_root / "uploads" / "chart.png").write_bytes(b"png")
+    make_thread(tmp_path, "branch")
+    other_root = make_thread(tmp_path, "unrelated")
+    (other_root / "uploads" / "x.png").write_bytes(b"x")
+    (parent_root / "uploads" / "escape.png").symlink_to(tmp_path / "secret.txt")
+    (tmp_path / "secret.txt").write_text("do not read")
+    branch = locate("branch", bases=[tmp_path])
+    inherited = dataclasses.replace(branch, parents=(locate("parent", bases=[tmp_path]),))
+    chart = str(parent_root / "uploads" / "chart.png")
+    with pytest.raises(PathRefused, match="outside the thread's user-data folder"):
+        check_physical(chart, branch)  # without the branch link the parent's folder is refused
+    assert check_physical(chart, inherited) == (parent_root / "uploads" / "chart.png").resolve()
+    for bad in (str(other_root / "uploads" / "x.png"), str(parent_root / "uploads" / "escape.png"),
+                str(parent_root / ".." / ".." / ".." / "secret.txt")):
+        with pytest.raises(PathRefused, match="threads it was branched from"):
+            check_physical(bad, inherited)
+    # agent paths still resolve into the branch's own folders only
+    assert resolve("/mnt/user-data/uploads/chart.png", inherited).parent == (tmp_path / "threads/branch/user-data/uploads").resolve()
+    assert inherited.as_dict()["branched_from"][0]["thread_id"] == "parent"

@@ -35,14 +35,39 @@ def test_hidden_messages_are_marked_not_dropped():
     messages = [
         msg("system", "You are DeerFlow"),
         msg("human", [{"type": "text", "text": "Here are the images you've viewed:"},
-                      {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]),
+                      {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}],
+            id="view-image-context:1f2e", additional_kwargs={"hide_from_ui": True, "deerflow_view_image_context": True}),
         msg("ai", "ok", additional_kwargs={"hide_from_ui": True}),
+        msg("human", "Your todo list is no longer visible", name="todo_reminder"),
         msg("human", "visible"),
+        # an image message from a DeerFlow version that did not mark it hidden: DeerFlow's UI shows it
+        msg("human", [{"type": "text", "text": "Here are the images you've viewed:"}]),
     ]
     turns = conversation(messages)
-    assert len(turns) == 4
-    assert [bool(t.hidden) for t in turns] == [True, True, True, False]
-    assert counts(turns)["hidden"] == 3
+    assert len(turns) == 6
+    assert [bool(t.hidden) for t in turns] == [True, True, True, True, False, False]
+    assert "view-image" in turns[1].hidden and "todo_reminder" in turns[3].hidden
+    assert counts(turns)["hidden"] == 4
+
+
+def test_turns_carry_deerflow_stripping_attachments_and_subagent_results():
+    uploads = "<current_uploads>\n- a.csv (1.0 KB)\n  Path: /mnt/user-data/uploads/a.csv\n</current_uploads>"
+    files = [{"filename": "a.csv", "size": 1024, "path": "/mnt/user-data/uploads/a.csv", "status": "uploaded"}]
+    turns = conversation([
+        msg("human", f"{uploads}\n\nSum column B.", additional_kwargs={"files": files}),
+        msg("ai", "", tool_calls=[{"id": "t1", "name": "task", "args": {"description": "sum"}}]),
+        msg("tool", "Task Succeeded. Result: 42", name="task", tool_call_id="t1",
+            additional_kwargs={"subagent_status": "completed", "subagent_model_name": "m1",
+                               "subagent_token_usage": {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}}),
+        msg("ai", "<system-reminder>It is **42**.</system-reminder>", additional_kwargs={"reasoning_content": "add"}),
+    ])
+    user, _, result, answer = turns
+    assert [p.text for p in user.shown_parts] == ["Sum column B."] and user.text.startswith("<current_uploads>")
+    assert [s.tag for s in user.stripped] == ["current_uploads"]
+    assert [a.filename for a in user.attachments] == ["a.csv"]
+    assert result.subagent.status == "completed" and result.subagent.token_usage["total_tokens"] == 7
+    assert [p.text for p in answer.shown_parts] == ["It is **42**."] and answer.reasoning == "add"
+    assert not any(t.hidden for t in turns)
 
 
 def test_multimodal_parts_report_image_type_and_size_without_the_base64():
@@ -71,7 +96,10 @@ def test_research_demo_conversation(demo_db):
     turns = conversation(messages)
     tool_turns = [t for t in turns if t.type == "tool"]
     assert tool_turns and all(t.answers is not None for t in tool_turns)
-    assert any("<uploaded_files>" in n for t in turns for n in t.notes)
+    first = next(t for t in turns if t.type == "human")
+    assert [s.tag for s in first.stripped] == ["uploaded_files"]
+    assert "<uploaded_files>" not in first.shown_parts[0].text and "<uploaded_files>" in first.text
+    assert {a.filename for a in first.attachments} == {"cell_prices.csv", "field_notes.md"}
 
 
 def test_vision_demo_marks_injected_images(demo_db):

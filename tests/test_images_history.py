@@ -147,6 +147,29 @@ def test_table_rows_for_the_page(store):
     assert plan["path"].endswith("plan.md") and plan["on disk"] and plan["first step"] == report.artifacts[0].first_step
 
 
+def test_a_branch_reads_its_images_from_the_parent_threads_folder(store, demo_dir, capsys, demo_db):
+    """demo-branch was taken from an earlier turn, so its files were not copied: its actual_paths point into
+    demo-deerflow-current's folder, which is accepted because the branch came from that thread."""
+    report = media_report(store, "demo-branch")
+    parent_uploads = (demo_dir / "threads/demo-deerflow-current/user-data/uploads").resolve()
+    assert report.images and all(c.decoded and not c.problems for c in report.images)
+    assert all(str(parent_uploads) in c.physical_path for c in report.images)
+    assert [p.thread_id for p in report.user_data.parents] == ["demo-deerflow-current"]
+    code, out, _ = run(capsys, "images", "--db", str(demo_db), "demo-branch")
+    assert code == 0 and "branched from demo-deerflow-current" in out and "refused" not in out
+    # without the branch link the same entries are refused and looked for in the branch's own folder
+    state = store.state("demo-branch")
+    import dataclasses
+
+    alone = dataclasses.replace(state, metadata={})
+    found, _ = thread_user_data(alone, None, None)
+    assert found is not None and found.parents == ()
+    from inspector.images import check_viewed_images
+
+    checks = check_viewed_images(state.values["viewed_images"], found)
+    assert all(any("actual_path refused" in p for p in c.problems) for c in checks)
+
+
 def test_lifecycle_note_describes_file_references_kept_for_the_threads_life():
     from inspector.image_history import ImageSpan, lifecycle_note
 

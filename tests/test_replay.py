@@ -186,6 +186,17 @@ def test_a_reducer_channel_without_a_value_takes_its_first_write_as_it_is():
     assert replay_step(parent, child).status == "match"  # LangGraph does not call merge_promoted on the first write
 
 
+def test_an_overwrite_into_an_empty_channel_stores_its_value():
+    """DeerFlow's branch copies write every reducer field as Overwrite(...); into a channel with no value yet it
+    stores the value (DeerFlow patches LangGraph's BinaryOperatorAggregate so), and later writes are ignored."""
+    parent = state("p", {}, [write("promoted", overwrite({"catalog_hash": "h", "names": ["a"]}), "a"),
+                             write("promoted", {"catalog_hash": "h", "names": ["b"]}, "b")])
+    child = state("c", {"promoted": {"catalog_hash": "h", "names": ["a"]}}, parent="p")
+    assert replay_step(parent, child).status == "match"
+    wrapped = state("c", {"promoted": overwrite({"catalog_hash": "h", "names": ["a"]})}, parent="p")
+    assert replay_step(parent, wrapped).status == "mismatch"
+
+
 def test_a_sandbox_conflict_is_a_finding_on_its_step_not_an_error():
     parent = state("p", {"sandbox": {"sandbox_id": "sb-1"}}, [write("sandbox", {"sandbox_id": "sb-2"})])
     child = state("c", {"sandbox": {"sandbox_id": "sb-1"}}, parent="p")

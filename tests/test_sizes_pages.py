@@ -39,7 +39,7 @@ def test_size_panel_on_the_bloated_thread():
 
 def test_size_panel_on_a_small_thread_has_no_warning():
     at = open_panel(open_page("thread", thread="demo-research"), "Size")
-    assert not at.exception and not at.warning
+    assert not at.exception and not at.main.warning
     assert any(m.label == "Flags" and m.value == "0" for m in at.metric)
 
 

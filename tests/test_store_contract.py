@@ -18,6 +18,10 @@ Differences that are real, and therefore not compared:
   value is read as stored there while SQLite rebuilds it. The values agree;
   which checkpoints are marked rebuilt may differ.
 - The saver API does not return a write's ``task_path`` or stored ``idx``.
+- PostgresSaver drops the ``writes`` key from the metadata it stores (SqliteSaver and
+  InMemorySaver keep it): DeerFlow's checkpoints written through ``put`` say what they
+  wrote there. Metadata is compared without it, and the PostgreSQL backends are checked
+  for its absence.
 """
 
 from __future__ import annotations
@@ -116,7 +120,7 @@ def comparable_state(store, base: Path, thread_id: str, checkpoint_id: str) -> d
     writes = Counter(repr(normal([w.task_id, w.channel, w.value], base)) for w in state.writes)
     return {
         "values": normal(state.values, base),
-        "metadata": normal(state.metadata, base),
+        "metadata": normal({k: v for k, v in state.metadata.items() if k != "writes"}, base),
         "writes": writes,
         "versions": sorted(state.header.get("channel_versions", {})),
         "problems": [p.message for p in state.problems],
@@ -138,6 +142,38 @@ def test_same_threads_and_titles(backend, reference):
     assert [t.thread_id for t in store.threads(search="VISION")] == ["demo-vision"]
     # search is a plain substring: LIKE's wildcards match only themselves
     assert store.count_threads(search="%") == store.count_threads(search="demo_") == 0
+
+
+def test_postgres_savers_drop_the_metadata_writes_key(backends, request):
+    """What DeerFlow's put checkpoints record in ``writes`` survives only where the saver keeps it."""
+    kept = {name: any("writes" in r.metadata for r in store.timeline("demo-deerflow-current"))
+            for name, (store, _) in backends.items()}
+    assert kept == {"sqlite": True, "postgres": False, "saver-memory": True, "saver-postgres": False}
+
+
+def test_same_kinds_and_branch_links(backend, reference):
+    """DeerFlow's own checkpoints are named and branches linked on every backend (where ``writes`` is dropped,
+    goal writes are named as plain puts)."""
+    from inspector.checkpoint_kinds import branch_origin, kind_at
+    from inspector.history import build_history
+
+    def kinds(store):
+        history = build_history(store.timeline("demo-deerflow-current"))
+        return [(kind.name, kind.detail) for key in reversed(history.ordered) if (kind := kind_at(history, key))]
+
+    store, ref = backend[0], reference[0]
+    mine, theirs = kinds(store), kinds(ref)
+    if any("writes" in r.metadata for r in store.timeline("demo-deerflow-current")):
+        assert mine == theirs
+    else:
+        assert [name if name.startswith("run") else "put" for name, _ in theirs] == [name for name, _ in mine]
+    assert [name for name, _ in theirs] == ["goal set", "run finished", "goal set", "run finished", "goal set",
+                                            "run finished", "goal cleared"]
+    assert [b.thread_id for b in store.branch_threads("demo-deerflow-current")] == ["demo-branch"]
+    assert store.branch_threads("demo-branch") == []
+    origin = branch_origin(store.timeline("demo-branch"))
+    assert origin.parent_thread_id == "demo-deerflow-current"
+    assert origin.parent_checkpoint_id in {r.checkpoint_id for r in store.timeline("demo-deerflow-current")}
 
 
 def test_same_timelines(backend, reference):

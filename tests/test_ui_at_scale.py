@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks.store_generator import LONG_THREAD
 from inspector.store import open_store
-from inspector.ui import connection, data
+from inspector.ui import connection, data, thread_page
 from ui_app import all_text, open_page
 
 HISTORY_WIDE = {"timeline", "iter_states", "iter_field_sizes", "field_sizes", "totals"}
@@ -36,6 +36,9 @@ class CountingStore:
 
 @pytest.fixture
 def counting(bench_db, app_on_store, monkeypatch):
+    """The bench-shaped store through a counting proxy; its long thread counts as long (small histories are
+    read whole on open)."""
+    monkeypatch.setattr(thread_page, "SMALL_HISTORY_BYTES", 0)
     store = CountingStore(open_store(f"sqlite:///{bench_db}"))
     monkeypatch.setattr(connection, "open_store", lambda url: store)
     app_on_store(bench_db)

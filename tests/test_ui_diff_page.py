@@ -90,6 +90,6 @@ def test_unknown_ids_in_a_deep_link_are_named_and_the_newest_step_is_shown(store
     newest = max((r for r in store.timeline("demo-research") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
     at = open_page("diff", thread="demo-research", **{"from": "xx", "to": "yy"})
     assert not at.exception, at.exception
-    assert len(at.warning) == 1 and "to 'yy', from 'xx'" in at.warning[0].value
+    assert len(at.main.warning) == 1 and "to 'yy', from 'xx'" in at.main.warning[0].value
     assert at.query_params["to"] in (newest.checkpoint_id, [newest.checkpoint_id])
     assert at.query_params["from"] in (newest.parent_checkpoint_id, [newest.parent_checkpoint_id])

@@ -3,13 +3,15 @@ checkpoints, deep links, bad links, and a failing panel kept to itself."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from inspector.demo import DEMO_THREADS
 from inspector.history import build_history
 from inspector.store import open_store
 from inspector.ui import thread_page
-from ui_app import all_text, open_page
+from ui_app import all_text, open_page, shown
 
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
@@ -55,15 +57,23 @@ def test_namespace_without_checkpoint_opens_its_newest(histories):
     history = histories["demo-subgraph"]
     ns = next(k[0] for k in history.ordered if k[0])
     at = open_page("thread", thread="demo-subgraph", ns=ns)
-    assert not at.exception and not at.warning
+    assert not at.exception and not at.main.warning
     newest = next(k for k in history.ordered if k[0] == ns)
     assert (_param(at, "ns"), _param(at, "checkpoint")) == newest
 
 
-def test_deerflow_fields_name_their_reducers_and_state_downloads():
-    at = open_page("thread", thread="demo-deerflow-current")
+def test_unknown_fields_are_shown_as_json():
+    at = open_page("thread", thread="demo-subgraph")  # a generic LangGraph app with a field of its own
     text = all_text(at)
-    for name, reducer in (("goal", "merge_goal"), ("summary_text", "replace"), ("delegations", "merge_delegations")):
+    assert "**`search_log`**" in text and "not in the schema" in text
+    assert any(json.loads(j.value) == ["EU Batteries Regulation 2025 obligations"] for j in at.json)
+
+
+def test_deerflow_fields_name_their_reducers_and_state_downloads():
+    at = open_page("thread", thread="demo-deerflow-current")  # its goal was cleared by the last put
+    text = all_text(at)
+    for name, reducer in (("promoted", "merge_promoted"), ("summary_text", "replace"),
+                          ("delegations", "merge_delegations"), ("skill_context", "merge_skill_context")):
         line = next(line for line in text.splitlines() if line.startswith(f"**`{name}`**"))
         assert line.endswith(f"reducer {reducer}")
     assert at.get("download_button")
@@ -92,7 +102,7 @@ def test_deep_link_into_a_subgraph_namespace(histories):
     key = next(k for k in history.ordered if k[0].count("|") == 1)
     at = open_page("thread", thread="demo-subgraph", checkpoint=key[1], ns=key[0])
     assert not at.exception
-    assert not at.warning
+    assert not at.main.warning
     assert selected_step(at) == f"step {history.node(key).row.step} · {history.node(key).row.source}"
 
 
@@ -128,7 +138,7 @@ def test_unknown_checkpoint_gives_message_and_ways_back():
 def test_unknown_namespace_names_the_namespace_not_a_none_checkpoint():
     at = open_page("thread", thread="demo-research", ns="garbage||zz")
     assert not at.exception, at.exception
-    assert [w.value for w in at.warning] == ["Namespace 'garbage||zz' has no checkpoint in this thread."]
+    assert [shown(w.value) for w in at.main.warning] == ["Namespace 'garbage||zz' has no checkpoint in this thread."]
 
 
 def test_unknown_thread_gives_message_and_way_back():
@@ -192,3 +202,40 @@ def test_an_unknown_text_field_is_shown_as_text_not_parsed_as_json():
     assert not at.exception, at.exception
     assert any(t.value.startswith("The user") for t in at.text), [t.value for t in at.text]
     assert not any(isinstance(j.value, str) and j.value.startswith("The user") for j in at.json)
+
+
+def test_branch_threads_are_linked_both_ways(histories):
+    """A branch links to the checkpoint it came from; its parent lists it; DeerFlow's own checkpoints are named."""
+    origin = histories["demo-branch"].node(histories["demo-branch"].ordered[-1]).row.metadata
+    at = open_page("thread", thread="demo-branch")
+    assert not at.exception, at.exception
+    links = {link.proto.label: link.proto.query_string for link in at.get("page_link")}
+    label = f"Branched from demo-deerflow-current at checkpoint {origin['branch_parent_checkpoint_id']}"
+    assert label in links and origin["branch_parent_checkpoint_id"] in links[label]
+    assert "2 branch copy" in all_text(at) and "1 run finished" in all_text(at)
+    parent = open_page("thread", thread="demo-deerflow-current")
+    labels = [link.proto.label for link in parent.get("page_link")]
+    assert any(text.startswith("demo-branch: from checkpoint ") for text in labels)
+    assert "3 goal set" in all_text(parent)  # set, then evaluated twice
+    assert "1 goal cleared" in all_text(parent) and "3 run finished" in all_text(parent)
+    table = parent.dataframe[0].value  # the newest page: the third run and the evaluator clearing the goal
+    assert list(table["kind"][:2]) == ["goal cleared (by goal_evaluator)", "run finished (run 604a4e13: 9 s)"]
+    assert set(table["kind"][2:]) >= {""}
+    delta = open_page("thread", thread="demo-delta")
+    assert "delta mode: deerflow_checkpoint_channel_mode on" in all_text(delta)
+
+
+def test_conversation_follows_deerflows_ui_until_everything_is_asked_for(demo_db):
+    from inspector.conversation import conversation
+
+    with open_store(f"sqlite:///{demo_db}") as store:
+        turns = conversation(store.state("demo-deerflow-current").values["messages"])
+    hidden = sum(1 for t in turns if t.hidden)
+    at = open_page("thread", thread="demo-deerflow-current")
+    assert hidden == 2 and len(at.chat_message) == len(turns) - hidden
+    text = all_text(at)  # escapes resolved: the text as the page shows it
+    assert text.count("<current_uploads>") == 1  # only in the note naming what was removed
+    assert "removes the <current_uploads> block" in text
+    at.toggle(key="msg_everything_messages").set_value(True).run()
+    assert not at.exception and len(at.chat_message) == len(turns)
+    assert any(shown(m.value).startswith("<current_uploads>") for m in at.markdown)  # shown as stored, as text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -26,9 +27,20 @@ def open_page(page: str = "threads", started: Callable[[], None] | None = None, 
     return at.run()
 
 
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def shown(markdown: object) -> str:
+    """What a Markdown source the dashboard wrote reads as: backslash escapes resolved, line breaks kept.
+
+    Text from the data reaches Markdown elements escaped (``inspector.inert_text``); AppTest sees the source.
+    """
+    return _ESCAPED.sub(r"\1", str(markdown).replace("  \n", "\n"))
+
+
 def all_text(at: AppTest) -> str:
-    """Every piece of text the page shows (markdown, titles, captions, alerts)."""
+    """Every piece of text the page shows (markdown, titles, captions, alerts), escapes resolved."""
     parts = []
     for kind in ("markdown", "title", "header", "subheader", "caption", "error", "warning", "info", "success", "code"):
-        parts += [str(e.value) for e in getattr(at, kind)]
+        parts += [shown(e.value) if kind != "code" else str(e.value) for e in getattr(at, kind)]
     return "\n".join(parts)

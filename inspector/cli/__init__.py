@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import Sequence
 
+from ..audit import AuditError
 from ..store import StoreError
 from . import diff_commands, media_commands, size_commands, store_commands
 
@@ -38,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.handler(args) or 0)
-    except (CliError, StoreError, ValueError) as exc:
+    except (CliError, StoreError, ValueError, AuditError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -44,6 +44,8 @@ def _header(report: MediaReport) -> None:
     print(f"thread {report.thread_id}  checkpoint {report.checkpoint_id}  step {report.step}")
     if report.user_data is not None:
         print(f"user-data folder: {report.user_data.origin}")
+        for parent in report.user_data.parents:
+            print(f"branched from {parent.thread_id}: its folder {parent.origin} is read for actual_paths too")
     for problem in report.problems:
         print(f"problem: {problem}")
 

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import sys
 from typing import Any
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
+from ..audit import AuditTrail
+from ..checkpoint_kinds import branch_origin
+from ..history import build_history, key_of
 from ..jsonable import to_jsonable
-from ..settings import load_settings, resolve_db_url
+from ..settings import Settings, load_settings, resolve_db_url
 from ..store import Store, open_store
 from ..store.model import THREAD_SORTS
 from ..store.deerflow import deerflow_url
+from ..timeline_rows import kind_columns
 from ..units import human_bytes
 from .output import print_json, print_table
 
@@ -29,6 +34,29 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress counts on stderr")
 
 
+# What a command with a thread argument shows, for the audit trail (``audit_log``).
+AUDITED = {"timeline": "thread_view", "replay": "thread_view", "sizes": "thread_view", "health": "thread_view",
+           "state": "checkpoint_view", "images": "checkpoint_view", "artifacts": "checkpoint_view", "diff": "diff_view"}
+
+
+def _cli_user() -> str:
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):  # no login name in the environment or the password database
+        return "cli:unknown"
+
+
+def audit(args: argparse.Namespace, url: str, settings: Settings) -> None:
+    """One audit line for a command that shows a thread (``checkpoint`` null: the newest)."""
+    action = AUDITED.get(getattr(args, "command", ""))
+    if not settings.audit_log or action is None or not getattr(args, "thread", None):
+        return
+    checkpoint = getattr(args, "checkpoint", None) or getattr(args, "to_id", None)
+    detail = {"from_checkpoint": args.from_id} if getattr(args, "from_id", None) else {}
+    AuditTrail(settings.audit_log, _cli_user(), url).record(action, args.thread, checkpoint, getattr(args, "ns", None),
+                                                             via="cli", **detail)
+
+
 def open_from_args(args: argparse.Namespace) -> Store:
     """Activate the schema the flags or settings name, then open the store.
 
@@ -43,7 +71,9 @@ def open_from_args(args: argparse.Namespace) -> Store:
     explicit = args.db
     if not explicit and getattr(args, "deerflow_home", None):
         explicit = deerflow_url(args.deerflow_home)
-    return open_store(resolve_db_url(explicit, settings))
+    url = resolve_db_url(explicit, settings)
+    audit(args, url, settings)
+    return open_store(url)
 
 
 def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | None:
@@ -108,16 +138,28 @@ def cmd_threads(args: argparse.Namespace) -> int:
 def cmd_timeline(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         rows = store.timeline(args.thread)
+        branches = store.branch_threads(args.thread)
+    origin = branch_origin(rows)
+    history = build_history(rows)
+    kinds = [kind_columns(history, key_of(r)) for r in rows]
     if args.json:
-        print_json({"thread_id": args.thread, "checkpoints": rows})
+        print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches,
+                    "checkpoints": [{**to_jsonable(r), **k} for r, k in zip(rows, kinds)]})
         return 0
     print_table(
-        ["step", "source", "namespace", "checkpoint", "parent", "wrote", "stored"],
+        ["step", "source", "kind", "mode", "namespace", "checkpoint", "parent", "wrote", "stored"],
         [
-            (r.step, r.source, r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id, ", ".join(r.write_channels), human_bytes(r.stored_bytes))
-            for r in rows
+            (r.step, r.source, k["kind"], k["mode"], r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id,
+             ", ".join(r.write_channels), human_bytes(r.stored_bytes))
+            for r, k in zip(rows, kinds)
         ],
     )
+    if origin is not None:
+        print(f"branched from thread {origin.parent_thread_id} at checkpoint {origin.parent_checkpoint_id or '?'}"
+              + (f" (message {origin.parent_message_id})" if origin.parent_message_id else ""))
+    for branch in branches:
+        print(f"branch: thread {branch.thread_id} from checkpoint {branch.parent_checkpoint_id or '?'}"
+              + (f", created {branch.created_at}" if branch.created_at else ""))
     return 0
 
 

@@ -1,15 +1,15 @@
 """The demo agent: DeerFlow's middlewares as graph nodes around a scripted model and a ToolNode.
 
-    START -> thread_data -> sandbox -> uploads -> [before_model...] -> agent
-    agent -> tools -> [before_model...] -> agent   (while the model calls tools)
-    agent -> title -> END
+    START -> thread_data -> sandbox -> [before_agent: uploads ...] -> [before_model...] -> agent -> [after_model...]
+    -> tools -> [before_model...] -> agent ...   (while the model calls tools)
+    -> title -> END
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, NotRequired
+from typing import Annotated
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -38,14 +38,6 @@ class DeltaThreadState(ThreadState):
     ]
 
 
-class DeerFlowState(ThreadState):
-    """Today's DeerFlow thread state: the documented fields plus ones the inspector's schema does not know."""
-
-    goal: NotRequired[dict | None]
-    summary_text: NotRequired[str | None]
-    delegations: NotRequired[list[dict] | None]
-
-
 def thread_data_node(base: Path) -> Node:
     """ThreadDataMiddleware: the thread's physical folders."""
 
@@ -64,19 +56,33 @@ def sandbox(state: dict) -> dict:
     return {"sandbox": {"sandbox_id": "local"}}
 
 
-def uploads(state: dict) -> dict:
-    """UploadsMiddleware: list this turn's uploads and announce them in the user's message."""
-    last = state["messages"][-1]
-    files = last.additional_kwargs.get("files") if isinstance(last, HumanMessage) else None
-    if not files:
-        return {"uploaded_files": []}
-    entries = [{"filename": f["filename"], "size": f["size"], "path": virtual_path("uploads", f["filename"]),
-                "extension": Path(f["filename"]).suffix} for f in files]
+def uploads_node(announce: Callable[[list[dict]], str], keep_original: bool = False) -> Node:
+    """UploadsMiddleware: list this turn's uploads (``uploaded_files``) and put ``announce(entries)`` ahead of
+    the user's message; ``keep_original`` records its text as ``original_user_content``, as DeerFlow main does."""
+
+    def uploads(state: dict) -> dict:
+        last = state["messages"][-1]
+        files = last.additional_kwargs.get("files") if isinstance(last, HumanMessage) else None
+        if not files:
+            return {"uploaded_files": []}
+        entries = [{"filename": f["filename"], "size": f["size"], "path": virtual_path("uploads", f["filename"]),
+                    "extension": Path(f["filename"]).suffix} for f in files]
+        update: dict = {"content": f"{announce(entries)}\n\n{last.content}"}
+        if keep_original:
+            update["additional_kwargs"] = {**last.additional_kwargs, "original_user_content": last.content}
+        return {"uploaded_files": entries, "messages": [last.model_copy(update=update)]}
+
+    return uploads
+
+
+def uploaded_files_block(entries: list[dict]) -> str:
+    """The documented (older) ``<uploaded_files>`` block."""
     listing = "\n".join(f"- {e['filename']} ({e['size'] / 1024:.1f} KB)\n  Path: {e['path']}" for e in entries)
     intro = "The following files have been uploaded and are available for use:"
-    block = f"<uploaded_files>\n{intro}\n\n{listing}\n</uploaded_files>"
-    announced = last.model_copy(update={"content": f"{block}\n\n{last.content}"})
-    return {"uploaded_files": entries, "messages": [announced]}
+    return f"<uploaded_files>\n{intro}\n\n{listing}\n</uploaded_files>"
+
+
+uploads = uploads_node(uploaded_files_block)
 
 
 def inject_viewed_images(state: dict, config: RunnableConfig) -> dict:
@@ -90,7 +96,9 @@ def inject_viewed_images(state: dict, config: RunnableConfig) -> dict:
         url = f"data:{image['mime_type']};base64,{image['base64']}"
         blocks.append({"type": "image_url", "image_url": {"url": url}})
     number = sum(isinstance(m, AIMessage) for m in messages)
-    injected = HumanMessage(blocks, id=f"{config['configurable']['thread_id']}-images-{number}")
+    # hidden from the chat, as DeerFlow marked it while viewed_images still held base64
+    injected = HumanMessage(blocks, id=f"{config['configurable']['thread_id']}-images-{number}",
+                            additional_kwargs={"hide_from_ui": True})
     return {"messages": [injected], "viewed_images": {}}
 
 
@@ -132,15 +140,18 @@ def build_agent(
     *,
     tools: Sequence,
     schema: type = ThreadState,
+    before_agent: Sequence[tuple[str, Node]] = (("uploads", uploads),),
     before_model: Sequence[tuple[str, Node]] = (("view_image_middleware", inject_viewed_images),),
+    after_model: Sequence[tuple[str, Node]] = (),
 ) -> CompiledStateGraph:
     """Compile the agent for ``script`` over ``schema`` with ``checkpointer``."""
     chain: list[tuple[str, Node]] = [
         ("thread_data", thread_data_node(base)),
         ("sandbox", sandbox),
-        ("uploads", uploads),
+        *before_agent,
         *before_model,
         ("agent", agent_node(ScriptedModel(script))),
+        *after_model,
     ]
     graph = StateGraph(schema)
     for name, node in chain:
@@ -150,7 +161,7 @@ def build_agent(
     names = [START] + [name for name, _ in chain]
     for source, target in zip(names, names[1:]):
         graph.add_edge(source, target)
-    graph.add_conditional_edges("agent", _route, ["tools", "title"])
+    graph.add_conditional_edges(chain[-1][0], _route, ["tools", "title"])
     graph.add_edge("tools", before_model[0][0] if before_model else "agent")
     graph.add_edge("title", END)
     return graph.compile(checkpointer=checkpointer)

@@ -88,6 +88,34 @@ PLAN_MD = """# Q3 logistics cost-cutting plan
 3. **Two picking shifts** instead of three: about EUR 9k.
 """
 
+BOARD_PLAN_MD = """# Q3 logistics: board summary
+
+- **Freight renegotiation**: EUR 31k a quarter (EUR 38 -> 31 per pallet).
+- **Pallet consolidation** on two routes: EUR 12k.
+- **Two picking shifts** instead of three: EUR 9k.
+"""
+
+SKILL_FILES = {
+    "/mnt/skills/public/cost-analysis/SKILL.md": """---
+name: cost-analysis
+description: Break a cost trend into drivers, size each saving, and rank the changes by euros saved per quarter.
+---
+# Cost analysis
+
+1. Read the numbers first; note the period and the unit.
+2. Split the trend into volume, rate and mix.
+3. Size each change in EUR per quarter and rank them.
+""",
+}
+
+DEFERRED_TOOLS = {
+    "spreadsheet_export": "write a table as an .xlsx spreadsheet",
+    "email_draft": "draft an email for the user to send",
+    "calendar_event": "create a calendar event",
+}
+
+CURRENT_GOAL = "Deliver a ranked cost-cutting plan for Q3 logistics"
+
 CURRENT_SUMMARY = ("The user shared a logistics cost chart (April-June, rising 4-5% a month) and a warehouse board "
                    "photo. A goal was set to deliver a Q3 cost-cutting plan; a subagent benchmarked freight rates; "
                    "plan.md proposes freight renegotiation, pallet consolidation and two picking shifts.")

@@ -14,6 +14,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
 MODEL_NAME = "demo-scripted-1"
+USER_ID_SUFFIX = "__user"  # DeerFlow's dynamic-context middleware re-adds the first user message under this suffix
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class ScriptedModel:
 
     def _current_turn(self, messages: list[AnyMessage]) -> tuple[int, Turn]:
         for index in range(len(messages) - 1, -1, -1):
-            turn = self._turns.get(messages[index].id or "")
+            turn = self._turns.get((messages[index].id or "").removesuffix(USER_ID_SUFFIX))
             if turn is not None:
                 return index, turn
         raise RuntimeError(f"no scripted user message in thread {self.script.thread_id}")

@@ -12,6 +12,8 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.types import Command, interrupt
 
 from inspector.demo import images
+from inspector.demo.content import DEFERRED_TOOLS, SKILL_FILES
+from inspector.demo.current import SKILL_ENTRY_KEY, SKILLS_ROOT
 from inspector.demo.model import tool_message_id
 from inspector.demo.sandbox import VIRTUAL_ROOT, physical_path
 
@@ -45,9 +47,22 @@ def read_file(path: str, runtime: ToolRuntime,
         start_line: First line to return.
         end_line: Last line to return.
     """
+    if path.startswith(SKILLS_ROOT + "/"):
+        return _read_skill(path, runtime)
     lines = _physical(runtime, path).read_text(encoding="utf-8").splitlines()
     first = (start_line or 1) - 1
     return tool_result(runtime, "read_file", "\n".join(lines[first:end_line]))
+
+
+def _read_skill(path: str, runtime: ToolRuntime) -> Command:
+    """A built-in skill file, its result stamped with the skill entry DeerFlow's read tool records."""
+    text = SKILL_FILES.get(path)
+    if text is None:
+        return tool_result(runtime, "read_file", f"Error: no such file {path}")
+    entry = {"path": path, "description": text.split("description:", 1)[1].split("\n", 1)[0].strip()}
+    message = ToolMessage(text, name="read_file", tool_call_id=runtime.tool_call_id,
+                          id=tool_message_id(runtime.tool_call_id), additional_kwargs={SKILL_ENTRY_KEY: entry})
+    return Command(update={"messages": [message]})
 
 
 @tool
@@ -114,13 +129,7 @@ def view_image_metadata(image_path: str, runtime: ToolRuntime) -> Command:
         image_path: Absolute /mnt/user-data path of the image.
     """
     actual = _physical(runtime, image_path).resolve()
-    data = actual.read_bytes()
-    entry = {
-        "mime_type": images.mime_type_of(image_path),
-        "size": len(data),
-        "actual_path": str(actual),
-        "sha256": hashlib.sha256(data).hexdigest(),
-    }
+    entry = {"mime_type": images.mime_type_of(image_path), "size": actual.stat().st_size, "actual_path": str(actual)}
     return tool_result(runtime, "view_image", "Successfully read image", viewed_images={image_path: entry})
 
 
@@ -141,34 +150,19 @@ def ask_clarification(question: str, clarification_type: str, runtime: ToolRunti
 
 
 @tool
-def create_goal(objective: str, max_rounds: int, runtime: ToolRuntime) -> Command:
-    """Start a long-running goal; the agent keeps working until it is complete.
+def tool_search(query: str, runtime: ToolRuntime) -> Command:
+    """Find deferred tools by keyword and make them callable from the next model call.
 
     Args:
-        objective: What must be true when the goal is met.
-        max_rounds: Rounds allowed before the goal is declared blocked.
+        query: Words to match against the deferred tools' names and descriptions.
     """
-    goal = {"id": "goal-1", "objective": objective, "status": "active", "rounds": 1,
-            "max_rounds": max_rounds, "revision": 1, "blocked_reason": None, "created_by": "llm"}
-    return tool_result(runtime, "create_goal", f"Goal goal-1 created: {objective}", goal=goal)
-
-
-@tool("task")
-def task_ledger(description: str, prompt: str, subagent_type: str, runtime: ToolRuntime) -> Command:
-    """Delegate work to a subagent and record it in the delegation ledger.
-
-    Args:
-        description: Three to five words.
-        prompt: The subagent's instructions.
-        subagent_type: general-purpose or bash.
-    """
-    brief = f"{subagent_type} finished: {description}."
-    entry = {"id": runtime.tool_call_id, "description": description, "subagent_type": subagent_type,
-             "status": "completed", "result_brief": brief, "created_at": "2025-06-02T09:30:00Z"}
-    delegations = [*(runtime.state.get("delegations") or []), entry]
-    return tool_result(runtime, "task", brief, delegations=delegations)
+    catalog_hash = hashlib.sha256("\n".join(sorted(DEFERRED_TOOLS)).encode()).hexdigest()[:16]
+    names = [name for name, description in DEFERRED_TOOLS.items()
+             if any(word in f"{name} {description}".lower() for word in query.lower().split())]
+    return tool_result(runtime, "tool_search", f"Promoted: {', '.join(names) or 'nothing matched'}",
+                       promoted={"catalog_hash": catalog_hash, "names": names})
 
 
 DOCUMENTED_TOOLS = [write_todos, read_file, write_file, render_chart, present_files, view_image_base64,
                     ask_clarification]
-CURRENT_TOOLS = [write_todos, read_file, write_file, present_files, view_image_metadata, create_goal, task_ledger]
+CURRENT_TOOLS = [write_todos, read_file, write_file, present_files, view_image_metadata, tool_search]

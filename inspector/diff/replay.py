@@ -7,8 +7,9 @@ channel the schema does not declare is "unverified (reducer unknown)", and so is
 anything the store does not hold enough to check (values ``update_state`` or a
 direct ``put`` applied without storing writes, a reducer refusing a stored
 write). Writes follow LangGraph's channel rules: a reducer channel with no value
-yet takes its first write as it is, and an ``Overwrite`` write bypasses the
-reducer (later writes in the same step are ignored).
+yet takes its first write as it is (the value of an ``Overwrite``, as DeerFlow
+stores it), and an ``Overwrite`` write bypasses the reducer (later writes in the
+same step are ignored).
 """
 
 from __future__ import annotations
@@ -197,8 +198,15 @@ def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.
         return _as_messages(value, known, stored) if messages else value
 
     pending = list(values)
-    result = prepared(pending.pop(0)) if current is NOTHING else prepared(current, stored=True)
     overwrote = False
+    if current is NOTHING:
+        # the first write is taken as it is; an Overwrite one stores its value, as DeltaChannel does and as
+        # DeerFlow's patch of BinaryOperatorAggregate makes it (LangGraph would store the wrapper itself)
+        overwrote, first = overwritten(pending[0])
+        result = prepared(first if overwrote else pending[0])
+        pending.pop(0)
+    else:
+        result = prepared(current, stored=True)
     for value in pending:
         is_overwrite, replacement = overwritten(value)
         if is_overwrite:

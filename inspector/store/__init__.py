@@ -21,6 +21,7 @@ from .delta import ChannelWrite, DeltaHistory
 from .model import (
     PER_CHECKPOINT_COPY,
     SHARED_BLOBS,
+    BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
@@ -37,6 +38,7 @@ from .sqlite import SqliteStore
 __all__ = [
     "PER_CHECKPOINT_COPY",
     "SHARED_BLOBS",
+    "BranchThread",
     "ChannelWrite",
     "CheckpointRow",
     "CheckpointSizes",

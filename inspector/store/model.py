@@ -101,6 +101,40 @@ class CheckpointRow:
 Key = tuple[str, str]  # (checkpoint_ns, checkpoint_id)
 
 
+BRANCH_PARENT_KEY = "branch_parent_thread_id"
+
+
+@dataclass(frozen=True)
+class BranchThread:
+    """A thread branched from another one, as DeerFlow records it in the branch's checkpoint metadata
+    (``branch_parent_thread_id``, ``branch_parent_checkpoint_id``, ``branch_parent_message_id``,
+    ``branch_created_at``)."""
+
+    thread_id: str
+    parent_thread_id: str
+    parent_checkpoint_id: str | None = None
+    parent_message_id: str | None = None
+    created_at: str | None = None
+
+
+def branch_of(thread_id: str, metadata: Any) -> BranchThread | None:
+    """The branch record a checkpoint's metadata carries, or None when it names no parent thread."""
+    if not isinstance(metadata, dict) or not isinstance(metadata.get(BRANCH_PARENT_KEY), str):
+        return None
+
+    def text(key: str) -> str | None:
+        value = metadata.get(key)
+        return value if isinstance(value, str) and value else None
+
+    return BranchThread(thread_id, metadata[BRANCH_PARENT_KEY], text("branch_parent_checkpoint_id"),
+                        text("branch_parent_message_id"), text("branch_created_at"))
+
+
+def sorted_branches(branches: Any) -> list[BranchThread]:
+    """Branch records, oldest first (by their creation time, then thread id)."""
+    return sorted(branches, key=lambda b: (b.created_at or "", b.thread_id))
+
+
 @dataclass(frozen=True)
 class WriteRecord:
     """One value a task wrote on top of a checkpoint, before reducers."""
@@ -230,6 +264,21 @@ class Store(Protocol):
     def checkpoint_rows(self, thread_id: str, keys: Iterable[Key]) -> list[CheckpointRow]:
         """Full timeline rows (metadata included) for the ``(ns, checkpoint id)`` keys given, newest
         first; keys not in the store are left out. Reads only those rows: a page of a history."""
+        ...
+
+    def branch_threads(self, thread_id: str) -> list[BranchThread]:
+        """The threads branched from ``thread_id``, as DeerFlow's "branch" records them.
+
+        Found with one query over checkpoint keys and metadata (no state decoded): each
+        thread's first root checkpoint whose ``branch_parent_thread_id`` names ``thread_id``.
+
+        Args:
+            thread_id: The thread the branches were taken from.
+
+        Returns:
+            ``BranchThread`` records (the branch, the parent checkpoint and message it came
+            from, when it was made), oldest first; an empty list when there is none.
+        """
         ...
 
     def history(

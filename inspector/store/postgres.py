@@ -25,8 +25,10 @@ from . import delta
 from .carried import Carried, decode_value
 from .decode import Decoded, Problem, decode_typed
 from .model import (
+    BRANCH_PARENT_KEY,
     SHARED_BLOBS,
     THREAD_SORTS,
+    BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
@@ -36,6 +38,8 @@ from .model import (
     StoreTotals,
     ThreadSummary,
     WriteRecord,
+    branch_of,
+    sorted_branches,
 )
 from .records import (
     assemble_state,
@@ -508,6 +512,15 @@ class PostgresStore:
                 yield previous
             last = _refs(rows[-1][2]) if rows else set()
             known = {ref: blob for ref, blob in blobs.items() if ref in last}
+
+    # -- branches --------------------------------------------------------
+    def branch_threads(self, thread_id: str) -> list[BranchThread]:
+        rows = self._query(
+            "SELECT thread_id, metadata FROM checkpoints "
+            "WHERE checkpoint_ns = '' AND parent_checkpoint_id IS NULL AND metadata->>%s = %s",
+            [BRANCH_PARENT_KEY, thread_id],
+        )
+        return sorted_branches(b for tid, meta in rows if (b := branch_of(tid, meta)) is not None)
 
     # -- delta channels ----------------------------------------------------
     def delta_history(

@@ -29,8 +29,10 @@ from . import delta
 from .decode import Decoded, Opaque, Problem, decode_checkpoint_blob, decode_typed
 from .measure import measure_checkpoint_blob
 from .model import (
+    BRANCH_PARENT_KEY,
     PER_CHECKPOINT_COPY,
     THREAD_SORTS,
+    BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
@@ -40,7 +42,9 @@ from .model import (
     StoreTotals,
     ThreadSummary,
     WriteRecord,
+    branch_of,
     checkpoint_time,
+    sorted_branches,
 )
 from .records import assemble_state, checkpoint_not_found, thread_not_found, write_records
 from .saver_loading import load_saver
@@ -309,6 +313,17 @@ class SaverStore:
                 )
             )
         return rows
+
+    # -- branches --------------------------------------------------------
+    def branch_threads(self, thread_id: str) -> list[BranchThread]:
+        """The saver's own metadata filter finds the branch checkpoints; each thread's first one is read."""
+        first: dict[str, CheckpointTuple] = {}
+        for tup in self._list(None, filter={BRANCH_PARENT_KEY: thread_id}):
+            tid = tup.config["configurable"]["thread_id"]
+            if _ns(tup) == "" and (tid not in first or _cid(tup) < _cid(first[tid])):
+                first[tid] = tup
+        found = (branch_of(tid, plain(dict(tup.metadata or {})).value) for tid, tup in first.items())
+        return sorted_branches(b for b in found if b is not None and b.parent_thread_id == thread_id)
 
     # -- sizes -----------------------------------------------------------
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:

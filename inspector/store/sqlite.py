@@ -17,8 +17,10 @@ from . import delta
 from .decode import DecodedCheckpoint, Problem, decode_checkpoint_blob, decode_typed
 from .measure import MeasuredCheckpoint, measure_checkpoint_blob
 from .model import (
+    BRANCH_PARENT_KEY,
     PER_CHECKPOINT_COPY,
     THREAD_SORTS,
+    BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
@@ -28,6 +30,8 @@ from .model import (
     StoreTotals,
     ThreadSummary,
     WriteRecord,
+    branch_of,
+    sorted_branches,
 )
 from .records import (
     assemble_state,
@@ -50,6 +54,15 @@ _THREAD_ORDER = {
     "newest": "max(checkpoint_id) DESC, thread_id",
     "checkpoints": "count(*) DESC, max(checkpoint_id) DESC, thread_id",
 }
+
+# Each thread's first root checkpoint (uuid6 ids sort by time), found on the primary key's index, whose
+# metadata mentions the branch key; the value is compared after decoding. No state blob is read.
+_BRANCH_ROOTS = """
+    SELECT c.thread_id, c.metadata FROM checkpoints c
+    JOIN (SELECT thread_id, min(checkpoint_id) AS cid FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) first
+      ON c.thread_id = first.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = first.cid
+    WHERE instr(CAST(c.metadata AS BLOB), ?) > 0
+"""
 
 # The write channels (joined by char 31) and write bytes of checkpoint row ``c``: index lookups.
 _WRITES_OF_C = """
@@ -497,6 +510,12 @@ class SqliteStore:
                 previous = self._decoded(thread_id, ns, cid, parent, type_tag, blob, raw_meta,
                                          writes.get(cid, []), channels, previous)
                 yield previous[0]
+
+    # -- branches --------------------------------------------------------
+    def branch_threads(self, thread_id: str) -> list[BranchThread]:
+        rows = self._query(_BRANCH_ROOTS, [f'"{BRANCH_PARENT_KEY}"'.encode()])
+        found = (branch_of(tid, _metadata(raw)) for tid, raw in rows)
+        return sorted_branches(b for b in found if b is not None and b.parent_thread_id == thread_id)
 
     # -- delta channels ----------------------------------------------------
     def delta_history(

@@ -8,6 +8,7 @@ import streamlit as st
 from .. import schema as schemas
 from ..settings import Settings, load_settings, resolve_db_url
 from ..store import Store, StoreError, display_url, is_saver_spec, open_store
+from .inert import literal
 
 _URL_KEY = "inspector_store_url"
 
@@ -42,7 +43,8 @@ def use_schema(cli_schema: str | None) -> None:
         schemas.activate(_schema(spec))
     except schemas.SchemaError as exc:
         schemas.activate(schemas.DEFAULT_SCHEMA)
-        st.sidebar.error(f"{exc}. Reading threads in {schemas.DEFAULT_SCHEMA.name} instead.", icon=":material/error:")
+        st.sidebar.error(f"{literal(exc)}. Reading threads in {literal(schemas.DEFAULT_SCHEMA.name)} instead.",
+                         icon=":material/error:")
 
 
 def start(cli_db: str | None) -> None:
@@ -64,15 +66,15 @@ def store() -> Store | None:
     """The open store, or None after showing why it could not be opened."""
     url = current_url()
     if not url:
-        st.error(st.session_state.get("inspector_start_error", "No store is configured."))
+        st.error(literal(st.session_state.get("inspector_start_error", "No store is configured.")))
         return None
     try:
         opened = _open(url)
     except StoreError as exc:
-        st.error(f"Cannot open the store: {exc}")
+        st.error(f"Cannot open the store: {literal(exc)}")
         return None
     if getattr(opened, "warning", None):
-        st.sidebar.warning(opened.warning, icon=":material/warning:")
+        st.sidebar.warning(literal(opened.warning), icon=":material/warning:")
     return opened
 
 
@@ -96,9 +98,9 @@ def _sidebar() -> None:
         url = current_url()
         st.caption("Store (through the saver API)" if is_saver_spec(url) else "Store (read-only)")
         st.code(display_url(url) or "none", language=None, wrap_lines=True)
-        st.caption(f"Schema: {schemas.active().name}")
+        st.caption(f"Schema: {literal(schemas.active().name)}")
         if refused := st.session_state.get("inspector_switch_refused"):
-            st.error(refused, icon=":material/block:")
+            st.error(literal(refused), icon=":material/block:")
         if not settings().lock_store:
             with st.popover("Switch store", width="stretch"):
                 st.text_input("Store URL", key="inspector_switch_url", placeholder="sqlite:////path/to/checkpoints.db",

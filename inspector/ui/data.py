@@ -14,6 +14,7 @@ from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..settings import Settings, load_settings
 from ..store import CheckpointRow, CheckpointState, Store
 from ..thread_history import ThreadHistory
+from .inert import literal
 
 
 def settings_or_defaults() -> Settings:
@@ -50,16 +51,20 @@ def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: in
     return _store.state(thread_id, checkpoint_id, ns)
 
 
+def generation(store: Store, thread_id: str) -> int:
+    """The thread's cache generation: part of the key of every cached read about it."""
+    return _GENERATIONS.get((store.url, thread_id), 0)
+
+
 def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:
-    generation = _GENERATIONS.get((store.url, thread_id), 0)
-    with st.spinner(f"Reading the history of {thread_id}…"):
-        return _timeline(store.url, thread_id, generation, store)
+    with st.spinner(f"Reading the history of {literal(thread_id)}…"):
+        return _timeline(store.url, thread_id, generation(store, thread_id), store)
 
 
 def state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
     """The decoded state of one checkpoint (cached; decoded states are not modified by the pages)."""
     with st.spinner("Decoding the checkpoint…"):
-        return _state(store.url, thread_id, ns, checkpoint_id, _GENERATIONS.get((store.url, thread_id), 0), store)
+        return _state(store.url, thread_id, ns, checkpoint_id, generation(store, thread_id), store)
 
 
 def refresh_thread(store: Store, thread_id: str) -> None:

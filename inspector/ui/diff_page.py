@@ -8,9 +8,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ..store import CheckpointRow, NotFound, StoreError
-from . import connection
+from . import audit_trail, connection
 from . import data
 from .diff_view import compare, render_diff, render_replay_table
+from .inert import literal
 
 
 def _label(row: CheckpointRow) -> str:
@@ -37,7 +38,7 @@ def render() -> None:
     try:
         timeline = data.timeline(store, thread_id)
     except (NotFound, StoreError) as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         return
     namespaces = sorted({r.checkpoint_ns for r in timeline})
     ns = params.get("ns", "")
@@ -46,13 +47,13 @@ def render() -> None:
                           format_func=lambda n: n or "(root graph)")
     rows = [r for r in timeline if r.checkpoint_ns == ns]  # newest first
     if not rows:
-        st.error(f"No checkpoints in namespace {ns!r} for thread {thread_id!r}.")
+        st.error(literal(f"No checkpoints in namespace {ns!r} for thread {thread_id!r}."))
         return
     by_id = {r.checkpoint_id: r for r in rows}
     unknown = [f"{name} {params[name]!r}" for name in ("to", "from") if params.get(name) and params[name] not in by_id]
     if unknown:
-        st.warning(f"Not a checkpoint of this thread in namespace {ns or 'root'!r}: {', '.join(unknown)}. "
-                   "Showing the newest checkpoint against its parent instead.", icon=":material/warning:")
+        st.warning(literal(f"Not a checkpoint of this thread in namespace {ns or 'root'!r}: {', '.join(unknown)}. "
+                           "Showing the newest checkpoint against its parent instead."), icon=":material/warning:")
     to_col, from_col = st.columns(2)
     with to_col:
         to_id = _pick("To (the later checkpoint)", rows, params.get("to"), "diff-to")
@@ -64,10 +65,11 @@ def render() -> None:
     try:
         result, check = compare(store, thread_id, from_id, to_id, ns, internal)
     except (NotFound, StoreError, ValueError) as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         return
+    audit_trail.record_view("diff_view", thread_id, to_id, ns, from_checkpoint=from_id)
     relation = "parent → child" if result.adjacent else "not a checkpoint and its parent"
-    st.caption(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} ({relation})")
+    st.caption(literal(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} ({relation})"))
     render_diff(result, check)
     if st.toggle("Replay every step of this thread", value=params.get("replay") == "1", key="diff-replay-all"):
         render_replay_table(store, thread_id, ns)

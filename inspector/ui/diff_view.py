@@ -9,7 +9,8 @@ from ..diff import ReplayVerdict, StateDiff, StepReplay, cached_verdicts, diff, 
 from ..diff.thread_replay import schema_fingerprint
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
-from . import data, routes
+from . import audit_trail, data, routes
+from .inert import code_span, literal
 from .progress import progress_bar
 from .values import show_value
 
@@ -17,14 +18,6 @@ MISMATCH_MARK = "replay does not match"
 # Material icons, not emoji: emoji need a colour font the browser may not have (they show as boxes).
 STATUS_ICONS = {"changed": ":material/edit:", "added": ":material/add_circle:", "removed": ":material/remove_circle:",
                 "written": ":material/edit_note:"}
-
-
-_MARKDOWN_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#$|~"})
-
-
-def plain(text: str) -> str:
-    """``text`` shown as written: Markdown and LaTeX characters escaped."""
-    return text.translate(_MARKDOWN_SPECIALS)
 
 
 def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = "",
@@ -95,14 +88,14 @@ def replay_marks(replays: dict[str, list[StepReplay]]) -> dict[tuple[str, str], 
 def render_verdict(result: ReplayVerdict, compact: bool = False) -> None:
     """The thread's replay in numbers: verified, unverified (and why), mismatched field checks."""
     if compact:
-        st.caption(f"Replay: {plain(result.summary())} · schema {plain(schemas.active().name)}")
+        st.caption(f"Replay: {literal(result.summary())} · schema {literal(schemas.active().name)}")
         return
     a, b, c = st.columns(3)
     a.metric("Verified", result.verified, help="field checks whose replay through the reducers matches the store")
     b.metric("Unverified", result.unverified,
              help="field checks the inspector cannot verify: an unknown reducer, values the store does not hold")
     c.metric("Mismatched", result.mismatched, help="field checks whose replay disagrees with the stored state")
-    st.caption(f"Replay: {plain(result.summary())} · schema {plain(schemas.active().name)}")
+    st.caption(f"Replay: {literal(result.summary())} · schema {literal(schemas.active().name)}")
 
 
 def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
@@ -128,7 +121,7 @@ def render_writes(result: StateDiff) -> None:
     elif not result.wrote:
         st.caption("No field was written in this step.")
     for write in result.wrote:
-        st.markdown(f"- `{write['node']}` → **{write['channel']}**")
+        st.markdown(f"- {code_span(write['node'])} → **{literal(write['channel'])}**")
         show_value(write["value"], expanded=True)
 
 
@@ -139,10 +132,10 @@ def render_fields(result: StateDiff) -> None:
         st.caption("No field changed.")
     for field in changed:
         icon = STATUS_ICONS.get(field.status, "")
-        st.markdown(f"{icon} **{field.field}** · `{field.reducer}` · {field.status}")
+        st.markdown(f"{icon} **{literal(field.field)}** · {code_span(field.reducer)} · {literal(field.status)}")
         if field.note:
-            st.info(field.note)
-        lines = [f"- {plain(c.summary)}" for c in field.changes]
+            st.info(literal(field.note))
+        lines = [f"- {literal(c.summary)}" for c in field.changes]
         if lines:
             st.markdown("\n".join(lines))
     unchanged = [f"{f.field} ({f.reducer})" for f in result.fields if not f.changed]
@@ -157,17 +150,17 @@ def render_replay(check: StepReplay | None) -> None:
     counts = (f"{len(check.verified)} field(s) verified, {len(check.unverified)} unverified, "
               f"{len(check.mismatches)} mismatched")
     if check.status == "mismatch":
-        details = "; ".join(f"`{f.field}`: {plain(f.first_difference or '')}" for f in check.mismatches)
+        details = "; ".join(f"{code_span(f.field)}: {literal(f.first_difference or '')}" for f in check.mismatches)
         st.error(f"{MISMATCH_MARK}: {details} ({counts})", icon=":material/report:")
     elif check.status == "unverified":
-        why = "; ".join(f"{plain(reason)}: {', '.join(f'`{n}`' for n in names)}"
+        why = "; ".join(f"{literal(reason)}: {', '.join(code_span(n) for n in names)}"
                         for reason, names in check.unverified_by_reason().items())
-        st.warning(f"Replay could not verify every field ({counts}). {why or plain(check.note or '')}",
+        st.warning(f"Replay could not verify every field ({counts}). {why or literal(check.note or '')}",
                    icon=":material/help:")
     else:
         st.success(f"Replay through the reducers matches the stored state ({counts}).")
     for finding in check.findings:
-        st.warning(plain(finding), icon=":material/report:")
+        st.warning(literal(finding), icon=":material/report:")
 
 
 def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "diff") -> None:
@@ -179,8 +172,11 @@ def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "
     with fields_col:
         render_fields(result)
     st.download_button(
-        "Download the diff as JSON", dumps(result), file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
-        mime="application/json", key=f"{key}-download",
+        "Download the diff as JSON",
+        audit_trail.exported(lambda: dumps(result), result.thread_id, result.after_id, result.checkpoint_ns,
+                             what="diff json", from_checkpoint=result.before_id),
+        file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
+        mime="application/json", key=f"{key}-download", on_click="ignore",
     )
 
 

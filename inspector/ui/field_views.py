@@ -14,6 +14,7 @@ from ..units import human_bytes
 from ..store import CheckpointState, Store
 from ..todos import STATUS_LABELS, progress, todo_board
 from .conversation_view import messages_view
+from .inert import code_span, literal
 from .values import show_value
 
 
@@ -38,12 +39,12 @@ def json_view(value: Any, ctx: FieldContext) -> None:
 
 
 def title_view(value: Any, ctx: FieldContext) -> None:
-    st.markdown(f"### {value}" if isinstance(value, str) and value else "_no title yet_")
+    st.markdown(f"### {literal(value)}" if isinstance(value, str) and value else "_no title yet_")
 
 
 def sandbox_view(value: Any, ctx: FieldContext) -> None:
     if isinstance(value, dict) and set(value) <= {"sandbox_id"}:
-        st.markdown(f"sandbox id: `{value.get('sandbox_id')}`")
+        st.markdown(f"sandbox id: {code_span(value.get('sandbox_id'))}")
     else:
         json_view(value, ctx)
 
@@ -63,9 +64,9 @@ def todos_view(value: Any, ctx: FieldContext) -> None:
     columns = st.columns(len(board))
     for column, (status, items) in zip(columns, board.items()):
         with column:
-            st.markdown(f"**{STATUS_LABELS.get(status, status)}** ({len(items)})")
+            st.markdown(f"**{literal(STATUS_LABELS.get(status, status))}** ({len(items)})")
             for todo in items:
-                st.markdown(f"- {todo.text}" if todo.text else f"- `{todo.raw}`")
+                st.markdown(f"- {literal(todo.text)}" if todo.text else f"- {code_span(todo.raw)}")
 
 
 def uploaded_files_view(value: Any, ctx: FieldContext) -> None:
@@ -87,7 +88,7 @@ def artifacts_view(value: Any, ctx: FieldContext) -> None:
     for item in value if isinstance(value, list) else [value]:
         if isinstance(item, str):
             virtual, physical = both_paths(item, ctx.thread_data)
-            st.markdown(f"- `{virtual or item}`" + (f"  \n  on disk: `{physical}`" if physical else ""))
+            st.markdown(f"- {code_span(virtual or item)}" + (f"  \n  on disk: {code_span(physical)}" if physical else ""))
         else:
             show_value(item, expanded=1)
 

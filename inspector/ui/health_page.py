@@ -17,6 +17,7 @@ from ..sizes import store_sizes, what_if_lines
 from ..store import StoreError
 from ..units import human_bytes
 from . import connection, data, routes
+from .inert import literal
 from .sizes_views import health_of, render_flags
 from .tables import byte_columns
 
@@ -45,7 +46,7 @@ def render() -> None:
         threads = store.threads(limit=top, sort="stored")
         reports = _analyse(store, threads)
     except StoreError as exc:
-        st.error(f"Reading the store failed: {exc}")
+        st.error(f"Reading the store failed: {literal(exc)}")
         return
     if not reports:
         st.info("This store has no threads.")

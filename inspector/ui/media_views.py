@@ -14,14 +14,16 @@ import streamlit as st
 
 from ..artifact_preview import Preview, download_bytes, preview_file
 from ..artifacts import Artifact
-from ..images import ImageCheck, check_entry, entry_thumbnail, load_entry_bytes, sha256_of
+from ..images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
 from ..image_history import lifecycle_note
 from ..media_report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
 from ..settings import load_settings
 from ..units import human_bytes
 from ..store import CheckpointRow, CheckpointState, Store
 from ..user_data import PathRefused, UserData
+from . import audit_trail
 from .data import MAX_ENTRIES, TTL
+from .inert import code_span, literal, show_markdown
 from .tables import table
 
 HISTORY_PANEL = "Images over time"
@@ -55,7 +57,7 @@ def report(store: Store | None, state: CheckpointState, history: bool = False) -
 
 def _problems(report_: MediaReport) -> None:
     for problem in report_.problems:
-        st.warning(problem, icon=":material/folder_off:")
+        st.warning(literal(problem), icon=":material/folder_off:")
 
 
 # -- viewed_images ----------------------------------------------------------------
@@ -69,16 +71,16 @@ def _caption(check: ImageCheck) -> str:
 def _image_card(check: ImageCheck, entry: Any, user_data: UserData | None, key: str) -> None:
     thumb = entry_thumbnail(check.key, entry, check, user_data)
     if thumb is not None:
-        st.image(thumb, caption=_caption(check), output_format="PNG")
+        st.image(thumb, caption=literal(_caption(check)), output_format="PNG")
     else:
-        st.markdown(f"`{check.key}`")
+        st.markdown(code_span(check.key))
     st.caption(f"{'inline base64' if check.shape == 'base64' else check.shape} · {human_bytes(check.byte_size)}")
     for problem in check.problems:
-        st.warning(problem, icon=":material/broken_image:")
+        st.warning(literal(problem), icon=":material/broken_image:")
     if thumb is not None and st.toggle("Full size", key=f"full-{key}"):
-        data = load_entry_bytes(check.key, entry, user_data)
+        data = checked_bytes(check, entry, user_data)
         if data is not None:
-            st.image(data, caption=check.key)
+            st.image(data, caption=literal(check.key))
 
 
 def gallery(checks: list[ImageCheck], viewed: dict[str, Any], user_data: UserData | None, key: str) -> None:
@@ -108,11 +110,11 @@ def viewed_images_view(value: Any, ctx: Any) -> None:
 
 def _render_preview(preview: Preview) -> None:
     for problem in preview.problems:
-        st.warning(problem, icon=":material/warning:")
+        st.warning(literal(problem), icon=":material/warning:")
     if preview.truncated:
         st.info(f"Showing the first part of a {preview.size:,}-byte file; download it for the rest.")
     if preview.kind == "markdown":
-        st.markdown(preview.text or "")
+        show_markdown(preview.text or "")
     elif preview.kind in ("code", "source"):
         if preview.kind == "source":
             st.caption("Shown as source; HTML and SVG are never rendered here.")
@@ -121,20 +123,22 @@ def _render_preview(preview: Preview) -> None:
         st.dataframe(preview.table, hide_index=True)
     elif preview.kind == "image" and preview.thumbnail is not None:
         facts = preview.image
-        st.image(preview.thumbnail, caption=f"{facts.format} {facts.width}x{facts.height}", output_format="PNG")
+        st.image(preview.thumbnail, caption=literal(f"{facts.format} {facts.width}x{facts.height}"), output_format="PNG")
     elif preview.kind == "binary":
-        st.markdown(f"{preview.mime_type or 'binary file'} · {human_bytes(preview.size)}")
+        st.markdown(literal(f"{preview.mime_type or 'binary file'} · {human_bytes(preview.size)}"))
 
 
-def _artifact_preview(artifact: Artifact, user_data: UserData | None) -> None:
+def _artifact_preview(artifact: Artifact, user_data: UserData | None, state: CheckpointState) -> None:
     if not artifact.exists or artifact.physical_path is None or user_data is None:
-        st.info(f"No preview: {'; '.join(artifact.problems) or 'file not found'}")
+        st.info("No preview: " + literal('; '.join(artifact.problems) or 'file not found'))
         return
     preview = preview_file(artifact.physical_path, user_data)
     _render_preview(preview)
     if preview.kind != "error":
         path = artifact.physical_path
-        st.download_button("Download", data=lambda: _download(path, user_data), file_name=path.rsplit("/", 1)[-1],
+        produce = audit_trail.exported(lambda: _download(path, user_data), state.thread_id, state.checkpoint_id,
+                                       state.checkpoint_ns, what="artifact", path=artifact.path)
+        st.download_button("Download", data=produce, file_name=path.rsplit("/", 1)[-1],
                            mime=preview.mime_type or "application/octet-stream", icon=":material/download:",
                            key=f"dl-{artifact.path}")
 
@@ -163,7 +167,7 @@ def artifacts_view(value: Any, ctx: Any) -> None:
     key = f"artifact-preview-{ctx.state.thread_id}-{sha256_of(chr(0).join(labels).encode())[:12]}"
     chosen = st.selectbox("Preview", labels, key=key)
     with st.container(border=True, key="artifact-preview"):
-        _artifact_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data)
+        _artifact_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data, ctx.state)
 
 
 # -- images over time --------------------------------------------------------------
@@ -193,16 +197,16 @@ def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, sta
     st.markdown("**Images**")
     st.dataframe(table(span_rows(found.spans)), hide_index=True)
     if note := lifecycle_note(found.spans):
-        st.caption(note)
+        st.caption(literal(note))
     shown = _span_thumbnails(store.url, thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), found)
     with st.container(key="images-over-time"):
         columns = st.columns(4)
         for i, (caption, thumb, problems) in enumerate(shown):
             with columns[i % 4]:
                 if thumb is not None:
-                    st.image(thumb, caption=caption, output_format="PNG")
+                    st.image(thumb, caption=literal(caption), output_format="PNG")
                 else:
-                    st.caption(f"{caption} ({'; '.join(problems)})")
+                    st.caption(literal(f"{caption} ({'; '.join(problems)})"))
 
 
 def register() -> None:

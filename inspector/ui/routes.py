@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .inert import literal
+
 _PAGES: dict[str, st.Page] = {}
 
 
@@ -24,9 +26,12 @@ def page(url_path: str) -> st.Page | str:
 
 
 def link(url_path: str, label: str, params: dict[str, str] | None = None, icon: str | None = None) -> None:
-    """A link to another page carrying query parameters (no link when the page is not registered)."""
+    """A link to another page carrying query parameters (no link when the page is not registered).
+
+    ``label`` is shown as written (page link labels are Markdown; thread ids in them come from the data).
+    """
     if url_path in _PAGES:
-        st.page_link(_PAGES[url_path], label=label, icon=icon, query_params=params or {})
+        st.page_link(_PAGES[url_path], label=literal(label), icon=icon, query_params=params or {})
 
 
 def go(url_path: str, params: dict[str, str] | None = None) -> None:

@@ -18,6 +18,7 @@ from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSum
 from ..units import human_bytes
 from . import data
 from .progress import progress_bar
+from .inert import literal
 from .tables import byte_columns
 
 
@@ -67,8 +68,8 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
     crossed = first_over(report, config.oversize_state_bytes)
     if crossed is not None:
         step = report.checkpoints[crossed].step
-        st.warning(f"State passes the {human_bytes(config.oversize_state_bytes)} limit at step {step} "
-                 f"(checkpoint {report.checkpoints[crossed].checkpoint_id}).", icon=":material/warning:")
+        st.warning(f"State passes the {human_bytes(config.oversize_state_bytes)} limit at step {literal(step)} "
+                 f"(checkpoint {literal(report.checkpoints[crossed].checkpoint_id)}).", icon=":material/warning:")
     st.altair_chart(size_chart(report, config.oversize_state_bytes, selected_id), width="stretch")
     peak = max((c.total_bytes for c in report.checkpoints), default=0)
     limit = (f"dashed red line: the {human_bytes(config.oversize_state_bytes)} oversize limit"
@@ -94,9 +95,9 @@ def field_frame(health: ThreadHealth) -> pd.DataFrame:
 def render_flags(health: ThreadHealth) -> None:
     for flag in health.flags:
         title = f"{flag.code}" + (f" · {flag.field}" if flag.field else "")
-        with st.expander(f":material/flag: {title}: {flag.summary}"):
-            st.markdown(f"**Why it matters:** {flag.why}\n\n**Usual fix:** {flag.fix}")
-            st.caption("Checkpoints: " + ", ".join(flag.checkpoint_ids[:12])
+        with st.expander(f":material/flag: {literal(title)}: {literal(flag.summary)}"):
+            st.markdown(f"**Why it matters:** {literal(flag.why)}\n\n**Usual fix:** {literal(flag.fix)}")
+            st.caption("Checkpoints: " + literal(", ".join(flag.checkpoint_ids[:12]))
                        + (f" and {len(flag.checkpoint_ids) - 12} more" if len(flag.checkpoint_ids) > 12 else ""))
 
 
@@ -152,7 +153,7 @@ def add_size_columns(frame: pd.DataFrame, rows: list[ThreadSummary], columns: di
 
 def flag_note(rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) -> None:
     """One line under the thread list naming the flagged threads on this page."""
-    flagged = [f"**{r.thread_id}** ({columns[r.thread_id]['flags']})" for r in rows if columns[r.thread_id]["flags"]]
+    flagged = [f"**{literal(r.thread_id)}** ({literal(columns[r.thread_id]['flags'])})" for r in rows if columns[r.thread_id]["flags"]]
     if flagged:
         st.markdown(f":material/flag: {len(flagged)} flagged: " + "; ".join(flagged) + " · details on the Health page")
 

@@ -23,7 +23,9 @@ from ..jsonable import dumps, to_jsonable
 from ..state_fields import field_order, field_summary
 from ..store import CheckpointState, Store
 from .field_views import DEFAULT_VIEWS, FieldContext, FieldView, json_view
+from . import audit_trail
 from .guard import guarded
+from .inert import code_span, literal
 from .values import show_value
 
 __all__ = ["FIELD_VIEWS", "FieldContext", "FieldView", "render_field", "render_state"]
@@ -32,9 +34,9 @@ FIELD_VIEWS: dict[str, FieldView] = dict(DEFAULT_VIEWS)
 
 
 def render_field(name: str, value: Any, state: CheckpointState, store: Store | None = None) -> None:
-    st.markdown(f"**`{name}`** · {field_summary(name, value, state)}")
+    st.markdown(f"**{code_span(name)}** · {literal(field_summary(name, value, state))}")
     for problem in state.problems_for(name):
-        st.warning(f"{name}: {problem.message}", icon=":material/warning:")
+        st.warning(literal(f"{name}: {problem.message}"), icon=":material/warning:")
     view = FIELD_VIEWS.get(name, json_view)
     guarded(f"Field {name}", view, value, FieldContext(name, state, store))
 
@@ -42,7 +44,7 @@ def render_field(name: str, value: Any, state: CheckpointState, store: Store | N
 def render_state(state: CheckpointState, store: Store | None = None) -> None:
     """Every field of ``state`` (known fields first), then internals, raw data and downloads on demand."""
     for problem in state.problems_for(None):
-        st.warning(problem.message, icon=":material/warning:")
+        st.warning(literal(problem.message), icon=":material/warning:")
     _pending(state)
     for name in field_order(state.values):
         with st.container(border=True, key=f"field-{name}"):
@@ -54,9 +56,9 @@ def _pending(state: CheckpointState) -> None:
     for number, question in enumerate(pending_questions(state.writes)):
         with st.container(border=True, key=f"pending-question-{number}"):
             st.markdown(":material/help: **Waiting for the user's answer**")
-            st.info(question.question or "(the interrupt carries no question text)")
+            st.info(literal(question.question or "(the interrupt carries no question text)"))
             for option in question.options:
-                st.markdown(f"- {option}")
+                st.markdown(f"- {literal(option)}")
             with st.expander("Interrupt value"):
                 show_value(question.value, expanded=2)
 
@@ -74,7 +76,8 @@ def _extras(state: CheckpointState) -> None:
         st.json(to_jsonable({"header": state.header, "channel_values": {**state.values, **state.internal}}), expanded=1)
     st.download_button(
         "Download state as JSON",
-        data=lambda: dumps(state),  # serialized when clicked, not on every run
+        data=audit_trail.exported(lambda: dumps(state), state.thread_id, state.checkpoint_id, state.checkpoint_ns,
+                                  what="state json"),  # serialized when clicked, not on every run
         file_name=f"{state.thread_id}-{state.checkpoint_id}.json",
         mime="application/json",
         icon=":material/download:",

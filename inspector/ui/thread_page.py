@@ -29,11 +29,15 @@ from ..history import History, Key
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..thread_history import ThreadHistory
-from . import connection, data, diff_view, follow, routes, timeline_view
+from . import audit_trail, branch_links, connection, data, diff_view, follow, routes, timeline_view
 from .guard import guarded
+from .inert import literal
 from .state_view import render_state
 
 Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]
+# Up to this many stored bytes, opening a thread reads every checkpoint's metadata (it sits behind the state
+# in SQLite, so reading it costs about the thread's bytes); beyond, only the pages shown.
+SMALL_HISTORY_BYTES = 16_000_000
 
 
 def _state_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
@@ -50,7 +54,7 @@ def select(location: Location) -> None:
 
 
 def _back(message: str) -> None:
-    st.error(message, icon=":material/error:")
+    st.error(literal(message), icon=":material/error:")
     routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
 
 
@@ -84,14 +88,23 @@ def render() -> None:
     history = thread.history
     key = _resolve(history, location)
     if key is None:
-        st.warning(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
-                   if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread.")
+        st.warning(literal(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
+                           if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread."))
         routes.link("thread", "Show the newest checkpoint", {"thread": location.thread}, icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
         return
     shown = Location(location.thread, key[1], key[0])
     if shown != location:
         select(shown)  # the URL names exactly what is on screen, so a copied link keeps showing it
+    audit_trail.record_view("thread_view", location.thread)
+    audit_trail.record_view("checkpoint_view", location.thread, key[1], key[0])
+    # one read for the rows on screen: the selected checkpoint's page, and the thread's first checkpoint,
+    # whose metadata names the thread a branch came from (a small history is read whole, kinds and all)
+    page = history.page(history.page_of(key, timeline_view.PAGE_SIZE), timeline_view.PAGE_SIZE)
+    if sum(node.row.stored_bytes for node in history.nodes.values()) <= SMALL_HISTORY_BYTES:
+        page = history.ordered
+    thread.complete(store, [*page, *([thread.oldest_root] if thread.oldest_root else [])])
+    guarded("Branch links", branch_links.render, store, thread.thread_id, history)
     _body(store, thread, key)
     timeline_view.autoplay(history, key, select)
 
@@ -99,7 +112,7 @@ def render() -> None:
 def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
     """The title, Refresh, and Follow (which reads newer checkpoints before the history is laid out)."""
     title_col, follow_col, refresh_col = st.columns([5, 1.4, 1.4], vertical_alignment="bottom")
-    title_col.title(thread.thread_id)
+    title_col.title(literal(thread.thread_id))
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
         data.refresh_thread(store, thread.thread_id)
         st.rerun()
@@ -128,9 +141,9 @@ def _drift(store: Store, thread_id: str, history: History) -> None:
     drift = thread_drift([n.row for n in history.nodes.values()], states)
     lines = drift_lines(drift)
     if drift.unknown_channels:
-        st.info(diff_view.plain(lines[0]), icon=":material/schema:")
+        st.info(literal(lines[0]), icon=":material/schema:")
     if drift.unwritten_fields:
-        st.caption(diff_view.plain(lines[-1]))
+        st.caption(literal(lines[-1]))
 
 
 def _panel() -> tuple[str, Panel]:
@@ -142,7 +155,6 @@ def _panel() -> tuple[str, Panel]:
 
 def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     history = thread.history
-    thread.complete(store, history.page(history.page_of(key, timeline_view.PAGE_SIZE), timeline_view.PAGE_SIZE))
     row = history.node(key).row
     guarded("Navigator", timeline_view.navigator, history, key, select)
     left, right = st.columns([2, 3], gap="medium")
@@ -158,6 +170,6 @@ def _selected(store: Store, thread_id: str, row: CheckpointRow) -> None:
     try:
         state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
     except Exception as exc:  # noqa: BLE001 - the history beside it must still render
-        st.error(f"Cannot read checkpoint {row.checkpoint_id}: {exc}", icon=":material/error:")
+        st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {exc}"), icon=":material/error:")
         return
     guarded(title, panel, store, thread_id, row, state)

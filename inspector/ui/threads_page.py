@@ -8,6 +8,7 @@ import streamlit as st
 from ..store import StoreError
 from ..thread_list import thread_records
 from . import connection, routes, sizes_views
+from .inert import literal
 from .tables import blank_missing
 
 PAGE_SIZE = 50
@@ -34,7 +35,7 @@ def render() -> None:
         with right:
             sizes = sizes_views.size_columns(store, rows)
     except StoreError as exc:
-        st.error(f"Reading the thread list failed: {exc}")
+        st.error(f"Reading the thread list failed: {literal(exc)}")
         return
     st.caption(f"{total} thread(s) · select a row to open it")
     frame = blank_missing(sizes_views.add_size_columns(pd.DataFrame(thread_records(rows)), rows, sizes), ["state size"])

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import Callable
 
 import pandas as pd
 import streamlit as st
 
+from ..checkpoint_kinds import DELTA_MARKER, delta_marker, kind_at, step_label
 from ..history import History, Key
 from ..location import Location
 from ..timeline_rows import timeline_records
 from ..tree_chart import SELECTION, tree_chart, tree_data
 from .diff_view import MISMATCH_MARK
+from .inert import literal
 
 PAGE_SIZE = 40
 PLAY_DELAY_SECONDS = 1.2
@@ -26,7 +29,9 @@ def _location(history: History, key: Key) -> Location:
 
 def _label(history: History, key: Key) -> str:
     row = history.node(key).row
-    return f"step {row.step} · {row.source}" if row.source else f"step {row.step}"
+    if row.keys_only:  # off the pages read so far: the step from the checkpoint id, no source yet
+        return literal(f"step {row.step}")
+    return literal(f"step {step_label(history, key)}")  # select_slider options are Markdown
 
 
 def navigator(history: History, key: Key, select: Select) -> None:
@@ -102,7 +107,7 @@ def _replay_warning(history: History, marks: dict[Key, str]) -> None:
     bad = [k for k in history.ordered if marks.get(k, "").endswith(MISMATCH_MARK)]
     if bad:
         steps = ", ".join(str(history.node(k).row.step) for k in bad[:10])
-        st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {steps}"
+        st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {literal(steps)}"
                    " (see the Table tab and the Diff vs parent panel)", icon=":material/report:")
 
 
@@ -115,6 +120,16 @@ def _summary(history: History) -> str:
         parts.append(f"{len(namespaces)} subgraph namespace(s)")
     if history.orphans:
         parts.append(f"{len(history.orphans)} checkpoint(s) whose parent is missing")
+    kinds = Counter(kind.name for key in history.ordered if (kind := kind_at(history, key)) is not None)
+    parts += [f"{n} {name}" for name, n in sorted(kinds.items())]
+    marked = Counter(delta_marker(node.row.metadata) for node in history.nodes.values())
+    if marked[DELTA_MARKER]:
+        parts.append(f"delta mode: {DELTA_MARKER} on {marked[DELTA_MARKER]} checkpoint(s)")
+    elif marked["counters_since_delta_snapshot"]:
+        parts.append(f"delta channels on {marked['counters_since_delta_snapshot']} checkpoint(s)")
+    read = sum(1 for node in history.nodes.values() if not node.row.keys_only)
+    if read < len(history) and (kinds or marked[DELTA_MARKER] or marked["counters_since_delta_snapshot"]):
+        parts.append(f"(kinds counted on the {read} checkpoint(s) read so far)")
     return " · ".join(parts)
 
 
@@ -138,10 +153,13 @@ def _table(history: History, keys: list[Key], key: Key, select: Select, marks: d
         on_select="rerun",
         selection_mode="single-row",
         key=f"cp_table_{key[0]}_{key[1]}",
-        column_order=["step", "source", "time", "namespace", "branch", "wrote", "size", "fork", "replay"],
+        column_order=["step", "source", "kind", "mode", "time", "namespace", "branch", "wrote", "size", "fork",
+                      "replay"],
         column_config={
             "time": st.column_config.DatetimeColumn(format="HH:mm:ss.SSS"),
             "size": st.column_config.NumberColumn(help="stored bytes: checkpoint and its writes"),
+            "kind": st.column_config.TextColumn(help="what DeerFlow wrote this checkpoint for, outside a graph step"),
+            "mode": st.column_config.TextColumn(help="delta: written in DeerFlow's delta mode (metadata marker)"),
         },
     )
     rows = event.selection.rows if event is not None else []

@@ -1,0 +1,139 @@
+"""Text from the data as Markdown in which nothing loads: checked with a CommonMark parser (markdown-it-py).
+
+The browser test (test_browser_inert.py) checks the same against Streamlit's own renderer.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from markdown_it import MarkdownIt
+
+from corpus.hostile_content import hostile_markdown, payloads
+from inspector.inert_text import code_span, inert_markdown, links_in, literal
+
+TRACKER = "http://tracker.invalid:8080"
+LOADING = {"image", "link_open", "html_inline", "html_block", "math_inline", "math_block"}
+
+
+def parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+def tokens(markdown: str) -> list:
+    """Every token, inline children included."""
+    found = []
+    for token in parser().parse(markdown):
+        found.append(token)
+        found += token.children or []
+    return found
+
+
+def unsafe(markdown: str) -> list[str]:
+    """What a renderer could load or follow: images, links, raw HTML."""
+    return [f"{t.type}: {t.content or t.attrs}" for t in tokens(markdown) if t.type in LOADING]
+
+
+GFM_AUTOLINK = re.compile(r"https?://|www\.|[-.\w+]+@[-\w]+(\.[-\w]+)+", re.IGNORECASE)
+
+
+def linkifiable(markdown: str) -> list[str]:
+    """Text GitHub-flavoured Markdown would turn into links: it finds them in the parsed text, escapes resolved."""
+    return [t.content for t in tokens(markdown) if t.type == "text" and GFM_AUTOLINK.search(t.content)]
+
+
+def rendered_text(markdown: str) -> str:
+    return "".join(t.content for t in tokens(markdown) if t.type in ("text", "code_inline", "fence", "code_block"))
+
+
+@pytest.mark.parametrize("name", sorted(payloads(TRACKER)))
+def test_every_payload_is_live_raw_and_inert_after(name):
+    text = payloads(TRACKER)[name]
+    assert unsafe(inert_markdown(text)) == []
+    assert unsafe(literal(text)) == []
+    assert linkifiable(literal(text)) == []
+    assert linkifiable(inert_markdown(text)) == []
+
+
+def test_the_raw_corpus_would_load_things():
+    """The check above can fail: the same parser finds images, links and HTML in the raw corpus."""
+    kinds = {bad.split(":")[0] for bad in unsafe(hostile_markdown(TRACKER))}
+    assert {"image", "link_open", "html_block", "html_inline"} <= kinds
+    assert linkifiable(hostile_markdown(TRACKER))
+
+
+def test_literal_shows_the_text_exactly():
+    for text in ["![x](http://a/b.png)", "<img src=x>", "**bold** _it_ `code` $x$ :red[x] :material/home:",
+                 r"back\slash \[ \\", "# heading", "1. item", "2) item", "- item", "+ item", "> quote", "===", "***",
+                 "a | b", "&amp; &lt;", "www.example.com", "thread_data", "_it_", "__b__", "~~s~~", "step -1 · input",
+                 "title: pickled", ":smile: :material/home:", "<!-- c -->", "[^1]"]:
+        assert rendered_text(literal(text)) == text
+
+
+def test_literal_stays_readable_where_nothing_needs_escaping():
+    assert literal("step -1 · input: thread_data, 'demo-research' (12 items)") == \
+        "step -1 · input: thread_data, 'demo-research' (12 items)"
+
+
+def test_literal_keeps_lines():
+    shown = [t.content or t.type for t in tokens(literal("one\n- two\r\n3. three")) if t.type in ("text", "hardbreak")]
+    assert shown == ["one", "hardbreak", "- two", "hardbreak", "3. three"]
+
+
+def test_inert_markdown_keeps_formatting():
+    source = "## Title\n\nSome **bold**, *it*, `a[0] <b>` and a list:\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    kinds = {t.type for t in tokens(inert_markdown(source))}
+    assert {"heading_open", "strong_open", "em_open", "code_inline", "bullet_list_open", "table_open"} <= kinds
+    code = [t.content for t in tokens(inert_markdown(source)) if t.type == "code_inline"]
+    assert code == ["a[0] <b>"]  # code is shown as written, without escapes
+
+
+def test_fenced_code_is_kept_as_written():
+    source = "before\n```python\nx = a[0] < b  # ![i](http://t/x.png)\n```\nafter ![i](http://t/y.png)"
+    out = inert_markdown(source)
+    fences = [t for t in tokens(out) if t.type == "fence"]
+    assert [f.content for f in fences] == ["x = a[0] < b  # ![i](http://t/x.png)\n"]
+    assert fences[0].info == "python"
+    assert unsafe(out) == []
+    assert "![i](http://t/y.png)" in rendered_text(out)
+
+
+def test_images_and_links_show_their_urls():
+    out = inert_markdown(f"![pixel]({TRACKER}/a.png) and [text]({TRACKER}/b)")
+    assert rendered_text(out) == f"![pixel]({TRACKER}/a.png) and [text]({TRACKER}/b)"
+
+
+@pytest.mark.parametrize("text", [
+    "`a``b``c`", "``a`b``", "\\`a`", "`a` `b", "```inline``` x", "a ` b\n`![x](http://t/i.png)`",
+    "`a\n![x](http://t/i.png)\n`", "| `a | ![x](http://t/i.png) | b` |\n|---|---|---|",
+    "~~~\n![x](http://t/i.png)\n~~~~", "````\n```\n![x](http://t/i.png)\n````", "```x`y\n![x](http://t/i.png)\n```",
+    "   ```\n- ![x](http://t/i.png)", "> ```\n![x](http://t/i.png)\n```", "\t```\n![x](http://t/i.png)",
+    "``![x](http://t/i.png)``http://t/u", "http://t/u``![x](http://t/i.png)``", "`a`www.t.invalid`b`", "a@b.c+d@e.f",
+])
+def test_code_tricks_never_leave_anything_live(text):
+    assert unsafe(inert_markdown(text)) == []
+    assert linkifiable(inert_markdown(text)) == []
+
+
+def test_random_mixtures_never_leave_anything_live():
+    pieces = ["`", "``", "```", "~~~", "\\", "!", "[", "]", "(", ")", "<", ">", "|", "\n", "\r", " ", "    ", "-", "*",
+              "x", "http://t.invalid/i.png", "www.t.invalid", "a@b.invalid", "img src=", "$", ":", "&", "#", "1."]
+    rng = random.Random(1234)
+    for _ in range(1500):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
+        for out in (inert_markdown(text), literal(text)):
+            assert unsafe(out) == [] and linkifiable(out) == [], repr(text)
+
+
+def test_code_span_holds_any_text():
+    for text in ["a`b", "``", "`x`", "![x](http://t/i.png)", "two\nlines", ""]:
+        out = code_span(text)
+        spans = [t.content for t in tokens(out) if t.type == "code_inline"]
+        assert len(spans) == 1 and spans[0].strip() == " ".join(text.split("\n")).strip()
+
+
+def test_links_in_lists_distinct_http_urls():
+    text = f"see [a]({TRACKER}/a), <{TRACKER}/b>, {TRACKER}/a again, javascript:alert(1) and https://x.invalid/p?q=1."
+    assert links_in(text) == [f"{TRACKER}/a", f"{TRACKER}/b", "https://x.invalid/p?q=1"]
