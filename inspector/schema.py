@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .schema_default import DEFAULT_SCHEMA_NAME
 from .thread_state import ThreadState
 
 Reducer = Callable[[Any, Any], Any]
@@ -189,7 +190,7 @@ def reducers_of(obj: Any) -> dict[str, Reducer]:
     return dict(schema_of(obj).reducers)
 
 
-DEFAULT_SCHEMA = schema_of(ThreadState, "DeerFlow ThreadState")
+DEFAULT_SCHEMA = schema_of(ThreadState, DEFAULT_SCHEMA_NAME)
 
 
 def load_schema(spec: str) -> Schema:

@@ -71,3 +71,21 @@ def test_commands_that_apply_no_reducer_start_without_langgraph_graphs(bench_db,
     assert "inspector.store.sqlite" in imported  # the measurement saw the inspector's own imports
     assert not {name for name in imported if name.startswith(("langgraph.graph", "langgraph.pregel"))}
     assert "langchain_core.messages" not in imported
+
+
+def test_a_replay_whose_verdicts_are_cached_loads_no_reducer(bench_db, tmp_path):
+    env = {**__import__("os").environ, "INSPECTOR_CACHE_DIR": str(tmp_path / "cache")}
+
+    def replay(*extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, *extra, "-m", "inspector", "replay", "--db", str(bench_db), LONG_THREAD,
+                               "--json", "--quiet"], capture_output=True, text=True, cwd=REPO_ROOT, env=env, timeout=300)
+
+    cold = replay("-X", "importtime")
+    warm = replay("-X", "importtime")
+    assert cold.returncode == warm.returncode == 0 and cold.stdout == warm.stdout
+
+    def imported(out: subprocess.CompletedProcess) -> set[str]:
+        return {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+
+    assert "langgraph.graph" in imported(cold)  # replaying applies the reducers
+    assert not {name for name in imported(warm) if name.startswith("langgraph.graph") or name == "inspector.schema"}

@@ -62,8 +62,8 @@ def print_diff(result: StateDiff) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .. import schema as schemas
     from ..diff import replay_thread, verdict
+    from ..diff.thread_replay import active_schema_name  # verdicts read from the cache need no schema loaded
 
     with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, "steps") as progress:
         cache = open_cache_for(store, args)
@@ -75,12 +75,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     result = verdict(steps)
     mismatched = [s for s in steps if s.status == "mismatch"]
     if args.json:
-        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": schemas.active().name,
+        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": active_schema_name(),
                     "matches": result.matches, "verdict": result, "steps": steps})
     else:
         print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in steps])
         print(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)")
-        print(f"{result.summary()} (schema {schemas.active().name})")
+        print(f"{result.summary()} (schema {active_schema_name()})")
     return 0 if result.matches else 1
 
 

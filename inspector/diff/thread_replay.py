@@ -17,32 +17,69 @@ wrote is described again from the stored writes (small: what nodes returned).
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+import sys
 from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .. import schema as schemas
 from ..analysis_cache import AnalysisCache
+from ..schema_default import DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, WriteRecord
 from .model import FieldCheck, StepReplay
-from .replay import _step, _written_channels, remembering_messages, replay_step
 from .writes import describe_writes, is_update_write, step_writes, update_writes
+
+if TYPE_CHECKING:
+    from .. import schema as schemas
 
 KIND = "replay/1"
 FLUSH_EVERY = 256
+# What a verdict depends on besides the schema: the replay's own code.
+_REPLAY_CODE = [Path(__file__).with_name(name) for name in ("replay.py", "writes.py", "nested.py", "model.py")]
 
 Progress = Callable[[int, int], None]
 
 
-def schema_fingerprint(schema: schemas.Schema) -> str:
-    """A hash of what a verdict depends on: the schema's fields, channel kinds and reducers' code."""
-    import langgraph.version
+def _files(paths: list[Path]) -> list[str]:
+    return [hashlib.sha256(path.read_bytes()).hexdigest() for path in paths]
 
-    parts = [schema.name, repr(schema.fields), repr(sorted(schema.opaque)), langgraph.version.__version__]
+
+@cache
+def default_fingerprint() -> str:
+    """DeerFlow's ThreadState, read without loading it: its source, the schema reader's, LangGraph's version."""
+    parts = [DEFAULT_SCHEMA_NAME, importlib.metadata.version("langgraph"), *_files([*DEFAULT_SCHEMA_SOURCES, *_REPLAY_CODE])]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+def schema_fingerprint(schema: schemas.Schema) -> str:
+    """A hash of what a verdict depends on: the schema's fields, channel kinds and reducers' code, and the
+    replay's own code (DeerFlow's ThreadState: ``default_fingerprint``)."""
+    from .. import schema as schemas
+
+    if schema is schemas.DEFAULT_SCHEMA:
+        return default_fingerprint()
+    parts = [schema.name, repr(schema.fields), repr(sorted(schema.opaque)), importlib.metadata.version("langgraph"),
+             *_files(_REPLAY_CODE)]
     for name in sorted(schema.reducers):
         parts.append(name)
         parts.extend(_code(schema.reducers[name]))
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+def _fingerprint(schema: schemas.Schema | None) -> str:
+    """The given schema's fingerprint, else the active one's, without loading the schema when it is the default."""
+    if schema is not None:
+        return schema_fingerprint(schema)
+    loaded = sys.modules.get("inspector.schema")
+    return default_fingerprint() if loaded is None else schema_fingerprint(loaded.active())
+
+
+def active_schema_name() -> str:
+    """The active schema's name (the default's, when no schema has been loaded)."""
+    loaded = sys.modules.get("inspector.schema")
+    return DEFAULT_SCHEMA_NAME if loaded is None else loaded.active().name
 
 
 def _code(function: Any, depth: int = 0) -> list[str]:
@@ -61,8 +98,21 @@ def _code(function: Any, depth: int = 0) -> list[str]:
 # -- a verdict as a fact ------------------------------------------------------------
 
 
+def _remembering_messages(needed: bool) -> Any:
+    """``MessageMemo`` for the steps replayed (nothing to load when every verdict is cached)."""
+    if not needed:
+        from contextlib import nullcontext
+
+        return nullcontext()
+    from .replay import remembering_messages
+
+    return remembering_messages()
+
+
 def _selection(parent: CheckpointState, child: CheckpointState, sole_child: bool) -> str | None:
     """Which of the parent's stored writes made ``child`` (as ``replay_step`` chose them)."""
+    from .replay import _written_channels
+
     source = child.metadata.get("source")
     if step_writes(parent, source) is not None:
         return "input" if source == "input" else "loop"
@@ -104,7 +154,7 @@ def cached_verdicts(store: Store, thread_id: str, rows: list[CheckpointRow], cac
     """The verdicts the cache holds for ``rows`` (a page of a history), without what each step wrote."""
     if cache is None or not rows:
         return {}
-    kind = f"{KIND}/{schema_fingerprint(schemas.resolve(schema))}"
+    kind = f"{KIND}/{_fingerprint(schema)}"
     keys = [(r.checkpoint_ns, r.checkpoint_id) for r in rows]
     facts = cache.get(store.identity, thread_id, kind, keys)
     return {(r.checkpoint_ns, r.checkpoint_id): decode(r, facts[(r.checkpoint_ns, r.checkpoint_id)], [])
@@ -121,7 +171,6 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
     Each state is decoded once and dropped as soon as its last child was checked; verdicts ``cache``
     holds are not replayed again (see the module's docstring).
     """
-    schema = schemas.resolve(schema)
     rows = sorted((r for r in store.timeline_keys(thread_id) if r.checkpoint_ns == ns), key=lambda r: r.checkpoint_id)
     if not rows:
         raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
@@ -129,14 +178,14 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
     for row in rows:
         if row.parent_checkpoint_id:
             siblings[row.parent_checkpoint_id] = siblings.get(row.parent_checkpoint_id, 0) + 1
-    kind = f"{KIND}/{schema_fingerprint(schema)}"
+    kind = f"{KIND}/{_fingerprint(schema)}"
     facts = cache.get(store.identity, thread_id, kind, [(ns, r.checkpoint_id) for r in rows]) if cache else {}
     facts = {cid: fact for (_, cid), fact in facts.items()}
     replayed = {r.checkpoint_id for r in rows if r.checkpoint_id not in facts or _details_hold_values(facts[r.checkpoint_id])}
     done: dict[str, StepReplay] = {}
     new: dict[tuple[str, str], list[Any]] = {}
     tick = _ticker(progress, len(rows))
-    with remembering_messages():
+    with _remembering_messages(bool(replayed)):
         for child, result, selection in _replayed(store, thread_id, ns, rows, replayed, siblings, schema):
             done[child.checkpoint_id] = result
             if child.checkpoint_id not in facts and cache is not None:
@@ -167,10 +216,14 @@ def _ticker(progress: Progress | None, total: int) -> Callable[[], None]:
 
 
 def _replayed(store: Store, thread_id: str, ns: str, rows: list[CheckpointRow], replayed: set[str],
-              siblings: dict[str, int], schema: schemas.Schema) -> Iterator[tuple[CheckpointState, StepReplay, str | None]]:
+              siblings: dict[str, int], schema: schemas.Schema | None) -> Iterator[tuple[CheckpointState, StepReplay, str | None]]:
     """Replay the steps in ``replayed`` from a stream of their states and their parents'."""
     if not replayed:
         return
+    from .. import schema as schemas  # the reducers: loaded only when a step is replayed
+    from .replay import _step, replay_step
+
+    schema = schemas.resolve(schema)
     parent_of = {r.checkpoint_id: r.parent_checkpoint_id for r in rows}
     needed = replayed | {parent_of[cid] for cid in replayed if parent_of[cid]}
     waiting: dict[str, int] = {}  # a held state -> its children still to replay
