@@ -18,7 +18,7 @@ from typing import Iterable
 from .drift import thread_drift
 from .health_base64 import Decode, base64_flags, state_decoder
 from .health_values import value_flags
-from .schema import SchemaDrift
+from .schema_default import SchemaDrift
 from .settings import Settings
 from .analysis_cache import AnalysisCache
 from .cached_sizes import Progress, sizes_stream

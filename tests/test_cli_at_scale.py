@@ -89,3 +89,18 @@ def test_a_replay_whose_verdicts_are_cached_loads_no_reducer(bench_db, tmp_path)
 
     assert "langgraph.graph" in imported(cold)  # replaying applies the reducers
     assert not {name for name in imported(warm) if name.startswith("langgraph.graph") or name == "inspector.schema"}
+
+
+def test_the_default_schema_read_from_its_source_is_the_one_langgraph_reads():
+    from inspector import schema
+    from inspector.schema_default import default_fields
+
+    assert default_fields() == tuple(schema.DEFAULT_SCHEMA.fields) and "messages" in default_fields()
+
+
+def test_health_of_a_thread_without_images_loads_no_reducer(bench_db):
+    out = run("health", "--db", str(bench_db), "bench-small-00001", "--json", "--quiet", extra=("-X", "importtime"))
+    assert out.returncode in (0, 1), out.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "inspector.health" in imported
+    assert not {name for name in imported if name.startswith("langgraph.graph") or name == "inspector.schema"}

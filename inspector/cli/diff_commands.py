@@ -63,7 +63,7 @@ def print_diff(result: StateDiff) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from ..diff import replay_thread, verdict
-    from ..diff.thread_replay import active_schema_name  # verdicts read from the cache need no schema loaded
+    from ..schema_default import active_schema_name  # verdicts read from the cache need no schema loaded
 
     with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, "steps") as progress:
         cache = open_cache_for(store, args)

@@ -83,13 +83,13 @@ def cmd_sizes(args: argparse.Namespace) -> int:
 
 
 def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]:
-    from .. import schema as schemas
     from ..health import health_settings_note
+    from ..schema_default import active_schema_name
 
     summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting if reports else "")
     return {
         "thresholds": health_settings_note(settings),
-        "schema": schemas.active().name,
+        "schema": active_schema_name(),
         "flag_count": sum(len(r.flags) for r in reports),
         "threads": [
             {"thread_id": r.thread_id, "stored_bytes": r.sizes.stored_bytes,
@@ -101,7 +101,6 @@ def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]
 
 
 def cmd_health(args: argparse.Namespace) -> int:
-    # the schema (and so LangGraph's graph package): health reports where a thread drifts from it
     from ..drift import drift_lines
     from ..health import store_health, thread_health
 

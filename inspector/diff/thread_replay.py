@@ -76,10 +76,6 @@ def _fingerprint(schema: schemas.Schema | None) -> str:
     return default_fingerprint() if loaded is None else schema_fingerprint(loaded.active())
 
 
-def active_schema_name() -> str:
-    """The active schema's name (the default's, when no schema has been loaded)."""
-    loaded = sys.modules.get("inspector.schema")
-    return DEFAULT_SCHEMA_NAME if loaded is None else loaded.active().name
 
 
 def _code(function: Any, depth: int = 0) -> list[str]:
