@@ -62,7 +62,8 @@ def test_short_work_shows_no_progress(demo_db, capsys):
     assert "checkpoints" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", [["threads"], ["timeline", LONG_THREAD], ["sizes", "bench-small-00001"]])
+@pytest.mark.parametrize("command", [["threads"], ["timeline", LONG_THREAD], ["sizes", "bench-small-00001"],
+                                     ["state", LONG_THREAD], ["state", LONG_THREAD, "--json"]])
 def test_commands_that_apply_no_reducer_start_without_langgraph_graphs(bench_db, command):
     """(A thread holding base64 images in a channel reads the schema to know which channel holds messages.)"""
     out = run(command[0], "--db", str(bench_db), *command[1:], extra=("-X", "importtime"))
@@ -93,9 +94,30 @@ def test_a_replay_whose_verdicts_are_cached_loads_no_reducer(bench_db, tmp_path)
 
 def test_the_default_schema_read_from_its_source_is_the_one_langgraph_reads():
     from inspector import schema
-    from inspector.schema_default import default_fields
+    from inspector.schema_default import DEFAULT_SCHEMA_NAME, SchemaNames, _declared, default_fields
 
-    assert default_fields() == tuple(schema.DEFAULT_SCHEMA.fields) and "messages" in default_fields()
+    loaded = schema.DEFAULT_SCHEMA
+    assert default_fields() == tuple(loaded.fields) and "messages" in default_fields()
+    names = SchemaNames(DEFAULT_SCHEMA_NAME, _declared())
+    assert names.name == loaded.name and not loaded.opaque
+    for field in [*loaded.fields, "not-a-field"]:
+        assert (names.reducer_name(field), names.declares(field), names.knows(field)) == (
+            loaded.reducer_name(field), loaded.declares(field), loaded.knows(field)), field
+    channels = ["score", *reversed(loaded.fields), "alpha"]
+    assert names.order(channels) == loaded.order(channels)
+
+
+def test_state_names_reducers_the_same_with_the_schema_loaded_or_not(demo_db, capsys):
+    outputs = []
+    for args in (["--json"], []):
+        light = run("state", "--db", str(demo_db), "demo-deerflow-current", *args)  # a process that loads no schema
+        assert light.returncode == 0, light.stderr
+        assert main(["state", "--db", str(demo_db), "demo-deerflow-current", *args]) == 0  # here it is loaded
+        assert capsys.readouterr().out == light.stdout
+        outputs.append(light.stdout)
+    reducers = json.loads(outputs[0])["reducers"]
+    assert reducers["messages"] == "add_messages" and reducers["sandbox"] == "merge_sandbox"
+    assert reducers["summary_text"] == "replace"
 
 
 def test_health_of_a_thread_without_images_loads_no_reducer(bench_db):

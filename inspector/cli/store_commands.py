@@ -13,6 +13,7 @@ from ..audit import AuditTrail
 from ..checkpoint_kinds import branch_origin
 from ..history import build_history, key_of
 from ..jsonable import to_jsonable
+from ..schema_default import active_names
 from ..settings import Settings, load_settings, resolve_db_url
 from ..store import Store, open_store
 from ..store.model import THREAD_SORTS
@@ -164,16 +165,15 @@ def cmd_timeline(args: argparse.Namespace) -> int:
 
 
 def state_payload(state: Any, internal: bool) -> dict[str, Any]:
-    from .. import schema as schemas  # reducer names are read from the schema, as LangGraph reads it
-
+    schema = active_names()  # reducer names, read from the default schema's source when no other is named
     return {
         "thread_id": state.thread_id,
         "checkpoint_ns": state.checkpoint_ns,
         "checkpoint_id": state.checkpoint_id,
         "parent_checkpoint_id": state.parent_checkpoint_id,
         "metadata": state.metadata,
-        "schema": schemas.active().name,
-        "reducers": {name: schemas.active().reducer_name(name) for name in state.values},
+        "schema": schema.name,
+        "reducers": {name: schema.reducer_name(name) for name in state.values},
         "values": state.values,
         "internal": state.internal if internal else None,
         "channel_bytes": state.channel_bytes,
@@ -189,19 +189,19 @@ def cmd_state(args: argparse.Namespace) -> int:
     if args.json:
         print_json(state_payload(state, args.internal))
         return 0
-    from .. import schema as schemas
     from ..state_fields import reducer_label
 
+    schema = active_names()
     print(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
-    print(f"schema {schemas.active().name}")
+    print(f"schema {schema.name}")
     print_table(
         ["field", "reducer", "stored", "value"],
         [
-            (name, reducer_label(name).removeprefix("reducer "),
+            (name, reducer_label(name, schema).removeprefix("reducer "),
              "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
              json.dumps(to_jsonable(value), ensure_ascii=False))
-            for name, value in ((n, channels[n]) for n in schemas.active().order(channels))
+            for name, value in ((n, channels[n]) for n in schema.order(channels))
         ],
     )
     for write in state.writes:
