@@ -27,6 +27,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from pg_cluster import postgres  # noqa: E402
 from store_generator import LONG_THREAD  # noqa: E402
 
 COMMANDS = ("sizes", "health", "replay", "images")
@@ -106,13 +107,9 @@ def main() -> int:
     ok = True
     if args.db:
         ok &= report(f"SQLite {args.db}", measure(f"sqlite:///{Path(args.db).resolve()}", args.thread, args.n))
-    if args.dsn:
-        ok &= report(f"PostgreSQL {args.dsn}", measure(args.dsn, args.thread, args.n))
-    elif args.pg:
-        from pg_cluster import cluster
-
-        with cluster(Path(args.pg)) as dsn:
-            ok &= report(f"PostgreSQL ({args.pg})", measure(dsn, args.thread, args.n))
+    with postgres(args.dsn, args.pg) as dsn:
+        if dsn:
+            ok &= report(f"PostgreSQL {args.dsn or args.pg}", measure(dsn, args.thread, args.n))
     return 0 if ok else 1
 
 

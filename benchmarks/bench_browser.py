@@ -31,6 +31,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
+from pg_cluster import postgres  # noqa: E402
 from store_generator import LONG_THREAD, SMALL_PREFIX  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -133,13 +134,9 @@ def main() -> int:
     parser.add_argument("-n", type=int, default=3)
     args = parser.parse_args()
     ok = report(f"SQLite {args.db}", measure(f"sqlite:///{Path(args.db).resolve()}", args.n)) if args.db else True
-    if args.dsn:
-        ok &= report(f"PostgreSQL {args.dsn}", measure(args.dsn, args.n))
-    elif args.pg:
-        from pg_cluster import cluster
-
-        with cluster(Path(args.pg)) as dsn:
-            ok &= report(f"PostgreSQL ({args.pg})", measure(dsn, args.n))
+    with postgres(args.dsn, args.pg) as dsn:
+        if dsn:
+            ok &= report(f"PostgreSQL {args.dsn or args.pg}", measure(dsn, args.n))
     return 0 if ok else 1
 
 

@@ -24,6 +24,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
 from inspector.store import open_store  # noqa: E402
+from pg_cluster import postgres  # noqa: E402
 
 RAW_SQLITE = {
     "newest": "SELECT thread_id, max(checkpoint_id) FROM checkpoints GROUP BY thread_id "
@@ -88,24 +89,11 @@ def main() -> int:
     if args.db:
         print(f"SQLite {args.db}")
         ok &= measure(f"sqlite:///{Path(args.db).resolve()}", args.n)
-    if args.dsn or args.pg:
-        from pg_cluster import cluster
-
-        with (cluster(Path(args.pg)) if not args.dsn else _given(args.dsn)) as dsn:
+    with postgres(args.dsn, args.pg) as dsn:
+        if dsn:
             print(f"\nPostgreSQL {args.dsn or args.pg}")
             ok &= measure(dsn, args.n)
     return 0 if ok else 1
-
-
-class _given:
-    def __init__(self, dsn: str) -> None:
-        self.dsn = dsn
-
-    def __enter__(self) -> str:
-        return self.dsn
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 if __name__ == "__main__":

@@ -68,3 +68,15 @@ def cluster(folder: Path | None = None) -> Iterator[str]:
     finally:
         if folder is None:
             shutil.rmtree(base, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def postgres(dsn: str | None, folder: str | None) -> Iterator[str | None]:
+    """The benchmarks' ``--dsn URL`` / ``--pg FOLDER``: that server, a cluster kept in that folder, or None."""
+    if dsn:
+        yield dsn
+    elif folder:
+        with cluster(Path(folder)) as url:
+            yield url
+    else:
+        yield None

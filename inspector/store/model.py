@@ -24,13 +24,18 @@ def is_internal_channel(name: str) -> bool:
 _GREGORIAN_OFFSET_100NS = 0x01B21DD213814000
 
 
-def checkpoint_time(checkpoint_id: str) -> datetime | None:
-    """The creation time encoded in a uuid6 checkpoint id, or None for other ids."""
+def _uuid6(checkpoint_id: str) -> uuid.UUID | None:
     try:
         u = uuid.UUID(checkpoint_id)
     except (ValueError, TypeError, AttributeError):
         return None
-    if u.version != 6:
+    return u if u.version == 6 else None
+
+
+def checkpoint_time(checkpoint_id: str) -> datetime | None:
+    """The creation time encoded in a uuid6 checkpoint id, or None for other ids."""
+    u = _uuid6(checkpoint_id)
+    if u is None:
         return None
     ticks = (u.int >> 64) & 0xFFFFFFFFFFFFFFFF
     timestamp = ((ticks >> 16) << 12) | (ticks & 0x0FFF)
@@ -47,11 +52,8 @@ def checkpoint_step(checkpoint_id: str) -> int | None:
     Read from the id alone, so a history can be laid out without reading metadata;
     the metadata's ``step`` stays the authority for what is shown.
     """
-    try:
-        u = uuid.UUID(checkpoint_id)
-    except (ValueError, TypeError, AttributeError):
-        return None
-    if u.version != 6:
+    u = _uuid6(checkpoint_id)
+    if u is None:
         return None
     seq = (u.int >> 48) & _STEP_BITS
     return seq - _STEP_BITS - 1 if seq >= _STEP_BITS - 1 else seq  # 0x3fff = -1, 0x3ffe = -2

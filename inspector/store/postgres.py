@@ -49,6 +49,7 @@ from .records import (
     like_pattern,
     sql_delta_history,
     sql_rebuilder,
+    stream_writes,
     thread_not_found,
     thread_summaries,
     titles_from,
@@ -391,11 +392,7 @@ class PostgresStore:
         ids = [r[0] for r in self._query(
             "SELECT DISTINCT checkpoint_id FROM checkpoint_writes WHERE thread_id = %s AND checkpoint_ns = %s "
             "ORDER BY checkpoint_id", [thread_id, ns])]
-        if checkpoint_ids is not None:
-            wanted = set(checkpoint_ids)
-            ids = [cid for cid in ids if cid in wanted]
-        return ((cid, write_records(rows)[0]) for batch in batches(ids, lambda _: 1)
-                for cid, rows in sorted(self._write_rows(thread_id, ns, batch).items()))
+        return stream_writes(ids, checkpoint_ids, lambda batch: self._write_rows(thread_id, ns, batch))
 
     def _write_rows(self, thread_id: str, ns: str, ids: list[str]) -> dict[str, list[tuple]]:
         grouped: dict[str, list[tuple]] = {}

@@ -180,17 +180,23 @@ def keys_only_row(thread_id: str, ns: str, checkpoint_id: str, parent: str | Non
     )
 
 
+def step_and_source(metadata: dict[str, Any]) -> tuple[int | None, str | None]:
+    """The step and source a checkpoint's metadata records (None where they are not what LangGraph writes)."""
+    step, source = metadata.get("step"), metadata.get("source")
+    return (step if isinstance(step, int) else None), (source if isinstance(source, str) else None)
+
+
 def full_row(thread_id: str, ns: str, checkpoint_id: str, parent: str | None, stored_bytes: int,
              writes: tuple[tuple[str, ...], int], metadata: dict[str, Any]) -> CheckpointRow:
     """A timeline row with its metadata (step and source from it)."""
-    step = metadata.get("step")
+    step, source = step_and_source(metadata)
     return CheckpointRow(
         thread_id=thread_id,
         checkpoint_ns=ns,
         checkpoint_id=checkpoint_id,
         parent_checkpoint_id=parent,
-        step=step if isinstance(step, int) else None,
-        source=metadata.get("source"),
+        step=step,
+        source=source,
         created_at=checkpoint_time(checkpoint_id),
         stored_bytes=int(stored_bytes or 0),
         writes_bytes=int(writes[1] or 0),
@@ -212,6 +218,16 @@ def batches(items: Sequence[T], size_of: Callable[[T], int]) -> Iterator[list[T]
         total += size
     if batch:
         yield batch
+
+
+def stream_writes(ids: list[str], checkpoint_ids: Collection[str] | None,
+                  write_rows: Callable[[list[str]], dict[str, list[tuple]]]) -> Iterator[tuple[str, list[WriteRecord]]]:
+    """``Store.iter_writes`` from the ids of checkpoints with writes (oldest first) and a batch reader."""
+    if checkpoint_ids is not None:
+        wanted = set(checkpoint_ids)
+        ids = [cid for cid in ids if cid in wanted]
+    return ((cid, write_records(rows)[0]) for batch in batches(ids, lambda _: 1)
+            for cid, rows in sorted(write_rows(batch).items()))
 
 
 def thread_not_found(thread_id: str) -> NotFound:

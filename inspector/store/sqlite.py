@@ -42,6 +42,8 @@ from .records import (
     like_pattern,
     sql_delta_history,
     sql_rebuilder,
+    step_and_source,
+    stream_writes,
     thread_not_found,
     thread_summaries,
     titles_from,
@@ -394,15 +396,14 @@ class SqliteStore:
                 previous = measured.get((ns, parent)) if parent else None
                 current = measure_checkpoint_blob(type_tag, blob, previous)
                 measured = {(ns, cid): current, **{k: v for k, v in measured.items() if k[0] != ns}}
-                meta = _metadata(raw_meta)
-                step = meta.get("step")
+                step, source = step_and_source(_metadata(raw_meta))
                 yield CheckpointSizes(
                     thread_id=thread_id,
                     checkpoint_ns=ns,
                     checkpoint_id=cid,
                     parent_checkpoint_id=parent,
-                    step=step if isinstance(step, int) else None,
-                    source=meta.get("source"),
+                    step=step,
+                    source=source,
                     stored_bytes=len(blob or b"") + len(raw_meta or b""),
                     writes_bytes=writes.get((ns, cid), 0),
                     channels=current.channels,
@@ -435,11 +436,7 @@ class SqliteStore:
         ids = [r[0] for r in self._query(
             "SELECT DISTINCT checkpoint_id FROM writes WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id",
             [thread_id, ns])]
-        if checkpoint_ids is not None:
-            wanted = set(checkpoint_ids)
-            ids = [cid for cid in ids if cid in wanted]
-        return ((cid, write_records(rows)[0]) for batch in batches(ids, lambda _: 1)
-                for cid, rows in sorted(self._write_rows(thread_id, ns, batch).items()))
+        return stream_writes(ids, checkpoint_ids, lambda batch: self._write_rows(thread_id, ns, batch))
 
     def _write_rows(self, thread_id: str, ns: str, ids: list[str]) -> dict[str, list[tuple]]:
         """``checkpoint id -> stored write rows`` in task order, for a batch of one namespace."""
