@@ -113,20 +113,6 @@ def _blob_bytes(row: CheckpointSizes) -> dict[str, int]:
     return {c.blob_key: c.bytes for c in row.channels.values() if c.blob_key is not None}
 
 
-def field_stored_bytes(rows: Iterable[CheckpointSizes], name: str, accounting: str = PER_CHECKPOINT_COPY) -> int:
-    """Bytes the store holds for one field across ``rows``."""
-    total, blobs = 0, {}
-    for row in rows:
-        channel = row.channels.get(name)
-        if channel is None:
-            continue
-        if accounting == SHARED_BLOBS and channel.blob_key is not None:
-            blobs[channel.blob_key] = channel.bytes
-        else:
-            total += channel.bytes
-    return total + sum(blobs.values())
-
-
 def checkpoint_size(row: CheckpointSizes) -> CheckpointSize:
     fields = {name: channel.bytes for name, channel in row.channels.items()}
     return CheckpointSize(

@@ -112,3 +112,17 @@ def test_health_ranks_every_thread_and_analyses_the_largest(bench_db, app_on_sto
     assert f"All {totals.threads} thread(s) ranked by stored bytes; the largest 5 analysed in depth" in all_text(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Threads flagged"].endswith("of 5 analysed")
+
+
+def test_an_unreadable_analysis_cache_is_rebuilt_and_the_page_says_so(bench_db, app_on_store, monkeypatch, tmp_path):
+    from inspector.analysis_cache import FILE_NAME
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / FILE_NAME).write_bytes(b"not a database at all" * 100)
+    monkeypatch.setenv("INSPECTOR_CACHE_DIR", str(folder))
+    app_on_store(bench_db)
+    at = open_page("thread", thread=LONG_THREAD)
+    assert not at.exception, at.exception
+    assert any("could not be read" in w.value and "set aside" in w.value for w in at.warning)
+    assert any(".corrupt-" in p.name for p in folder.iterdir())

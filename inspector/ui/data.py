@@ -86,9 +86,9 @@ def analysis_cache(store: Store) -> AnalysisCache | None:
     settings = settings_or_defaults()
     cache = _analysis_cache(settings.cache_dir, settings.cache_max_mb, store.url, store)
     if isinstance(cache, str):
-        st.sidebar.caption(f":material/info: Analyses run without their cache: {cache}")
+        st.sidebar.caption(":material/info: " + literal(f"Analyses run without their cache: {cache}"))
         return None
     if cache is not None and cache.notice and not st.session_state.get("analysis_cache_notice_shown"):
         st.session_state["analysis_cache_notice_shown"] = True
-        st.warning(cache.notice, icon=":material/build:")
+        st.warning(literal(cache.notice), icon=":material/build:")
     return cache
