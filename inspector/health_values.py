@@ -34,7 +34,8 @@ def _first_holding(rows: list[CheckpointSizes], leaf_id: str, field: str, index:
 
 
 def _tool_calls(message: dict) -> list[str]:
-    return [c.get("id") for c in message.get("tool_calls") or [] if isinstance(c, dict) and c.get("id")]
+    calls = message.get("tool_calls")
+    return [c.get("id") for c in calls if isinstance(c, dict) and c.get("id")] if isinstance(calls, list) else []
 
 
 def dangling_tool_call_flags(state: CheckpointState, rows: list[CheckpointSizes]) -> list[Found]:
@@ -115,5 +116,14 @@ LINTS = (dangling_tool_call_flags, todo_flags, artifact_flags)
 
 
 def value_flags(state: CheckpointState, rows: list[CheckpointSizes]) -> list[Found]:
-    """Every value lint on one decoded state; ``rows`` name where a payload first appeared."""
-    return [found for lint in LINTS for found in lint(state, rows)]
+    """Every value lint on one decoded state; ``rows`` name where a payload first appeared.
+
+    A lint that meets a field not shaped as it expects (a crafted or corrupt state) finds nothing
+    there rather than failing the whole thread's health."""
+    found: list[Found] = []
+    for lint in LINTS:
+        try:
+            found.extend(lint(state, rows))
+        except (TypeError, AttributeError, ValueError, KeyError):
+            continue
+    return found

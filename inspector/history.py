@@ -10,6 +10,12 @@ A *branch* is a chain of checkpoints drawn in one lane. A fork (a checkpoint
 with two or more children in its namespace) continues its branch into the child
 whose subtree holds the newest checkpoint; every other child starts a branch of
 its own. Each subgraph namespace starts a branch of its own too.
+
+A broken history is named, never drawn as if it were sound: a checkpoint whose
+parent is not in the store (``missing parent``), parent pointers that loop back
+(``parent cycle``, a checkpoint naming itself included) and an id listed twice
+(``duplicate id``) become ``HistoryProblem``s. A cycle is cut at its oldest
+checkpoint so the rest still lays out; a duplicate keeps its first row.
 """
 
 from __future__ import annotations
@@ -19,6 +25,19 @@ from dataclasses import dataclass, field
 from .store import CheckpointRow
 
 Key = tuple[str, str]  # (checkpoint_ns, checkpoint_id)
+
+PARENT_CYCLE = "parent cycle"
+MISSING_PARENT = "missing parent"
+DUPLICATE_ID = "duplicate id"
+
+
+@dataclass(frozen=True)
+class HistoryProblem:
+    """A broken link in a thread's lineage: ``kind`` is one of the three names above."""
+
+    kind: str
+    keys: tuple[Key, ...]  # the checkpoints involved, newest first
+    message: str
 
 
 def key_of(row: CheckpointRow) -> Key:
@@ -74,9 +93,15 @@ class History:
     ordered: list[Key]  # newest first
     branches: list[Branch]
     orphans: list[Key]  # checkpoints whose parent is not in the store
+    problems: list[HistoryProblem] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.ordered)
+
+    def problem_of(self, key: Key) -> HistoryProblem | None:
+        """The broken link ``key`` takes part in (a cycle or a duplicate before a missing parent), if any."""
+        found = [p for p in self.problems if key in p.keys]
+        return min(found, key=lambda p: _SEVERITY.index(p.kind)) if found else None
 
     def node(self, key: Key) -> Node:
         return self.nodes[key]
@@ -164,9 +189,63 @@ def _newest_in_subtree(nodes: dict[Key, Node]) -> dict[Key, int]:
     return best
 
 
+_SEVERITY = (PARENT_CYCLE, DUPLICATE_ID, MISSING_PARENT)
+
+
+def _short(checkpoint_id: str) -> str:
+    return f"…{checkpoint_id[-12:]}" if len(checkpoint_id) > 14 else checkpoint_id
+
+
+def _dedupe(rows: list[CheckpointRow]) -> tuple[list[CheckpointRow], list[HistoryProblem]]:
+    """Rows newest first, each key once; a key listed twice or more is a ``duplicate id`` problem."""
+    ordered = sorted(rows, key=lambda r: (r.checkpoint_id, r.checkpoint_ns), reverse=True)
+    seen: dict[Key, int] = {}
+    kept = []
+    for row in ordered:
+        key = key_of(row)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] == 1:
+            kept.append(row)
+    problems = [
+        HistoryProblem(DUPLICATE_ID, (key,), f"duplicate id: checkpoint {key[1]} is stored {count} times"
+                       + (f" in namespace {short_namespace(key[0])}" if key[0] else "") + "; the first row is shown")
+        for key, count in seen.items() if count > 1
+    ]
+    return kept, problems
+
+
+def _cut_cycles(nodes: dict[Key, Node]) -> list[HistoryProblem]:
+    """Find parent pointers that loop back; cut each loop at its oldest checkpoint (which becomes a root)."""
+    problems = []
+    done: set[Key] = set()
+    for start in sorted(nodes, key=lambda k: nodes[k].order):
+        path: list[Key] = []
+        on_path: dict[Key, int] = {}
+        current: Key | None = start
+        while current is not None and current not in done and current not in on_path:
+            on_path[current] = len(path)
+            path.append(current)
+            current = nodes[current].parent
+        if current is not None and current in on_path:
+            loop = sorted(path[on_path[current]:], key=lambda k: nodes[k].order)  # newest first
+            oldest = loop[-1]
+            parent = nodes[oldest].parent
+            if parent is not None:
+                nodes[parent].children.remove(oldest)
+            nodes[oldest].parent = None
+            if len(loop) == 1:
+                message = f"parent cycle: checkpoint {oldest[1]} names itself as its parent"
+            else:
+                message = (f"parent cycle: {len(loop)} checkpoints name each other as parents "
+                           f"({' -> '.join(_short(k[1]) for k in loop)} -> {_short(loop[0][1])})")
+            problems.append(HistoryProblem(PARENT_CYCLE, tuple(loop), message))
+        done.update(path)
+    return problems
+
+
 def build_history(rows: list[CheckpointRow]) -> History:
     """Lay out a thread's timeline (as ``Store.timeline`` returns it) as branches and lanes."""
-    ordered_rows = sorted(rows, key=lambda r: (r.checkpoint_id, r.checkpoint_ns), reverse=True)
+    ordered_rows, problems = _dedupe(rows)
     nodes = {key_of(r): Node(row=r, order=i) for i, r in enumerate(ordered_rows)}
     present = set(nodes)
     orphans: list[Key] = []
@@ -174,14 +253,19 @@ def build_history(rows: list[CheckpointRow]) -> History:
         parent = _parent_key(node.row, present)
         if parent is not None and parent not in present:
             orphans.append(key)
+            problems.append(HistoryProblem(
+                MISSING_PARENT, (key,),
+                f"missing parent: checkpoint {key[1]} names parent {parent[1]}, which is not in the store"))
             parent = None
         node.parent = parent
         if parent is not None:
             nodes[parent].children.append(key)
+    problems = _cut_cycles(nodes) + problems
     for node in nodes.values():
         node.children.sort(key=lambda k: nodes[k].order, reverse=True)  # oldest first
     branches = _branches(nodes)
-    return History(nodes, [key_of(r) for r in ordered_rows], branches, sorted(orphans, key=lambda k: nodes[k].order))
+    return History(nodes, [key_of(r) for r in ordered_rows], branches, sorted(orphans, key=lambda k: nodes[k].order),
+                   problems)
 
 
 def _branches(nodes: dict[Key, Node]) -> list[Branch]:

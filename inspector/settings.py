@@ -9,6 +9,7 @@ read them.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -43,6 +44,9 @@ class Settings:
     follow_seconds: int = 2
     allowed_users: tuple[str, ...] = ()
     audit_log: str | None = None
+    redact_patterns: tuple[str, ...] = ()
+    allow_reveal: bool = False
+    redact_hash_key: str | None = None
     connections: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -67,7 +71,28 @@ def _read_secrets(paths: tuple[Path, ...]) -> dict[str, Any]:
     return merged
 
 
+def _patterns(name: str, value: Any) -> tuple[str, ...]:
+    """A list of regular expressions: a TOML array, or (from the environment) a JSON array or one per line."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                raise ValueError(f"setting {name} must be a JSON array of strings, got {value!r}") from None
+        else:
+            value = [line for line in text.splitlines() if line.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"setting {name} must be a list of regular expressions, got {value!r}")
+    from .redaction import operator_rules
+
+    operator_rules(value)  # a bad pattern is named now, not when the first value is shown
+    return tuple(value)
+
+
 def _coerce(name: str, value: Any, default: Any) -> Any:
+    if name == "redact_patterns":
+        return _patterns(name, value)
     if isinstance(default, tuple):  # a TOML list, or one comma-separated string (environment variables)
         items = value.split(",") if isinstance(value, str) else value if isinstance(value, (list, tuple)) else [value]
         return tuple(str(item).strip() for item in items if str(item).strip())

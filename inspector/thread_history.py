@@ -11,6 +11,8 @@ read in full (``Store.checkpoint_rows``: step and source from metadata), once.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any
 
 from .history import History, Key, build_history, key_of
 from .store import CheckpointRow, Store
@@ -19,11 +21,16 @@ from .store import CheckpointRow, Store
 class ThreadHistory:
     """The keys of one thread's checkpoints, their layout, and the full rows read so far."""
 
-    def __init__(self, store: Store, thread_id: str) -> None:
+    def __init__(self, store: Store, thread_id: str, mask: Callable[[Any], Any] = lambda rows: rows) -> None:
+        """``mask`` is applied to every list of rows read (the dashboard masks secrets with it)."""
         self.thread_id = thread_id
+        self._mask = mask
         self._lock = threading.Lock()
-        self._rows: dict[Key, CheckpointRow] = {key_of(r): r for r in store.timeline_keys(thread_id)}
-        self.history: History = build_history(list(self._rows.values()))
+        self._order: list[CheckpointRow] = mask(store.timeline_keys(thread_id))  # duplicates kept: the layout names them
+        self._rows: dict[Key, CheckpointRow] = {}
+        for row in self._order:
+            self._rows.setdefault(key_of(row), row)
+        self.history: History = build_history(self._order)
 
     @property
     def oldest_root(self) -> Key | None:
@@ -42,7 +49,7 @@ class ThreadHistory:
         missing = [k for k in wanted if k in nodes and nodes[k].row.keys_only]
         if not missing:
             return
-        rows = store.checkpoint_rows(self.thread_id, missing)
+        rows = self._mask(store.checkpoint_rows(self.thread_id, missing))
         with self._lock:
             for row in rows:
                 key = key_of(row)
@@ -54,12 +61,15 @@ class ThreadHistory:
         """Read checkpoints newer than the newest held (and the newest's writes again: its step may have
         finished since); lay the history out again when any arrived. Returns the new rows."""
         newest = self.newest_id
-        fresh = store.timeline_keys(self.thread_id, after=newest)
+        fresh = self._mask(store.timeline_keys(self.thread_id, after=newest))
         if not fresh:
             return []
         newest_key = max((k for k in self._rows if k[1] == newest), key=lambda k: len(k[0]))
-        again = store.checkpoint_rows(self.thread_id, [newest_key])
+        again = {key_of(r): r for r in self._mask(store.checkpoint_rows(self.thread_id, [newest_key]))}
         with self._lock:
-            self._rows.update({key_of(r): r for r in [*again, *fresh]})
-            self.history = build_history(list(self._rows.values()))
+            self._rows.update(again)
+            for row in fresh:
+                self._rows.setdefault(key_of(row), row)
+            self._order = [self._rows[key_of(r)] for r in self._order] + fresh
+            self.history = build_history(self._order)
         return fresh

@@ -3,6 +3,7 @@ PostgreSQL cluster, the Streamlit app and Debian's Chromium."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import glob
 import os
@@ -196,6 +197,66 @@ def cluster_owner() -> str | None:
         return "nobody"
 
 
+class ThrowawayCluster:
+    """A PostgreSQL cluster in a fresh folder under /tmp, on a free loopback port: start, restart, stop."""
+
+    def __init__(self) -> None:
+        self.owner = cluster_owner()
+        # A fresh directory directly under /tmp, so the cluster owner can reach it.
+        self.base = Path(tempfile.mkdtemp(prefix="inspector-pg-"))
+        self.data, self.log, self.port = self.base / "data", self.base / "server.log", free_port()
+        if self.owner:
+            shutil.chown(self.base, user=self.owner)
+        self.run(pg_binary("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
+                 "--encoding=UTF8", "--no-locale")
+
+    def run(self, *cmd: str) -> None:
+        if self.owner:
+            cmd = ("runuser", "-u", self.owner, "--", *cmd)
+        proc = subprocess.run(cmd, cwd=self.base, capture_output=True, text=True)
+        if proc.returncode:
+            server_log = self.log.read_text() if self.log.exists() else ""
+            pytest.fail(f"{' '.join(cmd)} failed:\n{proc.stdout}{proc.stderr}{server_log}")
+
+    def pg_ctl(self, action: str, *extra: str) -> None:
+        options = f"-p {self.port} -k {self.base} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self.run(pg_binary("pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", *extra, action)
+
+    def start(self) -> None:
+        self.pg_ctl("start")
+
+    def stop(self) -> None:
+        self.pg_ctl("stop", "-m", "fast")
+
+    def restart(self) -> None:
+        self.pg_ctl("restart", "-m", "fast")
+
+    def url(self, dbname: str = "postgres") -> str:
+        return pg_url("postgres", None, "127.0.0.1", self.port, dbname)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def throwaway_cluster(database: str = TEST_DATABASE):
+    """A running cluster holding ``database`` and the read-only role; stopped and removed afterwards."""
+    import psycopg
+
+    cluster = ThrowawayCluster()
+    try:
+        cluster.start()
+        try:
+            with psycopg.connect(cluster.url(), autocommit=True) as conn:
+                conn.execute(f"CREATE DATABASE {database}")
+            grant_readonly_role(cluster.url(database))
+            yield cluster
+        finally:
+            cluster.stop()
+    finally:
+        cluster.remove()
+
+
 @pytest.fixture(scope="session")
 def postgres_dsn():
     """A PostgreSQL database with a superuser and a read-only role.
@@ -212,38 +273,9 @@ def postgres_dsn():
         yield PgServer(given, pg_url(READONLY_ROLE, READONLY_ROLE, info.get("host", "127.0.0.1"),
                                      info.get("port", 5432), info["dbname"]))
         return
-
-    owner = cluster_owner()
-    # A fresh directory directly under /tmp, so the cluster owner can reach it.
-    base = Path(tempfile.mkdtemp(prefix="inspector-pg-"))
-    data, log, port = base / "data", base / "server.log", free_port()
-
-    def run(*cmd: str) -> None:
-        if owner:
-            cmd = ("runuser", "-u", owner, "--", *cmd)
-        proc = subprocess.run(cmd, cwd=base, capture_output=True, text=True)
-        if proc.returncode:
-            server_log = log.read_text() if log.exists() else ""
-            pytest.fail(f"{' '.join(cmd)} failed:\n{proc.stdout}{proc.stderr}{server_log}")
-
-    try:
-        if owner:
-            shutil.chown(base, user=owner)
-        run(pg_binary("initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
-            "--encoding=UTF8", "--no-locale")
-        options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
-        run(pg_binary("pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start")
-        try:
-            server = pg_url("postgres", None, "127.0.0.1", port, "postgres")
-            with psycopg.connect(server, autocommit=True) as conn:
-                conn.execute(f"CREATE DATABASE {TEST_DATABASE}")
-            admin = pg_url("postgres", None, "127.0.0.1", port, TEST_DATABASE)
-            grant_readonly_role(admin)
-            yield PgServer(admin, pg_url(READONLY_ROLE, READONLY_ROLE, "127.0.0.1", port, TEST_DATABASE))
-        finally:
-            run(pg_binary("pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    with throwaway_cluster() as cluster:
+        yield PgServer(cluster.url(TEST_DATABASE),
+                       pg_url(READONLY_ROLE, READONLY_ROLE, "127.0.0.1", cluster.port, TEST_DATABASE))
 
 
 # --- Streamlit ---------------------------------------------------------------

@@ -104,3 +104,44 @@ def test_namespace_helpers():
     assert parent_namespace("tools:a") == ""
     assert short_namespace("") == "root"
     assert short_namespace("tools:0db8286e-34fc|search:5b81") == "tools:0db8|search:5b81"
+
+
+def _laid_out(h) -> None:
+    """Every checkpoint is drawn in a branch, and every lineage walk ends."""
+    assert sorted(k for b in h.branches for k in b.keys) == sorted(h.ordered)
+    for key in h.ordered:
+        assert h.lineage(key)[-1] == key and len(h.path_through(key)) <= len(h)
+
+
+def test_a_checkpoint_that_names_itself_is_a_parent_cycle():
+    h = build_history([row("a", None), row("b", "b", step=1), row("c", "b", step=2)])
+    assert [(p.kind, p.keys) for p in h.problems] == [("parent cycle", (("", "b"),))]
+    assert "names itself as its parent" in h.problems[0].message
+    assert h.problem_of(("", "b")).kind == "parent cycle" and h.problem_of(("", "c")) is None
+    _laid_out(h)
+
+
+def test_parents_that_loop_are_one_parent_cycle_cut_at_its_oldest_checkpoint():
+    h = build_history([row("a", None), row("b", "d", step=1), row("c", "b", step=2), row("d", "c", step=3),
+                       row("e", "d", step=4)])
+    (problem,) = h.problems
+    assert problem.kind == "parent cycle" and problem.keys == (("", "d"), ("", "c"), ("", "b"))
+    assert problem.message == "parent cycle: 3 checkpoints name each other as parents (d -> c -> b -> d)"
+    assert h.node(("", "b")).parent is None and h.lineage(("", "e")) == [("", "b"), ("", "c"), ("", "d"), ("", "e")]
+    _laid_out(h)
+
+
+def test_missing_parents_and_duplicate_ids_are_named():
+    rows = [row("a", None), row("b", "a", step=1), row("b", "a", step=1), row("c", "gone", step=2)]
+    h = build_history(rows)
+    kinds = {p.kind: p for p in h.problems}
+    assert set(kinds) == {"duplicate id", "missing parent"}
+    assert kinds["duplicate id"].keys == (("", "b"),) and "stored 2 times" in kinds["duplicate id"].message
+    assert kinds["missing parent"].message == "missing parent: checkpoint c names parent gone, which is not in the store"
+    assert len(h) == 3 and h.orphans == [("", "c")]
+    _laid_out(h)
+
+
+def test_a_sound_history_has_no_problems(store):
+    for thread in ("demo-research", "demo-time-travel", "demo-subgraph"):
+        assert build_history(store.timeline(thread)).problems == []

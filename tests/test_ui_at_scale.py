@@ -42,7 +42,7 @@ def counting(bench_db, app_on_store, monkeypatch):
     store = CountingStore(open_store(f"sqlite:///{bench_db}"))
     monkeypatch.setattr(connection, "open_store", lambda url: store)
     app_on_store(bench_db)
-    for cached in (connection._open, data._thread_history, data._state):
+    for cached in (connection._open, data._thread_history, data._state, data._raw_state):
         cached.clear()
     yield store
     connection._open.clear()

@@ -13,9 +13,11 @@ PAGES = {"threads": "inspector/ui/pages/threads.py", "thread": "inspector/ui/pag
          "diff": "inspector/ui/pages/diff.py", "health": "inspector/ui/pages/health.py"}
 
 
-def open_page(page: str = "threads", started: Callable[[], None] | None = None, **params: str) -> AppTest:
-    """Run app.py once, then the page ``page`` with ``params`` in the URL (``started`` is called in between)."""
-    at = AppTest.from_file(APP, default_timeout=60)
+def open_page(page: str = "threads", started: Callable[[], None] | None = None, timeout: float = 60,
+              **params: str) -> AppTest:
+    """Run app.py once, then the page ``page`` with ``params`` in the URL (``started`` is called in between;
+    each run within ``timeout`` s)."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
     at.run()
     if started is not None:
         started()

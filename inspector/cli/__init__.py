@@ -12,8 +12,10 @@ import sys
 from typing import Sequence
 
 from ..audit import AuditError
+from ..redaction import redactor_for
+from ..settings import load_settings
 from ..store import StoreError
-from . import diff_commands, media_commands, size_commands, store_commands
+from . import diff_commands, media_commands, output, size_commands, store_commands
 
 COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands)
 
@@ -38,17 +40,26 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        output.use_redactor(redactor_for(load_settings(), reveal=getattr(args, "reveal", False)))
         return int(args.handler(args) or 0)
-    except (CliError, StoreError, ValueError, AuditError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (CliError, StoreError, ValueError, PermissionError, AuditError) as exc:
+        print(f"error: {_masked_message(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - the CLI answers in one line, never a traceback
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"error: {type(exc).__name__}: {_masked_message(exc)}", file=sys.stderr)
         return 1
+
+
+def _masked_message(exc: BaseException) -> str:
+    """An error's message with secrets masked (with the default rules when the settings themselves are bad)."""
+    try:
+        return output.masked(str(exc))
+    except ValueError:
+        return redactor_for(object()).text(str(exc))
 
 
 if __name__ == "__main__":

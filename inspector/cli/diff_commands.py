@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from .output import print_json, print_table
+from .output import masked, print_json, print_table, say
 from .progress import StderrProgress
 from .store_commands import add_store_args, open_cache_for, open_from_args
 
@@ -35,7 +35,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from ..diff import diff_checkpoints  # the reducers, and so LangGraph's graph package: only here
 
     with open_from_args(args) as store:
-        result = diff_checkpoints(store, args.thread, args.from_id, args.to_id, args.ns, args.internal)
+        result = masked(diff_checkpoints(store, args.thread, args.from_id, args.to_id, args.ns, args.internal))
     if args.json:
         print_json(result)
     else:
@@ -47,41 +47,44 @@ def print_diff(result: StateDiff) -> None:
     from .. import schema as schemas
 
     relation = "parent -> child" if result.adjacent else "any two checkpoints"
-    print(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
-    print(f"schema {schemas.active().name}")
+    say(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
+    say(f"schema {schemas.active().name}")
     for write in result.wrote:
-        print(f"  {write['node']} wrote {write['channel']}: {write['value']}")
+        say(f"  {write['node']} wrote {write['channel']}: {write['value']}")
     for field in result.changed_fields:
         note = f": {field.note}" if field.note else ""
-        print(f"{field.field} ({field.reducer}) {field.status}{note}")
+        say(f"{field.field} ({field.reducer}) {field.status}{note}")
         for change in field.changes:
-            print(f"  {change.summary}")
+            say(f"  {change.summary}")
     unchanged = [f"{f.field} ({f.reducer})" for f in result.fields if not f.changed]
     if unchanged:
-        print(f"unchanged: {', '.join(unchanged)}")
+        say(f"unchanged: {', '.join(unchanged)}")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from ..diff import replay_thread, verdict
     from ..schema_default import active_schema_name  # verdicts read from the cache need no schema loaded
 
-    with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, "steps") as progress:
+    with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, unit="steps") as progress:
         cache = open_cache_for(store, args)
         try:
-            steps = replay_thread(store, args.thread, args.ns, cache=cache, progress=progress)
+            steps = masked(replay_thread(store, args.thread, args.ns, cache=cache, progress=progress))
         finally:
             if cache is not None:
                 cache.close()
     result = verdict(steps)
     mismatched = [s for s in steps if s.status == "mismatch"]
+    broken = [s for s in steps if s.status == "broken"]
     if args.json:
         print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": active_schema_name(),
-                    "matches": result.matches, "verdict": result, "steps": steps})
+                    "matches": result.matches, "broken_history": [s.note for s in broken], "verdict": result,
+                    "steps": steps})
     else:
         print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in steps])
-        print(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)")
-        print(f"{result.summary()} (schema {active_schema_name()})")
-    return 0 if result.matches else 1
+        say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
+            + (f", {len(broken)} not replayed: broken history" if broken else ""))
+        say(f"{result.summary()} (schema {active_schema_name()})")
+    return 0 if result.matches and not broken else 1
 
 
 def _row(step: StepReplay) -> tuple:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..settings import load_settings
 from ..units import human_bytes
-from .output import print_json, print_table
+from .output import print_json, print_table, say
 from .store_commands import add_store_args, open_from_args
 
 if TYPE_CHECKING:
@@ -41,13 +41,13 @@ def _report(args: argparse.Namespace, **which: bool) -> MediaReport:
 
 
 def _header(report: MediaReport) -> None:
-    print(f"thread {report.thread_id}  checkpoint {report.checkpoint_id}  step {report.step}")
+    say(f"thread {report.thread_id}  checkpoint {report.checkpoint_id}  step {report.step}")
     if report.user_data is not None:
-        print(f"user-data folder: {report.user_data.origin}")
+        say(f"user-data folder: {report.user_data.origin}")
         for parent in report.user_data.parents:
-            print(f"branched from {parent.thread_id}: its folder {parent.origin} is read for actual_paths too")
+            say(f"branched from {parent.thread_id}: its folder {parent.origin} is read for actual_paths too")
     for problem in report.problems:
-        print(f"problem: {problem}")
+        say(f"problem: {problem}")
 
 
 def cmd_images(args: argparse.Namespace) -> int:
@@ -61,8 +61,8 @@ def cmd_images(args: argparse.Namespace) -> int:
         [(c.key, c.shape, c.format or "?", human_bytes(c.byte_size),
           f"{c.width}x{c.height}" if c.width else "", "; ".join(c.problems) or "ok") for c in report.images],
     )
-    print(f"{len(report.images)} image(s) at this checkpoint")
-    print("history:")
+    say(f"{len(report.images)} image(s) at this checkpoint")
+    say("history:")
     print_table(
         ["path", "appeared", "ended", "by", "checkpoints"],
         [(s.path, s.appeared_step, s.ended_step, s.ended_by or "still held", s.checkpoints) for s in report.spans],
@@ -70,7 +70,7 @@ def cmd_images(args: argparse.Namespace) -> int:
     from ..image_history import lifecycle_note
 
     if note := lifecycle_note(report.spans):
-        print(note)
+        say(note)
     return 0
 
 
@@ -84,5 +84,5 @@ def cmd_artifacts(args: argparse.Namespace) -> int:
         ["path", "first step", "size", "problems"],
         [(a.path, a.first_step, human_bytes(a.size), "; ".join(a.problems) or "ok") for a in report.artifacts],
     )
-    print(f"{len(report.artifacts)} artifact(s) at this checkpoint")
+    say(f"{len(report.artifacts)} artifact(s) at this checkpoint")
     return 0

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..settings import load_settings
 from ..sizes import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes, what_if_lines
 from ..units import human_bytes
-from .output import print_json, print_table
+from .output import print_json, print_table, say
 from .progress import StderrProgress
 from .store_commands import add_store_args, open_cache_for, open_from_args
 
@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def print_thread_sizes(report: ThreadSizes) -> None:
-    print(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.accounting}), "
+    say(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.accounting}), "
           f"{human_bytes(report.repeated_bytes)} on repeats; state {human_bytes(report.first_total_bytes)} -> "
           f"{human_bytes(report.last_total_bytes)} (growth {human_bytes(report.growth_bytes)})")
     print_table(
@@ -42,13 +42,13 @@ def print_thread_sizes(report: ThreadSizes) -> None:
     )
     for line in what_if_lines(report.what_if.keep_newest, report.what_if.keep_newest_saved_bytes,
                               report.what_if.viewed_images_repeated_bytes, report.what_if.base64_in_messages_bytes):
-        print(line)
+        say(line)
 
 
 def print_store_sizes(report: StoreSizes, keep: int) -> None:
-    print(f"{report.ranked_threads} thread(s) ranked, {human_bytes(report.store_bytes)} stored ({report.accounting}); "
-          f"the largest {len(report.threads)} measured in depth: {human_bytes(report.stored_bytes)}, "
-          f"{human_bytes(report.repeated_bytes)} on repeats")
+    say(f"{report.ranked_threads} thread(s) ranked, {human_bytes(report.store_bytes)} stored ({report.accounting}); "
+        f"the largest {len(report.threads)} measured in depth: {human_bytes(report.stored_bytes)}, "
+        f"{human_bytes(report.repeated_bytes)} on repeats")
     print_table(
         ["thread", "stored", "repeats", "checkpoints", "newest state"],
         [(t.thread_id, human_bytes(t.stored_bytes), human_bytes(t.repeated_bytes), len(t.checkpoints),
@@ -57,7 +57,7 @@ def print_store_sizes(report: StoreSizes, keep: int) -> None:
     print_table(["field", "stored"], [(name, human_bytes(n)) for name, n in report.fields.items()])
     for line in what_if_lines(keep, report.keep_newest_saved_bytes, report.viewed_images_repeated_bytes,
                               report.base64_in_messages_bytes):
-        print(line)
+        say(line)
 
 
 def cmd_sizes(args: argparse.Namespace) -> int:
@@ -74,7 +74,7 @@ def cmd_sizes(args: argparse.Namespace) -> int:
             if cache is not None:
                 cache.close()
     if args.json:
-        print_json(report)
+        print_json(report, keys=False)
     elif args.thread:
         print_thread_sizes(report)
     else:
@@ -115,17 +115,17 @@ def cmd_health(args: argparse.Namespace) -> int:
                 cache.close()
     flagged = sum(len(r.flags) for r in reports)
     if args.json:
-        print_json(health_payload(reports, settings))
+        print_json(health_payload(reports, settings), keys=False)
         return 1 if flagged else 0
     for report in reports:
         for flag in report.flags:
             where = f"{flag.field} " if flag.field else ""
-            print(f"{report.thread_id}: [{flag.code}] {where}{flag.summary}")
-            print(f"    checkpoints: {', '.join(flag.checkpoint_ids[:3])}"
+            say(f"{report.thread_id}: [{flag.code}] {where}{flag.summary}")
+            say(f"    checkpoints: {', '.join(flag.checkpoint_ids[:3])}"
                   + (f" (+{len(flag.checkpoint_ids) - 3} more)" if len(flag.checkpoint_ids) > 3 else ""))
-            print(f"    why: {flag.why}")
-            print(f"    fix: {flag.fix}")
+            say(f"    why: {flag.why}")
+            say(f"    fix: {flag.fix}")
         for line in drift_lines(report.schema_drift, unwritten=bool(args.thread)):
-            print(f"{report.thread_id}: schema drift: {line}")
-    print(f"{flagged} flag(s) in {sum(1 for r in reports if r.flags)} of {len(reports)} thread(s)")
+            say(f"{report.thread_id}: schema drift: {line}")
+    say(f"{flagged} flag(s) in {sum(1 for r in reports if r.flags)} of {len(reports)} thread(s)")
     return 1 if flagged else 0

@@ -20,7 +20,7 @@ from ..store.model import THREAD_SORTS
 from ..store.deerflow import deerflow_url
 from ..timeline_rows import kind_columns
 from ..units import human_bytes
-from .output import print_json, print_table
+from .output import masked, print_json, print_table, say
 
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +33,8 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
                              "or DeerFlow's ThreadState)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--quiet", action="store_true", help="no progress counts on stderr")
+    parser.add_argument("--reveal", action="store_true",
+                        help="show secrets unmasked (only where the operator set allow_reveal)")
 
 
 # What a command with a thread argument shows, for the audit trail (``audit_log``).
@@ -48,14 +50,20 @@ def _cli_user() -> str:
 
 
 def audit(args: argparse.Namespace, url: str, settings: Settings) -> None:
-    """One audit line for a command that shows a thread (``checkpoint`` null: the newest)."""
-    action = AUDITED.get(getattr(args, "command", ""))
-    if not settings.audit_log or action is None or not getattr(args, "thread", None):
+    """One audit line for a command that shows a thread (``checkpoint`` null: the newest), and one for
+    ``--reveal``."""
+    if not settings.audit_log:
         return
+    trail = AuditTrail(settings.audit_log, _cli_user(), url)
+    action = AUDITED.get(getattr(args, "command", ""))
+    thread = getattr(args, "thread", None)
     checkpoint = getattr(args, "checkpoint", None) or getattr(args, "to_id", None)
-    detail = {"from_checkpoint": args.from_id} if getattr(args, "from_id", None) else {}
-    AuditTrail(settings.audit_log, _cli_user(), url).record(action, args.thread, checkpoint, getattr(args, "ns", None),
-                                                             via="cli", **detail)
+    ns = getattr(args, "ns", None)
+    if action is not None and thread:
+        detail = {"from_checkpoint": args.from_id} if getattr(args, "from_id", None) else {}
+        trail.record(action, thread, checkpoint, ns, via="cli", **detail)
+    if getattr(args, "reveal", False):
+        trail.record("reveal", thread, checkpoint, ns, via="cli", what=args.command)
 
 
 def open_from_args(args: argparse.Namespace) -> Store:
@@ -132,7 +140,7 @@ def cmd_threads(args: argparse.Namespace) -> int:
             for t in rows
         ],
     )
-    print(f"{len(rows)} of {total} thread(s)")
+    say(f"{len(rows)} of {total} thread(s)")
     return 0
 
 
@@ -145,7 +153,10 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     kinds = [kind_columns(history, key_of(r)) for r in rows]
     if args.json:
         print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches,
-                    "checkpoints": [{**to_jsonable(r), **k} for r, k in zip(rows, kinds)]})
+                    "checkpoints": [{**to_jsonable(r), **k} for r, k in zip(rows, kinds)],
+                    "problems": [{"kind": p.kind, "message": p.message,
+                                  "checkpoints": [{"checkpoint_ns": ns, "checkpoint_id": cid} for ns, cid in p.keys]}
+                                 for p in history.problems]})
         return 0
     print_table(
         ["step", "source", "kind", "mode", "namespace", "checkpoint", "parent", "wrote", "stored"],
@@ -156,11 +167,13 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         ],
     )
     if origin is not None:
-        print(f"branched from thread {origin.parent_thread_id} at checkpoint {origin.parent_checkpoint_id or '?'}"
+        say(f"branched from thread {origin.parent_thread_id} at checkpoint {origin.parent_checkpoint_id or '?'}"
               + (f" (message {origin.parent_message_id})" if origin.parent_message_id else ""))
     for branch in branches:
-        print(f"branch: thread {branch.thread_id} from checkpoint {branch.parent_checkpoint_id or '?'}"
+        say(f"branch: thread {branch.thread_id} from checkpoint {branch.parent_checkpoint_id or '?'}"
               + (f", created {branch.created_at}" if branch.created_at else ""))
+    for problem in history.problems:
+        say(f"problem: {problem.message}")
     return 0
 
 
@@ -185,16 +198,16 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
 
 def cmd_state(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        state = store.state(args.thread, args.checkpoint, args.ns)
+        state = masked(store.state(args.thread, args.checkpoint, args.ns))
     if args.json:
         print_json(state_payload(state, args.internal))
         return 0
     from ..state_fields import reducer_label
 
     schema = active_names()
-    print(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
+    say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
-    print(f"schema {schema.name}")
+    say(f"schema {schema.name}")
     print_table(
         ["field", "reducer", "stored", "value"],
         [
@@ -205,9 +218,9 @@ def cmd_state(args: argparse.Namespace) -> int:
         ],
     )
     for write in state.writes:
-        print(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
+        say(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
     for problem in state.problems:
-        print(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
+        say(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
     return 0
 
 
@@ -215,5 +228,5 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from ..demo import default_demo_dir, write_demo
 
     db = write_demo(args.out or default_demo_dir())
-    print(f"demo database written to {db}")
+    say(f"demo database written to {db}")
     return 0

@@ -280,8 +280,14 @@ def has_field_diff(field: str, reducer: str | None = None) -> bool:
 
 def changes_for(field: str, before: Any, after: Any, writes: list[Any] | None = None,
                 reducer: str | None = None) -> Result:
+    """A field's changes in its reducer's terms; a value not shaped as that field should be (an opaque
+    value, a number where a list belongs) is compared as a plain value, and the note says so."""
     diff_of = _diff_for(field, reducer)
     if diff_of is not None:
-        return diff_of(before, after, writes)
+        try:
+            return diff_of(before, after, writes)
+        except (TypeError, AttributeError, ValueError, KeyError):
+            changes, _ = value_changes(before, after, writes, field)
+            return changes, f"{field} does not have its usual shape here: compared as plain values"
     return value_changes(before, after, writes, field)
 

@@ -86,7 +86,7 @@ class StepReplay:
     parent_checkpoint_id: str | None
     step: int | None
     source: str | None
-    status: str  # match, mismatch, unverified, first
+    status: str  # match, mismatch, unverified, first, broken (on a broken link of the history: see note)
     fields: list[FieldCheck] = field(default_factory=list)
     wrote: list[dict[str, Any]] = field(default_factory=list)
     note: str | None = None
@@ -160,7 +160,7 @@ def verdict(steps: list[StepReplay]) -> ReplayVerdict:
         if check.status == "unverified":
             reasons[check.reason or "not checked"] = reasons.get(check.reason or "not checked", 0) + 1
     return ReplayVerdict(
-        steps=sum(1 for s in steps if s.status != "first"),
+        steps=sum(1 for s in steps if s.status not in ("first", "broken")),
         verified=sum(1 for f in checks if f.status == "confirmed"),
         unverified=sum(1 for f in checks if f.status == "unverified"),
         mismatched=sum(1 for f in checks if f.status == "mismatch"),

@@ -99,7 +99,8 @@ def message_line(message: Any) -> str:
     role = ROLE_NAMES.get(kind, kind.capitalize())
     if kind == "tool" and message.get("name"):
         role = f"Tool {message['name']}"
-    calls = [c for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+    tool_calls = message.get("tool_calls")
+    calls = [c for c in tool_calls if isinstance(c, dict)] if isinstance(tool_calls, list) else []
     text = _message_text(message.get("content"))
     if kind == "remove":
         return f"Remove: {message.get('id')}"

@@ -26,6 +26,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from ..analysis_cache import AnalysisCache
+from ..history import History, HistoryProblem, build_history, key_of
 from ..schema_default import DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, WriteRecord
 from .model import FieldCheck, StepReplay
@@ -167,9 +168,11 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
     Each state is decoded once and dropped as soon as its last child was checked; verdicts ``cache``
     holds are not replayed again (see the module's docstring).
     """
-    rows = sorted((r for r in store.timeline_keys(thread_id) if r.checkpoint_ns == ns), key=lambda r: r.checkpoint_id)
+    history = build_history(store.timeline_keys(thread_id))
+    rows = sorted((history.node(k).row for k in history.ordered if k[0] == ns), key=lambda r: r.checkpoint_id)
     if not rows:
         raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
+    broken = _broken_steps(store, thread_id, history, rows)
     siblings: dict[str, int] = {}
     for row in rows:
         if row.parent_checkpoint_id:
@@ -177,8 +180,9 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
     kind = f"{KIND}/{_fingerprint(schema)}"
     facts = cache.get(store.identity, thread_id, kind, [(ns, r.checkpoint_id) for r in rows]) if cache else {}
     facts = {cid: fact for (_, cid), fact in facts.items()}
-    replayed = {r.checkpoint_id for r in rows if r.checkpoint_id not in facts or _details_hold_values(facts[r.checkpoint_id])}
-    done: dict[str, StepReplay] = {}
+    replayed = {r.checkpoint_id for r in rows if r.checkpoint_id not in broken
+                and (r.checkpoint_id not in facts or _details_hold_values(facts[r.checkpoint_id]))}
+    done: dict[str, StepReplay] = dict(broken)
     new: dict[tuple[str, str], list[Any]] = {}
     tick = _ticker(progress, len(rows))
     with _remembering_messages(bool(replayed)):
@@ -198,6 +202,25 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
             done[row.checkpoint_id] = decode(row, facts[row.checkpoint_id], writes.get(row.parent_checkpoint_id, []))
             tick()
     return [done[r.checkpoint_id] for r in rows]
+
+
+def _broken_steps(store: Store, thread_id: str, history: History, rows: list[CheckpointRow]) -> dict[str, StepReplay]:
+    """Checkpoints on a broken link of the history (parent cycle, missing parent, duplicate id): not replayed,
+    their step is ``broken`` and its note names the problem (step and source read from their metadata)."""
+    problems = {r.checkpoint_id: p for r in rows if (p := history.problem_of(key_of(r))) is not None}
+    if not problems:
+        return {}
+    full = {r.checkpoint_id: r for r in store.checkpoint_rows(thread_id, [(rows[0].checkpoint_ns, cid) for cid in problems])}
+    return {cid: _broken(full.get(cid) or history.node((rows[0].checkpoint_ns, cid)).row, problem)
+            for cid, problem in problems.items()}
+
+
+def _broken(row: CheckpointRow, problem: HistoryProblem) -> StepReplay:
+    return StepReplay(
+        thread_id=row.thread_id, checkpoint_ns=row.checkpoint_ns, checkpoint_id=row.checkpoint_id,
+        parent_checkpoint_id=row.parent_checkpoint_id, step=row.step, source=row.source, status="broken",
+        note=problem.message,
+    )
 
 
 def _ticker(progress: Progress | None, total: int) -> Callable[[], None]:

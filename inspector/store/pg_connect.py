@@ -1,8 +1,13 @@
-"""PostgreSQL URLs, read-only session options and the schema check, for ``PostgresStore``.
+"""PostgreSQL URLs, read-only session options, the connection pool and the schema check, for ``PostgresStore``.
 
 Accepted: ``postgresql://user:pass@host:port/db`` or ``postgres://...``, with an
 optional schema as ``?options=-csearch_path=NAME`` (libpq's own form) or
 ``?schema=NAME``. Messages never contain the password.
+
+The pool checks a connection before lending it, so after a server restart the
+next read reconnects; while the server is away a read waits at most
+``POOL_WAIT_SECONDS`` and fails with one line that says so. A statement timeout
+names the setting that raises it.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 import psycopg
 from psycopg import conninfo as pg_conninfo
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from .model import StoreError
 
@@ -20,6 +26,7 @@ LANGGRAPH_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "che
 # langgraph-checkpoint-postgres' migration level that added checkpoint_writes.task_path,
 # the newest column the inspector reads.
 REQUIRED_MIGRATION = 9
+POOL_WAIT_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,7 @@ class PgTarget:
     password: str | None
     where: str
     schema: str | None
+    statement_timeout_ms: int = 30_000
 
     def connect_kwargs(self) -> dict[str, Any]:
         return {"autocommit": True, "options": self.options}
@@ -60,7 +68,8 @@ def parse_pg_url(url: str, statement_timeout_ms: int = 30_000) -> PgTarget:
         )
     )
     where = f"{parts.hostname or 'localhost'}:{parts.port or 5432}/{params.get('dbname', '')}"
-    return PgTarget(pg_conninfo.make_conninfo(**params), options, parts.password, where, schema)
+    return PgTarget(pg_conninfo.make_conninfo(**params), options, parts.password, where, schema,
+                    int(statement_timeout_ms))
 
 
 def _search_path_of(options: str) -> str | None:
@@ -83,6 +92,29 @@ def one_line(exc: BaseException, target: PgTarget) -> str:
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     text = "; ".join(dict.fromkeys(lines)) or type(exc).__name__
     return _redact(text, target.password)
+
+
+def open_pool(target: PgTarget, size: int) -> ConnectionPool:
+    """A small pool of read-only sessions, each checked before it is lent (a restarted server is reconnected)."""
+    pool = ConnectionPool(
+        target.conninfo, min_size=1, max_size=size, kwargs=target.connect_kwargs(), open=False, name="inspector-ro",
+        check=ConnectionPool.check_connection, timeout=POOL_WAIT_SECONDS,
+    )
+    pool.open(wait=True, timeout=15)
+    return pool
+
+
+def read_error(exc: psycopg.Error, target: PgTarget) -> StoreError:
+    """A failed read as one line: a statement timeout names its setting, a lost server says it is retried."""
+    if isinstance(exc, psycopg.errors.QueryCanceled):
+        return StoreError(
+            f"a read from PostgreSQL at {target.where} ran past the statement timeout of "
+            f"{target.statement_timeout_ms} ms; raise the pg_statement_timeout_ms setting "
+            f"(INSPECTOR_PG_STATEMENT_TIMEOUT_MS) to allow longer reads")
+    if isinstance(exc, (PoolTimeout, psycopg.OperationalError)):
+        return StoreError(f"PostgreSQL at {target.where} is not answering ({one_line(exc, target)}); "
+                          "the next read reconnects")
+    return StoreError(f"reading PostgreSQL at {target.where} failed: {one_line(exc, target)}")
 
 
 def check_schema(conn: psycopg.Connection, target: PgTarget) -> None:

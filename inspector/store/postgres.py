@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool
 
 from . import delta
 from .carried import Carried, decode_value
@@ -55,7 +54,7 @@ from .records import (
     titles_from,
     write_records,
 )
-from .pg_connect import PgTarget, check_schema, one_line, parse_pg_url
+from .pg_connect import PgTarget, check_schema, one_line, open_pool, parse_pg_url, read_error
 from .pg_sizes import pg_field_sizes
 
 _THREAD_COLUMNS = """thread_id, count(*), max(checkpoint_id) FILTER (WHERE checkpoint_ns = ''),
@@ -130,10 +129,7 @@ class PostgresStore:
                 check_schema(conn, self.target)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to PostgreSQL at {self.target.where}: {one_line(exc, self.target)}") from None
-        self._pool = ConnectionPool(
-            self.target.conninfo, min_size=1, max_size=pool_size, kwargs=kwargs, open=False, name="inspector-ro"
-        )
-        self._pool.open(wait=True, timeout=15)
+        self._pool = open_pool(self.target, pool_size)
 
     # -- lifecycle -------------------------------------------------------
     def close(self) -> None:
@@ -156,7 +152,7 @@ class PostgresStore:
             with self._pool.connection() as conn:
                 return conn.execute(sql, params).fetchall()
         except psycopg.Error as exc:
-            raise StoreError(f"reading PostgreSQL at {self.target.where} failed: {one_line(exc, self.target)}") from None
+            raise read_error(exc, self.target) from None
 
     # -- threads ---------------------------------------------------------
     def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import urllib.parse
 from pathlib import Path
 from typing import Any, Collection, Iterable, Iterator, Sequence
 
@@ -49,8 +48,8 @@ from .records import (
     titles_from,
     write_records,
 )
+from .sqlite_connect import ReadOnlySqlite
 
-REQUIRED_TABLES = {"checkpoints", "writes"}
 _OWN_BYTES = "length(checkpoint) + coalesce(length(metadata), 0)"
 _THREAD_ORDER = {
     "newest": "max(checkpoint_id) DESC, thread_id",
@@ -72,10 +71,6 @@ _WRITES_OF_C = """
      WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id),
     (SELECT sum(length(value)) FROM writes w
      WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id)"""
-
-
-def _ro_uri(path: Path) -> str:
-    return f"file:{urllib.parse.quote(str(path))}?mode=ro"
 
 
 def _by_namespace(keys: Iterable[Key]) -> dict[str, list[str]]:
@@ -126,28 +121,21 @@ class SqliteStore:
     def __init__(self, path: str | Path, url: str | None = None) -> None:
         self.path = Path(path).expanduser()
         self.url = url or f"sqlite:///{self.path}"
-        if not self.path.is_file():
-            raise StoreError(f"no SQLite database at {self.path}")
         self.identity = f"sqlite:{self.path.resolve()}"
-        try:
-            self._conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False)
-            self._conn.execute("PRAGMA query_only = ON")
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
-        missing = REQUIRED_TABLES - tables
-        if missing:
-            self._conn.close()
-            raise StoreError(
-                f"{self.path} is not a LangGraph checkpoint database (missing tables: {', '.join(sorted(missing))})"
-            )
-        self._writes_have_task_path = "task_path" in {
-            r[1] for r in self._conn.execute("PRAGMA table_info(writes)")
-        }
+        self._db = ReadOnlySqlite(self.path)
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The read-only connection to the file now at ``path`` (see ``sqlite_connect``)."""
+        return self._db.connection()
+
+    @property
+    def _writes_have_task_path(self) -> bool:
+        return self._db.writes_have_task_path
 
     # -- lifecycle -------------------------------------------------------
     def close(self) -> None:
-        self._conn.close()
+        self._db.close()
 
     def __enter__(self) -> "SqliteStore":
         return self
@@ -159,7 +147,7 @@ class SqliteStore:
         try:
             return self._conn.execute(sql, tuple(params)).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"reading {self.path} failed: {exc}") from None
+            raise self._db.read_error(exc) from None
 
     # -- threads ---------------------------------------------------------
     def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:

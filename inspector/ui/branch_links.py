@@ -12,7 +12,7 @@ from . import data, routes
 
 @st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _branches(url: str, thread_id: str, generation: int, _store: Store) -> list[BranchThread]:
-    return _store.branch_threads(thread_id)
+    return data.masked(_store.branch_threads(thread_id))
 
 
 def render(store: Store, thread_id: str, history: History) -> None:

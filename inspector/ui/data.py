@@ -4,13 +4,23 @@ and the analysis cache the pages share with the CLI.
 Entries are keyed by the store URL, so two stores never share one. A thread's
 timeline carries a generation number; ``refresh_thread`` bumps it so the next
 read goes back to the store (for threads that are still running).
+
+What the pages show is redacted (``inspector.redaction``): ``timeline`` and
+``state`` return masked rows and states. ``raw_state`` is for computations only
+(the diff and the replay check compare raw values; their results are masked
+with ``masked`` before they are shown) and for the operator-allowed reveal. A
+masked state shares every unchanged part with its raw one, so both cost little more than one.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
+from ..history import History, build_history
+from ..redaction import Redactor, redactor_for
 from ..settings import Settings, load_settings
 from ..store import CheckpointRow, CheckpointState, Store
 from ..thread_history import ThreadHistory
@@ -31,14 +41,34 @@ MAX_ENTRIES = _SETTINGS.cache_max_entries
 _GENERATIONS: dict[tuple[str, str], int] = {}
 
 
+def redactor() -> Redactor:
+    """The redaction rules of the current settings (the built-in ones while the settings are invalid)."""
+    return redactor_for(settings_or_defaults())
+
+
+def masked(value: Any, keys: bool = True) -> Any:
+    """``value`` as a page may show it: secrets masked (``keys=False``: text shapes only, for size reports)."""
+    return redactor()(value, keys=keys)
+
+
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _timeline(url: str, thread_id: str, generation: int, _store: Store) -> list[CheckpointRow]:
-    return _store.timeline(thread_id)
+    return masked(_store.timeline(thread_id))
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _history(url: str, thread_id: str, generation: int, _store: Store) -> History:
+    return build_history(_timeline(url, thread_id, generation, _store))
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _raw_state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _store: Store) -> CheckpointState:
+    return _store.state(thread_id, checkpoint_id, ns)
 
 
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _thread_history(url: str, thread_id: str, generation: int, _store: Store) -> ThreadHistory:
-    return ThreadHistory(_store, thread_id)
+    return ThreadHistory(_store, thread_id, mask=masked)
 
 
 def thread_history(store: Store, thread_id: str) -> ThreadHistory:
@@ -48,7 +78,7 @@ def thread_history(store: Store, thread_id: str) -> ThreadHistory:
 
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _store: Store) -> CheckpointState:
-    return _store.state(thread_id, checkpoint_id, ns)
+    return masked(_raw_state(url, thread_id, ns, checkpoint_id, generation, _store))
 
 
 def generation(store: Store, thread_id: str) -> int:
@@ -61,10 +91,23 @@ def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:
         return _timeline(store.url, thread_id, generation(store, thread_id), store)
 
 
+def history(store: Store, thread_id: str) -> History:
+    """The thread's lineage laid out (cached with its timeline), broken links named in ``problems``."""
+    generation = _GENERATIONS.get((store.url, thread_id), 0)
+    with st.spinner(f"Reading the history of {thread_id}…"):
+        return _history(store.url, thread_id, generation, store)
+
+
 def state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
-    """The decoded state of one checkpoint (cached; decoded states are not modified by the pages)."""
+    """The decoded state of one checkpoint, secrets masked (cached; the pages never modify it)."""
     with st.spinner("Decoding the checkpoint…"):
         return _state(store.url, thread_id, ns, checkpoint_id, generation(store, thread_id), store)
+
+
+def raw_state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
+    """The decoded state with secrets unmasked: for comparisons, never shown unless revealed."""
+    with st.spinner("Decoding the checkpoint…"):
+        return _raw_state(store.url, thread_id, ns, checkpoint_id, _GENERATIONS.get((store.url, thread_id), 0), store)
 
 
 def refresh_thread(store: Store, thread_id: str) -> None:

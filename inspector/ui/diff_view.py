@@ -7,6 +7,7 @@ import streamlit as st
 from .. import schema as schemas
 from ..diff import ReplayVerdict, StateDiff, StepReplay, cached_verdicts, diff, replay_step, replay_thread, verdict
 from ..diff.thread_replay import schema_fingerprint
+from ..history import MISSING_PARENT
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, data, routes
@@ -23,16 +24,16 @@ STATUS_ICONS = {"changed": ":material/edit:", "added": ":material/add_circle:", 
 def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = "",
             internal: bool = False) -> tuple[StateDiff, StepReplay | None]:
     """The diff of two checkpoints (decoded through the pages' cache) and, for a parent and its
-    child, the child's replay check."""
-    before = data.state(store, thread_id, from_id, ns)
-    after = data.state(store, thread_id, to_id, ns)
+    child, the child's replay check: computed on raw values, returned with secrets masked."""
+    before = data.raw_state(store, thread_id, from_id, ns)
+    after = data.raw_state(store, thread_id, to_id, ns)
     result = diff(before, after, internal=internal)
     if not result.adjacent:
-        return result, None
+        return data.masked((result, None))
     history = data.thread_history(store, thread_id).history  # keys only: no history-wide read
     parent = history.nodes.get((ns, from_id))
     sole_child = parent is not None and sum(1 for child in parent.children if child[0] == ns) == 1
-    return result, replay_step(before, after, sole_child=sole_child)
+    return data.masked((result, replay_step(before, after, sole_child=sole_child)))
 
 
 @st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
@@ -41,14 +42,14 @@ def _thread_replay(url: str, schema: str, thread_id: str, ns: str, newest: str) 
 
 
 def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
-    """Every step of one namespace replayed, with a progress bar (kept per store, schema, thread, namespace and
-    newest checkpoint; verdicts also go to the analysis cache, so the next process replays only new steps)."""
+    """Every step of one namespace replayed, with a progress bar, secrets masked (kept per store, schema, thread,
+    namespace and newest checkpoint; verdicts also go to the analysis cache, so the next process replays only new steps)."""
     schema = schemas.active()
     newest = data.thread_history(store, thread_id).newest_id
     held = _thread_replay(store.url, schema_fingerprint(schema), thread_id, ns, newest)
     if "steps" not in held:
         with progress_bar("Replaying every step", "steps") as progress:
-            held["steps"] = replay_thread(store, thread_id, ns, schema, data.analysis_cache(store), progress)
+            held["steps"] = data.masked(replay_thread(store, thread_id, ns, schema, data.analysis_cache(store), progress))
     return held["steps"]
 
 
@@ -66,6 +67,8 @@ def step_mark(check: StepReplay) -> str:
         return f"? {len(check.verified)} verified, {len(check.unverified)} unverified ({'; '.join(reasons)})"
     if check.status == "match":
         return f"✓ {len(check.verified)} field(s) verified"
+    if check.status == "broken":
+        return f"⚠ {(check.note or 'broken history').split(':')[0]}"
     return {"first": "first checkpoint"}.get(check.status, check.status)
 
 
@@ -101,6 +104,8 @@ def render_verdict(result: ReplayVerdict, compact: bool = False) -> None:
 def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
     """Every step of a thread with its replay mark; mismatched steps name the field and first difference."""
     steps = cached_thread_replay(store, thread_id, ns)
+    for step in (s for s in steps if s.status == "broken"):
+        st.error(f"Not replayed: {step.note}", icon=":material/link_off:")
     result = verdict(steps)
     bad = [s for s in steps if s.status == "mismatch"]
     (st.error if bad else st.success)(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}" if bad
@@ -185,7 +190,12 @@ def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: 
     if not state.parent_checkpoint_id:
         st.caption("The first checkpoint of this namespace: there is no parent to compare with.")
         return
+    problem = data.thread_history(store, thread_id).history.problem_of((state.checkpoint_ns, state.checkpoint_id))
+    if problem is not None:
+        st.error(f"{problem.message}. The replay check stops here.", icon=":material/link_off:")
+        if problem.kind == MISSING_PARENT:
+            return
     result, check = compare(store, thread_id, state.parent_checkpoint_id, state.checkpoint_id, state.checkpoint_ns)
-    render_diff(result, check, key=f"panel-{state.checkpoint_id}")
+    render_diff(result, None if problem is not None else check, key=f"panel-{state.checkpoint_id}")
     routes.link("diff", "Compare with another checkpoint", icon=":material/difference:", params={
         "thread": thread_id, "from": state.parent_checkpoint_id, "to": state.checkpoint_id, "ns": state.checkpoint_ns})

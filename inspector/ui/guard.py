@@ -7,6 +7,7 @@ from typing import Any, Callable
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
+from .data import redactor
 from .inert import literal
 
 
@@ -17,4 +18,6 @@ def guarded(title: str, render: Callable[..., Any], *args: Any, **kwargs: Any) -
     except ScriptControlException:
         raise  # st.rerun / st.stop / st.switch_page are control flow, not failures
     except Exception as exc:  # noqa: BLE001 - a panel must never take the page down
-        st.error(literal(f"{title} could not be shown: {type(exc).__name__}: {exc}"), icon=":material/error:")
+        # an exception's text can quote a value: it is masked as the value would be
+        st.error(literal(f"{title} could not be shown: {type(exc).__name__}: {redactor().text(str(exc))}"),
+                 icon=":material/error:")

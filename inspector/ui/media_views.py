@@ -22,7 +22,7 @@ from ..units import human_bytes
 from ..store import CheckpointRow, CheckpointState, Store
 from ..user_data import PathRefused, UserData
 from . import audit_trail
-from .data import MAX_ENTRIES, TTL
+from .data import MAX_ENTRIES, TTL, masked, redactor
 from .inert import code_span, literal, show_markdown
 from .tables import table
 
@@ -41,14 +41,14 @@ def _data_dir() -> str | None:
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None, history: bool,
             _store: Store, _state: CheckpointState) -> MediaReport:
-    return report_for_state(_store, _state, data_dir, history=history)
+    return masked(report_for_state(_store, _state, data_dir, history=history))
 
 
 def report(store: Store | None, state: CheckpointState, history: bool = False) -> MediaReport:
     """The media report of ``state`` (cached per store, checkpoint and data folder); ``history`` adds each
     image's span and each artifact's first step, read along the lineage (only the history panel asks)."""
     if store is None:
-        return report_for_state(None, state, _data_dir(), history=False)  # type: ignore[arg-type]
+        return masked(report_for_state(None, state, _data_dir(), history=False))  # type: ignore[arg-type]
     with st.spinner("Reading the images and artifacts along this checkpoint's history…" if history
                     else "Checking images and artifacts…"):
         return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), history,
@@ -132,7 +132,7 @@ def _artifact_preview(artifact: Artifact, user_data: UserData | None, state: Che
     if not artifact.exists or artifact.physical_path is None or user_data is None:
         st.info("No preview: " + literal('; '.join(artifact.problems) or 'file not found'))
         return
-    preview = preview_file(artifact.physical_path, user_data)
+    preview = masked(preview_file(artifact.physical_path, user_data))
     _render_preview(preview)
     if preview.kind != "error":
         path = artifact.physical_path
@@ -145,7 +145,7 @@ def _artifact_preview(artifact: Artifact, user_data: UserData | None, state: Che
 
 def _download(path: str, user_data: UserData) -> bytes:
     try:
-        return download_bytes(path, user_data)
+        return redactor().file(download_bytes(path, user_data))
     except (PathRefused, OSError) as exc:
         return f"not available: {exc}".encode()
 

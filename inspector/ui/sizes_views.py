@@ -37,7 +37,8 @@ def health_of(store: Store, thread_id: str, newest: str | None = None) -> Thread
     held = _health(store.url, schemas.active().name, thread_id, newest, settings())
     if "health" not in held:
         with progress_bar(f"Measuring {thread_id}") as progress:
-            held["health"] = thread_health(store, thread_id, settings(), data.analysis_cache(store), progress)
+            found = thread_health(store, thread_id, settings(), data.analysis_cache(store), progress)
+            held["health"] = data.masked(found, keys=False)
     return held["health"]
 
 

@@ -29,7 +29,7 @@ from ..history import History, Key
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..thread_history import ThreadHistory
-from . import audit_trail, branch_links, connection, data, diff_view, follow, routes, timeline_view
+from . import audit_trail, branch_links, connection, data, diff_view, follow, reveal, routes, timeline_view
 from .guard import guarded
 from .inert import literal
 from .state_view import render_state
@@ -41,7 +41,7 @@ SMALL_HISTORY_BYTES = 16_000_000
 
 
 def _state_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
-    render_state(state, store)
+    render_state(reveal.shown_state(store, state), store)
 
 
 THREAD_PANELS: list[tuple[str, Panel]] = [("State", _state_panel)]
@@ -170,6 +170,7 @@ def _selected(store: Store, thread_id: str, row: CheckpointRow) -> None:
     try:
         state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
     except Exception as exc:  # noqa: BLE001 - the history beside it must still render
-        st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {exc}"), icon=":material/error:")
+        st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {data.redactor().text(str(exc))}"),
+                 icon=":material/error:")
         return
     guarded(title, panel, store, thread_id, row, state)

@@ -95,12 +95,21 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
     if not marks and marks_for is not None:
         marks = marks_for(keys)
     st.caption(_summary(history))
+    _problems(history)
     _replay_warning(history, marks or {})
     tree_tab, table_tab = st.tabs(["Tree", "Table"])
     with tree_tab:
         _tree(history, keys, key, select)
     with table_tab:
         _table(history, keys, key, select, marks or {})
+
+
+def _problems(history: History) -> None:
+    """Broken links of the history (parent cycles, missing parents, duplicate ids), named one by one."""
+    for problem in history.problems[:20]:
+        st.error(problem.message, icon=":material/link_off:")
+    if len(history.problems) > 20:
+        st.error(f"… and {len(history.problems) - 20} more broken link(s) in this history", icon=":material/link_off:")
 
 
 def _replay_warning(history: History, marks: dict[Key, str]) -> None:

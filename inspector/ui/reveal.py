@@ -1,0 +1,32 @@
+"""Reveal: the selected checkpoint's secrets unmasked, on request, only where the operator allows it.
+
+With ``allow_reveal`` off (the default) there is no control at all and every
+value stays masked. With it on, the state panel offers a "Reveal secrets"
+toggle for the checkpoint on screen; each switch-on writes a ``reveal`` line to the
+audit trail (ids only, never a value).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..store import CheckpointState, Store
+from . import audit_trail, data
+
+
+def _switched(state: CheckpointState, key: str) -> None:
+    if st.session_state.get(key):
+        audit_trail.record("reveal", state.thread_id, state.checkpoint_id, state.checkpoint_ns)
+
+
+def shown_state(store: Store | None, state: CheckpointState) -> CheckpointState:
+    """``state`` (masked), or its raw twin when the operator allows reveal and the user asked for it."""
+    if store is None or not data.settings_or_defaults().allow_reveal:
+        return state
+    key = f"reveal-{state.checkpoint_ns}-{state.checkpoint_id}"
+    if not st.toggle("Reveal secrets", key=key, on_change=_switched, args=(state, key),
+                     help="Show this checkpoint's values unmasked (allowed by the operator's allow_reveal setting)"):
+        return state
+    st.warning("Secrets are shown unmasked for this checkpoint, in the view and in its download.",
+               icon=":material/visibility:")
+    return data.raw_state(store, state.thread_id, state.checkpoint_id, state.checkpoint_ns)
