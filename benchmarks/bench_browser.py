@@ -6,7 +6,8 @@ Starts ``streamlit run app.py`` on the store and, beside it, a one-line Streamli
 page (``st.write("hello")``); then times, in a fresh browser context each time,
 from opening the link until the newest message is visible (for the one-line page:
 until "hello" is). The first open of each page after the servers start is
-reported as cold; the median of ``-n`` further opens as warm. Targets (warm): the
+reported as cold; the median of ``-n`` further opens as warm (taken in rounds, one open of each
+page per round, so that the shared machine's changing load weighs on every page alike). Targets (warm): the
 long thread within 1.5x of a one-checkpoint thread of the same store, and that
 thread within 1.5x of the one-line page.
 """
@@ -105,13 +106,13 @@ def measure(db_url: str, repeats: int) -> dict[str, tuple[float, float]]:
                 "1-checkpoint thread": (f"{app_url}/thread?thread={small}", texts["small"]),
                 "2,000-checkpoint thread": (f"{app_url}/thread?thread={LONG_THREAD}", texts["long"]),
             }
-            results = {}
-            for name, (url, text) in targets.items():
-                cold = open_until(browser, url, text)
-                warm = statistics.median(open_until(browser, url, text) for _ in range(repeats))
-                results[name] = (cold, warm)
+            cold = {name: open_until(browser, url, text) for name, (url, text) in targets.items()}
+            warm: dict[str, list[float]] = {name: [] for name in targets}
+            for _ in range(repeats):  # round after round: a change in the machine's load hits every target alike
+                for name, (url, text) in targets.items():
+                    warm[name].append(open_until(browser, url, text))
             browser.close()
-    return results
+    return {name: (cold[name], statistics.median(warm[name])) for name in targets}
 
 
 def report(label: str, results: dict[str, tuple[float, float]]) -> bool:

@@ -143,9 +143,9 @@ def _summary(history: History) -> str:
 
 
 def _tree(history: History, keys: list[Key], key: Key, select: Select) -> None:
-    chart = tree_chart(tree_data(history, keys, key))
-    event = st.altair_chart(chart, on_select="rerun", selection_mode=SELECTION,
-                            key=f"tree_{key[0]}_{key[1]}", width="stretch")
+    spec = tree_chart(tree_data(history, keys, key))
+    event = st.vega_lite_chart(spec, on_select="rerun", selection_mode=SELECTION,
+                               key=f"tree_{key[0]}_{key[1]}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
         target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
