@@ -41,6 +41,10 @@ class Settings:
     bundle_max_file_bytes: int = 25_000_000
     bundle_max_files_bytes: int = 250_000_000
     bundle_open_max_bytes: int = 4_000_000_000
+    cache_dir: str | None = None
+    cache_max_mb: int = 512
+    health_top_threads: int = 50
+    follow_seconds: int = 2
     allowed_users: tuple[str, ...] = ()
     audit_log: str | None = None
     redact_patterns: tuple[str, ...] = ()
