@@ -33,7 +33,7 @@ from bench_redaction import messages  # noqa: E402
 from inspector.bundle import write_bundle  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
 from inspector.store import open_store  # noqa: E402
-from inspector.thread_state import ThreadState  # noqa: E402
+from inspector.schema.thread_state import ThreadState  # noqa: E402
 
 THREAD = "long"
 

@@ -38,7 +38,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.graph.state import CompiledStateGraph  # noqa: E402
 
-from inspector.thread_state import ThreadState  # noqa: E402
+from inspector.schema.thread_state import ThreadState  # noqa: E402
 
 LONG_THREAD = "bench-long"
 SMALL_PREFIX = "bench-small-"

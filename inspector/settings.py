@@ -87,7 +87,7 @@ def _patterns(name: str, value: Any) -> tuple[str, ...]:
             value = [line for line in text.splitlines() if line.strip()]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"setting {name} must be a list of regular expressions, got {value!r}")
-    from .redaction import operator_rules
+    from .safety.redaction import operator_rules
 
     operator_rules(value)  # a bad pattern is named now, not when the first value is shown
     return tuple(value)

@@ -1,6 +1,6 @@
 """A test store shaped like DeerFlow's main branch, written by a real LangGraph graph.
 
-The graph's state is ``inspector.thread_state.ThreadState`` (all nine reducers) or,
+The graph's state is ``inspector.schema.thread_state.ThreadState`` (all nine reducers) or,
 in delta mode, the same with ``messages`` as a ``DeltaChannel`` and DeerFlow's
 metadata marker. Its nodes write what DeerFlow's middlewares and tools write:
 two sandbox nodes racing to the same id, the delegation ledger past its cap of
@@ -30,7 +30,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
 from langgraph.types import Command, Overwrite
 
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 SNAPSHOT_FREQUENCY = 3
 MODE_KEY = "deerflow_checkpoint_channel_mode"

@@ -13,7 +13,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 THREAD = "secret-thread"
 OPENAI_KEY = "sk-proj-T3stFakeKey0123456789abcdefGHIJKLmnop"

@@ -15,11 +15,11 @@ import pytest
 
 from benchmarks.store_generator import LONG_THREAD, Shape, add_turn, build_graph, generate_sqlite
 from inspector.analysis_cache import FILE_NAME, AnalysisCache, CacheError, default_cache_dir, open_cache
-from inspector.cached_sizes import KIND, sizes_stream
+from inspector.sizes.cached import KIND, sizes_stream
 from inspector.demo import DEMO_THREADS
 from inspector.diff import replay_thread
-from inspector.jsonable import dumps
-from inspector.sizes import measure_thread
+from inspector.formatting import dumps
+from inspector.sizes.accounting import measure_thread
 from inspector.store import open_store
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -11,12 +11,12 @@ import pytest
 from markdown_it import MarkdownIt
 from PIL import Image
 
-from inspector.artifact_preview import PREVIEW_BYTES, preview_file
-from inspector.artifacts import list_artifacts
-from inspector.inert_text import inert_markdown
-from inspector.media_report import media_report
+from inspector.media.previews import PREVIEW_BYTES, preview_file
+from inspector.media.artifacts import list_artifacts
+from inspector.safety.inert_text import inert_markdown
+from inspector.media.report import media_report
 from inspector.store import open_store
-from inspector.user_data import locate
+from inspector.media.user_data import locate
 
 OUT = "/mnt/user-data/outputs"
 

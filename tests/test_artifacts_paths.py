@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.user_data import PathRefused, check_physical, data_bases, locate, resolve
+from inspector.media.user_data import PathRefused, check_physical, data_bases, locate, resolve
 
 
 def make_thread(base: Path, thread_id: str, user_id: str | None = None) -> Path:

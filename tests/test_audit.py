@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from inspector.audit import ACTIONS, AuditError, AuditTrail, audit_line
+from inspector.safety.audit import ACTIONS, AuditError, AuditTrail, audit_line
 
 PG = "postgresql://inspector_ro:s3cret-pw@db.internal:5432/langgraph"
 

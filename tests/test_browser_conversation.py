@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser_helpers import shot, wait_for_app
-from inspector.conversation import conversation
+from inspector.state.conversation import conversation
 from inspector.store import open_store
 
 pytestmark = pytest.mark.browser

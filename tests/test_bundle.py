@@ -24,7 +24,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from bundle_helpers import CASE, FAKE_KEY, write_support_case
 from inspector.bundle import write_bundle
 from inspector.cli import main
-from inspector.media_report import media_report
+from inspector.media.report import media_report
 from inspector.settings import Settings
 from inspector.store import StoreError, open_store
 from inspector.store.bundle import DB_MEMBER, MANIFEST_MEMBER, BundleStore

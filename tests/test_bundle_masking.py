@@ -21,8 +21,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.bundle import write_bundle
 from inspector.bundle.writer import BINARY_SECRET
-from inspector.media_report import media_report
-from inspector.redaction import redactor_for
+from inspector.media.report import media_report
+from inspector.safety.redaction import redactor_for
 from inspector.settings import Settings
 from inspector.store import open_store
 from secret_store import KEPT, SECRETS, THREAD, write_secret_store

@@ -76,7 +76,7 @@ def test_removed_messages_disappear():
 
 
 def test_rebuilt_fields_say_so_in_their_summary(demo_db):
-    from inspector.state_fields import field_summary
+    from inspector.state.fields import field_summary
     from inspector.store import open_store
 
     with open_store(str(demo_db)) as store:

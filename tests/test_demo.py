@@ -16,7 +16,7 @@ from PIL import Image
 
 from inspector.demo import DEMO_THREADS, default_demo_dir, ensure_demo, write_demo
 from inspector.demo.agent import DeltaThreadState
-from inspector.thread_state import merge_artifacts
+from inspector.schema.thread_state import merge_artifacts
 
 ONE_MB = 1024 * 1024
 THREAD_IDS = ["demo-research", "demo-vision", "demo-bloated", "demo-time-travel", "demo-subgraph",
@@ -244,7 +244,7 @@ def test_deerflow_current_shape(saver):
 def test_deerflow_current_writes_every_reducer_field(saver):
     """Tasks write eight of the nine reducer fields; the goal is written through put, as DeerFlow does."""
     from inspector.schema import reducers_of
-    from inspector.thread_state import ThreadState
+    from inspector.schema.thread_state import ThreadState
 
     assert set(reducers_of(ThreadState)) == {"messages", "sandbox", "artifacts", "viewed_images", "todos", "goal",
                                              "promoted", "delegations", "skill_context"}

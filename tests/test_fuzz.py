@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from inspector.diff import ReplayError, diff, replay_step
 from inspector.diff.replay import apply_writes
-from inspector.health_values import value_flags
-from inspector.jsonable import dumps
-from inspector.redaction import Redactor
+from inspector.sizes.health_values import value_flags
+from inspector.formatting import dumps
+from inspector.safety.redaction import Redactor
 from inspector.store import CheckpointState, WriteRecord
 from inspector.store.decode import decode_checkpoint_blob, decode_typed
 from inspector.store.measure import measure_checkpoint_blob

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from inspector import images
-from inspector.user_data import locate
+from inspector.media import images
+from inspector.media.user_data import locate
 
 
 def encode(fmt: str, size=(64, 48), colour=(200, 30, 30), mode="RGB") -> bytes:

@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from inspector.thread_state import (
+from inspector.schema.thread_state import (
     DELEGATIONS_MAX_ENTRIES,
     SKILL_CONTEXT_MAX_ENTRIES,
     SKILL_DESCRIPTION_MAX_CHARS,

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from inspector.cli import main
-from inspector.history import build_history
-from inspector.interrupts import pending_questions
+from inspector.history.lineage import build_history
+from inspector.state.interrupts import pending_questions
 from inspector.store import open_store
 from inspector.store.sqlite_pages import PageModel, record_len
 from langgraph.checkpoint.sqlite import SqliteSaver

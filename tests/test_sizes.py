@@ -6,7 +6,7 @@ import msgpack
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from inspector.sizes import (
+from inspector.sizes.accounting import (
     keep_newest_saved,
     measure_store,
     measure_thread,

@@ -2,8 +2,8 @@
 
 import pytest
 
-from inspector.size_chart import INTERNAL, first_over, size_chart, size_frame
-from inspector.sizes import measure_thread
+from inspector.sizes.chart import INTERNAL, first_over, size_chart, size_frame
+from inspector.sizes.accounting import measure_thread
 from inspector.store import open_store
 
 

@@ -7,9 +7,9 @@ import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 
 from inspector.demo.threads import THREADS, Demo
-from inspector.health import uncleared_image_flags
+from inspector.sizes.health import uncleared_image_flags
 from inspector.settings import Settings
-from inspector.sizes import thread_sizes
+from inspector.sizes.accounting import thread_sizes
 from inspector.store import SHARED_BLOBS, NotFound
 from inspector.store.pg_sizes import pg_field_sizes
 

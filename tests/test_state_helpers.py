@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from inspector.interrupts import pending_questions
-from inspector.location import Location, parse_location
-from inspector.paths import area_rows, both_paths, to_physical, to_virtual
-from inspector.state_fields import field_order
-from inspector.units import human_bytes
+from inspector.state.interrupts import pending_questions
+from inspector.history.location import Location, parse_location
+from inspector.media.paths import area_rows, both_paths, to_physical, to_virtual
+from inspector.state.fields import field_order
+from inspector.formatting import human_bytes
 from inspector.store import WriteRecord, open_store
-from inspector.thread_list import thread_records
-from inspector.todos import progress, todo_board
+from inspector.history.thread_list import thread_records
+from inspector.state.todos import progress, todo_board
 
 DATA = {"workspace_path": "/base/threads/t/user-data/workspace",
         "uploads_path": "/base/threads/t/user-data/uploads",

@@ -154,8 +154,8 @@ def test_postgres_savers_drop_the_metadata_writes_key(backends, request):
 def test_same_kinds_and_branch_links(backend, reference):
     """DeerFlow's own checkpoints are named and branches linked on every backend (where ``writes`` is dropped,
     goal writes are named as plain puts)."""
-    from inspector.checkpoint_kinds import branch_origin, kind_at
-    from inspector.history import build_history
+    from inspector.history.checkpoint_kinds import branch_origin, kind_at
+    from inspector.history.lineage import build_history
 
     def kinds(store):
         history = build_history(store.timeline("demo-deerflow-current"))
@@ -273,7 +273,7 @@ def test_field_sizes_match_the_decoded_channel_bytes(backend, thread_id):
 
 
 def test_health_flags_agree(backend):
-    from inspector.health import thread_health
+    from inspector.sizes.health import thread_health
 
     store, _ = backend
     bloated = set(thread_health(store, "demo-bloated").codes())

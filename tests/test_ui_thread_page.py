@@ -8,7 +8,7 @@ import json
 import pytest
 
 from inspector.demo import DEMO_THREADS
-from inspector.history import build_history
+from inspector.history.lineage import build_history
 from inspector.store import open_store
 from inspector.ui import thread_page
 from ui_app import all_text, open_page, shown
@@ -226,7 +226,7 @@ def test_branch_threads_are_linked_both_ways(histories):
 
 
 def test_conversation_follows_deerflows_ui_until_everything_is_asked_for(demo_db):
-    from inspector.conversation import conversation
+    from inspector.state.conversation import conversation
 
     with open_store(f"sqlite:///{demo_db}") as store:
         turns = conversation(store.state("demo-deerflow-current").values["messages"])

@@ -1,7 +1,7 @@
 """The user-data files a thread's state names, found and read safely for a bundle.
 
 References come from every checkpoint's ``artifacts``, ``viewed_images`` (file
-entries) and ``uploaded_files``. Each is resolved with ``inspector.user_data``
+entries) and ``uploaded_files``. Each is resolved with ``inspector.media.user_data``
 inside the thread's own folders (a physical ``actual_path`` may also lie in the
 folders of a thread it was branched from): a path that would leave them is
 refused and the refusal is recorded, never read. Files over the per-file cap,
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store.bundle import user_data_prefix
-from ..user_data import PathRefused, UserData, check_physical, resolve
+from ..media.user_data import PathRefused, UserData, check_physical, resolve
 
 
 @dataclass

@@ -11,8 +11,8 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..audit import AuditError
-from ..redaction import redactor_for
+from ..safety.audit import AuditError
+from ..safety.redaction import redactor_for
 from ..settings import load_settings
 from ..store import StoreError
 from . import bundle_commands, diff_commands, media_commands, output, retention_commands, size_commands, store_commands

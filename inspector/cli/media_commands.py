@@ -6,12 +6,12 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ..settings import load_settings
-from ..units import human_bytes
+from ..formatting import human_bytes
 from .output import print_json, print_table, say
 from .store_commands import add_store_args, open_from_args
 
 if TYPE_CHECKING:
-    from ..media_report import MediaReport
+    from ..media.report import MediaReport
 
 
 def _add_args(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _report(args: argparse.Namespace, **which: bool) -> MediaReport:
-    from ..media_report import media_report  # Pillow and the image checks: only for these commands
+    from ..media.report import media_report  # Pillow and the image checks: only for these commands
 
     data_dir = args.data_dir or load_settings().data_dir
     with open_from_args(args) as store:
@@ -67,7 +67,7 @@ def cmd_images(args: argparse.Namespace) -> int:
         ["path", "appeared", "ended", "by", "checkpoints"],
         [(s.path, s.appeared_step, s.ended_step, s.ended_by or "still held", s.checkpoints) for s in report.spans],
     )
-    from ..image_history import lifecycle_note
+    from ..media.image_history import lifecycle_note
 
     if note := lifecycle_note(report.spans):
         say(note)

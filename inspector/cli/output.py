@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Iterable, Sequence, TextIO
 
-from ..jsonable import dumps, to_jsonable
-from ..redaction import Redactor, redactor_for
+from ..formatting import dumps, to_jsonable
+from ..safety.redaction import Redactor, redactor_for
 
 _redactor: Redactor | None = None
 

@@ -9,14 +9,14 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from ..settings import load_settings
-from ..sizes import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes, what_if_lines
-from ..units import human_bytes
+from ..sizes.accounting import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes, what_if_lines
+from ..formatting import human_bytes
 from .output import print_json, print_table, say
 from .progress import StderrProgress
 from .store_commands import add_store_args, open_cache_for, open_from_args
 
 if TYPE_CHECKING:
-    from ..health import ThreadHealth
+    from ..sizes.health import ThreadHealth
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -83,8 +83,8 @@ def cmd_sizes(args: argparse.Namespace) -> int:
 
 
 def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]:
-    from ..health import health_settings_note
-    from ..schema_default import active_schema_name
+    from ..sizes.health import health_settings_note
+    from ..schema.default import active_schema_name
 
     summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting if reports else "")
     return {
@@ -101,8 +101,8 @@ def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]
 
 
 def cmd_health(args: argparse.Namespace) -> int:
-    from ..drift import drift_lines
-    from ..health import store_health, thread_health
+    from ..state.drift import drift_lines
+    from ..sizes.health import store_health, thread_health
 
     settings = load_settings()
     with open_from_args(args) as store, StderrProgress(f"health {args.thread or 'store'}", args.quiet) as progress:

@@ -9,17 +9,17 @@ import sys
 from typing import Any
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
-from ..audit import AuditTrail
-from ..checkpoint_kinds import branch_origin
-from ..history import build_history, key_of
-from ..jsonable import to_jsonable
-from ..schema_default import active_names
+from ..safety.audit import AuditTrail
+from ..history.checkpoint_kinds import branch_origin
+from ..history.lineage import build_history, key_of
+from ..formatting import to_jsonable
+from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url
 from ..store import Store, open_store
 from ..store.model import THREAD_SORTS
 from ..store.deerflow import deerflow_url
-from ..timeline_rows import kind_columns
-from ..units import human_bytes
+from ..history.timeline_rows import kind_columns
+from ..formatting import human_bytes
 from .output import masked, print_json, print_table, say
 
 
@@ -207,7 +207,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     if args.json:
         print_json(state_payload(state, args.internal))
         return 0
-    from ..state_fields import reducer_label
+    from ..state.fields import reducer_label
 
     schema = active_names()
     say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")

@@ -23,7 +23,7 @@ from langgraph.prebuilt import ToolNode
 
 from inspector.demo.model import Script, ScriptedModel
 from inspector.demo.sandbox import make_folders, thread_data_for, virtual_path
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 Node = Callable[..., dict]
 

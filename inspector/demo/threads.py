@@ -31,7 +31,7 @@ from inspector.demo.model import Script, Turn, act, call, say, user_message
 from inspector.demo.sandbox import make_folders, physical_path, thread_data_for, virtual_path
 from inspector.demo.subagent import ResearchAppState, task_delegate, task_subagent
 from inspector.demo.tools import CURRENT_TOOLS, DOCUMENTED_TOOLS
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 RECURSION_LIMIT = 100
 UP = "/mnt/user-data/uploads"

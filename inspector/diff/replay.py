@@ -25,7 +25,7 @@ from langchain_core.messages import BaseMessage, messages_from_dict
 from .. import schema as schemas
 from ..store import CheckpointState, WriteRecord, is_internal_channel
 from ..store.decode import overwritten
-from ..thread_state import SandboxConflict
+from ..schema.thread_state import SandboxConflict
 from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
 from .nested import first_difference
 from .writes import describe_writes, step_writes, update_writes, writes_by_channel

@@ -26,8 +26,8 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from ..analysis_cache import AnalysisCache
-from ..history import History, HistoryProblem, build_history, key_of
-from ..schema_default import DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES
+from ..history.lineage import History, HistoryProblem, build_history, key_of
+from ..schema.default import DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, WriteRecord
 from .model import FieldCheck, StepReplay
 from .writes import describe_writes, is_update_write, step_writes, update_writes

@@ -6,7 +6,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, Iterable
 
-from ..history import parent_namespace
+from ..history.lineage import parent_namespace
 from ..store.model import checkpoint_step, checkpoint_time
 from ..store.retention_keys import CheckpointKeys, Key, ThreadKeys
 

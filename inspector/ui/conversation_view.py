@@ -6,8 +6,8 @@ from typing import Any
 
 import streamlit as st
 
-from ..conversation import Part, Turn, conversation, counts
-from ..units import human_bytes
+from ..state.conversation import Part, Turn, conversation, counts
+from ..formatting import human_bytes
 from .inert import code_span, literal, show_markdown
 from .values import show_value
 

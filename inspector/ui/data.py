@@ -5,7 +5,7 @@ Entries are keyed by the store URL, so two stores never share one. A thread's
 timeline carries a generation number; ``refresh_thread`` bumps it so the next
 read goes back to the store (for threads that are still running).
 
-What the pages show is redacted (``inspector.redaction``): ``timeline`` and
+What the pages show is redacted (``inspector.safety.redaction``): ``timeline`` and
 ``state`` return masked rows and states. ``raw_state`` is for computations only
 (the diff and the replay check compare raw values; their results are masked
 with ``masked`` before they are shown) and for the operator-allowed reveal. A
@@ -19,11 +19,11 @@ from typing import Any
 import streamlit as st
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
-from ..history import History, build_history
-from ..redaction import Redactor, redactor_for
+from ..history.lineage import History, build_history
+from ..safety.redaction import Redactor, redactor_for
 from ..settings import Settings, load_settings
 from ..store import CheckpointRow, CheckpointState, Store
-from ..thread_history import ThreadHistory
+from ..history.thread_history import ThreadHistory
 from .inert import literal
 
 

@@ -7,8 +7,8 @@ import streamlit as st
 from .. import schema as schemas
 from ..diff import ReplayVerdict, StateDiff, StepReplay, cached_verdicts, compare_across, diff, replay_step, replay_thread, verdict
 from ..diff.thread_replay import schema_fingerprint
-from ..history import MISSING_PARENT
-from ..jsonable import dumps
+from ..history.lineage import MISSING_PARENT
+from ..formatting import dumps
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, data, routes
 from .inert import code_span, literal

@@ -8,11 +8,11 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from ..jsonable import to_jsonable
-from ..paths import area_rows, both_paths
-from ..units import human_bytes
+from ..formatting import to_jsonable
+from ..media.paths import area_rows, both_paths
+from ..formatting import human_bytes
 from ..store import CheckpointState, Store
-from ..todos import STATUS_LABELS, progress, todo_board
+from ..state.todos import STATUS_LABELS, progress, todo_board
 from .conversation_view import messages_view
 from .inert import code_span, literal
 from .values import show_value

@@ -14,9 +14,9 @@ from typing import Callable
 
 import streamlit as st
 
-from ..location import Location
+from ..history.location import Location
 from ..store import Store
-from ..thread_history import ThreadHistory
+from ..history.thread_history import ThreadHistory
 from . import data
 
 TOGGLE_KEY = "thread_follow"

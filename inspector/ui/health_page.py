@@ -12,10 +12,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ..drift import drift_lines
-from ..sizes import store_sizes, what_if_lines
+from ..state.drift import drift_lines
+from ..sizes.accounting import store_sizes, what_if_lines
 from ..store import StoreError
-from ..units import human_bytes
+from ..formatting import human_bytes
 from . import connection, data, routes
 from .inert import literal
 from .sizes_views import health_of, render_flags

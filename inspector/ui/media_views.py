@@ -12,15 +12,15 @@ from typing import Any
 
 import streamlit as st
 
-from ..artifact_preview import Preview, download_bytes, preview_file
-from ..artifacts import Artifact
-from ..images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
-from ..image_history import lifecycle_note
-from ..media_report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
+from ..media.previews import Preview, download_bytes, preview_file
+from ..media.artifacts import Artifact
+from ..media.images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
+from ..media.image_history import lifecycle_note
+from ..media.report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
 from ..settings import load_settings
-from ..units import human_bytes
+from ..formatting import human_bytes
 from ..store import CheckpointRow, CheckpointState, Store
-from ..user_data import PathRefused, UserData
+from ..media.user_data import PathRefused, UserData
 from . import audit_trail
 from .data import MAX_ENTRIES, TTL, masked, redactor
 from .inert import code_span, literal, show_markdown

@@ -10,12 +10,12 @@ import pandas as pd
 import streamlit as st
 
 from .. import schema as schemas
-from ..health import ThreadHealth, thread_health
+from ..sizes.health import ThreadHealth, thread_health
 from ..settings import Settings
-from ..size_chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
-from ..sizes import what_if_lines
+from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
+from ..sizes.accounting import what_if_lines
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
-from ..units import human_bytes
+from ..formatting import human_bytes
 from . import data
 from .progress import progress_bar
 from .inert import literal

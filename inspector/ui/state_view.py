@@ -18,9 +18,9 @@ from typing import Any
 
 import streamlit as st
 
-from ..interrupts import pending_questions
-from ..jsonable import dumps, to_jsonable
-from ..state_fields import field_order, field_summary
+from ..state.interrupts import pending_questions
+from ..formatting import dumps, to_jsonable
+from ..state.fields import field_order, field_summary
 from ..store import CheckpointState, Store
 from .field_views import DEFAULT_VIEWS, FieldContext, FieldView, json_view
 from . import audit_trail

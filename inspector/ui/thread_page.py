@@ -24,11 +24,11 @@ from typing import Callable
 import streamlit as st
 
 from ..diff import verdict
-from ..drift import drift_lines, thread_drift
-from ..history import History, Key
-from ..location import Location, parse_location
+from ..state.drift import drift_lines, thread_drift
+from ..history.lineage import History, Key
+from ..history.location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from ..thread_history import ThreadHistory
+from ..history.thread_history import ThreadHistory
 from . import audit_trail, branch_links, bundle_view, connection, data, diff_view, follow, reveal, routes, timeline_view
 from .guard import guarded
 from .inert import literal

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from ..store import StoreError
-from ..thread_list import thread_records
+from ..history.thread_list import thread_records
 from . import connection, data, routes, sizes_views
 from .inert import literal
 from .tables import blank_missing

@@ -32,7 +32,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import interrupt
 from PIL import Image
 
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 CONVERSATION_THREAD = "hostile-conversation"
 # Thread, checkpoint and namespace names written straight through the saver.
