@@ -22,8 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 
-from bench_pg_timeline import THREAD, best_of, throwaway_cluster, write_growing_thread, write_thread  # noqa: E402
+from bench_pg_timeline import THREAD, best_of, write_growing_thread, write_thread  # noqa: E402
 from inspector.store import open_store  # noqa: E402
+from pg_cluster import cluster  # noqa: E402
 
 PAGE = 20
 
@@ -66,7 +67,7 @@ def main() -> int:
         write_thread(args.dsn, args.checkpoints)
         ratios.append(measure(args.dsn, "postgres", args.repeats))
     else:
-        with throwaway_cluster() as dsn:
+        with cluster() as dsn:
             write_thread(dsn, args.checkpoints)
             ratios.append(measure(dsn, "postgres", args.repeats))
     return 0 if min(ratios) >= 10 else 1

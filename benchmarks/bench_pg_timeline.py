@@ -12,18 +12,10 @@ then both readers list the same thread in the same run. Prints the ratio
 from __future__ import annotations
 
 import argparse
-import contextlib
-import glob
-import os
-import pwd
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import Annotated, Iterator, TypedDict
+from typing import Annotated, TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -33,53 +25,13 @@ from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.graph.message import add_messages  # noqa: E402
 
 from inspector.store import open_store  # noqa: E402
+from pg_cluster import cluster  # noqa: E402
 
 THREAD = "bench-growing"
 
 
 class State(TypedDict):
     messages: Annotated[list[AnyMessage], add_messages]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def throwaway_cluster() -> Iterator[str]:
-    binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-    if not binaries:
-        sys.exit("PostgreSQL binaries not found under /usr/lib/postgresql/*/bin; pass --dsn")
-    bin_dir = binaries[-1]
-    owner = None
-    if os.geteuid() == 0:
-        try:
-            owner = pwd.getpwnam("postgres").pw_name
-        except KeyError:
-            owner = "nobody"
-    base = Path(tempfile.mkdtemp(prefix="inspector-bench-pg-"))
-    port = _free_port()
-
-    def run(*cmd: str) -> None:
-        if owner:
-            cmd = ("runuser", "-u", owner, "--", *cmd)
-        subprocess.run(cmd, cwd=base, check=True, capture_output=True)
-
-    try:
-        if owner:
-            shutil.chown(base, user=owner)
-        run(f"{bin_dir}/initdb", "-D", str(base / "data"), "-U", "postgres", "--auth=trust",
-            "--encoding=UTF8", "--no-locale")
-        options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
-        run(f"{bin_dir}/pg_ctl", "-D", str(base / "data"), "-l", str(base / "log"), "-o", options, "-w", "start")
-        try:
-            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
-        finally:
-            run(f"{bin_dir}/pg_ctl", "-D", str(base / "data"), "-m", "fast", "-w", "stop")
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def write_thread(dsn: str, checkpoints: int) -> None:
@@ -144,7 +96,7 @@ def main() -> int:
     if args.dsn:
         ratio = measure(args.dsn, args.checkpoints, args.repeats)
     else:
-        with throwaway_cluster() as dsn:
+        with cluster() as dsn:
             ratio = measure(dsn, args.checkpoints, args.repeats)
     return 0 if ratio >= 20 else 1
 

@@ -8,11 +8,13 @@ a problem in the user's data.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from . import schema as schemas
-from .schema import SchemaDrift
+from .schema_default import SchemaDrift, active_fields, active_schema_name, drift_between
 from .store import CheckpointRow, CheckpointSizes, CheckpointState
+
+if TYPE_CHECKING:
+    from . import schema as schemas
 
 
 def channels_seen(rows: Iterable[CheckpointRow] = (), states: Iterable[CheckpointState] = (),
@@ -34,12 +36,14 @@ def channels_seen(rows: Iterable[CheckpointRow] = (), states: Iterable[Checkpoin
 
 def thread_drift(rows: Iterable[CheckpointRow] = (), states: Iterable[CheckpointState] = (),
                  sizes: Iterable[CheckpointSizes] = (), schema: schemas.Schema | None = None) -> SchemaDrift:
-    return schemas.resolve(schema).drift(channels_seen(rows, states, sizes))
+    """Drift from ``schema`` (default: the active one, its fields read without loading it when it is DeerFlow's)."""
+    fields = schema.fields if schema is not None else active_fields()
+    return drift_between(fields, channels_seen(rows, states, sizes))
 
 
 def drift_lines(drift: SchemaDrift, schema: schemas.Schema | None = None, unwritten: bool = True) -> list[str]:
     """The drift in words, one line per kind (``unwritten``: include the schema fields never written)."""
-    name = schemas.resolve(schema).name
+    name = schema.name if schema is not None else active_schema_name()
     lines = []
     if drift.unknown_channels:
         lines.append(f"channels not in the schema ({name}): {', '.join(drift.unknown_channels)}; "

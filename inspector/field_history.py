@@ -4,7 +4,8 @@ A loop checkpoint's value differs from its parent's only when a task wrote the
 channel on top of the parent (the parent row's ``write_channels``). Input, update
 and fork checkpoints may carry values no write explains, so they are always
 decoded. Everything else reuses the previous value: a 300-checkpoint thread is a
-handful of decodes.
+handful of decodes, each of the one channel (``Store.iter_states(channels=...)``),
+read as a stream in bounded batches.
 """
 
 from __future__ import annotations
@@ -55,13 +56,13 @@ def field_history(store: Store, thread_id: str, field: str, checkpoint_id: str |
                   ns: str = "", rows: list[CheckpointRow] | None = None) -> list[FieldPoint]:
     """``field``'s value at every checkpoint of the lineage ending at ``checkpoint_id``, oldest first."""
     chain = lineage(rows if rows is not None else store.timeline(thread_id), checkpoint_id, ns)
+    decoded = {row.checkpoint_id for row, parent in zip(chain, [None, *chain]) if _may_change(row, parent, field)}
+    values = {state.checkpoint_id: state.values.get(field)
+              for state in store.iter_states(thread_id, ns, checkpoint_ids=decoded, channels=[field])} if decoded else {}
     points: list[FieldPoint] = []
-    parent: CheckpointRow | None = None
     value: Any = None
     for row in chain:
-        decode = _may_change(row, parent, field)
-        if decode:
-            value = store.state(thread_id, row.checkpoint_id, ns).values.get(field)
-        points.append(FieldPoint(row, value, decode))
-        parent = row
+        if row.checkpoint_id in decoded:
+            value = values.get(row.checkpoint_id)
+        points.append(FieldPoint(row, value, row.checkpoint_id in decoded))
     return points

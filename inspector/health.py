@@ -1,7 +1,7 @@
 """Thread health: flags raised from a thread's sizes and from its newest states, and schema drift.
 
 Size flags (oversized state or field, image data held in ``viewed_images``, long
-unsummarised conversations) come from ``Store.field_sizes`` and decode nothing.
+unsummarised conversations) come from the thread's stored sizes (``cached_sizes``) and decode nothing.
 Base64 images anywhere in the history are found by a byte search in the same
 rows; only the checkpoints where a payload first appears are decoded, to name
 its carrier (``inspector.health_base64``). Value lints (dangling tool calls,
@@ -18,9 +18,11 @@ from typing import Iterable
 from .drift import thread_drift
 from .health_base64 import Decode, base64_flags, state_decoder
 from .health_values import value_flags
-from .schema import SchemaDrift
+from .schema_default import SchemaDrift
 from .settings import Settings
-from .sizes import ThreadSizes, all_thread_ids, thread_sizes
+from .analysis_cache import AnalysisCache
+from .cached_sizes import Progress, sizes_stream
+from .sizes import ThreadSizes, across_threads, largest_threads, thread_sizes
 from .store import CheckpointSizes, CheckpointState, Store, StoreError
 from .units import human_bytes
 
@@ -209,10 +211,12 @@ def health_settings_note(settings: Settings) -> dict[str, int]:
     }
 
 
-def thread_health(store: Store, thread_id: str, settings: Settings | None = None) -> ThreadHealth:
-    """Sizes and flags of one thread: blobs read once for sizes, each branch's newest state decoded once."""
+def thread_health(store: Store, thread_id: str, settings: Settings | None = None, cache: AnalysisCache | None = None,
+                  progress: Progress | None = None) -> ThreadHealth:
+    """Sizes and flags of one thread: blobs read once for sizes (not at all for checkpoints ``cache``
+    measured before), each branch's newest state decoded once."""
     settings = settings or Settings()
-    rows = store.field_sizes(thread_id, None)
+    rows = list(sizes_stream(store, thread_id, cache, progress))
     sizes = thread_sizes(thread_id, rows, store.size_accounting, settings.what_if_keep_newest)
     states, unreadable = [], []
     for cid in leaf_ids(rows):
@@ -229,9 +233,10 @@ def thread_health(store: Store, thread_id: str, settings: Settings | None = None
     return ThreadHealth(thread_id, sizes, flags, thread_drift(states=states, sizes=rows))
 
 
-def store_health(store: Store, settings: Settings | None = None,
-                 thread_ids: list[str] | None = None) -> list[ThreadHealth]:
-    """Every thread's health (or ``thread_ids``'), ranked by stored bytes."""
-    ids = all_thread_ids(store) if thread_ids is None else thread_ids
-    reports = [thread_health(store, tid, settings) for tid in ids]
+def store_health(store: Store, settings: Settings | None = None, top: int | None = None,
+                 cache: AnalysisCache | None = None, progress: Progress | None = None) -> list[ThreadHealth]:
+    """Every thread ranked by stored bytes (one SQL aggregate); the ``top`` largest (all for None) analysed."""
+    threads = largest_threads(store, top)
+    reports = [thread_health(store, t.thread_id, settings, cache, step)
+               for t, step in zip(threads, across_threads(progress, threads))]
     return sorted(reports, key=lambda r: (-r.sizes.stored_bytes, r.thread_id))

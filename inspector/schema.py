@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .schema_default import DEFAULT_SCHEMA_NAME, SchemaDrift, drift_between
 from .thread_state import ThreadState
 
 Reducer = Callable[[Any, Any], Any]
@@ -37,17 +38,6 @@ MESSAGE_REDUCERS = frozenset({"add_messages", "merge_message_writes", "messages_
 
 class SchemaError(ValueError):
     """A schema spec that cannot be loaded; the message says why, in one line."""
-
-
-@dataclass(frozen=True)
-class SchemaDrift:
-    """Where a thread and the schema disagree: channels the schema lacks, fields never written."""
-
-    unknown_channels: tuple[str, ...] = ()
-    unwritten_fields: tuple[str, ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.unknown_channels or self.unwritten_fields)
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,13 +94,7 @@ class Schema:
 
     def drift(self, seen: Iterable[str]) -> SchemaDrift:
         """Channels in ``seen`` the schema lacks, and schema fields not in ``seen``."""
-        from .store import is_internal_channel
-
-        channels = {c for c in seen if not is_internal_channel(c)}
-        return SchemaDrift(
-            unknown_channels=tuple(sorted(c for c in channels if not self.declares(c))),
-            unwritten_fields=tuple(f for f in self.fields if f not in channels),
-        )
+        return drift_between(self.fields, seen)
 
 
 # -- reading a schema the way LangGraph does ----------------------------------------
@@ -189,7 +173,7 @@ def reducers_of(obj: Any) -> dict[str, Reducer]:
     return dict(schema_of(obj).reducers)
 
 
-DEFAULT_SCHEMA = schema_of(ThreadState, "DeerFlow ThreadState")
+DEFAULT_SCHEMA = schema_of(ThreadState, DEFAULT_SCHEMA_NAME)
 
 
 def load_schema(spec: str) -> Schema:

@@ -38,6 +38,10 @@ class Settings:
     pg_pool_size: int = 4
     deerflow_home: str | None = None
     schema: str | None = None
+    cache_dir: str | None = None
+    cache_max_mb: int = 512
+    health_top_threads: int = 50
+    follow_seconds: int = 2
     allowed_users: tuple[str, ...] = ()
     audit_log: str | None = None
     redact_patterns: tuple[str, ...] = ()

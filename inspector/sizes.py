@@ -15,11 +15,22 @@ image data inside messages is counted from the same rows (a byte search).
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from . import schema as schemas
-from .store import PER_CHECKPOINT_COPY, SHARED_BLOBS, CheckpointSizes, Store, is_internal_channel
+from .analysis_cache import AnalysisCache
+from .cached_sizes import Progress, sizes_stream
+from .store import (
+    PER_CHECKPOINT_COPY,
+    SHARED_BLOBS,
+    CheckpointSizes,
+    Store,
+    StoreTotals,
+    ThreadSummary,
+    is_internal_channel,
+)
+from .store.measure import ChannelSize
 from .units import human_bytes
 
 VIEWED_IMAGES = "viewed_images"
@@ -94,48 +105,12 @@ def stored_total(rows: Iterable[CheckpointSizes], accounting: str = PER_CHECKPOI
     for row in rows:
         total += row.stored_bytes + row.writes_bytes
         if accounting == SHARED_BLOBS:
-            blobs.update({c.blob_key: c.bytes for c in row.channels.values() if c.blob_key is not None})
+            blobs.update(_blob_bytes(row))
     return total + sum(blobs.values())
 
 
-def field_stored_bytes(rows: Iterable[CheckpointSizes], name: str, accounting: str = PER_CHECKPOINT_COPY) -> int:
-    """Bytes the store holds for one field across ``rows``."""
-    total, blobs = 0, {}
-    for row in rows:
-        channel = row.channels.get(name)
-        if channel is None:
-            continue
-        if accounting == SHARED_BLOBS and channel.blob_key is not None:
-            blobs[channel.blob_key] = channel.bytes
-        else:
-            total += channel.bytes
-    return total + sum(blobs.values())
-
-
-def field_unique_bytes(rows: Iterable[CheckpointSizes], name: str) -> int:
-    """Bytes of distinct payloads of a field: each item (message, image entry) and each value's framing once."""
-    items: dict[str, int] = {}
-    framing: dict[str, int] = {}
-    for row in rows:
-        channel = row.channels.get(name)
-        if channel is None:
-            continue
-        items.update({item.digest: item.bytes for item in channel.items})
-        framing[channel.digest] = channel.bytes - sum(item.bytes for item in channel.items)
-    return sum(items.values()) + sum(framing.values())
-
-
-def _field_totals(rows: list[CheckpointSizes], accounting: str) -> list[FieldTotal]:
-    names = dict.fromkeys(name for row in rows for name in row.channels)
-    root = [row for row in rows if row.checkpoint_ns == ""] or rows
-    newest = root[-1].channels if root else {}
-    totals = []
-    for name in names:
-        stored = field_stored_bytes(rows, name, accounting)
-        unique = min(field_unique_bytes(rows, name), stored)
-        newest_bytes = newest[name].bytes if name in newest else 0
-        totals.append(FieldTotal(name, stored, unique, stored - unique, newest_bytes, is_internal_channel(name)))
-    return sorted(totals, key=lambda t: (-t.stored_bytes, t.field))
+def _blob_bytes(row: CheckpointSizes) -> dict[str, int]:
+    return {c.blob_key: c.bytes for c in row.channels.values() if c.blob_key is not None}
 
 
 def checkpoint_size(row: CheckpointSizes) -> CheckpointSize:
@@ -162,14 +137,20 @@ def keep_newest_saved(rows: list[CheckpointSizes], keep: int, accounting: str = 
     return stored_total(rows, accounting) - stored_total(kept, accounting)
 
 
+def holds_messages(channel: str) -> bool:
+    """True when the active schema folds messages into ``channel`` (read only when a value holds base64)."""
+    from . import schema as schemas  # LangGraph's graph package, only when base64 is found
+
+    return schemas.active().holds_messages(channel)
+
+
 def base64_in_messages(rows: Iterable[CheckpointSizes]) -> int | None:
     """Bytes of base64 image data stored inside message channels, every stored copy counted; None when a
     store flags base64 in a value without measuring its items."""
-    schema = schemas.active()
     total = 0
     for row in rows:
         for name, channel in row.channels.items():
-            if not channel.holds_base64 or not schema.holds_messages(name):
+            if not channel.holds_base64 or not holds_messages(name):
                 continue
             if not channel.items:
                 return None
@@ -190,39 +171,143 @@ def what_if_lines(keep: int, keep_saved: int, images_repeated: int, base64_in_me
     ]
 
 
+class _Field:
+    """One field's running totals: stored bytes, distinct payloads, the newest root value."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.stored = 0
+        self.blobs: dict[str, int] = {}
+        self.items: dict[str, int] = {}  # item digest -> bytes, each distinct item once
+        self.framing: dict[str, int] = {}  # value digest -> bytes that are not items
+        self.newest = 0
+        # namespace -> (items, their bytes, their base64 bytes) of the last value seen
+        self.last: dict[str, tuple[tuple, int, int]] = {}
+
+    def add(self, ns: str, channel: ChannelSize, accounting: str) -> int:
+        """Count one stored value; returns the base64 image bytes its items hold."""
+        if accounting == SHARED_BLOBS and channel.blob_key is not None:
+            self.blobs[channel.blob_key] = channel.bytes
+        else:
+            self.stored += channel.bytes
+        items, items_bytes, items_base64 = channel.items, 0, 0
+        seen, seen_bytes, seen_base64 = self.last.get(ns, ((), 0, 0))
+        if seen and items[: len(seen)] == seen:  # an append: only the new items are new payloads
+            new, items_bytes, items_base64 = items[len(seen):], seen_bytes, seen_base64
+        else:
+            new = items
+        for item in new:
+            self.items[item.digest] = item.bytes
+            items_bytes += item.bytes
+            items_base64 += item.base64_bytes
+        self.framing[channel.digest] = channel.bytes - items_bytes
+        self.last[ns] = (items, items_bytes, items_base64)
+        return items_base64
+
+    def total(self, internal: bool) -> FieldTotal:
+        stored = self.stored + sum(self.blobs.values())
+        unique = min(sum(self.items.values()) + sum(self.framing.values()), stored)
+        return FieldTotal(self.name, stored, unique, stored - unique, self.newest, internal)
+
+
+class SizeAccumulator:
+    """A thread's size accounting built one checkpoint at a time (oldest first), holding totals, not rows.
+
+    ``add`` each ``CheckpointSizes`` in (checkpoint id, namespace) order; ``result`` gives the
+    ``ThreadSizes``. Memory grows with the distinct payloads and the chart's points, never with
+    the items each checkpoint stores again.
+    """
+
+    def __init__(self, thread_id: str, accounting: str = PER_CHECKPOINT_COPY, keep_newest: int = 10) -> None:
+        self.thread_id, self.accounting, self.keep_newest = thread_id, accounting, keep_newest
+        self.fields: dict[str, _Field] = {}
+        self.points: list[CheckpointSize] = []
+        self.total = self.writes = 0
+        self.blobs: dict[str, int] = {}
+        self.newest: dict[str, deque] = {}  # namespace -> its newest ``keep_newest`` rows (bytes, blob bytes)
+        self.namespaces: set[str] = set()
+        self.problems: dict[str, None] = {}
+        self.newest_any: CheckpointSizes | None = None
+        self.base64_in_messages: int | None = 0
+
+    def add(self, row: CheckpointSizes) -> None:
+        self.namespaces.add(row.checkpoint_ns)
+        self.total += row.stored_bytes + row.writes_bytes
+        self.writes += row.writes_bytes
+        blob_bytes = _blob_bytes(row) if self.accounting == SHARED_BLOBS else {}
+        self.blobs.update(blob_bytes)
+        newest = self.newest.setdefault(row.checkpoint_ns, deque(maxlen=max(self.keep_newest, 0)))
+        if self.keep_newest > 0:
+            newest.append((row.stored_bytes + row.writes_bytes, blob_bytes))
+        for name, channel in row.channels.items():
+            field_ = self.fields.get(name)
+            if field_ is None:
+                field_ = self.fields[name] = _Field(name)
+            base64 = field_.add(row.checkpoint_ns, channel, self.accounting)
+            if channel.holds_base64 and self.base64_in_messages is not None and holds_messages(name):
+                self.base64_in_messages = self.base64_in_messages + base64 if channel.items else None
+        if row.checkpoint_ns == "":
+            self.points.append(checkpoint_size(row))
+        if row.checkpoint_ns == "" or not self.points:
+            self.newest_any = row
+        self.problems.update(dict.fromkeys(p.message for p in row.problems))
+
+    def result(self) -> ThreadSizes:
+        newest = self.newest_any.channels if self.newest_any is not None else {}
+        for name, field_ in self.fields.items():
+            field_.newest = newest[name].bytes if name in newest else 0
+        fields = sorted((f.total(is_internal_channel(f.name)) for f in self.fields.values()),
+                        key=lambda t: (-t.stored_bytes, t.field))
+        stored = self.total + sum(self.blobs.values())
+        kept_blobs: dict[str, int] = {}
+        kept = 0
+        for rows in self.newest.values():
+            for row_bytes, blob_bytes in rows:
+                kept += row_bytes
+                kept_blobs.update(blob_bytes)
+        viewed = next((f for f in fields if f.field == VIEWED_IMAGES), None)
+        root = self.points
+        return ThreadSizes(
+            thread_id=self.thread_id,
+            accounting=self.accounting,
+            checkpoints=root,
+            fields=fields,
+            stored_bytes=stored,
+            writes_bytes=self.writes,
+            first_total_bytes=root[0].total_bytes if root else 0,
+            last_total_bytes=root[-1].total_bytes if root else 0,
+            growth_bytes=(root[-1].total_bytes - root[0].total_bytes) if root else 0,
+            repeated_bytes=sum(f.repeated_bytes for f in fields),
+            what_if=WhatIf(self.keep_newest, stored - kept - sum(kept_blobs.values()),
+                           viewed.repeated_bytes if viewed else 0, self.base64_in_messages),
+            namespaces=len(self.namespaces),
+            problems=list(self.problems),
+        )
+
+
 def thread_sizes(thread_id: str, rows: list[CheckpointSizes], accounting: str = PER_CHECKPOINT_COPY,
                  keep_newest: int = 10) -> ThreadSizes:
     """Size accounting for one thread from its ``field_sizes`` rows (every namespace; chart: the root graph)."""
-    rows = sorted(rows, key=lambda r: (r.checkpoint_id, r.checkpoint_ns))
-    root = [checkpoint_size(r) for r in rows if r.checkpoint_ns == ""]
-    fields = _field_totals(rows, accounting)
-    viewed = next((f for f in fields if f.field == VIEWED_IMAGES), None)
-    return ThreadSizes(
-        thread_id=thread_id,
-        accounting=accounting,
-        checkpoints=root,
-        fields=fields,
-        stored_bytes=stored_total(rows, accounting),
-        writes_bytes=sum(r.writes_bytes for r in rows),
-        first_total_bytes=root[0].total_bytes if root else 0,
-        last_total_bytes=root[-1].total_bytes if root else 0,
-        growth_bytes=(root[-1].total_bytes - root[0].total_bytes) if root else 0,
-        repeated_bytes=sum(f.repeated_bytes for f in fields),
-        what_if=WhatIf(keep_newest, keep_newest_saved(rows, keep_newest, accounting),
-                       viewed.repeated_bytes if viewed else 0, base64_in_messages(rows)),
-        namespaces=len({r.checkpoint_ns for r in rows}),
-        problems=list(dict.fromkeys(p.message for r in rows for p in r.problems)),
-    )
+    accumulator = SizeAccumulator(thread_id, accounting, keep_newest)
+    for row in sorted(rows, key=lambda r: (r.checkpoint_id, r.checkpoint_ns)):
+        accumulator.add(row)
+    return accumulator.result()
 
 
-def measure_thread(store: Store, thread_id: str, keep_newest: int = 10) -> ThreadSizes:
-    """Read a thread's stored sizes (each checkpoint blob once, nothing decoded) and account for them."""
-    return thread_sizes(thread_id, store.field_sizes(thread_id, None), store.size_accounting, keep_newest)
+def measure_thread(store: Store, thread_id: str, keep_newest: int = 10, cache: AnalysisCache | None = None,
+                   progress: Progress | None = None) -> ThreadSizes:
+    """Read a thread's stored sizes (each checkpoint blob once, nothing decoded; measured checkpoints
+    from ``cache``) and account for them."""
+    accumulator = SizeAccumulator(thread_id, store.size_accounting, keep_newest)
+    for row in sizes_stream(store, thread_id, cache, progress):
+        accumulator.add(row)
+    return accumulator.result()
 
 
 @dataclass(frozen=True)
 class StoreSizes:
-    """The whole store: threads ranked by stored bytes, and the bytes each field accounts for."""
+    """The store: threads measured in depth (the largest, by stored bytes), and the bytes each field
+    accounts for in them; ``ranked_threads`` and ``store_bytes`` cover every thread of the store."""
 
     accounting: str
     threads: list[ThreadSizes]
@@ -232,9 +317,12 @@ class StoreSizes:
     keep_newest_saved_bytes: int
     viewed_images_repeated_bytes: int
     base64_in_messages_bytes: int | None
+    ranked_threads: int = 0
+    store_bytes: int = 0
 
 
-def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT_COPY) -> StoreSizes:
+def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT_COPY,
+                totals: StoreTotals | None = None) -> StoreSizes:
     ranked = sorted(reports, key=lambda r: (-r.stored_bytes, r.thread_id))
     fields: dict[str, int] = {}
     for report in ranked:
@@ -250,19 +338,37 @@ def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT
         viewed_images_repeated_bytes=sum(r.what_if.viewed_images_repeated_bytes for r in ranked),
         base64_in_messages_bytes=None if any(r.what_if.base64_in_messages_bytes is None for r in ranked)
         else sum(r.what_if.base64_in_messages_bytes for r in ranked),
+        ranked_threads=totals.threads if totals is not None else len(ranked),
+        store_bytes=totals.stored_bytes if totals is not None else sum(r.stored_bytes for r in ranked),
     )
 
 
-def all_thread_ids(store: Store, page: int = 500) -> list[str]:
-    ids: list[str] = []
-    while True:
-        batch = store.threads(limit=page, offset=len(ids))
-        ids.extend(t.thread_id for t in batch)
-        if len(batch) < page:
-            return ids
+def largest_threads(store: Store, top: int | None) -> list[ThreadSummary]:
+    """The ``top`` threads by stored bytes (all of them for None), ranked by the database over every thread."""
+    if top is not None:
+        return store.threads(limit=top, sort="stored")
+    found: list[ThreadSummary] = []
+    while batch := store.threads(limit=500, offset=len(found), sort="stored"):
+        found.extend(batch)
+        if len(batch) < 500:
+            break
+    return found
 
 
-def measure_store(store: Store, keep_newest: int = 10, thread_ids: list[str] | None = None) -> StoreSizes:
-    """Measure every thread (or ``thread_ids``); reads each checkpoint blob once."""
-    ids = all_thread_ids(store) if thread_ids is None else thread_ids
-    return store_sizes([measure_thread(store, tid, keep_newest) for tid in ids], store.size_accounting)
+def across_threads(progress: Progress | None, threads: list[ThreadSummary]) -> list[Progress | None]:
+    """One progress callback per thread, counting checkpoints across all of them."""
+    if progress is None:
+        return [None] * len(threads)
+    total = sum(t.checkpoints for t in threads)
+    offsets = [sum(t.checkpoints for t in threads[:i]) for i in range(len(threads))]
+    return [lambda done, _, offset=offset: progress(offset + done, total) for offset in offsets]
+
+
+def measure_store(store: Store, keep_newest: int = 10, top: int | None = None, cache: AnalysisCache | None = None,
+                  progress: Progress | None = None) -> StoreSizes:
+    """Rank every thread by stored bytes (one SQL aggregate), then measure the ``top`` largest in depth
+    (every thread for None); each checkpoint blob is read once, or not at all when cached."""
+    threads = largest_threads(store, top)
+    reports = [measure_thread(store, t.thread_id, keep_newest, cache, step)
+               for t, step in zip(threads, across_threads(progress, threads))]
+    return store_sizes(reports, store.size_accounting, store.totals())

@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from . import schema as schemas
 from .store import CheckpointState
 from .units import human_bytes
+
+if TYPE_CHECKING:
+    from . import schema as schemas
+
+
+def _resolve(schema: Any) -> Any:
+    """``schema``, or the active one (loaded only when none is given)."""
+    if schema is not None:
+        return schema
+    from . import schema as schemas
+
+    return schemas.active()
 
 
 def field_order(values: Iterable[str], schema: schemas.Schema | None = None) -> list[str]:
     """Schema fields in schema order, then fields the schema does not know, alphabetically."""
-    return schemas.resolve(schema).order(values)
+    return _resolve(schema).order(values)
 
 
 def reducer_label(name: str, schema: schemas.Schema | None = None) -> str:
     """``reducer merge_delegations``, ``reducer replace``, or why the reducer is unknown."""
-    schema = schemas.resolve(schema)
+    schema = _resolve(schema)
     if not schema.declares(name):
         return "reducer unknown (not in the schema)"
     if not schema.knows(name):

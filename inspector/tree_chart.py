@@ -1,16 +1,14 @@
 """The drawn history tree: one lane per branch, newest checkpoint at the top.
 
 ``tree_data`` lays out one page of the history as plain rows (points, edges,
-branch labels); ``tree_chart`` turns them into a Vega-Lite chart (Altair) with a
-click selection named ``pick`` carrying ``checkpoint`` and ``ns``.
+branch labels); ``tree_chart`` turns them into a Vega-Lite spec with a click
+selection named ``pick`` carrying ``checkpoint`` and ``ns``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-
-import altair as alt
 
 from .checkpoint_kinds import step_label
 from .history import History, Key, branch_label
@@ -56,29 +54,54 @@ def tree_data(history: History, keys: list[Key], selected: Key | None = None) ->
     return TreeData(points, edges, labels, (max(lanes_used) + 1) if lanes_used else 1)
 
 
-def tree_chart(data: TreeData) -> alt.LayerChart:
+def _axis(field: str, domain: list[float], reverse: bool = False) -> dict[str, Any]:
+    scale: dict[str, Any] = {"domain": domain, **({"reverse": True} if reverse else {})}
+    return {"field": field, "type": "quantitative", "axis": None, "scale": scale}
+
+
+def _when_selected(then: Any, otherwise: Any) -> dict[str, Any]:
+    return {"condition": {"test": "datum.selected", "value": then}, "value": otherwise}
+
+
+def tree_chart(data: TreeData) -> dict[str, Any]:
+    """The Vega-Lite spec (for ``st.vega_lite_chart``): edges, points carrying the ``pick`` selection, step
+    labels and branch labels. Written as a plain dict: building it through Altair's validated classes costs
+    more than the rest of a thread page's run."""
     rows = max(len(data.points), 1)
     lanes = sorted({p["lane"] for p in data.points}) or [0]
-    x = alt.X("lane:Q", axis=None, scale=alt.Scale(domain=[min(lanes) - 0.5, max(lanes) + 2.5]))
-    y = alt.Y("row:Q", axis=None, scale=alt.Scale(domain=[-1.5, rows - 0.5], reverse=True))
-    pick = alt.selection_point(name=SELECTION, fields=["checkpoint", "ns"], on="click", toggle=False, clear=False)
-    edges = alt.Chart(alt.Data(values=data.edges or [{}])).mark_rule(strokeWidth=2, color="#94a3b8").encode(
-        x=x, y=y, x2="lane2:Q", y2="row2:Q",
-        strokeDash=alt.condition("datum.cross", alt.value([4, 3]), alt.value([1, 0])),
-    )
-    base = alt.Chart(alt.Data(values=data.points))
-    points = base.mark_point(filled=True, size=140, cursor="pointer").encode(
-        x=x, y=y,
-        color=alt.Color("branch:N", legend=alt.Legend(title="branch", orient="bottom")),
-        shape=alt.Shape("kind:N", scale=alt.Scale(domain=["checkpoint", "fork"], range=["circle", "diamond"]), legend=None),
-        stroke=alt.condition("datum.selected", alt.value("#111827"), alt.value(None)),
-        strokeWidth=alt.condition("datum.selected", alt.value(3), alt.value(0)),
-        tooltip=["step:Q", "source:N", "branch:N", "ns:N", "checkpoint:N"],
-    ).add_params(pick)
-    text = base.mark_text(align="left", dx=11, fontSize=11).encode(
-        x=x, y=y, text="label:N",
-        color=alt.condition("datum.selected", alt.value("#111827"), alt.value("#64748b")),
-    )
-    labels = alt.Chart(alt.Data(values=data.labels or [{}])).mark_text(
-        align="left", dx=-6, fontSize=11, fontStyle="italic", color="#475569").encode(x=x, y=y, text="text:N")
-    return alt.layer(edges, points, text, labels).properties(height=ROW_HEIGHT * (rows + 2))
+    x = _axis("lane", [min(lanes) - 0.5, max(lanes) + 2.5])
+    y = _axis("row", [-1.5, rows - 0.5], reverse=True)
+    edges = {
+        "data": {"values": data.edges or [{}]},
+        "mark": {"type": "rule", "strokeWidth": 2, "color": "#94a3b8"},
+        "encoding": {"x": x, "y": y, "x2": {"field": "lane2"}, "y2": {"field": "row2"},
+                     "strokeDash": {"condition": {"test": "datum.cross", "value": [4, 3]}, "value": [1, 0]}},
+    }
+    points = {
+        "data": {"values": data.points},
+        "mark": {"type": "point", "filled": True, "size": 140, "cursor": "pointer"},
+        "params": [{"name": SELECTION, "select": {"type": "point", "fields": ["checkpoint", "ns"], "on": "click",
+                                                  "toggle": False, "clear": False}}],
+        "encoding": {
+            "x": x, "y": y,
+            "color": {"field": "branch", "type": "nominal", "legend": {"title": "branch", "orient": "bottom"}},
+            "shape": {"field": "kind", "type": "nominal", "legend": None,
+                      "scale": {"domain": ["checkpoint", "fork"], "range": ["circle", "diamond"]}},
+            "stroke": _when_selected("#111827", None),
+            "strokeWidth": _when_selected(3, 0),
+            "tooltip": [{"field": "step", "type": "quantitative"}] + [
+                {"field": name, "type": "nominal"} for name in ("source", "branch", "ns", "checkpoint")],
+        },
+    }
+    text = {
+        "data": {"values": data.points},
+        "mark": {"type": "text", "align": "left", "dx": 11, "fontSize": 11},
+        "encoding": {"x": x, "y": y, "text": {"field": "label", "type": "nominal"},
+                     "color": _when_selected("#111827", "#64748b")},
+    }
+    labels = {
+        "data": {"values": data.labels or [{}]},
+        "mark": {"type": "text", "align": "left", "dx": -6, "fontSize": 11, "fontStyle": "italic", "color": "#475569"},
+        "encoding": {"x": x, "y": y, "text": {"field": "text", "type": "nominal"}},
+    }
+    return {"height": ROW_HEIGHT * (rows + 2), "layer": [edges, points, text, labels]}

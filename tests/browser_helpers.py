@@ -36,3 +36,9 @@ def shot(target: Page | Locator, name: str) -> Path:
     else:
         target.screenshot(path=path)
     return path
+
+
+def choose_panel(page: Page, title: str) -> None:
+    """Pick a panel beside the thread page's history (a segmented control) and wait for it to render."""
+    page.locator("[data-testid='stButtonGroup'] button").filter(has_text=title).first.click()
+    wait_for_app(page, timeout=120_000)

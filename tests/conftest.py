@@ -34,6 +34,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# --- the analysis cache ----------------------------------------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def analysis_cache_dir(tmp_path_factory):
+    """Every test, and every process a test starts, keeps its analysis cache in a folder of this session."""
+    folder = tmp_path_factory.mktemp("analysis-cache")
+    previous = os.environ.get("INSPECTOR_CACHE_DIR")
+    os.environ["INSPECTOR_CACHE_DIR"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("INSPECTOR_CACHE_DIR", None)
+    else:
+        os.environ["INSPECTOR_CACHE_DIR"] = previous
+
+
 @pytest.fixture(autouse=True)
 def default_schema():
     """Every test starts and ends with DeerFlow's ThreadState active (the CLI and the app activate the
@@ -67,6 +83,29 @@ def deerflow_main_db(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def demo_dir(demo_db) -> Path:
     return demo_db.parent
+
+
+@pytest.fixture(scope="session")
+def bench_db(tmp_path_factory) -> Path:
+    """A small store of the benchmark store's shape (benchmarks/store_generator.py): one long thread with
+    images, written first, then 60 one-checkpoint threads, so the long thread is not on the first page."""
+    from benchmarks.store_generator import Shape, generate_sqlite
+
+    shape = Shape(checkpoints=90, final_bytes=40_000, small_threads=60, images_every=3)
+    return generate_sqlite(tmp_path_factory.mktemp("bench-shaped") / "store.db", shape)
+
+
+@pytest.fixture
+def app_on_store(monkeypatch):
+    """``app_on_store(path)``: AppTest runs of app.py open that SQLite store (settings re-read)."""
+    from inspector.ui import connection
+
+    def point(db: Path) -> None:
+        monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{db}")
+        connection.settings.clear()
+
+    yield point
+    connection.settings.clear()
 
 
 @pytest.fixture

@@ -24,7 +24,9 @@ def test_vision_gallery_and_history_before_clearing(demo_db):
     captions = image_captions(at)
     assert any(c.startswith("architecture.png · PNG 640x200") for c in captions)
     assert any(c.startswith("whiteboard.jpg · JPEG 480x320") for c in captions)
-    assert "Images over time" in [t.label for t in at.tabs]
+    assert sum(c.startswith("step ") for c in captions) == 0  # the history is read only when its panel is open
+    at.segmented_control(key="thread_panel").set_value("Images over time").run()
+    captions = image_captions(at)
     assert sum(c.startswith("step ") for c in captions) == 2  # the history's thumbnails
     history = [df.value for df in at.dataframe if "ended by" in df.value.columns]
     assert history and set(history[0]["path"]) == {"/mnt/user-data/uploads/architecture.png",
@@ -34,10 +36,13 @@ def test_vision_gallery_and_history_before_clearing(demo_db):
 def test_research_artifacts_table_and_markdown_preview():
     at = open_page("thread", thread="demo-research")
     assert not at.exception, at.exception
-    tables = [df.value for df in at.dataframe if "first step" in df.value.columns]
+    tables = [df.value for df in at.dataframe if "on disk" in df.value.columns]
     assert tables and len(tables[0]) == 3 and tables[0]["on disk"].all()
     assert "Preview" in [s.label for s in at.selectbox]
     assert "# " in all_text(at)  # the report's Markdown, passed to st.markdown
+    at.segmented_control(key="thread_panel").set_value("Images over time").run()
+    firsts = [df.value for df in at.dataframe if "first step" in df.value.columns]
+    assert firsts and len(firsts[0]) == 3 and firsts[0]["first step"].notna().all()
 
 
 def test_choosing_the_csv_artifact_shows_a_table(demo_dir):

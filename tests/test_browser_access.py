@@ -7,7 +7,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from browser_helpers import wait_for_app
+from browser_helpers import choose_panel, wait_for_app
 from corpus.hostile_content import is_offsite
 
 pytestmark = pytest.mark.browser
@@ -24,8 +24,7 @@ def test_downloads_are_recorded_as_exports(page, streamlit_app, demo_db, tmp_pat
         page.get_by_role("button", name="Download state as JSON").click()
     saved = json.loads(open(download.value.path()).read())
     assert saved["thread_id"] == "demo-research"
-    page.get_by_role("tab", name="Diff vs parent").click()
-    wait_for_app(page)
+    choose_panel(page, "Diff vs parent")
     with page.expect_download():
         page.get_by_role("button", name="Download the diff as JSON").click()
     page.wait_for_timeout(500)

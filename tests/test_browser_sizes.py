@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from browser_helpers import shot, wait_for_app
+from browser_helpers import choose_panel, shot, wait_for_app
 
 CHART = "[data-testid='stVegaLiteChart']"
 
@@ -35,10 +35,9 @@ def test_thread_list_flags_the_bloated_thread(page, app_url):
 def test_bloated_thread_shows_the_size_chart_over_the_threshold(page, app_url):
     page.goto(f"{app_url}/thread?thread=demo-bloated")
     wait_for_app(page, timeout=120_000)
-    page.get_by_role("tab", name="Size").click()
-    wait_for_app(page, timeout=120_000)
-    panel = page.get_by_role("tabpanel", name="Size")
-    chart = panel.locator(CHART)
+    choose_panel(page, "Size")
+    panel = page.locator("[data-testid='stMain']")
+    chart = panel.locator(CHART).nth(1)  # the history tree is the first chart
     chart.wait_for(timeout=60_000)
     assert chart.locator("canvas, svg").count() > 0
     alert = panel.get_by_text(re.compile(r"State passes the 1\.00 MB limit at step 13"))

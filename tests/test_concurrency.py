@@ -33,7 +33,8 @@ PAGE_TIMEOUT = 240
 
 
 def cli(url: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "inspector", *args, "--db", url], capture_output=True, text=True,
+    """One command; ``--quiet``: stderr then holds only errors (no progress counts)."""
+    return subprocess.run([sys.executable, "-m", "inspector", *args, "--db", url, "--quiet"], capture_output=True, text=True,
                           cwd=REPO_ROOT, timeout=120)
 
 

@@ -97,8 +97,12 @@ def test_lists_and_timelines_never_read_blob_contents(pg_demo):
         time.sleep(1.1)
         before = _toast_blocks(pg_demo)
         s.threads(limit=100)
+        ranked = s.threads(limit=100, sort="stored")  # the store-wide ranking, from lengths
+        assert ranked[0].thread_id == "demo-bloated"
+        s.totals()
         for thread_id in ("demo-bloated", "demo-vision", "demo-long"):
             s.timeline(thread_id)
+            s.timeline_keys(thread_id)
         _flush(s)
         time.sleep(1.1)
         assert _toast_blocks(pg_demo) == before

@@ -207,7 +207,7 @@ def test_audit_log_never_holds_a_secret(secret_db, tmp_path):
 
 @pytest.mark.browser
 def test_downloads_are_masked(secret_db, streamlit_app, page, tmp_path):
-    from browser_helpers import wait_for_app
+    from browser_helpers import choose_panel, wait_for_app
 
     base = streamlit_app(f"sqlite:///{secret_db}")
     page.goto(f"{base}/thread?thread={THREAD}")
@@ -216,16 +216,14 @@ def test_downloads_are_masked(secret_db, streamlit_app, page, tmp_path):
     for label in ("Download state as JSON", "Download the diff as JSON", "Download"):
         button = page.get_by_role("button", name=label, exact=True).first
         if label == "Download the diff as JSON":
-            page.get_by_role("tab", name="Diff vs parent").click()
-            wait_for_app(page)
+            choose_panel(page, "Diff vs parent")
         with page.expect_download() as info:
             button.click()
         path = tmp_path / info.value.suggested_filename
         info.value.save_as(path)
         texts.append(path.read_text())
         if label == "Download the diff as JSON":
-            page.get_by_role("tab", name="State").click()
-            wait_for_app(page)
+            choose_panel(page, "State")
     state, diff, artifact = texts
     assert leaked(state) == [] and leaked(diff) == [] and leaked(artifact) == []
     assert KEPT[0] in state and "[redacted api-key" in state

@@ -139,6 +139,7 @@ def test_thread_page_marks_the_step_whose_replay_does_not_match(altered, monkeyp
     connection.settings.clear()
     at = open_page("thread", thread="demo-research", checkpoint=checkpoint_id)
     assert not at.exception, at.exception
+    at.toggle(key="replay_marks_demo-research").set_value(True).run()
     assert any("1 step(s) whose replay does not match" in w.value for w in at.warning)
     table = next(d.value for d in at.dataframe if "replay" in d.value.columns)
     marks = dict(zip(table["checkpoint"], table["replay"]))

@@ -230,6 +230,7 @@ def test_dashboard_reads_the_operators_schema_from_the_environment(scored_app):
 
     scored_app.setenv("INSPECTOR_SCHEMA", "custom_schema:ScoredState")
     at = open_page("thread", thread=custom_schema.THREAD)
+    at.toggle(key=f"replay_marks_{custom_schema.THREAD}").set_value(True).run()  # the check reads every step
     assert not at.exception, at.exception
     text = all_text(at)
     assert "**`score`** · 1 B stored · reducer keep_max" in text
@@ -249,6 +250,7 @@ def test_dashboard_without_the_schema_shows_drift_and_unverified_counts(scored_a
     from ui_app import all_text, open_page
 
     at = open_page("thread", thread=custom_schema.THREAD)
+    at.toggle(key=f"replay_marks_{custom_schema.THREAD}").set_value(True).run()
     assert not at.exception, at.exception
     text = all_text(at)
     assert "reducer unknown (not in the schema)" in text

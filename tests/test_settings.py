@@ -47,3 +47,16 @@ def test_store_flag_reads_db_or_deerflow_home(tmp_path):
     assert store_flag(["--deerflow-home", str(tmp_path)]) == f"deerflow://{tmp_path}"
     assert store_flag(["--db", "sqlite:///x.db", "--deerflow-home", str(tmp_path)]) == "sqlite:///x.db"
     assert store_flag([]) is None
+
+
+def test_every_setting_is_documented_in_the_readme_and_the_example():
+    from dataclasses import fields
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    example = (root / ".streamlit" / "secrets.toml.example").read_text()
+    names = [f.name for f in fields(Settings) if f.name != "connections"]
+    assert [n for n in names if f"| `{n}` |" not in readme] == []
+    for name in ("cache_dir", "cache_max_mb", "health_top_threads", "follow_seconds"):
+        assert name in example

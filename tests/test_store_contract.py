@@ -38,7 +38,7 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg.rows import dict_row
 
 from inspector.demo import DEMO_THREADS, run_demo
-from inspector.store import open_store
+from inspector.store import NotFound, StoreError, open_store
 from inspector.store.saver import SaverStore
 
 pytestmark = pytest.mark.postgres
@@ -284,7 +284,6 @@ def test_health_flags_agree(backend):
 
 @pytest.mark.parametrize("thread_id", ["no-such-thread", "a'; DROP TABLE checkpoints; --", "../../etc", "%", "ünïcode 🧵"])
 def test_unknown_threads_and_checkpoints_are_not_found(backend, thread_id):
-    from inspector.store import NotFound
 
     store, _ = backend
     with pytest.raises(NotFound, match="no thread"):
@@ -293,11 +292,126 @@ def test_unknown_threads_and_checkpoints_are_not_found(backend, thread_id):
         store.state(thread_id)
     with pytest.raises(NotFound):
         store.field_sizes(thread_id)
+    with pytest.raises(NotFound, match="no thread"):
+        store.timeline_keys(thread_id)
+    with pytest.raises(NotFound, match="no thread"):
+        list(store.iter_states(thread_id))
+    with pytest.raises(NotFound, match="no thread"):
+        list(store.iter_field_sizes(thread_id))
+    assert store.checkpoint_rows(thread_id, [("", "1f000000-0000-6000-8000-000000000000")]) == []
     with pytest.raises(NotFound, match="no checkpoint '1f000000-0000-6000-8000-000000000000'"):
         store.state("demo-research", "1f000000-0000-6000-8000-000000000000")
     with pytest.raises(NotFound, match="in namespace 'nowhere:1'"):
         store.state("demo-research", None, "nowhere:1")
     assert len(store.threads()) == len(DEMO_THREADS)  # nothing was dropped by the odd ids
+
+
+# -- store-wide orders, keys-only timelines and streams ------------------------------------------
+
+
+@pytest.mark.parametrize("sort, key", [("stored", lambda t: (-t.stored_bytes, t.thread_id)),
+                                       ("checkpoints", lambda t: -t.checkpoints)])
+def test_thread_orders_are_over_every_thread(backend, sort, key):
+    """A sorted page is a slice of every thread in that order, not one page re-sorted."""
+    store, _ = backend
+    everything = sorted(store.threads(limit=100), key=key)
+    ranked = store.threads(limit=100, sort=sort)
+    assert [key(t) for t in ranked] == [key(t) for t in everything]
+    assert {t.thread_id: t for t in ranked} == {t.thread_id: t for t in everything}  # the same summaries
+    assert store.threads(limit=3, offset=2, sort=sort) == ranked[2:5]
+    assert [t.thread_id for t in store.threads(search="vision", sort=sort)] == ["demo-vision"]
+    with pytest.raises(StoreError, match="unknown thread order"):
+        store.threads(sort="size; DROP TABLE checkpoints")
+
+
+def test_timeline_keys_lay_out_the_same_history(backend):
+    store, _ = backend
+    for thread_id in ("demo-subgraph", "demo-time-travel", "demo-research"):
+        full = store.timeline(thread_id)
+        keys = store.timeline_keys(thread_id)
+        assert [(r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id) for r in keys] == \
+            [(r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id) for r in full]
+        for light, row in zip(keys, full):
+            assert (light.stored_bytes, light.writes_bytes, light.write_channels, light.step, light.created_at) == \
+                (row.stored_bytes, row.writes_bytes, row.write_channels, row.step, row.created_at)
+            if light.keys_only:  # only what laying out needs: a subgraph's first checkpoint keeps its parents
+                assert light.source is None and set(light.metadata) <= {"parents"}
+                if row.checkpoint_ns and not row.parent_checkpoint_id:
+                    assert light.metadata["parents"] == row.metadata["parents"]
+            else:
+                assert light == row
+        newest_three = {r.checkpoint_id for r in full[:3]}
+        assert {r.checkpoint_id for r in store.timeline_keys(thread_id, after=full[3].checkpoint_id)} == newest_three
+        assert store.timeline_keys(thread_id, after=full[0].checkpoint_id) == []
+
+
+def test_checkpoint_rows_read_one_page_with_metadata(backend):
+    store, _ = backend
+    full = store.timeline("demo-subgraph")
+    page = full[2:9]
+    assert store.checkpoint_rows("demo-subgraph", [(r.checkpoint_ns, r.checkpoint_id) for r in reversed(page)]) == page
+    assert store.checkpoint_rows("demo-subgraph", []) == []
+
+
+def comparable(state, base: Path) -> dict:
+    return {"values": normal(state.values, base), "metadata": state.metadata, "writes": state.writes,
+            "parent": state.parent_checkpoint_id, "rebuilt": state.rebuilt_channels,
+            "bytes": (state.stored_bytes, state.channel_bytes), "problems": state.problems}
+
+
+@pytest.mark.parametrize("thread_id", ["demo-delta", "demo-time-travel", "demo-vision"])
+def test_streamed_states_equal_states_read_one_by_one(backend, thread_id, monkeypatch):
+    """Small batches, so the stream crosses batch boundaries; delta channels rebuilt from the carried parent."""
+    import inspector.store.records as records
+
+    monkeypatch.setattr(records, "BATCH_ROWS", 3)
+    store, base = backend
+    rows = sorted((r for r in store.timeline(thread_id) if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id)
+    streamed = list(store.iter_states(thread_id))
+    assert [s.checkpoint_id for s in streamed] == [r.checkpoint_id for r in rows]
+    for state in streamed:
+        assert comparable(state, base) == comparable(store.state(thread_id, state.checkpoint_id), base)
+    some = [r.checkpoint_id for r in rows[1::3]]
+    picked = list(store.iter_states(thread_id, checkpoint_ids=some, channels=["messages", "viewed_images"]))
+    assert [s.checkpoint_id for s in picked] == some
+    for state in picked:
+        whole = store.state(thread_id, state.checkpoint_id)
+        assert set(state.values) <= {"messages", "viewed_images"}
+        assert state.values == {k: v for k, v in whole.values.items() if k in ("messages", "viewed_images")}
+        assert state.stored_bytes == whole.stored_bytes
+
+
+def test_streamed_subgraph_states(backend):
+    store, _ = backend
+    rows = [r for r in store.timeline("demo-subgraph") if r.checkpoint_ns]
+    ns = rows[0].checkpoint_ns
+    streamed = list(store.iter_states("demo-subgraph", ns))
+    assert [s.checkpoint_id for s in streamed] == sorted(r.checkpoint_id for r in rows if r.checkpoint_ns == ns)
+    assert [s.values for s in streamed] == [store.state("demo-subgraph", s.checkpoint_id, ns).values for s in streamed]
+    with pytest.raises(NotFound, match="no checkpoints in namespace"):
+        list(store.iter_states("demo-subgraph", "nowhere:1"))
+
+
+@pytest.mark.parametrize("thread_id", ["demo-bloated", "demo-subgraph"])
+def test_streamed_sizes_equal_field_sizes(backend, thread_id, monkeypatch):
+    import inspector.store.records as records
+
+    monkeypatch.setattr(records, "BATCH_ROWS", 2)
+    store, _ = backend
+    every = store.field_sizes(thread_id, None)
+    assert list(store.iter_field_sizes(thread_id, None)) == every
+    assert list(store.iter_field_sizes(thread_id, "")) == [r for r in every if r.checkpoint_ns == ""]
+    some = {(r.checkpoint_ns, r.checkpoint_id) for r in every[::3]}
+    assert list(store.iter_field_sizes(thread_id, None, keys=some)) == [
+        r for r in every if (r.checkpoint_ns, r.checkpoint_id) in some]
+
+
+def test_totals_add_up_every_thread(backend):
+    store, _ = backend
+    every = store.threads(limit=1000)
+    totals = store.totals()
+    assert (totals.threads, totals.checkpoints, totals.stored_bytes) == (
+        len(every), sum(t.checkpoints for t in every), sum(t.stored_bytes for t in every))
 
 
 def test_history_pages_and_filters_like_the_timeline(backend):
@@ -362,3 +476,17 @@ def test_a_filter_that_is_not_json_is_refused_in_one_line(backend, bad):
         pytest.skip("a saver applies its own filter")
     with pytest.raises(StoreError, match="metadata filter"):
         store.history("demo-research", filter=bad)
+
+
+@pytest.mark.parametrize("thread_id", ["demo-research", "demo-interrupt", "demo-delta"])
+def test_streamed_writes_equal_the_writes_of_each_state(backend, thread_id, monkeypatch):
+    import inspector.store.records as records
+
+    monkeypatch.setattr(records, "BATCH_ROWS", 2)
+    store, base = backend
+    streamed = dict(store.iter_writes(thread_id))
+    states = {s.checkpoint_id: s for s in store.iter_states(thread_id)}
+    assert streamed == {cid: s.writes for cid, s in states.items() if s.writes}
+    some = list(streamed)[::2]
+    assert dict(store.iter_writes(thread_id, checkpoint_ids=some)) == {cid: streamed[cid] for cid in some}
+    assert list(store.iter_writes(thread_id, "nowhere:1")) == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import altair as alt
+
 from inspector.history import build_history
 from inspector.store import open_store
 from inspector.timeline_rows import timeline_records, written_channels
@@ -17,7 +19,8 @@ def test_fork_thread_tree_has_two_lanes_and_labels(demo_db):
     assert sum(p["selected"] for p in data.points) == 1
     assert sum(p["kind"] == "fork" for p in data.points) == 1
     assert sum(e["cross"] for e in data.edges) == 1  # the fork's first child leaves the main lane
-    spec = tree_chart(data).to_dict()
+    spec = tree_chart(data)
+    alt.LayerChart.from_dict(spec)  # a valid Vega-Lite spec (raises on any schema error)
     params = spec.get("params", []) + [p for layer in spec["layer"] for p in layer.get("params", [])]
     assert [p["name"] for p in params] == [SELECTION]
     assert params[0]["select"]["fields"] == ["checkpoint", "ns"]

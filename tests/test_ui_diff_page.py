@@ -31,7 +31,9 @@ def test_thread_page_panel_shows_this_checkpoint_against_its_parent(store):
     row = clearing_step(store)
     at = open_page("thread", thread="demo-vision", checkpoint=row.checkpoint_id)
     assert not at.exception, at.exception
-    assert "Diff vs parent" in [t.label for t in at.tabs]
+    assert "Diff vs parent" in at.segmented_control(key="thread_panel").options
+    assert CLEARED_NOTE not in [i.value for i in at.info]  # not computed until the panel is picked
+    at.segmented_control(key="thread_panel").set_value("Diff vs parent").run()
     assert CLEARED_NOTE in [i.value for i in at.info]
     assert any(s.value.startswith("Replay through the reducers matches the stored state (")
                and "0 unverified, 0 mismatched" in s.value for s in at.success)

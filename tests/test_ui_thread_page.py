@@ -167,9 +167,12 @@ def test_a_failing_panel_shows_an_error_and_the_rest_renders(monkeypatch):
 
     monkeypatch.setattr(thread_page, "THREAD_PANELS", [*thread_page.THREAD_PANELS, ("Broken", broken)])
     at = open_page("thread", thread="demo-research")
+    at.segmented_control(key="thread_panel").set_value("Broken").run()
     assert not at.exception
     assert any("panel exploded" in e.value for e in at.error)
-    assert "`messages`" in all_text(at)
+    assert len([c for c in charts(at) if (c.key or "").startswith("tree")]) == 1  # the history beside it renders
+    at.segmented_control(key="thread_panel").set_value("State").run()
+    assert "`messages`" in all_text(at) and not at.error
 
 
 def test_refresh_rereads_the_thread():

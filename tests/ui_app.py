@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Callable
 
 from streamlit.testing.v1 import AppTest
 
@@ -12,10 +13,14 @@ PAGES = {"threads": "inspector/ui/pages/threads.py", "thread": "inspector/ui/pag
          "diff": "inspector/ui/pages/diff.py", "health": "inspector/ui/pages/health.py"}
 
 
-def open_page(page: str = "threads", timeout: float = 60, **params: str) -> AppTest:
-    """Run app.py once, then the page ``page`` with ``params`` in the URL (each run within ``timeout`` s)."""
+def open_page(page: str = "threads", started: Callable[[], None] | None = None, timeout: float = 60,
+              **params: str) -> AppTest:
+    """Run app.py once, then the page ``page`` with ``params`` in the URL (``started`` is called in between;
+    each run within ``timeout`` s)."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     at.run()
+    if started is not None:
+        started()
     if page != "threads":
         at.switch_page(PAGES[page])
     at.query_params.clear()

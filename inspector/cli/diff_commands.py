@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from .. import schema as schemas
-from ..diff import StateDiff, StepReplay, diff_checkpoints, replay_thread, verdict
 from .output import masked, print_json, print_table, say
-from .store_commands import add_store_args, open_from_args
+from .progress import StderrProgress
+from .store_commands import add_store_args, open_cache_for, open_from_args
+
+if TYPE_CHECKING:
+    from ..diff import StateDiff, StepReplay
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,6 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from ..diff import diff_checkpoints  # the reducers, and so LangGraph's graph package: only here
+
     with open_from_args(args) as store:
         result = masked(diff_checkpoints(store, args.thread, args.from_id, args.to_id, args.ns, args.internal))
     if args.json:
@@ -39,6 +44,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def print_diff(result: StateDiff) -> None:
+    from .. import schema as schemas
+
     relation = "parent -> child" if result.adjacent else "any two checkpoints"
     say(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
     say(f"schema {schemas.active().name}")
@@ -55,20 +62,28 @@ def print_diff(result: StateDiff) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    with open_from_args(args) as store:
-        steps = masked(replay_thread(store, args.thread, args.ns))
+    from ..diff import replay_thread, verdict
+    from ..schema_default import active_schema_name  # verdicts read from the cache need no schema loaded
+
+    with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, unit="steps") as progress:
+        cache = open_cache_for(store, args)
+        try:
+            steps = masked(replay_thread(store, args.thread, args.ns, cache=cache, progress=progress))
+        finally:
+            if cache is not None:
+                cache.close()
     result = verdict(steps)
     mismatched = [s for s in steps if s.status == "mismatch"]
     broken = [s for s in steps if s.status == "broken"]
     if args.json:
-        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": schemas.active().name,
+        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": active_schema_name(),
                     "matches": result.matches, "broken_history": [s.note for s in broken], "verdict": result,
                     "steps": steps})
     else:
         print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in steps])
         say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
             + (f", {len(broken)} not replayed: broken history" if broken else ""))
-        say(f"{result.summary()} (schema {schemas.active().name})")
+        say(f"{result.summary()} (schema {active_schema_name()})")
     return 0 if result.matches and not broken else 1
 
 

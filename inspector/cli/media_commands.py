@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from ..image_history import lifecycle_note
-from ..media_report import MediaReport, media_report
 from ..settings import load_settings
 from ..units import human_bytes
 from .output import print_json, print_table, say
 from .store_commands import add_store_args, open_from_args
+
+if TYPE_CHECKING:
+    from ..media_report import MediaReport
 
 
 def _add_args(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _report(args: argparse.Namespace, **which: bool) -> MediaReport:
+    from ..media_report import media_report  # Pillow and the image checks: only for these commands
+
     data_dir = args.data_dir or load_settings().data_dir
     with open_from_args(args) as store:
         return media_report(store, args.thread, args.checkpoint, data_dir, **which)
@@ -63,6 +67,8 @@ def cmd_images(args: argparse.Namespace) -> int:
         ["path", "appeared", "ended", "by", "checkpoints"],
         [(s.path, s.appeared_step, s.ended_step, s.ended_by or "still held", s.checkpoints) for s in report.spans],
     )
+    from ..image_history import lifecycle_note
+
     if note := lifecycle_note(report.spans):
         say(note)
     return 0

@@ -6,16 +6,17 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .. import schema as schemas
-from ..drift import drift_lines
-from ..health import ThreadHealth, health_settings_note, store_health, thread_health
 from ..settings import load_settings
 from ..sizes import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes, what_if_lines
 from ..units import human_bytes
 from .output import print_json, print_table, say
-from .store_commands import add_store_args, open_from_args
+from .progress import StderrProgress
+from .store_commands import add_store_args, open_cache_for, open_from_args
+
+if TYPE_CHECKING:
+    from ..health import ThreadHealth
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,8 +46,9 @@ def print_thread_sizes(report: ThreadSizes) -> None:
 
 
 def print_store_sizes(report: StoreSizes, keep: int) -> None:
-    say(f"{len(report.threads)} thread(s), {human_bytes(report.stored_bytes)} stored ({report.accounting}), "
-          f"{human_bytes(report.repeated_bytes)} on repeats")
+    say(f"{report.ranked_threads} thread(s) ranked, {human_bytes(report.store_bytes)} stored ({report.accounting}); "
+        f"the largest {len(report.threads)} measured in depth: {human_bytes(report.stored_bytes)}, "
+        f"{human_bytes(report.repeated_bytes)} on repeats")
     print_table(
         ["thread", "stored", "repeats", "checkpoints", "newest state"],
         [(t.thread_id, human_bytes(t.stored_bytes), human_bytes(t.repeated_bytes), len(t.checkpoints),
@@ -59,9 +61,18 @@ def print_store_sizes(report: StoreSizes, keep: int) -> None:
 
 
 def cmd_sizes(args: argparse.Namespace) -> int:
-    keep = load_settings().what_if_keep_newest
-    with open_from_args(args) as store:
-        report = measure_thread(store, args.thread, keep) if args.thread else measure_store(store, keep)
+    settings = load_settings()
+    keep = settings.what_if_keep_newest
+    with open_from_args(args) as store, StderrProgress(f"sizes {args.thread or 'store'}", args.quiet) as progress:
+        cache = open_cache_for(store, args)
+        try:
+            if args.thread:
+                report = measure_thread(store, args.thread, keep, cache, progress)
+            else:
+                report = measure_store(store, keep, settings.health_top_threads, cache, progress)
+        finally:
+            if cache is not None:
+                cache.close()
     if args.json:
         print_json(report, keys=False)
     elif args.thread:
@@ -72,10 +83,13 @@ def cmd_sizes(args: argparse.Namespace) -> int:
 
 
 def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]:
+    from ..health import health_settings_note
+    from ..schema_default import active_schema_name
+
     summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting if reports else "")
     return {
         "thresholds": health_settings_note(settings),
-        "schema": schemas.active().name,
+        "schema": active_schema_name(),
         "flag_count": sum(len(r.flags) for r in reports),
         "threads": [
             {"thread_id": r.thread_id, "stored_bytes": r.sizes.stored_bytes,
@@ -87,9 +101,18 @@ def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]
 
 
 def cmd_health(args: argparse.Namespace) -> int:
+    from ..drift import drift_lines
+    from ..health import store_health, thread_health
+
     settings = load_settings()
-    with open_from_args(args) as store:
-        reports = [thread_health(store, args.thread, settings)] if args.thread else store_health(store, settings)
+    with open_from_args(args) as store, StderrProgress(f"health {args.thread or 'store'}", args.quiet) as progress:
+        cache = open_cache_for(store, args)
+        try:
+            reports = ([thread_health(store, args.thread, settings, cache, progress)] if args.thread
+                       else store_health(store, settings, settings.health_top_threads, cache, progress))
+        finally:
+            if cache is not None:
+                cache.close()
     flagged = sum(len(r.flags) for r in reports)
     if args.json:
         print_json(health_payload(reports, settings), keys=False)

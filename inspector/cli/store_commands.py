@@ -5,16 +5,18 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import sys
 from typing import Any
 
-from .. import schema as schemas
+from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..audit import AuditTrail
 from ..checkpoint_kinds import branch_origin
 from ..history import build_history, key_of
 from ..jsonable import to_jsonable
+from ..schema_default import active_names
 from ..settings import Settings, load_settings, resolve_db_url
-from ..state_fields import reducer_label
 from ..store import Store, open_store
+from ..store.model import THREAD_SORTS
 from ..store.deerflow import deerflow_url
 from ..timeline_rows import kind_columns
 from ..units import human_bytes
@@ -30,6 +32,7 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
                              "whose reducers replay and diff use (default: INSPECTOR_SCHEMA, settings, "
                              "or DeerFlow's ThreadState)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--quiet", action="store_true", help="no progress counts on stderr")
     parser.add_argument("--reveal", action="store_true",
                         help="show secrets unmasked (only where the operator set allow_reveal)")
 
@@ -64,9 +67,16 @@ def audit(args: argparse.Namespace, url: str, settings: Settings) -> None:
 
 
 def open_from_args(args: argparse.Namespace) -> Store:
-    """Activate the schema the flags or settings name, then open the store."""
+    """Activate the schema the flags or settings name, then open the store.
+
+    The schema is read (through LangGraph's graph package) only when one is named here or a command
+    needs reducers; DeerFlow's ThreadState is the default then."""
     settings = load_settings()
-    schemas.activate_spec(getattr(args, "schema", None) or settings.schema)
+    spec = getattr(args, "schema", None) or settings.schema
+    if spec or "inspector.schema" in sys.modules:  # once read, the default is put back when none is named
+        from .. import schema as schemas
+
+        schemas.activate_spec(spec)
     explicit = args.db
     if not explicit and getattr(args, "deerflow_home", None):
         explicit = deerflow_url(args.deerflow_home)
@@ -75,12 +85,27 @@ def open_from_args(args: argparse.Namespace) -> Store:
     return open_store(url)
 
 
+def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | None:
+    """The analysis cache (None when turned off or unusable, said once on stderr); a rebuilt one says so."""
+    try:
+        settings = load_settings()
+        cache = open_cache(settings.cache_dir, settings.cache_max_mb, store)
+    except CacheError as exc:
+        print(f"warning: {exc}; analysing without the cache", file=sys.stderr)
+        return None
+    if cache is not None and cache.notice:
+        print(f"warning: {cache.notice}", file=sys.stderr)
+    return cache
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("threads", help="list threads")
     add_store_args(p)
     p.add_argument("--search", help="match thread ids and metadata values")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--sort", choices=THREAD_SORTS, default="newest",
+                   help="newest (last update), stored (stored bytes) or checkpoints; over every thread, not one page")
     p.set_defaults(handler=cmd_threads)
 
     p = sub.add_parser("timeline", help="list a thread's checkpoints")
@@ -103,7 +128,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_threads(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        rows = store.threads(search=args.search, limit=args.limit, offset=args.offset)
+        rows = store.threads(search=args.search, limit=args.limit, offset=args.offset, sort=args.sort)
         total = store.count_threads(search=args.search)
     if args.json:
         print_json({"total": total, "threads": rows})
@@ -153,14 +178,15 @@ def cmd_timeline(args: argparse.Namespace) -> int:
 
 
 def state_payload(state: Any, internal: bool) -> dict[str, Any]:
+    schema = active_names()  # reducer names, read from the default schema's source when no other is named
     return {
         "thread_id": state.thread_id,
         "checkpoint_ns": state.checkpoint_ns,
         "checkpoint_id": state.checkpoint_id,
         "parent_checkpoint_id": state.parent_checkpoint_id,
         "metadata": state.metadata,
-        "schema": schemas.active().name,
-        "reducers": {name: schemas.active().reducer_name(name) for name in state.values},
+        "schema": schema.name,
+        "reducers": {name: schema.reducer_name(name) for name in state.values},
         "values": state.values,
         "internal": state.internal if internal else None,
         "channel_bytes": state.channel_bytes,
@@ -176,16 +202,19 @@ def cmd_state(args: argparse.Namespace) -> int:
     if args.json:
         print_json(state_payload(state, args.internal))
         return 0
+    from ..state_fields import reducer_label
+
+    schema = active_names()
     say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
-    say(f"schema {schemas.active().name}")
+    say(f"schema {schema.name}")
     print_table(
         ["field", "reducer", "stored", "value"],
         [
-            (name, reducer_label(name).removeprefix("reducer "),
+            (name, reducer_label(name, schema).removeprefix("reducer "),
              "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
              json.dumps(to_jsonable(value), ensure_ascii=False))
-            for name, value in ((n, channels[n]) for n in schemas.active().order(channels))
+            for name, value in ((n, channels[n]) for n in schema.order(channels))
         ],
     )
     for write in state.writes:

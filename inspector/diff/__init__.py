@@ -1,28 +1,45 @@
-"""Reducer-aware diff between two checkpoints, and replay verification through the shared reducers."""
+"""Reducer-aware diff between two checkpoints, and replay verification through the shared reducers.
 
-from .fields import CLEARED_NOTE
-from .model import UNKNOWN_REDUCER, Change, FieldCheck, FieldDiff, ReplayVerdict, StateDiff, StepReplay, verdict
-from .replay import GENERATED_ID, ReplayError, replay, replay_step, replay_thread
-from .state_diff import diff, diff_checkpoints
-from .summaries import message_line, summarise
+Names are loaded on first use: reading a thread's cached replay verdicts needs none of the reducers,
+so it does not load LangGraph's graph package.
+"""
 
-__all__ = [
-    "CLEARED_NOTE",
-    "GENERATED_ID",
-    "UNKNOWN_REDUCER",
-    "Change",
-    "FieldCheck",
-    "FieldDiff",
-    "ReplayError",
-    "ReplayVerdict",
-    "StateDiff",
-    "StepReplay",
-    "diff",
-    "diff_checkpoints",
-    "message_line",
-    "replay",
-    "replay_step",
-    "replay_thread",
-    "summarise",
-    "verdict",
-]
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import Any
+
+_EXPORTS = {
+    "CLEARED_NOTE": ".fields",
+    "UNKNOWN_REDUCER": ".model", "Change": ".model", "FieldCheck": ".model", "FieldDiff": ".model",
+    "ReplayVerdict": ".model", "StateDiff": ".model", "StepReplay": ".model", "verdict": ".model",
+    "GENERATED_ID": ".replay", "ReplayError": ".replay", "replay": ".replay", "replay_step": ".replay",
+    "diff": ".state_diff", "diff_checkpoints": ".state_diff",
+    "message_line": ".summaries", "summarise": ".summaries",
+    "cached_verdicts": ".thread_replay", "replay_thread": ".thread_replay",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+class _Package(types.ModuleType):
+    """``inspector.diff.replay`` is the replay function, as it was before names were loaded lazily; the module
+    of that name stays importable by its full name (``from inspector.diff.replay import ...``)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _EXPORTS and isinstance(value, types.ModuleType):
+            return  # the import system binding a submodule over an exported name of the same name
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

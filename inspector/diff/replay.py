@@ -14,13 +14,16 @@ same step are ignored).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import BaseMessage, messages_from_dict
 
 from .. import schema as schemas
-from ..history import HistoryProblem, build_history, key_of
-from ..store import CheckpointRow, CheckpointState, NotFound, Store, WriteRecord, is_internal_channel
+from ..store import CheckpointState, WriteRecord, is_internal_channel
 from ..store.decode import overwritten
 from ..thread_state import SandboxConflict
 from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
@@ -66,6 +69,73 @@ def start_value(channel: str, values: dict[str, Any], schema: schemas.Schema) ->
 # -- messages as the reducer sees them -------------------------------------------
 
 
+@dataclass
+class _Converted:
+    """A stored message list as the reducer sees it: the dicts, their messages, the ids, and for each
+    message the dict to give back after the reducer (None where dumping the message gives another)."""
+
+    source: list[Any]
+    messages: list[Any]
+    ids: list[str]
+    plain: list[dict | None]
+    all_plain: bool
+
+
+class MessageMemo:
+    """While a thread is replayed, each stored message dict is rebuilt as a LangChain message once.
+
+    Consecutive states share their message dicts (``store.carried``), so a step converts only the
+    messages it adds to the list before it, and a message the reducer kept is given back as the very
+    dict it came from when that dict is what dumping the message gives (checked once per message): the
+    comparison with the child's stored value then meets the same objects. Results are equal to
+    converting every message at every step. Messages without an id are not remembered:
+    ``add_messages`` assigns them one in place.
+    """
+
+    def __init__(self) -> None:
+        self.dicts: dict[int, tuple[BaseMessage, dict | None]] = {}  # id(message) -> (message, its dict or None)
+        self.last: _Converted | None = None
+
+    def convert(self, value: Any) -> Any:
+        message = _as_message(value)
+        if isinstance(message, BaseMessage) and message.id is not None and message is not value:
+            same = {**message.model_dump()} == value
+            self.dicts[id(message)] = (message, value if same else None)
+        return message
+
+    def convert_list(self, value: list[Any]) -> _Converted:
+        """``value`` converted, reusing the last list converted where ``value`` begins with it."""
+        last, start = self.last, 0
+        if last is not None and len(last.source) <= len(value) and value[: len(last.source)] == last.source:
+            start = len(last.source)
+        messages = [self.convert(v) for v in value[start:]]
+        ids = [m.id for m in messages if isinstance(m, BaseMessage) and m.id]
+        plain = [self.plain(m) if isinstance(m, BaseMessage) else None for m in messages]
+        all_plain = all(p is not None for p in plain)
+        if start:
+            messages, ids, plain = last.messages + messages, last.ids + ids, last.plain + plain
+            all_plain = all_plain and last.all_plain
+        self.last = _Converted(value, messages, ids, plain, all_plain)
+        return self.last
+
+    def plain(self, message: BaseMessage) -> dict | None:
+        found = self.dicts.get(id(message))
+        return found[1] if found is not None and found[0] is message else None
+
+
+_MEMO: ContextVar[MessageMemo | None] = ContextVar("replay_message_memo", default=None)
+
+
+@contextmanager
+def remembering_messages() -> Iterator[MessageMemo]:
+    """Replay inside the block converts each stored message once (see ``MessageMemo``)."""
+    token = _MEMO.set(MessageMemo())
+    try:
+        yield _MEMO.get()
+    finally:
+        _MEMO.reset(token)
+
+
 def _as_message(value: Any) -> Any:
     if isinstance(value, dict) and value.get("type") in MESSAGE_TYPES:
         data = {k: v for k, v in value.items() if k != "__type__"}
@@ -76,7 +146,13 @@ def _as_message(value: Any) -> Any:
     return value
 
 
-def _as_messages(value: Any, known: set[str]) -> Any:
+def _as_messages(value: Any, known: set[str], stored: bool = False) -> Any:
+    """``value`` as LangChain messages; ``stored``: the channel's stored list (remembered while replaying)."""
+    memo = _MEMO.get()
+    if stored and memo is not None and isinstance(value, list):
+        converted = memo.convert_list(value)
+        known.update(converted.ids)
+        return list(converted.messages)
     converted = [_as_message(v) for v in value] if isinstance(value, list) else _as_message(value)
     items = converted if isinstance(converted, list) else [converted]
     known.update(m.id for m in items if isinstance(m, BaseMessage) and m.id)
@@ -86,10 +162,20 @@ def _as_messages(value: Any, known: set[str]) -> Any:
 def _plain_messages(value: Any, known: set[str]) -> Any:
     if not isinstance(value, list):
         return value
-    return [
-        {**m.model_dump(), **({"id": GENERATED_ID} if m.id not in known else {})} if isinstance(m, BaseMessage) else m
-        for m in value
-    ]
+    memo = _MEMO.get()
+    last = memo.last if memo is not None else None
+    start = 0
+    if last is not None and last.all_plain and len(last.messages) <= len(value) \
+            and value[: len(last.messages)] == last.messages:
+        start = len(last.messages)  # the stored list's messages, kept by the reducer: their own dicts
+    rest = [_plain_message(m, known, memo) if isinstance(m, BaseMessage) else m for m in value[start:]]
+    return last.plain + rest if start else rest
+
+
+def _plain_message(message: BaseMessage, known: set[str], memo: MessageMemo | None) -> dict:
+    if message.id in known and memo is not None and (stored := memo.plain(message)) is not None:
+        return stored  # equal to the dump below, and the very dict the store gave
+    return {**message.model_dump(), **({"id": GENERATED_ID} if message.id not in known else {})}
 
 
 # -- replay ------------------------------------------------------------------------
@@ -108,8 +194,8 @@ def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.
     messages = schema.holds_messages(channel)
     known: set[str] = set()
 
-    def prepared(value: Any) -> Any:
-        return _as_messages(value, known) if messages else value
+    def prepared(value: Any, stored: bool = False) -> Any:
+        return _as_messages(value, known, stored) if messages else value
 
     pending = list(values)
     overwrote = False
@@ -120,7 +206,7 @@ def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.
         result = prepared(first if overwrote else pending[0])
         pending.pop(0)
     else:
-        result = prepared(current)
+        result = prepared(current, stored=True)
     for value in pending:
         is_overwrite, replacement = overwritten(value)
         if is_overwrite:
@@ -266,65 +352,3 @@ def _check_update(parent: CheckpointState, child: CheckpointState, fields: list[
         else:
             checks.append(_carried(name, reducer, parent.values.get(name), child.values.get(name), schema))
     return checks
-
-
-# -- a whole thread ----------------------------------------------------------------
-
-
-def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Schema | None = None) -> list[StepReplay]:
-    """Replay every checkpoint of one namespace of a thread against its parent, oldest first.
-
-    Each state is decoded once and dropped as soon as its last child was checked. A checkpoint
-    on a broken link of the history (parent cycle, missing parent, duplicate id) is not replayed:
-    its step is ``broken`` and its note names the problem.
-    """
-    schema = schemas.resolve(schema)
-    history = build_history(store.timeline(thread_id))
-    rows = sorted((history.node(k).row for k in history.ordered if k[0] == ns), key=lambda r: r.checkpoint_id)
-    if not rows:
-        raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
-    children: dict[str, int] = {}
-    for row in rows:
-        if row.parent_checkpoint_id:
-            children[row.parent_checkpoint_id] = children.get(row.parent_checkpoint_id, 0) + 1
-    siblings = dict(children)
-    cache: dict[str, CheckpointState] = {}
-
-    def load(checkpoint_id: str) -> CheckpointState:
-        if checkpoint_id not in cache:
-            cache[checkpoint_id] = store.state(thread_id, checkpoint_id, ns)
-        return cache[checkpoint_id]
-
-    results = []
-    for row in rows:
-        problem = history.problem_of(key_of(row))
-        if problem is not None:
-            results.append(_broken(row, problem))
-        else:
-            sole_child = siblings.get(row.parent_checkpoint_id or "", 0) == 1
-            results.append(_replay_row(load, load(row.checkpoint_id), schema, sole_child))
-        if row.parent_checkpoint_id and children.get(row.parent_checkpoint_id, 0) > 0:
-            children[row.parent_checkpoint_id] -= 1
-            if children[row.parent_checkpoint_id] == 0:
-                cache.pop(row.parent_checkpoint_id, None)
-        if not children.get(row.checkpoint_id):
-            cache.pop(row.checkpoint_id, None)
-    return results
-
-
-def _broken(row: CheckpointRow, problem: HistoryProblem) -> StepReplay:
-    return StepReplay(
-        thread_id=row.thread_id, checkpoint_ns=row.checkpoint_ns, checkpoint_id=row.checkpoint_id,
-        parent_checkpoint_id=row.parent_checkpoint_id, step=row.step, source=row.source, status="broken",
-        note=problem.message,
-    )
-
-
-def _replay_row(load, child: CheckpointState, schema: schemas.Schema, sole_child: bool) -> StepReplay:
-    if not child.parent_checkpoint_id:
-        return _step(child, "first", "the first checkpoint: nothing to replay")
-    try:
-        parent = load(child.parent_checkpoint_id)
-    except NotFound:
-        return _step(child, "unverified", "the parent checkpoint is not in the store")
-    return replay_step(parent, child, schema, sole_child)

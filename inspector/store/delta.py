@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import BaseMessage, messages_from_dict
-
-from .. import schema as schemas
 from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict, overwritten
 from .model import is_internal_channel
+
+if TYPE_CHECKING:
+    from .. import schema as schemas
 
 DELTA_COUNTERS_KEY = "counters_since_delta_snapshot"
 
@@ -172,6 +172,8 @@ def fold(channel: str, start: Any, updates: list[Any], schema: schemas.Schema | 
 
     An ``Overwrite`` write replaces the value, bypassing the reducer, as in LangGraph.
     """
+    from .. import schema as schemas  # LangGraph's reducers: loaded only when a channel is rebuilt
+
     schema = schemas.resolve(schema)
     reducer = schema.reducer_for(channel)
     problems: list[Problem] = []
@@ -211,6 +213,8 @@ def as_messages(value: Any) -> Any:
     if isinstance(value, list):
         return [as_messages(v) for v in value]
     if isinstance(value, dict) and value.get("type") in MESSAGE_TYPES and "content" in value:
+        from langchain_core.messages import messages_from_dict
+
         try:
             return messages_from_dict([{"type": value["type"], "data": value}])[0]
         except (ValueError, TypeError, KeyError):
@@ -220,6 +224,8 @@ def as_messages(value: Any) -> Any:
 
 def as_plain(value: Any) -> Any:
     """LangChain messages (as reducers return them) back to the decoder's message dicts."""
+    from langchain_core.messages import BaseMessage
+
     if isinstance(value, BaseMessage):
         return message_dict(value.model_dump(), type(value).__name__)
     if isinstance(value, list):

@@ -6,6 +6,11 @@ walks that map with ``msgpack.Unpacker.skip``: each channel's raw byte slice is
 measured and hashed, and when the value is a list or a map (``messages``,
 ``viewed_images``) each item is measured and hashed too. Equal hashes mean the
 same payload stored again.
+
+Measuring a history: pass the parent's measurement as ``previous``. A list or map
+whose stored items begin with the parent's items, byte for byte (an append-only
+conversation), reuses the parent's item sizes and walks only the new items, so a
+thread costs one comparison per channel plus its new payloads.
 """
 
 from __future__ import annotations
@@ -19,7 +24,6 @@ import msgpack
 from .decode import Problem
 
 _ARRAY_TYPES = frozenset({0xDC, 0xDD})
-_MAP_TYPES = frozenset({0xDE, 0xDF})
 
 # Base64 image data as it sits in serialized bytes (strings are stored verbatim in msgpack and JSON): the
 # payload of a data URL, and raw base64 of PNG, JPEG, GIF and WebP files long enough to be image data.
@@ -105,14 +109,18 @@ class ChannelSize:
 class MeasuredCheckpoint:
     channels: dict[str, ChannelSize] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # each list or map channel's stored items, for measuring a child checkpoint against them
+    regions: dict[str, "_Items"] = field(default_factory=dict, repr=False, compare=False)
 
 
-def _is_container(first_byte: int) -> str | None:
-    if 0x90 <= first_byte <= 0x9F or first_byte in _ARRAY_TYPES:
-        return "array"
-    if 0x80 <= first_byte <= 0x8F or first_byte in _MAP_TYPES:
-        return "map"
-    return None
+@dataclass(frozen=True)
+class _Items:
+    """A list or map channel's stored item bytes (a view into the blob), the running hash of its item
+    hashes, and whether an item holds base64 image data."""
+
+    raw: memoryview
+    hashed: "hashlib._Hash"
+    holds_base64: bool
 
 
 def _unpacker(raw: bytes) -> msgpack.Unpacker:
@@ -136,15 +144,30 @@ def _label(key_raw: bytes) -> str:
     return key if isinstance(key, str) else repr(key)
 
 
-def _items(unpacker: msgpack.Unpacker, view: memoryview, kind: str) -> list[ItemSize]:
+def _container_header(view: memoryview, start: int) -> tuple[str, int, int] | None:
+    """(kind, item count, header length) of the list or map stored at ``start``; None for other values."""
+    first = view[start]
+    if 0x90 <= first <= 0x9F:
+        return "array", first & 0x0F, 1
+    if 0x80 <= first <= 0x8F:
+        return "map", first & 0x0F, 1
+    width = {0xDC: 2, 0xDD: 4, 0xDE: 2, 0xDF: 4}.get(first)
+    if width is None:
+        return None
+    count = int.from_bytes(view[start + 1 : start + 1 + width], "big")
+    return ("array" if first in _ARRAY_TYPES else "map"), count, 1 + width
+
+
+def _walk_items(view: memoryview, kind: str, count: int, first: int) -> list[ItemSize]:
+    """``count`` items (or map entries) stored back to back in ``view``, labelled from index ``first``."""
+    unpacker = _unpacker(view)
     items = []
-    if kind == "array":
-        for index in range(unpacker.read_array_header()):
+    for index in range(first, first + count):
+        if kind == "array":
             item = _skip(unpacker, view)
             item_digest = digest(item)
             items.append(ItemSize(str(index), len(item), item_digest, _item_base64(item_digest, item)))
-        return items
-    for _ in range(unpacker.read_map_header()):
+            continue
         key = bytes(_skip(unpacker, view))
         value = _skip(unpacker, view)
         hashed = hashlib.sha256(key)
@@ -154,34 +177,60 @@ def _items(unpacker: msgpack.Unpacker, view: memoryview, kind: str) -> list[Item
     return items
 
 
-def measure_next(unpacker: msgpack.Unpacker, view: memoryview) -> ChannelSize:
-    """Measure the value at the unpacker's position and move past it, walking a list or map item by item.
+def _hash_items(hashed: "hashlib._Hash", items: list[ItemSize]) -> "hashlib._Hash":
+    hashed.update("".join(item.digest for item in items).encode())
+    return hashed
 
-    A list or map is hashed from its framing and its items' hashes, so its bytes are hashed once; each
+
+def _measure(blob: bytes, view: memoryview, start: int, end: int,
+             previous: tuple[_Items, ChannelSize] | None = None) -> tuple[ChannelSize, _Items | None]:
+    """The channel value stored at ``view[start:end]``; a list or map reuses the parent's items
+    when this value stores them first, byte for byte.
+
+    A list or map is hashed from its items' hashes and its framing, so its bytes are hashed once; each
     distinct item is searched once for base64 image data.
     """
-    start = unpacker.tell()
-    kind = _is_container(view[start]) if start < len(view) else None
-    if kind is None:
-        raw = _skip(unpacker, view)
-        return ChannelSize(len(raw), digest(raw), holds_base64=base64_image_bytes(raw) > 0)
-    items = tuple(_items(unpacker, view, kind))
-    end = unpacker.tell()
-    framing = bytes(view[start : end - sum(item.bytes for item in items)])
-    return ChannelSize(end - start, digest(framing + "".join(i.digest for i in items).encode()), items,
-                       holds_base64=any(item.base64_bytes for item in items))
+    header = _container_header(view, start) if start < end else None
+    if header is None:
+        raw = view[start:end]
+        return ChannelSize(len(raw), digest(raw), holds_base64=base64_image_bytes(raw) > 0), None
+    kind, count, header_len = header
+    body = start + header_len
+    region = view[body:end]
+    items: tuple[ItemSize, ...] = ()
+    hashed = hashlib.sha256()
+    holds = False
+    if previous is not None:
+        old, old_size = previous
+        if len(old_size.items) <= count and blob.startswith(old.raw, body):
+            items, hashed, holds = old_size.items, old.hashed.copy(), old.holds_base64
+            body += len(old.raw)
+    new = _walk_items(view[body:end], kind, count - len(items), len(items))
+    hashed = _hash_items(hashed, new)
+    holds = holds or any(item.base64_bytes for item in new)
+    final = hashed.copy()
+    final.update(view[start : start + header_len])
+    return (ChannelSize(end - start, final.hexdigest()[:32], items + tuple(new), holds_base64=holds),
+            _Items(region, hashed, holds))
 
 
 def measure_value(raw: bytes) -> ChannelSize:
     """Size, hash and per-item sizes of one serialized msgpack value; a corrupt one is measured whole."""
     try:
-        return measure_next(_unpacker(raw), memoryview(raw))
+        unpacker = _unpacker(raw)
+        unpacker.skip()
+        return _measure(raw, memoryview(raw), 0, unpacker.tell())[0]
     except Exception:
         return ChannelSize(len(raw), digest(raw))
 
 
-def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None) -> MeasuredCheckpoint:
-    """Per-channel stored sizes of a whole-checkpoint blob; never raises, never decodes values."""
+def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None,
+                            previous: MeasuredCheckpoint | None = None) -> MeasuredCheckpoint:
+    """Per-channel stored sizes of a whole-checkpoint blob; never raises, never decodes values.
+
+    ``previous``: the parent checkpoint's measurement; its items are reused where this
+    checkpoint stores the same items first.
+    """
     payload = bytes(blob or b"")
     if type_tag != "msgpack":
         problem = Problem(f"per-field sizes are not available for checkpoints stored as {type_tag!r}", None, "size")
@@ -197,7 +246,14 @@ def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None) -> Measure
                 continue
             for _ in range(unpacker.read_map_header()):
                 channel = str(unpacker.unpack())
-                measured.channels[channel] = measure_next(unpacker, view)
+                start = unpacker.tell()
+                unpacker.skip()
+                before = None
+                if previous is not None and channel in previous.regions:
+                    before = (previous.regions[channel], previous.channels[channel])
+                measured.channels[channel], region = _measure(payload, view, start, unpacker.tell(), before)
+                if region is not None:
+                    measured.regions[channel] = region
     except Exception as exc:  # truncated or corrupt blob: keep what was measured
         measured.problems.append(
             Problem(f"checkpoint blob is corrupt or truncated after {len(measured.channels)} channel(s) ({type(exc).__name__})", None, "size")

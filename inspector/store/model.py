@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
 from .decode import Problem
 from .measure import ChannelSize
@@ -24,18 +24,42 @@ def is_internal_channel(name: str) -> bool:
 _GREGORIAN_OFFSET_100NS = 0x01B21DD213814000
 
 
-def checkpoint_time(checkpoint_id: str) -> datetime | None:
-    """The creation time encoded in a uuid6 checkpoint id, or None for other ids."""
+def _uuid6(checkpoint_id: str) -> uuid.UUID | None:
     try:
         u = uuid.UUID(checkpoint_id)
     except (ValueError, TypeError, AttributeError):
         return None
-    if u.version != 6:
+    return u if u.version == 6 else None
+
+
+def checkpoint_time(checkpoint_id: str) -> datetime | None:
+    """The creation time encoded in a uuid6 checkpoint id, or None for other ids."""
+    u = _uuid6(checkpoint_id)
+    if u is None:
         return None
     ticks = (u.int >> 64) & 0xFFFFFFFFFFFFFFFF
     timestamp = ((ticks >> 16) << 12) | (ticks & 0x0FFF)
     micros = (timestamp - _GREGORIAN_OFFSET_100NS) // 10
     return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=micros)
+
+
+_STEP_BITS = 0x3FFF
+
+
+def checkpoint_step(checkpoint_id: str) -> int | None:
+    """The step LangGraph encodes in a uuid6 checkpoint id (its clock sequence), or None for other ids.
+
+    Read from the id alone, so a history can be laid out without reading metadata;
+    the metadata's ``step`` stays the authority for what is shown.
+    """
+    u = _uuid6(checkpoint_id)
+    if u is None:
+        return None
+    seq = (u.int >> 48) & _STEP_BITS
+    return seq - _STEP_BITS - 1 if seq >= _STEP_BITS - 1 else seq  # 0x3fff = -1, 0x3ffe = -2
+
+
+THREAD_SORTS = ("newest", "stored", "checkpoints")
 
 
 @dataclass(frozen=True)
@@ -47,6 +71,15 @@ class ThreadSummary:
     stored_bytes: int
     title: str | None = None
     namespaces: int = 1
+
+
+@dataclass(frozen=True)
+class StoreTotals:
+    """The whole store in three numbers, from one aggregate over keys and lengths."""
+
+    threads: int
+    checkpoints: int
+    stored_bytes: int
 
 
 @dataclass(frozen=True)
@@ -64,6 +97,10 @@ class CheckpointRow:
     writes_bytes: int = 0
     write_channels: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+    keys_only: bool = False  # read by ``timeline_keys``: step from the id, no source, metadata only ``parents``
+
+
+Key = tuple[str, str]  # (checkpoint_ns, checkpoint_id)
 
 
 BRANCH_PARENT_KEY = "branch_parent_thread_id"
@@ -172,23 +209,63 @@ class NotFound(StoreError):
 class Store(Protocol):
     """Read-only access to one checkpoint store.
 
-    Threads: ``threads``, ``count_threads``. One thread's checkpoints: ``timeline`` (all of
-    them), ``history`` (filtered and paged, as LangGraph's ``BaseCheckpointSaver.list``).
-    One checkpoint: ``state`` (decoded, delta channels rebuilt), ``delta_history`` (what a
-    delta channel was rebuilt from). Sizes: ``field_sizes``.
+    Threads: ``threads`` (ordered over every thread by the database), ``count_threads``,
+    ``totals``. One thread's checkpoints: ``timeline`` (all of them), ``timeline_keys`` (all of
+    them, keys and lengths only), ``checkpoint_rows`` (a page, in full), ``history`` (filtered
+    and paged, as LangGraph's ``BaseCheckpointSaver.list``). One checkpoint: ``state``
+    (decoded, delta channels rebuilt), ``delta_history`` (what a delta channel was rebuilt
+    from). Streams over a history in bounded batches: ``iter_states``, ``iter_field_sizes``.
+    Sizes: ``field_sizes``.
+
+    ``identity`` names the store without secrets (a file path, a server and database), so
+    facts about its checkpoints can be kept in the analysis cache.
     """
 
     url: str
     kind: str
     read_only: bool
     size_accounting: str
+    identity: str
 
-    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0) -> list[ThreadSummary]: ...
+    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
+                sort: str = "newest") -> list[ThreadSummary]:
+        """One page of threads matching ``search`` (thread id or metadata, a plain substring).
+
+        Args:
+            sort: ``newest`` (last update first), ``stored`` (stored bytes, largest first) or
+                ``checkpoints`` (most first); the order is over every matching thread, computed
+                by the database from keys and lengths, never from blob contents.
+        Returns:
+            At most ``limit`` summaries starting at ``offset`` in that order.
+        """
+        ...
 
     def count_threads(self, search: str | None = None) -> int: ...
 
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
         """Every checkpoint of the thread, every namespace, newest first; ``NotFound`` for an unknown thread."""
+        ...
+
+    def totals(self) -> StoreTotals:
+        """Threads, checkpoints and stored bytes (checkpoints, blobs and writes) of the whole store,
+        computed by the database from lengths."""
+        ...
+
+    def timeline_keys(self, thread_id: str, after: str | None = None) -> list[CheckpointRow]:
+        """Every checkpoint's keys, parent, stored lengths and written channels, newest first: enough
+        to lay out a history, read without metadata where the backend stores it behind the state.
+
+        SQLite's rows are marked ``keys_only``: ``step`` comes from the checkpoint id, ``source`` is
+        None and ``metadata`` holds only ``parents`` (a subgraph's first checkpoint needs it); other
+        backends read metadata at no extra cost and return full rows. ``after`` keeps only
+        checkpoints whose id is greater (following a running thread). Raises ``NotFound`` for an
+        unknown thread.
+        """
+        ...
+
+    def checkpoint_rows(self, thread_id: str, keys: Iterable[Key]) -> list[CheckpointRow]:
+        """Full timeline rows (metadata included) for the ``(ns, checkpoint id)`` keys given, newest
+        first; keys not in the store are left out. Reads only those rows: a page of a history."""
         ...
 
     def branch_threads(self, thread_id: str) -> list[BranchThread]:
@@ -259,6 +336,32 @@ class Store(Protocol):
         Raises:
             NotFound: The checkpoint is not in the store.
         """
+        ...
+
+    def iter_states(self, thread_id: str, ns: str = "", checkpoint_ids: Collection[str] | None = None,
+                    channels: Collection[str] | None = None) -> Iterator[CheckpointState]:
+        """Decoded states of one namespace (or only ``checkpoint_ids``), oldest first, read in bounded
+        batches so a history is never held in memory.
+
+        Args:
+            channels: decode only these channels (others are left out of ``values``); None: all.
+        Returns:
+            The states ``state()`` would return, each decoded once; a checkpoint whose parent was
+            yielded just before rebuilds its delta channels from it instead of walking the history.
+        """
+        ...
+
+    def iter_writes(self, thread_id: str, ns: str = "",
+                    checkpoint_ids: Collection[str] | None = None) -> Iterator[tuple[str, list[WriteRecord]]]:
+        """``(checkpoint id, its decoded writes in task order)`` for the checkpoints of one namespace (or
+        ``checkpoint_ids``) that have writes, oldest first, in bounded batches; no state is read."""
+        ...
+
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
+                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+        """``field_sizes`` as a stream in bounded batches (ordered by checkpoint id, then namespace);
+        ``keys`` restricts it to those ``(ns, checkpoint id)`` pairs. Raises ``NotFound`` for an
+        unknown thread."""
         ...
 
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:

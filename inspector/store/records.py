@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+import itertools
+from typing import Any, Callable, Collection, Iterable, Iterator, Sequence, TypeVar
 
 from . import delta
 from .decode import Problem, decode_typed
-from .model import CheckpointState, NotFound, ThreadSummary, WriteRecord, checkpoint_time, is_internal_channel
+from .model import (
+    CheckpointRow,
+    CheckpointState,
+    NotFound,
+    ThreadSummary,
+    WriteRecord,
+    checkpoint_step,
+    checkpoint_time,
+    is_internal_channel,
+)
+
+# Streaming reads fetch blobs in batches of at most this many rows or bytes, so a long history
+# is never held in memory at once.
+BATCH_ROWS = 64
+BATCH_BYTES = 16_000_000
+
+T = TypeVar("T")
 
 # Rebuilds delta channels: names -> (values, problems).
 Rebuilder = Callable[[list[str]], tuple[dict[str, Any], list[Problem]]]
@@ -84,11 +101,15 @@ def assemble_state(
     problems: list[Problem],
     stored_bytes: int,
     rebuild: Rebuilder,
+    channels: Collection[str] | None = None,
 ) -> CheckpointState:
     """A decoded checkpoint as every backend returns it: delta channels rebuilt and marked,
-    the state's fields apart from LangGraph's internal channels."""
+    the state's fields apart from LangGraph's internal channels. ``channels``: only these
+    were decoded, so only these are rebuilt."""
     channel_values = delta.unwrap_snapshots(channel_values)
     missing = delta.channels_to_rebuild(header.get("channel_versions"), channel_values, metadata)
+    if channels is not None:
+        missing = [name for name in missing if name in channels]
     problems = list(problems)
     if missing:
         rebuilt, rebuild_problems = rebuild(missing)
@@ -112,21 +133,102 @@ def assemble_state(
     )
 
 
-def sql_delta_history(store: Any, thread_id: str, ns: str, parent: str | None,
-                      channels: list[str]) -> dict[str, delta.DeltaHistory]:
-    """What ``channels`` of a SQL backend's checkpoint (whose parent is ``parent``) are rebuilt from."""
-    return delta.history(
-        channels,
-        store._ancestors(thread_id, ns, parent, channels),
-        lambda cids, names: store._channel_writes(thread_id, ns, cids, names),
-    )
+def sql_delta_history(store: Any, thread_id: str, ns: str, parent: str | None, channels: list[str],
+                      carried: CheckpointState | None = None) -> dict[str, delta.DeltaHistory]:
+    """What ``channels`` of a SQL backend's checkpoint (whose parent is ``parent``) are rebuilt from.
+
+    ``carried``: the parent's state when a stream has it at hand; its values seed the walk, so the
+    history above it is read only for a channel it does not hold.
+    """
+    ancestors: Iterable[delta.Ancestor] = store._ancestors(thread_id, ns, parent, channels)
+    if carried is not None and carried.checkpoint_id == parent:
+        held = {**carried.internal, **carried.values}
+        ancestors = itertools.chain(
+            [delta.Ancestor(parent, {name: held[name] for name in channels if name in held})],
+            store._ancestors(thread_id, ns, carried.parent_checkpoint_id, channels),
+        )
+    return delta.history(channels, ancestors, lambda cids, names: store._channel_writes(thread_id, ns, cids, names))
 
 
-def sql_rebuilder(store: Any, thread_id: str, ns: str, parent: str | None) -> Rebuilder:
+def sql_rebuilder(store: Any, thread_id: str, ns: str, parent: str | None,
+                  carried: CheckpointState | None = None) -> Rebuilder:
     """Rebuild delta channels of a SQL backend from its ancestors' stored values and writes."""
 
     def run(missing: list[str]) -> tuple[dict[str, Any], list[Problem]]:
-        rebuilt = delta.fold_histories(sql_delta_history(store, thread_id, ns, parent, missing))
+        rebuilt = delta.fold_histories(sql_delta_history(store, thread_id, ns, parent, missing, carried))
         return rebuilt.values, rebuilt.problems
 
     return run
+
+
+def keys_only_row(thread_id: str, ns: str, checkpoint_id: str, parent: str | None, stored_bytes: int,
+                  writes: tuple[tuple[str, ...], int], parents: dict[str, Any] | None = None) -> CheckpointRow:
+    """A ``timeline_keys`` row: keys and lengths, step read from the id, no metadata but ``parents``."""
+    return CheckpointRow(
+        thread_id=thread_id,
+        checkpoint_ns=ns,
+        checkpoint_id=checkpoint_id,
+        parent_checkpoint_id=parent,
+        step=checkpoint_step(checkpoint_id),
+        source=None,
+        created_at=checkpoint_time(checkpoint_id),
+        stored_bytes=int(stored_bytes or 0),
+        writes_bytes=int(writes[1] or 0),
+        write_channels=writes[0],
+        metadata={"parents": parents} if parents is not None else {},
+        keys_only=True,
+    )
+
+
+def step_and_source(metadata: dict[str, Any]) -> tuple[int | None, str | None]:
+    """The step and source a checkpoint's metadata records (None where they are not what LangGraph writes)."""
+    step, source = metadata.get("step"), metadata.get("source")
+    return (step if isinstance(step, int) else None), (source if isinstance(source, str) else None)
+
+
+def full_row(thread_id: str, ns: str, checkpoint_id: str, parent: str | None, stored_bytes: int,
+             writes: tuple[tuple[str, ...], int], metadata: dict[str, Any]) -> CheckpointRow:
+    """A timeline row with its metadata (step and source from it)."""
+    step, source = step_and_source(metadata)
+    return CheckpointRow(
+        thread_id=thread_id,
+        checkpoint_ns=ns,
+        checkpoint_id=checkpoint_id,
+        parent_checkpoint_id=parent,
+        step=step,
+        source=source,
+        created_at=checkpoint_time(checkpoint_id),
+        stored_bytes=int(stored_bytes or 0),
+        writes_bytes=int(writes[1] or 0),
+        write_channels=writes[0],
+        metadata=metadata,
+    )
+
+
+def batches(items: Sequence[T], size_of: Callable[[T], int]) -> Iterator[list[T]]:
+    """``items`` in runs of at most ``BATCH_ROWS`` items or ``BATCH_BYTES`` bytes (one item at least)."""
+    batch: list[T] = []
+    total = 0
+    for item in items:
+        size = size_of(item)
+        if batch and (len(batch) >= BATCH_ROWS or total + size > BATCH_BYTES):
+            yield batch
+            batch, total = [], 0
+        batch.append(item)
+        total += size
+    if batch:
+        yield batch
+
+
+def stream_writes(ids: list[str], checkpoint_ids: Collection[str] | None,
+                  write_rows: Callable[[list[str]], dict[str, list[tuple]]]) -> Iterator[tuple[str, list[WriteRecord]]]:
+    """``Store.iter_writes`` from the ids of checkpoints with writes (oldest first) and a batch reader."""
+    if checkpoint_ids is not None:
+        wanted = set(checkpoint_ids)
+        ids = [cid for cid in ids if cid in wanted]
+    return ((cid, write_records(rows)[0]) for batch in batches(ids, lambda _: 1)
+            for cid, rows in sorted(write_rows(batch).items()))
+
+
+def thread_not_found(thread_id: str) -> NotFound:
+    return NotFound(f"no thread {thread_id!r} in this store")

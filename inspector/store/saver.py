@@ -20,7 +20,7 @@ import contextlib
 import json
 import threading
 from collections import defaultdict
-from typing import Any, Sequence
+from typing import Any, Collection, Iterable, Iterator, Sequence
 
 from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -31,18 +31,22 @@ from .measure import measure_checkpoint_blob
 from .model import (
     BRANCH_PARENT_KEY,
     PER_CHECKPOINT_COPY,
+    THREAD_SORTS,
     BranchThread,
     CheckpointRow,
     CheckpointSizes,
     CheckpointState,
     NotFound,
     StoreError,
+    Key,
+    StoreTotals,
     ThreadSummary,
+    WriteRecord,
     branch_of,
     checkpoint_time,
     sorted_branches,
 )
-from .records import assemble_state, checkpoint_not_found, write_records
+from .records import assemble_state, checkpoint_not_found, thread_not_found, write_records
 from .saver_loading import load_saver
 
 SAVER_WARNING = (
@@ -130,6 +134,7 @@ class SaverStore:
             raise StoreError(f"{url or 'the object'} is not a LangGraph BaseCheckpointSaver")
         self.saver = saver
         self.url = url or f"saver:{type(saver).__name__}"
+        self.identity = f"saver:{self.url}" if url else f"saver:{type(saver).__name__}@{id(saver):x}"
         self._stack = stack or contextlib.ExitStack()
         self._is_async = is_async_only(saver)
         self._loop = loop or (_Loop() if self._is_async else None)
@@ -207,10 +212,24 @@ class SaverStore:
     def count_threads(self, search: str | None = None) -> int:
         return len(self._by_thread(search))
 
-    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
+    def totals(self) -> StoreTotals:
+        grouped = self._by_thread(None)
+        summaries = [self._summary(tid, tuples) for tid, tuples in grouped.items()]
+        return StoreTotals(len(summaries), sum(t.checkpoints for t in summaries), sum(t.stored_bytes for t in summaries))
+
+    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
+                sort: str = "newest") -> list[ThreadSummary]:
+        """Every thread is read through the saver either way; ``stored`` measures each one re-serialized."""
+        if sort not in THREAD_SORTS:
+            raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
         grouped = self._by_thread(search)
         order = sorted(grouped)
         order.sort(key=lambda tid: max(_cid(t) for t in grouped[tid]), reverse=True)
+        if sort == "checkpoints":
+            order.sort(key=lambda tid: len(grouped[tid]), reverse=True)
+        if sort == "stored":
+            ranked = sorted((self._summary(tid, grouped[tid]) for tid in order), key=lambda t: t.stored_bytes, reverse=True)
+            return ranked[offset : offset + limit]
         return [self._summary(tid, grouped[tid]) for tid in order[offset : offset + limit]]
 
     def _summary(self, thread_id: str, tuples: list[CheckpointTuple]) -> ThreadSummary:
@@ -233,10 +252,25 @@ class SaverStore:
         )
 
     # -- timeline --------------------------------------------------------
+    def _thread(self, thread_id: str) -> list[CheckpointTuple]:
+        tuples = self._list({"configurable": {"thread_id": thread_id}})
+        if not tuples:
+            raise thread_not_found(thread_id)
+        return tuples
+
+    def timeline_keys(self, thread_id: str, after: str | None = None) -> list[CheckpointRow]:
+        """Full rows: the saver returns whole checkpoints, metadata included, either way."""
+        return [r for r in self.timeline(thread_id) if after is None or r.checkpoint_id > after]
+
+    def checkpoint_rows(self, thread_id: str, keys: Iterable[Key]) -> list[CheckpointRow]:
+        wanted = set(keys)
+        tuples = self._list({"configurable": {"thread_id": thread_id}})
+        return self._rows(thread_id, [t for t in tuples if (_ns(t), _cid(t)) in wanted])
+
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
         rows = self.history(thread_id, None)
         if not rows:
-            raise NotFound(f"no thread {thread_id!r} in this store")
+            raise thread_not_found(thread_id)
         return rows
 
     def history(
@@ -253,7 +287,9 @@ class SaverStore:
         options: dict[str, Any] = {"filter": filter or None, "limit": limit}
         if before is not None:
             options["before"] = {"configurable": {**config["configurable"], "checkpoint_id": before}}
-        tuples = self._list(config, **options)
+        return self._rows(thread_id, self._list(config, **options))
+
+    def _rows(self, thread_id: str, tuples: list[CheckpointTuple]) -> list[CheckpointRow]:
         tuples.sort(key=_ns)
         tuples.sort(key=_cid, reverse=True)
         rows = []
@@ -296,11 +332,14 @@ class SaverStore:
         The saver's own storage layout is not visible through its API, so each
         checkpoint counts as one serialized copy of every channel.
         """
-        tuples = self._list({"configurable": {"thread_id": thread_id}})
-        if not tuples:
-            raise NotFound(f"no thread {thread_id!r} in this store")
-        rows = [self._sizes(thread_id, tup) for tup in tuples if ns is None or _ns(tup) == ns]
-        return sorted(rows, key=lambda r: (r.checkpoint_id, r.checkpoint_ns))
+        return list(self.iter_field_sizes(thread_id, ns))
+
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
+                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+        wanted = None if keys is None else set(keys)
+        tuples = sorted((t for t in self._thread(thread_id) if (ns is None or _ns(t) == ns)
+                         and (wanted is None or (_ns(t), _cid(t)) in wanted)), key=lambda t: (_cid(t), _ns(t)))
+        return (self._sizes(thread_id, tup) for tup in tuples)
 
     def _sizes(self, thread_id: str, tup: CheckpointTuple) -> CheckpointSizes:
         type_tag, blob, problems = _dump_checkpoint(tup.checkpoint)
@@ -328,14 +367,32 @@ class SaverStore:
         tup = self._get_tuple(config)
         if tup is None or (checkpoint_id and _cid(tup) != checkpoint_id):
             raise checkpoint_not_found(thread_id, checkpoint_id, ns)
+        return self._state_of(thread_id, ns, tup)
+
+    def iter_states(self, thread_id: str, ns: str = "", checkpoint_ids: Collection[str] | None = None,
+                    channels: Collection[str] | None = None) -> Iterator[CheckpointState]:
+        """The saver lists whole checkpoints; each is decoded when the stream reaches it."""
+        tuples = [t for t in self._thread(thread_id) if _ns(t) == ns]
+        if not tuples:
+            raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
+        wanted = None if checkpoint_ids is None else set(checkpoint_ids)
+        ordered = sorted((t for t in tuples if wanted is None or _cid(t) in wanted), key=_cid)
+        return (self._state_of(thread_id, ns, tup, channels) for tup in ordered)
+
+    def iter_writes(self, thread_id: str, ns: str = "",
+                    checkpoint_ids: Collection[str] | None = None) -> Iterator[tuple[str, list[WriteRecord]]]:
+        wanted = None if checkpoint_ids is None else set(checkpoint_ids)
+        tuples = sorted((t for t in self._list({"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}})
+                         if _ns(t) == ns and t.pending_writes and (wanted is None or _cid(t) in wanted)), key=_cid)
+        return ((_cid(t), _writes_of(t)[0]) for t in tuples)
+
+    def _state_of(self, thread_id: str, ns: str, tup: CheckpointTuple,
+                  channels: Collection[str] | None = None) -> CheckpointState:
         type_tag, blob, problems = _dump_checkpoint(tup.checkpoint)
-        decoded = decode_checkpoint_blob(type_tag, blob)
+        decoded = decode_checkpoint_blob(type_tag, blob, channels)
         metadata = plain(dict(tup.metadata or {})).value
         metadata = metadata if isinstance(metadata, dict) else {}
-        writes, write_problems = write_records(
-            (task_id, "", idx, channel, *_dumps(value))
-            for idx, (task_id, channel, value) in enumerate(tup.pending_writes or [])
-        )
+        writes, write_problems = _writes_of(tup)
         return assemble_state(
             thread_id=thread_id,
             ns=ns,
@@ -349,6 +406,7 @@ class SaverStore:
             problems=problems + decoded.problems + write_problems,
             stored_bytes=len(blob) + _metadata_bytes(tup),
             rebuild=lambda missing: self._rebuild(tup, missing),
+            channels=channels,
         )
 
     def _rebuild(self, tup: CheckpointTuple, channels: list[str]) -> tuple[dict[str, Any], list[Problem]]:
@@ -389,6 +447,11 @@ class SaverStore:
             seed = plain(entry["seed"], channel).value if has_seed else None
             out[channel] = delta.DeltaHistory(channel, writes, seed, has_seed)
         return out
+
+
+def _writes_of(tup: CheckpointTuple) -> tuple[list[WriteRecord], list[Problem]]:
+    return write_records((task_id, "", idx, channel, *_dumps(value))
+                         for idx, (task_id, channel, value) in enumerate(tup.pending_writes or []))
 
 
 def _cid(tup: CheckpointTuple) -> str:

@@ -31,8 +31,11 @@ def messages_view(value: Any, ctx: Any) -> None:
         if not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
             st.caption(f"The newest {RECENT} of {len(shown)} messages.")
             shown = shown[-RECENT:]
-    for turn in shown:
-        _turn(turn, turns, show_ids, everything)
+    # One place per turn, in order, filled newest first: the newest message reaches the browser first.
+    places = [st.container() for _ in shown]
+    for place, turn in zip(reversed(places), reversed(shown)):
+        with place:
+            _turn(turn, turns, show_ids, everything)
 
 
 def _part(part: Part) -> None:

@@ -1,4 +1,5 @@
-"""Cached reads for the pages: timelines and decoded checkpoints, bounded by ttl and max_entries.
+"""Cached reads for the pages: histories, timelines and decoded checkpoints, bounded by ttl and max_entries;
+and the analysis cache the pages share with the CLI.
 
 Entries are keyed by the store URL, so two stores never share one. A thread's
 timeline carries a generation number; ``refresh_thread`` bumps it so the next
@@ -17,10 +18,12 @@ from typing import Any
 
 import streamlit as st
 
+from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..history import History, build_history
 from ..redaction import Redactor, redactor_for
 from ..settings import Settings, load_settings
 from ..store import CheckpointRow, CheckpointState, Store
+from ..thread_history import ThreadHistory
 from .inert import literal
 
 
@@ -64,6 +67,16 @@ def _raw_state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation
 
 
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _thread_history(url: str, thread_id: str, generation: int, _store: Store) -> ThreadHistory:
+    return ThreadHistory(_store, thread_id, mask=masked)
+
+
+def thread_history(store: Store, thread_id: str) -> ThreadHistory:
+    """The thread's history laid out from its keys (no state, no metadata read); pages complete it."""
+    return _thread_history(store.url, thread_id, _GENERATIONS.get((store.url, thread_id), 0), store)
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _store: Store) -> CheckpointState:
     return masked(_raw_state(url, thread_id, ns, checkpoint_id, generation, _store))
 
@@ -101,3 +114,24 @@ def refresh_thread(store: Store, thread_id: str) -> None:
     """Forget the cached timeline and states of one thread; the next read sees new checkpoints and writes."""
     key = (store.url, thread_id)
     _GENERATIONS[key] = _GENERATIONS.get(key, 0) + 1
+
+
+@st.cache_resource(show_spinner=False)
+def _analysis_cache(cache_dir: str | None, max_mb: int, url: str, _store: Store) -> AnalysisCache | str | None:
+    try:
+        return open_cache(cache_dir, max_mb, _store)
+    except CacheError as exc:
+        return str(exc)
+
+
+def analysis_cache(store: Store) -> AnalysisCache | None:
+    """The analysis cache shared with the CLI (None when turned off or unusable, said in the sidebar)."""
+    settings = settings_or_defaults()
+    cache = _analysis_cache(settings.cache_dir, settings.cache_max_mb, store.url, store)
+    if isinstance(cache, str):
+        st.sidebar.caption(":material/info: " + literal(f"Analyses run without their cache: {cache}"))
+        return None
+    if cache is not None and cache.notice and not st.session_state.get("analysis_cache_notice_shown"):
+        st.session_state["analysis_cache_notice_shown"] = True
+        st.warning(literal(cache.notice), icon=":material/build:")
+    return cache

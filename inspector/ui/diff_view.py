@@ -5,12 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import schema as schemas
-from ..diff import ReplayVerdict, StateDiff, StepReplay, diff, replay_step, replay_thread, verdict
+from ..diff import ReplayVerdict, StateDiff, StepReplay, cached_verdicts, diff, replay_step, replay_thread, verdict
+from ..diff.thread_replay import schema_fingerprint
 from ..history import MISSING_PARENT
 from ..jsonable import dumps
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, data, routes
 from .inert import code_span, literal
+from .progress import progress_bar
 from .values import show_value
 
 MISMATCH_MARK = "replay does not match"
@@ -28,19 +30,32 @@ def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = ""
     result = diff(before, after, internal=internal)
     if not result.adjacent:
         return data.masked((result, None))
-    sole_child = sum(1 for r in data.timeline(store, thread_id) if r.checkpoint_ns == ns and r.parent_checkpoint_id == from_id) == 1
+    history = data.thread_history(store, thread_id).history  # keys only: no history-wide read
+    parent = history.nodes.get((ns, from_id))
+    sole_child = parent is not None and sum(1 for child in parent.children if child[0] == ns) == 1
     return data.masked((result, replay_step(before, after, sole_child=sole_child)))
 
 
-@st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner="Replaying every step…")
-def _thread_replay(url: str, schema_name: str, _store: Store, thread_id: str, ns: str) -> list[StepReplay]:
-    """Every step's replay check; the cache holds it with secrets masked."""
-    return data.masked(replay_thread(_store, thread_id, ns))
+@st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+def _thread_replay(url: str, schema: str, thread_id: str, ns: str, newest: str) -> dict[str, list[StepReplay]]:
+    return {}  # filled once by the first page run that asks, with its progress bar
 
 
 def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
-    """Every step of one namespace replayed (cached per store, schema, thread and namespace)."""
-    return _thread_replay(store.url, schemas.active().name, store, thread_id, ns)
+    """Every step of one namespace replayed, with a progress bar, secrets masked (kept per store, schema, thread,
+    namespace and newest checkpoint; verdicts also go to the analysis cache, so the next process replays only new steps)."""
+    schema = schemas.active()
+    newest = data.thread_history(store, thread_id).newest_id
+    held = _thread_replay(store.url, schema_fingerprint(schema), thread_id, ns, newest)
+    if "steps" not in held:
+        with progress_bar("Replaying every step", "steps") as progress:
+            held["steps"] = data.masked(replay_thread(store, thread_id, ns, schema, data.analysis_cache(store), progress))
+    return held["steps"]
+
+
+def cached_marks(store: Store, thread_id: str, rows: list[CheckpointRow]) -> dict[tuple[str, str], str]:
+    """Marks for ``rows`` (a page of the history) from the verdicts the analysis cache already holds."""
+    return {key: step_mark(check) for key, check in cached_verdicts(store, thread_id, rows, data.analysis_cache(store)).items()}
 
 
 def step_mark(check: StepReplay) -> str:
@@ -57,15 +72,10 @@ def step_mark(check: StepReplay) -> str:
     return {"first": "first checkpoint"}.get(check.status, check.status)
 
 
-REPLAY_MARK_LIMIT = 2000  # checkpoints; longer threads are checked on request (each state is decoded once)
-
-
 def thread_replay(store: Store, thread_id: str, namespaces: list[str], checkpoints: int) -> dict[str, list[StepReplay]]:
-    """Namespace -> every step replayed, from the cache; empty until asked for on long threads.
-
-    Threads longer than ``REPLAY_MARK_LIMIT`` are only checked after the user asks for it.
-    """
-    if checkpoints > REPLAY_MARK_LIMIT and not st.toggle(
+    """Namespace -> every step replayed, once the user asks for the check (it reads the whole history:
+    opening a thread must not)."""
+    if not st.toggle(
         "Check every step's replay", key=f"replay_marks_{thread_id}",
         help=f"{checkpoints} checkpoints: each one is decoded once to replay its writes",
     ):
@@ -180,7 +190,7 @@ def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: 
     if not state.parent_checkpoint_id:
         st.caption("The first checkpoint of this namespace: there is no parent to compare with.")
         return
-    problem = data.history(store, thread_id).problem_of((state.checkpoint_ns, state.checkpoint_id))
+    problem = data.thread_history(store, thread_id).history.problem_of((state.checkpoint_ns, state.checkpoint_id))
     if problem is not None:
         st.error(f"{problem.message}. The replay check stops here.", icon=":material/link_off:")
         if problem.kind == MISSING_PARENT:

@@ -1,4 +1,10 @@
-"""Health: the whole store ranked by stored bytes, the fields that account for them, and every flag."""
+"""Health: every thread ranked by stored bytes, the largest analysed in depth, the fields that account for
+their bytes, and every flag raised.
+
+The ranking is one aggregate over lengths in the database, so the largest thread
+comes first however many threads the store holds; the top ``health_top_threads``
+are then measured and linted (through the analysis cache), with a progress bar.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +16,23 @@ from ..drift import drift_lines
 from ..sizes import store_sizes, what_if_lines
 from ..store import StoreError
 from ..units import human_bytes
-from . import connection, routes
+from . import connection, data, routes
 from .inert import literal
 from .sizes_views import health_of, render_flags
 from .tables import byte_columns
 
-MAX_THREADS = 500
+
+def _analyse(store, threads) -> list:
+    """Health of each thread, largest first, with a progress bar counting checkpoints."""
+    total = sum(t.checkpoints for t in threads)
+    bar = st.progress(0.0, text=f"Analysing {len(threads)} thread(s): 0 / {total:,} checkpoints")
+    reports, done = [], 0
+    for thread in threads:
+        reports.append(health_of(store, thread.thread_id, thread.newest_checkpoint_id))
+        done += thread.checkpoints
+        bar.progress(done / total if total else 1.0, text=f"Analysing {len(threads)} thread(s): {done:,} / {total:,} checkpoints")
+    bar.empty()
+    return reports
 
 
 def render() -> None:
@@ -23,33 +40,36 @@ def render() -> None:
     store = connection.store()
     if store is None:
         return
+    top = data.settings_or_defaults().health_top_threads
     try:
-        threads = store.threads(limit=MAX_THREADS)
-        with st.spinner(f"Measuring {len(threads)} thread(s)…"):
-            reports = [health_of(store, t.thread_id, t.newest_checkpoint_id) for t in threads]
+        totals = store.totals()
+        threads = store.threads(limit=top, sort="stored")
+        reports = _analyse(store, threads)
     except StoreError as exc:
         st.error(f"Reading the store failed: {literal(exc)}")
         return
     if not reports:
         st.info("This store has no threads.")
         return
-    reports.sort(key=lambda r: (-r.sizes.stored_bytes, r.thread_id))
-    summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting)
+    summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting, totals)
+    st.caption(f"All {totals.threads:,} thread(s) ranked by stored bytes; the largest {len(reports)} analysed in depth "
+               f"(setting health_top_threads = {top}).")
     a, b, c, d = st.columns(4)
-    a.metric("Stored", human_bytes(summary.stored_bytes), help=f"accounting: {summary.accounting}")
-    b.metric("Spent on repeats", human_bytes(summary.repeated_bytes))
+    a.metric("Stored", human_bytes(summary.store_bytes), help=f"the whole store ({totals.threads:,} threads, "
+             f"{totals.checkpoints:,} checkpoints); accounting: {summary.accounting}")
+    b.metric("Spent on repeats", human_bytes(summary.repeated_bytes), help=f"in the {len(reports)} threads analysed")
     c.metric("Flags", sum(len(r.flags) for r in reports))
-    d.metric("Threads flagged", f"{sum(1 for r in reports if r.flags)} of {len(reports)}")
+    d.metric("Threads flagged", f"{sum(1 for r in reports if r.flags)} of {len(reports)} analysed")
     keep = reports[0].sizes.what_if.keep_newest
-    st.caption(" · ".join(what_if_lines(keep, summary.keep_newest_saved_bytes, summary.viewed_images_repeated_bytes,
-                                         summary.base64_in_messages_bytes)))
-    st.subheader("Threads by stored bytes")
+    st.caption("In the threads analysed: " + " · ".join(what_if_lines(
+        keep, summary.keep_newest_saved_bytes, summary.viewed_images_repeated_bytes, summary.base64_in_messages_bytes)))
+    st.subheader("The largest threads, by stored bytes")
     st.dataframe(pd.DataFrame([
         {"thread": r.thread_id, "stored bytes": r.sizes.stored_bytes, "newest state": r.sizes.last_total_bytes,
          "repeats": r.sizes.repeated_bytes, "flags": ", ".join(r.codes())}
         for r in reports
     ]), hide_index=True, width="stretch", column_config=byte_columns("stored bytes", "newest state", "repeats"))
-    st.subheader("Bytes per field, all threads")
+    st.subheader("Bytes per field, in the threads analysed")
     fields = pd.DataFrame({"field": list(summary.fields), "stored bytes": list(summary.fields.values())})
     st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
         x=alt.X("stored bytes:Q"), y=alt.Y("field:N", sort="-x"), tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],

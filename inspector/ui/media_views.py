@@ -26,6 +26,7 @@ from .data import MAX_ENTRIES, TTL, masked, redactor
 from .inert import code_span, literal, show_markdown
 from .tables import table
 
+HISTORY_PANEL = "Images over time"
 GALLERY_COLUMNS = 3
 MAX_HISTORY_THUMBNAILS = 24
 
@@ -38,17 +39,20 @@ def _data_dir() -> str | None:
 
 
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
-def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None,
+def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None, history: bool,
             _store: Store, _state: CheckpointState) -> MediaReport:
-    return masked(report_for_state(_store, _state, data_dir))
+    return masked(report_for_state(_store, _state, data_dir, history=history))
 
 
-def report(store: Store | None, state: CheckpointState) -> MediaReport:
-    """The media report of ``state`` (cached per store, checkpoint and data folder)."""
+def report(store: Store | None, state: CheckpointState, history: bool = False) -> MediaReport:
+    """The media report of ``state`` (cached per store, checkpoint and data folder); ``history`` adds each
+    image's span and each artifact's first step, read along the lineage (only the history panel asks)."""
     if store is None:
         return masked(report_for_state(None, state, _data_dir(), history=False))  # type: ignore[arg-type]
-    with st.spinner("Checking images and artifacts…"):
-        return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), store, state)
+    with st.spinner("Reading the images and artifacts along this checkpoint's history…" if history
+                    else "Checking images and artifacts…"):
+        return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), history,
+                       store, state)
 
 
 def _problems(report_: MediaReport) -> None:
@@ -153,7 +157,9 @@ def artifacts_view(value: Any, ctx: Any) -> None:
         return
     found = report(ctx.store, ctx.state)
     _problems(found)
-    st.dataframe(table(artifact_rows(found.artifacts)), hide_index=True)
+    rows = [{k: v for k, v in row.items() if k != "first step"} for row in artifact_rows(found.artifacts)]
+    st.dataframe(table(rows), hide_index=True)
+    st.caption(f"When each one first appeared: the {HISTORY_PANEL!r} panel.")
     if not found.artifacts:
         return
     labels = [a.path for a in found.artifacts]
@@ -179,11 +185,16 @@ def _span_thumbnails(url: str, thread_id: str, ns: str, checkpoint_id: str, data
 
 
 def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
-    """THREAD_PANELS entry: every image of the lineage, when it appeared, how it ended, how long it was carried."""
-    found = report(store, state)
+    """THREAD_PANELS entry: every image of the lineage, when it appeared, how it ended, how long it was carried;
+    and the step each artifact first appeared at."""
+    found = report(store, state, history=True)
+    if found.artifacts:
+        st.markdown("**Artifacts**")
+        st.dataframe(table(artifact_rows(found.artifacts)), hide_index=True)
     if not found.spans:
         st.info("No image was viewed on the way to this checkpoint.")
         return
+    st.markdown("**Images**")
     st.dataframe(table(span_rows(found.spans)), hide_index=True)
     if note := lifecycle_note(found.spans):
         st.caption(literal(note))
@@ -205,5 +216,5 @@ def register() -> None:
 
     FIELD_VIEWS["viewed_images"] = viewed_images_view
     FIELD_VIEWS["artifacts"] = artifacts_view
-    if not any(title == "Images over time" for title, _ in THREAD_PANELS):
-        THREAD_PANELS.append(("Images over time", images_over_time_panel))
+    if not any(title == HISTORY_PANEL for title, _ in THREAD_PANELS):
+        THREAD_PANELS.append((HISTORY_PANEL, images_over_time_panel))

@@ -17,6 +17,7 @@ from ..sizes import what_if_lines
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..units import human_bytes
 from . import data
+from .progress import progress_bar
 from .inert import literal
 from .tables import byte_columns
 
@@ -26,14 +27,19 @@ _S = settings()
 
 
 @st.cache_resource(ttl=_S.cache_ttl_seconds, max_entries=max(_S.cache_max_entries, 256), show_spinner=False)
-def _health(url: str, schema_name: str, thread_id: str, newest: str | None, _store: Store,
-            _settings: Settings) -> ThreadHealth:
-    return data.masked(thread_health(_store, thread_id, _settings), keys=False)
+def _health(url: str, schema_name: str, thread_id: str, newest: str | None, _settings: Settings) -> dict[str, ThreadHealth]:
+    return {}  # filled once by the first page run that asks, with its progress bar
 
 
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
-    """Sizes, flags and schema drift of one thread (cached until its newest checkpoint or the schema changes)."""
-    return _health(store.url, schemas.active().name, thread_id, newest, store, settings())
+    """Sizes, flags and schema drift of one thread (kept until its newest checkpoint or the schema changes;
+    each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones)."""
+    held = _health(store.url, schemas.active().name, thread_id, newest, settings())
+    if "health" not in held:
+        with progress_bar(f"Measuring {thread_id}") as progress:
+            found = thread_health(store, thread_id, settings(), data.analysis_cache(store), progress)
+            held["health"] = data.masked(found, keys=False)
+    return held["health"]
 
 
 
@@ -46,9 +52,8 @@ def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpoi
 
 def _newest(store: Store, thread_id: str) -> str | None:
     """The newest root checkpoint id (as the thread list has it): the cache key that changes as the thread grows."""
-    rows = data.timeline(store, thread_id)
-    root = [r.checkpoint_id for r in rows if r.checkpoint_ns == ""]
-    return max(root or [r.checkpoint_id for r in rows], default=None)
+    head = data.thread_history(store, thread_id).history.head
+    return head[1] if head is not None else None
 
 
 def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str | None = None) -> None:
@@ -116,24 +121,24 @@ LIST_COLUMN_CONFIG = {
 }
 
 
-SORTS = {"newest": None, "stored size": "stored", "state size": "state size"}
+SORTS = {"newest": "newest", "stored size": "stored", "checkpoints": "checkpoints"}
 # Above this many stored bytes on one page of the list, sizes and flags are measured on request only.
 LIST_MEASURE_BYTES = 200_000_000
 
 
-def size_sorted(store: Store, rows: list[ThreadSummary]) -> tuple[list[ThreadSummary], dict[str, dict[str, object]]]:
-    """The page's threads in the order the user picked (newest, stored size, state size) and their size columns."""
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
+def sort_choice() -> str:
+    """The order the user picked for the thread list, as ``Store.threads`` names it (over every thread)."""
+    picked = st.segmented_control("Sort by", list(SORTS), default="newest", key="threads_sort",
+                                  help="the whole store is sorted, not only this page")
+    return SORTS.get(picked or "newest", "newest")
+
+
+def size_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str, object]]:
+    """The page's state size and flag columns, measured unless the page holds too many bytes to do it unasked."""
     cheap = sum(r.stored_bytes for r in rows) <= LIST_MEASURE_BYTES
-    measure = right.toggle("Sizes and flags", value=cheap, key="threads_measure",
-                           help="reads every checkpoint of the listed threads (nothing is decoded but each branch's newest state)")
-    columns = list_columns(store, rows) if measure else {r.thread_id: {"state size": None, "flags": ""} for r in rows}
-    order = left.segmented_control("Sort by", list(SORTS), default="newest", key="threads_sort")
-    if order == "stored size":
-        rows = sorted(rows, key=lambda r: -r.stored_bytes)
-    elif order == "state size":
-        rows = sorted(rows, key=lambda r: -(columns[r.thread_id]["state size"] or 0))
-    return rows, columns
+    measure = st.toggle("Sizes and flags", value=cheap, key="threads_measure",
+                        help="reads every checkpoint of the listed threads (nothing is decoded but each branch's newest state)")
+    return list_columns(store, rows) if measure else {r.thread_id: {"state size": None, "flags": ""} for r in rows}
 
 
 def add_size_columns(frame: pd.DataFrame, rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) -> pd.DataFrame:

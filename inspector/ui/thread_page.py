@@ -4,14 +4,17 @@ URL contract: ``?thread=<id>&checkpoint=<id>&ns=<namespace>`` (page ``thread``).
 The query parameters always name what is on screen; every control that selects
 a checkpoint writes them.
 
-Hook contract: ``THREAD_PANELS`` is a list of ``(title, render)`` pairs shown
-as tabs beside the history; ``render(store, thread_id, selected_row, state)``
-gets the open ``Store``, the thread id, the selected ``CheckpointRow`` and its
-decoded ``CheckpointState``. Another module adds a panel with one line::
+Hook contract: ``THREAD_PANELS`` is a list of ``(title, render)`` pairs offered
+beside the history; ``render(store, thread_id, selected_row, state)`` gets the
+open ``Store``, the thread id, the selected ``CheckpointRow`` and its decoded
+``CheckpointState``. Another module adds a panel with one line::
 
     THREAD_PANELS.append(("Diff vs parent", render_parent_diff))
 
-Each panel runs guarded: an exception shows an error in that tab only.
+Only the chosen panel runs (the first, the state, until another is picked), so
+opening a thread costs the visible page of its history and one decoded
+checkpoint, whatever the history's length. Each panel runs guarded: an
+exception shows an error in that panel only.
 """
 
 from __future__ import annotations
@@ -25,12 +28,16 @@ from ..drift import drift_lines, thread_drift
 from ..history import History, Key
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from . import audit_trail, branch_links, connection, data, diff_view, reveal, routes, timeline_view
+from ..thread_history import ThreadHistory
+from . import audit_trail, branch_links, connection, data, diff_view, follow, reveal, routes, timeline_view
 from .guard import guarded
 from .inert import literal
 from .state_view import render_state
 
 Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]
+# Up to this many stored bytes, opening a thread reads every checkpoint's metadata (it sits behind the state
+# in SQLite, so reading it costs about the thread's bytes); beyond, only the pages shown.
+SMALL_HISTORY_BYTES = 16_000_000
 
 
 def _state_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
@@ -69,7 +76,7 @@ def render() -> None:
     if store is None:
         return
     try:
-        history = data.history(store, location.thread)
+        thread = data.thread_history(store, location.thread)
     except NotFound:
         st.title("Thread")
         _back(f"There is no thread {location.thread!r} in this store.")
@@ -77,8 +84,9 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {location.thread!r} failed: {exc}")
         return
+    _header(store, thread, location)
+    history = thread.history
     key = _resolve(history, location)
-    _header(store, location.thread, history)
     if key is None:
         st.warning(literal(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
                            if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread."))
@@ -90,26 +98,40 @@ def render() -> None:
         select(shown)  # the URL names exactly what is on screen, so a copied link keeps showing it
     audit_trail.record_view("thread_view", location.thread)
     audit_trail.record_view("checkpoint_view", location.thread, key[1], key[0])
-    _body(store, location.thread, history, key)
+    # one read for the rows on screen: the selected checkpoint's page, and the thread's first checkpoint,
+    # whose metadata names the thread a branch came from (a small history is read whole, kinds and all)
+    page = history.page(history.page_of(key, timeline_view.PAGE_SIZE), timeline_view.PAGE_SIZE)
+    if sum(node.row.stored_bytes for node in history.nodes.values()) <= SMALL_HISTORY_BYTES:
+        page = history.ordered
+    thread.complete(store, [*page, *([thread.oldest_root] if thread.oldest_root else [])])
+    guarded("Branch links", branch_links.render, store, thread.thread_id, history)
+    _body(store, thread, key)
     timeline_view.autoplay(history, key, select)
 
 
-def _header(store: Store, thread_id: str, history: History) -> None:
-    title_col, refresh_col = st.columns([6, 1], vertical_alignment="bottom")
-    title_col.title(literal(thread_id))
+def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
+    """The title, Refresh, and Follow (which reads newer checkpoints before the history is laid out)."""
+    title_col, follow_col, refresh_col = st.columns([5, 1.4, 1.4], vertical_alignment="bottom")
+    title_col.title(literal(thread.thread_id))
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
-        data.refresh_thread(store, thread_id)
+        data.refresh_thread(store, thread.thread_id)
         st.rerun()
+    with follow_col:
+        st.toggle("Follow", key=follow.TOGGLE_KEY, help=follow.HELP)
     routes.link("threads", "All threads", icon=":material/arrow_back:")
-    guarded("Branch links", branch_links.render, store, thread_id, history)
+    follow.poll(store, thread, location, select)
 
 
-def _history(store: Store, thread_id: str, history: History, key: Key) -> None:
+def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
+    history = thread.history
     namespaces = sorted({ns for ns, _ in history.ordered})
-    replays = diff_view.thread_replay(store, thread_id, namespaces, len(history))
+    replays = diff_view.thread_replay(store, thread.thread_id, namespaces, len(history))
     if replays:
         diff_view.render_verdict(verdict([s for steps in replays.values() for s in steps]), compact=True)
-    timeline_view.render(history, key, select, diff_view.replay_marks(replays))
+    timeline_view.render(history, key, select, diff_view.replay_marks(replays),
+                         complete=lambda keys: thread.complete(store, keys),
+                         marks_for=lambda keys: diff_view.cached_marks(
+                             store, thread.thread_id, [history.node(k).row for k in keys]))
 
 
 def _drift(store: Store, thread_id: str, history: History) -> None:
@@ -124,21 +146,31 @@ def _drift(store: Store, thread_id: str, history: History) -> None:
         st.caption(literal(lines[-1]))
 
 
-def _body(store: Store, thread_id: str, history: History, key: Key) -> None:
+def _panel() -> tuple[str, Panel]:
+    """The panel picked beside the history (the first one until another is picked)."""
+    titles = [title for title, _ in THREAD_PANELS]
+    chosen = st.segmented_control("Panel", titles, default=titles[0], key="thread_panel", label_visibility="collapsed")
+    return next(((t, p) for t, p in THREAD_PANELS if t == chosen), THREAD_PANELS[0])
+
+
+def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
+    history = thread.history
     row = history.node(key).row
     guarded("Navigator", timeline_view.navigator, history, key, select)
     left, right = st.columns([2, 3], gap="medium")
+    with right:  # first: the state reaches the browser before the history's charts
+        guarded("The selected checkpoint", _selected, store, thread.thread_id, row)
     with left:
-        guarded("History", _history, store, thread_id, history, key)
-        guarded("Schema drift", _drift, store, thread_id, history)
-    with right:
-        try:
-            state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
-        except Exception as exc:  # noqa: BLE001 - the history beside it must still render
-            st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {data.redactor().text(str(exc))}"),
-                     icon=":material/error:")
-            return
-        tabs = st.tabs([title for title, _ in THREAD_PANELS])
-        for tab, (title, panel) in zip(tabs, THREAD_PANELS):
-            with tab:
-                guarded(title, panel, store, thread_id, row, state)
+        guarded("History", _history, store, thread, key)
+        guarded("Schema drift", _drift, store, thread.thread_id, history)
+
+
+def _selected(store: Store, thread_id: str, row: CheckpointRow) -> None:
+    title, panel = _panel()
+    try:
+        state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
+    except Exception as exc:  # noqa: BLE001 - the history beside it must still render
+        st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {data.redactor().text(str(exc))}"),
+                 icon=":material/error:")
+        return
+    guarded(title, panel, store, thread_id, row, state)

@@ -24,12 +24,16 @@ def render() -> None:
         st.query_params["q"] = search
     else:
         st.query_params.pop("q", None)
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    with left:
+        order = sizes_views.sort_choice()
     try:
         total = store.count_threads(search or None)
         pages = max(1, -(-total // PAGE_SIZE))
         page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
-        rows = data.masked(store.threads(search or None, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE))
-        rows, sizes = sizes_views.size_sorted(store, rows)
+        rows = data.masked(store.threads(search or None, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE, sort=order))
+        with right:
+            sizes = sizes_views.size_columns(store, rows)
     except StoreError as exc:
         st.error(f"Reading the thread list failed: {literal(exc)}")
         return

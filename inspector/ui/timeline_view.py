@@ -28,6 +28,9 @@ def _location(history: History, key: Key) -> Location:
 
 
 def _label(history: History, key: Key) -> str:
+    row = history.node(key).row
+    if row.keys_only:  # off the pages read so far: the step from the checkpoint id, no source yet
+        return literal(f"step {row.step}")
     return literal(f"step {step_label(history, key)}")  # select_slider options are Markdown
 
 
@@ -77,12 +80,20 @@ def autoplay(history: History, key: Key, select: Select) -> None:
     st.rerun()
 
 
-def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None) -> None:
+def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None,
+           complete: Callable[[list[Key]], None] | None = None,
+           marks_for: Callable[[list[Key]], dict[Key, str]] | None = None) -> None:
+    """The checkpoint tree and table of one page of the history; ``complete(keys)`` reads that page's full
+    rows, ``marks_for(keys)`` gives that page's replay marks when ``marks`` does not."""
     pages = history.page_count(PAGE_SIZE)
     page = history.page_of(key, PAGE_SIZE)
     if pages > 1:
         page = st.number_input(f"History page (of {pages}, newest first)", 1, pages, page + 1, key=f"hist_page_{key}") - 1
     keys = history.page(page, PAGE_SIZE)
+    if complete is not None:
+        complete(keys)
+    if not marks and marks_for is not None:
+        marks = marks_for(keys)
     st.caption(_summary(history))
     _problems(history)
     _replay_warning(history, marks or {})
@@ -125,13 +136,16 @@ def _summary(history: History) -> str:
         parts.append(f"delta mode: {DELTA_MARKER} on {marked[DELTA_MARKER]} checkpoint(s)")
     elif marked["counters_since_delta_snapshot"]:
         parts.append(f"delta channels on {marked['counters_since_delta_snapshot']} checkpoint(s)")
+    read = sum(1 for node in history.nodes.values() if not node.row.keys_only)
+    if read < len(history) and (kinds or marked[DELTA_MARKER] or marked["counters_since_delta_snapshot"]):
+        parts.append(f"(kinds counted on the {read} checkpoint(s) read so far)")
     return " · ".join(parts)
 
 
 def _tree(history: History, keys: list[Key], key: Key, select: Select) -> None:
-    chart = tree_chart(tree_data(history, keys, key))
-    event = st.altair_chart(chart, on_select="rerun", selection_mode=SELECTION,
-                            key=f"tree_{key[0]}_{key[1]}", width="stretch")
+    spec = tree_chart(tree_data(history, keys, key))
+    event = st.vega_lite_chart(spec, on_select="rerun", selection_mode=SELECTION,
+                               key=f"tree_{key[0]}_{key[1]}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
         target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
