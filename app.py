@@ -25,6 +25,7 @@ pages = routes.register(
         st.Page("inspector/ui/pages/thread.py", title="Thread", icon=":material/timeline:", url_path="thread"),
         st.Page("inspector/ui/pages/diff.py", title="Diff", icon=":material/difference:", url_path="diff"),
         st.Page("inspector/ui/pages/health.py", title="Health", icon=":material/monitor_heart:", url_path="health"),
+        st.Page("inspector/ui/pages/retention.py", title="Retention", icon=":material/auto_delete:", url_path="retention"),
     ]
 )
 page = st.navigation(pages)

@@ -206,6 +206,8 @@ def _locate_file(key: str, entry: dict, user_data: UserData | None, check: Image
         check.problems.append("the thread's user-data folder was not found on this machine (set --data-dir)")
         return None
     actual = entry.get("actual_path")
+    if isinstance(actual, str):
+        actual = user_data.local_path(actual)
     if isinstance(actual, str) and "\x00" not in actual and os.path.lexists(actual):
         try:  # an actual_path from another machine is simply not here: fall back to the agent path
             return check_physical(actual, user_data)

@@ -13,7 +13,7 @@ from .image_history import ImageSpan, image_spans
 from .images import ImageCheck, check_viewed_images
 from .store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from .store.model import branch_of
-from .user_data import PathRefused, UserData, data_bases, locate
+from .user_data import PathRefused, UserData, data_bases, in_bundle, locate
 
 
 @dataclass
@@ -47,24 +47,37 @@ MAX_BRANCH_DEPTH = 4
 
 def thread_user_data(state: CheckpointState, data_dir: str | Path | None = None,
                      store: Any = None, rows: list[CheckpointRow] | None = None) -> tuple[UserData | None, list[str]]:
-    """The thread's folders for ``state`` (thread_data, then --data-dir, then next to a SQLite store),
-    with those of the threads it was branched from (from its checkpoints' branch metadata)."""
-    user_id = state.metadata.get("user_id") if isinstance(state.metadata.get("user_id"), str) else None
+    """The thread's folders for ``state`` (see ``thread_folders``)."""
+    return thread_folders(state.thread_id, state.values.get("thread_data"), state.metadata, data_dir, store, rows)
+
+
+def thread_folders(thread_id: str, thread_data: Any, metadata: dict[str, Any], data_dir: str | Path | None = None,
+                   store: Any = None, rows: list[CheckpointRow] | None = None) -> tuple[UserData | None, list[str]]:
+    """A thread's folders (``thread_data``, then --data-dir, then next to a SQLite store), with those of the
+    threads it was branched from (from its checkpoints' branch metadata); for a support bundle, only the
+    bundle's own copies. Returns (folders or None, problems)."""
+    bundle_root = getattr(store, "user_data_root", None)
+    if bundle_root is not None:
+        try:
+            found = in_bundle(thread_id, bundle_root, getattr(store, "recorded_folders", {}))
+        except PathRefused as exc:
+            return None, [f"refused: {exc}"]
+        return (found, []) if found else (None, ["this bundle holds no user-data files for the thread"])
+    user_id = metadata.get("user_id") if isinstance(metadata.get("user_id"), str) else None
     bases = data_bases(data_dir, store)
     try:
-        found = locate(state.thread_id, state.values.get("thread_data"), bases, user_id)
+        found = locate(thread_id, thread_data, bases, user_id)
     except PathRefused as exc:
         return None, [f"refused: {exc}"]
     if found is None:
         return None, ["the thread's user-data folder was not found on this machine; "
                       "set --data-dir or INSPECTOR_DATA_DIR to DeerFlow's data folder"]
-    origin = branch_of(state.thread_id, state.metadata)
+    origin = branch_of(thread_id, metadata)
     if origin is None and (rows is not None or store is not None):
-        origin = branch_origin(rows if rows is not None else _timeline(store, state.thread_id))
+        origin = branch_origin(rows if rows is not None else _timeline(store, thread_id))
     if origin is None:
         return found, []
-    parents, problems = _branch_parents(origin.parent_thread_id, [found.base, *bases], user_id, store,
-                                        {state.thread_id})
+    parents, problems = _branch_parents(origin.parent_thread_id, [found.base, *bases], user_id, store, {thread_id})
     return replace(found, parents=tuple(parents)), problems
 
 

@@ -40,7 +40,7 @@ MARK_PREFIX = "[redacted "
 # Record members that name things rather than hold values: never masked.
 IDENTIFIER_FIELDS = frozenset({
     "thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "before_id", "after_id",
-    "newest_checkpoint_id", "task_id", "task_path", "ns",
+    "newest_checkpoint_id", "task_id", "task_path", "ns", "before_thread_id",
 })
 # Members of a record that names a field or channel (``field``/``channel``): labels, not the value.
 LABEL_FIELDS = IDENTIFIER_FIELDS | {

@@ -38,6 +38,9 @@ class Settings:
     pg_pool_size: int = 4
     deerflow_home: str | None = None
     schema: str | None = None
+    bundle_max_file_bytes: int = 25_000_000
+    bundle_max_files_bytes: int = 250_000_000
+    bundle_open_max_bytes: int = 4_000_000_000
     cache_dir: str | None = None
     cache_max_mb: int = 512
     health_top_threads: int = 50

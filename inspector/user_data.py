@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,14 @@ class UserData:
     origin: str
     searched: tuple[str, ...] = field(default=())
     parents: tuple["UserData", ...] = ()  # folders of the threads this one was branched from, nearest first
+    aliases: tuple[tuple[str, str], ...] = ()  # (a folder as the state records it, where it is here)
+
+    def local_path(self, path: str) -> str:
+        """A physical path the state recorded (``actual_path``), moved to where that folder is here."""
+        for recorded, here in self.aliases:
+            if path == recorded or path.startswith(recorded.rstrip("/") + "/"):
+                return here + path[len(recorded.rstrip("/")):]
+        return path
 
     @property
     def roots(self) -> list[Path]:
@@ -181,6 +189,32 @@ def locate(
             if root.is_dir():
                 return UserData(thread_id, {f: root / f for f in FOLDERS}, str(root), tuple(searched))
     return None
+
+
+def in_bundle(thread_id: str, root: Path, recorded: Mapping[str, Mapping[str, str]]) -> UserData | None:
+    """A thread's folders inside an opened support bundle, with the copies of the folders of the threads it
+    was branched from (nearest first). ``recorded`` maps each of those threads to its folders' paths at the
+    source, so ``actual_path`` values written there resolve to the copies here."""
+    check_id(thread_id)
+    own = _bundled(thread_id, root, recorded.get(thread_id, {}))
+    parents = []
+    for parent_id, folders in recorded.items():
+        try:
+            check_id(parent_id)
+        except PathRefused:
+            continue  # a manifest naming no single folder: nothing of it is in the bundle
+        if parent_id != thread_id and (root / "threads" / parent_id / "user-data").is_dir():
+            parents.append(_bundled(parent_id, root, folders))
+    if not parents and not (root / "threads" / thread_id / "user-data").is_dir():
+        return None
+    return replace(own, parents=tuple(parents), aliases=own.aliases + tuple(a for p in parents for a in p.aliases))
+
+
+def _bundled(thread_id: str, root: Path, recorded: Mapping[str, str]) -> UserData:
+    here = root / "threads" / thread_id / "user-data"
+    folders = {f: here / f for f in FOLDERS}
+    aliases = tuple((path, str(folders[f])) for f, path in recorded.items() if f in folders and isinstance(path, str))
+    return UserData(thread_id, folders, "support bundle", (str(here),), aliases=aliases)
 
 
 def data_bases(data_dir: str | Path | None = None, store: Any = None) -> list[Path]:

@@ -97,11 +97,11 @@ def bench_db(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def app_on_store(monkeypatch):
-    """``app_on_store(path)``: AppTest runs of app.py open that SQLite store (settings re-read)."""
+    """Factory: ``app_on_store(url)`` makes AppTest runs of app.py open ``url`` (settings re-read before and after)."""
     from inspector.ui import connection
 
-    def point(db: Path) -> None:
-        monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{db}")
+    def point(url: str) -> None:
+        monkeypatch.setenv("INSPECTOR_DB", url)
         connection.settings.clear()
 
     yield point
@@ -109,14 +109,9 @@ def app_on_store(monkeypatch):
 
 
 @pytest.fixture
-def app_on_demo(demo_db, monkeypatch):
-    """AppTest runs of app.py open the demo database (settings re-read before and after)."""
-    from inspector.ui import connection
-
-    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
-    connection.settings.clear()
-    yield
-    connection.settings.clear()
+def app_on_demo(demo_db, app_on_store):
+    """AppTest runs of app.py open the demo database."""
+    app_on_store(f"sqlite:///{demo_db}")
 
 
 # --- PostgreSQL --------------------------------------------------------------

@@ -155,7 +155,9 @@ def _urls(base: str, db: Path) -> list[str]:
         f"{base}/diff?{urlencode({'thread': CRAFTED_THREAD})}",
         f"{base}/diff?{urlencode({'thread': CONVERSATION_THREAD, 'from': p['md-image'], 'to': p['html-img']})}",
         f"{base}/diff?{urlencode({'thread': p['md-image']})}",
+        f"{base}/diff?{urlencode({'thread': CONVERSATION_THREAD, 'against': CRAFTED_THREAD})}",
         f"{base}/health",
+        f"{base}/retention?{urlencode({'keep': '1'})}",
     ]
 
 

@@ -41,7 +41,7 @@ def counting(bench_db, app_on_store, monkeypatch):
     monkeypatch.setattr(thread_page, "SMALL_HISTORY_BYTES", 0)
     store = CountingStore(open_store(f"sqlite:///{bench_db}"))
     monkeypatch.setattr(connection, "open_store", lambda url: store)
-    app_on_store(bench_db)
+    app_on_store(f"sqlite:///{bench_db}")
     for cached in (connection._open, data._thread_history, data._state, data._raw_state):
         cached.clear()
     yield store
@@ -89,7 +89,7 @@ def test_a_page_of_an_older_part_of_the_history_reads_that_page(counting):
 
 
 def test_the_largest_thread_leads_the_list_sorted_by_size_though_not_on_the_first_page(bench_db, app_on_store):
-    app_on_store(bench_db)
+    app_on_store(f"sqlite:///{bench_db}")
     at = open_page("threads")
     assert not at.exception, at.exception
     assert LONG_THREAD not in set(at.dataframe[0].value["thread"])  # the oldest: not among the newest 50
@@ -102,7 +102,7 @@ def test_the_largest_thread_leads_the_list_sorted_by_size_though_not_on_the_firs
 
 def test_health_ranks_every_thread_and_analyses_the_largest(bench_db, app_on_store, monkeypatch):
     monkeypatch.setenv("INSPECTOR_HEALTH_TOP_THREADS", "5")
-    app_on_store(bench_db)
+    app_on_store(f"sqlite:///{bench_db}")
     at = open_page("health")
     assert not at.exception, at.exception
     frame = at.dataframe[0].value
@@ -121,7 +121,7 @@ def test_an_unreadable_analysis_cache_is_rebuilt_and_the_page_says_so(bench_db, 
     folder.mkdir()
     (folder / FILE_NAME).write_bytes(b"not a database at all" * 100)
     monkeypatch.setenv("INSPECTOR_CACHE_DIR", str(folder))
-    app_on_store(bench_db)
+    app_on_store(f"sqlite:///{bench_db}")
     at = open_page("thread", thread=LONG_THREAD)
     assert not at.exception, at.exception
     assert any("could not be read" in w.value and "set aside" in w.value for w in at.warning)

@@ -15,9 +15,9 @@ from ..audit import AuditError
 from ..redaction import redactor_for
 from ..settings import load_settings
 from ..store import StoreError
-from . import diff_commands, media_commands, output, size_commands, store_commands
+from . import bundle_commands, diff_commands, media_commands, output, retention_commands, size_commands, store_commands
 
-COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands)
+COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands, retention_commands, bundle_commands)
 
 
 class CliError(Exception):

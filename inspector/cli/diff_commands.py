@@ -17,8 +17,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diff", help="what changed between two checkpoints, field by field")
     add_store_args(p)
     p.add_argument("thread")
-    p.add_argument("--from", dest="from_id", metavar="ID", help="the earlier checkpoint (default: the parent of --to)")
-    p.add_argument("--to", dest="to_id", metavar="ID", help="the later checkpoint (default: the newest)")
+    p.add_argument("--from", dest="from_id", metavar="ID",
+                   help="the earlier checkpoint (default: the parent of --to; with --against-thread: the newest)")
+    p.add_argument("--to", dest="to_id", metavar="ID",
+                   help="the later checkpoint (default: the newest; with --against-thread: one of OTHER's)")
+    p.add_argument("--against-thread", metavar="OTHER",
+                   help="compare with a checkpoint of another thread (two runs of one task: messages aligned by content)")
     p.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
     p.add_argument("--internal", action="store_true", help="include LangGraph's internal channels")
     p.set_defaults(handler=cmd_diff)
@@ -32,10 +36,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from ..diff import diff_checkpoints  # the reducers, and so LangGraph's graph package: only here
+    from ..diff import diff_checkpoints, diff_threads  # the reducers, and so LangGraph's graph package: only here
 
     with open_from_args(args) as store:
-        result = masked(diff_checkpoints(store, args.thread, args.from_id, args.to_id, args.ns, args.internal))
+        if args.against_thread:
+            result = diff_threads(store, args.thread, args.against_thread, args.from_id, args.to_id, args.ns,
+                                  args.internal)
+        else:
+            result = diff_checkpoints(store, args.thread, args.from_id, args.to_id, args.ns, args.internal)
+        result = masked(result)
     if args.json:
         print_json(result)
     else:
@@ -46,8 +55,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def print_diff(result: StateDiff) -> None:
     from .. import schema as schemas
 
-    relation = "parent -> child" if result.adjacent else "any two checkpoints"
-    say(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
+    if result.across_threads:
+        say(f"thread {result.before_thread_id} at {result.before_id} -> thread {result.thread_id} at "
+            f"{result.after_id}  (two threads)")
+    else:
+        relation = "parent -> child" if result.adjacent else "any two checkpoints"
+        say(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
     say(f"schema {schemas.active().name}")
     for write in result.wrote:
         say(f"  {write['node']} wrote {write['channel']}: {write['value']}")
@@ -56,9 +69,11 @@ def print_diff(result: StateDiff) -> None:
         say(f"{field.field} ({field.reducer}) {field.status}{note}")
         for change in field.changes:
             say(f"  {change.summary}")
-    unchanged = [f"{f.field} ({f.reducer})" for f in result.fields if not f.changed]
+    unchanged = [f for f in result.fields if not f.changed]
     if unchanged:
-        say(f"unchanged: {', '.join(unchanged)}")
+        say(f"unchanged: {', '.join(f'{f.field} ({f.reducer})' for f in unchanged)}")
+    for field in (f for f in unchanged if f.note):
+        say(f"  {field.field}: {field.note}")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -39,7 +39,8 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
 
 # What a command with a thread argument shows, for the audit trail (``audit_log``).
 AUDITED = {"timeline": "thread_view", "replay": "thread_view", "sizes": "thread_view", "health": "thread_view",
-           "state": "checkpoint_view", "images": "checkpoint_view", "artifacts": "checkpoint_view", "diff": "diff_view"}
+           "state": "checkpoint_view", "images": "checkpoint_view", "artifacts": "checkpoint_view", "diff": "diff_view",
+           "bundle": "export"}
 
 
 def _cli_user() -> str:
@@ -50,8 +51,8 @@ def _cli_user() -> str:
 
 
 def audit(args: argparse.Namespace, url: str, settings: Settings) -> None:
-    """One audit line for a command that shows a thread (``checkpoint`` null: the newest), and one for
-    ``--reveal``."""
+    """One audit line for a command that shows or exports a thread (``checkpoint`` null: the newest), and
+    one for ``--reveal``."""
     if not settings.audit_log:
         return
     trail = AuditTrail(settings.audit_log, _cli_user(), url)
@@ -61,6 +62,10 @@ def audit(args: argparse.Namespace, url: str, settings: Settings) -> None:
     ns = getattr(args, "ns", None)
     if action is not None and thread:
         detail = {"from_checkpoint": args.from_id} if getattr(args, "from_id", None) else {}
+        if getattr(args, "against_thread", None):  # a diff across threads: --to names a checkpoint of OTHER
+            thread, detail["from_thread"] = args.against_thread, thread
+        if action == "export":
+            detail.update(what="support bundle", masked=not getattr(args, "reveal", False))
         trail.record(action, thread, checkpoint, ns, via="cli", **detail)
     if getattr(args, "reveal", False):
         trail.record("reveal", thread, checkpoint, ns, via="cli", what=args.command)

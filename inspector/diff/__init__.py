@@ -1,4 +1,4 @@
-"""Reducer-aware diff between two checkpoints, and replay verification through the shared reducers.
+"""Reducer-aware diff between two checkpoints (of one thread or of two), and replay verification through the shared reducers.
 
 Names are loaded on first use: reading a thread's cached replay verdicts needs none of the reducers,
 so it does not load LangGraph's graph package.
@@ -12,6 +12,7 @@ import types
 from typing import Any
 
 _EXPORTS = {
+    "aligned_message_changes": ".across", "compare_across": ".across", "diff_threads": ".across",
     "CLEARED_NOTE": ".fields",
     "UNKNOWN_REDUCER": ".model", "Change": ".model", "FieldCheck": ".model", "FieldDiff": ".model",
     "ReplayVerdict": ".model", "StateDiff": ".model", "StepReplay": ".model", "verdict": ".model",

@@ -51,6 +51,11 @@ class StateDiff:
     adjacent: bool
     fields: list[FieldDiff]
     wrote: list[dict[str, Any]] = field(default_factory=list)
+    before_thread_id: str | None = None  # set when ``before`` belongs to another thread than ``thread_id``
+
+    @property
+    def across_threads(self) -> bool:
+        return self.before_thread_id is not None and self.before_thread_id != self.thread_id
 
     def field(self, name: str) -> FieldDiff | None:
         return next((f for f in self.fields if f.field == name), None)

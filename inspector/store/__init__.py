@@ -9,6 +9,7 @@
   ``BaseCheckpointSaver`` (an instance, or a function returning one), through its public API.
 - ``deerflow:///path/to/deerflow/home`` (or ``deerflow:`` for ``$DEER_FLOW_HOME``): DeerFlow's
   ``.deer-flow/data/deerflow.db``, read by ``SqliteStore``.
+- a path ending in ``.zip`` (bare or ``sqlite:``): a support bundle, ``BundleStore``.
 """
 
 from __future__ import annotations
@@ -125,7 +126,17 @@ def _open(url: str) -> Store:
 
         return SaverStore.from_spec(url)
     if scheme in ("", "sqlite", "file") and not url.startswith("file:"):
-        return SqliteStore(sqlite_path(url), url=url)
+        return _sqlite_or_bundle(sqlite_path(url), url)
     if url.startswith("file:"):
-        return SqliteStore(Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path)), url=url)
+        return _sqlite_or_bundle(Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path)), url)
     raise StoreError(f"unsupported store URL {url!r}: expected sqlite:///path.db or a file path")
+
+
+def _sqlite_or_bundle(path: Path, url: str) -> Store:
+    from .bundle import BundleStore, is_bundle_path
+
+    if is_bundle_path(path):
+        from ..settings import load_settings
+
+        return BundleStore(path, url=url, max_bytes=load_settings().bundle_open_max_bytes)
+    return SqliteStore(path, url=url)

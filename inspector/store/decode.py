@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Collection
+from typing import Any, Collection, Iterator
 
 import msgpack
 
@@ -250,6 +250,25 @@ def decode_checkpoint_blob(type_tag: str | None, blob: bytes | None, channels: C
         problems = decoded.problems or [Problem(f"checkpoint stored as {type_tag!r} is not a checkpoint")]
         return DecodedCheckpoint({}, {}, {}, problems)
     return _walk_checkpoint(payload, channels, previous.carried if previous is not None else {})
+
+
+def checkpoint_items(payload: bytes) -> Iterator[tuple[bool, Any, bytes]]:
+    """Each header key and each channel of a whole-checkpoint msgpack map as ``(is_channel, key, raw value)``,
+    values left undecoded. Raises (after yielding what it could read) on a truncated or malformed map."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=max(len(payload), 1))
+    unpacker.feed(payload)
+    for _ in range(unpacker.read_map_header()):
+        key = unpacker.unpack()
+        if key != "channel_values":
+            start = unpacker.tell()
+            unpacker.skip()
+            yield False, key, payload[start : unpacker.tell()]
+            continue
+        for _ in range(unpacker.read_map_header()):
+            channel = unpacker.unpack()
+            start = unpacker.tell()
+            unpacker.skip()
+            yield True, channel, payload[start : unpacker.tell()]
 
 
 def _walk_checkpoint(payload: bytes, wanted: Collection[str] | None, before: dict[str, Any]) -> DecodedCheckpoint:

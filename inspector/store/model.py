@@ -12,6 +12,8 @@ from .measure import ChannelSize
 
 if TYPE_CHECKING:
     from .delta import DeltaHistory
+    from .export_rows import ExportCheckpoint
+    from .retention_keys import RetentionReader
 
 INTERNAL_PREFIXES = ("__", "branch:", "start:", "join:")
 
@@ -215,7 +217,8 @@ class Store(Protocol):
     and paged, as LangGraph's ``BaseCheckpointSaver.list``). One checkpoint: ``state``
     (decoded, delta channels rebuilt), ``delta_history`` (what a delta channel was rebuilt
     from). Streams over a history in bounded batches: ``iter_states``, ``iter_field_sizes``.
-    Sizes: ``field_sizes``.
+    Sizes: ``field_sizes``. Operating the store: ``retention_reader`` (keys and lengths for a
+    retention preview), ``export_thread`` (rows as stored, for a support bundle).
 
     ``identity`` names the store without secrets (a file path, a server and database), so
     facts about its checkpoints can be kept in the analysis cache.
@@ -370,6 +373,34 @@ class Store(Protocol):
         The store's ``size_accounting`` attribute says how the bytes add up:
         ``PER_CHECKPOINT_COPY`` (every checkpoint stores every channel again) or
         ``SHARED_BLOBS`` (channels carry ``blob_key``; a key is stored once).
+        """
+        ...
+
+    def retention_reader(self) -> "RetentionReader":
+        """A reader of keys, parent ids and stored lengths, for retention planning (see ``retention_keys``).
+
+        Returns:
+            A ``RetentionReader`` (a context manager) over one consistent view of the store; it
+            streams threads without decoding any value.
+
+        Raises:
+            StoreError: The store cannot list its rows (a saver read through its API).
+        """
+        ...
+
+    def export_thread(self, thread_id: str) -> Iterator["ExportCheckpoint"]:
+        """The rows of one thread as stored, for a support bundle (see ``export_rows``).
+
+        Args:
+            thread_id: The thread to export.
+
+        Returns:
+            Every checkpoint of every namespace, ordered by namespace and id, with the writes
+            stored against it, serialized values untouched.
+
+        Raises:
+            NotFound: The thread is not in the store.
+            StoreError: The store cannot hand out its rows as stored (a saver read through its API).
         """
         ...
 

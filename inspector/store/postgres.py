@@ -55,6 +55,8 @@ from .records import (
     write_records,
 )
 from .pg_connect import PgTarget, check_schema, one_line, open_pool, parse_pg_url, read_error
+from .pg_export import PgExport
+from .pg_retention import PgRetention
 from .pg_sizes import pg_field_sizes
 
 _THREAD_COLUMNS = """thread_id, count(*), max(checkpoint_id) FILTER (WHERE checkpoint_ns = ''),
@@ -111,7 +113,7 @@ _SIDE_SIZES_OF_C = """
     ) writes ON true"""
 
 
-class PostgresStore:
+class PostgresStore(PgRetention, PgExport):
     """A LangGraph PostgreSQL checkpoint database, read through read-only sessions."""
 
     kind = "postgres"

@@ -47,6 +47,7 @@ from .model import (
     sorted_branches,
 )
 from .records import assemble_state, checkpoint_not_found, thread_not_found, write_records
+from .retention_keys import not_supported
 from .saver_loading import load_saver
 
 SAVER_WARNING = (
@@ -166,6 +167,14 @@ class SaverStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def retention_reader(self) -> Any:
+        """Not supported: a saver's API lists checkpoints, not stored rows and their lengths."""
+        not_supported("A retention preview")
+
+    def export_thread(self, thread_id: str) -> Any:
+        """Not supported: a saver's API returns deserialized objects, not the rows a bundle copies."""
+        not_supported("Exporting a thread")
 
     # -- saver calls -------------------------------------------------------
     def _async(self) -> bool:

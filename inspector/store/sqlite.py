@@ -49,6 +49,8 @@ from .records import (
     write_records,
 )
 from .sqlite_connect import ReadOnlySqlite
+from .sqlite_export import SqliteExport
+from .sqlite_retention import SqliteRetention
 
 _OWN_BYTES = "length(checkpoint) + coalesce(length(metadata), 0)"
 _THREAD_ORDER = {
@@ -111,7 +113,7 @@ def _metadata_equals(key: str, value: Any) -> tuple[str, list[Any]]:
     return f"json_type({meta}, ?) = '{kind}' AND json_extract({meta}, ?) = json(?)", [path, path, text]
 
 
-class SqliteStore:
+class SqliteStore(SqliteRetention, SqliteExport):
     """A LangGraph SQLite checkpoint database, opened read-only."""
 
     kind = "sqlite"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import schema as schemas
-from ..diff import ReplayVerdict, StateDiff, StepReplay, cached_verdicts, diff, replay_step, replay_thread, verdict
+from ..diff import ReplayVerdict, StateDiff, StepReplay, cached_verdicts, compare_across, diff, replay_step, replay_thread, verdict
 from ..diff.thread_replay import schema_fingerprint
 from ..history import MISSING_PARENT
 from ..jsonable import dumps
@@ -34,6 +34,15 @@ def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = ""
     parent = history.nodes.get((ns, from_id))
     sole_child = parent is not None and sum(1 for child in parent.children if child[0] == ns) == 1
     return data.masked((result, replay_step(before, after, sole_child=sole_child)))
+
+
+def compare_threads(store: Store, thread_id: str, from_id: str, other_thread_id: str, to_id: str,
+                    internal: bool = False) -> StateDiff:
+    """A checkpoint of one thread against one of another (root graphs): computed on raw values, returned
+    with secrets masked."""
+    before = data.raw_state(store, thread_id, from_id)
+    after = data.raw_state(store, other_thread_id, to_id)
+    return data.masked(compare_across(before, after, internal))
 
 
 @st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
@@ -121,7 +130,9 @@ def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
 
 def render_writes(result: StateDiff) -> None:
     st.markdown("**What the nodes wrote**")
-    if not result.adjacent:
+    if result.across_threads:
+        st.caption("Two threads: no step leads from one to the other, so no writes are shown.")
+    elif not result.adjacent:
         st.caption("Not a checkpoint and its parent: the writes in between are not shown.")
     elif not result.wrote:
         st.caption("No field was written in this step.")
@@ -176,10 +187,11 @@ def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "
         render_writes(result)
     with fields_col:
         render_fields(result)
+    across = {"from_thread": result.before_thread_id} if result.across_threads else {}
     st.download_button(
         "Download the diff as JSON",
         audit_trail.exported(lambda: dumps(result), result.thread_id, result.after_id, result.checkpoint_ns,
-                             what="diff json", from_checkpoint=result.before_id),
+                             what="diff json", from_checkpoint=result.before_id, **across),
         file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
         mime="application/json", key=f"{key}-download", on_click="ignore",
     )

@@ -1,6 +1,6 @@
 """The dashboard's pages, registered once by app.py, so pages can link to each other.
 
-``url_path`` names are part of the URL contract: ``thread``, ``diff`` and ``health``.
+``url_path`` names are part of the URL contract: ``thread``, ``diff``, ``health`` and ``retention``.
 The thread list is the default page, served at the root URL (``/``); it is
 registered under the name ``threads`` for links between pages.
 """

@@ -29,7 +29,7 @@ from ..history import History, Key
 from ..location import Location, parse_location
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..thread_history import ThreadHistory
-from . import audit_trail, branch_links, connection, data, diff_view, follow, reveal, routes, timeline_view
+from . import audit_trail, branch_links, bundle_view, connection, data, diff_view, follow, reveal, routes, timeline_view
 from .guard import guarded
 from .inert import literal
 from .state_view import render_state
@@ -110,12 +110,14 @@ def render() -> None:
 
 
 def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
-    """The title, Refresh, and Follow (which reads newer checkpoints before the history is laid out)."""
-    title_col, follow_col, refresh_col = st.columns([5, 1.4, 1.4], vertical_alignment="bottom")
+    """The title, Follow (which reads newer checkpoints before the history is laid out), Refresh and Export."""
+    title_col, follow_col, refresh_col, export_col = st.columns([5, 1.3, 1.3, 1.4], vertical_alignment="bottom")
     title_col.title(literal(thread.thread_id))
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
         data.refresh_thread(store, thread.thread_id)
         st.rerun()
+    with export_col:
+        bundle_view.export_button(store, thread.thread_id)
     with follow_col:
         st.toggle("Follow", key=follow.TOGGLE_KEY, help=follow.HELP)
     routes.link("threads", "All threads", icon=":material/arrow_back:")

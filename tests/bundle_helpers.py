@@ -1,0 +1,56 @@
+"""A support case for bundle tests: a real run of the demo graph, with images on disk, an artifact and a
+fake API key in the user's message, the artifact's text, the tool call and the run's metadata."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from inspector.demo import images
+from inspector.demo.model import Script, Turn, act, call, say, user_message
+from inspector.demo.threads import RECURSION_LIMIT, Demo
+from inspector.demo.tools import CURRENT_TOOLS
+
+CASE = "support-case"
+FAKE_KEY = "sk-proj-" + "Zq7Xv2Lm9Tr4Hs8Kd1Pw6Yb3Nc5Gf0Ju"
+OUT = "/mnt/user-data/outputs"
+UP = "/mnt/user-data/uploads"
+
+
+def support_script() -> Script:
+    uploads = {"chart.png": images.bar_chart_png("Errors per hour", ["09", "10", "11"], [3, 41, 7]),
+               "board.jpg": images.whiteboard_jpeg(seed=5)}
+    ask = f"Deploys fail since 10:00. Our settings: OPENAI_API_KEY={FAKE_KEY}. The chart and the board are attached."
+    notes = f"# Notes\n\nThe customer pasted a live key ({FAKE_KEY}); it must be rotated.\n"
+    return Script(CASE, "Deploy failures after 10:00", (Turn(ask, uploads=uploads, replies=(
+        act("Looking at both images.", call("view_image", image_path=f"{UP}/chart.png"),
+            call("view_image", image_path=f"{UP}/board.jpg")),
+        act("Writing notes.", call("write_file", path=f"{OUT}/notes.md", content=notes)),
+        act("", call("present_files", file_paths=[f"{OUT}/notes.md"])),
+        say("The error spike starts at 10:00. Rotate the key you pasted; the notes are in `notes.md`."),
+    )),))
+
+
+def write_support_case(db: Path, base: Path) -> None:
+    """Run the support case into ``db`` (created with SqliteSaver.setup() when new), files under ``base``."""
+    conn = sqlite3.connect(db, check_same_thread=False)
+    try:
+        saver = SqliteSaver(conn)
+        saver.setup()
+        run_support_case(saver, base)
+        conn.commit()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+
+
+def run_support_case(saver, base: Path) -> None:
+    demo = Demo(base, saver)
+    script = support_script()
+    graph = demo.agent(script, tools=CURRENT_TOOLS, before_model=())
+    files = [demo.upload(CASE, name, data) for name, data in script.turns[0].uploads.items()]
+    config = {"configurable": {"thread_id": CASE}, "recursion_limit": RECURSION_LIMIT,
+              "metadata": {"customer_api_key": FAKE_KEY}}
+    graph.invoke({"messages": [user_message(script, 0, files)]}, config)

@@ -1,0 +1,62 @@
+"""AppTest: the Retention page plans from its deep link and shows the breaks, the chart and the statements."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.retention import Policy, plan_store
+from inspector.retention.chart import BREAKS, SAFE, bytes_chart, bytes_frame
+from inspector.store import open_store
+from ui_app import all_text, open_page
+
+pytestmark = pytest.mark.usefixtures("app_on_demo")
+
+
+def test_without_a_policy_the_page_asks_for_one():
+    at = open_page("retention")
+    assert not at.exception, at.exception
+    assert "give a policy" in " ".join(i.value for i in at.info).lower()
+    assert not [c for c in at.code if c.language == "sql"]
+
+
+def test_a_deep_link_plans_and_shows_breaks_and_sql(demo_db):
+    at = open_page("retention", keep="2")
+    assert not at.exception, at.exception
+    assert [m.label for m in at.metric] == ["Would reclaim", "Checkpoints deleted", "Threads touched", "Breaks"]
+    with open_store(f"sqlite:///{demo_db}") as store:
+        plan = plan_store(store, Policy(keep_latest=2))
+    assert at.metric[1].value == f"{plan.checkpoints:,}"
+    assert at.metric[3].value == str(len(plan.breaks)) != "0"
+    assert "The safe variant (keep-latest 2, keeping what it would break) breaks nothing" in at.warning[0].value
+    delta, branch = sorted(at.error, key=lambda e: e.value.startswith("demo-deerflow"))
+    assert delta.value.startswith("demo-delta: \\`messages\\` is stored as deltas")
+    assert branch.value.startswith("demo-deerflow-current: DeerFlow branch thread demo-branch was branched from")
+    (sql,) = [c for c in at.code if c.language == "sql"]
+    assert sql.value.startswith("-- Retention plan: keep-latest 2")
+    assert "BEGIN IMMEDIATE;" in sql.value and "COMMIT;" in sql.value
+
+
+def test_the_safe_toggle_in_the_link_keeps_what_breaks():
+    at = open_page("retention", keep="2", safe="1")
+    assert not at.exception, at.exception
+    assert at.metric[3].value == "0"
+    assert "It breaks nothing, and keeps" in at.success[0].value
+    assert "Kept so that nothing breaks (2)" in [e.label for e in at.expander]
+
+
+def test_a_policy_that_matches_nothing_says_so():
+    at = open_page("retention", threads="no-such-thread")
+    assert not at.exception, at.exception
+    assert "Nothing in this store matches the policy." in all_text(at)
+    assert "1 of the threads named are not in this store" in all_text(at)
+
+
+def test_the_chart_marks_threads_that_break_in_red(demo_db):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        plan = plan_store(store, Policy(keep_latest=2))
+    frame = bytes_frame(plan)
+    broken = frame["thread"].isin(["demo-delta", "demo-deerflow-current"])  # deltas; a branch's parent checkpoint
+    assert set(frame.loc[broken, "status"]) == {BREAKS} and broken.sum() == 2
+    assert set(frame.loc[~broken, "status"]) == {SAFE}
+    spec = bytes_chart(plan).to_dict()
+    assert spec["encoding"]["color"]["scale"]["range"][spec["encoding"]["color"]["scale"]["domain"].index(BREAKS)] == "#d62728"
