@@ -91,7 +91,7 @@ def test_a_replay_whose_verdicts_are_cached_loads_no_reducer(bench_db, tmp_path)
         return {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
 
     assert "langgraph.graph" in imported(cold)  # replaying applies the reducers
-    assert not {name for name in imported(warm) if name.startswith("langgraph.graph") or name == "inspector.schema"}
+    assert not {name for name in imported(warm) if name.startswith("langgraph.graph") or name == "inspector.schema.reading"}
 
 
 def test_the_default_schema_read_from_its_source_is_the_one_langgraph_reads():
@@ -127,4 +127,4 @@ def test_health_of_a_thread_without_images_loads_no_reducer(bench_db):
     assert out.returncode in (0, 1), out.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
     assert "inspector.sizes.health" in imported
-    assert not {name for name in imported if name.startswith("langgraph.graph") or name == "inspector.schema"}
+    assert not {name for name in imported if name.startswith("langgraph.graph") or name == "inspector.schema.reading"}

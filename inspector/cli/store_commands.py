@@ -78,7 +78,7 @@ def open_from_args(args: argparse.Namespace) -> Store:
     needs reducers; DeerFlow's ThreadState is the default then."""
     settings = load_settings()
     spec = getattr(args, "schema", None) or settings.schema
-    if spec or "inspector.schema" in sys.modules:  # once read, the default is put back when none is named
+    if spec or "inspector.schema.reading" in sys.modules:  # once read, the default is put back when none is named
         from .. import schema as schemas
 
         schemas.activate_spec(spec)

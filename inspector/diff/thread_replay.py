@@ -73,7 +73,7 @@ def _fingerprint(schema: schemas.Schema | None) -> str:
     """The given schema's fingerprint, else the active one's, without loading the schema when it is the default."""
     if schema is not None:
         return schema_fingerprint(schema)
-    loaded = sys.modules.get("inspector.schema")
+    loaded = sys.modules.get("inspector.schema.reading")
     return default_fingerprint() if loaded is None else schema_fingerprint(loaded.active())
 
 

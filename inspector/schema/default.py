@@ -19,7 +19,7 @@ from pathlib import Path
 
 DEFAULT_SCHEMA_NAME = "DeerFlow ThreadState"
 # The files the default schema is made of: its reducers, and how a schema is read.
-DEFAULT_SCHEMA_SOURCES = (Path(__file__).with_name("thread_state.py"), Path(__file__).with_name("__init__.py"))
+DEFAULT_SCHEMA_SOURCES = (Path(__file__).with_name("thread_state.py"), Path(__file__).with_name("reading.py"))
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def active_names() -> "SchemaNames | object":
 
 
 def _loaded():  # the schema module, when something has loaded it
-    return sys.modules.get("inspector.schema")
+    return sys.modules.get("inspector.schema.reading")
 
 
 def active_schema_name() -> str:
