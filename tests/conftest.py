@@ -22,6 +22,8 @@ import pytest
 
 from browser_helpers import shot
 
+pytest_plugins = ["demo_store"]  # the demo tests' fixtures (test_demo*.py)
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 READONLY_ROLE = "inspector_ro"
