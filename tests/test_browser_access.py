@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from playwright.sync_api import expect
 
 from browser_helpers import choose_panel, wait_for_app
 from corpus.hostile_content import is_offsite
-
-pytestmark = pytest.mark.browser
 
 
 def test_downloads_are_recorded_as_exports(page, streamlit_app, demo_db, tmp_path):

@@ -9,8 +9,6 @@ from browser_helpers import shot, wait_for_app
 from inspector.state.conversation import conversation
 from inspector.store import open_store
 
-pytestmark = pytest.mark.browser
-
 THREAD = "demo-deerflow-current"
 MESSAGE = "[data-testid='stChatMessage']"
 

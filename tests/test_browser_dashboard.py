@@ -14,8 +14,6 @@ from inspector.history.lineage import build_history
 from inspector.store import open_store
 from inspector.state.todos import todo_board
 
-pytestmark = pytest.mark.browser
-
 CHART = "[data-testid='stVegaLiteChart']"
 TABLE = "[data-testid='stDataFrame']"
 ROW_HEIGHT = 35  # Streamlit's default data grid row height, header included

@@ -24,8 +24,6 @@ from corpus.hostile_content import (CONVERSATION_THREAD, CRAFTED_NS, CRAFTED_THR
 from inspector.history.lineage import build_history
 from inspector.store import open_store
 
-pytestmark = pytest.mark.browser
-
 MAIN = "[data-testid='stMain']"
 # Toggles that only show more of the same checkpoint (Play and the replay-everything toggle move or reload pages).
 SAFE_TOGGLES = re.compile(r"^(Show |Full size|Sizes and flags)")

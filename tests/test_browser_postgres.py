@@ -8,7 +8,7 @@ import pytest
 from browser_helpers import shot, wait_for_app
 from inspector.demo import content
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 TITLE = "EV battery chemistries: cost and outlook"
 FIRST_ASK = content.RESEARCH_ASK[:60]
