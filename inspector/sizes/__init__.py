@@ -3,5 +3,6 @@
 store (``health``), value lints (``health_values``), base64 carried in checkpoints
 (``health_base64``), and the size chart's data (``chart``).
 
-May import ``store``, ``schema``, ``state``, ``formatting``, ``settings`` and ``analysis_cache``.
+May import ``store``, ``schema``, ``state``, ``formatting``, ``settings``, ``analysis_cache``, and
+``media.user_data`` for DeerFlow's agent-visible ``/mnt/user-data`` paths.
 """
