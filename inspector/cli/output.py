@@ -52,6 +52,8 @@ def print_table(headers: Sequence[str] | None, rows: Iterable[Any], out: TextIO 
     records = [_record(row) for row in rows]
     if headers is None:
         headers = list(records[0]) if records and isinstance(records[0], Mapping) else []
+    if not headers:
+        return  # rows by key and none to show: nothing to head
     formats = formats or {}
     cells = []
     for record in records:
