@@ -1,8 +1,8 @@
-"""The CLI's JSON and the pages show the same core rows: the same threads, flags and images, in the same order.
+"""The CLI's JSON and the pages show the same core rows: the same threads, flags, sizes and images, in the same order.
 
 Each question is answered once in the core (``thread_list``, ``store_health`` + ``health_report``,
-``media_report``); the ``threads``, ``health``, ``images`` and ``artifacts`` commands print those rows and
-the Threads page, the Health page and the thread page's media views show them. A page that re-sorted,
+``media_report``, ``measure_thread``); the ``threads``, ``health``, ``sizes``, ``images`` and ``artifacts``
+commands print those rows and the Threads page, the Health page and the thread page's panels show them. A page that re-sorted,
 capped or filtered the rows on its own would differ from the JSON here.
 """
 
@@ -79,3 +79,16 @@ def test_artifacts_json_and_the_thread_page_list_the_same_artifacts(demo_db, cap
     assert len(report["artifacts"]) == 3
     assert list(shown["path"]) == [a["path"] for a in report["artifacts"]]
     assert list(shown["on disk"]) == [a["exists"] for a in report["artifacts"]]
+
+
+def test_sizes_json_and_the_size_panel_list_the_same_fields(demo_db, capsys):
+    thread = "demo-bloated"
+    report = cli_json(capsys, "sizes", "--db", str(demo_db), thread)
+    at = open_page("thread", thread=thread)
+    at.segmented_control(key="thread_panel").set_value("Size").run()
+    assert not at.exception, at.exception
+    [shown] = [df.value for df in at.dataframe if "unique bytes" in df.value.columns]
+    assert len(report["fields"]) >= 5
+    assert list(shown["field"]) == [f["field"] for f in report["fields"]]
+    assert list(shown["stored bytes"]) == [f["stored_bytes"] for f in report["fields"]]
+    assert list(shown["repeats"]) == [f["repeated_bytes"] for f in report["fields"]]

@@ -9,6 +9,7 @@ import argparse
 
 from ..settings import load_settings
 from ..sizes.accounting import StoreSizes, ThreadSizes, measure_store, measure_thread
+from ..sizes.tables import FIELD_BYTES, field_rows
 from ..sizes.what_if import what_if_lines
 from ..formatting import human_bytes
 from .output import print_json, print_table, say
@@ -32,11 +33,8 @@ def print_thread_sizes(report: ThreadSizes) -> None:
     say(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.accounting}), "
           f"{human_bytes(report.repeated_bytes)} on repeats; state {human_bytes(report.first_total_bytes)} -> "
           f"{human_bytes(report.last_total_bytes)} (growth {human_bytes(report.growth_bytes)})")
-    print_table(
-        ["field", "stored", "unique", "repeats", "newest"],
-        [(f.field, human_bytes(f.stored_bytes), human_bytes(f.unique_bytes), human_bytes(f.repeated_bytes),
-          human_bytes(f.newest_bytes)) for f in report.fields if not f.internal],
-    )
+    print_table(["field", *FIELD_BYTES], field_rows(report, internal=False),
+                formats=dict.fromkeys(FIELD_BYTES, human_bytes))
     for line in what_if_lines(report.what_if):
         say(line)
 

@@ -14,6 +14,7 @@ from ..sizes.health import ThreadHealth, thread_health
 from ..sizes.health_report import HealthRow
 from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
+from ..sizes.tables import FIELD_BYTES, field_rows
 from ..sizes.what_if import what_if_text
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..formatting import human_bytes
@@ -79,17 +80,13 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
              else f"peak {human_bytes(peak)}, far below the {human_bytes(config.oversize_state_bytes)} oversize limit")
     st.caption(f"Root graph only, oldest first; {limit}. Bytes as stored ({report.accounting}).")
     st.dataframe(field_frame(health), hide_index=True, width="stretch",
-                 column_config=byte_columns("stored bytes", "unique bytes", "repeats", "newest"))
+                 column_config=byte_columns(*FIELD_BYTES))
     st.caption(what_if_text(report.what_if))
     render_flags(health)
 
 
 def field_frame(health: ThreadHealth) -> pd.DataFrame:
-    return pd.DataFrame(
-        [{"field": f.field, "stored bytes": f.stored_bytes, "unique bytes": f.unique_bytes,
-          "repeats": f.repeated_bytes, "newest": f.newest_bytes, "internal": f.internal}
-         for f in health.sizes.fields]
-    )
+    return pd.DataFrame(field_rows(health.sizes))
 
 
 def render_flags(health: ThreadHealth | HealthRow) -> None:
