@@ -12,6 +12,7 @@ from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..safety.audit import AuditTrail
 from ..history.checkpoint_kinds import branch_origin
 from ..history.lineage import build_history, key_of
+from ..history.thread_list import thread_list, thread_records
 from ..formatting import to_jsonable
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url
@@ -133,19 +134,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_threads(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        rows = store.threads(search=args.search, limit=args.limit, offset=args.offset, sort=args.sort)
-        total = store.count_threads(search=args.search)
+        listing = thread_list(store, args.search, args.limit, args.offset, args.sort)
     if args.json:
-        print_json({"total": total, "threads": rows})
+        print_json(listing)
         return 0
-    print_table(
-        ["thread", "title", "checkpoints", "updated", "stored"],
-        [
-            (t.thread_id, t.title, t.checkpoints, t.updated_at.strftime("%Y-%m-%d %H:%M:%S") if t.updated_at else "", human_bytes(t.stored_bytes))
-            for t in rows
-        ],
-    )
-    say(f"{len(rows)} of {total} thread(s)")
+    print_table(None, thread_records(listing.threads),
+                formats={"last update": lambda d: d.strftime("%Y-%m-%d %H:%M:%S"), "stored bytes": human_bytes})
+    say(f"{len(listing.threads)} of {listing.total} thread(s)")
     return 0
 
 

@@ -1,40 +1,40 @@
-"""The agent's virtual ``/mnt/user-data/...`` paths next to the physical ones in ``thread_data``."""
+"""The agent's virtual ``/mnt/user-data/...`` paths next to the physical ones in ``thread_data``.
+
+Virtual paths are read with ``user_data.virtual_parts``, the same lexical checks
+the file readers use: a path that leaves ``/mnt/user-data/{workspace,uploads,outputs}``
+maps to nothing. These are display strings; nothing here reads the disk.
+"""
 
 from __future__ import annotations
 
 import posixpath
 from typing import Any
 
-VIRTUAL_ROOT = "/mnt/user-data"
-AREAS = ("workspace", "uploads", "outputs")
+from .user_data import FOLDERS, VIRTUAL_ROOT, PathRefused, virtual_parts
 
 
 def _roots(thread_data: Any) -> dict[str, str]:
     if not isinstance(thread_data, dict):
         return {}
-    return {area: str(thread_data[f"{area}_path"]) for area in AREAS if thread_data.get(f"{area}_path")}
+    return {area: str(thread_data[f"{area}_path"]) for area in FOLDERS if thread_data.get(f"{area}_path")}
 
 
 def area_rows(thread_data: Any) -> list[dict[str, Any]]:
     """One row per user-data area: its virtual path and the physical path DeerFlow stored."""
     roots = _roots(thread_data)
-    return [{"area": a, "virtual": f"{VIRTUAL_ROOT}/{a}", "physical": roots.get(a)} for a in AREAS]
+    return [{"area": a, "virtual": f"{VIRTUAL_ROOT}/{a}", "physical": roots.get(a)} for a in FOLDERS]
 
 
 def to_physical(virtual: str, thread_data: Any) -> str | None:
     """``/mnt/user-data/outputs/x.md`` -> ``{outputs_path}/x.md``; None when it is not a user-data path."""
-    if not isinstance(virtual, str):
+    try:
+        area, rest = virtual_parts(virtual)
+    except PathRefused:
         return None
-    normal = posixpath.normpath(virtual)
-    roots = _roots(thread_data)
-    for area, root in roots.items():
-        prefix = f"{VIRTUAL_ROOT}/{area}"
-        if normal == prefix or normal.startswith(prefix + "/"):
-            rest = normal[len(prefix):].lstrip("/")
-            if ".." in rest.split("/"):
-                return None
-            return posixpath.join(root, rest) if rest else root
-    return None
+    root = _roots(thread_data).get(area)
+    if root is None:
+        return None
+    return posixpath.join(root, rest) if rest else root
 
 
 def to_virtual(physical: str, thread_data: Any) -> str | None:

@@ -83,7 +83,17 @@ def normalise(virtual: str) -> str:
 
 
 def split_virtual(virtual: Any) -> tuple[str, str]:
-    """(folder, relative path) of an agent-visible path; raises ``PathRefused`` for anything else."""
+    """(folder, relative path) of an agent-visible file path; raises ``PathRefused`` for anything else."""
+    folder, rest = virtual_parts(virtual)
+    if not rest:
+        raise PathRefused(f"names a folder, not a file: {virtual}")
+    return folder, rest
+
+
+def virtual_parts(virtual: Any) -> tuple[str, str]:
+    """(folder, relative path, empty for the folder itself) of an agent-visible path, checked lexically:
+    absolute, no NUL, inside one of ``/mnt/user-data/{workspace,uploads,outputs}`` once ``..`` is folded.
+    Raises ``PathRefused`` for anything else."""
     if not isinstance(virtual, str) or not virtual:
         raise PathRefused(f"not a path: {virtual!r}")
     if "\x00" in virtual:
@@ -96,10 +106,7 @@ def split_virtual(virtual: Any) -> tuple[str, str]:
         raise PathRefused(f"outside {VIRTUAL_ROOT}: {virtual}")
     if len(parts) < 4 or parts[3] not in FOLDERS:
         raise PathRefused(f"not in one of {VIRTUAL_ROOT}/{{{','.join(FOLDERS)}}}: {virtual}")
-    rest = "/".join(parts[4:])
-    if not rest:
-        raise PathRefused(f"names a folder, not a file: {virtual}")
-    return parts[3], rest
+    return parts[3], "/".join(parts[4:])
 
 
 def is_inside(path: Path, roots: Iterable[Path]) -> bool:

@@ -31,7 +31,6 @@ from ..store import (
     is_internal_channel,
 )
 from ..store.measure import ChannelSize
-from ..formatting import human_bytes
 
 VIEWED_IMAGES = "viewed_images"
 
@@ -156,19 +155,6 @@ def base64_in_messages(rows: Iterable[CheckpointSizes]) -> int | None:
                 return None
             total += sum(item.base64_bytes for item in channel.items)
     return total
-
-
-def what_if_lines(keep: int, keep_saved: int, images_repeated: int, base64_in_messages: int | None) -> list[str]:
-    """The what-ifs in words, for the CLI and the pages."""
-    return [
-        f"keeping only the newest {keep} checkpoints per namespace would save {human_bytes(keep_saved)}",
-        f"viewed_images copied into later checkpoints: {human_bytes(images_repeated)} (DeerFlow's main branch keeps "
-        "metadata-only entries for the thread's life; only entries holding base64 make this large)",
-        "base64 images stored inside messages: "
-        + (f"{human_bytes(base64_in_messages)}, every checkpoint's copy counted (DeerFlow's transient image-context "
-           "message; keeping image bytes out of checkpointed messages would save this)"
-           if base64_in_messages is not None else "not measured on this store (values are not read item by item)"),
-    ]
 
 
 class _Field:
@@ -319,10 +305,17 @@ class StoreSizes:
     base64_in_messages_bytes: int | None
     ranked_threads: int = 0
     store_bytes: int = 0
+    keep_newest: int = 0
+
+    @property
+    def what_if(self) -> WhatIf:
+        """The what-ifs summed over the threads measured in depth."""
+        return WhatIf(self.keep_newest, self.keep_newest_saved_bytes, self.viewed_images_repeated_bytes,
+                      self.base64_in_messages_bytes)
 
 
 def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT_COPY,
-                totals: StoreTotals | None = None) -> StoreSizes:
+                totals: StoreTotals | None = None, keep_newest: int | None = None) -> StoreSizes:
     ranked = sorted(reports, key=lambda r: (-r.stored_bytes, r.thread_id))
     fields: dict[str, int] = {}
     for report in ranked:
@@ -340,6 +333,7 @@ def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT
         else sum(r.what_if.base64_in_messages_bytes for r in ranked),
         ranked_threads=totals.threads if totals is not None else len(ranked),
         store_bytes=totals.stored_bytes if totals is not None else sum(r.stored_bytes for r in ranked),
+        keep_newest=keep_newest if keep_newest is not None else (ranked[0].what_if.keep_newest if ranked else 0),
     )
 
 
@@ -371,4 +365,4 @@ def measure_store(store: Store, keep_newest: int = 10, top: int | None = None, c
     threads = largest_threads(store, top)
     reports = [measure_thread(store, t.thread_id, keep_newest, cache, step)
                for t, step in zip(threads, across_threads(progress, threads))]
-    return store_sizes(reports, store.size_accounting, store.totals())
+    return store_sizes(reports, store.size_accounting, store.totals(), keep_newest)

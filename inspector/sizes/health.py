@@ -13,7 +13,7 @@ names the checkpoint(s) and field, says why it matters and what usually fixes it
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..state.drift import thread_drift
 from .health_base64 import Decode, base64_flags, state_decoder
@@ -23,7 +23,7 @@ from ..settings import Settings
 from ..analysis_cache import AnalysisCache
 from .cached import Progress, sizes_stream
 from .accounting import ThreadSizes, across_threads, largest_threads, thread_sizes
-from ..store import CheckpointSizes, CheckpointState, Store, StoreError
+from ..store import CheckpointSizes, CheckpointState, Store, StoreError, ThreadSummary
 from ..formatting import human_bytes
 
 # viewed_images entries smaller than this hold a file reference ({mime_type, size, actual_path}, as DeerFlow's
@@ -233,10 +233,18 @@ def thread_health(store: Store, thread_id: str, settings: Settings | None = None
     return ThreadHealth(thread_id, sizes, flags, thread_drift(states=states, sizes=rows))
 
 
+Measure = Callable[[ThreadSummary, "Progress | None"], ThreadHealth]
+
+
 def store_health(store: Store, settings: Settings | None = None, top: int | None = None,
-                 cache: AnalysisCache | None = None, progress: Progress | None = None) -> list[ThreadHealth]:
-    """Every thread ranked by stored bytes (one SQL aggregate); the ``top`` largest (all for None) analysed."""
+                 cache: AnalysisCache | None = None, progress: Progress | None = None,
+                 measure: Measure | None = None) -> list[ThreadHealth]:
+    """Every thread ranked by stored bytes (one SQL aggregate); the ``top`` largest (all for None) analysed,
+    largest first. ``measure(thread, progress)`` analyses one thread (default: ``thread_health``; the page
+    passes its cached reader)."""
     threads = largest_threads(store, top)
-    reports = [thread_health(store, t.thread_id, settings, cache, step)
-               for t, step in zip(threads, across_threads(progress, threads))]
+    if measure is None:
+        def measure(thread: ThreadSummary, step: Progress | None) -> ThreadHealth:
+            return thread_health(store, thread.thread_id, settings, cache, step)
+    reports = [measure(t, step) for t, step in zip(threads, across_threads(progress, threads))]
     return sorted(reports, key=lambda r: (-r.sizes.stored_bytes, r.thread_id))

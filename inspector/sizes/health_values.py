@@ -10,10 +10,10 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
+from ..media.user_data import VIRTUAL_ROOT as USER_DATA
 from ..store import CheckpointSizes, CheckpointState
 
-OUTPUTS = "/mnt/user-data/outputs"
-USER_DATA = "/mnt/user-data"
+OUTPUTS = f"{USER_DATA}/outputs"
 
 Found = dict[str, Any]
 

@@ -11,9 +11,11 @@ import streamlit as st
 
 from .. import schema as schemas
 from ..sizes.health import ThreadHealth, thread_health
+from ..sizes.health_report import HealthRow
 from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
-from ..sizes.accounting import what_if_lines
+from ..sizes.tables import FIELD_BYTES, field_rows
+from ..sizes.what_if import what_if_text
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..formatting import human_bytes
 from . import data
@@ -78,22 +80,16 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
              else f"peak {human_bytes(peak)}, far below the {human_bytes(config.oversize_state_bytes)} oversize limit")
     st.caption(f"Root graph only, oldest first; {limit}. Bytes as stored ({report.accounting}).")
     st.dataframe(field_frame(health), hide_index=True, width="stretch",
-                 column_config=byte_columns("stored bytes", "unique bytes", "repeats", "newest"))
-    what_if = report.what_if
-    st.caption(" · ".join(what_if_lines(what_if.keep_newest, what_if.keep_newest_saved_bytes,
-                                         what_if.viewed_images_repeated_bytes, what_if.base64_in_messages_bytes)))
+                 column_config=byte_columns(*FIELD_BYTES))
+    st.caption(what_if_text(report.what_if))
     render_flags(health)
 
 
 def field_frame(health: ThreadHealth) -> pd.DataFrame:
-    return pd.DataFrame(
-        [{"field": f.field, "stored bytes": f.stored_bytes, "unique bytes": f.unique_bytes,
-          "repeats": f.repeated_bytes, "newest": f.newest_bytes, "internal": f.internal}
-         for f in health.sizes.fields]
-    )
+    return pd.DataFrame(field_rows(health.sizes))
 
 
-def render_flags(health: ThreadHealth) -> None:
+def render_flags(health: ThreadHealth | HealthRow) -> None:
     for flag in health.flags:
         title = f"{flag.code}" + (f" · {flag.field}" if flag.field else "")
         with st.expander(f":material/flag: {literal(title)}: {literal(flag.summary)}"):
