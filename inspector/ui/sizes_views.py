@@ -14,6 +14,7 @@ from ..sizes.health import ThreadHealth, thread_health
 from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
 from ..sizes.accounting import what_if_lines
+from ..store.model import THREAD_SORTS
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..formatting import human_bytes
 from . import data
@@ -121,16 +122,17 @@ LIST_COLUMN_CONFIG = {
 }
 
 
-SORTS = {"newest": "newest", "stored size": "stored", "checkpoints": "checkpoints"}
+SORT_LABELS = {"stored": "stored size"}  # the others read as Store.threads names them
 # Above this many stored bytes on one page of the list, sizes and flags are measured on request only.
 LIST_MEASURE_BYTES = 200_000_000
 
 
 def sort_choice() -> str:
     """The order the user picked for the thread list, as ``Store.threads`` names it (over every thread)."""
-    picked = st.segmented_control("Sort by", list(SORTS), default="newest", key="threads_sort",
+    picked = st.segmented_control("Sort by", THREAD_SORTS, default="newest", key="threads_sort",
+                                  format_func=lambda sort: SORT_LABELS.get(sort, sort),
                                   help="the whole store is sorted, not only this page")
-    return SORTS.get(picked or "newest", "newest")
+    return picked or "newest"
 
 
 def size_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str, object]]:
