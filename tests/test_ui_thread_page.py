@@ -10,7 +10,7 @@ import pytest
 from inspector.demo import DEMO_THREADS
 from inspector.history.lineage import build_history
 from inspector.store import open_store
-from inspector.ui import thread_page
+from inspector.ui import panels
 from ui_app import all_text, open_page, shown
 
 
@@ -165,7 +165,7 @@ def test_a_failing_panel_shows_an_error_and_the_rest_renders(monkeypatch):
     def broken(store, thread_id, row, state):
         raise RuntimeError("panel exploded")
 
-    monkeypatch.setattr(thread_page, "THREAD_PANELS", [*thread_page.THREAD_PANELS, ("Broken", broken)])
+    monkeypatch.setattr(panels, "THREAD_PANELS", [*panels.THREAD_PANELS, ("Broken", broken)])
     at = open_page("thread", thread="demo-research")
     at.segmented_control(key="thread_panel").set_value("Broken").run()
     assert not at.exception

@@ -1,7 +1,7 @@
 """Pictures and files: the viewed_images gallery, the artifacts panel with previews, and images over time.
 
-``register()`` plugs them into the thread page: the ``viewed_images`` and
-``artifacts`` field views of the state view, and an "Images over time" panel.
+The ``viewed_images`` and ``artifacts`` field views and the "Images over time"
+thread panel (listed in ``panels``).
 Thumbnails are small PNGs made once per image content; the full image is only
 sent when asked for.
 """
@@ -207,14 +207,3 @@ def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, sta
                     st.image(thumb, caption=literal(caption), output_format="PNG")
                 else:
                     st.caption(literal(f"{caption} ({'; '.join(problems)})"))
-
-
-def register() -> None:
-    """Plug the views into the thread page (idempotent)."""
-    from .state_view import FIELD_VIEWS
-    from .thread_page import THREAD_PANELS
-
-    FIELD_VIEWS["viewed_images"] = viewed_images_view
-    FIELD_VIEWS["artifacts"] = artifacts_view
-    if not any(title == HISTORY_PANEL for title, _ in THREAD_PANELS):
-        THREAD_PANELS.append((HISTORY_PANEL, images_over_time_panel))

@@ -159,9 +159,3 @@ def flag_note(rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) 
     flagged = [f"**{literal(r.thread_id)}** ({literal(columns[r.thread_id]['flags'])})" for r in rows if columns[r.thread_id]["flags"]]
     if flagged:
         st.markdown(f":material/flag: {len(flagged)} flagged: " + "; ".join(flagged) + " · details on the Health page")
-
-
-def install_panel(panels: list) -> None:
-    """Add the size panel to the thread page's panel list, once."""
-    if not any(render is size_panel for _, render in panels):
-        panels.append(("Size", size_panel))
