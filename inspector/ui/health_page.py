@@ -16,7 +16,7 @@ from ..state.drift import drift_lines
 from ..sizes.accounting import store_sizes, what_if_lines
 from ..store import StoreError
 from ..formatting import human_bytes
-from . import connection, data, routes
+from . import connection, routes
 from .inert import literal
 from .sizes_views import health_of, render_flags
 from .tables import byte_columns
@@ -40,7 +40,7 @@ def render() -> None:
     store = connection.store()
     if store is None:
         return
-    top = data.settings_or_defaults().health_top_threads
+    top = connection.settings().health_top_threads
     try:
         totals = store.totals()
         threads = store.threads(limit=top, sort="stored")

@@ -17,28 +17,24 @@ from ..sizes.accounting import what_if_lines
 from ..store.model import THREAD_SORTS
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..formatting import human_bytes
-from . import data
+from . import connection, data
 from .progress import progress_bar
 from .inert import literal
 from .tables import byte_columns
 
 
-settings = data.settings_or_defaults
-_S = settings()
-
-
-@st.cache_resource(ttl=_S.cache_ttl_seconds, max_entries=max(_S.cache_max_entries, 256), show_spinner=False)
-def _health(url: str, schema_name: str, thread_id: str, newest: str | None, _settings: Settings) -> dict[str, ThreadHealth]:
+@st.cache_resource(ttl=data.TTL, max_entries=max(data.MAX_ENTRIES, 256), show_spinner=False)
+def _health(url: str, schema_name: str, thread_id: str, newest: str | None) -> dict[str, ThreadHealth]:
     return {}  # filled once by the first page run that asks, with its progress bar
 
 
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
     """Sizes, flags and schema drift of one thread (kept until its newest checkpoint or the schema changes;
     each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones)."""
-    held = _health(store.url, schemas.active().name, thread_id, newest, settings())
+    held = _health(store.url, schemas.active().name, thread_id, newest)
     if "health" not in held:
         with progress_bar(f"Measuring {thread_id}") as progress:
-            found = thread_health(store, thread_id, settings(), data.analysis_cache(store), progress)
+            found = thread_health(store, thread_id, connection.settings(), data.analysis_cache(store), progress)
             held["health"] = data.masked(found, keys=False)
     return held["health"]
 
@@ -48,7 +44,7 @@ def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpoi
     """Thread page panel: stacked bytes per field over the timeline, the threshold, this thread's flags."""
     with st.spinner("Measuring the thread…"):
         health = health_of(store, thread_id, _newest(store, thread_id))
-    render_thread_sizes(health, settings(), row.checkpoint_id)
+    render_thread_sizes(health, connection.settings(), row.checkpoint_id)
 
 
 def _newest(store: Store, thread_id: str) -> str | None:
