@@ -175,6 +175,20 @@ def test_a_failing_panel_shows_an_error_and_the_rest_renders(monkeypatch):
     assert "`messages`" in all_text(at) and not at.error
 
 
+def test_the_panels_offered_are_the_declared_ones_on_every_run():
+    from inspector.ui import media_views
+
+    declared = ["State", "Diff vs parent", "Images over time", "Size"]
+    assert [title for title, _ in panels.THREAD_PANELS] == declared
+    assert panels.FIELD_VIEWS["viewed_images"] is media_views.viewed_images_view
+    at = open_page("thread", thread="demo-bloated")
+    for _ in range(2):  # reruns and other sessions add nothing to the table
+        assert at.segmented_control(key="thread_panel").options == declared
+        at = open_page("thread", thread="demo-bloated").run()
+    assert [title for title, _ in panels.THREAD_PANELS] == declared
+    assert at.get("image"), "the viewed_images field is drawn as pictures, not as the JSON fallback"
+
+
 def test_refresh_rereads_the_thread():
     at = open_page("thread", thread="demo-research")
     at.button[[b.label for b in at.button].index("Refresh")].click().run()

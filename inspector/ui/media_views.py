@@ -1,7 +1,7 @@
 """Pictures and files: the viewed_images gallery, the artifacts panel with previews, and images over time.
 
-The ``viewed_images`` and ``artifacts`` field views and the "Images over time"
-thread panel (listed in ``panels``).
+Here are the ``viewed_images`` and ``artifacts`` field views and the "Images
+over time" thread panel; ``panels`` lists them on the thread page.
 Thumbnails are small PNGs made once per image content; the full image is only
 sent when asked for.
 """
@@ -39,12 +39,13 @@ def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str
 def report(store: Store | None, state: CheckpointState, history: bool = False) -> MediaReport:
     """The media report of ``state`` (cached per store, checkpoint and data folder); ``history`` adds each
     image's span and each artifact's first step, read along the lineage (only the history panel asks)."""
+    data_dir = connection.settings().data_dir
     if store is None:
-        return masked(report_for_state(None, state, connection.settings().data_dir, history=False))  # type: ignore[arg-type]
+        return masked(report_for_state(None, state, data_dir, history=False))  # type: ignore[arg-type]
     with st.spinner("Reading the images and artifacts along this checkpoint's history…" if history
                     else "Checking images and artifacts…"):
-        return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id,
-                       connection.settings().data_dir, history, store, state)
+        return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, data_dir, history,
+                       store, state)
 
 
 def _problems(report_: MediaReport) -> None:

@@ -11,11 +11,12 @@ gets the open ``Store``, the thread id, the selected ``CheckpointRow`` and its
 decoded ``CheckpointState``. Only the chosen panel runs (the first until
 another is picked), guarded like a field view.
 
-Both are plain values and the extension point: a view or panel is added by
-adding it here, or from the code that starts the app, before the pages run::
+Both are plain values and the extension point: list a view or panel here, or
+edit these from a module's top level (a module runs once per process, so no
+guard is needed; code in a page script runs on every rerun and must not)::
 
-    FIELD_VIEWS["viewed_images"] = my_gallery_view
-    THREAD_PANELS.append(("Diff vs parent", render_parent_diff))
+    FIELD_VIEWS["my_field"] = my_field_view
+    THREAD_PANELS.append(("My panel", render_my_panel))
 """
 
 from __future__ import annotations
