@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 SECRETS_FILES = (Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml")
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -51,11 +50,6 @@ class Settings:
     allow_reveal: bool = False
     redact_hash_key: str | None = None
     connections: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def db_is_fixed(self) -> bool:
-        """True when the operator fixed the store, so users may not switch it."""
-        return self.lock_store
 
 
 def _read_secrets(paths: tuple[Path, ...]) -> dict[str, Any]:

@@ -190,6 +190,8 @@ def test_thumbnail_is_a_small_png_made_once_per_content():
 
 def test_thumbnail_cache_is_bounded(monkeypatch):
     monkeypatch.setattr(images, "THUMBNAIL_CACHE_ENTRIES", 3)
-    for shade in range(6):
-        images.thumbnail(encode("PNG", (8, 8), colour=(shade, shade, shade)))
-    assert images.thumbnail_cache_size() == 3
+    made = [encode("PNG", (8, 8), colour=(shade, shade, shade)) for shade in range(6)]
+    for data in made:
+        images.thumbnail(data)
+    held = [images.cached_thumbnail(images.sha256_of(data)) is not None for data in made]
+    assert held == [False, False, False, True, True, True]  # the oldest made way for the newest

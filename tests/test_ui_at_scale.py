@@ -93,7 +93,7 @@ def test_the_largest_thread_leads_the_list_sorted_by_size_though_not_on_the_firs
     at = open_page("threads")
     assert not at.exception, at.exception
     assert LONG_THREAD not in set(at.dataframe[0].value["thread"])  # the oldest: not among the newest 50
-    at.segmented_control(key="threads_sort").set_value("stored size").run()
+    at.segmented_control(key="threads_sort").set_value("stored").run()
     frame = at.dataframe[0].value
     assert frame["thread"].iloc[0] == LONG_THREAD
     stored = list(frame["stored bytes"])

@@ -18,7 +18,8 @@ def test_thread_list_has_size_and_flag_columns_and_sorts_by_size():
     assert "oversized-state" in frame.loc["demo-bloated", "flags"]
     assert frame.loc["demo-research", "flags"] == ""
     assert frame["state size"].idxmax() == "demo-bloated"
-    at.segmented_control(key="threads_sort").set_value("stored size").run()
+    assert at.segmented_control(key="threads_sort").options == ["newest", "stored size", "checkpoints"]
+    at.segmented_control(key="threads_sort").set_value("stored").run()
     stored = list(at.dataframe[0].value["stored bytes"])
     assert stored == sorted(stored, reverse=True)
     assert "flagged: **demo-bloated** (oversized-state" in all_text(at)

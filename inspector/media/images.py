@@ -168,10 +168,6 @@ def thumbnail(data: bytes, size: tuple[int, int] = THUMBNAIL_SIZE) -> bytes:
     return png
 
 
-def thumbnail_cache_size() -> int:
-    return len(_thumbnails)
-
-
 def _make_thumbnail(data: bytes, size: tuple[int, int]) -> bytes:
     with _open(data) as image:
         image.thumbnail(size)

@@ -15,6 +15,8 @@ _URL_KEY = "inspector_store_url"
 
 @st.cache_resource(show_spinner=False)
 def settings() -> Settings:
+    """The settings, read once per process (``settings.clear()`` reads them again): the only way the pages
+    read them. Raises ValueError while they are invalid; the gate then stops every page before its body runs."""
     return load_settings()
 
 

@@ -18,7 +18,7 @@ from ..sizes.health_report import health_report, health_table
 from ..sizes.what_if import what_if_text
 from ..store import StoreError
 from ..formatting import human_bytes
-from . import connection, data, routes
+from . import connection, routes
 from .inert import literal
 from .sizes_views import health_of, render_flags
 from .tables import byte_columns
@@ -46,7 +46,7 @@ def render() -> None:
     store = connection.store()
     if store is None:
         return
-    settings = data.settings_or_defaults()
+    settings = connection.settings()
     top = settings.health_top_threads
     try:
         totals = store.totals()

@@ -16,30 +16,27 @@ from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
 from ..sizes.tables import FIELD_BYTES, field_rows
 from ..sizes.what_if import what_if_text
+from ..store.model import THREAD_SORTS
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..formatting import human_bytes
-from . import data
+from . import connection, data
 from .progress import progress_bar
 from .inert import literal
 from .tables import byte_columns
 
 
-settings = data.settings_or_defaults
-_S = settings()
-
-
-@st.cache_resource(ttl=_S.cache_ttl_seconds, max_entries=max(_S.cache_max_entries, 256), show_spinner=False)
-def _health(url: str, schema_name: str, thread_id: str, newest: str | None, _settings: Settings) -> dict[str, ThreadHealth]:
+@st.cache_resource(ttl=data.TTL, max_entries=max(data.MAX_ENTRIES, 256), show_spinner=False)
+def _health(url: str, schema_name: str, thread_id: str, newest: str | None) -> dict[str, ThreadHealth]:
     return {}  # filled once by the first page run that asks, with its progress bar
 
 
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
     """Sizes, flags and schema drift of one thread (kept until its newest checkpoint or the schema changes;
     each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones)."""
-    held = _health(store.url, schemas.active().name, thread_id, newest, settings())
+    held = _health(store.url, schemas.active().name, thread_id, newest)
     if "health" not in held:
         with progress_bar(f"Measuring {thread_id}") as progress:
-            found = thread_health(store, thread_id, settings(), data.analysis_cache(store), progress)
+            found = thread_health(store, thread_id, connection.settings(), data.analysis_cache(store), progress)
             held["health"] = data.masked(found, keys=False)
     return held["health"]
 
@@ -49,7 +46,7 @@ def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpoi
     """Thread page panel: stacked bytes per field over the timeline, the threshold, this thread's flags."""
     with st.spinner("Measuring the thread…"):
         health = health_of(store, thread_id, _newest(store, thread_id))
-    render_thread_sizes(health, settings(), row.checkpoint_id)
+    render_thread_sizes(health, connection.settings(), row.checkpoint_id)
 
 
 def _newest(store: Store, thread_id: str) -> str | None:
@@ -117,16 +114,17 @@ LIST_COLUMN_CONFIG = {
 }
 
 
-SORTS = {"newest": "newest", "stored size": "stored", "checkpoints": "checkpoints"}
+SORT_LABELS = {"stored": "stored size"}  # the others read as Store.threads names them
 # Above this many stored bytes on one page of the list, sizes and flags are measured on request only.
 LIST_MEASURE_BYTES = 200_000_000
 
 
 def sort_choice() -> str:
     """The order the user picked for the thread list, as ``Store.threads`` names it (over every thread)."""
-    picked = st.segmented_control("Sort by", list(SORTS), default="newest", key="threads_sort",
+    picked = st.segmented_control("Sort by", THREAD_SORTS, default="newest", key="threads_sort",
+                                  format_func=lambda sort: SORT_LABELS.get(sort, sort),
                                   help="the whole store is sorted, not only this page")
-    return SORTS.get(picked or "newest", "newest")
+    return picked or "newest"
 
 
 def size_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str, object]]:
@@ -153,9 +151,3 @@ def flag_note(rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) 
     flagged = [f"**{literal(r.thread_id)}** ({literal(columns[r.thread_id]['flags'])})" for r in rows if columns[r.thread_id]["flags"]]
     if flagged:
         st.markdown(f":material/flag: {len(flagged)} flagged: " + "; ".join(flagged) + " · details on the Health page")
-
-
-def install_panel(panels: list) -> None:
-    """Add the size panel to the thread page's panel list, once."""
-    if not any(render is size_panel for _, render in panels):
-        panels.append(("Size", size_panel))
