@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
@@ -410,9 +410,3 @@ class Store(Protocol):
 
     def __exit__(self, *exc: object) -> None: ...
 
-
-def as_plain(obj: Any) -> Any:
-    """Dataclasses from this package as plain dicts (for JSON output)."""
-    if hasattr(obj, "__dataclass_fields__"):
-        return asdict(obj)
-    return obj

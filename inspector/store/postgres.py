@@ -121,8 +121,10 @@ class PostgresStore(PgRetention, PgExport):
     size_accounting = SHARED_BLOBS
     warning: str | None = None
 
-    def __init__(self, url: str, statement_timeout_ms: int = 30_000, pool_size: int = 4) -> None:
+    def __init__(self, url: str, statement_timeout_ms: int = 30_000, pool_size: int = 4,
+                 schema: delta.SchemaSource | None = None) -> None:
         self.url = url
+        self.schema = schema
         self.target: PgTarget = parse_pg_url(url, statement_timeout_ms)
         self.identity = f"postgres:{self.target.where}" + (f"?schema={self.target.schema}" if self.target.schema else "")
         kwargs = self.target.connect_kwargs()

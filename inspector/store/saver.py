@@ -130,10 +130,11 @@ class SaverStore:
     warning = SAVER_WARNING
 
     def __init__(self, saver: BaseCheckpointSaver, url: str = "", stack: contextlib.ExitStack | None = None,
-                 loop: _Loop | None = None) -> None:
+                 loop: _Loop | None = None, schema: delta.SchemaSource | None = None) -> None:
         if not isinstance(saver, BaseCheckpointSaver):
             raise StoreError(f"{url or 'the object'} is not a LangGraph BaseCheckpointSaver")
         self.saver = saver
+        self.schema = schema
         self.url = url or f"saver:{type(saver).__name__}"
         self.identity = f"saver:{self.url}" if url else f"saver:{type(saver).__name__}@{id(saver):x}"
         self._stack = stack or contextlib.ExitStack()
@@ -142,13 +143,13 @@ class SaverStore:
         self.saver_name = f"{type(saver).__module__}.{type(saver).__name__}"
 
     @classmethod
-    def from_spec(cls, spec: str) -> "SaverStore":
+    def from_spec(cls, spec: str, schema: delta.SchemaSource | None = None) -> "SaverStore":
         """Load the saver ``spec`` names; factories and context managers are entered on a private loop."""
         loop = _Loop()
         stack = contextlib.ExitStack()
         try:
             saver = load_saver(spec, stack, loop.run)
-            return cls(saver, spec, stack, loop)
+            return cls(saver, spec, stack, loop, schema)
         except BaseException:
             stack.close()
             loop.close()
@@ -424,7 +425,7 @@ class SaverStore:
         except Exception as exc:
             return {}, [Problem(f"the saver could not return delta history ({type(exc).__name__}: {exc})", ch, "delta")
                         for ch in channels]
-        rebuilt = delta.fold_histories(histories)
+        rebuilt = delta.fold_histories(histories, delta.reducers_from(self.schema))
         return rebuilt.values, rebuilt.problems
 
     def delta_history(

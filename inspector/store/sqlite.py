@@ -120,8 +120,9 @@ class SqliteStore(SqliteRetention, SqliteExport):
     read_only = True
     size_accounting = PER_CHECKPOINT_COPY
 
-    def __init__(self, path: str | Path, url: str | None = None) -> None:
+    def __init__(self, path: str | Path, url: str | None = None, schema: delta.SchemaSource | None = None) -> None:
         self.path = Path(path).expanduser()
+        self.schema = schema
         self.url = url or f"sqlite:///{self.path}"
         self.identity = f"sqlite:{self.path.resolve()}"
         self._db = ReadOnlySqlite(self.path)
