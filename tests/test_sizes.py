@@ -156,7 +156,7 @@ def test_shared_blobs_count_each_row_once():
 
 def test_measuring_decodes_nothing_and_reads_each_blob_once(store, monkeypatch):
     import inspector.store.decode as decode
-    import inspector.store.sqlite as sqlite_module
+    import inspector.store.sqlite.sizes as sqlite_module
 
     decoded, measured = [], []
     real_unpack, real_measure = decode.unpack_msgpack, sqlite_module.measure_checkpoint_blob
