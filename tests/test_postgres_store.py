@@ -11,7 +11,7 @@ from psycopg import sql
 
 from conftest import READONLY_ROLE, free_port, pg_url
 from inspector.store import StoreError, open_store
-from inspector.store.pg_connect import parse_pg_url
+from inspector.store.postgres.connect import parse_pg_url
 from inspector.store.postgres import PostgresStore
 
 pytestmark = pytest.mark.postgres

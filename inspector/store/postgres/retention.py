@@ -17,9 +17,9 @@ from typing import Any, Iterator, Sequence
 
 import psycopg
 
-from .model import BranchThread, StoreError
-from .pg_connect import read_error
-from .retention_keys import (
+from ..model import BranchThread, StoreError
+from .connect import read_error
+from ..retention_keys import (
     BlobKeys,
     CheckpointKeys,
     Key,
