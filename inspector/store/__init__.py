@@ -27,13 +27,13 @@ from .model import (
     CheckpointSizes,
     CheckpointState,
     NotFound,
-    Store,
     StoreError,
     StoreTotals,
     ThreadSummary,
     WriteRecord,
     is_internal_channel,
 )
+from .protocol import Store
 from .sqlite import SqliteStore
 
 __all__ = [
