@@ -1,5 +1,14 @@
 """Read-only checkpoint stores behind one protocol.
 
+This package owns everything about reading a LangGraph checkpoint store: the ``Store``
+protocol (``protocol``) and the plain records it returns (``model``), the safe decoder of
+stored values (``decode``, ``carried``) and the size measurer (``measure``), the backends
+(``sqlite/``, ``postgres/``, ``saver/``, DeerFlow's home in ``deerflow``, support bundles in
+``bundle``), delta-channel rebuilds (``delta``), retention keys and export rows. It imports
+nothing else of the inspector: its options come as ``open_store`` arguments, and the state
+schema a delta channel is folded with is handed to it (``delta.SchemaSource``; the
+``inspector`` package sets its active schema as the default).
+
 ``open_store(url)`` picks the backend from the URL:
 
 - ``sqlite:///relative.db``, ``sqlite:////absolute.db`` or a bare file path: ``SqliteStore``.
