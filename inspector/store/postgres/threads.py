@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import BRANCH_PARENT_KEY, THREAD_SORTS, BranchThread, StoreError, StoreTotals, ThreadSummary, branch_of, sorted_branches
+from ..model import (
+    BRANCH_PARENT_KEY,
+    THREAD_SORTS,
+    BranchThread,
+    StoreError,
+    StoreTotals,
+    ThreadSummary,
+    branch_of,
+    sorted_branches,
+)
 from ..records import like_pattern, thread_summaries, titles_from
 
 _THREAD_COLUMNS = """thread_id, count(*), max(checkpoint_id) FILTER (WHERE checkpoint_ns = ''),

@@ -7,7 +7,17 @@ from collections import defaultdict
 
 from langgraph.checkpoint.base import CheckpointTuple
 
-from ..model import BRANCH_PARENT_KEY, THREAD_SORTS, BranchThread, StoreError, StoreTotals, ThreadSummary, branch_of, checkpoint_time, sorted_branches
+from ..model import (
+    BRANCH_PARENT_KEY,
+    THREAD_SORTS,
+    BranchThread,
+    StoreError,
+    StoreTotals,
+    ThreadSummary,
+    branch_of,
+    checkpoint_time,
+    sorted_branches,
+)
 from .serialize import checkpoint_bytes, cid, ns_of, plain, writes_bytes
 
 

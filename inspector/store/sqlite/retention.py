@@ -25,9 +25,9 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from . import pages
 from ..model import BranchThread, StoreError
 from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
+from . import pages
 
 INTERRUPT_CHANNEL = "__interrupt__"
 # dbstat visits every page of a b-tree; past this size only the indexes are measured.

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import BRANCH_PARENT_KEY, THREAD_SORTS, BranchThread, StoreError, StoreTotals, ThreadSummary, branch_of, sorted_branches
+from ..model import (
+    BRANCH_PARENT_KEY,
+    THREAD_SORTS,
+    BranchThread,
+    StoreError,
+    StoreTotals,
+    ThreadSummary,
+    branch_of,
+    sorted_branches,
+)
 from ..records import like_pattern, thread_summaries, titles_from
 from .queries import OWN_BYTES, in_clause, metadata
 
