@@ -165,3 +165,12 @@ def resolve_db_url(explicit: str | None, settings: Settings) -> str:
     from .demo import ensure_demo  # the demo agent imports LangGraph; only load it when needed
 
     return f"sqlite:///{ensure_demo()}"
+
+
+def store_options(settings: Settings) -> dict[str, int]:
+    """The keyword arguments ``open_store`` takes from the settings."""
+    return {
+        "pg_timeout_ms": settings.pg_statement_timeout_ms,
+        "pg_pool_size": settings.pg_pool_size,
+        "bundle_max_bytes": settings.bundle_open_max_bytes,
+    }

@@ -277,3 +277,14 @@ def test_a_branch_thread_bundle_carries_the_files_of_the_thread_it_came_from(dem
         assert [p.thread_id for p in report.user_data.parents] == ["demo-deerflow-current"]
         assert [c.key for c in report.images] == [c.key for c in source.images]
         assert all(c.decoded and not c.problems and c.physical_path.startswith(root) for c in report.images)
+
+
+def test_the_unpacked_size_limit_is_an_open_store_option_the_cli_takes_from_settings(tmp_path, capsys, monkeypatch):
+    path = zip_with(tmp_path / "big.zip", {MANIFEST_MEMBER: b"{}", DB_MEMBER: b"x" * 5000})
+    with pytest.raises(StoreError, match="holds more than 1,000 bytes; raise bundle_open_max_bytes"):
+        open_store(str(path), bundle_max_bytes=1000)
+    with pytest.raises(StoreError, match="not a readable SQLite database"):  # the default limit lets it through
+        open_store(str(path))
+    monkeypatch.setenv("INSPECTOR_BUNDLE_OPEN_MAX_BYTES", "1000")
+    assert main(["threads", "--db", str(path)]) == 2
+    assert "holds more than 1,000 bytes" in capsys.readouterr().err

@@ -11,7 +11,7 @@ from psycopg import sql
 
 from conftest import READONLY_ROLE, free_port, pg_url
 from inspector.store import StoreError, open_store
-from inspector.store.pg_connect import parse_pg_url
+from inspector.store.postgres.connect import parse_pg_url
 from inspector.store.postgres import PostgresStore
 
 pytestmark = pytest.mark.postgres
@@ -181,3 +181,11 @@ def test_postgres_scheme_alias_and_url_parsing(pg_demo):
     assert "search_path=x" in target.options and "statement_timeout=1234" in target.options
     assert "default_transaction_read_only=on" in target.options and "sslmode=disable" in target.conninfo
     assert target.where == "h:5433/db"
+
+
+def test_timeout_and_pool_size_are_open_store_options(pg_demo):
+    with open_store(pg_demo[0].readonly_dsn, pg_timeout_ms=1234, pg_pool_size=2) as s, s.connection() as conn:
+        assert conn.execute("SHOW statement_timeout").fetchone()[0] == "1234ms"
+        assert s._pool.max_size == 2
+    with open_store(pg_demo[0].readonly_dsn) as s, s.connection() as conn:  # the settings' defaults
+        assert conn.execute("SHOW statement_timeout").fetchone()[0] == "30s" and s._pool.max_size == 4

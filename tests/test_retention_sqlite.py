@@ -25,7 +25,7 @@ from inspector.cli import main
 from inspector.history.lineage import build_history
 from inspector.state.interrupts import pending_questions
 from inspector.store import open_store
-from inspector.store.sqlite_pages import PageModel, record_len
+from inspector.store.sqlite.pages import PageModel, record_len
 from langgraph.checkpoint.sqlite import SqliteSaver
 from inspector.retention import Policy, plan_store, statements
 from retention_helpers import (BRANCH_THREAD, BRANCHED_FROM, HOSTILE_THREAD, add_deerflow_branch, lost_junctions,

@@ -11,7 +11,7 @@ from inspector.sizes.health import uncleared_image_flags
 from inspector.settings import Settings
 from inspector.sizes.accounting import thread_sizes
 from inspector.store import SHARED_BLOBS, NotFound
-from inspector.store.pg_sizes import pg_field_sizes
+from inspector.store.postgres.sizes import pg_field_sizes
 
 pytestmark = pytest.mark.postgres
 THREAD_IDS = ("demo-bloated", "demo-vision")

@@ -15,7 +15,7 @@ from ..history.lineage import build_history, key_of
 from ..history.thread_list import thread_list, thread_records
 from ..formatting import to_jsonable
 from ..schema.default import active_names
-from ..settings import Settings, load_settings, resolve_db_url
+from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..store import Store, open_store
 from ..store.model import THREAD_SORTS
 from ..store.deerflow import deerflow_url
@@ -88,7 +88,7 @@ def open_from_args(args: argparse.Namespace) -> Store:
         explicit = deerflow_url(args.deerflow_home)
     url = resolve_db_url(explicit, settings)
     audit(args, url, settings)
-    return open_store(url)
+    return open_store(url, **store_options(settings))
 
 
 def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | None:

@@ -164,7 +164,7 @@ DEFAULT_SCHEMA = schema_of(ThreadState, DEFAULT_SCHEMA_NAME)
 def load_schema(spec: str) -> Schema:
     """Import the class or graph ``module.path:Name`` / ``path/to/file.py:Name`` names (operator only)."""
     from ..store import StoreError
-    from ..store.saver_loading import import_target
+    from ..store.saver.loading import import_target
 
     target, sep, attribute = spec.strip().rpartition(":")
     if not sep or not target or not attribute.isidentifier():

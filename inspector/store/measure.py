@@ -214,16 +214,6 @@ def _measure(blob: bytes, view: memoryview, start: int, end: int,
             _Items(region, hashed, holds))
 
 
-def measure_value(raw: bytes) -> ChannelSize:
-    """Size, hash and per-item sizes of one serialized msgpack value; a corrupt one is measured whole."""
-    try:
-        unpacker = _unpacker(raw)
-        unpacker.skip()
-        return _measure(raw, memoryview(raw), 0, unpacker.tell())[0]
-    except Exception:
-        return ChannelSize(len(raw), digest(raw))
-
-
 def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None,
                             previous: MeasuredCheckpoint | None = None) -> MeasuredCheckpoint:
     """Per-channel stored sizes of a whole-checkpoint blob; never raises, never decodes values.

@@ -8,7 +8,7 @@ visited. Metadata sits after the checkpoint blob, so it is read only for
 namespace roots (which carry DeerFlow's branch keys and a subgraph's
 ``parents``) and for the checkpoints the planner asks about.
 
-Footprints follow ``sqlite_pages``: a row's cell and overflow pages, its entry
+Footprints follow ``pages``: a row's cell and overflow pages, its entry
 in each index, with leaf pages packed as VACUUM packs them. How full those pages
 are in this file is measured with ``dbstat`` when SQLite has it (per b-tree,
 filtered by name); that measurement also gives the slack VACUUM returns on its
@@ -25,9 +25,9 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from . import sqlite_pages as pages
-from .model import BranchThread, StoreError
-from .retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
+from ..model import BranchThread, StoreError
+from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
+from . import pages
 
 INTERRUPT_CHANNEL = "__interrupt__"
 # dbstat visits every page of a b-tree; past this size only the indexes are measured.

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from .measure import ChannelSize, base64_image_bytes, digest
-from .model import CheckpointSizes, NotFound
+from ..measure import ChannelSize, base64_image_bytes, digest
+from ..model import CheckpointSizes, NotFound
 
 Query = Callable[[str, Any], list[tuple]]
 

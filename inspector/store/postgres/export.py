@@ -13,8 +13,8 @@ from typing import Any, Iterator
 
 import psycopg
 
-from .export_rows import ExportCheckpoint, ExportWrite, with_writes
-from .pg_connect import read_error
+from ..export_rows import ExportCheckpoint, ExportWrite, with_writes
+from .connect import read_error
 
 _CHECKPOINTS = """
     SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata

@@ -16,7 +16,7 @@ import threading
 import urllib.parse
 from pathlib import Path
 
-from .model import StoreError
+from ..model import StoreError
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
 BUSY_TIMEOUT_SECONDS = 5.0

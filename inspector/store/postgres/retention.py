@@ -17,9 +17,8 @@ from typing import Any, Iterator, Sequence
 
 import psycopg
 
-from .model import BranchThread, StoreError
-from .pg_connect import read_error
-from .retention_keys import (
+from ..model import BranchThread, StoreError
+from ..retention_keys import (
     BlobKeys,
     CheckpointKeys,
     Key,
@@ -28,6 +27,7 @@ from .retention_keys import (
     ThreadKeys,
     branch_link,
 )
+from .connect import read_error
 
 BATCH = 200
 METADATA_KEYS = ("step", "source", "parents", "counters_since_delta_snapshot",

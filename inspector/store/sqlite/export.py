@@ -12,8 +12,8 @@ import urllib.parse
 from pathlib import Path
 from typing import Iterator
 
-from .export_rows import ExportCheckpoint, ExportWrite, with_writes
-from .model import StoreError
+from ..export_rows import ExportCheckpoint, ExportWrite, with_writes
+from ..model import StoreError
 
 _CHECKPOINTS = """
     SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata

@@ -20,7 +20,7 @@ import psycopg
 from psycopg import conninfo as pg_conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from .model import StoreError
+from ..model import StoreError
 
 LANGGRAPH_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
 # langgraph-checkpoint-postgres' migration level that added checkpoint_writes.task_path,

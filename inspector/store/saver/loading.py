@@ -19,7 +19,7 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from .model import StoreError
+from ..model import StoreError
 
 
 def import_target(target: str) -> ModuleType:
