@@ -250,7 +250,7 @@ def test_an_overwrite_stored_as_langgraph_stores_it_is_verified(tmp_path):
         with using(schema_of(Items)):
             steps = replay_thread(store, "t")
         result = verdict(steps)
-        assert result.mismatches == 0 and any(f.field == "items" and f.status == "confirmed"
+        assert result.mismatched == 0 and any(f.field == "items" and f.status == "confirmed"
                                               for s in steps for f in s.fields)
     finally:
         store.close()
