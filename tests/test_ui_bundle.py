@@ -29,11 +29,14 @@ def test_every_page_works_on_a_bundle(bundle, app_on_store):
     at = open_page("thread", thread=CASE)
     assert not at.exception and not at.error, at.exception
     captions = [img.caption for element in at.get("image") for img in element.proto.imgs]
-    # pictures read from the bundle: the gallery and the images-over-time strip
+    # pictures read from the bundle: the gallery, then the images-over-time strip in its panel
     assert {c.split(" · ")[0] for c in captions if " · " in c} == {"chart.png", "board.jpg"}
-    assert {c for c in captions if c.startswith("step")} == {"step 5: chart.png", "step 5: board.jpg"}
     assert not at.main.warning, [w.value for w in at.main.warning]  # no missing or refused file
     assert "notes.md" in all_text(at)
+    at.segmented_control(key="thread_panel").set_value("Images over time").run()
+    assert not at.exception and not at.main.warning, [w.value for w in at.main.warning]
+    captions = [img.caption for element in at.get("image") for img in element.proto.imgs]
+    assert {c for c in captions if c.startswith("step")} == {"step 5: chart.png", "step 5: board.jpg"}
     for page, params in (("diff", {"thread": CASE}), ("health", {}), ("retention", {"keep": "1"})):
         at = open_page(page, **params)
         assert not at.exception, (page, at.exception)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..bundle import write_bundle
 from ..settings import load_settings
 from .output import print_json, say
 from .store_commands import add_store_args, open_from_args
@@ -25,6 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_bundle(args: argparse.Namespace) -> int:
     if not args.out.lower().endswith(".zip"):
         raise ValueError(f"--out must name a .zip file, got {args.out!r}")
+    from ..bundle import write_bundle  # LangGraph's SqliteSaver, and its graph machinery: only here
+
     settings = load_settings()
     with open_from_args(args) as store:
         manifest = write_bundle(store, args.thread, args.out, data_dir=args.data_dir or settings.data_dir,
