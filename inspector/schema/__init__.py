@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .default import DEFAULT_SCHEMA_NAME, SchemaDrift, drift_between
+from .default import DEFAULT_SCHEMA_NAME, SchemaDrift, drift_between  # noqa: F401 (re-exported)
 
 _EXPORTS = {name: ".reading" for name in (
     "Reducer", "REPLACE", "UNKNOWN", "MESSAGE_REDUCERS", "SchemaError", "Schema", "schema_of", "reducers_of",
