@@ -19,7 +19,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-
 from browser_helpers import shot
 
 pytest_plugins = ["demo_store"]  # the demo tests' fixtures (test_demo*.py)

@@ -182,8 +182,8 @@ def _tool_update(tool_call: dict, step: int) -> dict:
     if name == "present_files":
         return {"artifacts": args["paths"]}
     if name == "view_image":
-        return {"viewed_images": {args["path"]: {"mime_type": "image/png", "size": args["size"],
-                                                 "actual_path": f"/data/threads/x/user-data/uploads/{args['path'].rsplit('/', 1)[-1]}"}}}
+        on_disk = f"/data/threads/x/user-data/uploads/{args['path'].rsplit('/', 1)[-1]}"
+        return {"viewed_images": {args["path"]: {"mime_type": "image/png", "size": args["size"], "actual_path": on_disk}}}
     if name == "set_goal":
         return {"goal": {"objective": args["objective"], "status": "active", "created_at": "2026-08-01T00:00:00Z",
                          "updated_at": "2026-08-01T00:00:00Z", "continuation_count": step, "max_continuations": 5,

@@ -4,9 +4,9 @@ pages of history and streams agree with what the same backend reads one by one."
 from __future__ import annotations
 
 import pytest
+from store_contract import Contract, comparable, normal, root_ids
 
 from inspector.store import NotFound, StoreError
-from store_contract import Contract, comparable, normal, root_ids
 
 
 class StreamContract(Contract):

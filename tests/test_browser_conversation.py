@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from browser_helpers import shot, wait_for_app
 from playwright.sync_api import expect
 
-from browser_helpers import shot, wait_for_app
 from inspector.state.conversation import conversation
 from inspector.store import open_store
 

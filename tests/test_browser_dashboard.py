@@ -6,13 +6,13 @@ import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from browser_helpers import shot, wait_for_app
 from playwright.sync_api import expect
 
-from browser_helpers import shot, wait_for_app
-from inspector.state.conversation import conversation, counts
 from inspector.history.lineage import build_history
-from inspector.store import open_store
+from inspector.state.conversation import conversation, counts
 from inspector.state.todos import todo_board
+from inspector.store import open_store
 
 CHART = "[data-testid='stVegaLiteChart']"
 TABLE = "[data-testid='stDataFrame']"

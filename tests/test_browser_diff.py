@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from browser_helpers import shot, wait_for_app
+
 from inspector.diff import CLEARED_NOTE, diff_checkpoints
 from inspector.store import open_store
 
@@ -13,9 +13,9 @@ def step_where(demo_db, thread_id, predicate):
     """The checkpoint whose diff against its parent satisfies ``predicate``."""
     with open_store(str(demo_db)) as store:
         for row in sorted(store.timeline(thread_id), key=lambda r: r.checkpoint_id):
-            if row.checkpoint_ns == "" and row.parent_checkpoint_id:
-                if predicate(diff_checkpoints(store, thread_id, None, row.checkpoint_id)):
-                    return row
+            if row.checkpoint_ns == "" and row.parent_checkpoint_id and predicate(
+                    diff_checkpoints(store, thread_id, None, row.checkpoint_id)):
+                return row
     pytest.fail(f"no such step in {thread_id}")
 
 
@@ -41,7 +41,8 @@ def test_vision_step_reads_cleared_by_the_empty_dict_rule(page, streamlit_app, d
 
 def test_research_step_shows_duplicate_artifact_dropped(page, streamlit_app, demo_db):
     row = step_where(demo_db, "demo-research",
-                     lambda d: d.field("artifacts") is not None and any(c.kind == "dropped" for c in d.field("artifacts").changes))
+                     lambda d: d.field("artifacts") is not None
+                     and any(c.kind == "dropped" for c in d.field("artifacts").changes))
     open_diff(page, streamlit_app(str(demo_db)), "demo-research", row.checkpoint_id)
     body = page.locator("[data-testid='stMainBlockContainer']").inner_text()
     assert "dropped as a duplicate: /mnt/user-data/outputs/report.md" in body

@@ -4,8 +4,8 @@ as it does on SQLite: thread list, title and messages."""
 from __future__ import annotations
 
 import pytest
-
 from browser_helpers import shot, wait_for_app
+
 from inspector.demo import content
 
 pytestmark = pytest.mark.postgres

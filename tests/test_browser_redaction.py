@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from browser_helpers import choose_panel, wait_for_app
 from secret_store import KEPT, THREAD, leaked, write_secret_folder
 

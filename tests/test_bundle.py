@@ -19,9 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from bundle_helpers import CASE, FAKE_KEY, write_support_case
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from bundle_helpers import CASE, FAKE_KEY, write_support_case
 from inspector.bundle import write_bundle
 from inspector.cli import main
 from inspector.media.report import media_report
@@ -237,9 +237,8 @@ def test_an_unmasked_bundle_needs_the_operators_allow_reveal_and_is_audited(case
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: revealing secrets is turned off (set allow_reveal to allow it)"] and not out.exists()
     assert not log.exists()  # refused before anything was read
-    with pytest.raises(PermissionError):
-        with open_store(str(case)) as store:
-            write_bundle(store, CASE, out, reveal=True, settings=Settings())
+    with pytest.raises(PermissionError), open_store(str(case)) as store:
+        write_bundle(store, CASE, out, reveal=True, settings=Settings())
     assert not out.exists()
 
     assert main(["bundle", "--db", str(case), CASE, "--out", str(tmp_path / "masked.zip")]) == 0

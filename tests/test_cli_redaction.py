@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from secret_store import KEPT, SECRETS, THREAD, checkpoint_ids, cli, leaked, write_secret_folder
 
 

@@ -118,7 +118,8 @@ def test_a_store_folds_delta_channels_with_the_schema_it_is_handed(demo_db):
             return DEFAULT_SCHEMA.starting_value(channel)
 
     calls = []
-    with open_store(str(demo_db)) as default, open_store(str(demo_db), schema=lambda: calls.append(1) or LastWriteWins()) as handed:
+    handed_schema = lambda: calls.append(1) or LastWriteWins()  # noqa: E731
+    with open_store(str(demo_db)) as default, open_store(str(demo_db), schema=handed_schema) as handed:
         ids = [r.checkpoint_id for r in handed.history("demo-delta")]
         assert calls == []  # listing decodes and folds nothing
         differ = 0

@@ -6,10 +6,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from demo_store import latest
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from demo_store import latest
 from inspector.demo import DEMO_THREADS, default_demo_dir, ensure_demo, write_demo
 
 THREAD_IDS = ["demo-research", "demo-vision", "demo-bloated", "demo-time-travel", "demo-subgraph",

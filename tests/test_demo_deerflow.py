@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from demo_store import history, latest
 from langchain_core.messages import ToolMessage
 from PIL import Image
 
-from demo_store import history, latest
 from inspector.demo import DEMO_THREADS
 
 

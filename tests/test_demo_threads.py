@@ -7,10 +7,10 @@ import base64
 import io
 from pathlib import Path
 
+from demo_store import history, latest
 from langchain_core.messages import HumanMessage, ToolMessage
 from PIL import Image
 
-from demo_store import history, latest
 from inspector.schema.thread_state import merge_artifacts
 
 ONE_MB = 1024 * 1024

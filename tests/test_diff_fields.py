@@ -8,8 +8,8 @@ import os
 
 from inspector.diff import CLEARED_NOTE, diff
 from inspector.formatting import dumps
-from inspector.store import WriteRecord
 from inspector.schema.thread_state import merge_viewed_images
+from inspector.store import WriteRecord
 
 
 def write(channel, value, task="agent"):

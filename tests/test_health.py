@@ -4,16 +4,16 @@ import base64
 import sqlite3
 
 import pytest
+from conftest import count_state_reads
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, StateGraph
 
-from conftest import count_state_reads
 from inspector.cli import main
-from inspector.sizes.health import leaf_ids, store_health, thread_health
-from inspector.settings import Settings
-from inspector.store import open_store
 from inspector.schema.thread_state import ThreadState
+from inspector.settings import Settings
+from inspector.sizes.health import leaf_ids, store_health, thread_health
+from inspector.store import open_store
 
 
 @pytest.fixture(scope="module")

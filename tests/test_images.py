@@ -110,7 +110,7 @@ def test_default_pixel_limit_stops_a_decompression_bomb():
 def test_pillow_global_limit_is_untouched():
     before = Image.MAX_IMAGE_PIXELS
     images.check_entry("x.png", b64_entry(encode("PNG"), "image/png"), max_pixels=10)
-    assert Image.MAX_IMAGE_PIXELS == before
+    assert before == Image.MAX_IMAGE_PIXELS
 
 
 def test_file_entry_read_from_disk(thread_folders):

@@ -9,9 +9,9 @@ import random
 import re
 
 import pytest
+from corpus.hostile_content import hostile_markdown, payloads
 from markdown_it import MarkdownIt
 
-from corpus.hostile_content import hostile_markdown, payloads
 from inspector.safety.inert_text import code_span, inert_markdown, links_in, literal
 
 TRACKER = "http://tracker.invalid:8080"

@@ -133,8 +133,9 @@ def test_replay_command_exit_codes(demo_db, altered, capsys):
 
 
 def test_thread_page_marks_the_step_whose_replay_does_not_match(altered, monkeypatch):
-    from inspector.ui import connection
     from ui_app import open_page
+
+    from inspector.ui import connection
 
     db, checkpoint_id = altered
     monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{db}")

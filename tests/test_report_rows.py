@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from ui_app import open_page
 
 from inspector.cli import main
-from ui_app import open_page
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 

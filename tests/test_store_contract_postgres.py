@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from inspector.store import open_store
 from store_contract import ReadContract
 from store_contract_streams import StreamContract
+
+from inspector.store import open_store
 
 pytestmark = pytest.mark.postgres
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
+from store_contract import ReadContract
+from store_contract_streams import StreamContract
 
 from inspector.demo import run_demo
 from inspector.store.saver import SaverStore
-from store_contract import ReadContract
-from store_contract_streams import StreamContract
 
 
 class TestInMemorySaverStore(ReadContract, StreamContract):

@@ -6,10 +6,10 @@ import psycopg
 import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg.rows import dict_row
-
-from inspector.store.saver import SaverStore
 from store_contract import ReadContract
 from store_contract_streams import StreamContract
+
+from inspector.store.saver import SaverStore
 
 pytestmark = pytest.mark.postgres
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from ui_app import all_text, open_page
 
 from benchmarks.store_generator import LONG_THREAD
 from inspector.store import open_store
 from inspector.ui import connection, data, thread_page
-from ui_app import all_text, open_page
 
 HISTORY_WIDE = {"timeline", "iter_states", "iter_field_sizes", "field_sizes", "totals"}
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from inspector.store import open_store
 from ui_app import all_text, open_page
 
+from inspector.store import open_store
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 

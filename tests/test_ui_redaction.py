@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from secret_store import KEPT, SECRETS, THREAD, checkpoint_ids, leaked, write_secret_folder
 from ui_app import open_page
 

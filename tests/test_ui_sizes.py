@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from inspector.demo import DEMO_THREADS
 from ui_app import all_text, open_page
 
+from inspector.demo import DEMO_THREADS
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 

@@ -36,9 +36,10 @@ def test_problems_sit_beside_their_field_and_a_failing_view_stays_in_its_field()
 def test_raw_checkpoint_and_writes_are_sent_only_on_request(demo_db, monkeypatch):
     import json as _json
 
+    from ui_app import open_page
+
     from inspector.store import open_store
     from inspector.ui import connection
-    from ui_app import open_page
 
     monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
     connection.settings.clear()

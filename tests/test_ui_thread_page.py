@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from ui_app import all_text, open_page, shown
 
 from inspector.demo import DEMO_THREADS
 from inspector.history.lineage import build_history
 from inspector.store import open_store
 from inspector.ui import panels
-from ui_app import all_text, open_page, shown
-
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 

@@ -13,14 +13,15 @@ inside the bundle as they did at the source.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..store.bundle import user_data_prefix
 from ..media.user_data import PathRefused, UserData, check_physical, resolve
+from ..store.bundle import user_data_prefix
 
 
 @dataclass
@@ -133,10 +134,8 @@ def read_file(bundled: BundledFile, masker: Any) -> bytes | None:
         data = fh.read(bundled.size)
     text = None
     if b"\x00" not in data[:8192]:
-        try:
+        with contextlib.suppress(UnicodeDecodeError):
             text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
     if text is not None:
         masked = masker.text(text, "files")
         if masked != text:

@@ -22,9 +22,9 @@ from typing import Any
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ..media.report import thread_folders
+from ..media.user_data import check_id
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
-from ..media.user_data import check_id
 from .files import FilePlan, References, plan_files, read_file
 from .masking import Masker
 from .rows import RowConverter

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ..settings import load_settings
 from ..formatting import human_bytes
+from ..settings import load_settings
 from .output import print_json, print_table, say
 from .store_commands import add_store_args, open_from_args
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import argparse
 
+from ..formatting import human_bytes
 from ..settings import load_settings
 from ..sizes.accounting import StoreSizes, ThreadSizes, measure_store, measure_thread
 from ..sizes.tables import FIELD_BYTES, field_rows
 from ..sizes.what_if import what_if_lines
-from ..formatting import human_bytes
 from .output import print_json, print_table, say
 from .progress import StderrProgress
 from .store_commands import add_store_args, open_cache_for, open_from_args
@@ -76,9 +76,9 @@ def cmd_sizes(args: argparse.Namespace) -> int:
 
 
 def cmd_health(args: argparse.Namespace) -> int:
-    from ..state.drift import drift_lines
     from ..sizes.health import store_health, thread_health
     from ..sizes.health_report import health_report, health_table
+    from ..state.drift import drift_lines
 
     settings = load_settings()
     with open_from_args(args) as store, StderrProgress(f"health {args.thread or 'store'}", args.quiet) as progress:

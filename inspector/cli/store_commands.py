@@ -9,18 +9,17 @@ import sys
 from typing import Any
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
-from ..safety.audit import AuditTrail
+from ..formatting import human_bytes, to_jsonable
 from ..history.checkpoint_kinds import branch_origin
 from ..history.lineage import build_history, key_of
 from ..history.thread_list import thread_list, thread_records
-from ..formatting import to_jsonable
+from ..history.timeline_rows import kind_columns
+from ..safety.audit import AuditTrail
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..store import Store, open_store
-from ..store.model import THREAD_SORTS
 from ..store.deerflow import deerflow_url
-from ..history.timeline_rows import kind_columns
-from ..formatting import human_bytes
+from ..store.model import THREAD_SORTS
 from .output import masked, print_json, print_table, say
 
 

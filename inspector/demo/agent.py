@@ -11,13 +11,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated
 
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langchain_core.messages import AnyMessage
 from langgraph.channels import DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.message import _messages_delta_reducer
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import _messages_delta_reducer
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 

@@ -23,9 +23,9 @@ from typing import Any
 from langchain_core.messages import BaseMessage, messages_from_dict
 
 from .. import schema as schemas
+from ..schema.thread_state import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
 from ..store.decode import overwritten
-from ..schema.thread_state import SandboxConflict
 from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
 from .nested import first_difference
 from .writes import describe_writes, step_writes, update_writes, writes_by_channel

@@ -81,7 +81,7 @@ def _fingerprint(schema: schemas.Schema | None) -> str:
 
 def _code(function: Any, depth: int = 0) -> list[str]:
     """A function's bytecode and constants, nested functions and wrapped ones included."""
-    code = getattr(function, "__code__", None) or getattr(getattr(function, "__call__", None), "__code__", None)
+    code = getattr(function, "__code__", None) or getattr(type(function).__call__, "__code__", None)
     out = [getattr(function, "__qualname__", type(function).__qualname__)]
     if code is not None:
         out += [code.co_code.hex(), repr([c for c in code.co_consts if not hasattr(c, "co_code")])]
@@ -235,7 +235,8 @@ def _ticker(progress: Progress | None, total: int) -> Callable[[], None]:
 
 
 def _replayed(store: Store, thread_id: str, ns: str, rows: list[CheckpointRow], replayed: set[str],
-              siblings: dict[str, int], schema: schemas.Schema | None) -> Iterator[tuple[CheckpointState, StepReplay, str | None]]:
+              siblings: dict[str, int],
+              schema: schemas.Schema | None) -> Iterator[tuple[CheckpointState, StepReplay, str | None]]:
     """Replay the steps in ``replayed`` from a stream of their states and their parents'."""
     if not replayed:
         return

@@ -28,9 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .lineage import History, Key
 from ..store import BranchThread, CheckpointRow
 from ..store.model import branch_of
+from .lineage import History, Key
 
 RUN_DURATION_WRITE = "runtime_run_duration"
 INTERRUPT_TITLE_WRITE = "runtime_interrupt_title"

@@ -14,8 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .lineage import History, Key, build_history, key_of
 from ..store import CheckpointRow, Store
+from .lineage import History, Key, build_history, key_of
 
 
 class ThreadHistory:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..store import is_internal_channel
 from .checkpoint_kinds import delta_marker, kind_at
 from .lineage import History, Key, branch_label, short_namespace
-from ..store import is_internal_channel
 
 
 def written_channels(channels: tuple[str, ...], include_internal: bool = False) -> str:

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .artifacts import Artifact, first_appearances, list_artifacts
 from ..history.checkpoint_kinds import branch_origin
 from ..history.field_history import field_history
-from .image_history import ImageSpan, image_spans
-from .images import ImageCheck, check_viewed_images
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..store.model import branch_of
+from .artifacts import Artifact, first_appearances, list_artifacts
+from .image_history import ImageSpan, image_spans
+from .images import ImageCheck, check_viewed_images
 from .user_data import PathRefused, UserData, data_bases, in_bundle, locate
 
 

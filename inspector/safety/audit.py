@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TypeVar
 
-from .access import ANONYMOUS
 from ..store import display_url
+from .access import ANONYMOUS
 
 ACTIONS = ("thread_view", "checkpoint_view", "diff_view", "reveal", "export")
 MAX_FIELD_CHARS = 512  # identifiers are cut here, so a line stays one small write

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import typing
 from collections.abc import Iterable, Iterator, Mapping
@@ -144,10 +145,9 @@ def schema_of(obj: Any, name: str | None = None) -> Schema:
                 initial[channel_name] = channel.get()
         elif isinstance(channel, DeltaChannel):
             reducers[channel_name] = _per_write(channel.reducer)
-            try:
+            # a type that cannot be built empty starts from its first write
+            with contextlib.suppress(Exception):
                 initial[channel_name] = channel.typ()
-            except Exception:  # noqa: BLE001 - a type that cannot be built empty starts from its first write
-                pass
         elif not isinstance(channel, (LastValue, LastValueAfterFinish)):
             opaque.add(channel_name)
     return Schema(label, tuple(order), reducers, initial, frozenset(opaque))

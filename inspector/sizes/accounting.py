@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ..analysis_cache import AnalysisCache
-from .cached import Progress, sizes_stream
 from ..store import (
     PER_CHECKPOINT_COPY,
     SHARED_BLOBS,
@@ -31,6 +30,7 @@ from ..store import (
     is_internal_channel,
 )
 from ..store.measure import ChannelSize
+from .cached import Progress, sizes_stream
 
 VIEWED_IMAGES = "viewed_images"
 

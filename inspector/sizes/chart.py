@@ -11,9 +11,9 @@ import json
 import altair as alt
 import pandas as pd
 
-from .accounting import ThreadSizes
-from ..store import is_internal_channel
 from ..formatting import human_bytes
+from ..store import is_internal_channel
+from .accounting import ThreadSizes
 
 INTERNAL = "(internal channels)"
 # The threshold line is drawn once the thread's peak reaches this share of it; below, it would

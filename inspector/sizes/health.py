@@ -15,16 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
-from ..state.drift import thread_drift
-from .health_base64 import Decode, base64_flags, state_decoder
-from .health_values import value_flags
+from ..analysis_cache import AnalysisCache
+from ..formatting import human_bytes
 from ..schema.default import SchemaDrift
 from ..settings import Settings
-from ..analysis_cache import AnalysisCache
-from .cached import Progress, sizes_stream
-from .accounting import ThreadSizes, across_threads, largest_threads, thread_sizes
+from ..state.drift import thread_drift
 from ..store import CheckpointSizes, CheckpointState, Store, StoreError, ThreadSummary
-from ..formatting import human_bytes
+from .accounting import ThreadSizes, across_threads, largest_threads, thread_sizes
+from .cached import Progress, sizes_stream
+from .health_base64 import Decode, base64_flags, state_decoder
+from .health_values import value_flags
 
 # viewed_images entries smaller than this hold a file reference ({mime_type, size, actual_path}, as DeerFlow's
 # main branch stores them for the thread's life), not image data.
@@ -131,7 +131,8 @@ def uncleared_image_flags(thread_id: str, rows: list[CheckpointSizes], settings:
         "base64 image data in viewed_images is copied into every later checkpoint; a few images take megabytes per step",
         "store entries as file references ({mime_type, size, actual_path}) and read the bytes from disk when the "
         "model needs them, as DeerFlow's main branch does (its entries stay for the thread's life); "
-        "writing {} clears viewed_images (merge_viewed_images still honours it, though DeerFlow's main branch no longer writes it)",
+        "writing {} clears viewed_images (merge_viewed_images still honours it, though DeerFlow's main branch "
+        "no longer writes it)",
     )]
 
 

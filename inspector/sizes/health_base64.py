@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..store import CheckpointSizes, CheckpointState, StoreError, is_internal_channel
 from ..formatting import human_bytes
+from ..store import CheckpointSizes, CheckpointState, StoreError, is_internal_channel
 
 VIEWED_IMAGES = "viewed_images"
 IMAGE_CONTEXT_PREFIX = "view-image-context:"

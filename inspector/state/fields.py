@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
-from ..store import CheckpointState
 from ..formatting import human_bytes
+from ..store import CheckpointState
 
 if TYPE_CHECKING:
     from .. import schema as schemas

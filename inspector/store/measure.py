@@ -246,6 +246,7 @@ def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None,
                     measured.regions[channel] = region
     except Exception as exc:  # truncated or corrupt blob: keep what was measured
         measured.problems.append(
-            Problem(f"checkpoint blob is corrupt or truncated after {len(measured.channels)} channel(s) ({type(exc).__name__})", None, "size")
+            Problem(f"checkpoint blob is corrupt or truncated after {len(measured.channels)} channel(s) "
+                    f"({type(exc).__name__})", None, "size")
         )
     return measured

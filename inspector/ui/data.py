@@ -20,10 +20,10 @@ import streamlit as st
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..history.lineage import History, build_history
+from ..history.thread_history import ThreadHistory
 from ..safety.redaction import Redactor, redactor_for
 from ..settings import Settings
 from ..store import CheckpointRow, CheckpointState, Store
-from ..history.thread_history import ThreadHistory
 from .connection import settings
 from .inert import literal
 

@@ -10,8 +10,8 @@ import streamlit as st
 
 from ..formatting import to_jsonable
 from ..media.paths import area_rows, both_paths
-from ..store import CheckpointState, Store
 from ..state.todos import STATUS_LABELS, progress, todo_board
+from ..store import CheckpointState, Store
 from .inert import code_span, literal
 from .values import show_value
 

@@ -15,8 +15,8 @@ from typing import Callable
 import streamlit as st
 
 from ..history.location import Location
-from ..store import Store
 from ..history.thread_history import ThreadHistory
+from ..store import Store
 from . import connection
 
 TOGGLE_KEY = "thread_follow"

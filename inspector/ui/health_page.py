@@ -12,12 +12,12 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ..state.drift import drift_lines
+from ..formatting import human_bytes
 from ..sizes.health import store_health
 from ..sizes.health_report import health_report, health_table
 from ..sizes.what_if import what_if_text
+from ..state.drift import drift_lines
 from ..store import StoreError
-from ..formatting import human_bytes
 from . import connection, routes
 from .inert import literal
 from .sizes_views import health_of, render_flags

@@ -12,14 +12,14 @@ from typing import Any
 
 import streamlit as st
 
-from ..media.previews import Preview, download_bytes, preview_file
-from ..media.artifacts import Artifact
-from ..media.images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
-from ..media.image_history import lifecycle_note
-from ..media.report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
 from ..formatting import human_bytes
-from ..store import CheckpointRow, CheckpointState, Store
+from ..media.artifacts import Artifact
+from ..media.image_history import lifecycle_note
+from ..media.images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
+from ..media.previews import Preview, download_bytes, preview_file
+from ..media.report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
 from ..media.user_data import PathRefused, UserData
+from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection
 from .data import MAX_ENTRIES, TTL, masked, redactor
 from .inert import code_span, literal, show_markdown
@@ -80,9 +80,8 @@ def gallery(checks: list[ImageCheck], viewed: dict[str, Any], user_data: UserDat
     """A grid of image cards: thumbnail, facts and problems, the full image on demand."""
     columns = st.columns(GALLERY_COLUMNS)
     for i, check in enumerate(checks):
-        with columns[i % GALLERY_COLUMNS]:
-            with st.container(border=True):
-                _image_card(check, viewed.get(check.key), user_data, f"{key}-{i}")
+        with columns[i % GALLERY_COLUMNS], st.container(border=True):
+            _image_card(check, viewed.get(check.key), user_data, f"{key}-{i}")
 
 
 def viewed_images_view(value: Any, ctx: Any) -> None:

@@ -10,18 +10,18 @@ import pandas as pd
 import streamlit as st
 
 from .. import schema as schemas
-from ..sizes.health import ThreadHealth, thread_health
-from ..sizes.health_report import HealthRow
+from ..formatting import human_bytes
 from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
+from ..sizes.health import ThreadHealth, thread_health
+from ..sizes.health_report import HealthRow
 from ..sizes.tables import FIELD_BYTES, field_rows
 from ..sizes.what_if import what_if_text
-from ..store.model import THREAD_SORTS
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
-from ..formatting import human_bytes
+from ..store.model import THREAD_SORTS
 from . import connection, data
-from .progress import progress_bar
 from .inert import literal
+from .progress import progress_bar
 from .tables import byte_columns
 
 
@@ -148,6 +148,7 @@ def add_size_columns(frame: pd.DataFrame, rows: list[ThreadSummary], columns: di
 
 def flag_note(rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) -> None:
     """One line under the thread list naming the flagged threads on this page."""
-    flagged = [f"**{literal(r.thread_id)}** ({literal(columns[r.thread_id]['flags'])})" for r in rows if columns[r.thread_id]["flags"]]
+    flagged = [f"**{literal(r.thread_id)}** ({literal(columns[r.thread_id]['flags'])})"
+               for r in rows if columns[r.thread_id]["flags"]]
     if flagged:
         st.markdown(f":material/flag: {len(flagged)} flagged: " + "; ".join(flagged) + " · details on the Health page")

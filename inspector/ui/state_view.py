@@ -13,12 +13,12 @@ from typing import Any, Mapping
 
 import streamlit as st
 
-from ..state.interrupts import pending_questions
 from ..formatting import dumps, to_jsonable
 from ..state.fields import field_order, field_summary
+from ..state.interrupts import pending_questions
 from ..store import CheckpointState, Store
-from .field_views import FieldContext, FieldView, json_view
 from . import audit_trail
+from .field_views import FieldContext, FieldView, json_view
 from .guard import guarded
 from .inert import code_span, literal
 from .values import show_value

@@ -16,11 +16,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ..diff import verdict
-from ..state.drift import drift_lines, thread_drift
 from ..history.lineage import History, Key
 from ..history.location import Location, parse_location
-from ..store import CheckpointRow, NotFound, Store, StoreError
 from ..history.thread_history import ThreadHistory
+from ..state.drift import drift_lines, thread_drift
+from ..store import CheckpointRow, NotFound, Store, StoreError
 from . import audit_trail, branch_links, bundle_view, connection, data, diff_view, follow, panels, routes, timeline_view
 from .guard import guarded
 from .inert import literal

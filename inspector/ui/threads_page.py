@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ..store import StoreError
 from ..history.thread_list import thread_list, thread_records
+from ..store import StoreError
 from . import connection, data, routes, sizes_views
 from .inert import literal
 from .tables import blank_missing

@@ -20,7 +20,8 @@ _WRITES_OF_C = """
 class SqliteTimeline:
     """Timelines, filtered histories and pages of rows (a mixin of ``SqliteStore``: needs ``_query``)."""
 
-    def _writes_summary(self, thread_id: str, where: str = "", params: Iterable[Any] = ()) -> dict[Key, tuple[tuple[str, ...], int]]:
+    def _writes_summary(self, thread_id: str, where: str = "",
+                        params: Iterable[Any] = ()) -> dict[Key, tuple[tuple[str, ...], int]]:
         """``(ns, checkpoint id) -> (channels written, bytes)`` for the thread's writes matching ``where``."""
         return {
             (ns, cid): (tuple(dict.fromkeys(channels.split("\x1f"))) if channels else (), size or 0)
