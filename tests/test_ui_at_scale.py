@@ -40,7 +40,7 @@ def counting(bench_db, app_on_store, monkeypatch):
     read whole on open)."""
     monkeypatch.setattr(thread_page, "SMALL_HISTORY_BYTES", 0)
     store = CountingStore(open_store(f"sqlite:///{bench_db}"))
-    monkeypatch.setattr(connection, "open_store", lambda url: store)
+    monkeypatch.setattr(connection, "open_store", lambda url, **options: store)
     app_on_store(f"sqlite:///{bench_db}")
     for cached in (connection._open, data._thread_history, data._state, data._raw_state):
         cached.clear()
