@@ -4,6 +4,7 @@ no value or secret kept."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import shutil
 import sqlite3
@@ -21,6 +22,7 @@ from inspector.history.field_history import field_history
 from inspector.media.image_facts import KIND, cached_image_spans
 from inspector.media.image_history import image_spans, lifecycle_note
 from inspector.media.report import media_report, span_entries
+from inspector.safety.redaction import redact_text
 from inspector.schema.thread_state import ThreadState
 from inspector.store import open_store
 
@@ -171,6 +173,12 @@ def test_the_cache_holds_no_base64_and_no_secret_from_image_entries(tmp_path, ca
                                               "/mnt/user-data/uploads/plain.png"]
         assert [s.ended_by for s in expected] == ["cleared", "cleared", None]  # merged, then {} clears both
         assert expected[0].stored_chars == len(PNG) and expected[2].file_reference
+        # a page shows masked paths; its thumbnails still find the entries under them
+        shown = [dataclasses.replace(s, path=redact_text(s.path)) for s in expected]
+        assert FAKE_KEY not in shown[1].path
+        entries = span_entries(store, "secret", "", shown, redact_text)
+        assert [e.get("mime_type") for e in entries] == ["image/png"] * 3
+        assert span_entries(store, "secret", "", shown)[1] is None  # unmasked keys do not match masked paths
 
 
 def test_thumbnails_read_the_entry_where_each_span_appeared(demo_db):

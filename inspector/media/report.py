@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -145,17 +146,18 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
     return report
 
 
-def span_entries(store: Store, thread_id: str, ns: str, spans: list[ImageSpan]) -> list[Any]:
+def span_entries(store: Store, thread_id: str, ns: str, spans: list[ImageSpan],
+                 label: Callable[[str], str] | None = None) -> list[Any]:
     """Each span's entry as stored where it appeared (for thumbnails), decoding each such checkpoint's
-    ``viewed_images`` once; None where it cannot be read."""
+    ``viewed_images`` once; None where it cannot be read. ``label``: how the spans' paths were masked."""
     wanted = {span.appeared_checkpoint for span in spans}
-    held = {state.checkpoint_id: state.values.get(FIELD) for state in
-            store.iter_states(thread_id, ns, checkpoint_ids=wanted, channels=[FIELD])} if wanted else {}
-    entries = []
-    for span in spans:
-        value = held.get(span.appeared_checkpoint)
-        entries.append(value.get(span.path) if isinstance(value, dict) else None)
-    return entries
+    held: dict[str, dict[str, Any]] = {}
+    if wanted:
+        for state in store.iter_states(thread_id, ns, checkpoint_ids=wanted, channels=[FIELD]):
+            value = state.values.get(FIELD)
+            if isinstance(value, dict):
+                held[state.checkpoint_id] = {(label or str)(str(path)): entry for path, entry in value.items()}
+    return [held.get(span.appeared_checkpoint, {}).get(span.path) for span in spans]
 
 
 def image_rows(checks: list[ImageCheck]) -> list[dict[str, Any]]:

@@ -172,7 +172,7 @@ def _span_thumbnails(url: str, thread_id: str, ns: str, checkpoint_id: str, data
                      _found: MediaReport, _store: Store) -> list[tuple[str, bytes | None, list[str]]]:
     spans = _found.spans[:MAX_HISTORY_THUMBNAILS]
     shown = []
-    for span, entry in zip(spans, masked(span_entries(_store, thread_id, ns, spans))):
+    for span, entry in zip(spans, masked(span_entries(_store, thread_id, ns, spans, redactor().text))):
         check = check_entry(span.path, entry, _found.user_data)
         thumb = entry_thumbnail(span.path, entry, check, _found.user_data)
         shown.append((f"step {span.appeared_step}: {span.path.rsplit('/', 1)[-1]}", thumb, check.problems))
