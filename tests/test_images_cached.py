@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
-from langgraph.graph import START, StateGraph
+from test_health import _write_thread
 
 from benchmarks.store_generator import LONG_THREAD, Shape, add_turn, build_graph
 from inspector.analysis_cache import AnalysisCache
@@ -23,7 +23,6 @@ from inspector.media.image_facts import KIND, cached_image_spans
 from inspector.media.image_history import image_spans, lifecycle_note
 from inspector.media.report import media_report, span_entries
 from inspector.safety.redaction import redact_text
-from inspector.schema.thread_state import ThreadState
 from inspector.store import open_store
 
 
@@ -134,24 +133,9 @@ FAKE_KEY = "sk-proj-" + "Q7vX2mN9pL4kR8sT1wY6zB3cF5hJ0dG"
 SECRET_PATH = f"/mnt/user-data/uploads/{FAKE_KEY}.png"
 
 
-def write_thread(path: Path, thread_id: str, updates: list[dict]) -> None:
-    """Checkpoints written by LangGraph itself: one update_state per dict in ``updates``."""
-    graph = StateGraph(ThreadState)
-    graph.add_node("agent", lambda state: {})
-    graph.add_edge(START, "agent")
-    conn = sqlite3.connect(path, check_same_thread=False)
-    try:
-        app = graph.compile(checkpointer=SqliteSaver(conn))
-        config = {"configurable": {"thread_id": thread_id}}
-        for update in updates:
-            app.update_state(config, update, as_node="agent")
-    finally:
-        conn.close()
-
-
 def test_the_cache_holds_no_base64_and_no_secret_from_image_entries(tmp_path, cache, monkeypatch):
     db = tmp_path / "secret.db"
-    write_thread(db, "secret", [
+    _write_thread(db, "secret", [
         {"viewed_images": {"/mnt/user-data/outputs/chart.png": {"base64": PNG, "mime_type": "image/png",
                                                                 "api_key": FAKE_KEY}}},
         {"viewed_images": {SECRET_PATH: {"base64": PNG, "mime_type": "image/png"}}},
