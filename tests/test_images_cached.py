@@ -88,6 +88,22 @@ def test_file_reference_entries_read_from_the_cache_keep_the_lifecycle_note(deer
     assert decoded == [] and again == expected and lifecycle_note(again) == lifecycle_note(expected)
 
 
+def test_deerflow_shaped_threads_give_the_same_spans_from_the_cache(deerflow_main_db, cache):
+    from deerflow_main_graph import BRANCH_THREAD, DELTA_THREAD, FULL_THREAD
+
+    held = {}
+    with open_store(f"sqlite:///{deerflow_main_db}") as store:
+        for thread_id in (FULL_THREAD, DELTA_THREAD, BRANCH_THREAD):
+            rows = store.timeline(thread_id)
+            for row in leaves(rows):
+                args = (store, thread_id, row.checkpoint_id, row.checkpoint_ns, rows)
+                expected = uncached(*args)
+                assert cached_image_spans(*args, cache=cache) == expected
+                assert cached_image_spans(*args, cache=cache) == expected
+                held[thread_id] = held.get(thread_id, 0) + len(expected)
+    assert all(held.values()), held  # every thread views images, the delta-mode one too
+
+
 def test_a_new_checkpoint_adds_image_facts_and_changes_none(bench_db, tmp_path, cache):
     db = tmp_path / "growing.db"
     shutil.copyfile(bench_db, db)

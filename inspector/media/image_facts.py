@@ -23,7 +23,7 @@ from ..store import CheckpointRow, Store
 from ..store.model import Key
 from .image_history import EntryFact, ImageSpan, entry_facts, spans_from_facts
 
-KIND = "images/1"
+KIND = "images/1"  # a new name when what ``entry_facts`` or ``fingerprint`` compute changes
 FIELD = "viewed_images"
 FLUSH_EVERY = 256
 
