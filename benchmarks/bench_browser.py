@@ -56,10 +56,9 @@ def streamlit(script: str, *args: str, env: dict[str, str] | None = None) -> Ite
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                    if resp.read().strip() == b"ok":
-                        break
+            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.read().strip() == b"ok":
+                    break
             time.sleep(0.25)
         yield url
     finally:

@@ -26,14 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_redaction import messages  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 from langgraph.graph import START, StateGraph  # noqa: E402
 
-from bench_redaction import messages  # noqa: E402
 from inspector.bundle import write_bundle  # noqa: E402
+from inspector.schema.thread_state import ThreadState  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
 from inspector.store import open_store  # noqa: E402
-from inspector.thread_state import ThreadState  # noqa: E402
 
 THREAD = "long"
 

@@ -20,11 +20,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
-
 from bench_pg_timeline import THREAD, best_of, write_growing_thread, write_thread  # noqa: E402
-from inspector.store import open_store  # noqa: E402
+from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 from pg_cluster import cluster  # noqa: E402
+
+from inspector.store import open_store  # noqa: E402
 
 PAGE = 20
 

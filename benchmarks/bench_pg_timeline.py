@@ -23,9 +23,9 @@ from langchain_core.messages import AIMessage, AnyMessage  # noqa: E402
 from langgraph.checkpoint.postgres import PostgresSaver  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.graph.message import add_messages  # noqa: E402
+from pg_cluster import cluster  # noqa: E402
 
 from inspector.store import open_store  # noqa: E402
-from pg_cluster import cluster  # noqa: E402
 
 THREAD = "bench-growing"
 

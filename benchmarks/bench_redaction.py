@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 
-from inspector.redaction import Redactor  # noqa: E402
+from inspector.safety.redaction import Redactor  # noqa: E402
 from inspector.store import open_store  # noqa: E402
 
 PROSE = ("The quarterly report compares revenue across regions; see https://example.com/reports/q3?id=42 "
@@ -46,7 +46,7 @@ def messages(count: int) -> list:
 def write(path: Path, count: int) -> None:
     from langgraph.graph import START, StateGraph
 
-    from inspector.thread_state import ThreadState
+    from inspector.schema.thread_state import ThreadState
 
     graph = StateGraph(ThreadState)
     graph.add_node("load", lambda state: {"messages": messages(count), "title": "a long conversation"})

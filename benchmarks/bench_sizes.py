@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from inspector.sizes import measure_thread  # noqa: E402
+from inspector.sizes.accounting import measure_thread  # noqa: E402
 from inspector.store import open_store  # noqa: E402
 
 

@@ -23,8 +23,9 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
-from inspector.store import open_store  # noqa: E402
 from pg_cluster import postgres  # noqa: E402
+
+from inspector.store import open_store  # noqa: E402
 
 RAW_SQLITE = {
     "newest": "SELECT thread_id, max(checkpoint_id) FROM checkpoints GROUP BY thread_id "
@@ -69,8 +70,8 @@ def measure(url: str, repeats: int) -> bool:
             listed = raw(sql)
             if sort != "stored" and [t.thread_id for t in ranked] != [r[0] for r in listed]:
                 sys.exit(f"{sort}: the store and the raw aggregate list different threads")
-            mine = median_seconds(lambda: store.threads(limit=50, sort=sort), repeats)
-            theirs = median_seconds(lambda: raw(sql), repeats)
+            mine = median_seconds(lambda sort=sort: store.threads(limit=50, sort=sort), repeats)
+            theirs = median_seconds(lambda sql=sql: raw(sql), repeats)
             ok &= mine / theirs <= 2
             print(f"{sort:12} {mine * 1000:17.1f} {theirs * 1000:11.1f} {mine / theirs:6.2f}  {ranked[0].thread_id}")
         totals = median_seconds(store.totals, repeats)

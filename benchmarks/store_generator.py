@@ -38,13 +38,16 @@ from langgraph.checkpoint.base import BaseCheckpointSaver  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.graph.state import CompiledStateGraph  # noqa: E402
 
-from inspector.thread_state import ThreadState  # noqa: E402
+from inspector.schema.thread_state import ThreadState  # noqa: E402
 
 LONG_THREAD = "bench-long"
 SMALL_PREFIX = "bench-small-"
 IMAGE_CONTEXT_PREFIX = "view-image-context:"
-WORDS = ("state checkpoint reducer message agent tool search result thread graph node channel value "
-         "report source table figure summary plan step write read store image file upload output").split()
+WORDS = [
+    "state", "checkpoint", "reducer", "message", "agent", "tool", "search", "result", "thread", "graph",
+    "node", "channel", "value", "report", "source", "table", "figure", "summary", "plan", "step", "write",
+    "read", "store", "image", "file", "upload", "output",
+]
 # A 1x1 PNG: the transient image message carries a real data URL.
 PIXEL_PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -127,8 +130,8 @@ def build_graph(shape: Shape, checkpointer: BaseCheckpointSaver) -> CompiledStat
         result: dict[str, Any] = {}
         if call["name"] == "view_image":
             path = call["args"]["image_path"]
-            result["viewed_images"] = {path: {"mime_type": "image/png", "size": len(PIXEL_PNG),
-                                              "actual_path": f"/data/threads/{LONG_THREAD}/user-data/uploads/{path.rsplit('/', 1)[-1]}"}}
+            on_disk = f"/data/threads/{LONG_THREAD}/user-data/uploads/{path.rsplit('/', 1)[-1]}"
+            result["viewed_images"] = {path: {"mime_type": "image/png", "size": len(PIXEL_PNG), "actual_path": on_disk}}
         body = _text(rng, size + size // 2)
         result["messages"] = [ToolMessage(body, tool_call_id=call["id"], name=call["name"], id=f"tool-{call['id']}")]
         return result

@@ -20,6 +20,7 @@ checkpoints, costs only what is new.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -146,10 +147,8 @@ class AnalysisCache:
             except sqlite3.DatabaseError as exc:
                 if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                     raise
-                try:
+                with contextlib.suppress(sqlite3.Error):
                     self._conn.close()
-                except sqlite3.Error:
-                    pass
                 self._conn = self._rebuild(exc)
                 return action(self._conn)
 

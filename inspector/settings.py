@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 SECRETS_FILES = (Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml")
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -52,11 +51,6 @@ class Settings:
     redact_hash_key: str | None = None
     connections: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def db_is_fixed(self) -> bool:
-        """True when the operator fixed the store, so users may not switch it."""
-        return self.lock_store
-
 
 def _read_secrets(paths: tuple[Path, ...]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
@@ -87,7 +81,7 @@ def _patterns(name: str, value: Any) -> tuple[str, ...]:
             value = [line for line in text.splitlines() if line.strip()]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"setting {name} must be a list of regular expressions, got {value!r}")
-    from .redaction import operator_rules
+    from .safety.redaction import operator_rules
 
     operator_rules(value)  # a bad pattern is named now, not when the first value is shown
     return tuple(value)
@@ -171,3 +165,12 @@ def resolve_db_url(explicit: str | None, settings: Settings) -> str:
     from .demo import ensure_demo  # the demo agent imports LangGraph; only load it when needed
 
     return f"sqlite:///{ensure_demo()}"
+
+
+def store_options(settings: Settings) -> dict[str, int]:
+    """The keyword arguments ``open_store`` takes from the settings."""
+    return {
+        "pg_timeout_ms": settings.pg_statement_timeout_ms,
+        "pg_pool_size": settings.pg_pool_size,
+        "bundle_max_bytes": settings.bundle_open_max_bytes,
+    }

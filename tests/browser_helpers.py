@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -19,11 +20,9 @@ def wait_for_app(page: Page, timeout: float = 30_000, start_ms: float = 500) -> 
     interaction triggers may start a moment later, so first give it `start_ms`
     to leave the `notRunning` state, then wait for it to return there."""
     page.locator(f"{APP}[data-test-connection-state='CONNECTED']").wait_for(state="attached", timeout=timeout)
-    try:
+    with contextlib.suppress(PlaywrightTimeout):  # the run was quick, or nothing triggered one
         page.locator(f"{APP}:not([data-test-script-state='notRunning'])").wait_for(
             state="attached", timeout=start_ms)
-    except PlaywrightTimeout:
-        pass  # the run was quick, or nothing triggered one
     page.locator(f"{APP}[data-test-script-state='notRunning']").wait_for(state="attached", timeout=timeout)
 
 

@@ -19,8 +19,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-
 from browser_helpers import shot
+
+pytest_plugins = ["demo_store"]  # the demo tests' fixtures (test_demo*.py)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -32,6 +33,25 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+# --- markers -------------------------------------------------------------------
+
+BROWSER_FIXTURE = "browser"  # the session fixture that launches Chromium; ``page`` and others build on it
+
+
+def uses_browser(item: pytest.Item) -> bool:
+    """Whether ``item`` starts Chromium: the browser fixture is in its closure (a parameter merely named
+    ``page`` is not the fixture: pytest prunes the fixture it overrides)."""
+    return BROWSER_FIXTURE in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test that uses the browser fixture, and only those, carries the ``browser`` marker, so
+    ``-m "not browser"`` deselects exactly them."""
+    for item in items:
+        if uses_browser(item):
+            item.add_marker(pytest.mark.browser)
 
 
 # --- the analysis cache ----------------------------------------------------

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 THREAD = "scored"
 

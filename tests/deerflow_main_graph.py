@@ -1,6 +1,6 @@
 """A test store shaped like DeerFlow's main branch, written by a real LangGraph graph.
 
-The graph's state is ``inspector.thread_state.ThreadState`` (all nine reducers) or,
+The graph's state is ``inspector.schema.thread_state.ThreadState`` (all nine reducers) or,
 in delta mode, the same with ``messages`` as a ``DeltaChannel`` and DeerFlow's
 metadata marker. Its nodes write what DeerFlow's middlewares and tools write:
 two sandbox nodes racing to the same id, the delegation ledger past its cap of
@@ -30,7 +30,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
 from langgraph.types import Command, Overwrite
 
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 SNAPSHOT_FREQUENCY = 3
 MODE_KEY = "deerflow_checkpoint_channel_mode"
@@ -182,8 +182,8 @@ def _tool_update(tool_call: dict, step: int) -> dict:
     if name == "present_files":
         return {"artifacts": args["paths"]}
     if name == "view_image":
-        return {"viewed_images": {args["path"]: {"mime_type": "image/png", "size": args["size"],
-                                                 "actual_path": f"/data/threads/x/user-data/uploads/{args['path'].rsplit('/', 1)[-1]}"}}}
+        on_disk = f"/data/threads/x/user-data/uploads/{args['path'].rsplit('/', 1)[-1]}"
+        return {"viewed_images": {args["path"]: {"mime_type": "image/png", "size": args["size"], "actual_path": on_disk}}}
     if name == "set_goal":
         return {"goal": {"objective": args["objective"], "status": "active", "created_at": "2026-08-01T00:00:00Z",
                          "updated_at": "2026-08-01T00:00:00Z", "continuation_count": step, "max_continuations": 5,

@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
-from inspector.thread_state import ThreadState  # noqa: E402
+from inspector.schema.thread_state import ThreadState  # noqa: E402
 
 THREADS = ("load-0", "load-1")
 ROUNDS = 3

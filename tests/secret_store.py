@@ -6,6 +6,10 @@ The secrets are fake but shaped like real ones; ``SECRETS`` lists every one, and
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -13,7 +17,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 THREAD = "secret-thread"
 OPENAI_KEY = "sk-proj-T3stFakeKey0123456789abcdefGHIJKLmnop"
@@ -77,3 +81,31 @@ def write_secret_store(path: Path) -> Path:
     with SqliteSaver.from_conn_string(str(path)) as saver:
         run_secret_thread(saver)
     return path
+
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ARTIFACT_TEXT = "# Deploy log\n\nDB_PASSWORD={pw}\nAll services are up.\n"
+
+
+def write_secret_folder(folder: Path) -> Path:
+    """The secret store in ``folder``, next to the thread's user-data folder holding an artifact with a password."""
+    db = write_secret_store(folder / "secrets.db")
+    outputs = folder / "threads" / THREAD / "user-data" / "outputs"
+    outputs.mkdir(parents=True)
+    (outputs / "deploy-log.md").write_text(ARTIFACT_TEXT.format(pw=SECRETS[-2]))
+    return db
+
+
+def leaked(text: str) -> list[str]:
+    return [s for s in SECRETS if s in text]
+
+
+def cli(*args: str, **env: str) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("INSPECTOR_")}
+    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, text=True, cwd=REPO_ROOT,
+                          env={**environ, **env}, timeout=120)
+
+
+def checkpoint_ids(db: Path) -> list[str]:
+    out = cli("timeline", "--db", str(db), THREAD, "--json")
+    return [c["checkpoint_id"] for c in json.loads(out.stdout)["checkpoints"]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.access import ANONYMOUS, identity, is_allowed, login_providers
+from inspector.safety.access import ANONYMOUS, identity, is_allowed, login_providers
 from inspector.settings import load_settings
 
 ALLOWED = ("Alice@Example.com", "@corp.org", "team.net")

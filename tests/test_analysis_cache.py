@@ -15,11 +15,11 @@ import pytest
 
 from benchmarks.store_generator import LONG_THREAD, Shape, add_turn, build_graph, generate_sqlite
 from inspector.analysis_cache import FILE_NAME, AnalysisCache, CacheError, default_cache_dir, open_cache
-from inspector.cached_sizes import KIND, sizes_stream
 from inspector.demo import DEMO_THREADS
 from inspector.diff import replay_thread
-from inspector.jsonable import dumps
-from inspector.sizes import measure_thread
+from inspector.formatting import dumps
+from inspector.sizes.accounting import measure_thread
+from inspector.sizes.cached import KIND, sizes_stream
 from inspector.store import open_store
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -161,9 +161,8 @@ def test_the_cache_is_never_the_inspected_store(tmp_path, demo_db):
     folder.mkdir()
     store_file = folder / FILE_NAME
     shutil.copyfile(demo_db, store_file)
-    with open_store(f"sqlite:///{store_file}") as store:
-        with pytest.raises(CacheError, match="inspected store itself"):
-            open_cache(str(folder), 64, store)
+    with open_store(f"sqlite:///{store_file}") as store, pytest.raises(CacheError, match="inspected store itself"):
+        open_cache(str(folder), 64, store)
     assert open_cache(str(folder), 0, None) is None  # turned off
 
 
@@ -205,6 +204,5 @@ def test_two_processes_filling_one_cache_give_correct_results(tmp_path):
     assert outputs[0][0] == outputs[1][0] == uncached.stdout
     warm = run_cli("sizes", "--db", str(db), LONG_THREAD, "--json", cache_dir=folder)
     assert warm.stdout == uncached.stdout
-    with AnalysisCache(folder) as cache:
-        with open_store(f"sqlite:///{db}") as store:
-            assert cache.stats()["facts"] == len(store.timeline_keys(LONG_THREAD))
+    with AnalysisCache(folder) as cache, open_store(f"sqlite:///{db}") as store:
+        assert cache.stats()["facts"] == len(store.timeline_keys(LONG_THREAD))

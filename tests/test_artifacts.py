@@ -11,12 +11,12 @@ import pytest
 from markdown_it import MarkdownIt
 from PIL import Image
 
-from inspector.artifact_preview import PREVIEW_BYTES, preview_file
-from inspector.artifacts import list_artifacts
-from inspector.inert_text import inert_markdown
-from inspector.media_report import media_report
+from inspector.media.artifacts import list_artifacts
+from inspector.media.previews import PREVIEW_BYTES, preview_file
+from inspector.media.report import media_report
+from inspector.media.user_data import locate
+from inspector.safety.inert_text import inert_markdown
 from inspector.store import open_store
-from inspector.user_data import locate
 
 OUT = "/mnt/user-data/outputs"
 
@@ -100,7 +100,8 @@ def test_code_and_text_previews(thread):
     user_data, outputs = thread
     (outputs / "s.py").write_text("print('hi')\n")
     (outputs / "notes").write_text("plain words\n")
-    assert (preview_file(outputs / "s.py", user_data).kind, preview_file(outputs / "s.py", user_data).language) == ("code", "python")
+    code = preview_file(outputs / "s.py", user_data)
+    assert (code.kind, code.language) == ("code", "python")
     assert preview_file(outputs / "notes", user_data).language == "text"
 
 

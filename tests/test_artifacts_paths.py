@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.user_data import PathRefused, check_physical, data_bases, locate, resolve
+from inspector.media.user_data import PathRefused, check_physical, data_bases, locate, resolve
 
 
 def make_thread(base: Path, thread_id: str, user_id: str | None = None) -> Path:
@@ -167,5 +167,6 @@ def test_a_branch_accepts_physical_paths_in_its_parent_threads_folder_only(tmp_p
         with pytest.raises(PathRefused, match="threads it was branched from"):
             check_physical(bad, inherited)
     # agent paths still resolve into the branch's own folders only
-    assert resolve("/mnt/user-data/uploads/chart.png", inherited).parent == (tmp_path / "threads/branch/user-data/uploads").resolve()
+    own_uploads = (tmp_path / "threads/branch/user-data/uploads").resolve()
+    assert resolve("/mnt/user-data/uploads/chart.png", inherited).parent == own_uploads
     assert inherited.as_dict()["branched_from"][0]["thread_id"] == "parent"

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from secret_store import THREAD, write_secret_store
+from ui_app import all_text, open_page
 
 from inspector.diff import replay_thread
 from inspector.store import open_store
-from secret_store import THREAD, write_secret_store
-from ui_app import all_text, open_page
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-
-import pytest
-from playwright.sync_api import expect
+from pathlib import Path
 
 from browser_helpers import choose_panel, wait_for_app
 from corpus.hostile_content import is_offsite
-
-pytestmark = pytest.mark.browser
+from playwright.sync_api import expect
 
 
 def test_downloads_are_recorded_as_exports(page, streamlit_app, demo_db, tmp_path):
@@ -22,7 +19,7 @@ def test_downloads_are_recorded_as_exports(page, streamlit_app, demo_db, tmp_pat
     assert [v["action"] for v in views] == ["thread_view", "checkpoint_view"]
     with page.expect_download() as download:
         page.get_by_role("button", name="Download state as JSON").click()
-    saved = json.loads(open(download.value.path()).read())
+    saved = json.loads(Path(download.value.path()).read_text())
     assert saved["thread_id"] == "demo-research"
     choose_panel(page, "Diff vs parent")
     with page.expect_download():

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from browser_helpers import shot, wait_for_app
 from playwright.sync_api import expect
 
-from browser_helpers import shot, wait_for_app
-from inspector.conversation import conversation
+from inspector.state.conversation import conversation
 from inspector.store import open_store
-
-pytestmark = pytest.mark.browser
 
 THREAD = "demo-deerflow-current"
 MESSAGE = "[data-testid='stChatMessage']"

@@ -6,15 +6,13 @@ import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from browser_helpers import shot, wait_for_app
 from playwright.sync_api import expect
 
-from browser_helpers import shot, wait_for_app
-from inspector.conversation import conversation, counts
-from inspector.history import build_history
+from inspector.history.lineage import build_history
+from inspector.state.conversation import conversation, counts
+from inspector.state.todos import todo_board
 from inspector.store import open_store
-from inspector.todos import todo_board
-
-pytestmark = pytest.mark.browser
 
 CHART = "[data-testid='stVegaLiteChart']"
 TABLE = "[data-testid='stDataFrame']"

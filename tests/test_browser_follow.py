@@ -6,14 +6,11 @@ import re
 import shutil
 import sqlite3
 
-import pytest
+from browser_helpers import shot, wait_for_app
 from playwright.sync_api import expect
 
 from benchmarks.store_generator import LONG_THREAD, Shape, add_turn, build_graph
-from browser_helpers import shot, wait_for_app
 from inspector.store import open_store
-
-pytestmark = pytest.mark.browser
 
 SHAPE = Shape(checkpoints=90, final_bytes=40_000, images_every=3)  # the shape of the bench_db fixture
 

@@ -16,15 +16,20 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-
 from browser_helpers import shot, wait_for_app
 from conftest import free_port
-from corpus.hostile_content import (CONVERSATION_THREAD, CRAFTED_NS, CRAFTED_THREAD, hostile_markdown, is_offsite,
-                                    payloads, write_hostile_store)
-from inspector.history import build_history
-from inspector.store import open_store
+from corpus.hostile_content import (
+    CONVERSATION_THREAD,
+    CRAFTED_NS,
+    CRAFTED_THREAD,
+    hostile_markdown,
+    is_offsite,
+    payloads,
+    write_hostile_store,
+)
 
-pytestmark = pytest.mark.browser
+from inspector.history.lineage import build_history
+from inspector.store import open_store
 
 MAIN = "[data-testid='stMain']"
 # Toggles that only show more of the same checkpoint (Play and the replay-everything toggle move or reload pages).

@@ -5,8 +5,8 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
-
 from browser_helpers import shot, wait_for_app
+
 from inspector.store import open_store
 
 pytestmark = pytest.mark.timeout(240)

@@ -6,13 +6,13 @@ import json
 import zipfile
 
 import pytest
-
 from browser_helpers import shot, wait_for_app
 from bundle_helpers import CASE, FAKE_KEY, write_support_case
+from rerun_helpers import FIRST, SECOND, demo_with_second_run
+
 from inspector.bundle import write_bundle
 from inspector.settings import Settings
 from inspector.store import open_store
-from rerun_helpers import FIRST, SECOND, demo_with_second_run
 
 
 @pytest.fixture(scope="module")

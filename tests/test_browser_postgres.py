@@ -4,11 +4,11 @@ as it does on SQLite: thread list, title and messages."""
 from __future__ import annotations
 
 import pytest
-
 from browser_helpers import shot, wait_for_app
+
 from inspector.demo import content
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+pytestmark = pytest.mark.postgres
 
 TITLE = "EV battery chemistries: cost and outlook"
 FIRST_ASK = content.RESEARCH_ASK[:60]

@@ -3,7 +3,6 @@
 import re
 
 import pytest
-
 from browser_helpers import choose_panel, shot, wait_for_app
 
 CHART = "[data-testid='stVegaLiteChart']"

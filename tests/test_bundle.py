@@ -19,12 +19,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from bundle_helpers import CASE, FAKE_KEY, write_support_case
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from bundle_helpers import CASE, FAKE_KEY, write_support_case
 from inspector.bundle import write_bundle
 from inspector.cli import main
-from inspector.media_report import media_report
+from inspector.media.report import media_report
 from inspector.settings import Settings
 from inspector.store import StoreError, open_store
 from inspector.store.bundle import DB_MEMBER, MANIFEST_MEMBER, BundleStore
@@ -237,9 +237,8 @@ def test_an_unmasked_bundle_needs_the_operators_allow_reveal_and_is_audited(case
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: revealing secrets is turned off (set allow_reveal to allow it)"] and not out.exists()
     assert not log.exists()  # refused before anything was read
-    with pytest.raises(PermissionError):
-        with open_store(str(case)) as store:
-            write_bundle(store, CASE, out, reveal=True, settings=Settings())
+    with pytest.raises(PermissionError), open_store(str(case)) as store:
+        write_bundle(store, CASE, out, reveal=True, settings=Settings())
     assert not out.exists()
 
     assert main(["bundle", "--db", str(case), CASE, "--out", str(tmp_path / "masked.zip")]) == 0
@@ -277,3 +276,14 @@ def test_a_branch_thread_bundle_carries_the_files_of_the_thread_it_came_from(dem
         assert [p.thread_id for p in report.user_data.parents] == ["demo-deerflow-current"]
         assert [c.key for c in report.images] == [c.key for c in source.images]
         assert all(c.decoded and not c.problems and c.physical_path.startswith(root) for c in report.images)
+
+
+def test_the_unpacked_size_limit_is_an_open_store_option_the_cli_takes_from_settings(tmp_path, capsys, monkeypatch):
+    path = zip_with(tmp_path / "big.zip", {MANIFEST_MEMBER: b"{}", DB_MEMBER: b"x" * 5000})
+    with pytest.raises(StoreError, match="holds more than 1,000 bytes; raise bundle_open_max_bytes"):
+        open_store(str(path), bundle_max_bytes=1000)
+    with pytest.raises(StoreError, match="not a readable SQLite database"):  # the default limit lets it through
+        open_store(str(path))
+    monkeypatch.setenv("INSPECTOR_BUNDLE_OPEN_MAX_BYTES", "1000")
+    assert main(["threads", "--db", str(path)]) == 2
+    assert "holds more than 1,000 bytes" in capsys.readouterr().err

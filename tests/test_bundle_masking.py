@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.sqlite import SqliteSaver
+from secret_store import KEPT, SECRETS, THREAD, write_secret_store
 
 from inspector.bundle import write_bundle
 from inspector.bundle.writer import BINARY_SECRET
-from inspector.media_report import media_report
-from inspector.redaction import redactor_for
+from inspector.media.report import media_report
+from inspector.safety.redaction import redactor_for
 from inspector.settings import Settings
 from inspector.store import open_store
-from secret_store import KEPT, SECRETS, THREAD, write_secret_store
 
 SETTINGS = Settings(redact_hash_key="bundle-test")  # the same marks in the views and in the bundle
 KEY = "sk-proj-Bq7Xv2Lm9Tr4Hs8Kd1Pw6Yb3Nc5Gf0Ju"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from inspector.bundle import write_bundle
-from inspector.media_report import media_report
+from inspector.media.report import media_report
 from inspector.settings import Settings
 from inspector.store import open_store
 
@@ -40,10 +40,9 @@ def test_a_postgres_thread_bundled_masked_holds_no_trace_of_the_key(postgres_dsn
     """The support case written by PostgresSaver (values in JSONB and in blob rows): masked the same way."""
     import zipfile
 
-    from langgraph.checkpoint.postgres import PostgresSaver
-
     from bundle_helpers import CASE, FAKE_KEY, run_support_case
     from conftest import fresh_database, grant_readonly_role
+    from langgraph.checkpoint.postgres import PostgresSaver
 
     database = "inspector_bundle_case"
     admin_dsn = fresh_database(postgres_dsn.admin_dsn, database)

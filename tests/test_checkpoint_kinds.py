@@ -13,11 +13,11 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
 
-from inspector.checkpoint_kinds import branch_origin, checkpoint_kind, delta_marker, kind_at, seconds, step_label
 from inspector.demo.deerflow_writes import branch_thread, persist_run_durations, write_thread_goal
-from inspector.history import build_history
+from inspector.history.checkpoint_kinds import branch_origin, checkpoint_kind, delta_marker, kind_at, seconds, step_label
+from inspector.history.lineage import build_history
+from inspector.history.timeline_rows import timeline_records
 from inspector.store import CheckpointRow, open_store
-from inspector.timeline_rows import timeline_records
 
 
 class State(TypedDict, total=False):

@@ -91,12 +91,12 @@ def test_a_replay_whose_verdicts_are_cached_loads_no_reducer(bench_db, tmp_path)
         return {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
 
     assert "langgraph.graph" in imported(cold)  # replaying applies the reducers
-    assert not {name for name in imported(warm) if name.startswith("langgraph.graph") or name == "inspector.schema"}
+    assert not {name for name in imported(warm) if name.startswith("langgraph.graph") or name == "inspector.schema.reading"}
 
 
 def test_the_default_schema_read_from_its_source_is_the_one_langgraph_reads():
     from inspector import schema
-    from inspector.schema_default import DEFAULT_SCHEMA_NAME, SchemaNames, _declared, default_fields
+    from inspector.schema.default import DEFAULT_SCHEMA_NAME, SchemaNames, _declared, default_fields
 
     loaded = schema.DEFAULT_SCHEMA
     assert default_fields() == tuple(loaded.fields) and "messages" in default_fields()
@@ -126,5 +126,5 @@ def test_health_of_a_thread_without_images_loads_no_reducer(bench_db):
     out = run("health", "--db", str(bench_db), "bench-small-00001", "--json", "--quiet", extra=("-X", "importtime"))
     assert out.returncode in (0, 1), out.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
-    assert "inspector.health" in imported
-    assert not {name for name in imported if name.startswith("langgraph.graph") or name == "inspector.schema"}
+    assert "inspector.sizes.health" in imported
+    assert not {name for name in imported if name.startswith("langgraph.graph") or name == "inspector.schema.reading"}

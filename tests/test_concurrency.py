@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import READONLY_ROLE, grant_readonly_role, pg_url
 from ui_app import all_text, open_page
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.conversation import content_parts, conversation, counts
+from inspector.state.conversation import content_parts, conversation, counts
 from inspector.store import open_store
 
 

@@ -115,7 +115,8 @@ def test_familiar_langgraph_types_decode_without_warnings():
 
     from langgraph.types import Interrupt
 
-    value = {"when": datetime(2026, 1, 2, tzinfo=timezone.utc), "id": uuid.UUID(int=5), "tags": {"a"}, "i": Interrupt(value={"question": "which?"}, id="i1")}
+    value = {"when": datetime(2026, 1, 2, tzinfo=timezone.utc), "id": uuid.UUID(int=5), "tags": {"a"},
+             "i": Interrupt(value={"question": "which?"}, id="i1")}
     decoded = decode_typed(*SERDE.dumps_typed(value))
     assert decoded.problems == []
     assert decoded.value["when"]["value"].startswith("2026-01-02")

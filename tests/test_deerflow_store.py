@@ -73,8 +73,9 @@ def test_deer_flow_home_variable_picks_the_store(deerflow_checkout, monkeypatch)
 
 def test_cli_deerflow_home_flag(deerflow_checkout):
     env = {k: v for k, v in os.environ.items() if k not in ("DEER_FLOW_HOME", "INSPECTOR_DB")}
-    run = lambda *args: subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True,
-                                       text=True, cwd=REPO_ROOT, env=env, timeout=120)
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True,
+                              text=True, cwd=REPO_ROOT, env=env, timeout=120)
     out = run("threads", "--deerflow-home", str(deerflow_checkout), "--json")
     assert out.returncode == 0, out.stderr
     assert {t["thread_id"] for t in json.loads(out.stdout)["threads"]} == set(DEMO_THREADS)

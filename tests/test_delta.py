@@ -76,7 +76,7 @@ def test_removed_messages_disappear():
 
 
 def test_rebuilt_fields_say_so_in_their_summary(demo_db):
-    from inspector.state_fields import field_summary
+    from inspector.state.fields import field_summary
     from inspector.store import open_store
 
     with open_store(str(demo_db)) as store:
@@ -103,3 +103,32 @@ def test_fold_honours_overwrite_as_langgraph_stores_it():
     for as_dict in ({"__overwrite__": ["z"]}, {"value": ["z"], "type": "__overwrite__"}):
         assert delta.fold("notes", ["a"], [as_dict, ["c"]])[0] == ["z", "c"]
     assert delta.fold("status", "old", [{"value": "new"}])[0] == {"value": "new"}  # a dict, not an Overwrite
+
+
+def test_a_store_folds_delta_channels_with_the_schema_it_is_handed(demo_db):
+    """``open_store(schema=...)``: the source is called only when a channel is rebuilt, and its reducer folds."""
+    from inspector.schema import DEFAULT_SCHEMA
+    from inspector.store import open_store
+
+    class LastWriteWins:  # "messages" keeps only its newest write
+        def reducer_for(self, channel):
+            return (lambda old, new: new) if channel == "messages" else DEFAULT_SCHEMA.reducer_for(channel)
+
+        def starting_value(self, channel):
+            return DEFAULT_SCHEMA.starting_value(channel)
+
+    calls = []
+    handed_schema = lambda: calls.append(1) or LastWriteWins()  # noqa: E731
+    with open_store(str(demo_db)) as default, open_store(str(demo_db), schema=handed_schema) as handed:
+        ids = [r.checkpoint_id for r in handed.history("demo-delta")]
+        assert calls == []  # listing decodes and folds nothing
+        differ = 0
+        for cid in ids:
+            ours, theirs = handed.state("demo-delta", cid), default.state("demo-delta", cid)
+            if "messages" not in ours.rebuilt_channels:
+                continue
+            found = handed.delta_history("demo-delta", cid, ["messages"])
+            assert ours.values["messages"] == delta.fold_histories(found, LastWriteWins()).values["messages"]
+            assert theirs.values["messages"] == delta.fold_histories(found, DEFAULT_SCHEMA).values["messages"]
+            differ += ours.values["messages"] != theirs.values["messages"]
+        assert calls and differ > 0

@@ -11,16 +11,15 @@ import json
 from pathlib import Path
 
 import pytest
-
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
+from rerun_helpers import FIRST, SECOND, demo_with_second_run
+from secret_store import SECRETS, THREAD, build_graph, run_secret_thread
 
 from inspector.cli import main
 from inspector.diff import aligned_message_changes, diff_threads
 from inspector.diff.state_diff import diff
 from inspector.store import NotFound, open_store
-from rerun_helpers import FIRST, SECOND, demo_with_second_run
-from secret_store import SECRETS, THREAD, build_graph, run_secret_thread
 
 
 @pytest.fixture(scope="module")

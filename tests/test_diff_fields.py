@@ -7,9 +7,9 @@ import json
 import os
 
 from inspector.diff import CLEARED_NOTE, diff
-from inspector.jsonable import dumps
+from inspector.formatting import dumps
+from inspector.schema.thread_state import merge_viewed_images
 from inspector.store import WriteRecord
-from inspector.thread_state import merge_viewed_images
 
 
 def write(channel, value, task="agent"):
@@ -213,7 +213,7 @@ def _entry(i, status="running"):
 
 def test_delegations_diff_by_id_with_the_terminal_rule_and_the_cap():
     from inspector.diff.fields import delegation_changes
-    from inspector.thread_state import merge_delegations
+    from inspector.schema.thread_state import merge_delegations
 
     before = [_entry(f"d{i:02d}") for i in range(49)] + [_entry("done", "completed")]
     writes = [[_entry("done"), _entry("d05", "failed"), _entry("new")]]
@@ -227,7 +227,7 @@ def test_delegations_diff_by_id_with_the_terminal_rule_and_the_cap():
 
 def test_skill_context_diff_names_rereads_normalisation_and_the_cap():
     from inspector.diff.fields import skill_changes
-    from inspector.thread_state import merge_skill_context
+    from inspector.schema.thread_state import merge_skill_context
 
     before = [{"name": f"s{i}", "path": f"/s/{i}", "description": "d", "loaded_at": 1} for i in range(7)]
     before[1] = {**before[1], "body": "legacy"}

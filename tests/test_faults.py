@@ -11,14 +11,13 @@ import time
 from contextlib import closing
 
 import pytest
-from langgraph.checkpoint.postgres import PostgresSaver
-
 from conftest import READONLY_ROLE, grant_readonly_role, pg_url, throwaway_cluster
-from inspector.store import StoreError, open_store
-from inspector.store import sqlite_connect
+from langgraph.checkpoint.postgres import PostgresSaver
 from secret_store import THREAD, run_secret_thread, write_secret_store
 from ui_app import open_page
 
+from inspector.store import StoreError, open_store
+from inspector.store.sqlite import connect as sqlite_connect
 
 # -- SQLite -----------------------------------------------------------------------
 

@@ -4,16 +4,16 @@ import base64
 import sqlite3
 
 import pytest
+from conftest import count_state_reads
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, StateGraph
 
-from conftest import count_state_reads
 from inspector.cli import main
-from inspector.health import leaf_ids, store_health, thread_health
+from inspector.schema.thread_state import ThreadState
 from inspector.settings import Settings
+from inspector.sizes.health import leaf_ids, store_health, thread_health
 from inspector.store import open_store
-from inspector.thread_state import ThreadState
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +194,7 @@ def _shared_row(cid, parent, images):
 
 
 def test_uncleared_images_on_shared_blob_stores_use_whole_values():
-    from inspector.health import uncleared_image_flags
+    from inspector.sizes.health import uncleared_image_flags
 
     kept = [_shared_row(f"{i}", f"{i - 1}" if i else None, ("v1", 50_000)) for i in range(6)]
     growing = [_shared_row(f"{i}", f"{i - 1}" if i else None, (f"v{i}", 50_000 * (i + 1))) for i in range(6)]

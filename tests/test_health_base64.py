@@ -4,12 +4,12 @@ middle of a thread, found by a byte search in the stored sizes and named by deco
 from __future__ import annotations
 
 import pytest
-
 from conftest import count_state_reads, fresh_database, grant_readonly_role
 from deerflow_main_graph import DELTA_THREAD, FULL_THREAD, IMAGE_CONTEXT_PREFIX
+
 from inspector.cli import main
-from inspector.health import thread_health
-from inspector.health_base64 import is_image_context, payloads
+from inspector.sizes.health import thread_health
+from inspector.sizes.health_base64 import is_image_context, payloads
 from inspector.store import open_store
 from inspector.store.measure import base64_image_bytes
 
@@ -81,9 +81,9 @@ def test_base64_is_found_in_serialized_bytes():
 @pytest.mark.postgres
 def test_on_postgres_the_same_thread_replays_and_is_flagged(postgres_dsn):
     """Written by PostgresSaver: blobs are searched on the server, shared blobs decoded once each."""
+    from deerflow_main_graph import write_threads
     from langgraph.checkpoint.postgres import PostgresSaver
 
-    from deerflow_main_graph import write_threads
     from inspector.diff import replay_thread, verdict
 
     database = "inspector_deerflow_main"
@@ -103,7 +103,7 @@ def test_on_postgres_the_same_thread_replays_and_is_flagged(postgres_dsn):
 
 
 def test_past_the_decode_limit_checkpoints_are_counted_not_named(store, monkeypatch):
-    import inspector.health_base64 as scan
+    import inspector.sizes.health_base64 as scan
 
     monkeypatch.setattr(scan, "MAX_DECODES", 1)
     rows = store.field_sizes(FULL_THREAD, None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.history import branch_label, build_history, parent_namespace, short_namespace
+from inspector.history.lineage import branch_label, build_history, parent_namespace, short_namespace
 from inspector.store import CheckpointRow, open_store
 
 

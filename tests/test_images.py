@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from inspector import images
-from inspector.user_data import locate
+from inspector.media import images
+from inspector.media.user_data import locate
 
 
 def encode(fmt: str, size=(64, 48), colour=(200, 30, 30), mode="RGB") -> bytes:
@@ -110,7 +110,7 @@ def test_default_pixel_limit_stops_a_decompression_bomb():
 def test_pillow_global_limit_is_untouched():
     before = Image.MAX_IMAGE_PIXELS
     images.check_entry("x.png", b64_entry(encode("PNG"), "image/png"), max_pixels=10)
-    assert Image.MAX_IMAGE_PIXELS == before
+    assert before == Image.MAX_IMAGE_PIXELS
 
 
 def test_file_entry_read_from_disk(thread_folders):
@@ -190,6 +190,8 @@ def test_thumbnail_is_a_small_png_made_once_per_content():
 
 def test_thumbnail_cache_is_bounded(monkeypatch):
     monkeypatch.setattr(images, "THUMBNAIL_CACHE_ENTRIES", 3)
-    for shade in range(6):
-        images.thumbnail(encode("PNG", (8, 8), colour=(shade, shade, shade)))
-    assert images.thumbnail_cache_size() == 3
+    made = [encode("PNG", (8, 8), colour=(shade, shade, shade)) for shade in range(6)]
+    for data in made:
+        images.thumbnail(data)
+    held = [images.cached_thumbnail(images.sha256_of(data)) is not None for data in made]
+    assert held == [False, False, False, True, True, True]  # the oldest made way for the newest

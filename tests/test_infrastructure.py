@@ -1,12 +1,8 @@
-"""The test fixtures themselves: real PostgreSQL roles, a real Streamlit server
-driven by Chromium."""
-
-import textwrap
+"""The test fixtures themselves: real PostgreSQL roles (the Streamlit server driven by Chromium:
+test_browser_fixtures.py)."""
 
 import psycopg
 import pytest
-
-from browser_helpers import shot, wait_for_app
 
 
 @pytest.mark.postgres
@@ -24,23 +20,3 @@ def test_readonly_role_can_select_but_not_write(postgres_dsn):
                     ro.execute("CREATE TABLE infra_intruder (id int)")
         finally:
             admin.execute("DROP TABLE infra_probe")
-
-
-@pytest.mark.browser
-def test_streamlit_script_renders_in_chromium(tmp_path, streamlit_app, page):
-    script = tmp_path / "hello.py"
-    script.write_text(textwrap.dedent("""
-        import streamlit as st
-        st.title("Fixture check")
-        if st.button("Press"):
-            st.success("pressed")
-    """))
-    page.goto(streamlit_app(script=script))
-    wait_for_app(page)
-    assert page.get_by_role("heading", name="Fixture check").is_visible()
-
-    page.get_by_role("button", name="Press").click()
-    wait_for_app(page)
-    alert = page.locator("[data-testid='stAlert']")
-    assert alert.inner_text() == "pressed"
-    assert shot(alert, "infrastructure-alert").stat().st_size > 0

@@ -7,12 +7,12 @@ import time
 
 import psycopg
 import pytest
+from conftest import READONLY_ROLE, free_port, pg_url
 from psycopg import sql
 
-from conftest import READONLY_ROLE, free_port, pg_url
 from inspector.store import StoreError, open_store
-from inspector.store.pg_connect import parse_pg_url
 from inspector.store.postgres import PostgresStore
+from inspector.store.postgres.connect import parse_pg_url
 
 pytestmark = pytest.mark.postgres
 
@@ -29,12 +29,10 @@ def admin(pg_demo) -> psycopg.Connection:
 
 
 def test_the_server_refuses_writes_through_the_store_connection(store):
-    with store.connection() as conn:
-        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-            conn.execute("INSERT INTO checkpoint_migrations (v) VALUES (12345)")
-    with store.connection() as conn:
-        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-            conn.execute("CREATE TABLE scratch (a int)")
+    with store.connection() as conn, pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+        conn.execute("INSERT INTO checkpoint_migrations (v) VALUES (12345)")
+    with store.connection() as conn, pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+        conn.execute("CREATE TABLE scratch (a int)")
     with store.connection() as conn:
         assert conn.autocommit
         assert conn.execute("SHOW default_transaction_read_only").fetchone()[0] == "on"
@@ -42,9 +40,8 @@ def test_the_server_refuses_writes_through_the_store_connection(store):
 
 
 def test_even_the_superuser_cannot_write_through_the_store(pg_demo):
-    with open_store(pg_demo[0].admin_dsn) as s, s.connection() as conn:
-        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-            conn.execute("DELETE FROM checkpoints")
+    with open_store(pg_demo[0].admin_dsn) as s, s.connection() as conn, pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+        conn.execute("DELETE FROM checkpoints")
     with admin(pg_demo) as conn:
         assert conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0] > 0
 
@@ -181,3 +178,11 @@ def test_postgres_scheme_alias_and_url_parsing(pg_demo):
     assert "search_path=x" in target.options and "statement_timeout=1234" in target.options
     assert "default_transaction_read_only=on" in target.options and "sslmode=disable" in target.conninfo
     assert target.where == "h:5433/db"
+
+
+def test_timeout_and_pool_size_are_open_store_options(pg_demo):
+    with open_store(pg_demo[0].readonly_dsn, pg_timeout_ms=1234, pg_pool_size=2) as s, s.connection() as conn:
+        assert conn.execute("SHOW statement_timeout").fetchone()[0] == "1234ms"
+        assert s._pool.max_size == 2
+    with open_store(pg_demo[0].readonly_dsn) as s, s.connection() as conn:  # the settings' defaults
+        assert conn.execute("SHOW statement_timeout").fetchone()[0] == "30s" and s._pool.max_size == 4

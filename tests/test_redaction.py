@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from inspector.redaction import Redactor, is_secret_key, length_class, redactor_for
+from inspector.safety.redaction import Redactor, is_secret_key, length_class, redactor_for
 from inspector.settings import Settings, load_settings
 from inspector.store import CheckpointState, WriteRecord
 

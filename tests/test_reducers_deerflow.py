@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from inspector.thread_state import (
+from inspector.schema.thread_state import (
     DELEGATIONS_MAX_ENTRIES,
     SKILL_CONTEXT_MAX_ENTRIES,
     SKILL_DESCRIPTION_MAX_CHARS,
@@ -145,7 +145,7 @@ def test_merge_delegations_terminal_status_is_never_replaced_by_a_running_one(te
 
 
 def test_merge_delegations_terminal_statuses_are_deerflows():
-    assert TERMINAL_STATUSES == {"completed", "failed", "cancelled", "timed_out", "polling_timed_out"}
+    assert {"completed", "failed", "cancelled", "timed_out", "polling_timed_out"} == TERMINAL_STATUSES
 
 
 def test_merge_delegations_keeps_the_newest_fifty():

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import operator
 import shutil
 import sqlite3
+from typing import Annotated, TypedDict
 
 import pytest
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -131,8 +133,9 @@ def test_replay_command_exit_codes(demo_db, altered, capsys):
 
 
 def test_thread_page_marks_the_step_whose_replay_does_not_match(altered, monkeypatch):
-    from inspector.ui import connection
     from ui_app import open_page
+
+    from inspector.ui import connection
 
     db, checkpoint_id = altered
     monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{db}")
@@ -193,8 +196,11 @@ def test_an_overwrite_into_an_empty_channel_stores_its_value():
                              write("promoted", {"catalog_hash": "h", "names": ["b"]}, "b")])
     child = state("c", {"promoted": {"catalog_hash": "h", "names": ["a"]}}, parent="p")
     assert replay_step(parent, child).status == "match"
+    # a saver that kept the wrapper itself holds the same value: verified
     wrapped = state("c", {"promoted": overwrite({"catalog_hash": "h", "names": ["a"]})}, parent="p")
-    assert replay_step(parent, wrapped).status == "mismatch"
+    assert replay_step(parent, wrapped).status == "match"
+    wrong = state("c", {"promoted": overwrite({"catalog_hash": "h", "names": ["b"]})}, parent="p")
+    assert replay_step(parent, wrong).status == "mismatch"
 
 
 def test_a_sandbox_conflict_is_a_finding_on_its_step_not_an_error():
@@ -216,3 +222,36 @@ def test_update_state_writes_are_replayed_for_the_parents_only_child():
     assert unsure.status == "unverified" and {f.field: f.reason for f in unsure.fields}["todos"] == NOT_STORED
     other = state("c", child.values, parent="p", source="update", versions={"todos": "2", "title": "2"})
     assert replay_step(parent, other, sole_child=True).status == "unverified"  # the writes do not explain title
+
+
+class Items(TypedDict):
+    items: Annotated[list, operator.add]
+
+
+def test_an_overwrite_stored_as_langgraph_stores_it_is_verified(tmp_path):
+    """A real graph: an Overwrite into an empty reducer channel, then a reducer write; every step verifies."""
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.types import Overwrite
+
+    from inspector.schema import schema_of, using
+
+    graph = StateGraph(Items)
+    graph.add_node("seed", lambda _: {"items": Overwrite(["a", "b"])})
+    graph.add_node("more", lambda _: {"items": ["c"]})
+    graph.add_edge(START, "seed")
+    graph.add_edge("seed", "more")
+    graph.add_edge("more", END)
+    db = tmp_path / "overwrite.db"
+    with SqliteSaver.from_conn_string(str(db)) as saver:
+        graph.compile(checkpointer=saver).invoke({}, {"configurable": {"thread_id": "t"}})
+    store = open_store(f"sqlite:///{db}")
+    try:
+        stored = [store.state("t", row.checkpoint_id).values.get("items") for row in store.timeline("t")]
+        assert ["a", "b"] in stored and ["a", "b", "c"] in stored
+        with using(schema_of(Items)):
+            steps = replay_thread(store, "t")
+        result = verdict(steps)
+        assert result.mismatched == 0 and any(f.field == "items" and f.status == "confirmed"
+                                              for s in steps for f in s.fields)
+    finally:
+        store.close()

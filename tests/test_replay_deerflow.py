@@ -9,11 +9,11 @@ import shutil
 import sqlite3
 
 import pytest
+from deerflow_main_graph import BRANCH_THREAD, DELTA_THREAD, FULL_THREAD, MODE_KEY
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from deerflow_main_graph import BRANCH_THREAD, DELTA_THREAD, FULL_THREAD, MODE_KEY
 from inspector.cli import main
 from inspector.diff import replay_thread, verdict
 from inspector.schema import DEFAULT_SCHEMA
@@ -200,8 +200,9 @@ def test_state_and_diff_commands_name_every_reducer(df_db, capsys):
 
 
 def test_thread_page_names_every_reducer_and_counts_the_replay(df_db, monkeypatch):
-    from inspector.ui import connection
     from ui_app import all_text, open_page
+
+    from inspector.ui import connection
 
     monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{df_db}")
     connection.settings.clear()

@@ -9,9 +9,8 @@ import pytest
 
 from inspector.retention import Policy, plan_thread
 from inspector.retention.graph import ThreadGraph
-from inspector.store.model import checkpoint_step
 from inspector.retention.sql import literal
-from inspector.store.model import BranchThread
+from inspector.store.model import BranchThread, checkpoint_step
 from inspector.store.retention_keys import BlobKeys, CheckpointKeys, StrayWrites, ThreadKeys
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -25,7 +24,8 @@ def cid(days_ago: float, step: int, node: int = 1) -> str:
     return str(uuid.UUID(int=value))
 
 
-def line(n: int, ns: str = "", start_days: float = 100, parent: str | None = None, node: int = 1, **extra) -> list[CheckpointKeys]:
+def line(n: int, ns: str = "", start_days: float = 100, parent: str | None = None, node: int = 1,
+         **extra) -> list[CheckpointKeys]:
     """``n`` checkpoints one after another, a day apart, the newest last."""
     out = []
     for step in range(n):

@@ -13,20 +13,21 @@ import urllib.parse
 
 import psycopg
 import pytest
-from langgraph.checkpoint.postgres import PostgresSaver
-
 from conftest import grant_readonly_role
+from langgraph.checkpoint.postgres import PostgresSaver
+from retention_helpers import BRANCH_THREAD, BRANCHED_FROM, HOSTILE_THREAD, add_deerflow_branch
+
 from inspector.demo import write_demo_postgres
 from inspector.retention import Policy, plan_store, statements
 from inspector.store import open_store
-from retention_helpers import BRANCH_THREAD, BRANCHED_FROM, HOSTILE_THREAD, add_deerflow_branch
 
 pytestmark = pytest.mark.postgres
 
 DATABASE = "inspector_retention"
 
 _TOTALS = """
-    SELECT (SELECT count(*) FROM checkpoints), (SELECT coalesce(sum(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) FROM checkpoints),
+    SELECT (SELECT count(*) FROM checkpoints),
+           (SELECT coalesce(sum(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) FROM checkpoints),
            (SELECT count(*) FROM checkpoint_writes), (SELECT coalesce(sum(pg_column_size(blob)), 0) FROM checkpoint_writes),
            (SELECT count(*) FROM checkpoint_blobs), (SELECT coalesce(sum(pg_column_size(blob)), 0) FROM checkpoint_blobs)
 """

@@ -20,16 +20,25 @@ from contextlib import closing, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+from retention_helpers import (
+    BRANCH_THREAD,
+    BRANCHED_FROM,
+    HOSTILE_THREAD,
+    add_deerflow_branch,
+    lost_junctions,
+    lost_parents,
+    parents,
+    sqlite_store_with_branch,
+)
 
 from inspector.cli import main
-from inspector.history import build_history
-from inspector.interrupts import pending_questions
-from inspector.store import open_store
-from inspector.store.sqlite_pages import PageModel, record_len
-from langgraph.checkpoint.sqlite import SqliteSaver
+from inspector.history.lineage import build_history
 from inspector.retention import Policy, plan_store, statements
-from retention_helpers import (BRANCH_THREAD, BRANCHED_FROM, HOSTILE_THREAD, add_deerflow_branch, lost_junctions,
-                               lost_parents, parents, sqlite_store_with_branch)
+from inspector.state.interrupts import pending_questions
+from inspector.store import open_store
+from inspector.store.sqlite.pages import PageModel, record_len
+
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     """``python -m inspector ARGS`` run in this process (the command line itself is tested in test_cli.py)."""
@@ -102,7 +111,7 @@ def test_printed_sql_applied_to_a_copy_does_what_the_plan_says(generated, tmp_pa
     for (thread, ns, cid), _ in lost_parents(before, after).items():
         named = {(r["checkpoint_ns"], r["checkpoint_id"]) for r in by_thread[thread]["new_first_checkpoints"]}
         assert (ns, cid) in named, f"{thread} {ns} {cid} lost its parent unannounced"
-    for thread, ns, cid in lost_junctions(before, after):
+    for thread, _ns, cid in lost_junctions(before, after):
         assert any(b["kind"] == "fork" and b["checkpoint_id"] == cid for b in by_thread[thread]["breaks"])
 
     with open_store(str(copy)) as store:

@@ -10,20 +10,20 @@ import sys
 from pathlib import Path
 from typing import Annotated, TypedDict
 
+import custom_schema
 import pytest
 from langgraph.channels import DeltaChannel
 from langgraph.channels.ephemeral_value import EphemeralValue
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-import custom_schema
 from inspector import schema as schemas
 from inspector.cli import main
 from inspector.diff import UNKNOWN_REDUCER, replay_thread, verdict
-from inspector.drift import channels_seen, drift_lines, thread_drift
+from inspector.schema.thread_state import ThreadState, merge_artifacts
 from inspector.settings import load_settings, schema_flag
+from inspector.state.drift import channels_seen, drift_lines, thread_drift
 from inspector.store import open_store
-from inspector.thread_state import ThreadState, merge_artifacts
 
 SCHEMA_FILE = Path(custom_schema.__file__)
 

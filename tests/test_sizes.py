@@ -6,7 +6,7 @@ import msgpack
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from inspector.sizes import (
+from inspector.sizes.accounting import (
     keep_newest_saved,
     measure_store,
     measure_thread,
@@ -14,7 +14,7 @@ from inspector.sizes import (
     thread_sizes,
 )
 from inspector.store import PER_CHECKPOINT_COPY, SHARED_BLOBS, CheckpointSizes, NotFound, open_store
-from inspector.store.measure import ChannelSize, ItemSize, digest, measure_checkpoint_blob, measure_value
+from inspector.store.measure import ChannelSize, ItemSize, digest, measure_checkpoint_blob
 
 
 @pytest.fixture(scope="module")
@@ -78,17 +78,23 @@ def test_items_are_measured_per_message_and_per_image(store):
     assert len(newest.channels["messages"].items) == len(state.values["messages"])
 
 
-def test_measure_value_hashes_raw_bytes_and_survives_corruption():
-    raw = msgpack.packb({"a": "x" * 100, "b": [1, 2]})
-    measured = measure_value(raw)
+def _measured_channel(value: object) -> ChannelSize:
+    return measure_checkpoint_blob("msgpack", msgpack.packb({"v": 1, "channel_values": {"c": value}})).channels["c"]
+
+
+def test_measuring_a_channel_hashes_its_raw_bytes_and_survives_corruption():
+    value = {"a": "x" * 100, "b": [1, 2]}
+    raw = msgpack.packb(value)
+    measured = _measured_channel(value)
     assert measured.bytes == len(raw) and sum(i.bytes for i in measured.items) == len(raw) - 1
     assert [i.label for i in measured.items] == ["a", "b"]
     assert measured.items[0].digest == digest(msgpack.packb("a") + msgpack.packb("x" * 100))
-    assert measure_value(bytes(raw)).digest == measured.digest
-    assert measure_value(msgpack.packb({"a": "x" * 100, "b": [1, 3]})).digest != measured.digest
+    assert measured.digest == _measured_channel(dict(value)).digest
+    assert _measured_channel({"a": "x" * 100, "b": [1, 3]}).digest != measured.digest
     scalar = msgpack.packb("y" * 50)
-    assert measure_value(scalar).digest == digest(scalar) and measure_value(scalar).items == ()
-    assert measure_value(raw[:-3]).items == () and measure_value(raw[:-3]).bytes == len(raw) - 3
+    assert _measured_channel("y" * 50).digest == digest(scalar) and _measured_channel("y" * 50).items == ()
+    truncated = measure_checkpoint_blob("msgpack", msgpack.packb({"v": 1, "channel_values": {"m": [1], "c": value}})[:-3])
+    assert list(truncated.channels) == ["m"] and truncated.channels["m"].bytes == len(msgpack.packb([1]))
     broken = measure_checkpoint_blob("msgpack", msgpack.packb({"v": 1, "channel_values": {"m": [1, 2]}})[:-2])
     assert broken.problems and "corrupt" in broken.problems[0].message
     assert measure_checkpoint_blob("pickle", b"...").problems
@@ -150,7 +156,7 @@ def test_shared_blobs_count_each_row_once():
 
 def test_measuring_decodes_nothing_and_reads_each_blob_once(store, monkeypatch):
     import inspector.store.decode as decode
-    import inspector.store.sqlite as sqlite_module
+    import inspector.store.sqlite.sizes as sqlite_module
 
     decoded, measured = [], []
     real_unpack, real_measure = decode.unpack_msgpack, sqlite_module.measure_checkpoint_blob

@@ -2,8 +2,8 @@
 
 import pytest
 
-from inspector.size_chart import INTERNAL, first_over, size_chart, size_frame
-from inspector.sizes import measure_thread
+from inspector.sizes.accounting import measure_thread
+from inspector.sizes.chart import INTERNAL, first_over, size_chart, size_frame
 from inspector.store import open_store
 
 
@@ -39,6 +39,9 @@ def test_threshold_line_is_left_out_far_below_it(report):
     peak = max(c.total_bytes for c in report.checkpoints)
     near = size_chart(report, peak * 2).to_dict()
     far = size_chart(report, peak * 100).to_dict()
-    rules = lambda spec: sum(1 for layer in spec["layer"] if layer["mark"] == "rule" or layer["mark"].get("type") == "rule")
+    def rules(spec):
+        return sum(1 for layer in spec["layer"] if layer["mark"] == "rule" or layer["mark"].get("type") == "rule")
+
     assert rules(near) == 1 and rules(far) == 0
-    assert any(rows and rows[0].get("label") == "limit 1.00 MB" for rows in size_chart(report, 1_000_000).to_dict()["datasets"].values())
+    datasets = size_chart(report, 1_000_000).to_dict()["datasets"].values()
+    assert any(rows and rows[0].get("label") == "limit 1.00 MB" for rows in datasets)

@@ -2,16 +2,16 @@
 read-only session; blob lengths and hashes come from the server."""
 
 import psycopg
-from psycopg.conninfo import make_conninfo
 import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
+from psycopg.conninfo import make_conninfo
 
 from inspector.demo.threads import THREADS, Demo
-from inspector.health import uncleared_image_flags
 from inspector.settings import Settings
-from inspector.sizes import thread_sizes
+from inspector.sizes.accounting import thread_sizes
+from inspector.sizes.health import uncleared_image_flags
 from inspector.store import SHARED_BLOBS, NotFound
-from inspector.store.pg_sizes import pg_field_sizes
+from inspector.store.postgres.sizes import pg_field_sizes
 
 pytestmark = pytest.mark.postgres
 THREAD_IDS = ("demo-bloated", "demo-vision")

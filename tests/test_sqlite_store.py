@@ -172,7 +172,7 @@ WRITER = textwrap.dedent(
     import sqlite3, sys, time
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.graph import StateGraph, START, END
-    from inspector.thread_state import ThreadState
+    from inspector.schema.thread_state import ThreadState
 
     def step(state):
         return {"artifacts": [f"/mnt/user-data/outputs/{len(state.get('artifacts') or [])}.md"]}

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from inspector.interrupts import pending_questions
-from inspector.location import Location, parse_location
-from inspector.paths import area_rows, both_paths, to_physical, to_virtual
-from inspector.state_fields import field_order
-from inspector.units import human_bytes
+import pytest
+
+from inspector.formatting import human_bytes
+from inspector.history.location import Location, parse_location
+from inspector.history.thread_list import thread_records
+from inspector.media.paths import area_rows, both_paths, to_physical, to_virtual
+from inspector.state.fields import field_order
+from inspector.state.interrupts import pending_questions
+from inspector.state.todos import progress, todo_board
 from inspector.store import WriteRecord, open_store
-from inspector.thread_list import thread_records
-from inspector.todos import progress, todo_board
 
 DATA = {"workspace_path": "/base/threads/t/user-data/workspace",
         "uploads_path": "/base/threads/t/user-data/uploads",
@@ -40,6 +42,17 @@ def test_virtual_and_physical_paths():
     assert both_paths("/mnt/user-data/workspace", DATA) == ("/mnt/user-data/workspace", DATA["workspace_path"])
     assert [r["physical"] for r in area_rows(DATA)] == [DATA["workspace_path"], DATA["uploads_path"], DATA["outputs_path"]]
     assert [r["physical"] for r in area_rows(None)] == [None, None, None]
+
+
+@pytest.mark.parametrize("virtual", ["/mnt/user-data/outputs/a\x00b", "/mnt/user-data/secrets/x.txt",
+                                     "mnt/user-data/outputs/x.md", "/mnt/user-data-2/outputs/x.md", "", None])
+def test_display_paths_refuse_what_the_file_readers_refuse(virtual):
+    """The display mapping uses the readers' lexical checks: what they refuse maps to no physical path."""
+    from inspector.media.user_data import PathRefused, split_virtual
+
+    with pytest.raises(PathRefused):
+        split_virtual(virtual)
+    assert to_physical(virtual, DATA) is None
 
 
 def test_pending_question_from_the_interrupt_demo(demo_db):

@@ -5,7 +5,7 @@ import copy
 from langgraph.graph.message import add_messages
 
 from inspector.schema import DEFAULT_SCHEMA, reducers_of
-from inspector.thread_state import ThreadState, merge_artifacts, merge_viewed_images
+from inspector.schema.thread_state import ThreadState, merge_artifacts, merge_viewed_images
 
 REDUCERS = DEFAULT_SCHEMA.reducers
 FIELDS = DEFAULT_SCHEMA.fields

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import altair as alt
 
-from inspector.history import build_history
+from inspector.history.lineage import build_history
+from inspector.history.timeline_rows import timeline_records, written_channels
+from inspector.history.tree_chart import SELECTION, tree_chart, tree_data
 from inspector.store import open_store
-from inspector.timeline_rows import timeline_records, written_channels
-from inspector.tree_chart import SELECTION, tree_chart, tree_data
 
 
 def test_fork_thread_tree_has_two_lanes_and_labels(demo_db):

@@ -6,10 +6,10 @@ import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from ui_app import APP, PAGES, all_text, shown
 
 from inspector.store import open_store
 from inspector.ui import connection
-from ui_app import APP, PAGES, all_text, shown
 
 AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "not-a-secret",
         "client_id": "inspector", "client_secret": "not-a-secret",

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
 from bundle_helpers import CASE, write_support_case
+from ui_app import all_text, open_page
+
 from inspector.bundle import write_bundle
 from inspector.settings import Settings
 from inspector.store import open_store
-from ui_app import all_text, open_page
 
 
 @pytest.fixture(scope="module")

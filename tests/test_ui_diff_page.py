@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from ui_app import all_text, open_page
 
 from inspector.diff import CLEARED_NOTE, diff_checkpoints
 from inspector.store import open_store
-from ui_app import all_text, open_page
-
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from ui_app import all_text, open_page
 
 from inspector.retention import Policy, plan_store
 from inspector.retention.chart import BREAKS, SAFE, bytes_chart, bytes_frame
 from inspector.store import open_store
-from ui_app import all_text, open_page
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 

@@ -8,12 +8,11 @@ from streamlit.testing.v1 import AppTest
 def _script():
     from inspector.store import CheckpointState, Problem
     from inspector.store.decode import Opaque
-    from inspector.ui import state_view
+    from inspector.ui import panels, state_view
 
     def broken(value, ctx):
         raise ValueError("todo view exploded")
 
-    state_view.FIELD_VIEWS["todos"] = broken
     state = CheckpointState(
         thread_id="t", checkpoint_ns="", checkpoint_id="c1", parent_checkpoint_id=None,
         values={"title": Opaque("pickle", 12, "pickled values are never unpickled"),
@@ -21,18 +20,11 @@ def _script():
         internal={"__start__": None}, metadata={"step": 1}, writes=[],
         problems=[Problem("pickled value left opaque", "title", "opaque"), Problem("blob truncated")],
     )
-    state_view.render_state(state)
+    state_view.render_state(state, None, {**panels.FIELD_VIEWS, "todos": broken})
 
 
 def test_problems_sit_beside_their_field_and_a_failing_view_stays_in_its_field():
-    from inspector.ui import state_view
-
-    saved = dict(state_view.FIELD_VIEWS)
-    try:
-        at = AppTest.from_function(_script, default_timeout=60).run()
-    finally:
-        state_view.FIELD_VIEWS.clear()
-        state_view.FIELD_VIEWS.update(saved)
+    at = AppTest.from_function(_script, default_timeout=60).run()
     assert not at.exception
     assert [w.value for w in at.warning] == ["blob truncated", "title: pickled value left opaque"]
     assert any("todo view exploded" in e.value for e in at.error)
@@ -44,9 +36,10 @@ def test_problems_sit_beside_their_field_and_a_failing_view_stays_in_its_field()
 def test_raw_checkpoint_and_writes_are_sent_only_on_request(demo_db, monkeypatch):
     import json as _json
 
+    from ui_app import open_page
+
     from inspector.store import open_store
     from inspector.ui import connection
-    from ui_app import open_page
 
     monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
     connection.settings.clear()

@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from inspector.demo import DEMO_THREADS
-from inspector.history import build_history
-from inspector.store import open_store
-from inspector.ui import thread_page
 from ui_app import all_text, open_page, shown
 
+from inspector.demo import DEMO_THREADS
+from inspector.history.lineage import build_history
+from inspector.store import open_store
+from inspector.ui import panels
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 
@@ -165,7 +164,7 @@ def test_a_failing_panel_shows_an_error_and_the_rest_renders(monkeypatch):
     def broken(store, thread_id, row, state):
         raise RuntimeError("panel exploded")
 
-    monkeypatch.setattr(thread_page, "THREAD_PANELS", [*thread_page.THREAD_PANELS, ("Broken", broken)])
+    monkeypatch.setattr(panels, "THREAD_PANELS", [*panels.THREAD_PANELS, ("Broken", broken)])
     at = open_page("thread", thread="demo-research")
     at.segmented_control(key="thread_panel").set_value("Broken").run()
     assert not at.exception
@@ -173,6 +172,20 @@ def test_a_failing_panel_shows_an_error_and_the_rest_renders(monkeypatch):
     assert len([c for c in charts(at) if (c.key or "").startswith("tree")]) == 1  # the history beside it renders
     at.segmented_control(key="thread_panel").set_value("State").run()
     assert "`messages`" in all_text(at) and not at.error
+
+
+def test_the_panels_offered_are_the_declared_ones_on_every_run():
+    from inspector.ui import media_views
+
+    declared = ["State", "Diff vs parent", "Images over time", "Size"]
+    assert [title for title, _ in panels.THREAD_PANELS] == declared
+    assert panels.FIELD_VIEWS["viewed_images"] is media_views.viewed_images_view
+    at = open_page("thread", thread="demo-bloated")
+    for _ in range(2):  # reruns and other sessions add nothing to the table
+        assert at.segmented_control(key="thread_panel").options == declared
+        at = open_page("thread", thread="demo-bloated").run()
+    assert [title for title, _ in panels.THREAD_PANELS] == declared
+    assert at.get("image"), "the viewed_images field is drawn as pictures, not as the JSON fallback"
 
 
 def test_refresh_rereads_the_thread():
@@ -226,7 +239,7 @@ def test_branch_threads_are_linked_both_ways(histories):
 
 
 def test_conversation_follows_deerflows_ui_until_everything_is_asked_for(demo_db):
-    from inspector.conversation import conversation
+    from inspector.state.conversation import conversation
 
     with open_store(f"sqlite:///{demo_db}") as store:
         turns = conversation(store.state("demo-deerflow-current").values["messages"])

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from ui_app import all_text, open_page
 
 from inspector.demo import DEMO_THREADS
 from inspector.ui import connection
-from ui_app import all_text, open_page
 
 
 @pytest.fixture(autouse=True)

@@ -36,7 +36,7 @@ _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 def shown(markdown: object) -> str:
     """What a Markdown source the dashboard wrote reads as: backslash escapes resolved, line breaks kept.
 
-    Text from the data reaches Markdown elements escaped (``inspector.inert_text``); AppTest sees the source.
+    Text from the data reaches Markdown elements escaped (``inspector.safety.inert_text``); AppTest sees the source.
     """
     return _ESCAPED.sub(r"\1", str(markdown).replace("  \n", "\n"))
 

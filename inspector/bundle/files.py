@@ -1,7 +1,7 @@
 """The user-data files a thread's state names, found and read safely for a bundle.
 
 References come from every checkpoint's ``artifacts``, ``viewed_images`` (file
-entries) and ``uploaded_files``. Each is resolved with ``inspector.user_data``
+entries) and ``uploaded_files``. Each is resolved with ``inspector.media.user_data``
 inside the thread's own folders (a physical ``actual_path`` may also lie in the
 folders of a thread it was branched from): a path that would leave them is
 refused and the refusal is recorded, never read. Files over the per-file cap,
@@ -13,14 +13,15 @@ inside the bundle as they did at the source.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..media.user_data import PathRefused, UserData, check_physical, resolve
 from ..store.bundle import user_data_prefix
-from ..user_data import PathRefused, UserData, check_physical, resolve
 
 
 @dataclass
@@ -133,10 +134,8 @@ def read_file(bundled: BundledFile, masker: Any) -> bytes | None:
         data = fh.read(bundled.size)
     text = None
     if b"\x00" not in data[:8192]:
-        try:
+        with contextlib.suppress(UnicodeDecodeError):
             text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
     if text is not None:
         masked = masker.text(text, "files")
         if masked != text:

@@ -2,7 +2,7 @@
 
 Every value that goes into a bundle (channel values, writes, metadata, checkpoint
 headers, text files, the manifest) passes through ``Masker``, which applies
-``inspector.redaction`` to the decoded value before it is written back in
+``inspector.safety.redaction`` to the decoded value before it is written back in
 LangGraph's format. A channel's name counts as the key it is stored under (a
 channel called ``api_key`` is masked whole, as the views mask it). Raw bytes
 inside a value (msgpack ``bin``) are masked too, read as Latin-1 text, so a key
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..redaction import Redactor, is_secret_key, redactor_for
+from ..safety.redaction import Redactor, is_secret_key, redactor_for
 from .rewrite import Dropped, Ext, make_ext
 
 

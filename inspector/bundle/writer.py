@@ -21,10 +21,10 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from ..media_report import thread_folders
+from ..media.report import thread_folders
+from ..media.user_data import check_id
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
-from ..user_data import check_id
 from .files import FilePlan, References, plan_files, read_file
 from .masking import Masker
 from .rows import RowConverter
@@ -204,7 +204,7 @@ def _redaction(masker: Masker) -> dict[str, Any]:
                 "note": "made with reveal (allowed by the operator's allow_reveal): every value is as stored"}
     return {
         "enabled": True,
-        "rules": "inspector.redaction: the rules every page, download and CLI output applies",
+        "rules": "inspector.safety.redaction: the rules every page, download and CLI output applies",
         "operator_patterns": masker.operator_patterns,
         "values_masked": dict(masker.masked),  # where: values or files in which something was masked
         "marks": masker.kinds,  # kind: secrets replaced by a mark

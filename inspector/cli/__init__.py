@@ -3,6 +3,9 @@
 Each command module adds its sub-commands through ``register(subparsers)``; a
 command returns an exit code. Bad input (an unknown store, thread or checkpoint)
 exits 2 with one line on stderr, never a traceback.
+
+May import every package of ``inspector`` except ``ui``; commands render the core's rows
+(``print_table``, ``print_json``) and compute nothing a page does not.
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..audit import AuditError
-from ..redaction import redactor_for
+from ..safety.audit import AuditError
+from ..safety.redaction import redactor_for
 from ..settings import load_settings
 from ..store import StoreError
 from . import bundle_commands, diff_commands, media_commands, output, retention_commands, size_commands, store_commands

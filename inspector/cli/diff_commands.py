@@ -78,7 +78,7 @@ def print_diff(result: StateDiff) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from ..diff import replay_thread, verdict
-    from ..schema_default import active_schema_name  # verdicts read from the cache need no schema loaded
+    from ..schema.default import active_schema_name  # verdicts read from the cache need no schema loaded
 
     with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, unit="steps") as progress:
         cache = open_cache_for(store, args)

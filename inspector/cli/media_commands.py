@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from ..formatting import human_bytes
 from ..settings import load_settings
-from ..units import human_bytes
 from .output import print_json, print_table, say
 from .store_commands import add_store_args, open_from_args
 
 if TYPE_CHECKING:
-    from ..media_report import MediaReport
+    from ..media.report import MediaReport
 
 
 def _add_args(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _report(args: argparse.Namespace, **which: bool) -> MediaReport:
-    from ..media_report import media_report  # Pillow and the image checks: only for these commands
+    from ..media.report import media_report  # Pillow and the image checks: only for these commands
 
     data_dir = args.data_dir or load_settings().data_dir
     with open_from_args(args) as store:
@@ -55,19 +55,14 @@ def cmd_images(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.as_dict(artifacts=False))
         return 0
+    from ..media.image_history import lifecycle_note
+    from ..media.report import image_rows, span_rows
+
     _header(report)
-    print_table(
-        ["path", "shape", "format", "size", "pixels", "problems"],
-        [(c.key, c.shape, c.format or "?", human_bytes(c.byte_size),
-          f"{c.width}x{c.height}" if c.width else "", "; ".join(c.problems) or "ok") for c in report.images],
-    )
+    print_table(None, image_rows(report.images), formats={"bytes": human_bytes})
     say(f"{len(report.images)} image(s) at this checkpoint")
     say("history:")
-    print_table(
-        ["path", "appeared", "ended", "by", "checkpoints"],
-        [(s.path, s.appeared_step, s.ended_step, s.ended_by or "still held", s.checkpoints) for s in report.spans],
-    )
-    from ..image_history import lifecycle_note
+    print_table(None, span_rows(report.spans))
 
     if note := lifecycle_note(report.spans):
         say(note)
@@ -79,10 +74,9 @@ def cmd_artifacts(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.as_dict(images=False))
         return 0
+    from ..media.report import artifact_rows
+
     _header(report)
-    print_table(
-        ["path", "first step", "size", "problems"],
-        [(a.path, a.first_step, human_bytes(a.size), "; ".join(a.problems) or "ok") for a in report.artifacts],
-    )
+    print_table(None, artifact_rows(report.artifacts), formats={"bytes": human_bytes})
     say(f"{len(report.artifacts)} artifact(s) at this checkpoint")
     return 0

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..formatting import human_bytes
 from ..retention import Policy, plan_store, statements
 from ..retention.report import thread_rows, totals_line, variant_line
-from ..units import human_bytes
 from .output import print_json, print_table
 from .store_commands import add_store_args, open_from_args
 

@@ -6,17 +6,15 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
 
+from ..formatting import human_bytes
 from ..settings import load_settings
-from ..sizes import StoreSizes, ThreadSizes, measure_store, measure_thread, store_sizes, what_if_lines
-from ..units import human_bytes
+from ..sizes.accounting import StoreSizes, ThreadSizes, measure_store, measure_thread
+from ..sizes.tables import FIELD_BYTES, field_rows
+from ..sizes.what_if import what_if_lines
 from .output import print_json, print_table, say
 from .progress import StderrProgress
 from .store_commands import add_store_args, open_cache_for, open_from_args
-
-if TYPE_CHECKING:
-    from ..health import ThreadHealth
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,17 +33,13 @@ def print_thread_sizes(report: ThreadSizes) -> None:
     say(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.accounting}), "
           f"{human_bytes(report.repeated_bytes)} on repeats; state {human_bytes(report.first_total_bytes)} -> "
           f"{human_bytes(report.last_total_bytes)} (growth {human_bytes(report.growth_bytes)})")
-    print_table(
-        ["field", "stored", "unique", "repeats", "newest"],
-        [(f.field, human_bytes(f.stored_bytes), human_bytes(f.unique_bytes), human_bytes(f.repeated_bytes),
-          human_bytes(f.newest_bytes)) for f in report.fields if not f.internal],
-    )
-    for line in what_if_lines(report.what_if.keep_newest, report.what_if.keep_newest_saved_bytes,
-                              report.what_if.viewed_images_repeated_bytes, report.what_if.base64_in_messages_bytes):
+    print_table(["field", *FIELD_BYTES], field_rows(report, internal=False),
+                formats=dict.fromkeys(FIELD_BYTES, human_bytes))
+    for line in what_if_lines(report.what_if):
         say(line)
 
 
-def print_store_sizes(report: StoreSizes, keep: int) -> None:
+def print_store_sizes(report: StoreSizes) -> None:
     say(f"{report.ranked_threads} thread(s) ranked, {human_bytes(report.store_bytes)} stored ({report.accounting}); "
         f"the largest {len(report.threads)} measured in depth: {human_bytes(report.stored_bytes)}, "
         f"{human_bytes(report.repeated_bytes)} on repeats")
@@ -55,8 +49,7 @@ def print_store_sizes(report: StoreSizes, keep: int) -> None:
           human_bytes(t.last_total_bytes)) for t in report.threads],
     )
     print_table(["field", "stored"], [(name, human_bytes(n)) for name, n in report.fields.items()])
-    for line in what_if_lines(keep, report.keep_newest_saved_bytes, report.viewed_images_repeated_bytes,
-                              report.base64_in_messages_bytes):
+    for line in what_if_lines(report.what_if):
         say(line)
 
 
@@ -78,31 +71,14 @@ def cmd_sizes(args: argparse.Namespace) -> int:
     elif args.thread:
         print_thread_sizes(report)
     else:
-        print_store_sizes(report, keep)
+        print_store_sizes(report)
     return 0
 
 
-def health_payload(reports: list[ThreadHealth], settings: Any) -> dict[str, Any]:
-    from ..health import health_settings_note
-    from ..schema_default import active_schema_name
-
-    summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting if reports else "")
-    return {
-        "thresholds": health_settings_note(settings),
-        "schema": active_schema_name(),
-        "flag_count": sum(len(r.flags) for r in reports),
-        "threads": [
-            {"thread_id": r.thread_id, "stored_bytes": r.sizes.stored_bytes,
-             "newest_state_bytes": r.sizes.last_total_bytes, "flags": r.flags, "schema_drift": r.schema_drift}
-            for r in reports
-        ],
-        "fields": summary.fields,
-    }
-
-
 def cmd_health(args: argparse.Namespace) -> int:
-    from ..drift import drift_lines
-    from ..health import store_health, thread_health
+    from ..sizes.health import store_health, thread_health
+    from ..sizes.health_report import health_report, health_table
+    from ..state.drift import drift_lines
 
     settings = load_settings()
     with open_from_args(args) as store, StderrProgress(f"health {args.thread or 'store'}", args.quiet) as progress:
@@ -113,19 +89,22 @@ def cmd_health(args: argparse.Namespace) -> int:
         finally:
             if cache is not None:
                 cache.close()
-    flagged = sum(len(r.flags) for r in reports)
+    report = health_report(reports, settings)
+    flagged = report.flag_count
     if args.json:
-        print_json(health_payload(reports, settings), keys=False)
+        print_json(report.as_dict(), keys=False)
         return 1 if flagged else 0
-    for report in reports:
-        for flag in report.flags:
+    print_table(None, health_table(report.threads),
+                formats={"stored bytes": human_bytes, "newest state": human_bytes, "repeats": human_bytes})
+    for row in report.threads:
+        for flag in row.flags:
             where = f"{flag.field} " if flag.field else ""
-            say(f"{report.thread_id}: [{flag.code}] {where}{flag.summary}")
+            say(f"{row.thread_id}: [{flag.code}] {where}{flag.summary}")
             say(f"    checkpoints: {', '.join(flag.checkpoint_ids[:3])}"
                   + (f" (+{len(flag.checkpoint_ids) - 3} more)" if len(flag.checkpoint_ids) > 3 else ""))
             say(f"    why: {flag.why}")
             say(f"    fix: {flag.fix}")
-        for line in drift_lines(report.schema_drift, unwritten=bool(args.thread)):
-            say(f"{report.thread_id}: schema drift: {line}")
-    say(f"{flagged} flag(s) in {sum(1 for r in reports if r.flags)} of {len(reports)} thread(s)")
+        for line in drift_lines(row.schema_drift, unwritten=bool(args.thread)):
+            say(f"{row.thread_id}: schema drift: {line}")
+    say(f"{flagged} flag(s) in {report.flagged_threads} of {len(report.threads)} thread(s)")
     return 1 if flagged else 0

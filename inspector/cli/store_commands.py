@@ -9,17 +9,17 @@ import sys
 from typing import Any
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
-from ..audit import AuditTrail
-from ..checkpoint_kinds import branch_origin
-from ..history import build_history, key_of
-from ..jsonable import to_jsonable
-from ..schema_default import active_names
-from ..settings import Settings, load_settings, resolve_db_url
+from ..formatting import human_bytes, to_jsonable
+from ..history.checkpoint_kinds import branch_origin
+from ..history.lineage import build_history, key_of
+from ..history.thread_list import thread_list, thread_records
+from ..history.timeline_rows import kind_columns
+from ..safety.audit import AuditTrail
+from ..schema.default import active_names
+from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..store import Store, open_store
-from ..store.model import THREAD_SORTS
 from ..store.deerflow import deerflow_url
-from ..timeline_rows import kind_columns
-from ..units import human_bytes
+from ..store.model import THREAD_SORTS
 from .output import masked, print_json, print_table, say
 
 
@@ -78,7 +78,7 @@ def open_from_args(args: argparse.Namespace) -> Store:
     needs reducers; DeerFlow's ThreadState is the default then."""
     settings = load_settings()
     spec = getattr(args, "schema", None) or settings.schema
-    if spec or "inspector.schema" in sys.modules:  # once read, the default is put back when none is named
+    if spec or "inspector.schema.reading" in sys.modules:  # once read, the default is put back when none is named
         from .. import schema as schemas
 
         schemas.activate_spec(spec)
@@ -87,7 +87,7 @@ def open_from_args(args: argparse.Namespace) -> Store:
         explicit = deerflow_url(args.deerflow_home)
     url = resolve_db_url(explicit, settings)
     audit(args, url, settings)
-    return open_store(url)
+    return open_store(url, **store_options(settings))
 
 
 def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | None:
@@ -133,19 +133,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_threads(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        rows = store.threads(search=args.search, limit=args.limit, offset=args.offset, sort=args.sort)
-        total = store.count_threads(search=args.search)
+        listing = thread_list(store, args.search, args.limit, args.offset, args.sort)
     if args.json:
-        print_json({"total": total, "threads": rows})
+        print_json(listing)
         return 0
-    print_table(
-        ["thread", "title", "checkpoints", "updated", "stored"],
-        [
-            (t.thread_id, t.title, t.checkpoints, t.updated_at.strftime("%Y-%m-%d %H:%M:%S") if t.updated_at else "", human_bytes(t.stored_bytes))
-            for t in rows
-        ],
-    )
-    say(f"{len(rows)} of {total} thread(s)")
+    print_table(None, thread_records(listing.threads),
+                formats={"last update": lambda d: d.strftime("%Y-%m-%d %H:%M:%S"), "stored bytes": human_bytes})
+    say(f"{len(listing.threads)} of {listing.total} thread(s)")
     return 0
 
 
@@ -207,7 +201,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     if args.json:
         print_json(state_payload(state, args.internal))
         return 0
-    from ..state_fields import reducer_label
+    from ..state.fields import reducer_label
 
     schema = active_names()
     say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")

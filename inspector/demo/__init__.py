@@ -5,6 +5,9 @@
 ``write_demo_postgres(dsn, dir)`` writes the same threads with ``PostgresSaver``;
 ``run_demo(checkpointer, dir)`` drives them through any other saver. The model is
 scripted, so the content is the same on every run; only checkpoint ids differ.
+
+May import ``schema`` (the state and its reducers) and ``media.user_data`` (the folders' names);
+nothing else of ``inspector``: the demo is an agent, not part of the inspector.
 """
 
 from __future__ import annotations

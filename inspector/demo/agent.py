@@ -11,19 +11,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated
 
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langchain_core.messages import AnyMessage
 from langgraph.channels import DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.message import _messages_delta_reducer
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import _messages_delta_reducer
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 
 from inspector.demo.model import Script, ScriptedModel
 from inspector.demo.sandbox import make_folders, thread_data_for, virtual_path
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 Node = Callable[..., dict]
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from langgraph.channels import BinaryOperatorAggregate, DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver, empty_checkpoint
-from langgraph.graph import START, StateGraph
 from langgraph.errors import InvalidUpdateError
+from langgraph.graph import START, StateGraph
 from langgraph.types import Overwrite
 
 BRANCH_EXCLUDED_CHANNELS = frozenset({"sandbox", "thread_data"})

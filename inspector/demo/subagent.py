@@ -29,7 +29,7 @@ from langgraph.types import Command
 
 from inspector.demo.model import MODEL_NAME, tool_message_id
 from inspector.demo.tools import tool_result
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 SOURCES = (
     ("Regulation (EU) 2023/1542 - EUR-Lex",

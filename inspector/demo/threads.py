@@ -28,14 +28,14 @@ from inspector.demo.deerflow_writes import (
     write_thread_goal,
 )
 from inspector.demo.model import Script, Turn, act, call, say, user_message
-from inspector.demo.sandbox import make_folders, physical_path, thread_data_for, virtual_path
+from inspector.demo.sandbox import VIRTUAL_ROOT, make_folders, physical_path, thread_data_for, virtual_path
 from inspector.demo.subagent import ResearchAppState, task_delegate, task_subagent
 from inspector.demo.tools import CURRENT_TOOLS, DOCUMENTED_TOOLS
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 RECURSION_LIMIT = 100
-UP = "/mnt/user-data/uploads"
-OUT = "/mnt/user-data/outputs"
+UP = f"{VIRTUAL_ROOT}/uploads"
+OUT = f"{VIRTUAL_ROOT}/outputs"
 
 
 class Demo:

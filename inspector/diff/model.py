@@ -1,4 +1,4 @@
-"""The plain data a diff and a replay check return (JSON through ``inspector.jsonable``)."""
+"""The plain data a diff and a replay check return (JSON through ``inspector.formatting``)."""
 
 from __future__ import annotations
 

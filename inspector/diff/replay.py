@@ -8,8 +8,8 @@ anything the store does not hold enough to check (values ``update_state`` or a
 direct ``put`` applied without storing writes, a reducer refusing a stored
 write). Writes follow LangGraph's channel rules: a reducer channel with no value
 yet takes its first write as it is (the value of an ``Overwrite``, as DeerFlow
-stores it), and an ``Overwrite`` write bypasses the reducer (later writes in the
-same step are ignored).
+stores it; a stored wrapper reads as the value it holds), and
+an ``Overwrite`` write bypasses the reducer (later writes in the same step are ignored).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Any
 from langchain_core.messages import BaseMessage, messages_from_dict
 
 from .. import schema as schemas
+from ..schema.thread_state import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
 from ..store.decode import overwritten
-from ..thread_state import SandboxConflict
 from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
 from .nested import first_difference
 from .writes import describe_writes, step_writes, update_writes, writes_by_channel
@@ -325,8 +325,17 @@ def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[
             checks.append(FieldCheck(name, reducer, "unverified", True, reason=exc.reason))
             continue
         difference = field_difference(name, expected, stored, schema)
+        if difference and parent.values.get(name) is None and _stored_wrapper_holds(name, expected, stored, schema):
+            difference = None
         checks.append(FieldCheck(name, reducer, "mismatch" if difference else "confirmed", True, difference))
     return checks
+
+
+def _stored_wrapper_holds(name: str, expected: Any, stored: Any, schema: schemas.Schema) -> bool:
+    """An ``Overwrite`` written into a channel with no value, stored as the wrapper rather than its value
+    (a channel that keeps its first write as it is): the wrapper holds the value replay expects."""
+    is_wrapper, inner = overwritten(stored)
+    return is_wrapper and field_difference(name, expected, inner, schema) is None
 
 
 def _carried(name: str, reducer: str, before: Any, stored: Any, schema: schemas.Schema) -> FieldCheck:

@@ -26,8 +26,8 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from ..analysis_cache import AnalysisCache
-from ..history import History, HistoryProblem, build_history, key_of
-from ..schema_default import DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES
+from ..history.lineage import History, HistoryProblem, build_history, key_of
+from ..schema.default import DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, WriteRecord
 from .model import FieldCheck, StepReplay
 from .writes import describe_writes, is_update_write, step_writes, update_writes
@@ -73,7 +73,7 @@ def _fingerprint(schema: schemas.Schema | None) -> str:
     """The given schema's fingerprint, else the active one's, without loading the schema when it is the default."""
     if schema is not None:
         return schema_fingerprint(schema)
-    loaded = sys.modules.get("inspector.schema")
+    loaded = sys.modules.get("inspector.schema.reading")
     return default_fingerprint() if loaded is None else schema_fingerprint(loaded.active())
 
 
@@ -81,7 +81,7 @@ def _fingerprint(schema: schemas.Schema | None) -> str:
 
 def _code(function: Any, depth: int = 0) -> list[str]:
     """A function's bytecode and constants, nested functions and wrapped ones included."""
-    code = getattr(function, "__code__", None) or getattr(getattr(function, "__call__", None), "__code__", None)
+    code = getattr(function, "__code__", None) or getattr(type(function).__call__, "__code__", None)
     out = [getattr(function, "__qualname__", type(function).__qualname__)]
     if code is not None:
         out += [code.co_code.hex(), repr([c for c in code.co_consts if not hasattr(c, "co_code")])]
@@ -235,7 +235,8 @@ def _ticker(progress: Progress | None, total: int) -> Callable[[], None]:
 
 
 def _replayed(store: Store, thread_id: str, ns: str, rows: list[CheckpointRow], replayed: set[str],
-              siblings: dict[str, int], schema: schemas.Schema | None) -> Iterator[tuple[CheckpointState, StepReplay, str | None]]:
+              siblings: dict[str, int],
+              schema: schemas.Schema | None) -> Iterator[tuple[CheckpointState, StepReplay, str | None]]:
     """Replay the steps in ``replayed`` from a stream of their states and their parents'."""
     if not replayed:
         return

@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ..units import human_bytes
+from ..formatting import human_bytes
 from .plan import Plan
 
 BREAKS = "breaks something"

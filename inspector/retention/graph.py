@@ -6,7 +6,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, Iterable
 
-from ..history import parent_namespace
+from ..history.lineage import parent_namespace
 from ..store.model import checkpoint_step, checkpoint_time
 from ..store.retention_keys import CheckpointKeys, Key, ThreadKeys
 
@@ -19,7 +19,7 @@ class ThreadGraph:
         self.keys = keys
         self.nodes: dict[Key, CheckpointKeys] = {c.key: c for c in keys.checkpoints}
         self.children: dict[Key, list[Key]] = {k: [] for k in self.nodes}
-        for key, node in self.nodes.items():
+        for key in self.nodes:
             parent = self.parent(key)
             if parent is not None:
                 self.children[parent].append(key)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..units import human_bytes
+from ..formatting import human_bytes
 from .plan import Plan
 
 

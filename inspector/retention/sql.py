@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from ..units import human_bytes
+from ..formatting import human_bytes
 from .plan import NamespaceAction, Plan, ThreadPlan
 
 CHUNK = 500

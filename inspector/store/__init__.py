@@ -1,5 +1,14 @@
 """Read-only checkpoint stores behind one protocol.
 
+This package owns everything about reading a LangGraph checkpoint store: the ``Store``
+protocol (``protocol``) and the plain records it returns (``model``), the safe decoder of
+stored values (``decode``, ``carried``) and the size measurer (``measure``), the backends
+(``sqlite/``, ``postgres/``, ``saver/``, DeerFlow's home in ``deerflow``, support bundles in
+``bundle``), delta-channel rebuilds (``delta``), retention keys and export rows. It imports
+nothing else of the inspector: its options come as ``open_store`` arguments, and the state
+schema a delta channel is folded with is handed to it (``delta.SchemaSource``; the
+``inspector`` package sets its active schema as the default).
+
 ``open_store(url)`` picks the backend from the URL:
 
 - ``sqlite:///relative.db``, ``sqlite:////absolute.db`` or a bare file path: ``SqliteStore``.
@@ -18,7 +27,7 @@ import urllib.parse
 from pathlib import Path
 
 from .decode import Problem
-from .delta import ChannelWrite, DeltaHistory
+from .delta import ChannelWrite, DeltaHistory, SchemaSource
 from .model import (
     PER_CHECKPOINT_COPY,
     SHARED_BLOBS,
@@ -27,13 +36,13 @@ from .model import (
     CheckpointSizes,
     CheckpointState,
     NotFound,
-    Store,
     StoreError,
     StoreTotals,
     ThreadSummary,
     WriteRecord,
     is_internal_channel,
 )
+from .protocol import Store
 from .sqlite import SqliteStore
 
 __all__ = [
@@ -98,45 +107,64 @@ def is_saver_spec(url: str) -> bool:
     return all(part.isidentifier() for part in target.split("."))
 
 
-def open_store(url: str) -> Store:
-    """Open the store ``url`` names, read-only. Raises ``StoreError`` with one clear line."""
+PG_TIMEOUT_MS = 30_000
+PG_POOL_SIZE = 4
+BUNDLE_MAX_BYTES = 4_000_000_000
+
+
+def open_store(
+    url: str,
+    *,
+    pg_timeout_ms: int = PG_TIMEOUT_MS,
+    pg_pool_size: int = PG_POOL_SIZE,
+    bundle_max_bytes: int = BUNDLE_MAX_BYTES,
+    schema: SchemaSource | None = None,
+) -> Store:
+    """Open the store ``url`` names, read-only. Raises ``StoreError`` with one clear line.
+
+    Args:
+        url: The store (see the package docstring for the forms it takes).
+        pg_timeout_ms: PostgreSQL's statement timeout for every query, in milliseconds.
+        pg_pool_size: How many PostgreSQL connections the store may hold.
+        bundle_max_bytes: The most a support bundle may unpack to.
+        schema: Called (with no argument) when a delta channel is rebuilt; returns the reducers to
+            fold its writes with. None: the default source (``delta.set_default_schema``).
+    """
     if not isinstance(url, str) or not url.strip():
         raise StoreError("no store URL given")
     url = url.strip()
     try:
-        return _open(url)
+        return _open(url, pg_timeout_ms, pg_pool_size, bundle_max_bytes, schema)
     except ValueError as exc:  # urllib's parse errors: bad IPv6 host, port out of range, ...
         raise StoreError(f"malformed store URL {display_url(url)!r}: {exc}") from None
 
 
-def _open(url: str) -> Store:
+def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle_max_bytes: int,
+          schema: SchemaSource | None) -> Store:
     scheme = urllib.parse.urlsplit(url).scheme.lower() if "://" in url else ""
     if scheme in ("postgresql", "postgres"):
-        from ..settings import load_settings
         from .postgres import PostgresStore
 
-        settings = load_settings()
-        return PostgresStore(url, settings.pg_statement_timeout_ms, settings.pg_pool_size)
+        return PostgresStore(url, pg_timeout_ms, pg_pool_size, schema=schema)
     if scheme == "deerflow" or url in ("deerflow:", "deerflow"):
         from .deerflow import deerflow_db
 
-        return SqliteStore(deerflow_db(url), url=url)
+        return SqliteStore(deerflow_db(url), url=url, schema=schema)
     if not scheme and is_saver_spec(url):
         from .saver import SaverStore
 
-        return SaverStore.from_spec(url)
+        return SaverStore.from_spec(url, schema=schema)
     if scheme in ("", "sqlite", "file") and not url.startswith("file:"):
-        return _sqlite_or_bundle(sqlite_path(url), url)
+        return _sqlite_or_bundle(sqlite_path(url), url, bundle_max_bytes, schema)
     if url.startswith("file:"):
-        return _sqlite_or_bundle(Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path)), url)
+        path = Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path))
+        return _sqlite_or_bundle(path, url, bundle_max_bytes, schema)
     raise StoreError(f"unsupported store URL {url!r}: expected sqlite:///path.db or a file path")
 
 
-def _sqlite_or_bundle(path: Path, url: str) -> Store:
+def _sqlite_or_bundle(path: Path, url: str, max_bytes: int, schema: SchemaSource | None) -> Store:
     from .bundle import BundleStore, is_bundle_path
 
     if is_bundle_path(path):
-        from ..settings import load_settings
-
-        return BundleStore(path, url=url, max_bytes=load_settings().bundle_open_max_bytes)
-    return SqliteStore(path, url=url)
+        return BundleStore(path, url=url, max_bytes=max_bytes, schema=schema)
+    return SqliteStore(path, url=url, schema=schema)

@@ -25,6 +25,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from .delta import SchemaSource
 from .model import StoreError
 from .sqlite import SqliteStore
 
@@ -105,7 +106,8 @@ class BundleStore(SqliteStore):
 
     kind = "bundle"
 
-    def __init__(self, path: str | Path, url: str | None = None, max_bytes: int = 4_000_000_000) -> None:
+    def __init__(self, path: str | Path, url: str | None = None, max_bytes: int = 4_000_000_000,
+                 schema: SchemaSource | None = None) -> None:
         self.bundle_path = Path(path).expanduser()
         if not self.bundle_path.is_file():
             raise StoreError(f"no bundle at {self.bundle_path}")
@@ -113,7 +115,7 @@ class BundleStore(SqliteStore):
         self._cleanup = weakref.finalize(self, shutil.rmtree, folder, True)
         try:
             self.manifest, self.refused = extract(self.bundle_path, folder, max_bytes)
-            super().__init__(folder / DB_MEMBER, url=url or str(self.bundle_path))
+            super().__init__(folder / DB_MEMBER, url=url or str(self.bundle_path), schema=schema)
         except BaseException:
             self._cleanup()
             raise

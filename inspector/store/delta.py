@@ -4,7 +4,12 @@ A ``DeltaChannel`` stores its full value only every few updates, as a
 ``DeltaSnapshot``; at the checkpoints between snapshots the channel has a version
 but no stored value. Its value there is the nearest ancestor's stored value
 followed by the writes stored against each checkpoint on the way down, folded
-with the channel's reducer in the active schema (``inspector.schema``).
+with the channel's reducer in the schema the caller hands over (``Reducers``:
+anything with ``reducer_for`` and ``starting_value``, as ``inspector.schema.Schema``).
+A store holds a ``SchemaSource``, called only when a channel is rebuilt; without
+one it uses the default source, which the ``inspector`` package sets to its
+active schema (``set_default_schema``). With no source at all, list writes
+extend a list and anything else replaces the value.
 
 The backends supply two things: the ancestors of a checkpoint, nearest first
 (following ``parent_checkpoint_id``), with whatever values they store for the
@@ -18,15 +23,46 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict, overwritten
 from .model import is_internal_channel
 
-if TYPE_CHECKING:
-    from .. import schema as schemas
-
 DELTA_COUNTERS_KEY = "counters_since_delta_snapshot"
+
+
+class Reducers(Protocol):
+    """What a fold needs of a state schema: each channel's reducer and its value before the first write."""
+
+    def reducer_for(self, channel: str) -> Callable[[Any, Any], Any] | None: ...
+
+    def starting_value(self, channel: str) -> tuple[bool, Any]: ...
+
+
+SchemaSource = Callable[[], Reducers]  # called when a channel is rebuilt, so a schema loads only then
+
+
+class NoReducers:
+    """No schema: every channel's reducer is unknown."""
+
+    def reducer_for(self, channel: str) -> None:
+        return None
+
+    def starting_value(self, channel: str) -> tuple[bool, Any]:
+        return False, None
+
+
+_default_source: list[SchemaSource] = [NoReducers]
+
+
+def set_default_schema(source: SchemaSource) -> None:
+    """The source a store or a fold uses when it was handed none."""
+    _default_source[0] = source
+
+
+def reducers_from(source: SchemaSource | None) -> Reducers:
+    """The reducers ``source`` gives (the default source when None)."""
+    return (source or _default_source[0])()
 
 
 @dataclass(frozen=True)
@@ -148,11 +184,14 @@ def history(
     return out
 
 
-def fold_histories(histories: dict[str, DeltaHistory]) -> Rebuilt:
-    """Each channel's seed followed by its writes, folded with the channel's reducer."""
+def fold_histories(histories: dict[str, DeltaHistory], schema: Reducers | None = None) -> Rebuilt:
+    """Each channel's seed followed by its writes, folded with the channel's reducer in ``schema``
+    (None: the default source's)."""
     out = Rebuilt()  # a channel with no stored value up to the root starts empty, as in LangGraph
+    if histories and schema is None:
+        schema = reducers_from(None)
     for name, found in histories.items():
-        value, problems = fold(name, found.start, [w.value for w in found.writes])
+        value, problems = fold(name, found.start, [w.value for w in found.writes], schema)
         out.values[name] = value
         out.problems.extend(problems)
     return out
@@ -162,19 +201,20 @@ def rebuild(
     channels: Sequence[str],
     ancestors: Iterable[Ancestor],
     writes_on: Callable[[list[str], list[str]], list[ChannelWrite]],
+    schema: Reducers | None = None,
 ) -> Rebuilt:
     """Rebuild ``channels`` from the nearest stored value up the chain plus the writes since (see ``history``)."""
-    return fold_histories(history(channels, ancestors, writes_on))
+    return fold_histories(history(channels, ancestors, writes_on), schema)
 
 
-def fold(channel: str, start: Any, updates: list[Any], schema: schemas.Schema | None = None) -> tuple[Any, list[Problem]]:
-    """Apply ``updates`` to ``start`` one by one with ``channel``'s reducer; plain data back.
+def fold(channel: str, start: Any, updates: list[Any], schema: Reducers | None = None) -> tuple[Any, list[Problem]]:
+    """Apply ``updates`` to ``start`` one by one with ``channel``'s reducer in ``schema`` (None: the
+    default source's); plain data back.
 
     An ``Overwrite`` write replaces the value, bypassing the reducer, as in LangGraph.
     """
-    from .. import schema as schemas  # LangGraph's reducers: loaded only when a channel is rebuilt
-
-    schema = schemas.resolve(schema)
+    if schema is None:
+        schema = reducers_from(None)
     reducer = schema.reducer_for(channel)
     problems: list[Problem] = []
     value = as_messages(start)

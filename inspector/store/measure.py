@@ -214,16 +214,6 @@ def _measure(blob: bytes, view: memoryview, start: int, end: int,
             _Items(region, hashed, holds))
 
 
-def measure_value(raw: bytes) -> ChannelSize:
-    """Size, hash and per-item sizes of one serialized msgpack value; a corrupt one is measured whole."""
-    try:
-        unpacker = _unpacker(raw)
-        unpacker.skip()
-        return _measure(raw, memoryview(raw), 0, unpacker.tell())[0]
-    except Exception:
-        return ChannelSize(len(raw), digest(raw))
-
-
 def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None,
                             previous: MeasuredCheckpoint | None = None) -> MeasuredCheckpoint:
     """Per-channel stored sizes of a whole-checkpoint blob; never raises, never decodes values.
@@ -256,6 +246,7 @@ def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None,
                     measured.regions[channel] = region
     except Exception as exc:  # truncated or corrupt blob: keep what was measured
         measured.problems.append(
-            Problem(f"checkpoint blob is corrupt or truncated after {len(measured.channels)} channel(s) ({type(exc).__name__})", None, "size")
+            Problem(f"checkpoint blob is corrupt or truncated after {len(measured.channels)} channel(s) "
+                    f"({type(exc).__name__})", None, "size")
         )
     return measured

@@ -155,7 +155,8 @@ def sql_rebuilder(store: Any, thread_id: str, ns: str, parent: str | None,
     """Rebuild delta channels of a SQL backend from its ancestors' stored values and writes."""
 
     def run(missing: list[str]) -> tuple[dict[str, Any], list[Problem]]:
-        rebuilt = delta.fold_histories(sql_delta_history(store, thread_id, ns, parent, missing, carried))
+        histories = sql_delta_history(store, thread_id, ns, parent, missing, carried)
+        rebuilt = delta.fold_histories(histories, delta.reducers_from(store.schema))
         return rebuilt.values, rebuilt.problems
 
     return run

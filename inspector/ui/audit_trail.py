@@ -1,4 +1,4 @@
-"""The dashboard's side of the audit trail (``inspector.audit``): who, which store, once per view.
+"""The dashboard's side of the audit trail (``inspector.safety.audit``): who, which store, once per view.
 
 ``record_view`` writes a line when what is on screen changes (another thread,
 checkpoint or pair of checkpoints), not on every rerun of the same page; coming
@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from ..audit import AuditError, AuditTrail, Scalar
+from ..safety.audit import AuditError, AuditTrail, Scalar
 from . import connection, gate
 from .inert import literal
 

@@ -14,7 +14,7 @@ import streamlit as st
 
 from ..bundle import write_bundle
 from ..store import Store
-from . import audit_trail, data, gate
+from . import audit_trail, connection, gate
 
 HELP = ("A zip with this thread's checkpoints (every namespace, writes included, secrets masked inside the stored "
         "values), the files its state names and a manifest. Open it elsewhere with --db FILE.zip or the sidebar's "
@@ -23,10 +23,10 @@ HELP = ("A zip with this thread's checkpoints (every namespace, writes included,
 
 def bundle_bytes(store: Store, thread_id: str, created_by: str) -> bytes:
     """The masked bundle of ``thread_id``, as the bytes of its zip."""
-    settings = data.settings_or_defaults()
+    config = connection.settings()
     with tempfile.TemporaryDirectory(prefix="inspector-export-") as tmp:
         path = Path(tmp) / "bundle.zip"
-        write_bundle(store, thread_id, path, data_dir=settings.data_dir, created_by=created_by, settings=settings)
+        write_bundle(store, thread_id, path, data_dir=config.data_dir, created_by=created_by, settings=config)
         return path.read_bytes()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import schema as schemas
-from ..settings import Settings, load_settings, resolve_db_url
+from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..store import Store, StoreError, display_url, is_saver_spec, open_store
 from .inert import literal
 
@@ -15,6 +15,8 @@ _URL_KEY = "inspector_store_url"
 
 @st.cache_resource(show_spinner=False)
 def settings() -> Settings:
+    """The settings, read once per process (``settings.clear()`` reads them again): the only way the pages
+    read them. Raises ValueError while they are invalid; the gate then stops every page before its body runs."""
     return load_settings()
 
 
@@ -24,7 +26,7 @@ def _close(store: Store) -> None:
 
 @st.cache_resource(ttl=3600, max_entries=8, show_spinner="Opening the store…", on_release=_close)
 def _open(url: str) -> Store:
-    return open_store(url)
+    return open_store(url, **store_options(settings()))
 
 
 @st.cache_resource(show_spinner="Loading the state schema…")

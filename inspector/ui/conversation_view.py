@@ -6,8 +6,8 @@ from typing import Any
 
 import streamlit as st
 
-from ..conversation import Part, Turn, conversation, counts
-from ..units import human_bytes
+from ..formatting import human_bytes
+from ..state.conversation import Part, Turn, conversation, counts
 from .inert import code_span, literal, show_markdown
 from .values import show_value
 
@@ -27,10 +27,9 @@ def messages_view(value: Any, ctx: Any) -> None:
     if not everything and tally["hidden"]:
         st.caption(f":material/visibility_off: {tally['hidden']} message(s) hidden as in DeerFlow's UI; "
                    "tags it strips are removed from the text. Turn on *Show everything* to see all as stored.")
-    if len(shown) > RECENT:
-        if not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
-            st.caption(f"The newest {RECENT} of {len(shown)} messages.")
-            shown = shown[-RECENT:]
+    if len(shown) > RECENT and not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
+        st.caption(f"The newest {RECENT} of {len(shown)} messages.")
+        shown = shown[-RECENT:]
     # One place per turn, in order, filled newest first: the newest message reaches the browser first.
     places = [st.container() for _ in shown]
     for place, turn in zip(reversed(places), reversed(shown)):

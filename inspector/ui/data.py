@@ -5,7 +5,7 @@ Entries are keyed by the store URL, so two stores never share one. A thread's
 timeline carries a generation number; ``refresh_thread`` bumps it so the next
 read goes back to the store (for threads that are still running).
 
-What the pages show is redacted (``inspector.redaction``): ``timeline`` and
+What the pages show is redacted (``inspector.safety.redaction``): ``timeline`` and
 ``state`` return masked rows and states. ``raw_state`` is for computations only
 (the diff and the replay check compare raw values; their results are masked
 with ``masked`` before they are shown) and for the operator-allowed reveal. A
@@ -19,31 +19,26 @@ from typing import Any
 import streamlit as st
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
-from ..history import History, build_history
-from ..redaction import Redactor, redactor_for
-from ..settings import Settings, load_settings
+from ..history.lineage import History, build_history
+from ..history.thread_history import ThreadHistory
+from ..safety.redaction import Redactor, redactor_for
+from ..settings import Settings
 from ..store import CheckpointRow, CheckpointState, Store
-from ..thread_history import ThreadHistory
+from .connection import settings
 from .inert import literal
 
-
-def settings_or_defaults() -> Settings:
-    """The settings, or the defaults while they are invalid (the sidebar reports why)."""
-    try:
-        return load_settings()
-    except ValueError:
-        return Settings()
-
-
-_SETTINGS = settings_or_defaults()
-TTL = _SETTINGS.cache_ttl_seconds
-MAX_ENTRIES = _SETTINGS.cache_max_entries
+try:
+    _SIZED_BY = settings()
+except ValueError:  # the gate stops every page on unreadable settings; the caches below still need a size
+    _SIZED_BY = Settings()
+TTL = _SIZED_BY.cache_ttl_seconds
+MAX_ENTRIES = _SIZED_BY.cache_max_entries
 _GENERATIONS: dict[tuple[str, str], int] = {}
 
 
 def redactor() -> Redactor:
-    """The redaction rules of the current settings (the built-in ones while the settings are invalid)."""
-    return redactor_for(settings_or_defaults())
+    """The redaction rules of the settings."""
+    return redactor_for(settings())
 
 
 def masked(value: Any, keys: bool = True) -> Any:
@@ -126,8 +121,8 @@ def _analysis_cache(cache_dir: str | None, max_mb: int, url: str, _store: Store)
 
 def analysis_cache(store: Store) -> AnalysisCache | None:
     """The analysis cache shared with the CLI (None when turned off or unusable, said in the sidebar)."""
-    settings = settings_or_defaults()
-    cache = _analysis_cache(settings.cache_dir, settings.cache_max_mb, store.url, store)
+    config = settings()
+    cache = _analysis_cache(config.cache_dir, config.cache_max_mb, store.url, store)
     if isinstance(cache, str):
         st.sidebar.caption(":material/info: " + literal(f"Analyses run without their cache: {cache}"))
         return None

@@ -9,8 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..store import CheckpointRow, NotFound, Store, StoreError
-from . import audit_trail, connection
-from . import data
+from . import audit_trail, connection, data
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
 from .inert import literal
 

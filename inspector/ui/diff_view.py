@@ -5,10 +5,20 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import schema as schemas
-from ..diff import ReplayVerdict, StateDiff, StepReplay, cached_verdicts, compare_across, diff, replay_step, replay_thread, verdict
+from ..diff import (
+    ReplayVerdict,
+    StateDiff,
+    StepReplay,
+    cached_verdicts,
+    compare_across,
+    diff,
+    replay_step,
+    replay_thread,
+    verdict,
+)
 from ..diff.thread_replay import schema_fingerprint
-from ..history import MISSING_PARENT
-from ..jsonable import dumps
+from ..formatting import dumps
+from ..history.lineage import MISSING_PARENT
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, data, routes
 from .inert import code_span, literal

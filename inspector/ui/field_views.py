@@ -1,4 +1,4 @@
-"""The state view's field views for DeerFlow's ThreadState (see ``state_view.FIELD_VIEWS``)."""
+"""Field views for DeerFlow's ThreadState, and what every field view gets (listed in ``panels.FIELD_VIEWS``)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from ..jsonable import to_jsonable
-from ..paths import area_rows, both_paths
-from ..units import human_bytes
+from ..formatting import to_jsonable
+from ..media.paths import area_rows, both_paths
+from ..state.todos import STATUS_LABELS, progress, todo_board
 from ..store import CheckpointState, Store
-from ..todos import STATUS_LABELS, progress, todo_board
-from .conversation_view import messages_view
 from .inert import code_span, literal
 from .values import show_value
 
@@ -79,52 +77,3 @@ def uploaded_files_view(value: Any, ctx: FieldContext) -> None:
         entry["physical"] = both_paths(entry.get("path"), ctx.thread_data)[1] if entry.get("path") else None
         rows.append(entry)
     st.dataframe(pd.DataFrame(to_jsonable(rows)), hide_index=True)
-
-
-def artifacts_view(value: Any, ctx: FieldContext) -> None:
-    if not value:
-        st.caption("no artifacts")
-        return
-    for item in value if isinstance(value, list) else [value]:
-        if isinstance(item, str):
-            virtual, physical = both_paths(item, ctx.thread_data)
-            st.markdown(f"- {code_span(virtual or item)}" + (f"  \n  on disk: {code_span(physical)}" if physical else ""))
-        else:
-            show_value(item, expanded=1)
-
-
-def viewed_image_rows(value: Any, thread_data: Any) -> list[dict[str, Any]]:
-    rows = []
-    for path, entry in (value or {}).items() if isinstance(value, dict) else []:
-        entry = entry if isinstance(entry, dict) else {}
-        inline = entry.get("base64")
-        size = entry.get("size") if isinstance(entry.get("size"), int) else None
-        if isinstance(inline, str):
-            size = len(inline) * 3 // 4
-        rows.append({
-            "path": path,
-            "type": entry.get("mime_type"),
-            "size": human_bytes(size) if size is not None else None,
-            "stored as": "inline base64" if isinstance(inline, str) else "file on disk" if entry.get("actual_path") else "?",
-            "physical": entry.get("actual_path") or both_paths(path, thread_data)[1],
-        })
-    return rows
-
-
-def viewed_images_view(value: Any, ctx: FieldContext) -> None:
-    if not value:
-        st.caption("no viewed images" if value == {} else "empty")
-        return
-    st.dataframe(pd.DataFrame(viewed_image_rows(value, ctx.thread_data)), hide_index=True)
-
-
-DEFAULT_VIEWS: dict[str, FieldView] = {
-    "messages": messages_view,
-    "title": title_view,
-    "sandbox": sandbox_view,
-    "thread_data": thread_data_view,
-    "todos": todos_view,
-    "uploaded_files": uploaded_files_view,
-    "artifacts": artifacts_view,
-    "viewed_images": viewed_images_view,
-}

@@ -14,10 +14,10 @@ from typing import Callable
 
 import streamlit as st
 
-from ..location import Location
+from ..history.location import Location
+from ..history.thread_history import ThreadHistory
 from ..store import Store
-from ..thread_history import ThreadHistory
-from . import data
+from . import connection
 
 TOGGLE_KEY = "thread_follow"
 HELP = "Check the store every few seconds (setting follow_seconds) for new checkpoints of this thread"
@@ -26,7 +26,7 @@ HELP = "Check the store every few seconds (setting follow_seconds) for new check
 def poll(store: Store, thread: ThreadHistory, location: Location, select: Callable[[Location], None]) -> None:
     """While Follow is on: read newer checkpoints now, and again every ``follow_seconds`` from a fragment."""
     if st.session_state.get(TOGGLE_KEY):
-        seconds = max(1, data.settings_or_defaults().follow_seconds)
+        seconds = max(1, connection.settings().follow_seconds)
         st.fragment(run_every=seconds)(_watch)(store, thread, location, select)
 
 

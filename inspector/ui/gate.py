@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from ..access import ANONYMOUS, identity, is_allowed, login_providers
+from ..safety.access import ANONYMOUS, identity, is_allowed, login_providers
 from .connection import settings
 from .inert import literal
 

@@ -12,25 +12,31 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ..drift import drift_lines
-from ..sizes import store_sizes, what_if_lines
+from ..formatting import human_bytes
+from ..sizes.health import store_health
+from ..sizes.health_report import health_report, health_table
+from ..sizes.what_if import what_if_text
+from ..state.drift import drift_lines
 from ..store import StoreError
-from ..units import human_bytes
-from . import connection, data, routes
+from . import connection, routes
 from .inert import literal
 from .sizes_views import health_of, render_flags
 from .tables import byte_columns
 
 
-def _analyse(store, threads) -> list:
-    """Health of each thread, largest first, with a progress bar counting checkpoints."""
-    total = sum(t.checkpoints for t in threads)
-    bar = st.progress(0.0, text=f"Analysing {len(threads)} thread(s): 0 / {total:,} checkpoints")
-    reports, done = [], 0
-    for thread in threads:
-        reports.append(health_of(store, thread.thread_id, thread.newest_checkpoint_id))
-        done += thread.checkpoints
-        bar.progress(done / total if total else 1.0, text=f"Analysing {len(threads)} thread(s): {done:,} / {total:,} checkpoints")
+def _analyse(store, top: int, settings) -> list:
+    """``store_health`` with each thread read through the page's cache, and a progress bar counting checkpoints."""
+    bar = st.progress(0.0, text="Analysing the largest threads")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total if total else 1.0, text=f"Analysing: {done:,} / {total:,} checkpoints")
+
+    def measure(thread, step):
+        found = health_of(store, thread.thread_id, thread.newest_checkpoint_id)
+        step(thread.checkpoints, thread.checkpoints)
+        return found
+
+    reports = store_health(store, settings, top, progress=progress, measure=measure)
     bar.empty()
     return reports
 
@@ -40,49 +46,44 @@ def render() -> None:
     store = connection.store()
     if store is None:
         return
-    top = data.settings_or_defaults().health_top_threads
+    settings = connection.settings()
+    top = settings.health_top_threads
     try:
         totals = store.totals()
-        threads = store.threads(limit=top, sort="stored")
-        reports = _analyse(store, threads)
+        report = health_report(_analyse(store, top, settings), settings, totals)
     except StoreError as exc:
         st.error(f"Reading the store failed: {literal(exc)}")
         return
-    if not reports:
+    rows, summary = report.threads, report.summary
+    if not rows:
         st.info("This store has no threads.")
         return
-    summary = store_sizes([r.sizes for r in reports], reports[0].sizes.accounting, totals)
-    st.caption(f"All {totals.threads:,} thread(s) ranked by stored bytes; the largest {len(reports)} analysed in depth "
+    st.caption(f"All {totals.threads:,} thread(s) ranked by stored bytes; the largest {len(rows)} analysed in depth "
                f"(setting health_top_threads = {top}).")
     a, b, c, d = st.columns(4)
     a.metric("Stored", human_bytes(summary.store_bytes), help=f"the whole store ({totals.threads:,} threads, "
              f"{totals.checkpoints:,} checkpoints); accounting: {summary.accounting}")
-    b.metric("Spent on repeats", human_bytes(summary.repeated_bytes), help=f"in the {len(reports)} threads analysed")
-    c.metric("Flags", sum(len(r.flags) for r in reports))
-    d.metric("Threads flagged", f"{sum(1 for r in reports if r.flags)} of {len(reports)} analysed")
-    keep = reports[0].sizes.what_if.keep_newest
-    st.caption("In the threads analysed: " + " · ".join(what_if_lines(
-        keep, summary.keep_newest_saved_bytes, summary.viewed_images_repeated_bytes, summary.base64_in_messages_bytes)))
+    b.metric("Spent on repeats", human_bytes(summary.repeated_bytes), help=f"in the {len(rows)} threads analysed")
+    c.metric("Flags", report.flag_count)
+    d.metric("Threads flagged", f"{report.flagged_threads} of {len(rows)}", help="of the threads analysed in depth")
+    st.caption("In the threads analysed: " + what_if_text(summary.what_if))
     st.subheader("The largest threads, by stored bytes")
-    st.dataframe(pd.DataFrame([
-        {"thread": r.thread_id, "stored bytes": r.sizes.stored_bytes, "newest state": r.sizes.last_total_bytes,
-         "repeats": r.sizes.repeated_bytes, "flags": ", ".join(r.codes())}
-        for r in reports
-    ]), hide_index=True, width="stretch", column_config=byte_columns("stored bytes", "newest state", "repeats"))
+    st.dataframe(pd.DataFrame(health_table(rows)), hide_index=True, width="stretch",
+                 column_config=byte_columns("stored bytes", "newest state", "repeats"))
     st.subheader("Bytes per field, in the threads analysed")
     fields = pd.DataFrame({"field": list(summary.fields), "stored bytes": list(summary.fields.values())})
     st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
         x=alt.X("stored bytes:Q"), y=alt.Y("field:N", sort="-x"), tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],
     ), width="stretch")
-    drifted = [r for r in reports if r.schema_drift.unknown_channels]
+    drifted = [r for r in rows if r.schema_drift.unknown_channels]
     if drifted:
         st.subheader("Schema drift")
         st.caption("Channels these threads hold that the schema does not declare: replay leaves them unverified.")
-        for report in drifted:
-            routes.link("thread", report.thread_id, {"thread": report.thread_id}, icon=":material/schema:")
-            st.text(drift_lines(report.schema_drift, unwritten=False)[0])
+        for row in drifted:
+            routes.link("thread", row.thread_id, {"thread": row.thread_id}, icon=":material/schema:")
+            st.text(drift_lines(row.schema_drift, unwritten=False)[0])
     st.subheader("Flags")
-    for report in (r for r in reports if r.flags):
-        routes.link("thread", f"{report.thread_id}: {len(report.flags)} flag(s)", {"thread": report.thread_id},
+    for row in (r for r in rows if r.flags):
+        routes.link("thread", f"{row.thread_id}: {len(row.flags)} flag(s)", {"thread": row.thread_id},
                     icon=":material/timeline:")
-        render_flags(report)
+        render_flags(row)

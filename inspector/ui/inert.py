@@ -1,4 +1,4 @@
-"""Text from the data on screen: through ``inspector.inert_text``, never as raw Markdown.
+"""Text from the data on screen: through ``inspector.safety.inert_text``, never as raw Markdown.
 
 Streamlit renders Markdown in ``st.markdown``, ``st.write`` of a string, titles,
 headers, captions, alerts, spinners, image captions, ``select_slider`` options
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..inert_text import code_span, inert_markdown, links_in, literal
+from ..safety.inert_text import code_span, inert_markdown, links_in, literal
 
 __all__ = ["code_span", "literal", "show_markdown"]
 

@@ -1,7 +1,7 @@
 """Pictures and files: the viewed_images gallery, the artifacts panel with previews, and images over time.
 
-``register()`` plugs them into the thread page: the ``viewed_images`` and
-``artifacts`` field views of the state view, and an "Images over time" panel.
+Here are the ``viewed_images`` and ``artifacts`` field views and the "Images
+over time" thread panel; ``panels`` lists them on the thread page.
 Thumbnails are small PNGs made once per image content; the full image is only
 sent when asked for.
 """
@@ -12,16 +12,15 @@ from typing import Any
 
 import streamlit as st
 
-from ..artifact_preview import Preview, download_bytes, preview_file
-from ..artifacts import Artifact
-from ..images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
-from ..image_history import lifecycle_note
-from ..media_report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
-from ..settings import load_settings
-from ..units import human_bytes
+from ..formatting import human_bytes
+from ..media.artifacts import Artifact
+from ..media.image_history import lifecycle_note
+from ..media.images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
+from ..media.previews import Preview, download_bytes, preview_file
+from ..media.report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
+from ..media.user_data import PathRefused, UserData
 from ..store import CheckpointRow, CheckpointState, Store
-from ..user_data import PathRefused, UserData
-from . import audit_trail
+from . import audit_trail, connection
 from .data import MAX_ENTRIES, TTL, masked, redactor
 from .inert import code_span, literal, show_markdown
 from .tables import table
@@ -29,13 +28,6 @@ from .tables import table
 HISTORY_PANEL = "Images over time"
 GALLERY_COLUMNS = 3
 MAX_HISTORY_THUMBNAILS = 24
-
-
-def _data_dir() -> str | None:
-    try:
-        return load_settings().data_dir
-    except ValueError:
-        return None
 
 
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
@@ -47,11 +39,12 @@ def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str
 def report(store: Store | None, state: CheckpointState, history: bool = False) -> MediaReport:
     """The media report of ``state`` (cached per store, checkpoint and data folder); ``history`` adds each
     image's span and each artifact's first step, read along the lineage (only the history panel asks)."""
+    data_dir = connection.settings().data_dir
     if store is None:
-        return masked(report_for_state(None, state, _data_dir(), history=False))  # type: ignore[arg-type]
+        return masked(report_for_state(None, state, data_dir, history=False))  # type: ignore[arg-type]
     with st.spinner("Reading the images and artifacts along this checkpoint's history…" if history
                     else "Checking images and artifacts…"):
-        return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), history,
+        return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, data_dir, history,
                        store, state)
 
 
@@ -87,9 +80,8 @@ def gallery(checks: list[ImageCheck], viewed: dict[str, Any], user_data: UserDat
     """A grid of image cards: thumbnail, facts and problems, the full image on demand."""
     columns = st.columns(GALLERY_COLUMNS)
     for i, check in enumerate(checks):
-        with columns[i % GALLERY_COLUMNS]:
-            with st.container(border=True):
-                _image_card(check, viewed.get(check.key), user_data, f"{key}-{i}")
+        with columns[i % GALLERY_COLUMNS], st.container(border=True):
+            _image_card(check, viewed.get(check.key), user_data, f"{key}-{i}")
 
 
 def viewed_images_view(value: Any, ctx: Any) -> None:
@@ -198,7 +190,8 @@ def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, sta
     st.dataframe(table(span_rows(found.spans)), hide_index=True)
     if note := lifecycle_note(found.spans):
         st.caption(literal(note))
-    shown = _span_thumbnails(store.url, thread_id, state.checkpoint_ns, state.checkpoint_id, _data_dir(), found)
+    shown = _span_thumbnails(store.url, thread_id, state.checkpoint_ns, state.checkpoint_id,
+                            connection.settings().data_dir, found)
     with st.container(key="images-over-time"):
         columns = st.columns(4)
         for i, (caption, thumb, problems) in enumerate(shown):
@@ -207,14 +200,3 @@ def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, sta
                     st.image(thumb, caption=literal(caption), output_format="PNG")
                 else:
                     st.caption(literal(f"{caption} ({'; '.join(problems)})"))
-
-
-def register() -> None:
-    """Plug the views into the thread page (idempotent)."""
-    from .state_view import FIELD_VIEWS
-    from .thread_page import THREAD_PANELS
-
-    FIELD_VIEWS["viewed_images"] = viewed_images_view
-    FIELD_VIEWS["artifacts"] = artifacts_view
-    if not any(title == HISTORY_PANEL for title, _ in THREAD_PANELS):
-        THREAD_PANELS.append((HISTORY_PANEL, images_over_time_panel))

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..formatting import human_bytes
 from ..retention import Plan, Policy, plan_store, statements
 from ..retention.chart import bytes_chart
 from ..retention.report import break_rows, thread_rows, totals_line, variant_line
 from ..store import Store, StoreError
-from ..units import human_bytes
 from . import audit_trail, connection, data
 from .inert import literal
 from .tables import byte_columns, table

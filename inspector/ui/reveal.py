@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..store import CheckpointState, Store
-from . import audit_trail, data
+from . import audit_trail, connection, data
 
 
 def _switched(state: CheckpointState, key: str) -> None:
@@ -21,7 +21,7 @@ def _switched(state: CheckpointState, key: str) -> None:
 
 def shown_state(store: Store | None, state: CheckpointState) -> CheckpointState:
     """``state`` (masked), or its raw twin when the operator allows reveal and the user asked for it."""
-    if store is None or not data.settings_or_defaults().allow_reveal:
+    if store is None or not connection.settings().allow_reveal:
         return state
     key = f"reveal-{state.checkpoint_ns}-{state.checkpoint_id}"
     if not st.toggle("Reveal secrets", key=key, on_change=_switched, args=(state, key),

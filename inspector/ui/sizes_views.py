@@ -10,34 +10,33 @@ import pandas as pd
 import streamlit as st
 
 from .. import schema as schemas
-from ..health import ThreadHealth, thread_health
+from ..formatting import human_bytes
 from ..settings import Settings
-from ..size_chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
-from ..sizes import what_if_lines
+from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
+from ..sizes.health import ThreadHealth, thread_health
+from ..sizes.health_report import HealthRow
+from ..sizes.tables import FIELD_BYTES, field_rows
+from ..sizes.what_if import what_if_text
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
-from ..units import human_bytes
-from . import data
-from .progress import progress_bar
+from ..store.model import THREAD_SORTS
+from . import connection, data
 from .inert import literal
+from .progress import progress_bar
 from .tables import byte_columns
 
 
-settings = data.settings_or_defaults
-_S = settings()
-
-
-@st.cache_resource(ttl=_S.cache_ttl_seconds, max_entries=max(_S.cache_max_entries, 256), show_spinner=False)
-def _health(url: str, schema_name: str, thread_id: str, newest: str | None, _settings: Settings) -> dict[str, ThreadHealth]:
+@st.cache_resource(ttl=data.TTL, max_entries=max(data.MAX_ENTRIES, 256), show_spinner=False)
+def _health(url: str, schema_name: str, thread_id: str, newest: str | None) -> dict[str, ThreadHealth]:
     return {}  # filled once by the first page run that asks, with its progress bar
 
 
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
     """Sizes, flags and schema drift of one thread (kept until its newest checkpoint or the schema changes;
     each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones)."""
-    held = _health(store.url, schemas.active().name, thread_id, newest, settings())
+    held = _health(store.url, schemas.active().name, thread_id, newest)
     if "health" not in held:
         with progress_bar(f"Measuring {thread_id}") as progress:
-            found = thread_health(store, thread_id, settings(), data.analysis_cache(store), progress)
+            found = thread_health(store, thread_id, connection.settings(), data.analysis_cache(store), progress)
             held["health"] = data.masked(found, keys=False)
     return held["health"]
 
@@ -47,7 +46,7 @@ def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpoi
     """Thread page panel: stacked bytes per field over the timeline, the threshold, this thread's flags."""
     with st.spinner("Measuring the thread…"):
         health = health_of(store, thread_id, _newest(store, thread_id))
-    render_thread_sizes(health, settings(), row.checkpoint_id)
+    render_thread_sizes(health, connection.settings(), row.checkpoint_id)
 
 
 def _newest(store: Store, thread_id: str) -> str | None:
@@ -78,22 +77,16 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
              else f"peak {human_bytes(peak)}, far below the {human_bytes(config.oversize_state_bytes)} oversize limit")
     st.caption(f"Root graph only, oldest first; {limit}. Bytes as stored ({report.accounting}).")
     st.dataframe(field_frame(health), hide_index=True, width="stretch",
-                 column_config=byte_columns("stored bytes", "unique bytes", "repeats", "newest"))
-    what_if = report.what_if
-    st.caption(" · ".join(what_if_lines(what_if.keep_newest, what_if.keep_newest_saved_bytes,
-                                         what_if.viewed_images_repeated_bytes, what_if.base64_in_messages_bytes)))
+                 column_config=byte_columns(*FIELD_BYTES))
+    st.caption(what_if_text(report.what_if))
     render_flags(health)
 
 
 def field_frame(health: ThreadHealth) -> pd.DataFrame:
-    return pd.DataFrame(
-        [{"field": f.field, "stored bytes": f.stored_bytes, "unique bytes": f.unique_bytes,
-          "repeats": f.repeated_bytes, "newest": f.newest_bytes, "internal": f.internal}
-         for f in health.sizes.fields]
-    )
+    return pd.DataFrame(field_rows(health.sizes))
 
 
-def render_flags(health: ThreadHealth) -> None:
+def render_flags(health: ThreadHealth | HealthRow) -> None:
     for flag in health.flags:
         title = f"{flag.code}" + (f" · {flag.field}" if flag.field else "")
         with st.expander(f":material/flag: {literal(title)}: {literal(flag.summary)}"):
@@ -121,16 +114,17 @@ LIST_COLUMN_CONFIG = {
 }
 
 
-SORTS = {"newest": "newest", "stored size": "stored", "checkpoints": "checkpoints"}
+SORT_LABELS = {"stored": "stored size"}  # the others read as Store.threads names them
 # Above this many stored bytes on one page of the list, sizes and flags are measured on request only.
 LIST_MEASURE_BYTES = 200_000_000
 
 
 def sort_choice() -> str:
     """The order the user picked for the thread list, as ``Store.threads`` names it (over every thread)."""
-    picked = st.segmented_control("Sort by", list(SORTS), default="newest", key="threads_sort",
+    picked = st.segmented_control("Sort by", THREAD_SORTS, default="newest", key="threads_sort",
+                                  format_func=lambda sort: SORT_LABELS.get(sort, sort),
                                   help="the whole store is sorted, not only this page")
-    return SORTS.get(picked or "newest", "newest")
+    return picked or "newest"
 
 
 def size_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str, object]]:
@@ -154,12 +148,7 @@ def add_size_columns(frame: pd.DataFrame, rows: list[ThreadSummary], columns: di
 
 def flag_note(rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) -> None:
     """One line under the thread list naming the flagged threads on this page."""
-    flagged = [f"**{literal(r.thread_id)}** ({literal(columns[r.thread_id]['flags'])})" for r in rows if columns[r.thread_id]["flags"]]
+    flagged = [f"**{literal(r.thread_id)}** ({literal(columns[r.thread_id]['flags'])})"
+               for r in rows if columns[r.thread_id]["flags"]]
     if flagged:
         st.markdown(f":material/flag: {len(flagged)} flagged: " + "; ".join(flagged) + " · details on the Health page")
-
-
-def install_panel(panels: list) -> None:
-    """Add the size panel to the thread page's panel list, once."""
-    if not any(render is size_panel for _, render in panels):
-        panels.append(("Size", size_panel))

@@ -1,54 +1,49 @@
 """The state of one checkpoint, field by field.
 
-Hook contract: ``FIELD_VIEWS`` maps a state field name to a callable
-``view(value, ctx: FieldContext) -> None`` that draws that field's value with
-Streamlit. Another module adds or replaces a view with one line::
-
-    FIELD_VIEWS["viewed_images"] = my_gallery_view
-
-Fields without a view are shown as JSON (never dropped). Each view runs
-guarded: if it raises, its field shows an error box and the other fields still
-render. Decoding problems attached to a field are shown above it by this
+Each field is drawn by its view from the ``views`` table it is handed
+(``panels.FIELD_VIEWS`` on the thread page); fields without a view are shown
+as JSON (never dropped). Each view runs guarded: if it raises, its field shows
+an error box and the other fields still render. Decoding problems attached to a field are shown above it by this
 module, so views need not handle them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import streamlit as st
 
-from ..interrupts import pending_questions
-from ..jsonable import dumps, to_jsonable
-from ..state_fields import field_order, field_summary
+from ..formatting import dumps, to_jsonable
+from ..state.fields import field_order, field_summary
+from ..state.interrupts import pending_questions
 from ..store import CheckpointState, Store
-from .field_views import DEFAULT_VIEWS, FieldContext, FieldView, json_view
 from . import audit_trail
+from .field_views import FieldContext, FieldView, json_view
 from .guard import guarded
 from .inert import code_span, literal
 from .values import show_value
 
-__all__ = ["FIELD_VIEWS", "FieldContext", "FieldView", "render_field", "render_state"]
-
-FIELD_VIEWS: dict[str, FieldView] = dict(DEFAULT_VIEWS)
+__all__ = ["FieldContext", "FieldView", "render_field", "render_state"]
 
 
-def render_field(name: str, value: Any, state: CheckpointState, store: Store | None = None) -> None:
+def render_field(name: str, value: Any, state: CheckpointState, store: Store | None = None,
+                 views: Mapping[str, FieldView] | None = None) -> None:
     st.markdown(f"**{code_span(name)}** · {literal(field_summary(name, value, state))}")
     for problem in state.problems_for(name):
         st.warning(literal(f"{name}: {problem.message}"), icon=":material/warning:")
-    view = FIELD_VIEWS.get(name, json_view)
+    view = (views or {}).get(name, json_view)
     guarded(f"Field {name}", view, value, FieldContext(name, state, store))
 
 
-def render_state(state: CheckpointState, store: Store | None = None) -> None:
-    """Every field of ``state`` (known fields first), then internals, raw data and downloads on demand."""
+def render_state(state: CheckpointState, store: Store | None = None, views: Mapping[str, FieldView] | None = None) -> None:
+    """Every field of ``state`` (known fields first) drawn by its view in ``views`` (JSON without one), then
+    internals, raw data and downloads on demand."""
     for problem in state.problems_for(None):
         st.warning(literal(problem.message), icon=":material/warning:")
     _pending(state)
     for name in field_order(state.values):
         with st.container(border=True, key=f"field-{name}"):
-            render_field(name, state.values[name], state, store)
+            render_field(name, state.values[name], state, store, views)
     _extras(state)
 
 

@@ -4,48 +4,30 @@ URL contract: ``?thread=<id>&checkpoint=<id>&ns=<namespace>`` (page ``thread``).
 The query parameters always name what is on screen; every control that selects
 a checkpoint writes them.
 
-Hook contract: ``THREAD_PANELS`` is a list of ``(title, render)`` pairs offered
-beside the history; ``render(store, thread_id, selected_row, state)`` gets the
-open ``Store``, the thread id, the selected ``CheckpointRow`` and its decoded
-``CheckpointState``. Another module adds a panel with one line::
-
-    THREAD_PANELS.append(("Diff vs parent", render_parent_diff))
-
-Only the chosen panel runs (the first, the state, until another is picked), so
-opening a thread costs the visible page of its history and one decoded
-checkpoint, whatever the history's length. Each panel runs guarded: an
-exception shows an error in that panel only.
+The panels offered beside the history are ``panels.THREAD_PANELS``. Only the
+chosen panel runs (the first, the state, until another is picked), so opening
+a thread costs the visible page of its history and one decoded checkpoint,
+whatever the history's length. Each panel runs guarded: an exception shows an
+error in that panel only.
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
 import streamlit as st
 
 from ..diff import verdict
-from ..drift import drift_lines, thread_drift
-from ..history import History, Key
-from ..location import Location, parse_location
-from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
-from ..thread_history import ThreadHistory
-from . import audit_trail, branch_links, bundle_view, connection, data, diff_view, follow, reveal, routes, timeline_view
+from ..history.lineage import History, Key
+from ..history.location import Location, parse_location
+from ..history.thread_history import ThreadHistory
+from ..state.drift import drift_lines, thread_drift
+from ..store import CheckpointRow, NotFound, Store, StoreError
+from . import audit_trail, branch_links, bundle_view, connection, data, diff_view, follow, panels, routes, timeline_view
 from .guard import guarded
 from .inert import literal
-from .state_view import render_state
 
-Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]
 # Up to this many stored bytes, opening a thread reads every checkpoint's metadata (it sits behind the state
 # in SQLite, so reading it costs about the thread's bytes); beyond, only the pages shown.
 SMALL_HISTORY_BYTES = 16_000_000
-
-
-def _state_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
-    render_state(reveal.shown_state(store, state), store)
-
-
-THREAD_PANELS: list[tuple[str, Panel]] = [("State", _state_panel)]
-THREAD_PANELS.append(("Diff vs parent", diff_view.render_parent_diff))
 
 
 def select(location: Location) -> None:
@@ -148,11 +130,12 @@ def _drift(store: Store, thread_id: str, history: History) -> None:
         st.caption(literal(lines[-1]))
 
 
-def _panel() -> tuple[str, Panel]:
+def _panel() -> tuple[str, panels.Panel]:
     """The panel picked beside the history (the first one until another is picked)."""
-    titles = [title for title, _ in THREAD_PANELS]
+    offered = panels.THREAD_PANELS
+    titles = [title for title, _ in offered]
     chosen = st.segmented_control("Panel", titles, default=titles[0], key="thread_panel", label_visibility="collapsed")
-    return next(((t, p) for t, p in THREAD_PANELS if t == chosen), THREAD_PANELS[0])
+    return next(((t, p) for t, p in offered if t == chosen), offered[0])
 
 
 def _body(store: Store, thread: ThreadHistory, key: Key) -> None:

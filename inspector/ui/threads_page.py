@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ..history.thread_list import thread_list, thread_records
 from ..store import StoreError
-from ..thread_list import thread_records
 from . import connection, data, routes, sizes_views
 from .inert import literal
 from .tables import blank_missing
@@ -31,7 +31,7 @@ def render() -> None:
         total = store.count_threads(search or None)
         pages = max(1, -(-total // PAGE_SIZE))
         page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
-        rows = data.masked(store.threads(search or None, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE, sort=order))
+        rows = data.masked(thread_list(store, search or None, PAGE_SIZE, (page - 1) * PAGE_SIZE, order, total).threads)
         with right:
             sizes = sizes_views.size_columns(store, rows)
     except StoreError as exc:

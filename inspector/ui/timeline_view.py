@@ -9,11 +9,11 @@ from typing import Callable
 import pandas as pd
 import streamlit as st
 
-from ..checkpoint_kinds import DELTA_MARKER, delta_marker, kind_at, step_label
-from ..history import History, Key
-from ..location import Location
-from ..timeline_rows import timeline_records
-from ..tree_chart import SELECTION, tree_chart, tree_data
+from ..history.checkpoint_kinds import DELTA_MARKER, delta_marker, kind_at, step_label
+from ..history.lineage import History, Key
+from ..history.location import Location
+from ..history.timeline_rows import timeline_records
+from ..history.tree_chart import SELECTION, tree_chart, tree_data
 from .diff_view import MISMATCH_MARK
 from .inert import literal
 

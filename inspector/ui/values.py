@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from ..jsonable import dumps, to_jsonable
+from ..formatting import dumps, to_jsonable
 
 
 def show_value(value: Any, expanded: bool | int = 1) -> None:

@@ -14,12 +14,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
+from conftest import READONLY_ROLE, PgServer
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from conftest import READONLY_ROLE, PgServer
 from inspector.store import Store, open_store
 
 

@@ -32,7 +32,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import interrupt
 from PIL import Image
 
-from inspector.thread_state import ThreadState
+from inspector.schema.thread_state import ThreadState
 
 CONVERSATION_THREAD = "hostile-conversation"
 # Thread, checkpoint and namespace names written straight through the saver.
@@ -79,7 +79,9 @@ def payloads(tracker: str) -> dict[str, str]:
         "cr-heading": f"`x\r# ![x]({t}/cr-heading.png)\r`",
         "directive": f":red[colored] :material/warning: ![x]({t}/directive.png)",
         "data-uri-svg": "![x](data:image/svg+xml;base64,"
-                        + base64.b64encode(f'<svg xmlns="http://www.w3.org/2000/svg"><image href="{t}/data-uri.png"/></svg>'.encode()).decode()
+                        + base64.b64encode(
+                            f'<svg xmlns="http://www.w3.org/2000/svg"><image href="{t}/data-uri.png"/></svg>'.encode()
+                        ).decode()
                         + ")",
     }
 
@@ -117,7 +119,8 @@ def _files(out: Path, thread_id: str, tracker: str) -> dict[str, str]:
     (outputs / "report.md").write_text(md)
     (outputs / "page.html").write_text(f"<html><body>{md}</body></html>")
     (outputs / "pic.svg").write_bytes(_svg(tracker))
-    (outputs / "data.csv").write_text(f'"![h]({tracker}/csv-header.png)",b\n"<img src={tracker}/csv-cell.png>",{tracker}/csv-url\n')
+    (outputs / "data.csv").write_text(
+        f'"![h]({tracker}/csv-header.png)",b\n"<img src={tracker}/csv-cell.png>",{tracker}/csv-url\n')
     (outputs / "data.json").write_text(json.dumps([{"<img src=x>": f"![j]({tracker}/json.png)"}]))
     (outputs / "chart.png").write_bytes(_png())
     (outputs / f"![name]({tracker.split('//')[-1]}-name.png).md").write_text(md)

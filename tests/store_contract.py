@@ -1,0 +1,278 @@
+"""One contract for every store backend, on the same demo threads written by LangGraph's own savers.
+
+Not collected itself: a backend opts in with a short ``test_store_contract_<backend>.py`` whose
+``Test...`` class derives from ``ReadContract`` (here) and ``StreamContract``
+(``store_contract_streams.py``) and provides the ``backend`` fixture, ``(store, thread-folder base)``,
+and ``KEEPS_METADATA_WRITES``. Backends: SQLite (direct SQL), PostgreSQL (direct SQL, as the read-only
+role), and the saver adapter over InMemorySaver and over PostgresSaver; only the PostgreSQL ones need
+a PostgreSQL server. SQLite is the reference; every backend must list the same threads, the same
+timelines and the same decoded states.
+
+Differences that are real, and therefore not compared:
+- Checkpoint ids, task ids (and so subgraph namespaces), interrupt ids, random channel-version
+  suffixes and the thread-folder base differ between runs: they are normalised.
+- Sizes: SQLite stores one msgpack blob per checkpoint; PostgreSQL stores JSONB
+  plus blob rows that unchanged channels *share* between checkpoints (a thread's
+  total counts each blob row once, a checkpoint's size counts every blob it
+  references); the saver adapter can only measure values re-serialized.
+  Sizes are checked per backend for what they mean, not against each other.
+- Delta channels: where a delta channel's version did not change since its last
+  snapshot, PostgreSQL's blob row for that version *is* the snapshot, so the
+  value is read as stored there while SQLite rebuilds it. The values agree;
+  which checkpoints are marked rebuilt may differ.
+- The saver API does not return a write's ``task_path`` or stored ``idx``.
+- PostgresSaver drops the ``writes`` key from the metadata it stores (SqliteSaver and
+  InMemorySaver keep it): DeerFlow's checkpoints written through ``put`` say what they
+  wrote there. Metadata is compared without it, and each backend says whether it keeps it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspector.demo import DEMO_THREADS
+from inspector.store import NotFound, open_store
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b[0-9a-f]{32}\b")
+SAMPLED = {"demo-long": 12}  # long threads: compare the first and last checkpoints only
+
+
+def normal(value: Any, base: Path) -> Any:
+    """Run-specific strings (ids, the thread-folder base) replaced by placeholders."""
+    if isinstance(value, str):
+        return UUID.sub("<uuid>", value.replace(str(base), "<base>"))
+    if isinstance(value, dict):
+        return {normal(k, base): normal(v, base) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [normal(v, base) for v in value]
+    return value
+
+
+def ns_shape(ns: str) -> str:
+    return "|".join(part.split(":")[0] for part in ns.split("|")) if ns else ""
+
+
+def timeline_shape(store) -> Counter:
+    """Every checkpoint as (namespace shape, step, source, its parent's step and source, write channels)."""
+    shapes: Counter = Counter()
+    for thread_id in DEMO_THREADS:
+        rows = store.timeline(thread_id)
+        by_id = {(r.checkpoint_ns, r.checkpoint_id): r for r in rows}
+        for r in rows:
+            parent = by_id.get((r.checkpoint_ns, r.parent_checkpoint_id))
+            shapes[(thread_id, ns_shape(r.checkpoint_ns), r.step, r.source,
+                    (parent.step, parent.source) if parent else None, tuple(sorted(r.write_channels)))] += 1
+    return shapes
+
+
+def root_ids(store, thread_id: str) -> list[str]:
+    """Root checkpoints in creation order (ids are time-ordered within one run)."""
+    ids = sorted(r.checkpoint_id for r in store.timeline(thread_id) if r.checkpoint_ns == "")
+    keep = SAMPLED.get(thread_id)
+    return ids[:keep] + ids[-keep:] if keep and len(ids) > 2 * keep else ids
+
+
+def comparable_state(store, base: Path, thread_id: str, checkpoint_id: str) -> dict:
+    state = store.state(thread_id, checkpoint_id)
+    writes = Counter(repr(normal([w.task_id, w.channel, w.value], base)) for w in state.writes)
+    return {
+        "values": normal(state.values, base),
+        "metadata": normal({k: v for k, v in state.metadata.items() if k != "writes"}, base),
+        "writes": writes,
+        "versions": sorted(state.header.get("channel_versions", {})),
+        "problems": [p.message for p in state.problems],
+    }
+
+
+def diff_shape(store, base: Path, thread_id: str) -> list:
+    """Every root checkpoint diffed against its parent: fields, statuses and changes."""
+    from inspector.diff import diff_checkpoints
+
+    out = []
+    for cid in root_ids(store, thread_id):
+        after = store.state(thread_id, cid)
+        if not after.parent_checkpoint_id:
+            continue
+        result = diff_checkpoints(store, thread_id, after.parent_checkpoint_id, cid)
+        out.append(normal([(f.field, f.reducer, f.status, f.note,
+                            [(c.kind, c.key, c.summary) for c in f.changes]) for f in result.changed_fields], base))
+    return out
+
+
+def comparable(state, base: Path) -> dict:
+    return {"values": normal(state.values, base), "metadata": state.metadata, "writes": state.writes,
+            "parent": state.parent_checkpoint_id, "rebuilt": state.rebuilt_channels,
+            "bytes": (state.stored_bytes, state.channel_bytes), "problems": state.problems}
+
+
+class Contract:
+    """What every contract class shares: the SQLite reference. Subclasses provide the ``backend`` fixture."""
+
+    KEEPS_METADATA_WRITES: bool  # whether the backend's saver keeps the ``writes`` key of checkpoint metadata
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def reference(cls, demo_db, demo_dir):
+        with open_store(f"sqlite:///{demo_db}") as store:
+            yield store, demo_dir
+
+
+class ReadContract(Contract):
+    """Threads, timelines, states, diffs, sizes and health read from the backend agree with SQLite's."""
+
+    def test_same_threads_and_titles(self, backend, reference):
+        store, _ = backend
+        ref, _ = reference
+        mine = {t.thread_id: t for t in store.threads(limit=100)}
+        theirs = {t.thread_id: t for t in ref.threads(limit=100)}
+        assert set(DEMO_THREADS) <= set(mine)
+        assert store.count_threads() == len(mine)
+        for tid in DEMO_THREADS:
+            assert (mine[tid].checkpoints, mine[tid].namespaces, mine[tid].title) == (
+                theirs[tid].checkpoints, theirs[tid].namespaces, theirs[tid].title), tid
+            assert mine[tid].stored_bytes > 0 and mine[tid].updated_at is not None
+        assert [t.thread_id for t in store.threads(search="vision")] == ["demo-vision"]
+        assert [t.thread_id for t in store.threads(search="VISION")] == ["demo-vision"]
+        # search is a plain substring: LIKE's wildcards match only themselves
+        assert store.count_threads(search="%") == store.count_threads(search="demo_") == 0
+
+    def test_postgres_savers_drop_the_metadata_writes_key(self, backend):
+        """What DeerFlow's put checkpoints record in ``writes`` survives only where the saver keeps it."""
+        store, _ = backend
+        kept = any("writes" in r.metadata for r in store.timeline("demo-deerflow-current"))
+        assert kept is self.KEEPS_METADATA_WRITES
+
+    def test_same_kinds_and_branch_links(self, backend, reference):
+        """DeerFlow's own checkpoints are named and branches linked on every backend (where ``writes`` is dropped,
+        goal writes are named as plain puts)."""
+        from inspector.history.checkpoint_kinds import branch_origin, kind_at
+        from inspector.history.lineage import build_history
+
+        def kinds(store):
+            history = build_history(store.timeline("demo-deerflow-current"))
+            return [(kind.name, kind.detail) for key in reversed(history.ordered) if (kind := kind_at(history, key))]
+
+        store, ref = backend[0], reference[0]
+        mine, theirs = kinds(store), kinds(ref)
+        if any("writes" in r.metadata for r in store.timeline("demo-deerflow-current")):
+            assert mine == theirs
+        else:
+            assert [name if name.startswith("run") else "put" for name, _ in theirs] == [name for name, _ in mine]
+        assert [name for name, _ in theirs] == ["goal set", "run finished", "goal set", "run finished", "goal set",
+                                                "run finished", "goal cleared"]
+        assert [b.thread_id for b in store.branch_threads("demo-deerflow-current")] == ["demo-branch"]
+        assert store.branch_threads("demo-branch") == []
+        origin = branch_origin(store.timeline("demo-branch"))
+        assert origin.parent_thread_id == "demo-deerflow-current"
+        assert origin.parent_checkpoint_id in {r.checkpoint_id for r in store.timeline("demo-deerflow-current")}
+
+    def test_same_timelines(self, backend, reference):
+        assert timeline_shape(backend[0]) == timeline_shape(reference[0])
+
+    @pytest.mark.parametrize("thread_id", list(DEMO_THREADS))
+    def test_same_decoded_states(self, backend, reference, thread_id):
+        store, base = backend
+        ref, ref_base = reference
+        mine, theirs = root_ids(store, thread_id), root_ids(ref, thread_id)
+        assert len(mine) == len(theirs)
+        for cid, ref_cid in zip(mine, theirs):
+            assert comparable_state(store, base, thread_id, cid) == \
+                comparable_state(ref, ref_base, thread_id, ref_cid), cid
+
+    def test_same_subgraph_states(self, backend, reference):
+        def sub_states(store, base):
+            rows = [r for r in store.timeline("demo-subgraph") if r.checkpoint_ns]
+            rows.sort(key=lambda r: (ns_shape(r.checkpoint_ns), r.checkpoint_id))
+            return [normal(store.state("demo-subgraph", r.checkpoint_id, r.checkpoint_ns).values, base) for r in rows]
+
+        mine = sub_states(*backend)
+        assert mine and mine == sub_states(*reference)
+
+    def test_delta_channel_is_rebuilt_and_marked(self, backend):
+        store, _ = backend
+        rows = sorted((r for r in store.timeline("demo-delta") if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id)
+        states = [store.state("demo-delta", r.checkpoint_id) for r in rows]
+        rebuilt = [s for s in states if "messages" in s.rebuilt_channels]
+        stored = [s for s in states if "messages" in s.values and "messages" not in s.rebuilt_channels]
+        assert rebuilt and stored  # deltas between snapshots
+        newest = states[-1]
+        assert "messages" in newest.rebuilt_channels
+        humans = [m for m in newest.values["messages"] if m["type"] == "human"]
+        assert len(humans) == 3 and all(m["id"].startswith("demo-delta-") for m in newest.values["messages"])
+        # messages grow monotonically through rebuilt and stored checkpoints alike
+        counts = [len(s.values.get("messages") or []) for s in states]
+        assert counts == sorted(counts) and counts[-1] > counts[len(counts) // 2]
+        assert not any(p.kind == "delta" for s in states for p in s.problems)
+
+    def test_delta_sizes_count_what_is_stored(self, backend):
+        """A rebuilt channel has no stored bytes at that checkpoint; a snapshot does."""
+        store, _ = backend
+        states = [store.state("demo-delta", r.checkpoint_id) for r in store.timeline("demo-delta")]
+        assert all("messages" not in s.channel_bytes for s in states if "messages" in s.rebuilt_channels)
+        assert any(s.channel_bytes.get("messages", 0) > 0 for s in states if "messages" not in s.rebuilt_channels)
+
+    def test_interrupt_write_is_pending_on_the_newest_root_checkpoint(self, backend):
+        store, _ = backend
+        state = store.state("demo-interrupt")
+        interrupts = [w for w in state.writes if w.channel == "__interrupt__"]
+        assert interrupts and "?" in str(interrupts[0].value)
+
+    def test_forks_are_visible_from_parent_ids(self, backend):
+        store, _ = backend
+        children = Counter(r.parent_checkpoint_id for r in store.timeline("demo-time-travel") if r.parent_checkpoint_id)
+        assert max(children.values()) >= 2
+
+    @pytest.mark.parametrize("thread_id", ["demo-research", "demo-vision", "demo-time-travel", "demo-delta"])
+    def test_same_diffs(self, backend, reference, thread_id):
+        mine = diff_shape(*backend, thread_id)
+        assert mine and any(mine)
+        assert mine == diff_shape(*reference, thread_id)
+
+    @pytest.mark.parametrize("thread_id", ["demo-bloated", "demo-vision", "demo-delta"])
+    def test_field_sizes_match_the_decoded_channel_bytes(self, backend, thread_id):
+        """Sizes read without decoding agree with the stored sizes a decode reports, checkpoint by checkpoint."""
+        store, _ = backend
+        rows = store.field_sizes(thread_id, None)
+        assert len(rows) == len(store.timeline(thread_id))
+        assert [r.checkpoint_id for r in rows] == sorted(r.checkpoint_id for r in rows)
+        for row in rows[-6:]:
+            state = store.state(thread_id, row.checkpoint_id, row.checkpoint_ns)
+            assert {name: c.bytes for name, c in row.channels.items()} == state.channel_bytes
+
+    def test_health_flags_agree(self, backend):
+        from inspector.sizes.health import thread_health
+
+        store, _ = backend
+        bloated = set(thread_health(store, "demo-bloated").codes())
+        assert {"oversized-state", "oversized-field", "uncleared-images"} <= bloated
+        assert "uncleared-images" not in thread_health(store, "demo-vision").codes()
+        assert store.size_accounting in ("per-checkpoint-copy", "shared-blobs")
+
+    @pytest.mark.parametrize("thread_id", ["no-such-thread", "a'; DROP TABLE checkpoints; --", "../../etc", "%",
+                                           "ünïcode 🧵"])
+    def test_unknown_threads_and_checkpoints_are_not_found(self, backend, thread_id):
+
+        store, _ = backend
+        with pytest.raises(NotFound, match="no thread"):
+            store.timeline(thread_id)
+        with pytest.raises(NotFound, match="no checkpoint for thread"):
+            store.state(thread_id)
+        with pytest.raises(NotFound):
+            store.field_sizes(thread_id)
+        with pytest.raises(NotFound, match="no thread"):
+            store.timeline_keys(thread_id)
+        with pytest.raises(NotFound, match="no thread"):
+            list(store.iter_states(thread_id))
+        with pytest.raises(NotFound, match="no thread"):
+            list(store.iter_field_sizes(thread_id))
+        assert store.checkpoint_rows(thread_id, [("", "1f000000-0000-6000-8000-000000000000")]) == []
+        with pytest.raises(NotFound, match="no checkpoint '1f000000-0000-6000-8000-000000000000'"):
+            store.state("demo-research", "1f000000-0000-6000-8000-000000000000")
+        with pytest.raises(NotFound, match="in namespace 'nowhere:1'"):
+            store.state("demo-research", None, "nowhere:1")
+        assert len(store.threads()) == len(DEMO_THREADS)  # nothing was dropped by the odd ids

@@ -1,0 +1,57 @@
+"""The CLI's table printer takes the core's rows as they are: dataclasses, dicts, or plain sequences."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from inspector.cli.output import print_table
+from inspector.formatting import human_bytes
+from inspector.sizes.accounting import StoreSizes, WhatIf, store_sizes
+from inspector.sizes.what_if import what_if_lines, what_if_text
+
+
+@dataclass
+class Row:
+    thread_id: str
+    stored_bytes: int
+    title: str | None = None
+
+
+def lines(headers, rows, **kw) -> list[str]:
+    out = io.StringIO()
+    print_table(headers, rows, out, **kw)
+    return out.getvalue().splitlines()
+
+
+def test_dataclass_rows_print_every_field_in_order_with_formats():
+    got = lines(None, [Row("t-1", 2048, "first"), Row("t-22", 10)], formats={"stored_bytes": human_bytes})
+    assert got[0].split() == ["thread_id", "stored_bytes", "title"]
+    assert got[1].split() == ["t-1", human_bytes(2048).split()[0], human_bytes(2048).split()[1], "first"]
+    assert got[2].split() == ["t-22", "10", "B"]  # None is blank, not "None"
+    assert got[1].index("first") == got[0].index("title")  # columns aligned
+
+
+def test_dict_rows_pick_the_named_columns_and_sequences_still_work():
+    rows = [{"thread": "a", "title": "x", "stored bytes": 1}, {"thread": "b", "title": "y", "stored bytes": 2}]
+    assert [line.split() for line in lines(["stored bytes", "thread"], rows)][1:] == [["1", "a"], ["2", "b"]]
+    assert [line.split() for line in lines(["n", "name"], [(1, "one")])] == [["n", "name"], ["1", "one"]]
+    assert lines(None, []) == []  # rows by key and none to show
+
+
+def test_cells_are_masked_and_cut():
+    secret = "sk-" + "a" * 40
+    [_, cell] = lines(["value"], [{"value": f"key {secret} " + "x" * 80}])
+    assert secret not in cell and cell.endswith("...") and len(cell) == 60
+
+
+def test_one_what_if_sentence_for_a_thread_and_for_a_store():
+    what_if = WhatIf(keep_newest=5, keep_newest_saved_bytes=2048, viewed_images_repeated_bytes=0,
+                     base64_in_messages_bytes=None)
+    said = what_if_lines(what_if)
+    assert said[0] == f"keeping only the newest 5 checkpoints per namespace would save {human_bytes(2048)}"
+    assert "not measured on this store" in said[2]
+    assert what_if_text(what_if) == " · ".join(said)
+    empty: StoreSizes = store_sizes([], keep_newest=7)
+    assert what_if_lines(empty.what_if)[0].startswith("keeping only the newest 7 checkpoints")
+    assert empty.what_if.base64_in_messages_bytes == 0

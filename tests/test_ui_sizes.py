@@ -1,0 +1,55 @@
+"""AppTest: size and flag columns in the thread list, the size panel on the thread page, the Health page."""
+
+from __future__ import annotations
+
+import pytest
+from ui_app import all_text, open_page
+
+from inspector.demo import DEMO_THREADS
+
+pytestmark = pytest.mark.usefixtures("app_on_demo")
+
+
+def test_thread_list_has_size_and_flag_columns_and_sorts_by_size():
+    at = open_page("threads")
+    assert not at.exception
+    frame = at.dataframe[0].value.set_index("thread")
+    assert "oversized-state" in frame.loc["demo-bloated", "flags"]
+    assert frame.loc["demo-research", "flags"] == ""
+    assert frame["state size"].idxmax() == "demo-bloated"
+    assert at.segmented_control(key="threads_sort").options == ["newest", "stored size", "checkpoints"]
+    at.segmented_control(key="threads_sort").set_value("stored").run()
+    stored = list(at.dataframe[0].value["stored bytes"])
+    assert stored == sorted(stored, reverse=True)
+    assert "flagged: **demo-bloated** (oversized-state" in all_text(at)
+
+
+def open_panel(at, title: str):
+    at.segmented_control(key="thread_panel").set_value(title).run()
+    return at
+
+
+def test_size_panel_on_the_bloated_thread():
+    at = open_panel(open_page("thread", thread="demo-bloated"), "Size")
+    assert not at.exception
+    assert any("passes the 1.00 MB limit at step 13" in w.value for w in at.warning)
+    assert {"Stored", "Newest state", "Spent on repeats", "Flags"} <= {m.label for m in at.metric}
+    assert len(at.get("vega_lite_chart")) == 2  # the history tree and the size chart
+
+
+def test_size_panel_on_a_small_thread_has_no_warning():
+    at = open_panel(open_page("thread", thread="demo-research"), "Size")
+    assert not at.exception and not at.main.warning
+    assert any(m.label == "Flags" and m.value == "0" for m in at.metric)
+
+
+def test_health_page():
+    at = open_page("health")
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    flagged = [t for t, codes in at.dataframe[0].value.set_index("thread")["flags"].items() if codes]
+    assert metrics["Threads flagged"] == f"{len(flagged)} of {len(DEMO_THREADS)}" and "demo-bloated" in flagged
+    ranked = list(at.dataframe[0].value["stored bytes"])
+    assert ranked == sorted(ranked, reverse=True)
+    labels = " ".join(e.label for e in at.expander)
+    assert "oversized-state" in labels and "uncleared-images" in labels and "base64-in-state" in labels
