@@ -59,6 +59,18 @@ class Store(Protocol):
 
     def count_threads(self, search: str | None = None) -> int: ...
 
+    def search_metadata(self, thread_ids: Sequence[str], search: str,
+                        newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        """The decoded metadata of those threads' checkpoints whose stored metadata contains ``search``
+        (the match ``threads(search=...)`` makes), for checking a search against what the views show.
+
+        Args:
+            newest_only: Each thread's newest such checkpoint only.
+        Returns:
+            ``(thread_id, metadata)`` pairs, in no particular order.
+        """
+        ...
+
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
         """Every checkpoint of the thread, every namespace, newest first; ``NotFound`` for an unknown thread."""
         ...

@@ -5,7 +5,7 @@ Rankings and summaries come from keys, lengths and small ``title`` writes; no bl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..model import (
     BRANCH_PARENT_KEY,
@@ -47,6 +47,18 @@ class PgThreads:
     def count_threads(self, search: str | None = None) -> int:
         where, params = self._thread_filter(search)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+
+    def search_metadata(self, thread_ids: Sequence[str], search: str,
+                        newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        ids = list(thread_ids)
+        if not ids:
+            return []
+        where = "thread_id = ANY(%s) AND metadata::text ILIKE %s ESCAPE '\\'"
+        sql = (f"SELECT DISTINCT ON (thread_id) thread_id, metadata FROM checkpoints WHERE {where} "
+               "ORDER BY thread_id, checkpoint_id DESC") if newest_only else (
+            f"SELECT thread_id, metadata FROM checkpoints WHERE {where}")
+        return [(tid, meta if isinstance(meta, dict) else {"value": meta})
+                for tid, meta in self._query(sql, [ids, like_pattern(search)])]
 
     def totals(self) -> StoreTotals:
         threads, checkpoints, own = self._query(

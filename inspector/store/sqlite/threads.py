@@ -5,7 +5,7 @@ Rankings and summaries come from keys, lengths and small ``title`` writes; no st
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..model import (
     BRANCH_PARENT_KEY,
@@ -51,6 +51,18 @@ class SqliteThreads:
     def count_threads(self, search: str | None = None) -> int:
         where, params = self._thread_filter(search)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+
+    def search_metadata(self, thread_ids: Sequence[str], search: str,
+                        newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        ids = list(thread_ids)
+        if not ids:
+            return []
+        where = f"thread_id IN ({in_clause(ids)}) AND CAST(metadata AS TEXT) LIKE ? ESCAPE '\\'"
+        # SQLite takes a bare column of a max() aggregate from the row holding the max
+        columns, group = ("thread_id, max(checkpoint_id), metadata", "GROUP BY thread_id") if newest_only else (
+            "thread_id, checkpoint_id, metadata", "")
+        rows = self._query(f"SELECT {columns} FROM checkpoints WHERE {where} {group}", [*ids, like_pattern(search)])
+        return [(tid, metadata(raw)) for tid, _, raw in rows]
 
     def totals(self) -> StoreTotals:
         threads, checkpoints, own = self._query(
