@@ -14,7 +14,8 @@ PLAIN_THREAD = "ops-plain-thread"  # the same visible values, no secret
 TITLE = "Quarterly rollout"
 USER = "support-demo"
 KEY_PREFIX = OPENAI_KEY[:12]  # "sk-proj-T3st": what a search probing the key types first
-PASSWORD_PREFIX = DB_PASSWORD[:7]
+PASSWORD_PREFIX = DB_PASSWORD[:9]  # "Hunter2-f"
+TEAM = DB_PASSWORD[:7]  # "Hunter2": a secret's first characters, also shown in the plain thread's note
 HISTORY_THREAD = "ops-history-thread"
 HISTORY_USER = "mallory"
 
@@ -24,7 +25,7 @@ def run_search_threads(checkpointer: BaseCheckpointSaver) -> None:
     graph = build_graph(checkpointer)
     for thread, note, password in (
         (KEY_THREAD, f"user said: deploy with {OPENAI_KEY} please", DB_PASSWORD),
-        (PLAIN_THREAD, "user said: deploy when ready", ""),
+        (PLAIN_THREAD, f"user said: deploy when {TEAM} is ready", ""),
     ):
         metadata = {"title": TITLE, "user": USER, "note": note, "password": password}
         graph.invoke({"messages": []}, {"configurable": {"thread_id": thread}, "metadata": metadata})

@@ -146,16 +146,19 @@ class ReadContract(Contract):
         store, _ = backend
         ref, _ = reference
         ids = ["demo-research", "demo-vision", "no-such-thread"]
-        newest = dict(store.search_metadata(ids, "LOOP", newest_only=True))
-        assert newest == dict(ref.search_metadata(ids, "LOOP", newest_only=True))
+        newest = dict(store.search_metadata("LOOP", ids, newest_only=True))
+        assert newest == dict(ref.search_metadata("LOOP", ids, newest_only=True))
         assert set(newest) == {"demo-research", "demo-vision"}
         for tid in newest:
             loops = [r for r in store.timeline(tid) if r.metadata.get("source") == "loop"]
             assert newest[tid] == max(loops, key=lambda r: r.checkpoint_id).metadata
-        every = store.search_metadata(ids, "loop")
-        assert sorted(tid for tid, _ in every) == sorted(tid for tid, _ in ref.search_metadata(ids, "loop"))
+        every = store.search_metadata("loop", ids)
+        assert sorted(tid for tid, _ in every) == sorted(tid for tid, _ in ref.search_metadata("loop", ids))
         assert len(every) == sum(r.metadata.get("source") == "loop" for tid in newest for r in store.timeline(tid))
-        assert store.search_metadata([], "loop") == [] and store.search_metadata(ids, "%") == []
+        assert store.search_metadata("loop", []) == [] and store.search_metadata("%", ids) == []
+        # without ids: one row for each thread the store's search matches, by id or by metadata
+        everywhere = dict(store.search_metadata("vision", newest_only=True))
+        assert set(everywhere) == {t.thread_id for t in store.threads(search="vision", limit=100)}
 
     def test_postgres_savers_drop_the_metadata_writes_key(self, backend):
         """What DeerFlow's put checkpoints record in ``writes`` survives only where the saver keeps it."""

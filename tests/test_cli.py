@@ -20,8 +20,7 @@ def test_threads_json(demo_db):
     out = run("threads", "--db", str(demo_db), "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"total", "threads", "looked_at"}
-    assert data["looked_at"] is None  # set only by a search that stopped at its bound
+    assert set(data) == {"total", "threads"}
     ids = {t["thread_id"] for t in data["threads"]}
     assert {"demo-research", "demo-vision", "demo-long"} <= ids
     assert set(data["threads"][0]) == {

@@ -16,6 +16,7 @@ from search_store import (
     KEY_THREAD,
     PASSWORD_PREFIX,
     PLAIN_THREAD,
+    TEAM,
     TITLE,
     USER,
     put_history_thread,
@@ -66,7 +67,7 @@ def check_backend(store):
         assert store.count_threads(search=probe) == 1, probe  # the stored text holds it: the store finds it
         for sort in ("newest", "stored", "checkpoints"):
             listing = thread_list(store, probe, sort=sort, mask=MASK)
-            assert (listing.total, listing.threads, listing.looked_at) == (0, [], None), (probe, sort)
+            assert (listing.total, listing.threads) == (0, []), (probe, sort)
     assert found(store, TITLE.split()[0].lower()) == found(store, USER) == [KEY_THREAD, PLAIN_THREAD]
     assert found(store, "ops-key") == [KEY_THREAD]  # by thread id
     assert found(store, "OPS-") == everything  # ids, ignoring case
@@ -78,6 +79,8 @@ def check_backend(store):
     assert found(store, KEY_PREFIX, mask=None) == [KEY_THREAD]
     assert found(store, f"{HISTORY_USER}-pw", mask=None) == [HISTORY_THREAD]
     assert found(store, "deploy") == [KEY_THREAD, PLAIN_THREAD]
+    # shown in one thread's note, held by the other only inside its password
+    assert store.count_threads(search=TEAM) == 2 and found(store, TEAM) == [PLAIN_THREAD]
 
 
 def test_sqlite_store_written_by_sqlitesaver(search_db):
@@ -99,27 +102,29 @@ def test_postgres_store_written_by_postgressaver(pg_search_url):
         check_backend(store)
 
 
-def test_counts_and_pages_come_from_the_confirmed_threads(search_db):
+def test_counts_and_pages_come_from_the_confirmed_threads(search_db, monkeypatch):
     with open_store(f"sqlite:///{search_db}") as store:
-        pages = ThreadPages(store, "deploy", "newest", mask=MASK)
-        assert pages.total == 2 and pages.looked_at is None
+        pages = ThreadPages(store, "deploy", "newest", mask=MASK)  # every candidate confirmed: the store pages
         first, second = pages.page(1, 0), pages.page(1, 1)
-        assert len(first) == len(second) == 1 and {first[0].thread_id, second[0].thread_id} == {KEY_THREAD, PLAIN_THREAD}
-        assert pages.page(1, 2) == []
+        assert pages.total == 2 and pages.page(1, 2) == []
         assert [t.thread_id for t in first + second] == [t.thread_id for t in store.threads(search="deploy")]
+        # candidates read a page at a time, in the store's order, keeping the confirmed ones
+        monkeypatch.setattr(thread_list_module, "_RANK_PAGE", 1)
+        for sort in ("newest", "stored", "checkpoints"):
+            ranked = [t.thread_id for t in store.threads(search="e", sort=sort)]
+            pages = ThreadPages(store, "e", sort, mask=MASK)
+            assert pages.total == 3 and [t.thread_id for t in pages.page(2, 1)] == ranked[1:3]
+            pages = ThreadPages(store, TEAM, sort, mask=MASK)
+            assert pages.total == 1 and [t.thread_id for t in pages.page(5, 0)] == [PLAIN_THREAD]
+            assert pages.page(5, 1) == []
 
 
-def test_a_search_past_its_bound_says_how_far_it_looked(search_db, monkeypatch):
+def test_reading_older_checkpoints_is_bounded(search_db, monkeypatch):
     with open_store(f"sqlite:///{search_db}") as store:
-        monkeypatch.setattr(thread_list_module, "SEARCH_BOUND", 1)
-        listing = thread_list(store, USER, mask=MASK)
-        assert (listing.total, listing.looked_at) == (1, 1)
-        monkeypatch.setattr(thread_list_module, "SEARCH_BOUND", 1000)
-        # no budget for reading past each thread's newest matching checkpoint: that thread is not looked at
         monkeypatch.setattr(thread_list_module, "SEARCH_ROWS", 0)
-        listing = thread_list(store, HISTORY_USER, mask=MASK)
-        assert (listing.total, listing.looked_at) == (0, 0)
-        assert thread_list(store, USER, mask=MASK).looked_at is None  # confirmed by their newest checkpoints
+        # the thread that shows the name only in an older checkpoint is not read past its newest one
+        assert thread_list(store, HISTORY_USER, mask=MASK).total == 0
+        assert found(store, USER) == [KEY_THREAD, PLAIN_THREAD]  # confirmed by their newest checkpoints
 
 
 def _listed(result) -> list[str]:

@@ -141,8 +141,6 @@ def cmd_threads(args: argparse.Namespace) -> int:
     print_table(None, thread_records(listing.threads),
                 formats={"last update": lambda d: d.strftime("%Y-%m-%d %H:%M:%S"), "stored bytes": human_bytes})
     say(f"{len(listing.threads)} of {listing.total} thread(s)")
-    if listing.looked_at is not None:
-        say(f"the search looked at the first {listing.looked_at} threads whose stored text matches; narrow it to see others")
     return 0
 
 

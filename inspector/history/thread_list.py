@@ -4,25 +4,28 @@ plain records (what the Threads page and the ``threads`` command show; ``threads
 
 A search matches a thread's id and its checkpoints' metadata *as the views show it*: the store's own
 search (a substring of the stored text) only proposes candidates, and each is kept when the search text
-is in its id or in one checkpoint's metadata after masking (``mask``, the views' redactor). So nobody
-learns a masked secret by searching for its prefixes; with reveal (``mask=None``) the stored text is
-searched. A masked search looks at the first ``SEARCH_BOUND`` candidates in the chosen order and
-decodes at most about ``SEARCH_ROWS`` metadata rows beyond each candidate's newest matching one;
-``ThreadList.looked_at`` says when it stopped there.
+is in its id or in one of its checkpoints' metadata after masking (``mask``, the views' redactor), so
+nobody learns a masked secret by searching for its prefixes. With reveal (``mask=None``) the stored text
+is searched.
+
+Every candidate is checked, never only the first so many: which threads are kept, and the count, must
+not depend on where a masked secret sits. Each candidate's newest matching checkpoint is read first
+(one row per thread); a thread it does not confirm has its other matching checkpoints read, up to
+``SEARCH_ROWS`` rows in all; a thread left unread then counts as not matching.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..store import Store, ThreadSummary
 
-SEARCH_BOUND = 1000  # candidate threads a masked search looks at
-SEARCH_ROWS = 20_000  # metadata rows it decodes for candidates whose newest matching row did not confirm them
+SEARCH_ROWS = 20_000  # metadata rows read for candidates their newest matching checkpoint did not confirm
 _CHUNK = 50  # candidates per metadata query
+_RANK_PAGE = 500  # ranked candidates read at a time while paging the confirmed ones
 
 Mask = Callable[[Any], Any]
 
@@ -31,68 +34,66 @@ Mask = Callable[[Any], Any]
 class ThreadList:
     total: int  # threads matching the search, over every page
     threads: list[ThreadSummary]
-    looked_at: int | None = None  # a search that stopped early: the candidate threads it looked at
 
 
 class ThreadPages:
     """The threads matching ``search`` in ``sort`` order: ``total`` first (a pager needs it), then pages.
 
     ``mask``: the views' redactor, so a search matches only what they show; ``None`` (reveal) searches the
-    stored text. Without a search, or with reveal, the store counts and pages; a masked search keeps the
-    confirmed threads (at most ``SEARCH_BOUND``) and pages them.
+    stored text. Without a search, with reveal, or when every candidate is confirmed, the store counts
+    and pages; otherwise the store's ranked candidates are read in order, keeping the confirmed ones.
     """
 
     def __init__(self, store: Store, search: str | None, sort: str = "newest", *, mask: Mask | None) -> None:
         self.store, self.search, self.sort = store, search or None, sort
-        self._found: list[ThreadSummary] | None = None
-        self.looked_at: int | None = None
+        self._kept: set[str] | None = None
         if self.search and mask is not None:
-            self._found, self.looked_at = _confirmed(store, self.search, sort, mask)
-            self.total = len(self._found)
+            kept, candidates = confirmed_threads(store, self.search, mask)
+            self._kept = kept if len(kept) < candidates else None
+            self.total = len(kept)
         else:
             self.total = store.count_threads(search=self.search)
 
     def page(self, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
-        if self._found is not None:
-            return self._found[offset : offset + limit]
-        return self.store.threads(search=self.search, limit=limit, offset=offset, sort=self.sort)
+        if self._kept is None:
+            return self.store.threads(search=self.search, limit=limit, offset=offset, sort=self.sort)
+        shown: list[ThreadSummary] = []
+        start = 0
+        while len(shown) < offset + limit:
+            ranked = self.store.threads(search=self.search, limit=_RANK_PAGE, offset=start, sort=self.sort)
+            shown += [t for t in ranked if t.thread_id in self._kept]
+            if len(ranked) < _RANK_PAGE:
+                break
+            start += _RANK_PAGE
+        return shown[offset : offset + limit]
 
 
 def thread_list(store: Store, search: str | None = None, limit: int = 50, offset: int = 0, sort: str = "newest",
                 *, mask: Mask | None) -> ThreadList:
     """One page of threads in ``sort`` order (over every matching thread, not one page); see ``ThreadPages``."""
     pages = ThreadPages(store, search, sort, mask=mask)
-    return ThreadList(pages.total, pages.page(limit, offset), pages.looked_at)
+    return ThreadList(pages.total, pages.page(limit, offset))
 
 
-def _confirmed(store: Store, search: str, sort: str, mask: Mask) -> tuple[list[ThreadSummary], int | None]:
-    """The candidates the store's search finds whose id or masked metadata holds ``search``, in order."""
-    candidates = store.threads(search=search, limit=SEARCH_BOUND + 1, sort=sort)
-    looked_at = SEARCH_BOUND if len(candidates) > SEARCH_BOUND else None
-    candidates = candidates[:SEARCH_BOUND]
+def confirmed_threads(store: Store, search: str, mask: Mask) -> tuple[set[str], int]:
+    """The threads whose id or masked metadata holds ``search``, and how many candidates the store proposed."""
     needle = search.lower()
-    kept = {t.thread_id for t in candidates if needle in t.thread_id.lower()}
-    # most threads are confirmed by their newest matching checkpoint; the others have every matching one read
-    rest = [t.thread_id for t in candidates if t.thread_id not in kept]
-    kept |= _shown_in(store.search_metadata(rest, search, newest_only=True), needle, mask)
-    rest = [tid for tid in rest if tid not in kept]
+    newest = store.search_metadata(search, newest_only=True)
+    kept = {tid for tid, meta in newest if needle in tid.lower() or _shown_in(meta, needle, mask)}
+    rest = [tid for tid, _ in newest if tid not in kept]
     read = 0
     for start in range(0, len(rest), _CHUNK):
-        if read >= SEARCH_ROWS:  # the threads left are not looked at
-            undecided = set(rest[start:])
-            candidates = [t for t in candidates if t.thread_id not in undecided]
-            looked_at = len(candidates)
+        if read >= SEARCH_ROWS:
             break
-        rows = store.search_metadata(rest[start : start + _CHUNK], search)
+        rows = store.search_metadata(search, rest[start : start + _CHUNK])
         read += len(rows)
-        kept |= _shown_in(rows, needle, mask)
-    return [t for t in candidates if t.thread_id in kept], looked_at
+        kept |= {tid for tid, meta in rows if _shown_in(meta, needle, mask)}
+    return kept, len(newest)
 
 
-def _shown_in(rows: Sequence[tuple[str, dict[str, Any]]], needle: str, mask: Mask) -> set[str]:
-    """The threads one of whose metadata holds ``needle`` (lower-cased) once masked."""
-    return {tid for tid, meta in rows
-            if needle in json.dumps(mask(meta), ensure_ascii=False, default=str).lower()}
+def _shown_in(meta: dict[str, Any], needle: str, mask: Mask) -> bool:
+    """Whether ``needle`` (lower-cased) is in the metadata once masked."""
+    return needle in json.dumps(mask(meta), ensure_ascii=False, default=str).lower()
 
 
 def thread_records(rows: list[ThreadSummary]) -> list[dict[str, Any]]:

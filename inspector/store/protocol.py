@@ -59,13 +59,14 @@ class Store(Protocol):
 
     def count_threads(self, search: str | None = None) -> int: ...
 
-    def search_metadata(self, thread_ids: Sequence[str], search: str,
+    def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
-        """The decoded metadata of those threads' checkpoints whose stored metadata contains ``search``
-        (the match ``threads(search=...)`` makes), for checking a search against what the views show.
+        """The decoded metadata of the checkpoints ``threads(search=...)`` matches on: those whose thread id
+        or stored metadata holds ``search``. For checking a search against what the views show.
 
         Args:
-            newest_only: Each thread's newest such checkpoint only.
+            thread_ids: Those threads only (None: every thread).
+            newest_only: Each thread's newest such checkpoint only, so one row per matching thread.
         Returns:
             ``(thread_id, metadata)`` pairs, in no particular order.
         """

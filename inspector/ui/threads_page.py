@@ -40,9 +40,6 @@ def render() -> None:
         st.error(f"Reading the thread list failed: {literal(exc)}")
         return
     st.caption(f"{total} thread(s) · select a row to open it")
-    if listing.looked_at is not None:
-        st.caption(f"The search looked at the first {listing.looked_at} threads whose stored text matches: "
-                   "narrow it to see others.")
     frame = blank_missing(sizes_views.add_size_columns(pd.DataFrame(thread_records(rows)), rows, sizes), ["state size"])
     nonce = st.session_state.get("threads_table_nonce", 0)
     event = st.dataframe(

@@ -48,17 +48,19 @@ class PgThreads:
         where, params = self._thread_filter(search)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
 
-    def search_metadata(self, thread_ids: Sequence[str], search: str,
+    def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
-        ids = list(thread_ids)
-        if not ids:
+        if thread_ids is not None and not thread_ids:
             return []
-        where = "thread_id = ANY(%s) AND metadata::text ILIKE %s ESCAPE '\\'"
+        like = like_pattern(search)
+        where, params = "(thread_id ILIKE %s ESCAPE '\\' OR metadata::text ILIKE %s ESCAPE '\\')", [like, like]
+        if thread_ids is not None:
+            where += " AND thread_id = ANY(%s)"
+            params.append(list(thread_ids))
         sql = (f"SELECT DISTINCT ON (thread_id) thread_id, metadata FROM checkpoints WHERE {where} "
                "ORDER BY thread_id, checkpoint_id DESC") if newest_only else (
             f"SELECT thread_id, metadata FROM checkpoints WHERE {where}")
-        return [(tid, meta if isinstance(meta, dict) else {"value": meta})
-                for tid, meta in self._query(sql, [ids, like_pattern(search)])]
+        return [(tid, meta if isinstance(meta, dict) else {"value": meta}) for tid, meta in self._query(sql, params)]
 
     def totals(self) -> StoreTotals:
         threads, checkpoints, own = self._query(

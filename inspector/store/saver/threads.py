@@ -37,13 +37,13 @@ class SaverThreads:
             }
         return grouped
 
-    def search_metadata(self, thread_ids: Sequence[str], search: str,
+    def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
-        wanted, needle = set(thread_ids), search.lower()
+        wanted, needle = None if thread_ids is None else set(thread_ids), search.lower()
         found: dict[str, list[CheckpointTuple]] = defaultdict(list)
-        for tup in self._list(None) if wanted else ():
+        for tup in self._list(None) if wanted is None or wanted else ():
             tid = tup.config["configurable"]["thread_id"]
-            if tid in wanted and _metadata_holds(tup, needle):
+            if (wanted is None or tid in wanted) and (needle in tid.lower() or _metadata_holds(tup, needle)):
                 found[tid].append(tup)
         picked = ((tid, [max(tuples, key=cid)] if newest_only else tuples) for tid, tuples in found.items())
         return [(tid, plain(dict(t.metadata or {})).value) for tid, tuples in picked for t in tuples]

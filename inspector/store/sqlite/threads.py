@@ -52,16 +52,19 @@ class SqliteThreads:
         where, params = self._thread_filter(search)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
 
-    def search_metadata(self, thread_ids: Sequence[str], search: str,
+    def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
-        ids = list(thread_ids)
-        if not ids:
+        if thread_ids is not None and not thread_ids:
             return []
-        where = f"thread_id IN ({in_clause(ids)}) AND CAST(metadata AS TEXT) LIKE ? ESCAPE '\\'"
+        like = like_pattern(search)
+        where, params = "(thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')", [like, like]
+        if thread_ids is not None:
+            where += f" AND thread_id IN ({in_clause(list(thread_ids))})"
+            params += list(thread_ids)
         # SQLite takes a bare column of a max() aggregate from the row holding the max
         columns, group = ("thread_id, max(checkpoint_id), metadata", "GROUP BY thread_id") if newest_only else (
             "thread_id, checkpoint_id, metadata", "")
-        rows = self._query(f"SELECT {columns} FROM checkpoints WHERE {where} {group}", [*ids, like_pattern(search)])
+        rows = self._query(f"SELECT {columns} FROM checkpoints WHERE {where} {group}", params)
         return [(tid, metadata(raw)) for tid, _, raw in rows]
 
     def totals(self) -> StoreTotals:
