@@ -18,6 +18,7 @@ PASSWORD_PREFIX = DB_PASSWORD[:9]  # "Hunter2-f"
 TEAM = DB_PASSWORD[:7]  # "Hunter2": a secret's first characters, also shown in the plain thread's note
 HISTORY_THREAD = "ops-history-thread"
 HISTORY_USER = "mallory"
+WRITTEN = "please use this one"
 
 
 def run_search_threads(checkpointer: BaseCheckpointSaver) -> None:
@@ -32,10 +33,13 @@ def run_search_threads(checkpointer: BaseCheckpointSaver) -> None:
 
 
 def put_history_thread(saver: BaseCheckpointSaver) -> None:
-    """A thread whose older checkpoint shows ``HISTORY_USER`` and whose newer one holds it only in a password."""
+    """A thread whose older checkpoint shows ``HISTORY_USER`` and whose newer one holds it only in a password;
+    the newer one also records its step's writes in metadata, as DeerFlow's checkpoints do (a user message
+    holding the key: savers that keep the ``writes`` key store it)."""
     config = {"configurable": {"thread_id": HISTORY_THREAD, "checkpoint_ns": ""}}
     for metadata in ({"source": "input", "step": -1, "user": HISTORY_USER},
-                     {"source": "loop", "step": 0, "password": f"{HISTORY_USER}-pw-2026"}):
+                     {"source": "loop", "step": 0, "password": f"{HISTORY_USER}-pw-2026",
+                      "writes": {"__start__": {"messages": [{"type": "human", "content": f"{WRITTEN} {OPENAI_KEY}"}]}}}):
         config = saver.put(config, empty_checkpoint(), metadata, {})
 
 
