@@ -35,6 +35,10 @@ _SIDE_BYTES = """
 """
 
 
+# A checkpoint the thread search matches on: its thread id or its stored metadata holds the text.
+_MATCHES = "(thread_id ILIKE %s ESCAPE '\\' OR metadata::text ILIKE %s ESCAPE '\\')"
+
+
 class PgThreads:
     """Thread listing, totals and branches (a mixin of ``PostgresStore``: needs ``_query``)."""
 
@@ -42,7 +46,7 @@ class PgThreads:
         if not search:
             return "", []
         like = like_pattern(search)
-        return "WHERE thread_id ILIKE %s ESCAPE '\\' OR metadata::text ILIKE %s ESCAPE '\\'", [like, like]
+        return f"WHERE {_MATCHES}", [like, like]
 
     def count_threads(self, search: str | None = None) -> int:
         where, params = self._thread_filter(search)
@@ -53,7 +57,7 @@ class PgThreads:
         if thread_ids is not None and not thread_ids:
             return []
         like = like_pattern(search)
-        where, params = "(thread_id ILIKE %s ESCAPE '\\' OR metadata::text ILIKE %s ESCAPE '\\')", [like, like]
+        where, params = _MATCHES, [like, like]
         if thread_ids is not None:
             where += " AND thread_id = ANY(%s)"
             params.append(list(thread_ids))

@@ -35,6 +35,10 @@ _BRANCH_ROOTS = """
 """
 
 
+# A checkpoint the thread search matches on: its thread id or its stored metadata holds the text.
+_MATCHES = "(thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')"
+
+
 class SqliteThreads:
     """Thread listing, totals and branches (a mixin of ``SqliteStore``: needs ``_query``)."""
 
@@ -42,11 +46,7 @@ class SqliteThreads:
         if not search:
             return "", []
         like = like_pattern(search)
-        return (
-            "WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints "
-            "WHERE thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')",
-            [like, like],
-        )
+        return f"WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE {_MATCHES})", [like, like]
 
     def count_threads(self, search: str | None = None) -> int:
         where, params = self._thread_filter(search)
@@ -57,7 +57,7 @@ class SqliteThreads:
         if thread_ids is not None and not thread_ids:
             return []
         like = like_pattern(search)
-        where, params = "(thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')", [like, like]
+        where, params = _MATCHES, [like, like]
         if thread_ids is not None:
             where += f" AND thread_id IN ({in_clause(list(thread_ids))})"
             params += list(thread_ids)
