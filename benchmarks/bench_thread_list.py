@@ -7,6 +7,12 @@ last update, titles, as the thread list shows them) is timed against one SQL
 aggregate over the checkpoint table that ranks every thread the same way and
 returns the same 50 thread ids, in the same run (median of ``-n``). Target:
 within 2x. ``totals()`` (the whole store in three numbers) is timed too.
+
+A search's first page as the pages list it (``thread_list`` with the views' redactor: the store's
+substring search proposes candidates, their masked metadata confirms them) is timed against the
+store's own search of the stored text (``thread_list`` with reveal: count and page in SQL), for a
+thread id, a metadata value held by every small thread (past the search's bound) and one held by
+the long thread's every checkpoint, and a text no thread shows.
 """
 
 from __future__ import annotations
@@ -25,7 +31,11 @@ sys.path.insert(0, str(HERE))
 
 from pg_cluster import postgres  # noqa: E402
 
+from inspector.history.thread_list import thread_list  # noqa: E402
+from inspector.safety.redaction import Redactor  # noqa: E402
 from inspector.store import open_store  # noqa: E402
+
+SEARCHES = ("bench-small-0001", "update", "loop", "zzqx")
 
 RAW_SQLITE = {
     "newest": "SELECT thread_id, max(checkpoint_id) FROM checkpoints GROUP BY thread_id "
@@ -76,6 +86,13 @@ def measure(url: str, repeats: int) -> bool:
             print(f"{sort:12} {mine * 1000:17.1f} {theirs * 1000:11.1f} {mine / theirs:6.2f}  {ranked[0].thread_id}")
         totals = median_seconds(store.totals, repeats)
         print(f"{'totals()':12} {totals * 1000:17.1f}")
+        print(f"\n{'search':18} {'masked ms':>10} {'stored text ms':>15} {'ratio':>6} {'found':>6}")
+        mask = Redactor()
+        for search in SEARCHES:
+            listing = thread_list(store, search, mask=mask)
+            mine = median_seconds(lambda search=search: thread_list(store, search, mask=mask), repeats)
+            theirs = median_seconds(lambda search=search: thread_list(store, search, mask=None), repeats)
+            print(f"{search:18} {mine * 1000:10.1f} {theirs * 1000:15.1f} {mine / theirs:6.2f} {listing.total:6}")
     return ok
 
 

@@ -141,6 +141,25 @@ class ReadContract(Contract):
         # search is a plain substring: LIKE's wildcards match only themselves
         assert store.count_threads(search="%") == store.count_threads(search="demo_") == 0
 
+    def test_search_metadata_returns_the_matching_checkpoints_metadata(self, backend, reference):
+        """What the thread list checks a search against: the same checkpoints' metadata as SQLite's."""
+        store, _ = backend
+        ref, _ = reference
+        ids = ["demo-research", "demo-vision", "no-such-thread"]
+        newest = dict(store.search_metadata("LOOP", ids, newest_only=True))
+        assert newest == dict(ref.search_metadata("LOOP", ids, newest_only=True))
+        assert set(newest) == {"demo-research", "demo-vision"}
+        for tid in newest:
+            loops = [r for r in store.timeline(tid) if r.metadata.get("source") == "loop"]
+            assert newest[tid] == max(loops, key=lambda r: r.checkpoint_id).metadata
+        every = store.search_metadata("loop", ids)
+        assert sorted(tid for tid, _ in every) == sorted(tid for tid, _ in ref.search_metadata("loop", ids))
+        assert len(every) == sum(r.metadata.get("source") == "loop" for tid in newest for r in store.timeline(tid))
+        assert store.search_metadata("loop", []) == [] and store.search_metadata("%", ids) == []
+        # without ids: one row for each thread the store's search matches, by id or by metadata
+        everywhere = dict(store.search_metadata("vision", newest_only=True))
+        assert set(everywhere) == {t.thread_id for t in store.threads(search="vision", limit=100)}
+
     def test_postgres_savers_drop_the_metadata_writes_key(self, backend):
         """What DeerFlow's put checkpoints record in ``writes`` survives only where the saver keeps it."""
         store, _ = backend

@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import stat
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -83,7 +84,7 @@ def test_several_processes_appending_at_once_never_interleave(tmp_path):
     for proc in procs:
         proc.join(60)
         assert proc.exitcode == 0
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]  # every line is whole JSON
+    records = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]  # every line is whole JSON
     assert len(records) == writers * lines
     for w in range(writers):
         mine = [r["checkpoint"][:5] for r in records if r["user"] == f"user-{w}"]

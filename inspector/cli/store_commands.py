@@ -106,7 +106,7 @@ def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | No
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("threads", help="list threads")
     add_store_args(p)
-    p.add_argument("--search", help="match thread ids and metadata values")
+    p.add_argument("--search", help="match thread ids and metadata values (as shown: masked secrets do not match)")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--sort", choices=THREAD_SORTS, default="newest",
@@ -133,7 +133,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_threads(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        listing = thread_list(store, args.search, args.limit, args.offset, args.sort)
+        listing = thread_list(store, args.search, args.limit, args.offset, args.sort,
+                              mask=None if getattr(args, "reveal", False) else masked)
     if args.json:
         print_json(listing)
         return 0

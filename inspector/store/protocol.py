@@ -59,6 +59,19 @@ class Store(Protocol):
 
     def count_threads(self, search: str | None = None) -> int: ...
 
+    def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
+                        newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        """The decoded metadata of the checkpoints ``threads(search=...)`` matches on: those whose thread id
+        or stored metadata holds ``search``. For checking a search against what the views show.
+
+        Args:
+            thread_ids: Those threads only (None: every thread).
+            newest_only: Each thread's newest such checkpoint only, so one row per matching thread.
+        Returns:
+            ``(thread_id, metadata)`` pairs, in no particular order.
+        """
+        ...
+
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
         """Every checkpoint of the thread, every namespace, newest first; ``NotFound`` for an unknown thread."""
         ...

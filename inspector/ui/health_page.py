@@ -65,7 +65,7 @@ def render() -> None:
              f"{totals.checkpoints:,} checkpoints); accounting: {summary.accounting}")
     b.metric("Spent on repeats", human_bytes(summary.repeated_bytes), help=f"in the {len(rows)} threads analysed")
     c.metric("Flags", report.flag_count)
-    d.metric("Threads flagged", f"{report.flagged_threads} of {len(rows)} analysed")
+    d.metric("Threads flagged", f"{report.flagged_threads} of {len(rows)}", help="of the threads analysed in depth")
     st.caption("In the threads analysed: " + what_if_text(summary.what_if))
     st.subheader("The largest threads, by stored bytes")
     st.dataframe(pd.DataFrame(health_table(rows)), hide_index=True, width="stretch",

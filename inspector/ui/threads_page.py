@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ..history.thread_list import thread_list, thread_records
+from ..history.thread_list import ThreadPages, thread_records
 from ..store import StoreError
-from . import connection, data, routes, sizes_views
+from . import connection, data, reveal, routes, sizes_views
 from .inert import literal
 from .tables import blank_missing
 
@@ -27,11 +27,13 @@ def render() -> None:
     left, right = st.columns([3, 2], vertical_alignment="bottom")
     with left:
         order = sizes_views.sort_choice()
+    unmasked = reveal.search_unmasked()
     try:
-        total = store.count_threads(search or None)
+        listing = ThreadPages(store, search or None, order, mask=None if unmasked else data.masked)
+        total = listing.total
         pages = max(1, -(-total // PAGE_SIZE))
         page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
-        rows = data.masked(thread_list(store, search or None, PAGE_SIZE, (page - 1) * PAGE_SIZE, order, total).threads)
+        rows = data.masked(listing.page(PAGE_SIZE, (page - 1) * PAGE_SIZE))
         with right:
             sizes = sizes_views.size_columns(store, rows)
     except StoreError as exc:

@@ -5,7 +5,7 @@ Rankings and summaries come from keys, lengths and small ``title`` writes; no bl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..model import (
     BRANCH_PARENT_KEY,
@@ -35,6 +35,10 @@ _SIDE_BYTES = """
 """
 
 
+# A checkpoint the thread search matches on: its thread id or its stored metadata holds the text.
+_MATCHES = "(thread_id ILIKE %s ESCAPE '\\' OR metadata::text ILIKE %s ESCAPE '\\')"
+
+
 class PgThreads:
     """Thread listing, totals and branches (a mixin of ``PostgresStore``: needs ``_query``)."""
 
@@ -42,11 +46,25 @@ class PgThreads:
         if not search:
             return "", []
         like = like_pattern(search)
-        return "WHERE thread_id ILIKE %s ESCAPE '\\' OR metadata::text ILIKE %s ESCAPE '\\'", [like, like]
+        return f"WHERE {_MATCHES}", [like, like]
 
     def count_threads(self, search: str | None = None) -> int:
         where, params = self._thread_filter(search)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+
+    def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
+                        newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        if thread_ids is not None and not thread_ids:
+            return []
+        like = like_pattern(search)
+        where, params = _MATCHES, [like, like]
+        if thread_ids is not None:
+            where += " AND thread_id = ANY(%s)"
+            params.append(list(thread_ids))
+        sql = (f"SELECT DISTINCT ON (thread_id) thread_id, metadata FROM checkpoints WHERE {where} "
+               "ORDER BY thread_id, checkpoint_id DESC") if newest_only else (
+            f"SELECT thread_id, metadata FROM checkpoints WHERE {where}")
+        return [(tid, meta if isinstance(meta, dict) else {"value": meta}) for tid, meta in self._query(sql, params)]
 
     def totals(self) -> StoreTotals:
         threads, checkpoints, own = self._query(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from typing import Any, Sequence
 
 from langgraph.checkpoint.base import CheckpointTuple
 
@@ -32,10 +33,20 @@ class SaverThreads:
             needle = search.lower()
             grouped = {
                 tid: tuples for tid, tuples in grouped.items()
-                if needle in tid.lower()
-                or any(needle in json.dumps(t.metadata, ensure_ascii=False, default=str).lower() for t in tuples)
+                if needle in tid.lower() or any(_metadata_holds(t, needle) for t in tuples)
             }
         return grouped
+
+    def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
+                        newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        wanted, needle = None if thread_ids is None else set(thread_ids), search.lower()
+        found: dict[str, list[CheckpointTuple]] = defaultdict(list)
+        for tup in self._list(None) if wanted is None or wanted else ():
+            tid = tup.config["configurable"]["thread_id"]
+            if (wanted is None or tid in wanted) and (needle in tid.lower() or _metadata_holds(tup, needle)):
+                found[tid].append(tup)
+        picked = ((tid, [max(tuples, key=cid)] if newest_only else tuples) for tid, tuples in found.items())
+        return [(tid, plain(dict(t.metadata or {})).value) for tid, tuples in picked for t in tuples]
 
     def count_threads(self, search: str | None = None) -> int:
         return len(self._by_thread(search))
@@ -88,3 +99,8 @@ class SaverThreads:
                 first[tid] = tup
         found = (branch_of(tid, plain(dict(tup.metadata or {})).value) for tid, tup in first.items())
         return sorted_branches(b for b in found if b is not None and b.parent_thread_id == thread_id)
+
+
+def _metadata_holds(tup: CheckpointTuple, needle: str) -> bool:
+    """The thread search's match on one checkpoint's metadata (``needle`` lower-cased)."""
+    return needle in json.dumps(tup.metadata, ensure_ascii=False, default=str).lower()

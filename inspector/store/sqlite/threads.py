@@ -5,7 +5,7 @@ Rankings and summaries come from keys, lengths and small ``title`` writes; no st
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..model import (
     BRANCH_PARENT_KEY,
@@ -35,6 +35,10 @@ _BRANCH_ROOTS = """
 """
 
 
+# A checkpoint the thread search matches on: its thread id or its stored metadata holds the text.
+_MATCHES = "(thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')"
+
+
 class SqliteThreads:
     """Thread listing, totals and branches (a mixin of ``SqliteStore``: needs ``_query``)."""
 
@@ -42,15 +46,26 @@ class SqliteThreads:
         if not search:
             return "", []
         like = like_pattern(search)
-        return (
-            "WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints "
-            "WHERE thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')",
-            [like, like],
-        )
+        return f"WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE {_MATCHES})", [like, like]
 
     def count_threads(self, search: str | None = None) -> int:
         where, params = self._thread_filter(search)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+
+    def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
+                        newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        if thread_ids is not None and not thread_ids:
+            return []
+        like = like_pattern(search)
+        where, params = _MATCHES, [like, like]
+        if thread_ids is not None:
+            where += f" AND thread_id IN ({in_clause(list(thread_ids))})"
+            params += list(thread_ids)
+        # SQLite takes a bare column of a max() aggregate from the row holding the max
+        columns, group = ("thread_id, max(checkpoint_id), metadata", "GROUP BY thread_id") if newest_only else (
+            "thread_id, checkpoint_id, metadata", "")
+        rows = self._query(f"SELECT {columns} FROM checkpoints WHERE {where} {group}", params)
+        return [(tid, metadata(raw)) for tid, _, raw in rows]
 
     def totals(self) -> StoreTotals:
         threads, checkpoints, own = self._query(

@@ -1,0 +1,190 @@
+"""The thread search matches what the views show: a secret masked in a thread's metadata never makes the
+thread match (so its prefixes cannot be probed), visible metadata values and thread ids still do, and with
+reveal allowed the stored text is searched. On stores written by LangGraph's own savers (SQLite, PostgreSQL,
+InMemorySaver), through the core, the CLI and the Threads page."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from search_store import (
+    HISTORY_THREAD,
+    HISTORY_USER,
+    KEY_PREFIX,
+    KEY_THREAD,
+    PASSWORD_PREFIX,
+    PLAIN_THREAD,
+    TEAM,
+    TITLE,
+    USER,
+    WRITTEN,
+    put_history_thread,
+    run_search_threads,
+    write_search_store,
+)
+from secret_store import OPENAI_KEY, cli
+from ui_app import all_text, open_page
+
+from inspector.history import thread_list as thread_list_module
+from inspector.history.thread_list import ThreadPages, thread_list
+from inspector.safety.redaction import Redactor
+from inspector.store import open_store
+from inspector.store.saver import SaverStore
+from inspector.ui import connection
+
+MASK = Redactor()
+PROBES = (KEY_PREFIX, OPENAI_KEY, "FakeKey0123", PASSWORD_PREFIX, f"{HISTORY_USER}-pw")
+
+
+@pytest.fixture(scope="module")
+def search_db(tmp_path_factory):
+    return write_search_store(tmp_path_factory.mktemp("search") / "search.db")
+
+
+@pytest.fixture(scope="module")
+def pg_search_url(postgres_dsn):
+    from conftest import fresh_database, grant_readonly_role
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    database = "inspector_thread_search"
+    admin_dsn = fresh_database(postgres_dsn.admin_dsn, database)
+    with PostgresSaver.from_conn_string(admin_dsn) as saver:
+        saver.setup()
+        run_search_threads(saver)
+        put_history_thread(saver)
+    grant_readonly_role(admin_dsn)
+    return f"{postgres_dsn.readonly_dsn.rsplit('/', 1)[0]}/{database}"
+
+
+def found(store, search, mask=MASK, sort="newest"):
+    return sorted(t.thread_id for t in thread_list(store, search, sort=sort, mask=mask).threads)
+
+
+def check_backend(store):
+    everything = sorted([KEY_THREAD, PLAIN_THREAD, HISTORY_THREAD])
+    kept_writes = store.count_threads(search=WRITTEN) == 1  # PostgreSQL's savers drop the metadata's writes
+    assert found(store, WRITTEN) == ([HISTORY_THREAD] if kept_writes else [])
+    for probe in PROBES:
+        # the stored text holds it: the store finds it (the key in the thread's metadata, and in its writes)
+        assert store.count_threads(search=probe) == (1 + (kept_writes and probe in OPENAI_KEY)), probe
+        for sort in ("newest", "stored", "checkpoints"):
+            listing = thread_list(store, probe, sort=sort, mask=MASK)
+            assert (listing.total, listing.threads) == (0, []), (probe, sort)
+    assert found(store, TITLE.split()[0].lower()) == found(store, USER) == [KEY_THREAD, PLAIN_THREAD]
+    assert found(store, "ops-key") == [KEY_THREAD]  # by thread id
+    assert found(store, "OPS-") == everything  # ids, ignoring case
+    assert found(store, "password") == everything  # a secret's name is shown
+    assert found(store, "redacted") == []  # its mark is not searched
+    # the newest checkpoint holds the name only inside a password; an older one shows it
+    assert found(store, HISTORY_USER) == [HISTORY_THREAD]
+    # with reveal, the stored text is searched
+    assert found(store, KEY_PREFIX, mask=None) == ([HISTORY_THREAD, KEY_THREAD] if kept_writes else [KEY_THREAD])
+    assert found(store, f"{HISTORY_USER}-pw", mask=None) == [HISTORY_THREAD]
+    assert found(store, "deploy") == [KEY_THREAD, PLAIN_THREAD]
+    # shown in one thread's note, held by the other only inside its password
+    assert store.count_threads(search=TEAM) == 2 and found(store, TEAM) == [PLAIN_THREAD]
+
+
+def test_sqlite_store_written_by_sqlitesaver(search_db):
+    with open_store(f"sqlite:///{search_db}") as store:
+        check_backend(store)
+
+
+def test_saver_store_over_inmemorysaver():
+    saver = InMemorySaver()
+    run_search_threads(saver)
+    put_history_thread(saver)
+    with SaverStore(saver, "memory") as store:
+        check_backend(store)
+
+
+@pytest.mark.postgres
+def test_postgres_store_written_by_postgressaver(pg_search_url):
+    with open_store(pg_search_url) as store:
+        check_backend(store)
+
+
+def test_counts_and_pages_come_from_the_confirmed_threads(search_db, monkeypatch):
+    with open_store(f"sqlite:///{search_db}") as store:
+        pages = ThreadPages(store, "deploy", "newest", mask=MASK)  # every candidate confirmed: the store pages
+        first, second = pages.page(1, 0), pages.page(1, 1)
+        assert pages.total == 2 and pages.page(1, 2) == []
+        assert [t.thread_id for t in first + second] == [t.thread_id for t in store.threads(search="deploy")]
+        # candidates read a page at a time, in the store's order, keeping the confirmed ones
+        monkeypatch.setattr(thread_list_module, "_RANK_PAGE", 1)
+        for sort in ("newest", "stored", "checkpoints"):
+            ranked = [t.thread_id for t in store.threads(search="e", sort=sort)]
+            pages = ThreadPages(store, "e", sort, mask=MASK)
+            assert pages.total == 3 and [t.thread_id for t in pages.page(2, 1)] == ranked[1:3]
+            pages = ThreadPages(store, TEAM, sort, mask=MASK)
+            assert pages.total == 1 and [t.thread_id for t in pages.page(5, 0)] == [PLAIN_THREAD]
+            assert pages.page(5, 1) == []
+
+
+def test_reading_older_checkpoints_is_bounded(search_db, monkeypatch):
+    with open_store(f"sqlite:///{search_db}") as store:
+        monkeypatch.setattr(thread_list_module, "SEARCH_ROWS", 0)
+        # the thread that shows the name only in an older checkpoint is not read past its newest one
+        assert thread_list(store, HISTORY_USER, mask=MASK).total == 0
+        assert found(store, USER) == [KEY_THREAD, PLAIN_THREAD]  # confirmed by their newest checkpoints
+
+
+def _listed(result) -> list[str]:
+    assert result.returncode == 0, result.stderr
+    return sorted(t["thread_id"] for t in json.loads(result.stdout)["threads"])
+
+
+def test_cli_search_matches_only_what_it_shows(search_db):
+    for probe in (KEY_PREFIX, PASSWORD_PREFIX):
+        result = cli("threads", "--db", str(search_db), "--search", probe, "--json")
+        assert _listed(result) == [] and json.loads(result.stdout)["total"] == 0
+        table = cli("threads", "--db", str(search_db), "--search", probe)
+        assert table.returncode == 0 and KEY_THREAD not in table.stdout and "0 of 0 thread(s)" in table.stdout
+    assert _listed(cli("threads", "--db", str(search_db), "--search", TITLE, "--json")) == [KEY_THREAD, PLAIN_THREAD]
+    revealed = cli("threads", "--db", str(search_db), "--search", KEY_PREFIX, "--reveal", "--json",
+                   INSPECTOR_ALLOW_REVEAL="true")
+    assert _listed(revealed) == [HISTORY_THREAD, KEY_THREAD]  # the key in its metadata, and in its writes
+    refused = cli("threads", "--db", str(search_db), "--search", KEY_PREFIX, "--reveal", "--json")
+    assert refused.returncode != 0 and refused.stdout == ""
+
+
+@pytest.fixture
+def threads_page(search_db, monkeypatch):
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{search_db}")
+    connection.settings.clear()
+    yield
+    connection.settings.clear()
+
+
+def _shown(at) -> list[str]:
+    frame = at.dataframe[0].value
+    return sorted(frame["thread"]) if len(frame) else []
+
+
+def test_page_search_matches_only_what_it_shows(threads_page):
+    at = open_page("threads")
+    assert not at.exception
+    assert "Search unmasked values" not in [t.label for t in at.toggle]  # reveal is off by default
+    at.text_input[0].input(KEY_PREFIX).run()
+    assert not at.exception and _shown(at) == [] and "0 thread(s)" in all_text(at)
+    for search, expected in ((PASSWORD_PREFIX, []), (TITLE, [KEY_THREAD, PLAIN_THREAD]),
+                             ("ops-history", [HISTORY_THREAD]), (HISTORY_USER, [HISTORY_THREAD])):
+        at = open_page("threads", q=search)
+        assert not at.exception and _shown(at) == expected, search
+
+
+def test_page_search_unmasked_where_reveal_is_allowed(threads_page, tmp_path, monkeypatch):
+    log = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("INSPECTOR_ALLOW_REVEAL", "true")
+    monkeypatch.setenv("INSPECTOR_AUDIT_LOG", str(log))
+    at = open_page("threads")
+    at.text_input[0].input(KEY_PREFIX).run()
+    assert _shown(at) == []  # masked until asked
+    toggle = next(t for t in at.toggle if t.label == "Search unmasked values")
+    toggle.set_value(True).run()
+    assert not at.exception and _shown(at) == [HISTORY_THREAD, KEY_THREAD]
+    reveals = [line for line in map(json.loads, log.read_text().splitlines()) if line["action"] == "reveal"]
+    assert [r.get("what") for r in reveals] == ["thread search"]
+    assert KEY_PREFIX not in log.read_text()  # the search text is never logged
