@@ -32,7 +32,7 @@ def main() -> int:
             "sizes": lambda: measure_thread(store, thread, cache=cache),
             "health": lambda: thread_health(store, thread, cache=cache),
             "replay": lambda: replay_thread(store, thread, cache=cache),
-            "images": lambda: media_report(store, thread),
+            "images": lambda: media_report(store, thread, artifacts=False, cache=cache),  # as `images` does
         }[analysis]
         started = time.perf_counter()
         run()

@@ -173,10 +173,8 @@ def test_a_branch_reads_its_images_from_the_parent_threads_folder(store, demo_di
 def test_lifecycle_note_describes_file_references_kept_for_the_threads_life():
     from inspector.media.image_history import ImageSpan, lifecycle_note
 
-    held = ImageSpan("/mnt/user-data/uploads/a.png", 3, "c3", "c9", 7,
-                     entry={"mime_type": "image/png", "size": 10, "actual_path": "/data/a.png"})
+    held = ImageSpan("/mnt/user-data/uploads/a.png", 3, "c3", "c9", 7, file_reference=True)
     assert "kept for the thread's life" in lifecycle_note([held])
-    inline = ImageSpan("/x.png", 3, "c3", "c9", 7, entry={"mime_type": "image/png", "base64": "iVBO"})
-    ended = ImageSpan("/y.png", 3, "c3", "c4", 2, ended_step=5, ended_by="cleared",
-                      entry={"mime_type": "image/png", "actual_path": "/data/y.png"})
+    inline = ImageSpan("/x.png", 3, "c3", "c9", 7, stored_chars=4)
+    ended = ImageSpan("/y.png", 3, "c3", "c4", 2, ended_step=5, ended_by="cleared", file_reference=True)
     assert lifecycle_note([inline, ended]) is None

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..formatting import human_bytes
 from ..settings import load_settings
 from .output import print_json, print_table, say
-from .store_commands import add_store_args, open_from_args
+from .store_commands import add_store_args, open_cache_for, open_from_args
 
 if TYPE_CHECKING:
     from ..media.report import MediaReport
@@ -37,7 +37,12 @@ def _report(args: argparse.Namespace, **which: bool) -> MediaReport:
 
     data_dir = args.data_dir or load_settings().data_dir
     with open_from_args(args) as store:
-        return media_report(store, args.thread, args.checkpoint, data_dir, **which)
+        cache = open_cache_for(store, args) if which.get("images") else None  # image facts only
+        try:
+            return media_report(store, args.thread, args.checkpoint, data_dir, cache=cache, **which)
+        finally:
+            if cache is not None:
+                cache.close()
 
 
 def _header(report: MediaReport) -> None:

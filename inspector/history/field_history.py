@@ -52,11 +52,16 @@ def _may_change(row: CheckpointRow, parent: CheckpointRow | None, field: str) ->
     return field in parent.write_channels
 
 
+def changing_ids(chain: list[CheckpointRow], field: str) -> set[str]:
+    """The checkpoints of ``chain`` (a lineage, oldest first) where ``field``'s value may differ from the parent's."""
+    return {row.checkpoint_id for row, parent in zip(chain, [None, *chain]) if _may_change(row, parent, field)}
+
+
 def field_history(store: Store, thread_id: str, field: str, checkpoint_id: str | None = None,
                   ns: str = "", rows: list[CheckpointRow] | None = None) -> list[FieldPoint]:
     """``field``'s value at every checkpoint of the lineage ending at ``checkpoint_id``, oldest first."""
     chain = lineage(rows if rows is not None else store.timeline(thread_id), checkpoint_id, ns)
-    decoded = {row.checkpoint_id for row, parent in zip(chain, [None, *chain]) if _may_change(row, parent, field)}
+    decoded = changing_ids(chain, field)
     values = {state.checkpoint_id: state.values.get(field)
               for state in store.iter_states(thread_id, ns, checkpoint_ids=decoded, channels=[field])} if decoded else {}
     points: list[FieldPoint] = []

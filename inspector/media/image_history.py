@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..history.field_history import FieldPoint
+from ..store import CheckpointRow
 
 
 @dataclass
@@ -22,7 +24,7 @@ class ImageSpan:
     ended_step: int | None = None
     ended_by: str | None = None  # "cleared" ({} rule), "replaced" (new content), "removed"; None: still held
     stored_chars: int = 0
-    entry: Any = None
+    file_reference: bool = False  # the entry names a file on disk (``actual_path``) instead of holding base64
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -42,7 +44,7 @@ LIFECYCLE_NOTE = (
 
 def lifecycle_note(spans: list[ImageSpan]) -> str | None:
     """The lifecycle note when the thread holds file-reference entries still held (what DeerFlow's main branch does)."""
-    held = [s for s in spans if s.ended_by is None and isinstance(s.entry, dict) and "actual_path" in s.entry]
+    held = [s for s in spans if s.ended_by is None and s.file_reference]
     return LIFECYCLE_NOTE if held else None
 
 
@@ -60,22 +62,39 @@ def _stored_chars(entry: Any) -> int:
     return len(raw) if isinstance(raw, str) else 0
 
 
+# What the spans need of one viewed_images entry: (path, fingerprint of its content, base64 chars, file reference).
+EntryFact = tuple[str, str, int, bool]
+
+
+def entry_facts(value: Any) -> list[EntryFact]:
+    """The facts of every entry of one checkpoint's ``viewed_images`` (not a mapping: no entry)."""
+    if not isinstance(value, dict):
+        return []
+    return [(str(path), fingerprint(entry), _stored_chars(entry), isinstance(entry, dict) and "actual_path" in entry)
+            for path, entry in value.items()]
+
+
 def _end(span: ImageSpan, step: int | None, how: str) -> None:
     span.ended_step, span.ended_by = step, how
 
 
-def image_spans(points: list[FieldPoint]) -> list[ImageSpan]:
-    """Spans of every image along ``viewed_images``' history (``field_history(..., "viewed_images")``)."""
+def spans_from_facts(points: Iterable[tuple[CheckpointRow, list[EntryFact] | None]]) -> list[ImageSpan]:
+    """Spans along a lineage (oldest first) given each checkpoint's entry facts; ``None``: the parent's
+    entries carried over unchanged (no write could change them)."""
     spans: list[ImageSpan] = []
     open_spans: dict[str, tuple[str, ImageSpan]] = {}
-    for point in points:
-        value = point.value if isinstance(point.value, dict) else {}
-        step, cid = point.row.step, point.row.checkpoint_id
+    for row, entries in points:
+        step, cid = row.step, row.checkpoint_id
+        if entries is None:
+            for _, span in open_spans.values():
+                span.checkpoints += 1
+                span.last_checkpoint = cid
+            continue
+        paths = {path for path, *_ in entries}
         for path in list(open_spans):
-            if path not in value:
-                _end(open_spans.pop(path)[1], step, "cleared" if not value else "removed")
-        for path, entry in value.items():
-            digest = fingerprint(entry) if point.decoded or path not in open_spans else open_spans[path][0]
+            if path not in paths:
+                _end(open_spans.pop(path)[1], step, "cleared" if not entries else "removed")
+        for path, digest, stored_chars, file_reference in entries:
             current = open_spans.get(path)
             if current is not None and current[0] == digest:
                 current[1].checkpoints += 1
@@ -83,7 +102,12 @@ def image_spans(points: list[FieldPoint]) -> list[ImageSpan]:
                 continue
             if current is not None:
                 _end(current[1], step, "replaced")
-            span = ImageSpan(str(path), step, cid, cid, stored_chars=_stored_chars(entry), entry=entry)
+            span = ImageSpan(path, step, cid, cid, stored_chars=stored_chars, file_reference=file_reference)
             spans.append(span)
             open_spans[path] = (digest, span)
     return spans
+
+
+def image_spans(points: list[FieldPoint]) -> list[ImageSpan]:
+    """Spans of every image along ``viewed_images``' history (``field_history(..., "viewed_images")``)."""
+    return spans_from_facts((p.row, entry_facts(p.value) if p.decoded else None) for p in points)

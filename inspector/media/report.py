@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..analysis_cache import AnalysisCache
 from ..history.checkpoint_kinds import branch_origin
 from ..history.field_history import field_history
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..store.model import branch_of
 from .artifacts import Artifact, first_appearances, list_artifacts
-from .image_history import ImageSpan, image_spans
+from .image_facts import FIELD, cached_image_spans
+from .image_history import ImageSpan
 from .images import ImageCheck, check_viewed_images
 from .user_data import PathRefused, UserData, data_bases, in_bundle, locate
 
@@ -111,14 +114,17 @@ def _branch_parents(parent_id: str, bases: list[Path], user_id: str | None, stor
 
 
 def media_report(store: Store, thread_id: str, checkpoint_id: str | None = None, data_dir: str | Path | None = None,
-                 images: bool = True, artifacts: bool = True, ns: str = "") -> MediaReport:
-    """Images (checked, and their spans along the lineage) and artifacts (located, flagged, first step) at a checkpoint."""
-    return report_for_state(store, store.state(thread_id, checkpoint_id, ns), data_dir, images, artifacts)
+                 images: bool = True, artifacts: bool = True, ns: str = "",
+                 cache: AnalysisCache | None = None) -> MediaReport:
+    """Images (checked, and their spans along the lineage) and artifacts (located, flagged, first step) at a
+    checkpoint; ``cache`` keeps the image facts of each checkpoint read (None: no cache)."""
+    return report_for_state(store, store.state(thread_id, checkpoint_id, ns), data_dir, images, artifacts,
+                            cache=cache)
 
 
 def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path | None = None,
                      images: bool = True, artifacts: bool = True, rows: list[CheckpointRow] | None = None,
-                     history: bool = True) -> MediaReport:
+                     history: bool = True, cache: AnalysisCache | None = None) -> MediaReport:
     """``media_report`` for a state already decoded; ``history=False`` skips the walk along the lineage."""
     thread_id, ns = state.thread_id, state.checkpoint_ns
     if history and rows is None:
@@ -131,14 +137,27 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
         report.viewed_images = viewed if isinstance(viewed, dict) else {}
         report.images = check_viewed_images(viewed, user_data)
         if history:
-            points = field_history(store, thread_id, "viewed_images", state.checkpoint_id, ns, rows)
-            report.spans = image_spans(points)
+            report.spans = cached_image_spans(store, thread_id, state.checkpoint_id, ns, rows, cache)
     if artifacts:
         first = None
         if history:
             first = first_appearances(field_history(store, thread_id, "artifacts", state.checkpoint_id, ns, rows))
         report.artifacts = list_artifacts(state.values.get("artifacts"), user_data, first)
     return report
+
+
+def span_entries(store: Store, thread_id: str, ns: str, spans: list[ImageSpan],
+                 label: Callable[[str], str] | None = None) -> list[Any]:
+    """Each span's entry as stored where it appeared (for thumbnails), decoding each such checkpoint's
+    ``viewed_images`` once; None where it cannot be read. ``label``: how the spans' paths were masked."""
+    wanted = {span.appeared_checkpoint for span in spans}
+    held: dict[str, dict[str, Any]] = {}
+    if wanted:
+        for state in store.iter_states(thread_id, ns, checkpoint_ids=wanted, channels=[FIELD]):
+            value = state.values.get(FIELD)
+            if isinstance(value, dict):
+                held[state.checkpoint_id] = {(label or str)(str(path)): entry for path, entry in value.items()}
+    return [held.get(span.appeared_checkpoint, {}).get(span.path) for span in spans]
 
 
 def image_rows(checks: list[ImageCheck]) -> list[dict[str, Any]]:

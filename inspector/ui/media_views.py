@@ -12,16 +12,17 @@ from typing import Any
 
 import streamlit as st
 
+from ..analysis_cache import AnalysisCache
 from ..formatting import human_bytes
 from ..media.artifacts import Artifact
 from ..media.image_history import lifecycle_note
 from ..media.images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
 from ..media.previews import Preview, download_bytes, preview_file
-from ..media.report import MediaReport, artifact_rows, image_rows, report_for_state, span_rows
+from ..media.report import MediaReport, artifact_rows, image_rows, report_for_state, span_entries, span_rows
 from ..media.user_data import PathRefused, UserData
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection
-from .data import MAX_ENTRIES, TTL, masked, redactor
+from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor
 from .inert import code_span, literal, show_markdown
 from .tables import table
 
@@ -32,8 +33,8 @@ MAX_HISTORY_THUMBNAILS = 24
 
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None, history: bool,
-            _store: Store, _state: CheckpointState) -> MediaReport:
-    return masked(report_for_state(_store, _state, data_dir, history=history))
+            _store: Store, _state: CheckpointState, _cache: AnalysisCache | None) -> MediaReport:
+    return masked(report_for_state(_store, _state, data_dir, history=history, cache=_cache))
 
 
 def report(store: Store | None, state: CheckpointState, history: bool = False) -> MediaReport:
@@ -42,10 +43,11 @@ def report(store: Store | None, state: CheckpointState, history: bool = False) -
     data_dir = connection.settings().data_dir
     if store is None:
         return masked(report_for_state(None, state, data_dir, history=False))  # type: ignore[arg-type]
+    cache = analysis_cache(store) if history else None
     with st.spinner("Reading the images and artifacts along this checkpoint's history…" if history
                     else "Checking images and artifacts…"):
         return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, data_dir, history,
-                       store, state)
+                       store, state, cache)
 
 
 def _problems(report_: MediaReport) -> None:
@@ -167,11 +169,12 @@ def artifacts_view(value: Any, ctx: Any) -> None:
 
 @st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _span_thumbnails(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None,
-                     _found: MediaReport) -> list[tuple[str, bytes | None, list[str]]]:
+                     _found: MediaReport, _store: Store) -> list[tuple[str, bytes | None, list[str]]]:
+    spans = _found.spans[:MAX_HISTORY_THUMBNAILS]
     shown = []
-    for span in _found.spans[:MAX_HISTORY_THUMBNAILS]:
-        check = check_entry(span.path, span.entry, _found.user_data)
-        thumb = entry_thumbnail(span.path, span.entry, check, _found.user_data)
+    for span, entry in zip(spans, masked(span_entries(_store, thread_id, ns, spans, redactor().text))):
+        check = check_entry(span.path, entry, _found.user_data)
+        thumb = entry_thumbnail(span.path, entry, check, _found.user_data)
         shown.append((f"step {span.appeared_step}: {span.path.rsplit('/', 1)[-1]}", thumb, check.problems))
     return shown
 
@@ -191,7 +194,7 @@ def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, sta
     if note := lifecycle_note(found.spans):
         st.caption(literal(note))
     shown = _span_thumbnails(store.url, thread_id, state.checkpoint_ns, state.checkpoint_id,
-                            connection.settings().data_dir, found)
+                            connection.settings().data_dir, found, store)
     with st.container(key="images-over-time"):
         columns = st.columns(4)
         for i, (caption, thumb, problems) in enumerate(shown):
