@@ -23,6 +23,8 @@ from inspector.media.image_facts import KIND, cached_image_spans
 from inspector.media.image_history import image_spans, lifecycle_note
 from inspector.media.report import media_report, span_entries
 from inspector.safety.redaction import redact_text
+from inspector.sizes.cached import KIND as SIZES
+from inspector.sizes.cached import sizes_stream
 from inspector.store import open_store
 
 
@@ -188,3 +190,24 @@ def test_thumbnails_read_the_entry_where_each_span_appeared(demo_db):
     assert spans and len(entries) == len(spans)
     assert all(isinstance(e, dict) and (e.get("base64") or e.get("actual_path")) for e in entries)
     assert [len(e.get("base64") or "") for e in entries] == [s.stored_chars for s in spans]
+
+
+def test_size_facts_of_a_checkpoint_with_a_secret_image_path_are_not_kept(tmp_path, cache):
+    """Per-field sizes name map keys (image paths); a checkpoint whose key holds a secret is measured again instead
+    of being kept, and the sizes read through the cache equal those read from the store."""
+    db = tmp_path / "secret-sizes.db"
+    _write_thread(db, "secret", [
+        {"viewed_images": {"/mnt/user-data/outputs/chart.png": {"base64": PNG, "mime_type": "image/png"}}},
+        {"viewed_images": {SECRET_PATH: {"base64": PNG, "mime_type": "image/png"}}},
+        {"viewed_images": {}},
+    ])
+    with open_store(f"sqlite:///{db}") as store:
+        plain = list(store.iter_field_sizes("secret", None))
+        assert any(item.label == SECRET_PATH for row in plain for c in row.channels.values() for item in c.items)
+        assert list(sizes_stream(store, "secret", cache)) == plain
+        raw = cache_bytes(cache)
+        assert FAKE_KEY.encode() not in raw and FAKE_KEY[8:24].encode() not in raw
+        with sqlite3.connect(cache.path) as conn:
+            kept = conn.execute("SELECT count(*) FROM facts WHERE kind = ?", [SIZES]).fetchone()[0]
+        assert 0 < kept < len(plain)  # every checkpoint but the ones naming the secret path
+        assert list(sizes_stream(store, "secret", cache)) == plain

@@ -5,6 +5,7 @@ store (``health``), value lints (``health_values``), base64 carried in checkpoin
 show: the store's health report (``health_report``), a thread's fields (``tables``), the what-ifs
 in words (``what_if``).
 
-May import ``store``, ``schema``, ``state``, ``formatting``, ``settings``, ``analysis_cache``, and
-``media.user_data`` for DeerFlow's agent-visible ``/mnt/user-data`` paths.
+May import ``store``, ``schema``, ``state``, ``formatting``, ``settings``, ``analysis_cache``,
+``safety`` (what may be kept in the cache), and ``media.user_data`` for DeerFlow's agent-visible
+``/mnt/user-data`` paths.
 """

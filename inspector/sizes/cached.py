@@ -6,7 +6,9 @@ read from the cache, so a second look at a thread reads no blob, and a look afte
 ten new checkpoints reads ten.
 
 A cached fact holds only numbers, hashes and labels (list positions, map keys
-such as image paths, problem texts the inspector wrote). Items a checkpoint
+such as image paths, problem texts the inspector wrote). A checkpoint with a map
+key the redaction rules would mask is not stored, and is measured again on every
+look, so no secret reaches the cache. Items a checkpoint
 shares with its parent (an append-only conversation) are stored as a count, so
 a fact is a few hundred bytes however long the conversation.
 """
@@ -17,6 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..analysis_cache import AnalysisCache
+from ..safety.redaction import redactor_for
 from ..store import CheckpointSizes, Problem, Store
 from ..store.measure import ChannelSize, ItemSize
 from ..store.model import Key
@@ -51,6 +54,12 @@ def encode(row: CheckpointSizes, parent: CheckpointSizes | None) -> list[Any]:
         channels[name] = [channel.bytes, channel.digest, channel.blob_key, shared, items, channel.holds_base64]
     problems = [[p.message, p.field, p.kind] for p in row.problems]
     return [row.parent_checkpoint_id, row.step, row.source, row.stored_bytes, row.writes_bytes, channels, problems]
+
+
+def storable(row: CheckpointSizes, redactor: Any) -> bool:
+    """True when no label of the row (map keys such as image paths) holds text the redaction rules would mask."""
+    return all(item.label.isdigit() or redactor.text(item.label) == item.label
+               for channel in row.channels.values() for item in channel.items)
 
 
 def _needs_parent(fact: list[Any]) -> bool:
@@ -97,6 +106,7 @@ def sizes_stream(store: Store, thread_id: str, cache: AnalysisCache | None = Non
     fresh = store.iter_field_sizes(thread_id, None, keys=missing) if missing else iter(())
     recent: dict[Key, CheckpointSizes] = {}
     new: dict[Key, list[Any]] = {}
+    redactor = redactor_for() if cache is not None and missing else None
     for done, key in enumerate(order, start=1):
         fact = facts.pop(key, None)
         parent = (key[0], fact[0]) if fact is not None else None
@@ -110,7 +120,8 @@ def sizes_stream(store: Store, thread_id: str, cache: AnalysisCache | None = Non
             row = next(fresh, None)
             if row is None or (row.checkpoint_ns, row.checkpoint_id) != key:
                 continue  # gone from the store since the keys were read
-            new[key] = encode(row, recent.get((key[0], row.parent_checkpoint_id)))
+            if redactor is not None and storable(row, redactor):
+                new[key] = encode(row, recent.get((key[0], row.parent_checkpoint_id)))
         recent[key] = row
         if len(recent) > WINDOW + 1:
             del recent[next(iter(recent))]
