@@ -65,9 +65,10 @@ def test_short_work_shows_no_progress(demo_db, capsys):
 
 
 @pytest.mark.parametrize("command", [["threads"], ["timeline", LONG_THREAD], ["sizes", "bench-small-00001"],
-                                     ["state", LONG_THREAD], ["state", LONG_THREAD, "--json"]])
+                                     ["sizes", LONG_THREAD], ["state", LONG_THREAD], ["state", LONG_THREAD, "--json"]])
 def test_commands_that_apply_no_reducer_start_without_langgraph_graphs(bench_db, command):
-    """(A thread holding base64 images in a channel reads the schema to know which channel holds messages.)"""
+    """(The long thread's messages hold base64 images: which channel holds messages is read from the default
+    schema's source, without loading it.)"""
     out = run(command[0], "--db", str(bench_db), *command[1:], extra=("-X", "importtime"))
     assert out.returncode == 0, out.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
@@ -122,8 +123,10 @@ def test_state_names_reducers_the_same_with_the_schema_loaded_or_not(demo_db, ca
     assert reducers["summary_text"] == "replace"
 
 
-def test_health_of_a_thread_without_images_loads_no_reducer(bench_db):
-    out = run("health", "--db", str(bench_db), "bench-small-00001", "--json", "--quiet", extra=("-X", "importtime"))
+@pytest.mark.parametrize("thread", ["bench-small-00001", LONG_THREAD])
+def test_health_of_a_thread_loads_no_reducer(bench_db, thread):
+    """With or without base64 images in its messages."""
+    out = run("health", "--db", str(bench_db), thread, "--json", "--quiet", extra=("-X", "importtime"))
     assert out.returncode in (0, 1), out.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
     assert "inspector.sizes.health" in imported

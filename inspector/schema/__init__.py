@@ -27,14 +27,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .default import DEFAULT_SCHEMA_NAME, SchemaDrift, drift_between  # noqa: F401 (re-exported)
+from .default import DEFAULT_SCHEMA_NAME, MESSAGE_REDUCERS, SchemaDrift, drift_between  # noqa: F401 (re-exported)
 
 _EXPORTS = {name: ".reading" for name in (
-    "Reducer", "REPLACE", "UNKNOWN", "MESSAGE_REDUCERS", "SchemaError", "Schema", "schema_of", "reducers_of",
+    "Reducer", "REPLACE", "UNKNOWN", "SchemaError", "Schema", "schema_of", "reducers_of",
     "DEFAULT_SCHEMA", "load_schema", "active", "activate", "activate_spec", "using", "resolve")}
 _EXPORTS["ThreadState"] = ".thread_state"
 
-__all__ = sorted([*_EXPORTS, "DEFAULT_SCHEMA_NAME", "SchemaDrift", "drift_between"])
+__all__ = sorted([*_EXPORTS, "DEFAULT_SCHEMA_NAME", "MESSAGE_REDUCERS", "SchemaDrift", "drift_between"])
 
 
 def __getattr__(name: str) -> Any:

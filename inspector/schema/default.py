@@ -18,6 +18,8 @@ from functools import cache
 from pathlib import Path
 
 DEFAULT_SCHEMA_NAME = "DeerFlow ThreadState"
+# Reducers that fold messages into their channel (LangGraph's, and DeerFlow's delta-mode ones).
+MESSAGE_REDUCERS = frozenset({"add_messages", "merge_message_writes", "messages_delta_reducer"})
 # The files the default schema is made of: its reducers, and how a schema is read.
 DEFAULT_SCHEMA_SOURCES = (Path(__file__).with_name("thread_state.py"), Path(__file__).with_name("reading.py"))
 
@@ -86,6 +88,9 @@ class SchemaNames:
 
     def reducer_name(self, channel: str) -> str:
         return self.reducers.get(channel, "unknown")
+
+    def holds_messages(self, channel: str) -> bool:
+        return self.reducer_name(channel) in MESSAGE_REDUCERS
 
     def order(self, names: Iterable[str]) -> list[str]:
         present = set(names)

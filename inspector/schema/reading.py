@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .default import DEFAULT_SCHEMA_NAME, SchemaDrift, drift_between
+from .default import DEFAULT_SCHEMA_NAME, MESSAGE_REDUCERS, SchemaDrift, drift_between
 from .thread_state import ThreadState
 
 Reducer = Callable[[Any, Any], Any]
@@ -19,7 +19,6 @@ Reducer = Callable[[Any, Any], Any]
 REPLACE = "replace"
 UNKNOWN = "unknown"
 # Reducers that fold LangChain messages: their values are rebuilt as messages before they are applied.
-MESSAGE_REDUCERS = frozenset({"add_messages", "merge_message_writes", "messages_delta_reducer"})
 
 
 class SchemaError(ValueError):

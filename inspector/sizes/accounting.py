@@ -137,10 +137,11 @@ def keep_newest_saved(rows: list[CheckpointSizes], keep: int, accounting: str = 
 
 
 def holds_messages(channel: str) -> bool:
-    """True when the active schema folds messages into ``channel`` (read only when a value holds base64)."""
-    from .. import schema as schemas  # LangGraph's graph package, only when base64 is found
+    """True when the active schema folds messages into ``channel``; the default schema is read from its
+    source, so finding base64 does not load LangGraph's graph package."""
+    from ..schema.default import active_names
 
-    return schemas.active().holds_messages(channel)
+    return active_names().holds_messages(channel)
 
 
 def base64_in_messages(rows: Iterable[CheckpointSizes]) -> int | None:
