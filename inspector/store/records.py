@@ -150,6 +150,19 @@ def sql_delta_history(store: Any, thread_id: str, ns: str, parent: str | None, c
     return delta.history(channels, ancestors, lambda cids, names: store._channel_writes(thread_id, ns, cids, names))
 
 
+def sql_checkpoint_delta_history(store: Any, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str,
+                                 mark: str) -> dict[str, delta.DeltaHistory]:
+    """``Store.delta_history`` of a SQL backend (``mark``: its parameter placeholder, ``?`` or ``%s``)."""
+    rows = store._query(
+        f"SELECT parent_checkpoint_id FROM checkpoints WHERE thread_id = {mark} AND checkpoint_ns = {mark} "
+        f"AND checkpoint_id = {mark}",
+        [thread_id, ns, checkpoint_id],
+    )
+    if not rows:
+        raise checkpoint_not_found(thread_id, checkpoint_id, ns)
+    return sql_delta_history(store, thread_id, ns, rows[0][0], list(channels))
+
+
 def sql_rebuilder(store: Any, thread_id: str, ns: str, parent: str | None,
                   carried: CheckpointState | None = None) -> Rebuilder:
     """Rebuild delta channels of a SQL backend from its ancestors' stored values and writes."""
@@ -233,3 +246,14 @@ def stream_writes(ids: list[str], checkpoint_ids: Collection[str] | None,
 
 def thread_not_found(thread_id: str) -> NotFound:
     return NotFound(f"no thread {thread_id!r} in this store")
+
+
+class HistoryTimeline:
+    """``timeline`` as every backend answers it: the whole history, every namespace, newest first; a thread
+    with no checkpoint is not found (a mixin: needs ``history``)."""
+
+    def timeline(self, thread_id: str) -> list[CheckpointRow]:
+        rows = self.history(thread_id, None)  # type: ignore[attr-defined]
+        if not rows:
+            raise thread_not_found(thread_id)
+        return rows

@@ -16,7 +16,7 @@ from ..records import (
     assemble_state,
     batches,
     checkpoint_not_found,
-    sql_delta_history,
+    sql_checkpoint_delta_history,
     sql_rebuilder,
     stream_writes,
     thread_not_found,
@@ -194,13 +194,7 @@ class PgStates:
         self, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str = ""
     ) -> dict[str, delta.DeltaHistory]:
         """See ``Store.delta_history``: one query per ancestor, writes read only for the channels asked."""
-        rows = self._query(
-            "SELECT parent_checkpoint_id FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = %s AND checkpoint_id = %s",
-            [thread_id, ns, checkpoint_id],
-        )
-        if not rows:
-            raise checkpoint_not_found(thread_id, checkpoint_id, ns)
-        return sql_delta_history(self, thread_id, ns, rows[0][0], list(channels))
+        return sql_checkpoint_delta_history(self, thread_id, checkpoint_id, channels, ns, "%s")
 
     def _ancestors(self, thread_id: str, ns: str, parent: str | None, channels: list[str]) -> Iterator[delta.Ancestor]:
         """Checkpoints from ``parent`` upwards, with the stored values of ``channels``: non-empty blobs,

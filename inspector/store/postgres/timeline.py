@@ -6,7 +6,7 @@ import json
 from typing import Any, Iterable
 
 from ..model import CheckpointRow, Key, StoreError
-from ..records import full_row, thread_not_found
+from ..records import HistoryTimeline, full_row, thread_not_found
 
 # Per checkpoint row ``c``: the bytes of the blobs it references, its write channels and write
 # bytes; index lookups (one per channel version, one range of writes).
@@ -23,14 +23,8 @@ _SIDE_SIZES_OF_C = """
     ) writes ON true"""
 
 
-class PgTimeline:
+class PgTimeline(HistoryTimeline):
     """Timelines, filtered histories and pages of rows (a mixin of ``PostgresStore``: needs ``_query``)."""
-
-    def timeline(self, thread_id: str) -> list[CheckpointRow]:
-        rows = self.history(thread_id, None)
-        if not rows:
-            raise thread_not_found(thread_id)
-        return rows
 
     def timeline_keys(self, thread_id: str, after: str | None = None) -> list[CheckpointRow]:
         """Full rows: PostgreSQL keeps metadata as JSONB beside the keys, so reading it costs nothing extra."""

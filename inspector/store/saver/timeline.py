@@ -7,11 +7,11 @@ from typing import Any, Iterable
 from langgraph.checkpoint.base import CheckpointTuple
 
 from ..model import CheckpointRow, Key, checkpoint_time
-from ..records import thread_not_found
+from ..records import HistoryTimeline, thread_not_found
 from .serialize import checkpoint_bytes, cid, ns_of, parent_of, plain, writes_bytes
 
 
-class SaverTimeline:
+class SaverTimeline(HistoryTimeline):
     """Timelines, filtered histories and rows (a mixin of ``SaverStore``: needs ``_list``)."""
 
     def _thread(self, thread_id: str) -> list[CheckpointTuple]:
@@ -28,12 +28,6 @@ class SaverTimeline:
         wanted = set(keys)
         tuples = self._list({"configurable": {"thread_id": thread_id}})
         return self._rows(thread_id, [t for t in tuples if (ns_of(t), cid(t)) in wanted])
-
-    def timeline(self, thread_id: str) -> list[CheckpointRow]:
-        rows = self.history(thread_id, None)
-        if not rows:
-            raise thread_not_found(thread_id)
-        return rows
 
     def history(
         self,

@@ -11,7 +11,7 @@ from ..records import (
     assemble_state,
     batches,
     checkpoint_not_found,
-    sql_delta_history,
+    sql_checkpoint_delta_history,
     sql_rebuilder,
     stream_writes,
     thread_not_found,
@@ -136,13 +136,7 @@ class SqliteStates:
         self, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str = ""
     ) -> dict[str, delta.DeltaHistory]:
         """See ``Store.delta_history``: ancestors decoded one at a time, writes read only for the channels asked."""
-        rows = self._query(
-            "SELECT parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
-            [thread_id, ns, checkpoint_id],
-        )
-        if not rows:
-            raise checkpoint_not_found(thread_id, checkpoint_id, ns)
-        return sql_delta_history(self, thread_id, ns, rows[0][0], list(channels))
+        return sql_checkpoint_delta_history(self, thread_id, checkpoint_id, channels, ns, "?")
 
     def _ancestors(self, thread_id: str, ns: str, parent: str | None, channels: list[str]) -> Iterator[delta.Ancestor]:
         """Checkpoints from ``parent`` upwards, each decoded only when the walk reaches it."""

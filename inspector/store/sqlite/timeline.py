@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..model import CheckpointRow, Key
-from ..records import full_row, keys_only_row, thread_not_found
+from ..records import HistoryTimeline, full_row, keys_only_row, thread_not_found
 from .queries import OWN_BYTES, by_namespace, in_clause, metadata, metadata_equals
 
 # The write channels (joined by char 31) and write bytes of checkpoint row ``c``: index lookups.
@@ -17,7 +17,7 @@ _WRITES_OF_C = """
 
 
 
-class SqliteTimeline:
+class SqliteTimeline(HistoryTimeline):
     """Timelines, filtered histories and pages of rows (a mixin of ``SqliteStore``: needs ``_query``)."""
 
     def _writes_summary(self, thread_id: str, where: str = "",
@@ -31,12 +31,6 @@ class SqliteTimeline:
                 [thread_id, *params],
             )
         }
-
-    def timeline(self, thread_id: str) -> list[CheckpointRow]:
-        rows = self.history(thread_id, None)
-        if not rows:
-            raise thread_not_found(thread_id)
-        return rows
 
     def history(
         self,
