@@ -101,6 +101,15 @@ def deerflow_main_db(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def flow_db(tmp_path_factory) -> Path:
+    """A store written by a graph with a subgraph, parallel ``Send`` tasks, an interrupt, an update and a fork
+    (``tests/flow_graph.py``)."""
+    from flow_graph import write_store
+
+    return write_store(tmp_path_factory.mktemp("flow") / "flow.db")
+
+
+@pytest.fixture(scope="session")
 def demo_dir(demo_db) -> Path:
     return demo_db.parent
 
