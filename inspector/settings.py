@@ -44,6 +44,7 @@ class Settings:
     cache_max_mb: int = 512
     health_top_threads: int = 50
     follow_seconds: int = 2
+    disk_budget_bytes: int = 0
     allowed_users: tuple[str, ...] = ()
     audit_log: str | None = None
     redact_patterns: tuple[str, ...] = ()
