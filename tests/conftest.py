@@ -103,6 +103,15 @@ def deerflow_main_db(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def flow_db(tmp_path_factory) -> Path:
+    """A store written by a graph with a subgraph, parallel ``Send`` tasks, an interrupt, an update and a fork
+    (``tests/flow_graph.py``)."""
+    from flow_graph import write_store
+
+    return write_store(tmp_path_factory.mktemp("flow") / "flow.db")
+
+
+@pytest.fixture(scope="session")
 def langchain_agent_db(tmp_path_factory) -> Path:
     """A LangChain ``create_agent`` thread (todo list, human-in-the-loop, summarisation) left waiting at a
     human-in-the-loop question, and one answered to its end (``inspector.demo.langchain_agent``)."""
