@@ -149,12 +149,12 @@ def test_missing_file(thread_folders):
     assert not check.decoded and any("missing on disk" in p for p in check.problems)
 
 
-def test_unreadable_file(thread_folders):
+def test_a_folder_is_never_read_as_an_image(thread_folders):
     folder = thread_folders.folders["uploads"] / "dir.png"
     folder.mkdir()
     entry = {"mime_type": "image/png", "size": 10, "actual_path": str(folder)}
     check = images.check_entry("/mnt/user-data/uploads/dir.png", entry, thread_folders)
-    assert not check.decoded and any("unreadable" in p for p in check.problems)
+    assert not check.decoded and any("not a regular file (a folder)" in p for p in check.problems)
 
 
 def test_actual_path_outside_the_thread_is_never_read(thread_folders):

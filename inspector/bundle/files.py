@@ -16,10 +16,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..media.regular_files import not_regular, open_regular
 from ..media.user_data import PathRefused, UserData, check_physical, resolve
 from ..store.bundle import user_data_prefix
 
@@ -68,7 +70,7 @@ def place(real: Path, user_data: UserData) -> str | None:
     """Where a file inside the thread's folders, or those of a thread it was branched from, sits in the
     bundle (``threads/{thread}/user-data/outputs/report.md``, symlinks resolved); None elsewhere."""
     for holder in (user_data, *user_data.parents):
-        for folder, root in holder.folders.items():
+        for folder, root in holder.usable.items():
             base = Path(os.path.realpath(root))
             if real != base and real.is_relative_to(base):
                 return f"{user_data_prefix(holder.thread_id)}{folder}/{real.relative_to(base).as_posix()}"
@@ -107,30 +109,33 @@ def plan_files(refs: References, user_data: UserData | None, max_file: int, max_
         seen.add(real)
         member = place(real, user_data)
         try:
-            size = real.stat().st_size if real.is_file() else None
+            info = real.stat()
         except OSError:
-            size = None
-        if member is None or size is None:
+            info = None
+        if member is None or info is None:
             plan.left_out.append({"what": path, "count": 1, "reason": "missing on disk"})
-        elif size > max_file:
-            plan.left_out.append({"what": path, "count": 1, "reason": f"{size:,} bytes, over the {max_file:,}-byte "
-                                                                      "limit for one file"})
-        elif total + size > max_total:
+        elif not stat.S_ISREG(info.st_mode):
+            plan.left_out.append({"what": path, "count": 1, "reason": not_regular(info.st_mode)})
+        elif info.st_size > max_file:
+            plan.left_out.append({"what": path, "count": 1, "reason": f"{info.st_size:,} bytes, over the "
+                                                                      f"{max_file:,}-byte limit for one file"})
+        elif total + info.st_size > max_total:
             plan.left_out.append({"what": path, "count": 1, "reason": f"the bundle's {max_total:,}-byte budget for "
                                                                       "files was used up"})
         else:
-            total += size
-            plan.files.append(BundledFile(path, member, real, size))
+            total += info.st_size
+            plan.files.append(BundledFile(path, member, real, info.st_size))
     return plan
 
 
 def read_file(bundled: BundledFile, masker: Any) -> bytes | None:
     """A file's bytes for the bundle (no more than were planned), or None when it must be left out.
 
-    Text (UTF-8, no NUL) is masked like every value. A binary file cannot be masked without breaking it:
-    one whose bytes hold a secret's shape (a key in an image's metadata) is left out instead.
+    Only a regular file is opened, without blocking (``PathRefused`` otherwise: one swapped for a named pipe
+    since the plan). Text (UTF-8, no NUL) is masked like every value. A binary file cannot be masked without
+    breaking it: one whose bytes hold a secret's shape (a key in an image's metadata) is left out instead.
     """
-    with bundled.source.open("rb") as fh:
+    with open_regular(bundled.source) as (fh, _size):
         data = fh.read(bundled.size)
     text = None
     if b"\x00" not in data[:8192]:

@@ -21,10 +21,11 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from ..media.report import thread_folders
-from ..media.user_data import check_id
+from ..media.report import folder_refusals, thread_folders
+from ..media.user_data import PathRefused, check_id
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
+from ..store.depth import json_object
 from .files import FilePlan, References, plan_files, read_file
 from .masking import Masker
 from .rows import RowConverter
@@ -83,10 +84,7 @@ def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: 
 
 def _metadata(raw: Any) -> dict[str, Any]:
     if isinstance(raw, (bytes, bytearray, memoryview, str)):
-        try:
-            raw = json.loads(bytes(raw) if not isinstance(raw, str) else raw)
-        except ValueError:
-            return {}
+        return json_object(raw) or {}
     return raw if isinstance(raw, dict) else {}
 
 
@@ -103,7 +101,10 @@ def _files(store: Store, thread_id: str, copied: _Copy, data_dir: Any, max_file:
             plan = plan_files(copied.refs, None, max_file, max_total)
         return plan, {"source_folders": {}}
     plan = plan_files(copied.refs, user_data, max_file, max_total)
-    plan.left_out += [{"what": "files of the threads it was branched from", "count": 1, "reason": p} for p in problems]
+    own = folder_refusals(user_data)
+    plan.left_out += [{"what": "the thread's folders", "count": 1, "reason": p} for p in own]
+    plan.left_out += [{"what": "files of the threads it was branched from", "count": 1, "reason": p}
+                      for p in problems if p not in own]
     folders: dict[str, Any] = {"source_folders": {k: str(v) for k, v in user_data.folders.items()}}
     if user_data.parents:
         folders["branched_from"] = [{"thread_id": p.thread_id, "source_folders": {k: str(v) for k, v in p.folders.items()}}
@@ -138,7 +139,14 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
             with zipfile.ZipFile(building, "w", zipfile.ZIP_DEFLATED) as archive:
                 archive.write(db, DB_MEMBER)
                 for bundled in list(files.files):
-                    data = read_file(bundled, masker)
+                    try:
+                        data = read_file(bundled, masker)
+                    except (PathRefused, OSError) as exc:
+                        files.files.remove(bundled)
+                        files.left_out.append({"what": bundled.path, "count": 1,
+                                               "reason": f"refused: {exc}" if isinstance(exc, PathRefused)
+                                               else f"unreadable: {exc.strerror or exc}"})
+                        continue
                     if data is None:
                         files.files.remove(bundled)
                         files.left_out.append({"what": bundled.path, "count": 1, "reason": BINARY_SECRET})

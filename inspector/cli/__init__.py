@@ -18,9 +18,19 @@ from ..safety.audit import AuditError
 from ..safety.redaction import redactor_for
 from ..settings import load_settings
 from ..store import StoreError
-from . import bundle_commands, diff_commands, media_commands, output, retention_commands, size_commands, store_commands
+from . import (
+    bundle_commands,
+    diff_commands,
+    media_commands,
+    operations_commands,
+    output,
+    retention_commands,
+    size_commands,
+    store_commands,
+)
 
-COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands, retention_commands, bundle_commands)
+COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands, retention_commands, bundle_commands,
+                   operations_commands)
 
 
 class CliError(Exception):

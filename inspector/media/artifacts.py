@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..history.field_history import FieldPoint
+from .regular_files import read_regular
 from .user_data import VIRTUAL_ROOT, PathRefused, UserData, check_physical, normalise, resolve
 
 OUTPUTS = f"{VIRTUAL_ROOT}/outputs/"
@@ -67,7 +68,7 @@ def _locate(artifact: Artifact, user_data: UserData | None) -> None:
         artifact.problems.append("missing on disk")
         return
     if not path.is_file():
-        artifact.problems.append("not a regular file")
+        artifact.problems.append("not a regular file: never opened")
         return
     artifact.exists, artifact.size = True, stat.st_size
 
@@ -97,9 +98,6 @@ def list_artifacts(value: Any, user_data: UserData | None = None,
 
 
 def read_head(path: str | Path, user_data: UserData, limit: int) -> tuple[bytes, int]:
-    """At most ``limit`` bytes of an artifact's physical file, re-checked against the thread's folders."""
-    real = check_physical(str(path), user_data)
-    with real.open("rb") as fh:
-        size = fh.seek(0, 2)
-        fh.seek(0)
-        return fh.read(limit), size
+    """At most ``limit`` bytes of an artifact's physical file, re-checked against the thread's folders, and its
+    size; ``PathRefused`` for a path outside them or a file that is not a regular one (a named pipe)."""
+    return read_regular(check_physical(str(path), user_data), limit)

@@ -23,6 +23,7 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
+from .regular_files import open_regular
 from .user_data import PathRefused, UserData, check_physical, resolve
 
 # Pillow's own guard warns above Image.MAX_IMAGE_PIXELS and refuses at twice that; the
@@ -183,12 +184,14 @@ def _make_thumbnail(data: bytes, size: tuple[int, int]) -> bytes:
 
 def _read_capped(path: Path, check: ImageCheck) -> bytes | None:
     try:
-        size = path.stat().st_size
-        if size > MAX_IMAGE_FILE_BYTES:
-            check.byte_size = size
-            check.problems.append(f"file is {size:,} bytes, over the {MAX_IMAGE_FILE_BYTES:,}-byte limit; not read")
-            return None
-        return path.read_bytes()
+        with open_regular(path) as (fh, size):
+            if size > MAX_IMAGE_FILE_BYTES:
+                check.byte_size = size
+                check.problems.append(f"file is {size:,} bytes, over the {MAX_IMAGE_FILE_BYTES:,}-byte limit; not read")
+                return None
+            return fh.read(MAX_IMAGE_FILE_BYTES)
+    except PathRefused as exc:
+        check.problems.append(f"file refused: {exc}")
     except FileNotFoundError:
         check.problems.append(f"file missing on disk: {path}")
     except OSError as exc:

@@ -10,6 +10,7 @@ from typing import Any
 from ..analysis_cache import AnalysisCache
 from ..history.checkpoint_kinds import branch_origin
 from ..history.field_history import field_history
+from ..profiles import reads_thread
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..store.model import branch_of
 from .artifacts import Artifact, first_appearances, list_artifacts
@@ -65,7 +66,9 @@ def thread_folders(thread_id: str, thread_data: Any, metadata: dict[str, Any], d
             found = in_bundle(thread_id, bundle_root, getattr(store, "recorded_folders", {}))
         except PathRefused as exc:
             return None, [f"refused: {exc}"]
-        return (found, []) if found else (None, ["this bundle holds no user-data files for the thread"])
+        if found is None:
+            return None, ["this bundle holds no user-data files for the thread"]
+        return found, folder_refusals(found) + [p for parent in found.parents for p in folder_refusals(parent)]
     user_id = metadata.get("user_id") if isinstance(metadata.get("user_id"), str) else None
     bases = data_bases(data_dir, store)
     try:
@@ -75,13 +78,20 @@ def thread_folders(thread_id: str, thread_data: Any, metadata: dict[str, Any], d
     if found is None:
         return None, ["the thread's user-data folder was not found on this machine; "
                       "set --data-dir or INSPECTOR_DATA_DIR to DeerFlow's data folder"]
+    refusals = folder_refusals(found)
     origin = branch_of(thread_id, metadata)
     if origin is None and (rows is not None or store is not None):
         origin = branch_origin(rows if rows is not None else _timeline(store, thread_id))
     if origin is None:
-        return found, []
+        return found, refusals
     parents, problems = _branch_parents(origin.parent_thread_id, [found.base, *bases], user_id, store, {thread_id})
-    return replace(found, parents=tuple(parents)), problems
+    found = replace(found, parents=tuple(parents))
+    return found, refusals + problems + [p for parent in parents for p in folder_refusals(parent)]
+
+
+def folder_refusals(found: UserData) -> list[str]:
+    """One problem per distinct reason a folder of ``found`` is refused."""
+    return [f"refused: {why}" for why in dict.fromkeys(why for _, why in found.refused)]
 
 
 def _timeline(store: Any, thread_id: str) -> list[CheckpointRow]:
@@ -113,6 +123,7 @@ def _branch_parents(parent_id: str, bases: list[Path], user_id: str | None, stor
     return parents, problems
 
 
+@reads_thread
 def media_report(store: Store, thread_id: str, checkpoint_id: str | None = None, data_dir: str | Path | None = None,
                  images: bool = True, artifacts: bool = True, ns: str = "",
                  cache: AnalysisCache | None = None) -> MediaReport:

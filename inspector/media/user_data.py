@@ -9,6 +9,11 @@ Every mapping is checked twice: lexically (no ``..`` escaping the folder, no pat
 outside ``/mnt/user-data``) and physically (the real path, symlinks followed,
 must stay inside one of the thread's folders). Nothing outside is ever read.
 
+The folders are checked as well as the files: the thread's ``user-data`` folder and
+each of its folders must resolve, symlinks followed, inside the data directory they
+were found in. A folder that leads elsewhere (``outputs -> /etc``) is refused with
+the reason, and no path in it is read.
+
 A branch thread (DeerFlow copies a thread's state into a new thread) may hold
 physical paths (``actual_path``) into the folders of the thread it was branched
 from: those folders, found the same way, are accepted for physical paths too.
@@ -51,6 +56,7 @@ class UserData:
     searched: tuple[str, ...] = field(default=())
     parents: tuple["UserData", ...] = ()  # folders of the threads this one was branched from, nearest first
     aliases: tuple[tuple[str, str], ...] = ()  # (a folder as the state records it, where it is here)
+    refused: tuple[tuple[str, str], ...] = ()  # (folder, why): folders that resolve outside the data directory
 
     def local_path(self, path: str) -> str:
         """A physical path the state recorded (``actual_path``), moved to where that folder is here."""
@@ -60,9 +66,23 @@ class UserData:
         return path
 
     @property
+    def usable(self) -> dict[str, Path]:
+        """The folders that may be read: those not refused."""
+        refused = dict(self.refused)
+        return {name: path for name, path in self.folders.items() if name not in refused}
+
+    @property
     def roots(self) -> list[Path]:
-        """The real (symlink-free) folders; files must resolve inside one of them."""
-        return [Path(os.path.realpath(p)) for p in self.folders.values()]
+        """The real (symlink-free) folders that may be read; files must resolve inside one of them."""
+        return [Path(os.path.realpath(p)) for p in self.usable.values()]
+
+    def refusal(self, folder: str | None = None, path: str | None = None) -> str | None:
+        """Why ``folder`` (or the refused folder a physical ``path`` lies in) may not be read; None when it may."""
+        for name, why in self.refused:
+            here = str(self.folders[name])
+            if name == folder or (path is not None and (path == here or path.startswith(here.rstrip("/") + "/"))):
+                return why
+        return None
 
     @property
     def base(self) -> Path:
@@ -72,6 +92,8 @@ class UserData:
     def as_dict(self) -> dict[str, Any]:
         data = {"thread_id": self.thread_id, "origin": self.origin,
                 "folders": {k: str(v) for k, v in self.folders.items()}, "searched": list(self.searched)}
+        if self.refused:
+            data["refused"] = dict(self.refused)
         if self.parents:
             data["branched_from"] = [parent.as_dict() for parent in self.parents]
         return data
@@ -120,6 +142,9 @@ def resolve(virtual: str, user_data: UserData) -> Path:
     The result may not exist; symlinks are followed before the containment check.
     """
     folder, rest = split_virtual(virtual)
+    why = user_data.refusal(folder)
+    if why:
+        raise PathRefused(why)
     candidate = Path(os.path.realpath(user_data.folders[folder] / rest))
     if not is_inside(candidate, user_data.roots):
         raise PathRefused(f"resolves outside the thread's user-data folder: {virtual}")
@@ -131,6 +156,10 @@ def check_physical(path: Any, user_data: UserData) -> Path:
     or those of the threads it was branched from."""
     if not isinstance(path, str) or not path or "\x00" in path or not os.path.isabs(path):
         raise PathRefused(f"not an absolute file path: {path!r}")
+    for holder in (user_data, *user_data.parents):
+        why = holder.refusal(path=posixpath.normpath(path))
+        if why:
+            raise PathRefused(why)
     real = Path(os.path.realpath(path))
     if not any(is_inside(real, holder.roots) for holder in (user_data, *user_data.parents)):
         where = " or those of the threads it was branched from" if user_data.parents else ""
@@ -139,6 +168,25 @@ def check_physical(path: Any, user_data: UserData) -> Path:
 
 
 # -- finding the folders --------------------------------------------------------
+
+
+def fenced(user_data: UserData, data_dir: Path) -> UserData:
+    """``user_data`` with every folder that resolves outside ``data_dir`` refused, with the reason: all of
+    them when the ``user-data`` folder itself leads elsewhere."""
+    real_dir = Path(os.path.realpath(data_dir))
+    root = user_data.folders["workspace"].parent
+    real_root = Path(os.path.realpath(root))
+    if not (real_root == real_dir or real_root.is_relative_to(real_dir)):
+        why = (f"the thread's user-data folder {root} resolves outside the data directory {data_dir} "
+               f"(to {real_root}); nothing in it is read")
+        return replace(user_data, refused=tuple((name, why) for name in user_data.folders))
+    refused = []
+    for name, path in user_data.folders.items():
+        real = Path(os.path.realpath(path))
+        if not real.is_relative_to(real_dir):
+            refused.append((name, f"the {name} folder {path} resolves outside the data directory {data_dir} "
+                                  f"(to {real}); nothing in it is read"))
+    return replace(user_data, refused=tuple(refused))
 
 
 def _from_thread_data(thread_id: str, thread_data: Any) -> dict[str, Path] | None:
@@ -187,14 +235,16 @@ def locate(
     searched: list[str] = []
     folders = _from_thread_data(thread_id, thread_data)
     if folders:
-        return UserData(thread_id, folders, "thread_data")
+        return fenced(UserData(thread_id, folders, "thread_data"), folders["workspace"].parents[3])
     if thread_data:
         searched.append("thread_data (not on this machine)")
-    for base in bases:
-        for root in _layout_roots(Path(base).expanduser(), thread_id, user_id):
+    for given in bases:
+        data_dir = Path(given).expanduser()
+        for root in _layout_roots(data_dir, thread_id, user_id):
             searched.append(str(root))
             if root.is_dir():
-                return UserData(thread_id, {f: root / f for f in FOLDERS}, str(root), tuple(searched))
+                found = UserData(thread_id, {f: root / f for f in FOLDERS}, str(root), tuple(searched))
+                return fenced(found, data_dir)
     return None
 
 
@@ -221,7 +271,7 @@ def _bundled(thread_id: str, root: Path, recorded: Mapping[str, str]) -> UserDat
     here = root / "threads" / thread_id / "user-data"
     folders = {f: here / f for f in FOLDERS}
     aliases = tuple((path, str(folders[f])) for f, path in recorded.items() if f in folders and isinstance(path, str))
-    return UserData(thread_id, folders, "support bundle", (str(here),), aliases=aliases)
+    return fenced(UserData(thread_id, folders, "support bundle", (str(here),), aliases=aliases), root)
 
 
 def data_bases(data_dir: str | Path | None = None, store: Any = None) -> list[Path]:

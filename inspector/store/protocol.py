@@ -12,12 +12,14 @@ from .model import (
     Key,
     StoreTotals,
     ThreadSummary,
+    WriteKey,
     WriteRecord,
 )
 
 if TYPE_CHECKING:
     from .delta import DeltaHistory
     from .export_rows import ExportCheckpoint
+    from .growth_rows import GrowthRows
     from .retention_keys import RetentionReader
 
 
@@ -32,7 +34,8 @@ class Store(Protocol):
     (decoded, delta channels rebuilt), ``delta_history`` (what a delta channel was rebuilt
     from). Streams over a history in bounded batches: ``iter_states``, ``iter_field_sizes``.
     Sizes: ``field_sizes``. Operating the store: ``retention_reader`` (keys and lengths for a
-    retention preview), ``export_thread`` (rows as stored, for a support bundle).
+    retention preview), ``growth_rows`` (stored bytes per
+    time bucket), ``export_thread`` (rows as stored, for a support bundle).
 
     ``identity`` names the store without secrets (a file path, a server and database), so
     facts about its checkpoints can be kept in the analysis cache.
@@ -197,6 +200,23 @@ class Store(Protocol):
         ``checkpoint_ids``) that have writes, oldest first, in bounded batches; no state is read."""
         ...
 
+    def write_keys(self, thread_id: str, keys: Iterable[Key]) -> dict[Key, list[WriteKey]]:
+        """The writes stored against each of ``keys``, by their keys only: what a step's tasks wrote.
+
+        Reads task ids, task paths, indexes, channels and lengths, never a value, but the ``Send``
+        packets of ``__pregel_tasks`` writes, whose target node names a pushed task (``send_to``).
+        Cost follows the keys asked for: a page of a history reads that page's writes.
+
+        Args:
+            thread_id: The thread the checkpoints belong to.
+            keys: ``(ns, checkpoint id)`` pairs; unknown ones are left out.
+
+        Returns:
+            ``(ns, checkpoint id) -> WriteKey``s in task order (task path, task id, index), for the
+            keys that have writes.
+        """
+        ...
+
     def iter_field_sizes(self, thread_id: str, ns: str | None = None,
                          keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
         """``field_sizes`` as a stream in bounded batches (ordered by checkpoint id, then namespace);
@@ -219,6 +239,24 @@ class Store(Protocol):
         Returns:
             A ``RetentionReader`` (a context manager) over one consistent view of the store; it
             streams threads without decoding any value.
+
+        Raises:
+            StoreError: The store cannot list its rows (a saver read through its API).
+        """
+        ...
+
+    def growth_rows(self, by: str = "store", bucket_seconds: int = 86_400,
+                    since: int | None = None) -> "GrowthRows":
+        """Stored bytes and checkpoints per time bucket, dated by the uuid6 checkpoint ids (see ``growth_rows``).
+
+        Args:
+            by: ``store`` (one key, ``""``), ``channel`` or ``thread``.
+            bucket_seconds: The buckets' width (86400: days, 3600: hours), aligned on 1970-01-01 UTC.
+            since: Only rows dated at or after this time (seconds since 1970); None: all.
+
+        Returns:
+            ``GrowthRows``: one row per bucket, key and part (checkpoint rows, blob rows, writes), from
+            lengths alone, and the rows that carry no time.
 
         Raises:
             StoreError: The store cannot list its rows (a saver read through its API).

@@ -19,6 +19,7 @@ from ..sizes.what_if import what_if_text
 from ..state.drift import drift_lines
 from ..store import StoreError
 from . import connection, routes
+from .growth_view import render_growth
 from .inert import literal
 from .sizes_views import health_of, render_flags
 from .tables import byte_columns
@@ -75,6 +76,7 @@ def render() -> None:
     st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
         x=alt.X("stored bytes:Q"), y=alt.Y("field:N", sort="-x"), tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],
     ), width="stretch")
+    render_growth(store, settings)
     drifted = [r for r in rows if r.schema_drift.unknown_channels]
     if drifted:
         st.subheader("Schema drift")

@@ -86,6 +86,10 @@ class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
         """Not supported: a saver's API lists checkpoints, not stored rows and their lengths."""
         not_supported("A retention preview")
 
+    def growth_rows(self, by: str = "store", bucket_seconds: int = 86_400, since: int | None = None) -> Any:
+        """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
+        not_supported("Growth over time")
+
     def export_thread(self, thread_id: str) -> Any:
         """Not supported: a saver's API returns deserialized objects, not the rows a bundle copies."""
         not_supported("Exporting a thread")

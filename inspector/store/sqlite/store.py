@@ -15,6 +15,7 @@ from ..delta import SchemaSource
 from ..model import PER_CHECKPOINT_COPY
 from .connect import ReadOnlySqlite
 from .export import SqliteExport
+from .growth import SqliteGrowth
 from .retention import SqliteRetention
 from .sizes import SqliteSizes
 from .states import SqliteStates
@@ -22,7 +23,7 @@ from .threads import SqliteThreads
 from .timeline import SqliteTimeline
 
 
-class SqliteStore(SqliteThreads, SqliteTimeline, SqliteStates, SqliteSizes, SqliteRetention, SqliteExport):
+class SqliteStore(SqliteThreads, SqliteGrowth, SqliteTimeline, SqliteStates, SqliteSizes, SqliteRetention, SqliteExport):
     """A LangGraph SQLite checkpoint database, opened read-only."""
 
     kind = "sqlite"

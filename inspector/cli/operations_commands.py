@@ -1,0 +1,50 @@
+"""Commands for operating a large store: ``growth`` (how fast it grows, when it passes the disk budget)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..formatting import human_bytes
+from ..operations.growth import BUCKETS, growth_report, growth_table
+from ..settings import load_settings
+from .output import print_json, print_table, say
+from .store_commands import add_store_args, open_from_args
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("growth", help="stored bytes per day or hour, top growers, and when the store passes "
+                                      "disk_budget_bytes")
+    add_store_args(p)
+    p.add_argument("--since", type=int, default=30, metavar="DAYS", help="the window, in days (default 30)")
+    p.add_argument("--by", choices=("store", "channel", "thread"), default="store",
+                   help="one row per bucket (store), or per bucket and channel or thread")
+    p.add_argument("--bucket", choices=tuple(BUCKETS), default="day")
+    p.add_argument("--top", type=int, default=10, help="how many top threads and channels (default 10)")
+    p.add_argument("--budget", type=int, metavar="BYTES",
+                   help="the disk budget to forecast against (default: the disk_budget_bytes setting)")
+    p.set_defaults(handler=cmd_growth)
+
+
+def cmd_growth(args: argparse.Namespace) -> int:
+    settings = load_settings()
+    budget = args.budget if args.budget is not None else settings.disk_budget_bytes
+    with open_from_args(args) as store:
+        report = growth_report(store, args.by, args.bucket, args.since, args.top, budget)
+    if args.json:
+        print_json(report, keys=False)
+        return 0
+    print_table(None, growth_table(report), formats={"stored bytes": human_bytes})
+    if not report.points:
+        say(f"no checkpoint dated since {report.window_start:%Y-%m-%d %H:%M} UTC")
+    for title, growers in (("threads", report.top_threads), ("channels", report.top_channels)):
+        say(f"top {title} in the last {report.since_days} day(s):")
+        print_table(["key", "stored", "share", "checkpoints"],
+                    [(g.key, human_bytes(g.bytes), f"{g.share:.0%}", g.checkpoints) for g in growers])
+    if report.channel_basis:
+        say(f"per channel: {report.channel_basis}")
+    if report.untimed_checkpoints or report.untimed_bytes:
+        say(f"not dated (ids that are not uuid6, blobs no checkpoint names): {report.untimed_checkpoints} "
+            f"checkpoint(s), {human_bytes(report.untimed_bytes)}")
+    say(f"forecast: {report.forecast.verdict}")
+    say(f"basis: {report.forecast.basis}")
+    return 0
