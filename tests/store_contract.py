@@ -313,3 +313,45 @@ class ReadContract(Contract):
         with pytest.raises(NotFound, match="in namespace 'nowhere:1'"):
             store.state("demo-research", None, "nowhere:1")
         assert len(store.threads()) == len(DEMO_THREADS)  # nothing was dropped by the odd ids
+
+
+def attribution_shape(store, thread_id: str) -> list:
+    """Every checkpoint's attribution (inspector.history.attribution), ids normalised, oldest first."""
+    from inspector.history.attribution import attribute_keys
+    from inspector.history.lineage import build_history
+
+    history = build_history(store.timeline(thread_id))
+    made = attribute_keys(store, history, history.ordered)
+    return [(ns_shape(key[0]), made[key].step, made[key].made_by, made[key].label,
+             tuple((t.node, t.fields) for t in made[key].tasks)) for key in reversed(history.ordered)]
+
+
+class WriteKeysContract(Contract):
+    """The write keys a backend lists (``Store.write_keys``) and the attribution built on them agree with SQLite's."""
+
+    @pytest.mark.parametrize("thread_id", ["demo-research", "demo-subgraph", "demo-interrupt", "demo-time-travel"])
+    def test_write_keys_list_the_timelines_written_channels(self, backend, thread_id):
+        store, _ = backend
+        rows = store.timeline(thread_id)
+        keys = store.write_keys(thread_id, [(r.checkpoint_ns, r.checkpoint_id) for r in rows])
+        for row in rows:
+            listed = keys.get((row.checkpoint_ns, row.checkpoint_id), [])
+            assert tuple(dict.fromkeys(w.channel for w in listed)) == tuple(dict.fromkeys(row.write_channels)) or \
+                sorted(set(w.channel for w in listed)) == sorted(set(row.write_channels)), row.checkpoint_id
+            assert not any(hasattr(w, "value") for w in listed)
+        assert store.write_keys(thread_id, []) == {}
+        assert store.write_keys(thread_id, [("", "no-such-checkpoint")]) == {}
+
+    @pytest.mark.parametrize("thread_id", ["demo-research", "demo-subgraph", "demo-interrupt", "demo-time-travel",
+                                           "demo-vision"])
+    def test_same_attribution(self, backend, reference, thread_id):
+        """Same nodes, same fields, step by step. A saver read through its API keeps no task paths: there a
+        task is named from what the step before triggered, and left ``task <id>`` where that is not stored."""
+        mine, theirs = attribution_shape(backend[0], thread_id), attribution_shape(reference[0], thread_id)
+        assert any(tasks for *_, tasks in mine)
+        if not getattr(self, "KEEPS_TASK_PATHS", True):
+            unnamed = [i for i, (*_, tasks) in enumerate(mine) if any(n.startswith("task ") for n, _ in tasks)]
+            assert len(unnamed) <= 1
+            mine = [row for i, row in enumerate(mine) if i not in unnamed]
+            theirs = [row for i, row in enumerate(theirs) if i not in unnamed]
+        assert mine == theirs

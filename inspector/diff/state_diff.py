@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import schema as schemas
+from ..profiles import reads_thread
 from ..store import CheckpointState, Store, WriteRecord, is_internal_channel
 from .fields import changes_for, has_field_diff
 from .model import FieldDiff, StateDiff
@@ -103,6 +104,7 @@ def _field_diff(name: str, reducer: str, old: dict, new: dict, writes: list[Any]
     return result
 
 
+@reads_thread
 def diff_checkpoints(store: Store, thread_id: str, from_id: str | None = None, to_id: str | None = None,
                      ns: str = "", internal: bool = False) -> StateDiff:
     """Diff two checkpoints of a thread; by default the newest one against its parent.

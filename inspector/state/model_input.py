@@ -128,7 +128,8 @@ def inline_image(part: int, block: dict[str, Any]) -> InlineImage | None:
     return InlineImage(part, declared, len(data), data if facts.ok else None, facts, tuple(problems))
 
 
-def _images(message: Any) -> list[InlineImage]:
+def inline_images(message: Any) -> list[InlineImage]:
+    """The inline images of a message's content blocks, decoded and checked, in block order."""
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return []
@@ -142,7 +143,7 @@ def _images(message: Any) -> list[InlineImage]:
 
 
 def _seen(messages: list[Any]) -> list[SeenMessage]:
-    return [SeenMessage(turn, _images(message), transient_reason(message))
+    return [SeenMessage(turn, inline_images(message), transient_reason(message))
             for turn, message in zip(conversation(messages), messages)]
 
 

@@ -12,6 +12,7 @@ from .model import (
     Key,
     StoreTotals,
     ThreadSummary,
+    WriteKey,
     WriteRecord,
 )
 
@@ -189,6 +190,23 @@ class Store(Protocol):
                     checkpoint_ids: Collection[str] | None = None) -> Iterator[tuple[str, list[WriteRecord]]]:
         """``(checkpoint id, its decoded writes in task order)`` for the checkpoints of one namespace (or
         ``checkpoint_ids``) that have writes, oldest first, in bounded batches; no state is read."""
+        ...
+
+    def write_keys(self, thread_id: str, keys: Iterable[Key]) -> dict[Key, list[WriteKey]]:
+        """The writes stored against each of ``keys``, by their keys only: what a step's tasks wrote.
+
+        Reads task ids, task paths, indexes, channels and lengths, never a value, but the ``Send``
+        packets of ``__pregel_tasks`` writes, whose target node names a pushed task (``send_to``).
+        Cost follows the keys asked for: a page of a history reads that page's writes.
+
+        Args:
+            thread_id: The thread the checkpoints belong to.
+            keys: ``(ns, checkpoint id)`` pairs; unknown ones are left out.
+
+        Returns:
+            ``(ns, checkpoint id) -> WriteKey``s in task order (task path, task id, index), for the
+            keys that have writes.
+        """
         ...
 
     def iter_field_sizes(self, thread_id: str, ns: str | None = None,

@@ -7,7 +7,9 @@ from typing import Any
 import streamlit as st
 
 from ..formatting import human_bytes
+from ..media.images import thumbnail
 from ..state.conversation import Part, Turn, conversation, counts
+from ..state.model_input import InlineImage, inline_images
 from .inert import code_span, literal, show_markdown
 from .values import show_value
 
@@ -32,17 +34,35 @@ def messages_view(value: Any, ctx: Any) -> None:
         shown = shown[-RECENT:]
     # One place per turn, in order, filled newest first: the newest message reaches the browser first.
     places = [st.container() for _ in shown]
+    messages = value if isinstance(value, list) else []
     for place, turn in zip(reversed(places), reversed(shown)):
         with place:
-            _turn(turn, turns, show_ids, everything)
+            images = inline_images(messages[turn.index]) if everything and turn.index < len(messages) else []
+            show_turn(turn, turns, show_ids, everything, images)
 
 
-def _part(part: Part) -> None:
+def image_part(part: Part, image: InlineImage | None) -> None:
+    """An image block: a thumbnail of its inline bytes when Pillow verified them (served by the dashboard), and its facts."""
+    size = f", {human_bytes(part.size)}" if part.size is not None else ""
+    facts = image.facts if image is not None else None
+    shape = f" · {facts.format} {facts.width}x{facts.height}" if facts is not None and facts.ok else ""
+    caption = literal(f"image ({part.mime_type or 'unknown type'}{size}) · {part.source or ''}{shape}")
+    if image is not None and image.data is not None:
+        st.image(thumbnail(image.data, THUMBNAIL), caption=caption, output_format="PNG")
+    else:
+        st.caption(":material/image: " + caption)
+    for problem in image.problems if image is not None else ():
+        st.warning(literal(f"image not shown: {problem}"), icon=":material/broken_image:")
+
+
+THUMBNAIL = (240, 240)
+
+
+def _part(part: Part, image: InlineImage | None = None) -> None:
     if part.kind == "text":
         show_markdown(part.text)
     elif part.kind == "image":
-        size = f", {human_bytes(part.size)}" if part.size is not None else ""
-        st.caption(":material/image: " + literal(f"image ({part.mime_type or 'unknown type'}{size}) · {part.source or ''}"))
+        image_part(part, image)
     else:
         st.code(part.text, language="json", wrap_lines=True)
 
@@ -73,10 +93,15 @@ def _subagent(turn: Turn) -> None:
         st.caption(f":material/warning: {literal(problem)}")
 
 
-def _turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool) -> None:
+def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
+              images: list[InlineImage] | None = None, note: str | None = None) -> None:
+    """One message as a chat bubble; ``everything``: as stored (hidden marks kept, no tag stripping), with
+    the thumbnails of its inline ``images``; ``note`` is a line shown under its header."""
     with st.chat_message(turn.role if turn.role in ("user", "assistant") else turn.role[:1] or "?",
                          avatar=AVATARS.get(turn.role)):
         st.markdown(_header(turn, show_ids))
+        if note:
+            st.caption(f":material/schedule: {literal(note)}")
         if turn.hidden:
             st.caption(f":material/visibility_off: DeerFlow's UI hides it: {literal(turn.hidden)}")
         if turn.type == "tool" and turn.answers is not None:
@@ -92,8 +117,13 @@ def _turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool) -> No
         if turn.reasoning:
             with st.expander("Reasoning"):
                 st.text(turn.reasoning)
-        for part in turn.parts if everything else turn.shown_parts:
-            _part(part)
+        by_part = {image.part: image for image in images or []}
+        if everything:
+            for i, part in enumerate(turn.parts):
+                _part(part, by_part.get(i))
+        else:
+            for part in turn.shown_parts:
+                _part(part)
         for stripped in turn.stripped:
             st.caption(f":material/content_cut: {literal(stripped.note)}" + (" (shown above as stored)" if everything else ""))
         for call in turn.tool_calls:
