@@ -70,8 +70,12 @@ def render() -> None:
     d.metric("Threads flagged", f"{report.flagged_threads} of {len(rows)}", help="of the threads analysed in depth")
     st.caption("In the threads analysed: " + what_if_text(summary.what_if))
     st.subheader("The largest threads, by stored bytes")
-    st.dataframe(pd.DataFrame(health_table(rows)), hide_index=True, width="stretch",
-                 column_config=byte_columns("stored bytes", "newest state", "repeats"))
+    picked = st.dataframe(pd.DataFrame(health_table(rows)), hide_index=True, width="stretch", on_select="rerun",
+                          selection_mode="single-row", key="health_largest",
+                          column_config=byte_columns("stored bytes", "newest state", "repeats"))
+    st.caption("Select a row to open its thread.")
+    if picked.selection.rows:
+        routes.go("thread", routes.checkpoint_params(rows[picked.selection.rows[0]].thread_id, panel="Size"))
     st.subheader("Bytes per field, in the threads analysed")
     fields = pd.DataFrame({"field": list(summary.fields), "stored bytes": list(summary.fields.values())})
     st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
@@ -89,6 +93,6 @@ def render() -> None:
             st.text(drift_lines(row.schema_drift, unwritten=False)[0])
     st.subheader("Flags")
     for row in (r for r in rows if r.flags):
-        routes.link("thread", f"{row.thread_id}: {len(row.flags)} flag(s)", {"thread": row.thread_id},
+        routes.link("thread", f"{row.thread_id}: {len(row.flags)} flag(s)", routes.checkpoint_params(row.thread_id, panel="Size"),
                     icon=":material/timeline:")
         render_flags(row)

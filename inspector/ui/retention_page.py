@@ -13,7 +13,7 @@ from ..retention import Plan, Policy, plan_store, statements
 from ..retention.chart import bytes_chart
 from ..retention.report import break_rows, thread_rows, totals_line, variant_line
 from ..store import Store, StoreError
-from . import audit_trail, connection, data
+from . import audit_trail, connection, data, routes
 from .inert import literal
 from .tables import byte_columns, table
 
@@ -103,6 +103,7 @@ def _render_plan(plan: Plan) -> None:
         st.subheader("What it would break")
         for row in break_rows(plan)[:BREAKS_SHOWN]:
             st.error(literal(f"{row['thread']}: {row['what breaks']}"), icon=":material/heart_broken:")
+            routes.checkpoint_links(row["thread"], [row["checkpoint"]], row["namespace"] or "", lead="The checkpoint:")
         if len(plan.breaks) > BREAKS_SHOWN:
             st.dataframe(table(break_rows(plan)), hide_index=True, width="stretch")
     protected = [(t.thread_id, p.message) for t in plan.threads for p in t.protected]

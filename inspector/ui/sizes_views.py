@@ -68,8 +68,10 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
     crossed = first_over(report, config.oversize_state_bytes)
     if crossed is not None:
         step = report.checkpoints[crossed].step
+        crossing = report.checkpoints[crossed].checkpoint_id
         st.warning(f"State passes the {human_bytes(config.oversize_state_bytes)} limit at step {literal(step)} "
-                 f"(checkpoint {literal(report.checkpoints[crossed].checkpoint_id)}).", icon=":material/warning:")
+                   f"(checkpoint {literal(crossing)}).", icon=":material/warning:")
+        routes.checkpoint_links(health.thread_id, [crossing], panel=SIZE_PANEL, lead="Open it:")
     st.altair_chart(size_chart(report, config.oversize_state_bytes, selected_id), width="stretch")
     peak = max((c.total_bytes for c in report.checkpoints), default=0)
     limit = (f"dashed red line: the {human_bytes(config.oversize_state_bytes)} oversize limit"
@@ -86,13 +88,20 @@ def field_frame(health: ThreadHealth) -> pd.DataFrame:
     return pd.DataFrame(field_rows(health.sizes))
 
 
+SIZE_PANEL = "Size"
+# the panel a flagged checkpoint opens with: where the flag's evidence is drawn
+FLAG_PANELS = {"uncleared-images": "Images over time", "image-context-in-checkpoints": "Images over time",
+               **dict.fromkeys(("base64-in-state", "dangling-tool-call", "todos-in-progress", "artifact-outside-outputs",
+                                "artifact-duplicate-path", "messages-unsummarised", "unreadable-checkpoint"), "State")}
+
+
 def render_flags(health: ThreadHealth | HealthRow) -> None:
     for flag in health.flags:
         title = f"{flag.code}" + (f" · {flag.field}" if flag.field else "")
         with st.expander(f":material/flag: {literal(title)}: {literal(flag.summary)}"):
             st.markdown(f"**Why it matters:** {literal(flag.why)}\n\n**Usual fix:** {literal(flag.fix)}")
-            st.caption("Checkpoints: " + literal(", ".join(flag.checkpoint_ids[:12]))
-                       + (f" and {len(flag.checkpoint_ids) - 12} more" if len(flag.checkpoint_ids) > 12 else ""))
+            routes.checkpoint_links(flag.thread_id, list(flag.checkpoint_ids), panel=FLAG_PANELS.get(flag.code, SIZE_PANEL),
+                                    lead="Flagged checkpoints:")
 
 
 def list_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str, object]]:

@@ -14,6 +14,7 @@ from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, tree_chart, tree_data
+from . import routes
 from .diff_view import MISMATCH_MARK
 from .inert import literal
 
@@ -118,6 +119,9 @@ def _replay_warning(history: History, marks: dict[Key, str]) -> None:
         steps = ", ".join(str(history.node(k).row.step) for k in bad[:10])
         st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {literal(steps)}"
                    " (see the Table tab and the Diff vs parent panel)", icon=":material/report:")
+        for ns in dict.fromkeys(k[0] for k in bad[:10]):
+            routes.checkpoint_links(history.node(bad[0]).row.thread_id, [k[1] for k in bad[:10] if k[0] == ns], ns,
+                                    panel="Diff vs parent", lead="Open:")
 
 
 def _summary(history: History) -> str:
