@@ -15,7 +15,7 @@ from ..retention.report import break_rows, thread_rows, totals_line, variant_lin
 from ..store import Store, StoreError
 from . import audit_trail, connection, data, routes
 from .inert import literal
-from .tables import byte_columns, table
+from .tables import in_units, table
 
 SQL_SHOWN_CHARS = 200_000  # longer scripts are offered as a download only
 BREAKS_SHOWN = 20  # one box each; all of them in a table below when there are more
@@ -112,9 +112,8 @@ def _render_plan(plan: Plan) -> None:
             st.dataframe(table([{"thread": tid, "kept because": message} for tid, message in protected]),
                          hide_index=True, width="stretch")
     st.subheader("Threads")
-    rows = table(thread_rows(plan))
-    st.dataframe(rows.style.apply(_highlight_breaks, axis=1), hide_index=True, width="stretch",
-                 column_config=byte_columns("bytes"))
+    rows, units = in_units(table(thread_rows(plan)), "bytes")
+    st.dataframe(rows.style.apply(_highlight_breaks, axis=1), hide_index=True, width="stretch", column_config=units)
     _render_sql(plan)
 
 

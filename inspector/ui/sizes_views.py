@@ -22,7 +22,7 @@ from ..store.model import THREAD_SORTS
 from . import connection, data, routes
 from .inert import literal
 from .progress import progress_bar
-from .tables import byte_columns
+from .tables import in_units
 
 
 @st.cache_resource(ttl=data.TTL, max_entries=max(data.MAX_ENTRIES, 256), show_spinner=False)
@@ -60,10 +60,14 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
     # Two by two: the panel sits in the thread page's right column, too narrow for four values like "341.8 KB".
     a, b = st.columns(2)
     c, d = st.columns(2)
-    a.metric("Stored", human_bytes(report.stored_bytes), help=f"accounting: {report.accounting}")
-    b.metric("Newest state", human_bytes(report.last_total_bytes), delta=human_bytes(report.growth_bytes), delta_color="inverse",
-             help="bytes of the newest root state; the arrow is its growth since the thread's first checkpoint")
-    c.metric("Spent on repeats", human_bytes(report.repeated_bytes), help="the same payload stored again, by content hash")
+    a.metric("Stored", human_bytes(report.stored_bytes), help=f"{report.stored_bytes:,} bytes; accounting: {report.accounting}")
+    first = report.checkpoints[0].step if report.checkpoints else None
+    b.metric("Newest state", human_bytes(report.last_total_bytes),
+             delta=f"{human_bytes(report.growth_bytes)} since step {first}", delta_color="inverse",
+             help=f"{report.last_total_bytes:,} bytes of the newest root state; the arrow is its growth since the "
+                  f"thread's first checkpoint (step {first}), {report.growth_bytes:,} bytes")
+    c.metric("Spent on repeats", human_bytes(report.repeated_bytes),
+             help=f"{report.repeated_bytes:,} bytes: the same payload stored again, by content hash")
     d.metric("Flags", len(health.flags))
     crossed = first_over(report, config.oversize_state_bytes)
     if crossed is not None:
@@ -78,8 +82,8 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
              if peak >= config.oversize_state_bytes * THRESHOLD_SHOWN_FROM
              else f"peak {human_bytes(peak)}, far below the {human_bytes(config.oversize_state_bytes)} oversize limit")
     st.caption(f"Root graph only, oldest first; {limit}. Bytes as stored ({report.accounting}).")
-    st.dataframe(field_frame(health), hide_index=True, width="stretch",
-                 column_config=byte_columns(*FIELD_BYTES))
+    fields, units = in_units(field_frame(health), *FIELD_BYTES)
+    st.dataframe(fields, hide_index=True, width="stretch", column_config=units)
     st.caption(what_if_text(report.what_if))
     render_flags(health)
 
@@ -118,7 +122,6 @@ def list_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str,
 
 
 LIST_COLUMN_CONFIG = {
-    "state size": st.column_config.NumberColumn(format="localized", help="bytes of the newest root state, all fields"),
     "flags": st.column_config.TextColumn(help="health flags raised; see the Health page"),
 }
 

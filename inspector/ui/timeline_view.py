@@ -17,6 +17,7 @@ from ..history.tree_chart import SELECTION, tree_chart, tree_data
 from . import routes
 from .diff_view import MISMATCH_MARK
 from .inert import literal
+from .tables import in_units
 
 PAGE_SIZE = 40
 PLAY_DELAY_SECONDS = 1.2
@@ -159,7 +160,8 @@ def _tree(history: History, keys: list[Key], key: Key, select: Select) -> None:
 
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str]) -> None:
-    frame = pd.DataFrame(timeline_records(history, keys, marks))
+    frame, units = in_units(pd.DataFrame(timeline_records(history, keys, marks)), "size",
+                            help="stored bytes: checkpoint and its writes")
     event = st.dataframe(
         frame,
         hide_index=True,
@@ -170,7 +172,7 @@ def _table(history: History, keys: list[Key], key: Key, select: Select, marks: d
                       "replay"],
         column_config={
             "time": st.column_config.DatetimeColumn(format="HH:mm:ss.SSS"),
-            "size": st.column_config.NumberColumn(help="stored bytes: checkpoint and its writes"),
+            **units,
             "kind": st.column_config.TextColumn(help="what DeerFlow wrote this checkpoint for, outside a graph step"),
             "mode": st.column_config.TextColumn(help="delta: written in DeerFlow's delta mode (metadata marker)"),
         },
