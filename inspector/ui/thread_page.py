@@ -115,7 +115,8 @@ def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
     timeline_view.render(history, key, select, diff_view.replay_marks(replays),
                          complete=lambda keys: thread.complete(store, keys),
                          marks_for=lambda keys: diff_view.cached_marks(
-                             store, thread.thread_id, [history.node(k).row for k in keys]))
+                             store, thread.thread_id, [history.node(k).row for k in keys]),
+                         made_for=lambda keys: thread.attributions(store, keys))
 
 
 def _drift(store: Store, thread_id: str, history: History) -> None:
