@@ -1,4 +1,4 @@
-"""state-inspector: `streamlit run app.py [-- --db URL | --deerflow-home DIR] [--schema MODULE:CLASS]`.
+"""state-inspector: `streamlit run app.py [-- --db URL | --deerflow-home DIR] [--schema MODULE:CLASS] [--profile NAME]`.
 
 Resolves which store to open, then hands over to the pages in inspector/ui/.
 """
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from inspector.settings import schema_flag, store_flag
+from inspector.settings import profile_flag, schema_flag, store_flag
 from inspector.ui import audit_trail, connection, gate, routes
 
 # A local icon: a Material icon name here would make the browser fetch it from another host.
@@ -16,7 +16,7 @@ ICON = Path(__file__).resolve().parent / "inspector" / "ui" / "favicon.png"
 
 st.set_page_config(page_title="state-inspector", page_icon=str(ICON), layout="wide")
 gate.gate()  # only the login prompt is drawn until a permitted login is present
-connection.use_schema(schema_flag(sys.argv[1:]))
+connection.use_schema(schema_flag(sys.argv[1:]), profile_flag(sys.argv[1:]))
 connection.start(store_flag(sys.argv[1:]))
 
 pages = routes.register(

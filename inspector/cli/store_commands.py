@@ -16,6 +16,7 @@ from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
 from ..history.thread_list import thread_list, thread_records
 from ..history.timeline_rows import kind_columns
+from ..profiles import name_profile, reading
 from ..safety.audit import AuditTrail
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url, store_options
@@ -32,7 +33,10 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--schema", metavar="MODULE:CLASS",
                         help="the app's state class or graph (module.path:Class or file.py:Class; imports it), "
                              "whose reducers replay and diff use (default: INSPECTOR_SCHEMA, settings, "
-                             "or DeerFlow's ThreadState)")
+                             "or the reducers of each thread's profile)")
+    parser.add_argument("--profile", metavar="NAME",
+                        help="read every thread with this app's profile (default: INSPECTOR_PROFILE, settings, or "
+                             "the one each thread's data shows; langgraph: no app's knowledge)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--quiet", action="store_true", help="no progress counts on stderr")
     parser.add_argument("--reveal", action="store_true",
@@ -77,13 +81,15 @@ def open_from_args(args: argparse.Namespace) -> Store:
     """Activate the schema the flags or settings name, then open the store.
 
     The schema is read (through LangGraph's graph package) only when one is named here or a command
-    needs reducers; DeerFlow's ThreadState is the default then."""
+    needs reducers; each thread's profile decides them then. ``--profile`` names the profile every
+    thread is read with (an unknown name: ``ProfileError``, a ``ValueError``)."""
     settings = load_settings()
     spec = getattr(args, "schema", None) or settings.schema
-    if spec or "inspector.schema.reading" in sys.modules:  # once read, the default is put back when none is named
+    if spec or "inspector.schema.reading" in sys.modules:  # once read, none named is put back when none is named
         from .. import schema as schemas
 
         schemas.activate_spec(spec)
+    name_profile(getattr(args, "profile", None) or settings.profile)
     explicit = args.db
     if not explicit and getattr(args, "deerflow_home", None):
         explicit = deerflow_url(args.deerflow_home)
@@ -222,16 +228,22 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
 
 
 def cmd_state(args: argparse.Namespace) -> int:
-    with open_from_args(args) as store:
+    with open_from_args(args) as store, reading(store, args.thread) as chosen:
         state = masked(store.state(args.thread, args.checkpoint, args.ns))
-    if args.json:
-        print_json(state_payload(state, args.internal))
-        return 0
+        if args.json:
+            print_json({**state_payload(state, args.internal), "profile": chosen.as_json()})
+            return 0
+        _print_state(state, args, chosen.line())
+    return 0
+
+
+def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> None:
     from ..state.fields import reducer_label
 
     schema = active_names()
     say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
+    say(profile_line)
     say(f"schema {schema.name}")
     print_table(
         ["field", "reducer", "stored", "value"],
@@ -246,7 +258,6 @@ def cmd_state(args: argparse.Namespace) -> int:
         say(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
     for problem in state.problems:
         say(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
-    return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ from langchain_core.messages import BaseMessage, messages_from_dict
 from .. import schema as schemas
 from ..schema.thread_state import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
-from ..store.decode import overwritten
+from ..store.decode import Opaque, overwritten
 from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
 from .nested import first_difference
 from .writes import describe_writes, step_writes, update_writes, writes_by_channel
@@ -38,6 +38,7 @@ MESSAGE_TYPES |= {f"{t}Chunk" for t in ("AIMessage", "HumanMessage", "SystemMess
 NOT_STORED = "written by update_state or the saver; the values written are not stored"
 REDUCER_FAILED = "the reducer refused a stored write"
 SANDBOX_CONFLICT = "merge_sandbox refused the stored writes"
+OPAQUE_VALUE = "a value written or stored could not be decoded (opaque, undecodable or too deep to walk)"
 
 
 class ReplayError(Exception):
@@ -317,6 +318,9 @@ def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[
             continue
         if not schema.knows(name):
             checks.append(FieldCheck(name, reducer, "unverified", True, reason=UNKNOWN_REDUCER))
+            continue
+        if isinstance(stored, Opaque) or any(isinstance(value, Opaque) for value in written[name]):
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=OPAQUE_VALUE))
             continue
         try:
             expected = apply_writes(name, start_value(name, parent.values, schema), written[name], schema)

@@ -7,6 +7,7 @@ from typing import Any
 from .. import schema as schemas
 from ..history.attribution import Attribution, attribute_keys
 from ..history.lineage import build_history
+from ..profiles import reads_thread
 from ..store import CheckpointState, Store, WriteRecord, is_internal_channel
 from .fields import changes_for, has_field_diff
 from .model import FieldDiff, StateDiff
@@ -109,6 +110,7 @@ def _field_diff(name: str, reducer: str, old: dict, new: dict, writes: list[Any]
     return result
 
 
+@reads_thread
 def diff_checkpoints(store: Store, thread_id: str, from_id: str | None = None, to_id: str | None = None,
                      ns: str = "", internal: bool = False) -> StateDiff:
     """Diff two checkpoints of a thread; by default the newest one against its parent.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .. import profiles
 from ..diff import verdict
 from ..history.lineage import History, Key
 from ..history.location import Location, parse_location
@@ -66,7 +67,14 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {location.thread!r} failed: {exc}")
         return
-    _header(store, thread, location)
+    with profiles.reading(store, thread.thread_id) as chosen:
+        _header(store, thread, location)
+        st.caption(literal(chosen.line()), help="Which app's knowledge reads this thread, and what in the data shows "
+                   "it (setting profile / --profile names one for every thread)")
+        _thread(store, thread, location)
+
+
+def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
     history = thread.history
     key = _resolve(history, location)
     if key is None:
