@@ -72,13 +72,15 @@ def analysis_cache_dir(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def default_schema():
-    """Every test starts and ends with DeerFlow's ThreadState active (the CLI and the app activate the
-    schema the operator names, process-wide)."""
-    from inspector import schema
+    """Every test starts and ends with no schema and no profile named by the operator (the CLI and the
+    app name them process-wide): each thread is read with the profile its data shows."""
+    from inspector import profiles, schema
 
-    schema.activate(schema.DEFAULT_SCHEMA)
+    schema.activate(None)
+    profiles.name_profile(None)
     yield
-    schema.activate(schema.DEFAULT_SCHEMA)
+    schema.activate(None)
+    profiles.name_profile(None)
 
 
 # --- demo data -------------------------------------------------------------

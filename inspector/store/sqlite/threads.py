@@ -136,16 +136,20 @@ class SqliteThreads:
         rows = self._query(f"SELECT thread_id, sum(length(value)) FROM writes WHERE {match} GROUP BY thread_id", params)
         return {tid: total or 0 for tid, total in rows}
 
-    def _titles(self, ids: list[str], undecodable: Sequence[bytes] = ()) -> dict[str, str]:
-        """The newest ``title`` each thread's tasks wrote: a small write, not a state blob."""
-        if not ids:
+    def _titles(self, ids: list[str] | None, undecodable: Sequence[bytes] = ()) -> dict[str, str]:
+        """The newest ``title`` each thread's tasks wrote (of ``ids``; None: every thread): a small write,
+        not a state blob."""
+        if ids is not None and not ids:
             return {}
-        match, params = _ids_condition(ids, undecodable)
+        among, params = "", []
+        if ids is not None:
+            match, params = _ids_condition(ids, undecodable)
+            among = f"AND {match}"
         rows = self._query(
             f"""
             SELECT w.thread_id, w.type, w.value FROM writes w
             JOIN (SELECT thread_id, max(checkpoint_id) AS cid FROM writes
-                  WHERE channel = 'title' AND checkpoint_ns = '' AND ({match})
+                  WHERE channel = 'title' AND checkpoint_ns = '' {among}
                   GROUP BY thread_id) newest
               ON w.thread_id = newest.thread_id AND w.checkpoint_id = newest.cid
             WHERE w.channel = 'title' AND w.checkpoint_ns = ''
@@ -153,6 +157,14 @@ class SqliteThreads:
             params,
         )
         return titles_from(rows)
+
+    def thread_titles(self) -> dict[str, str]:
+        return self._titles(None)
+
+    def checkpoint_id_threads(self, search: str) -> set[str]:
+        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id LIKE ? ESCAPE '\\'",
+                           [like_pattern(search)])
+        return {r[0] for r in rows}
 
     def branch_threads(self, thread_id: str) -> list[BranchThread]:
         rows = self._query(_BRANCH_ROOTS, [f'"{BRANCH_PARENT_KEY}"'.encode()])
