@@ -160,6 +160,19 @@ class ReadContract(Contract):
         everywhere = dict(store.search_metadata("vision", newest_only=True))
         assert set(everywhere) == {t.thread_id for t in store.threads(search="vision", limit=100)}
 
+    def test_titles_and_checkpoint_ids_the_search_matches(self, backend, reference):
+        """The thread list's title column and checkpoint ids, as the search matches them, equal SQLite's."""
+        store, _ = backend
+        ref, _ = reference
+        titles = store.thread_titles()
+        assert titles == ref.thread_titles()
+        listed = {t.thread_id: t.title for t in store.threads(limit=100)}
+        assert titles == {tid: title for tid, title in listed.items() if title}
+        middle = store.timeline("demo-vision")[3].checkpoint_id
+        assert store.checkpoint_id_threads(middle) == {"demo-vision"}
+        assert store.checkpoint_id_threads(middle[:8].upper()) >= {"demo-vision"}  # any case, a substring
+        assert store.checkpoint_id_threads("%") == set() and store.checkpoint_id_threads("no-such-id") == set()
+
     def test_postgres_savers_drop_the_metadata_writes_key(self, backend):
         """What DeerFlow's put checkpoints record in ``writes`` survives only where the saver keeps it."""
         store, _ = backend

@@ -78,6 +78,16 @@ class Store(Protocol):
         """
         ...
 
+    def checkpoint_id_threads(self, search: str) -> set[str]:
+        """The threads holding a checkpoint whose id contains ``search`` (a plain substring, any case);
+        read from the keys alone."""
+        ...
+
+    def thread_titles(self) -> dict[str, str]:
+        """``thread_id -> title``: the newest ``title`` each thread's tasks wrote (the title the thread list
+        shows), for every thread that has one; read from those small writes, never a state blob."""
+        ...
+
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
         """Every checkpoint of the thread, every namespace, newest first; ``NotFound`` for an unknown thread."""
         ...
