@@ -37,6 +37,7 @@ class Settings:
     pg_pool_size: int = 4
     deerflow_home: str | None = None
     schema: str | None = None
+    profile: str | None = None
     bundle_max_file_bytes: int = 25_000_000
     bundle_max_files_bytes: int = 250_000_000
     bundle_open_max_bytes: int = 4_000_000_000
@@ -150,6 +151,14 @@ def schema_flag(argv: list[str]) -> str | None:
     parser.add_argument("--schema")
     known, _ = parser.parse_known_args(argv)
     return known.schema
+
+
+def profile_flag(argv: list[str]) -> str | None:
+    """The app profile named on a command line by ``--profile NAME`` (other flags ignored)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--profile")
+    known, _ = parser.parse_known_args(argv)
+    return known.profile
 
 
 def resolve_db_url(explicit: str | None, settings: Settings) -> str:

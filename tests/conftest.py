@@ -72,13 +72,15 @@ def analysis_cache_dir(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def default_schema():
-    """Every test starts and ends with DeerFlow's ThreadState active (the CLI and the app activate the
-    schema the operator names, process-wide)."""
-    from inspector import schema
+    """Every test starts and ends with no schema and no profile named by the operator (the CLI and the
+    app name them process-wide): each thread is read with the profile its data shows."""
+    from inspector import profiles, schema
 
-    schema.activate(schema.DEFAULT_SCHEMA)
+    schema.activate(None)
+    profiles.name_profile(None)
     yield
-    schema.activate(schema.DEFAULT_SCHEMA)
+    schema.activate(None)
+    profiles.name_profile(None)
 
 
 # --- demo data -------------------------------------------------------------
@@ -98,6 +100,15 @@ def deerflow_main_db(tmp_path_factory) -> Path:
     from deerflow_main_graph import write_store
 
     return write_store(tmp_path_factory.mktemp("deerflow-main") / "deerflow-main.db")
+
+
+@pytest.fixture(scope="session")
+def flow_db(tmp_path_factory) -> Path:
+    """A store written by a graph with a subgraph, parallel ``Send`` tasks, an interrupt, an update and a fork
+    (``tests/flow_graph.py``)."""
+    from flow_graph import write_store
+
+    return write_store(tmp_path_factory.mktemp("flow") / "flow.db")
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,14 @@
-"""Commands for operating a large store: ``growth`` (how fast it grows, when it passes the disk budget)."""
+"""Commands for operating a large store: ``growth`` (how fast it grows, when it passes the disk budget),
+and ``health --store`` (what the files hold, the rows no checkpoint needs)."""
 
 from __future__ import annotations
 
 import argparse
 
 from ..formatting import human_bytes
+from ..operations.file_report import fact_lines, relation_rows
 from ..operations.growth import BUCKETS, growth_report, growth_table
+from ..operations.orphans import orphan_report
 from ..settings import load_settings
 from .output import print_json, print_table, say
 from .store_commands import add_store_args, open_from_args
@@ -47,4 +50,31 @@ def cmd_growth(args: argparse.Namespace) -> int:
             f"checkpoint(s), {human_bytes(report.untimed_bytes)}")
     say(f"forecast: {report.forecast.verdict}")
     say(f"basis: {report.forecast.basis}")
+    return 0
+
+
+def print_store_health(store, as_json: bool) -> int:
+    """``health --store``: file facts, then each kind of leftover with its statements (exit 0)."""
+    facts = store.file_facts()
+    orphans = orphan_report(store)
+    if as_json:
+        print_json({"file_facts": facts, "orphans": orphans}, keys=False)
+        return 0
+    for line in fact_lines(facts):
+        say(line)
+    print_table(None, relation_rows(facts), formats=dict.fromkeys(("bytes", "payload", "heap", "toast", "indexes"),
+                                                                   human_bytes))
+    say(f"rows no checkpoint needs: {human_bytes(orphans.total_bytes)}"
+        + (f"; app thread tables: {', '.join(f'{app} {table}' for app, table in orphans.app_tables)}"
+           if orphans.app_tables else "; no app thread table found"))
+    for item in orphans.leftovers:
+        say(f"{item.title}: {item.rows:,} row(s), {human_bytes(item.bytes)} in {item.thread_count:,} thread(s)")
+        if not item.rows:
+            continue
+        for thread in item.threads[:10]:
+            say(f"    {thread.thread_id}: {thread.rows:,} row(s), {human_bytes(thread.bytes)}"
+                + (" (every checkpoint gone)" if thread.gone else ""))
+        say(f"    caution: {item.caution}")
+        for line in item.statements.splitlines():
+            say(f"    {line}")
     return 0

@@ -19,7 +19,7 @@ from typing import Any
 from .. import schema as schemas
 from ..schema.thread_state import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
-from ..store.decode import overwritten
+from ..store.decode import Opaque, overwritten
 from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
 from .nested import first_difference
 from .replay_messages import (  # noqa: F401 (GENERATED_ID, ReplayError, remembering_messages: re-exported)
@@ -37,6 +37,7 @@ from .writes import describe_writes, step_writes, update_writes, writes_by_chann
 
 NOT_STORED = "written by update_state or the saver; the values written are not stored"
 SANDBOX_CONFLICT = "merge_sandbox refused the stored writes"
+OPAQUE_VALUE = "a value written or stored could not be decoded (opaque, undecodable or too deep to walk)"
 
 
 class _Nothing:
@@ -205,6 +206,9 @@ def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[
             continue
         if not schema.knows(name):
             checks.append(FieldCheck(name, reducer, "unverified", True, reason=UNKNOWN_REDUCER))
+            continue
+        if isinstance(stored, Opaque) or any(isinstance(value, Opaque) for value in written[name]):
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=OPAQUE_VALUE))
             continue
         try:
             expected = apply_writes(name, start_value(name, parent.values, schema), written[name], schema)

@@ -39,6 +39,7 @@ from .model import (
     StoreError,
     StoreTotals,
     ThreadSummary,
+    WriteKey,
     WriteRecord,
     is_internal_channel,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "StoreTotals",
     "ThreadSummary",
     "display_url",
+    "WriteKey",
     "WriteRecord",
     "is_internal_channel",
     "open_store",

@@ -14,7 +14,6 @@ store. The zip itself is only read. The folder goes when the store is closed.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .delta import SchemaSource
+from .depth import loads
 from .model import StoreError
 from .sqlite import SqliteStore
 
@@ -82,7 +82,7 @@ def extract(zip_path: Path, dest: Path, max_bytes: int) -> tuple[dict[str, Any],
             _copy(archive, info, target)
             os.chmod(target, 0o444)
         try:
-            manifest = json.loads(archive.read(MANIFEST_MEMBER)) if MANIFEST_MEMBER not in refused else {}
+            manifest = loads(archive.read(MANIFEST_MEMBER)) if MANIFEST_MEMBER not in refused else {}
         except (KeyError, ValueError):
             manifest = {}
     return (manifest if isinstance(manifest, dict) else {}), refused

@@ -25,6 +25,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from ..depth import json_object
 from ..model import BranchThread, StoreError
 from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
 from . import pages
@@ -74,11 +75,7 @@ def _utf8_len(value: str | None) -> int | None:
 
 
 def _json(raw: Any) -> dict[str, Any] | None:
-    try:
-        value = json.loads(bytes(raw) if not isinstance(raw, str) else raw)
-    except (ValueError, TypeError):
-        return None
-    return value if isinstance(value, dict) else None
+    return json_object(raw)
 
 
 @dataclass(frozen=True)

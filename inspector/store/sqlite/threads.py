@@ -117,22 +117,32 @@ class SqliteThreads:
         )
         return {tid: total or 0 for tid, total in rows}
 
-    def _titles(self, ids: list[str]) -> dict[str, str]:
-        """The newest ``title`` each thread's tasks wrote: a small write, not a state blob."""
-        if not ids:
+    def _titles(self, ids: list[str] | None) -> dict[str, str]:
+        """The newest ``title`` each thread's tasks wrote (of ``ids``; None: every thread): a small write,
+        not a state blob."""
+        if ids is not None and not ids:
             return {}
+        among = f"AND thread_id IN ({in_clause(ids)})" if ids is not None else ""
         rows = self._query(
             f"""
             SELECT w.thread_id, w.type, w.value FROM writes w
             JOIN (SELECT thread_id, max(checkpoint_id) AS cid FROM writes
-                  WHERE channel = 'title' AND checkpoint_ns = '' AND thread_id IN ({in_clause(ids)})
+                  WHERE channel = 'title' AND checkpoint_ns = '' {among}
                   GROUP BY thread_id) newest
               ON w.thread_id = newest.thread_id AND w.checkpoint_id = newest.cid
             WHERE w.channel = 'title' AND w.checkpoint_ns = ''
             """,
-            ids,
+            ids or [],
         )
         return titles_from(rows)
+
+    def thread_titles(self) -> dict[str, str]:
+        return self._titles(None)
+
+    def checkpoint_id_threads(self, search: str) -> set[str]:
+        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id LIKE ? ESCAPE '\\'",
+                           [like_pattern(search)])
+        return {r[0] for r in rows}
 
     def branch_threads(self, thread_id: str) -> list[BranchThread]:
         rows = self._query(_BRANCH_ROOTS, [f'"{BRANCH_PARENT_KEY}"'.encode()])
