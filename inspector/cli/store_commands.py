@@ -23,7 +23,7 @@ from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
 from ..store.model import THREAD_SORTS
-from .output import masked, print_json, print_table, say
+from .output import masked, print_json, print_table, say, warn
 
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:
@@ -105,10 +105,10 @@ def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | No
         settings = load_settings()
         cache = open_cache(settings.cache_dir, settings.cache_max_mb, store)
     except CacheError as exc:
-        print(f"warning: {exc}; analysing without the cache", file=sys.stderr)
+        warn(f"warning: {exc}; analysing without the cache")
         return None
     if cache is not None and cache.notice:
-        print(f"warning: {cache.notice}", file=sys.stderr)
+        warn(f"warning: {cache.notice}")
     return cache
 
 
