@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..store import CheckpointState, WriteRecord, is_internal_channel
+from ..store.decode import overwritten
 from .summaries import message_line, summarise
 
 PULL_PREFIX = "~__pregel_pull, "
@@ -67,9 +68,13 @@ def writes_by_channel(records: list[WriteRecord] | None, internal: bool = False)
 def describe_write(record: WriteRecord) -> dict[str, Any]:
     """One write as "what the node wrote", summarised."""
     value = record.value
-    if record.channel == "messages":
+    is_overwrite, inner = overwritten(value)
+    if is_overwrite:
+        count = f"{len(inner)} item{'s' if len(inner) != 1 else ''}" if isinstance(inner, (list, dict)) else "a value"
+        shown: Any = f"Overwrite({count}): {summarise(inner)}"
+    elif record.channel == "messages":
         items = value if isinstance(value, list) else [value]
-        shown: Any = [message_line(m) for m in items]
+        shown = [message_line(m) for m in items]
     else:
         shown = summarise(value)
     return {"node": node_of(record), "task_id": record.task_id, "channel": record.channel,
