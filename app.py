@@ -21,7 +21,10 @@ connection.start(store_flag(sys.argv[1:]))
 
 pages = routes.register(
     [
-        st.Page("inspector/ui/pages/threads.py", title="Threads", icon=":material/list:", url_path="threads", default=True),
+        st.Page("inspector/ui/pages/threads.py", title="Threads", icon=":material/list:", url_path="list", default=True),
+        # the same list at /threads, for people who type the page's name
+        st.Page("inspector/ui/pages/threads.py", title="Threads", icon=":material/list:", url_path="threads",
+                visibility="hidden"),
         st.Page("inspector/ui/pages/thread.py", title="Thread", icon=":material/timeline:", url_path="thread"),
         st.Page("inspector/ui/pages/diff.py", title="Diff", icon=":material/difference:", url_path="diff"),
         st.Page("inspector/ui/pages/health.py", title="Health", icon=":material/monitor_heart:", url_path="health"),

@@ -160,6 +160,19 @@ class ReadContract(Contract):
         everywhere = dict(store.search_metadata("vision", newest_only=True))
         assert set(everywhere) == {t.thread_id for t in store.threads(search="vision", limit=100)}
 
+    def test_titles_and_checkpoint_ids_the_search_matches(self, backend, reference):
+        """The thread list's title column and checkpoint ids, as the search matches them, equal SQLite's."""
+        store, _ = backend
+        ref, _ = reference
+        titles = store.thread_titles()
+        assert titles == ref.thread_titles()
+        listed = {t.thread_id: t.title for t in store.threads(limit=100)}
+        assert titles == {tid: title for tid, title in listed.items() if title}
+        middle = store.timeline("demo-vision")[3].checkpoint_id
+        assert store.checkpoint_id_threads(middle) == {"demo-vision"}
+        assert store.checkpoint_id_threads(middle[:8].upper()) >= {"demo-vision"}  # any case, a substring
+        assert store.checkpoint_id_threads("%") == set() and store.checkpoint_id_threads("no-such-id") == set()
+
     def test_postgres_savers_drop_the_metadata_writes_key(self, backend):
         """What DeerFlow's put checkpoints record in ``writes`` survives only where the saver keeps it."""
         store, _ = backend
@@ -272,23 +285,36 @@ class ReadContract(Contract):
         assert "uncleared-images" not in thread_health(store, "demo-vision").codes()
         assert store.size_accounting in ("per-checkpoint-copy", "shared-blobs")
 
-    @pytest.mark.parametrize("by", ["store", "channel", "thread"])
-    def test_growth_rows_add_up_to_the_totals(self, backend, by):
-        """Every stored byte and checkpoint is in one bucket or counted as not dated; a saver says it cannot."""
+    def test_newest_state_sizes_name_the_bloated_thread(self, backend):
         from inspector.store import StoreError
 
         store, _ = backend
         if store.kind == "saver":
+            with pytest.raises(StoreError, match="needs direct access"):
+                store.newest_state_sizes(1_000_000)
+            return
+        sizes = store.newest_state_sizes(1_000_000)
+        assert sizes.threads == len(DEMO_THREADS) and sizes.largest_thread == "demo-bloated"
+        assert sizes.over >= 1 and sizes.largest_bytes > 1_000_000
+        assert store.newest_state_sizes(sizes.largest_bytes).over == 0
+
+    def test_growth_rows_add_up_to_the_totals(self, backend):
+        """Every stored byte and checkpoint is in one bucket or counted as not dated; a saver says it cannot."""
+        from inspector.store import StoreError
+        from inspector.store.growth_rows import CHECKPOINT_KEY
+
+        store, _ = backend
+        if store.kind == "saver":
             with pytest.raises(StoreError, match="Growth over time needs direct access"):
-                store.growth_rows(by)
+                store.growth_rows()
             return
         totals = store.totals()
-        found = store.growth_rows(by, 3600)
+        found = store.growth_rows(3600)
         assert sum(r.bytes for r in found.rows) + found.untimed_bytes == totals.stored_bytes
         assert sum(r.checkpoints for r in found.rows) + found.untimed_checkpoints == totals.checkpoints
         assert all(r.bucket % 3600 == 0 for r in found.rows)
-        if by == "thread":
-            assert {r.key for r in found.rows} == {t.thread_id for t in store.threads(limit=1000)}
+        assert {r.thread_id for r in found.rows} == {t.thread_id for t in store.threads(limit=1000)}
+        assert sum(r.checkpoints for r in found.rows if r.channel != CHECKPOINT_KEY) == 0
 
     @pytest.mark.parametrize("thread_id", ["no-such-thread", "a'; DROP TABLE checkpoints; --", "../../etc", "%",
                                            "ünïcode 🧵"])
