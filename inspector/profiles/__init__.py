@@ -38,6 +38,8 @@ from ..schema.default import DEFAULT, reading_schema
 # The registered profiles, most specific first; the generic LangGraph base is last and always applies.
 PROFILE_MODULES = (
     "inspector.profiles.deerflow",
+    "inspector.profiles.deepagents",
+    "inspector.profiles.langchain_agent",
     "inspector.profiles.langgraph",
 )
 BASE = "langgraph"
