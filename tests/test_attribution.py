@@ -108,3 +108,33 @@ def test_a_pushed_task_is_named_by_its_sends_node_from_the_write_keys(flow):
     keys = flow.write_keys(FLOW_THREAD, [plan_step])[plan_step]
     assert [w.send_to for w in keys if w.channel == "__pregel_tasks"] == ["search", "search"]
     assert all(w.send_to is None for w in keys if w.channel != "__pregel_tasks")
+
+
+@pytest.mark.parametrize("thread_id", ["demo-research", "demo-vision", "demo-subgraph", FLOW_THREAD])
+def test_tree_table_diff_and_cli_timeline_say_the_same(demo_db, flow_db, thread_id, capsys):
+    """Every surface names a step's nodes and fields through the one attribution: tree labels, the table's
+    node and wrote columns, the diff's writes and the CLI timeline (table and JSON)."""
+    import json
+
+    from inspector.cli import main
+    from inspector.diff import diff_checkpoints
+    from inspector.history.timeline_rows import timeline_records
+    from inspector.history.tree_chart import tree_data
+
+    db = flow_db if thread_id == FLOW_THREAD else demo_db
+    with open_store(f"sqlite:///{db}") as store:
+        history = build_history(store.timeline(thread_id))
+        made = attribute_keys(store, history, history.ordered)
+        diffs = {k: diff_checkpoints(store, thread_id, history.node(k).row.parent_checkpoint_id, k[1], k[0])
+                 for k in history.ordered if made[k].made_by == STEP}
+    records = {(r["ns"], r["checkpoint"]): r for r in timeline_records(history, history.ordered, made=made)}
+    points = {(p["ns"], p["checkpoint"]): p for p in tree_data(history, history.ordered, made=made).points}
+    assert main(["timeline", thread_id, "--db", f"sqlite:///{db}", "--json"]) == 0
+    cli = {(c["checkpoint_ns"], c["checkpoint_id"]): c for c in json.loads(capsys.readouterr().out)["checkpoints"]}
+    for key, result in diffs.items():
+        fields = list(made[key].fields)
+        assert records[key]["wrote"] == ", ".join(fields) == points[key]["wrote"]
+        assert points[key]["label"].startswith(f"{made[key].step} · ")
+        assert cli[key]["wrote"] == fields and cli[key]["nodes"] == list(made[key].nodes)
+        assert list(dict.fromkeys(w["channel"] for w in result.wrote)) == fields, made[key].label
+        assert {w["node"] for w in result.wrote} <= set(made[key].nodes)

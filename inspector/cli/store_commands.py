@@ -10,7 +10,9 @@ from typing import Any
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..formatting import human_bytes, to_jsonable
+from ..history.attribution import attribute_keys
 from ..history.checkpoint_kinds import branch_origin
+from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
 from ..history.thread_list import thread_list, thread_records
 from ..history.timeline_rows import kind_columns
@@ -18,10 +20,11 @@ from ..profiles import name_profile, reading
 from ..safety.audit import AuditTrail
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url, store_options
+from ..state.interrupts import pending_questions
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
 from ..store.model import THREAD_SORTS
-from .output import masked, print_json, print_table, say
+from .output import masked, print_json, print_table, say, warn
 
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:
@@ -42,7 +45,8 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
 
 
 # What a command with a thread argument shows, for the audit trail (``audit_log``).
-AUDITED = {"timeline": "thread_view", "replay": "thread_view", "sizes": "thread_view", "health": "thread_view",
+AUDITED = {"timeline": "thread_view", "graph": "thread_view", "replay": "thread_view", "sizes": "thread_view",
+           "health": "thread_view",
            "state": "checkpoint_view", "images": "checkpoint_view", "artifacts": "checkpoint_view", "diff": "diff_view",
            "bundle": "export"}
 
@@ -102,10 +106,10 @@ def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | No
         settings = load_settings()
         cache = open_cache(settings.cache_dir, settings.cache_max_mb, store)
     except CacheError as exc:
-        print(f"warning: {exc}; analysing without the cache", file=sys.stderr)
+        warn(f"warning: {exc}; analysing without the cache")
         return None
     if cache is not None and cache.notice:
-        print(f"warning: {cache.notice}", file=sys.stderr)
+        warn(f"warning: {cache.notice}")
     return cache
 
 
@@ -154,21 +158,44 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         rows = store.timeline(args.thread)
         branches = store.branch_threads(args.thread)
+        history = build_history(rows)
+        made = attribute_keys(store, history, history.ordered)
     origin = branch_origin(rows)
-    history = build_history(rows)
     kinds = [kind_columns(history, key_of(r)) for r in rows]
+    times = {t.key: t for t in step_times(history, made)}
     if args.json:
+        def flow(row: Any) -> dict[str, Any]:
+            key = key_of(row)
+            attribution, took = made.get(key), times.get(key)
+            if attribution is None:  # a duplicate row: laid out once
+                return {}
+            return {"made_by": attribution.made_by, "label": attribution.label, "nodes": list(attribution.nodes),
+                    "wrote": list(attribution.fields), "note": attribution.note or None,
+                    "tasks": [{"node": t.node, "task_id": t.task_id, "task_path": t.task_path, "kind": t.kind,
+                               "wrote": list(t.fields), "channels": list(t.channels)} for t in attribution.tasks],
+                    "started_at": took.started if took else None,
+                    "duration_s": took.seconds if took else None, "waiting": took.waiting if took else False}
+
         print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches,
-                    "checkpoints": [{**to_jsonable(r), **k} for r, k in zip(rows, kinds)],
+                    "checkpoints": [{**to_jsonable(r), **k, **flow(r)} for r, k in zip(rows, kinds)],
                     "problems": [{"kind": p.kind, "message": p.message,
                                   "checkpoints": [{"checkpoint_ns": ns, "checkpoint_id": cid} for ns, cid in p.keys]}
                                  for p in history.problems]})
         return 0
+    def took(row: Any) -> str:
+        time = times.get(key_of(row))
+        return "" if time is None or time.seconds is None else seconds_text(time.seconds) + (" wait" if time.waiting else "")
+
+    def node(row: Any) -> str:
+        attribution = made.get(key_of(row))
+        return "" if attribution is None else ", ".join(attribution.nodes) or (
+            "" if attribution.made_by == "step" else attribution.what)
+
     print_table(
-        ["step", "source", "kind", "mode", "namespace", "checkpoint", "parent", "wrote", "stored"],
+        ["step", "node", "wrote", "took", "source", "kind", "mode", "namespace", "checkpoint", "parent", "stored"],
         [
-            (r.step, r.source, k["kind"], k["mode"], r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id,
-             ", ".join(r.write_channels), human_bytes(r.stored_bytes))
+            (r.step, node(r), ", ".join(made[key_of(r)].fields) if key_of(r) in made else "", took(r), r.source,
+             k["kind"], k["mode"], r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id, human_bytes(r.stored_bytes))
             for r, k in zip(rows, kinds)
         ],
     )
@@ -231,6 +258,8 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
     )
     for write in state.writes:
         say(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
+    for question in pending_questions(state.writes):
+        say(f"waiting for an answer: {question.question or '(the interrupt carries no question text)'}")
     for problem in state.problems:
         say(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
 

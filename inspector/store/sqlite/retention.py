@@ -29,6 +29,7 @@ from ..depth import json_object
 from ..model import BranchThread, StoreError
 from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
 from . import pages
+from .connect import read_text
 
 INTERRUPT_CHANNEL = "__interrupt__"
 # dbstat visits every page of a b-tree; past this size only the indexes are measured.
@@ -122,6 +123,7 @@ class SqliteRetentionReader:
         uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
         try:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self._conn.text_factory = read_text
             self._conn.execute("PRAGMA query_only = ON")
             self._conn.execute("BEGIN")  # one read transaction: one consistent view
             page_size = self._conn.execute("PRAGMA page_size").fetchone()[0]
