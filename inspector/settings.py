@@ -41,6 +41,8 @@ class Settings:
     bundle_max_file_bytes: int = 25_000_000
     bundle_max_files_bytes: int = 250_000_000
     bundle_open_max_bytes: int = 4_000_000_000
+    bundle_open_max_members: int = 10_000
+    bundle_open_max_ratio: int = 200
     cache_dir: str | None = None
     cache_max_mb: int = 512
     health_top_threads: int = 50
@@ -177,10 +179,15 @@ def resolve_db_url(explicit: str | None, settings: Settings) -> str:
     return f"sqlite:///{ensure_demo()}"
 
 
-def store_options(settings: Settings) -> dict[str, int]:
-    """The keyword arguments ``open_store`` takes from the settings."""
+def store_options(settings: Settings) -> dict[str, Any]:
+    """The keyword arguments ``open_store`` takes from the settings (bundles unpack into the cache folder)."""
+    from .analysis_cache import default_cache_dir
+
     return {
         "pg_timeout_ms": settings.pg_statement_timeout_ms,
         "pg_pool_size": settings.pg_pool_size,
         "bundle_max_bytes": settings.bundle_open_max_bytes,
+        "bundle_max_members": settings.bundle_open_max_members,
+        "bundle_max_ratio": settings.bundle_open_max_ratio,
+        "bundle_cache_dir": Path(settings.cache_dir or default_cache_dir()).expanduser() / "bundles",
     }

@@ -285,6 +285,19 @@ class ReadContract(Contract):
         assert "uncleared-images" not in thread_health(store, "demo-vision").codes()
         assert store.size_accounting in ("per-checkpoint-copy", "shared-blobs")
 
+    def test_newest_state_sizes_name_the_bloated_thread(self, backend):
+        from inspector.store import StoreError
+
+        store, _ = backend
+        if store.kind == "saver":
+            with pytest.raises(StoreError, match="needs direct access"):
+                store.newest_state_sizes(1_000_000)
+            return
+        sizes = store.newest_state_sizes(1_000_000)
+        assert sizes.threads == len(DEMO_THREADS) and sizes.largest_thread == "demo-bloated"
+        assert sizes.over >= 1 and sizes.largest_bytes > 1_000_000
+        assert store.newest_state_sizes(sizes.largest_bytes).over == 0
+
     def test_growth_rows_add_up_to_the_totals(self, backend):
         """Every stored byte and checkpoint is in one bucket or counted as not dated; a saver says it cannot."""
         from inspector.store import StoreError

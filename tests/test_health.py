@@ -151,6 +151,11 @@ def test_dangling_tool_call_is_flagged(small_store):
 
 
 def test_todos_and_artifacts_are_linted(small_store):
+    from inspector import profiles
+
+    generic = {f.code for f in thread_health(small_store, "messy").flags}  # no DeerFlow evidence: LangGraph's lints
+    assert "todos-in-progress" in generic and not {c for c in generic if c.startswith("artifact-")}
+    profiles.name_profile("deerflow")  # the operator's word: DeerFlow's artifact lints too
     found = {f.code: f for f in thread_health(small_store, "messy").flags}
     assert "2 todos in_progress" in found["todos-in-progress"].summary
     assert "/etc/passwd" in found["artifact-outside-outputs"].summary

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 KIND = "replay/1"
 FLUSH_EVERY = 256
 # What a verdict depends on besides the schema: the replay's own code.
-_REPLAY_CODE = [Path(__file__).with_name(name) for name in ("replay.py", "writes.py", "nested.py", "model.py")]
+_REPLAY_CODE = [Path(__file__).with_name(name)
+                for name in ("replay.py", "replay_messages.py", "writes.py", "nested.py", "model.py")]
 
 Progress = Callable[[int, int], None]
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .growth_rows import GrowthRows
     from .orphan_rows import OrphanRows
     from .retention_keys import RetentionReader
+    from .state_sizes import NewestStateSizes
 
 
 @runtime_checkable
@@ -275,6 +276,16 @@ class Store(Protocol):
 
         Raises:
             StoreError: The store has no files to report on (a saver read through its API).
+        """
+        ...
+
+    def newest_state_sizes(self, threshold: int) -> "NewestStateSizes":
+        """How many threads' newest root state passes ``threshold`` stored bytes, and the largest one.
+
+        One aggregate over lengths (see ``state_sizes``): cheap enough for a metrics scrape.
+
+        Raises:
+            StoreError: The store cannot list its rows (a saver read through its API).
         """
         ...
 

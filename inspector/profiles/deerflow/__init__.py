@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import DEFAULT, Profile
 from .evidence import evidence
+from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
 # What DeerFlow's profile knows that generic LangGraph does not (names other packages ask for).
 USER_DATA = "deerflow.user-data"  # /mnt/user-data/{workspace,uploads,outputs} and the thread's data folder
@@ -31,4 +32,7 @@ PROFILE = Profile(
     evidence=evidence,
     schema=lambda: DEFAULT,
     knowledge=KNOWLEDGE,
+    texts=TEXTS,
+    value_lints=VALUE_LINTS,
+    size_lints=SIZE_LINTS,
 )

@@ -18,6 +18,7 @@ from ..model import (
     sorted_branches,
 )
 from ..records import like_pattern, thread_summaries, titles_from
+from ..state_sizes import PG_NEWEST_STATES, NewestStateSizes, summarize
 
 _THREAD_COLUMNS = """thread_id, count(*), max(checkpoint_id) FILTER (WHERE checkpoint_ns = ''),
     sum(pg_column_size(checkpoint) + pg_column_size(metadata)) AS own, count(DISTINCT checkpoint_ns), max(checkpoint_id)"""
@@ -130,6 +131,9 @@ class PgThreads:
             [ids] if ids is not None else [],
         )
         return titles_from(rows)
+
+    def newest_state_sizes(self, threshold: int) -> NewestStateSizes:
+        return summarize(self._query(PG_NEWEST_STATES), threshold)
 
     def thread_titles(self) -> dict[str, str]:
         return self._titles(None)

@@ -98,6 +98,10 @@ class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
         """Not supported: a saver's API lists checkpoints, not the stored rows none of them needs."""
         not_supported("Finding orphaned rows")
 
+    def newest_state_sizes(self, threshold: int) -> Any:
+        """Not supported: a saver's API returns deserialized checkpoints, not their stored lengths."""
+        not_supported("Sizing every thread's newest state")
+
     def export_thread(self, thread_id: str) -> Any:
         """Not supported: a saver's API returns deserialized objects, not the rows a bundle copies."""
         not_supported("Exporting a thread")

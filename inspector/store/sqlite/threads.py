@@ -18,6 +18,7 @@ from ..model import (
     sorted_branches,
 )
 from ..records import like_pattern, thread_summaries, titles_from
+from ..state_sizes import SQLITE_NEWEST_STATES, NewestStateSizes, summarize
 from .queries import OWN_BYTES, in_clause, metadata
 
 _THREAD_ORDER = {
@@ -157,6 +158,9 @@ class SqliteThreads:
             params,
         )
         return titles_from(rows)
+
+    def newest_state_sizes(self, threshold: int) -> NewestStateSizes:
+        return summarize(self._query(SQLITE_NEWEST_STATES), threshold)
 
     def thread_titles(self) -> dict[str, str]:
         return self._titles(None)
