@@ -101,9 +101,10 @@ def _render_plan(plan: Plan) -> None:
     st.altair_chart(bytes_chart(plan), width="stretch")
     if plan.breaks:
         st.subheader("What it would break")
-        for row in break_rows(plan)[:BREAKS_SHOWN]:
+        for i, row in enumerate(break_rows(plan)[:BREAKS_SHOWN]):
             st.error(literal(f"{row['thread']}: {row['what breaks']}"), icon=":material/heart_broken:")
-            routes.checkpoint_links(row["thread"], [row["checkpoint"]], row["namespace"] or "", lead="The checkpoint:")
+            routes.checkpoint_links(row["thread"], [row["checkpoint"]], row["namespace"] or "", lead="The checkpoint:",
+                                    key=f"break-{i}")
         if len(plan.breaks) > BREAKS_SHOWN:
             st.dataframe(table(break_rows(plan)), hide_index=True, width="stretch")
     protected = [(t.thread_id, p.message) for t in plan.threads for p in t.protected]

@@ -57,7 +57,7 @@ def render() -> None:
         selection_mode="single-row",
         key=f"threads_table_{nonce}",
         column_config={
-            "thread": st.column_config.TextColumn(width="medium"),
+            "thread": st.column_config.TextColumn(width="medium", pinned=True),
             "title": st.column_config.TextColumn(width="medium"),
             "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),

@@ -43,13 +43,17 @@ def navigator(history: History, key: Key, select: Select) -> None:
     index = path.index(key)
     if st.session_state.pop("nav_play_reset", False):
         st.session_state[PLAY_KEY] = False
-    play_col, prev_col, slider_col, next_col = st.columns([1.3, 1.3, 6, 1.3], vertical_alignment="bottom")
-    play_col.toggle("Play", key=PLAY_KEY, help="Step through this branch of the history, one checkpoint at a time",
+    # the buttons in one row that wraps, the slider below it: at 1024 px nothing is cut to "P."
+    controls = st.container(horizontal=True, gap="small", vertical_alignment="center", key="nav_controls")
+    slider_col = st.container()
+    controls.toggle("Play", key=PLAY_KEY, help="Step through this branch of the history, one checkpoint at a time",
                     on_change=_start_play, args=(history, path, index, select))
-    if prev_col.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev"):
+    if controls.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev",
+                       help="The previous checkpoint on this branch"):
         select(_location(history, path[index - 1]))
         st.rerun()
-    if next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next"):
+    if controls.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next",
+                       help="The next checkpoint on this branch"):
         select(_location(history, path[index + 1]))
         st.rerun()
     if len(path) > 1:
