@@ -199,7 +199,7 @@ def _shared_row(cid, parent, images):
 
 
 def test_uncleared_images_on_shared_blob_stores_use_whole_values():
-    from inspector.sizes.health import uncleared_image_flags
+    from inspector.profiles.deerflow.health import uncleared_image_flags
 
     kept = [_shared_row(f"{i}", f"{i - 1}" if i else None, ("v1", 50_000)) for i in range(6)]
     growing = [_shared_row(f"{i}", f"{i - 1}" if i else None, (f"v{i}", 50_000 * (i + 1))) for i in range(6)]

@@ -268,6 +268,12 @@ def current() -> Reading | None:
     return found[2] if found else None
 
 
+def current_knows(piece: str, default: bool = True) -> bool:
+    """Whether the thread being read has a profile holding ``piece``; ``default`` outside any reading."""
+    found = current()
+    return default if found is None else found.knows(piece)
+
+
 def in_force() -> Profile:
     """The profile of the thread being read; outside any reading, ``FALLBACK``'s."""
     found = current()
@@ -342,6 +348,30 @@ def reads_thread(function: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-__all__ = ["BASE", "DEFAULT", "PROFILE_MODULES", "Profile", "ProfileError", "Reading", "ThreadFacts", "base",
-           "choose", "current", "forget", "in_force", "knows", "name_profile", "named_profile", "profile_named", "profiles",
-           "reading", "reading_for", "reads_thread", "size_lints", "text", "thread_facts", "value_lints"]
+__all__ = [
+    "BASE",
+    "DEFAULT",
+    "PROFILE_MODULES",
+    "Profile",
+    "ProfileError",
+    "Reading",
+    "ThreadFacts",
+    "base",
+    "choose",
+    "current",
+    "current_knows",
+    "forget",
+    "in_force",
+    "knows",
+    "name_profile",
+    "named_profile",
+    "profile_named",
+    "profiles",
+    "reading",
+    "reading_for",
+    "reads_thread",
+    "size_lints",
+    "text",
+    "thread_facts",
+    "value_lints",
+]

@@ -90,13 +90,6 @@ def _root(rows: Iterable[CheckpointSizes]) -> list[CheckpointSizes]:
     return sorted((r for r in rows if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id)
 
 
-def uncleared_image_flags(thread_id: str, rows: list[CheckpointSizes], settings: Settings) -> list[Flag]:
-    """DeerFlow's ``viewed_images`` lint (``inspector.profiles.deerflow.health``) as flags of ``thread_id``."""
-    from ..profiles.deerflow.health import uncleared_images
-
-    return [Flag(thread_id=thread_id, **found) for found in uncleared_images(rows, settings)]
-
-
 def _has_summary(row: CheckpointSizes) -> bool:
     return any(name in row.channels and row.channels[name].bytes > 1 for name in SUMMARY_FIELDS)
 

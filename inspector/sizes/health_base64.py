@@ -19,7 +19,7 @@ from typing import Any
 
 from ..formatting import human_bytes
 from ..profiles import knows, text
-from ..profiles.deerflow import VIEWED_IMAGES as VIEWED_IMAGES_KNOWLEDGE
+from ..profiles.pieces import VIEWED_IMAGES as VIEWED_IMAGES_KNOWLEDGE
 from ..store import CheckpointSizes, CheckpointState, StoreError, is_internal_channel
 
 VIEWED_IMAGES = "viewed_images"

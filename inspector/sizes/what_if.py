@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..formatting import human_bytes
 from ..profiles import knows
-from ..profiles.deerflow import VIEWED_IMAGES
+from ..profiles.pieces import VIEWED_IMAGES
 from .accounting import WhatIf
 
 

@@ -78,6 +78,13 @@ def uncleared_images(rows: list[Any], settings: Any) -> list[Found]:
     )]
 
 
+def uncleared_image_flags(thread_id: str, rows: list[Any], settings: Any) -> list[Any]:
+    """``uncleared_images`` as flags of ``thread_id``."""
+    from ...sizes.health import Flag
+
+    return [Flag(thread_id=thread_id, **found) for found in uncleared_images(rows, settings)]
+
+
 def _canonical(path: str, thread_data: dict) -> str:
     """An artifact path in agent-visible form: physical outputs folder mapped back, normalised."""
     outputs = (thread_data or {}).get("outputs_path")
