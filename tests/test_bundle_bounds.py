@@ -8,8 +8,9 @@ import os
 import zipfile
 from pathlib import Path
 
+import hostile_corpus as corpus
 import pytest
-from corpus.hostile_structure import PLAIN, write_structure_store
+from corpus.hostile_structure import PLAIN
 
 from inspector.bundle import write_bundle
 from inspector.cli import main
@@ -25,7 +26,7 @@ OUTPUTS = f"threads/{PLAIN}/user-data/outputs"
 def members(tmp_path_factory) -> dict[str, bytes]:
     """The members of a real bundle of an ordinary thread (written from a SqliteSaver store)."""
     folder = tmp_path_factory.mktemp("bounds")
-    db = write_structure_store(folder / "store")
+    db = corpus.write_corpus(folder / "store", cases=["plain"])
     with open_store(str(db)) as store:
         write_bundle(store, PLAIN, folder / "plain.zip", settings=Settings())
     with zipfile.ZipFile(folder / "plain.zip") as archive:

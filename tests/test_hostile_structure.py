@@ -10,6 +10,7 @@ import os
 import zipfile
 from pathlib import Path
 
+import hostile_corpus as corpus
 import pytest
 from corpus.hostile_structure import (
     BRANCH,
@@ -20,7 +21,7 @@ from corpus.hostile_structure import (
     HOST_SECRET,
     PLAIN,
     ROOT_LINK,
-    write_structure_store,
+    STRUCTURE_CASES,
 )
 
 from inspector.cli import main
@@ -32,7 +33,7 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture(scope="module")
 def structure_db(tmp_path_factory) -> Path:
-    return write_structure_store(tmp_path_factory.mktemp("structure"))
+    return corpus.write_corpus(tmp_path_factory.mktemp("structure"), cases=STRUCTURE_CASES)
 
 
 def make_thread(base: Path, thread_id: str) -> Path:
@@ -132,7 +133,7 @@ def test_cli_never_shows_or_bundles_a_host_file_and_never_hangs(structure_db, tm
         argv += ["--out", str(tmp_path / "b.zip")]
     code, out = run(capsys, *argv)
     assert code == 0, out
-    assert HOST_SECRET not in out
+    assert HOST_SECRET not in out and corpus.leaked(out) == []
     if command == "bundle":
         with zipfile.ZipFile(tmp_path / "b.zip") as archive:
             names = archive.namelist()

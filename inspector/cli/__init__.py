@@ -21,6 +21,7 @@ from ..store import StoreError
 from . import (
     bundle_commands,
     diff_commands,
+    flow_commands,
     media_commands,
     operations_commands,
     output,
@@ -29,8 +30,8 @@ from . import (
     store_commands,
 )
 
-COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands, retention_commands, bundle_commands,
-                   operations_commands)
+COMMAND_MODULES = (store_commands, flow_commands, diff_commands, media_commands, size_commands, retention_commands,
+                   bundle_commands, operations_commands)
 
 
 class CliError(Exception):
