@@ -1,4 +1,4 @@
-"""state-inspector: `streamlit run app.py [-- --db URL | --deerflow-home DIR] [--schema MODULE:CLASS]`.
+"""state-inspector: `streamlit run app.py [-- --db URL | --deerflow-home DIR] [--schema MODULE:CLASS] [--profile NAME]`.
 
 Resolves which store to open, then hands over to the pages in inspector/ui/.
 """
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from inspector.settings import schema_flag, store_flag
+from inspector.settings import profile_flag, schema_flag, store_flag
 from inspector.ui import audit_trail, connection, gate, routes
 
 # A local icon: a Material icon name here would make the browser fetch it from another host.
@@ -16,12 +16,15 @@ ICON = Path(__file__).resolve().parent / "inspector" / "ui" / "favicon.png"
 
 st.set_page_config(page_title="state-inspector", page_icon=str(ICON), layout="wide")
 gate.gate()  # only the login prompt is drawn until a permitted login is present
-connection.use_schema(schema_flag(sys.argv[1:]))
+connection.use_schema(schema_flag(sys.argv[1:]), profile_flag(sys.argv[1:]))
 connection.start(store_flag(sys.argv[1:]))
 
 pages = routes.register(
     [
-        st.Page("inspector/ui/pages/threads.py", title="Threads", icon=":material/list:", url_path="threads", default=True),
+        st.Page("inspector/ui/pages/threads.py", title="Threads", icon=":material/list:", url_path="list", default=True),
+        # the same list at /threads, for people who type the page's name
+        st.Page("inspector/ui/pages/threads.py", title="Threads", icon=":material/list:", url_path="threads",
+                visibility="hidden"),
         st.Page("inspector/ui/pages/thread.py", title="Thread", icon=":material/timeline:", url_path="thread"),
         st.Page("inspector/ui/pages/diff.py", title="Diff", icon=":material/difference:", url_path="diff"),
         st.Page("inspector/ui/pages/health.py", title="Health", icon=":material/monitor_heart:", url_path="health"),

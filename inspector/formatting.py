@@ -42,7 +42,10 @@ def to_jsonable(obj: Any) -> Any:
         return obj.isoformat()
     if isinstance(obj, (bytes, bytearray, memoryview)):
         raw = bytes(obj)
-        return {"__bytes__": len(raw), "base64": base64.b64encode(raw).decode("ascii")}
+        try:  # bytes that are UTF-8 text are shown as the text (masked like any text before they get here)
+            return {"__bytes__": len(raw), "text": raw.decode("utf-8")}
+        except UnicodeDecodeError:
+            return {"__bytes__": len(raw), "base64": base64.b64encode(raw).decode("ascii")}
     if obj is None or isinstance(obj, (str, int, float, bool)):
         return obj
     return repr(obj)

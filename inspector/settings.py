@@ -37,9 +37,12 @@ class Settings:
     pg_pool_size: int = 4
     deerflow_home: str | None = None
     schema: str | None = None
+    profile: str | None = None
     bundle_max_file_bytes: int = 25_000_000
     bundle_max_files_bytes: int = 250_000_000
     bundle_open_max_bytes: int = 4_000_000_000
+    bundle_open_max_members: int = 10_000
+    bundle_open_max_ratio: int = 200
     cache_dir: str | None = None
     cache_max_mb: int = 512
     health_top_threads: int = 50
@@ -152,6 +155,14 @@ def schema_flag(argv: list[str]) -> str | None:
     return known.schema
 
 
+def profile_flag(argv: list[str]) -> str | None:
+    """The app profile named on a command line by ``--profile NAME`` (other flags ignored)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--profile")
+    known, _ = parser.parse_known_args(argv)
+    return known.profile
+
+
 def resolve_db_url(explicit: str | None, settings: Settings) -> str:
     """The store to open: a flag, then settings and environment, then the demo database."""
     if explicit:
@@ -168,10 +179,15 @@ def resolve_db_url(explicit: str | None, settings: Settings) -> str:
     return f"sqlite:///{ensure_demo()}"
 
 
-def store_options(settings: Settings) -> dict[str, int]:
-    """The keyword arguments ``open_store`` takes from the settings."""
+def store_options(settings: Settings) -> dict[str, Any]:
+    """The keyword arguments ``open_store`` takes from the settings (bundles unpack into the cache folder)."""
+    from .analysis_cache import default_cache_dir
+
     return {
         "pg_timeout_ms": settings.pg_statement_timeout_ms,
         "pg_pool_size": settings.pg_pool_size,
         "bundle_max_bytes": settings.bundle_open_max_bytes,
+        "bundle_max_members": settings.bundle_open_max_members,
+        "bundle_max_ratio": settings.bundle_open_max_ratio,
+        "bundle_cache_dir": Path(settings.cache_dir or default_cache_dir()).expanduser() / "bundles",
     }

@@ -72,13 +72,15 @@ def analysis_cache_dir(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def default_schema():
-    """Every test starts and ends with DeerFlow's ThreadState active (the CLI and the app activate the
-    schema the operator names, process-wide)."""
-    from inspector import schema
+    """Every test starts and ends with no schema and no profile named by the operator (the CLI and the
+    app name them process-wide): each thread is read with the profile its data shows."""
+    from inspector import profiles, schema
 
-    schema.activate(schema.DEFAULT_SCHEMA)
+    schema.activate(None)
+    profiles.name_profile(None)
     yield
-    schema.activate(schema.DEFAULT_SCHEMA)
+    schema.activate(None)
+    profiles.name_profile(None)
 
 
 # --- demo data -------------------------------------------------------------
@@ -98,6 +100,52 @@ def deerflow_main_db(tmp_path_factory) -> Path:
     from deerflow_main_graph import write_store
 
     return write_store(tmp_path_factory.mktemp("deerflow-main") / "deerflow-main.db")
+
+
+@pytest.fixture(scope="session")
+def flow_db(tmp_path_factory) -> Path:
+    """A store written by a graph with a subgraph, parallel ``Send`` tasks, an interrupt, an update and a fork
+    (``tests/flow_graph.py``)."""
+    from flow_graph import write_store
+
+    return write_store(tmp_path_factory.mktemp("flow") / "flow.db")
+
+
+@pytest.fixture(scope="session")
+def langchain_agent_db(tmp_path_factory) -> Path:
+    """A LangChain ``create_agent`` thread (todo list, human-in-the-loop, summarisation) left waiting at a
+    human-in-the-loop question, and one answered to its end (``inspector.demo.langchain_agent``)."""
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.demo.langchain_agent import THREAD, run_langchain_agent
+
+    path = tmp_path_factory.mktemp("langchain-agent") / "agent.db"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    try:
+        saver = SqliteSaver(conn)
+        run_langchain_agent(saver, THREAD)
+        run_langchain_agent(saver, f"{THREAD}-answered", answer_last=True)
+    finally:
+        conn.close()
+    return path
+
+
+@pytest.fixture(scope="session")
+def deep_agent_db(tmp_path_factory) -> Path:
+    """A deepagents thread with a ``task`` subagent, todos and a file (``tests/apps/deep_agent.py``)."""
+    from apps.deep_agent import write_store
+
+    return write_store(tmp_path_factory.mktemp("deep-agent") / "deep.db")
+
+
+@pytest.fixture(scope="session")
+def swarm_db(tmp_path_factory) -> Path:
+    """A langgraph-swarm thread of two agents handing over to each other (``tests/apps/swarm_agents.py``)."""
+    from apps.swarm_agents import write_store
+
+    return write_store(tmp_path_factory.mktemp("swarm") / "swarm.db")
 
 
 @pytest.fixture(scope="session")

@@ -101,3 +101,11 @@ def write_postgres(dsn: str, now: float) -> None:
     with PostgresSaver.from_conn_string(dsn) as saver:
         saver.setup()
         write_days(saver, now)
+
+
+def write_bulk_thread(checkpointer, thread_id: str = "bulk", turns: int = 6) -> None:
+    """A thread of large answers (written now), for deleting again so that its pages fall free."""
+    graph = build_graph(checkpointer)
+    for turn in range(turns):
+        graph.invoke({"messages": [HumanMessage("bulk " + "x" * 20_000 * (turn + 1))]},
+                     {"configurable": {"thread_id": thread_id}})

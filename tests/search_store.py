@@ -19,6 +19,7 @@ TEAM = DB_PASSWORD[:7]  # "Hunter2": a secret's first characters, also shown in 
 HISTORY_THREAD = "ops-history-thread"
 HISTORY_USER = "mallory"
 WRITTEN = "please use this one"
+HISTORY_TITLE = "Incident notes"  # the history thread's title write, followed by the key
 
 
 def run_search_threads(checkpointer: BaseCheckpointSaver) -> None:
@@ -41,6 +42,8 @@ def put_history_thread(saver: BaseCheckpointSaver) -> None:
                      {"source": "loop", "step": 0, "password": f"{HISTORY_USER}-pw-2026",
                       "writes": {"__start__": {"messages": [{"type": "human", "content": f"{WRITTEN} {OPENAI_KEY}"}]}}}):
         config = saver.put(config, empty_checkpoint(), metadata, {})
+    # a title written by a task, as DeerFlow's title node writes it: shown (and searched) masked
+    saver.put_writes(config, [("title", f"{HISTORY_TITLE} {OPENAI_KEY}")], "title-task")
 
 
 def write_search_store(path: Path) -> Path:

@@ -160,6 +160,19 @@ class ReadContract(Contract):
         everywhere = dict(store.search_metadata("vision", newest_only=True))
         assert set(everywhere) == {t.thread_id for t in store.threads(search="vision", limit=100)}
 
+    def test_titles_and_checkpoint_ids_the_search_matches(self, backend, reference):
+        """The thread list's title column and checkpoint ids, as the search matches them, equal SQLite's."""
+        store, _ = backend
+        ref, _ = reference
+        titles = store.thread_titles()
+        assert titles == ref.thread_titles()
+        listed = {t.thread_id: t.title for t in store.threads(limit=100)}
+        assert titles == {tid: title for tid, title in listed.items() if title}
+        middle = store.timeline("demo-vision")[3].checkpoint_id
+        assert store.checkpoint_id_threads(middle) == {"demo-vision"}
+        assert store.checkpoint_id_threads(middle[:8].upper()) >= {"demo-vision"}  # any case, a substring
+        assert store.checkpoint_id_threads("%") == set() and store.checkpoint_id_threads("no-such-id") == set()
+
     def test_postgres_savers_drop_the_metadata_writes_key(self, backend):
         """What DeerFlow's put checkpoints record in ``writes`` survives only where the saver keeps it."""
         store, _ = backend
@@ -272,23 +285,36 @@ class ReadContract(Contract):
         assert "uncleared-images" not in thread_health(store, "demo-vision").codes()
         assert store.size_accounting in ("per-checkpoint-copy", "shared-blobs")
 
-    @pytest.mark.parametrize("by", ["store", "channel", "thread"])
-    def test_growth_rows_add_up_to_the_totals(self, backend, by):
-        """Every stored byte and checkpoint is in one bucket or counted as not dated; a saver says it cannot."""
+    def test_newest_state_sizes_name_the_bloated_thread(self, backend):
         from inspector.store import StoreError
 
         store, _ = backend
         if store.kind == "saver":
+            with pytest.raises(StoreError, match="needs direct access"):
+                store.newest_state_sizes(1_000_000)
+            return
+        sizes = store.newest_state_sizes(1_000_000)
+        assert sizes.threads == len(DEMO_THREADS) and sizes.largest_thread == "demo-bloated"
+        assert sizes.over >= 1 and sizes.largest_bytes > 1_000_000
+        assert store.newest_state_sizes(sizes.largest_bytes).over == 0
+
+    def test_growth_rows_add_up_to_the_totals(self, backend):
+        """Every stored byte and checkpoint is in one bucket or counted as not dated; a saver says it cannot."""
+        from inspector.store import StoreError
+        from inspector.store.growth_rows import CHECKPOINT_KEY
+
+        store, _ = backend
+        if store.kind == "saver":
             with pytest.raises(StoreError, match="Growth over time needs direct access"):
-                store.growth_rows(by)
+                store.growth_rows()
             return
         totals = store.totals()
-        found = store.growth_rows(by, 3600)
+        found = store.growth_rows(3600)
         assert sum(r.bytes for r in found.rows) + found.untimed_bytes == totals.stored_bytes
         assert sum(r.checkpoints for r in found.rows) + found.untimed_checkpoints == totals.checkpoints
         assert all(r.bucket % 3600 == 0 for r in found.rows)
-        if by == "thread":
-            assert {r.key for r in found.rows} == {t.thread_id for t in store.threads(limit=1000)}
+        assert {r.thread_id for r in found.rows} == {t.thread_id for t in store.threads(limit=1000)}
+        assert sum(r.checkpoints for r in found.rows if r.channel != CHECKPOINT_KEY) == 0
 
     @pytest.mark.parametrize("thread_id", ["no-such-thread", "a'; DROP TABLE checkpoints; --", "../../etc", "%",
                                            "ünïcode 🧵"])
@@ -313,3 +339,45 @@ class ReadContract(Contract):
         with pytest.raises(NotFound, match="in namespace 'nowhere:1'"):
             store.state("demo-research", None, "nowhere:1")
         assert len(store.threads()) == len(DEMO_THREADS)  # nothing was dropped by the odd ids
+
+
+def attribution_shape(store, thread_id: str) -> list:
+    """Every checkpoint's attribution (inspector.history.attribution), ids normalised, oldest first."""
+    from inspector.history.attribution import attribute_keys
+    from inspector.history.lineage import build_history
+
+    history = build_history(store.timeline(thread_id))
+    made = attribute_keys(store, history, history.ordered)
+    return [(ns_shape(key[0]), made[key].step, made[key].made_by, made[key].label,
+             tuple((t.node, t.fields) for t in made[key].tasks)) for key in reversed(history.ordered)]
+
+
+class WriteKeysContract(Contract):
+    """The write keys a backend lists (``Store.write_keys``) and the attribution built on them agree with SQLite's."""
+
+    @pytest.mark.parametrize("thread_id", ["demo-research", "demo-subgraph", "demo-interrupt", "demo-time-travel"])
+    def test_write_keys_list_the_timelines_written_channels(self, backend, thread_id):
+        store, _ = backend
+        rows = store.timeline(thread_id)
+        keys = store.write_keys(thread_id, [(r.checkpoint_ns, r.checkpoint_id) for r in rows])
+        for row in rows:
+            listed = keys.get((row.checkpoint_ns, row.checkpoint_id), [])
+            assert tuple(dict.fromkeys(w.channel for w in listed)) == tuple(dict.fromkeys(row.write_channels)) or \
+                sorted(set(w.channel for w in listed)) == sorted(set(row.write_channels)), row.checkpoint_id
+            assert not any(hasattr(w, "value") for w in listed)
+        assert store.write_keys(thread_id, []) == {}
+        assert store.write_keys(thread_id, [("", "no-such-checkpoint")]) == {}
+
+    @pytest.mark.parametrize("thread_id", ["demo-research", "demo-subgraph", "demo-interrupt", "demo-time-travel",
+                                           "demo-vision"])
+    def test_same_attribution(self, backend, reference, thread_id):
+        """Same nodes, same fields, step by step. A saver read through its API keeps no task paths: there a
+        task is named from what the step before triggered, and left ``task <id>`` where that is not stored."""
+        mine, theirs = attribution_shape(backend[0], thread_id), attribution_shape(reference[0], thread_id)
+        assert any(tasks for *_, tasks in mine)
+        if not getattr(self, "KEEPS_TASK_PATHS", True):
+            unnamed = [i for i, (*_, tasks) in enumerate(mine) if any(n.startswith("task ") for n, _ in tasks)]
+            assert len(unnamed) <= 1
+            mine = [row for i, row in enumerate(mine) if i not in unnamed]
+            theirs = [row for i, row in enumerate(theirs) if i not in unnamed]
+        assert mine == theirs

@@ -85,10 +85,62 @@ def test_length_classes():
 
 def test_secret_key_names():
     secret = ["api_key", "apiKey", "OPENAI_API_KEY", "x-api-key", "Authorization", "password", "passwd", "secret",
-              "token", "access_token", "client_secret", "db.password", "aws_secret_access_key"]
-    plain = ["max_tokens", "token_usage", "input_tokens", "secretary", "tokenizer", "keys", "monkey", "passage"]
+              "token", "access_token", "client_secret", "db.password", "aws_secret_access_key",
+              # as people write them: camelCase, run-together, abbreviated, bytes
+              "dbPassword", "openaiApiKey", "githubToken", "clientSecret", "PGPASSWORD", "DB_PASS", "pwd", "pass",
+              "MYSQL_PWD", "dbPass", "apikey", "OPENAIAPIKEY", "AWS_ACCESS_KEY_ID", "secretKey", "refreshToken",
+              "connection_string", "Set-Cookie", b"password", b"dbPassword"]
+    plain = ["max_tokens", "token_usage", "input_tokens", "secretary", "tokenizer", "keys", "monkey", "passage",
+             "maxTokens", "totalTokens", "compass", "bypass", "passport", "password_policy_url", "passwordHint",
+             "keyboard", "passes", "PWD", "OLDPWD", "primary_key", "sort_key", "tokenCount", b"\xffpassword"]
     assert [k for k in secret if not is_secret_key(k)] == []
     assert [k for k in plain if is_secret_key(k)] == []
+
+
+@pytest.mark.parametrize("text, secret, kept", [
+    ("PGPASSWORD=pgEnv77 psql -h db", "pgEnv77", "psql -h db"),
+    ("DB_PASS=dbPass12 and more", "dbPass12", "and more"),
+    ('{"dbPassword": "camel 1", "openaiApiKey": "camel2"}', "camel 1", '"openaiApiKey": "'),
+    ('{"dbPassword": "camel 1", "openaiApiKey": "camel2"}', "camel2", '{"dbPassword": "'),
+    ("githubToken=tok99, next", "tok99", ", next"),
+    ("pwd: pw1234 pass=pass5678", "pw1234", "pass="),
+    ("pwd: pw1234 pass=pass5678", "pass5678", "pwd: "),
+    ("compass=north password=hunter2", "hunter2", "compass=north"),
+])
+def test_names_as_people_write_them_are_masked_in_text(r, text, secret, kept):
+    masked = r.text(text)
+    assert secret not in masked and kept in masked and MARK.search(masked)
+
+
+@pytest.mark.parametrize("text", [
+    "compass=north bypass: yes passport=P1 passage: the text",
+    "password_policy_url=https://example.com/p tokenizer: bpe keyboard=us",
+    "maxTokens=5 totalTokens: 7 passes=3",
+])
+def test_names_that_only_contain_a_secret_word_are_left_alone(r, text):
+    assert r.text(text) == text
+
+
+def test_key_shapes_beside_long_base64_runs_are_masked(r):
+    payload = "QUJD" * 3000
+    for text, secret in ((f"data:image/png;base64,{payload} key AKIAFAKE0123456789QZ", "AKIAFAKE0123456789QZ"),
+                         (f"{payload}\npassword=B64neighbour1\n{payload}", "B64neighbour1"),
+                         (f"{payload}\nAKIAFAKE0123456789QZ", "AKIAFAKE0123456789QZ")):
+        masked = r.text(text)
+        assert secret not in masked and payload in masked
+
+
+def test_bytes_values_and_keys_are_masked(r):
+    value = {b"password": b"bytesPw1", "blob": b"aws AKIAFAKE0123456789QZ here", "apiKey": b"\x00\x01raw",
+             "bin": b"\xff\xfe ghp_Fake0123456789abcdefghijABCDEFGHIJ01 \x00", "plain": b"nothing here",
+             b"dbPassword": "strValue1"}
+    masked = r(value)
+    assert masked[b"password"].startswith("[redacted password")
+    assert masked[b"dbPassword"].startswith("[redacted password")
+    assert masked["blob"].startswith("aws [redacted api-key") and masked["blob"].endswith(" here")
+    assert masked["apiKey"].startswith("[redacted api-key")
+    assert masked["bin"].startswith("[redacted binary-secret")
+    assert masked["plain"] is value["plain"]
 
 
 def test_values_under_secret_keys_are_masked_whole_and_counts_are_not(r):
@@ -160,7 +212,7 @@ def test_file_downloads_mask_text_and_leave_binary_alone(r):
     assert r.file(binary) == binary
 
 
-def test_image_payloads_are_not_scanned_but_kept(r):
+def test_image_payloads_are_kept(r):
     payload = "A" * 8000
     assert r.text(payload) is payload
     url = "data:image/png;base64," + payload

@@ -17,6 +17,7 @@ from langgraph.channels.ephemeral_value import EphemeralValue
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from inspector import profiles
 from inspector import schema as schemas
 from inspector.cli import main
 from inspector.diff import UNKNOWN_REDUCER, replay_thread, verdict
@@ -115,12 +116,15 @@ def test_using_restores_the_previous_schema():
 
 def test_without_the_schema_the_custom_field_is_unverified_and_replay_exits_0(scored_db, capsys):
     with open_store(str(scored_db)) as store:
+        generic = replay_thread(store, custom_schema.THREAD)  # nothing in the data shows DeerFlow: no reducer known
+        assert verdict(generic).unknown_reducer_fields == ("messages", "score") and verdict(generic).mismatched == 0
+        profiles.name_profile("deerflow")  # the operator's word: DeerFlow's reducers, not the app's own
         steps = replay_thread(store, custom_schema.THREAD)
     score_checks = [f for s in steps for f in s.fields if f.field == "score" and f.written]
     assert score_checks and all(f.status == "unverified" and f.reason == UNKNOWN_REDUCER for f in score_checks)
     assert all(f.reducer == schemas.UNKNOWN for f in score_checks)
     assert verdict(steps).unknown_reducer_fields == ("score",) and verdict(steps).mismatched == 0
-    assert main(["replay", "--db", str(scored_db), custom_schema.THREAD]) == 0
+    assert main(["replay", "--db", str(scored_db), custom_schema.THREAD, "--profile", "deerflow"]) == 0
     assert "reducer unknown: score" in capsys.readouterr().out
 
 
@@ -199,7 +203,7 @@ def test_drift_lists_unknown_channels_and_unwritten_fields(scored_db):
 
 
 def test_health_lists_schema_drift_without_flagging_it(scored_db, capsys):
-    code = main(["health", "--db", str(scored_db), custom_schema.THREAD, "--json"])
+    code = main(["health", "--db", str(scored_db), custom_schema.THREAD, "--json", "--profile", "deerflow"])
     import json
 
     payload = json.loads(capsys.readouterr().out)
@@ -207,8 +211,10 @@ def test_health_lists_schema_drift_without_flagging_it(scored_db, capsys):
     assert thread["schema_drift"]["unknown_channels"] == ["score"]
     assert "schema-drift" not in {f["code"] for f in thread["flags"]}
     assert code == (1 if thread["flags"] else 0)
-    main(["health", "--db", str(scored_db), custom_schema.THREAD])
+    main(["health", "--db", str(scored_db), custom_schema.THREAD, "--profile", "deerflow"])
     assert "channels not in the schema (DeerFlow ThreadState): score" in capsys.readouterr().out
+    main(["health", "--db", str(scored_db), custom_schema.THREAD])  # read as generic LangGraph: no schema, no drift
+    assert "channels not in the schema" not in capsys.readouterr().out
 
 
 # -- the dashboard ------------------------------------------------------------------
@@ -249,6 +255,7 @@ def test_dashboard_reads_the_schema_flag(scored_app):
 def test_dashboard_without_the_schema_shows_drift_and_unverified_counts(scored_app):
     from ui_app import all_text, open_page
 
+    scored_app.setenv("INSPECTOR_PROFILE", "deerflow")
     at = open_page("thread", thread=custom_schema.THREAD)
     at.toggle(key=f"replay_marks_{custom_schema.THREAD}").set_value(True).run()
     assert not at.exception, at.exception
@@ -266,14 +273,15 @@ def test_a_schema_that_fails_to_load_is_reported_and_the_default_used(scored_app
     scored_app.setenv("INSPECTOR_SCHEMA", "custom_schema:nothing")
     at = open_page("thread", thread=custom_schema.THREAD)
     assert not at.exception, at.exception
-    assert any("has no attribute 'nothing'" in e.value and "DeerFlow ThreadState" in e.value for e in at.sidebar.error)
+    assert any("has no attribute 'nothing'" in e.value and "its profile's reducers" in e.value for e in at.sidebar.error)
 
 
 def test_health_page_lists_threads_with_schema_drift(scored_app):
     from ui_app import all_text, open_page
 
+    scored_app.setenv("INSPECTOR_PROFILE", "deerflow")
     at = open_page("health")
     assert not at.exception, at.exception
     assert "Schema drift" in [h.value for h in at.subheader]
     assert "channels not in the schema (DeerFlow ThreadState): score" in "\n".join(t.value for t in at.text)
-    assert "Schema: DeerFlow ThreadState" in all_text(at)
+    assert "Schema: each thread's profile" in all_text(at)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from store_contract import ReadContract
+from store_contract import ReadContract, WriteKeysContract
 from store_contract_streams import StreamContract
 
 from inspector.store import open_store
@@ -11,7 +11,7 @@ from inspector.store import open_store
 pytestmark = pytest.mark.postgres
 
 
-class TestPostgresStore(ReadContract, StreamContract):
+class TestPostgresStore(ReadContract, StreamContract, WriteKeysContract):
     KEEPS_METADATA_WRITES = False  # PostgresSaver drops it
 
     @pytest.fixture(scope="class")

@@ -6,7 +6,7 @@ import psycopg
 import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg.rows import dict_row
-from store_contract import ReadContract
+from store_contract import ReadContract, WriteKeysContract
 from store_contract_streams import StreamContract
 
 from inspector.store.saver import SaverStore
@@ -14,7 +14,8 @@ from inspector.store.saver import SaverStore
 pytestmark = pytest.mark.postgres
 
 
-class TestPostgresSaverStore(ReadContract, StreamContract):
+class TestPostgresSaverStore(ReadContract, StreamContract, WriteKeysContract):
+    KEEPS_TASK_PATHS = False  # the saver API hands back pending writes without them
     KEEPS_METADATA_WRITES = False  # PostgresSaver drops it
 
     @pytest.fixture(scope="class")

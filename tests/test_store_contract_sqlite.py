@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from store_contract import ReadContract
+from store_contract import ReadContract, WriteKeysContract
 from store_contract_streams import StreamContract
 
 from inspector.store import open_store
 
 
-class TestSqliteStore(ReadContract, StreamContract):
+class TestSqliteStore(ReadContract, StreamContract, WriteKeysContract):
     KEEPS_METADATA_WRITES = True
 
     @pytest.fixture(scope="class")

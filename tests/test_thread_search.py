@@ -11,6 +11,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from search_store import (
     HISTORY_THREAD,
+    HISTORY_TITLE,
     HISTORY_USER,
     KEY_PREFIX,
     KEY_THREAD,
@@ -80,9 +81,14 @@ def check_backend(store):
     # the newest checkpoint holds the name only inside a password; an older one shows it
     assert found(store, HISTORY_USER) == [HISTORY_THREAD]
     # with reveal, the stored text is searched
-    assert found(store, KEY_PREFIX, mask=None) == ([HISTORY_THREAD, KEY_THREAD] if kept_writes else [KEY_THREAD])
+    assert found(store, KEY_PREFIX, mask=None) == everything  # every title holds the key as stored
     assert found(store, f"{HISTORY_USER}-pw", mask=None) == [HISTORY_THREAD]
     assert found(store, "deploy") == [KEY_THREAD, PLAIN_THREAD]
+    # the title the list shows, masked, and checkpoint ids
+    assert found(store, HISTORY_TITLE.upper()) == [HISTORY_THREAD]
+    assert thread_list(store, HISTORY_TITLE, mask=MASK).total == 1
+    oldest = min(r.checkpoint_id for r in store.timeline(HISTORY_THREAD))
+    assert found(store, oldest) == [HISTORY_THREAD] and found(store, oldest[:13]) == [HISTORY_THREAD]
     # shown in one thread's note, held by the other only inside its password
     assert store.count_threads(search=TEAM) == 2 and found(store, TEAM) == [PLAIN_THREAD]
 
@@ -145,7 +151,7 @@ def test_cli_search_matches_only_what_it_shows(search_db):
     assert _listed(cli("threads", "--db", str(search_db), "--search", TITLE, "--json")) == [KEY_THREAD, PLAIN_THREAD]
     revealed = cli("threads", "--db", str(search_db), "--search", KEY_PREFIX, "--reveal", "--json",
                    INSPECTOR_ALLOW_REVEAL="true")
-    assert _listed(revealed) == [HISTORY_THREAD, KEY_THREAD]  # the key in its metadata, and in its writes
+    assert _listed(revealed) == [HISTORY_THREAD, KEY_THREAD, PLAIN_THREAD]  # the key in metadata, writes, titles
     refused = cli("threads", "--db", str(search_db), "--search", KEY_PREFIX, "--reveal", "--json")
     assert refused.returncode != 0 and refused.stdout == ""
 
@@ -159,6 +165,9 @@ def threads_page(search_db, monkeypatch):
 
 
 def _shown(at) -> list[str]:
+    if not at.dataframe:  # nothing matched: the page says so instead of drawing an empty table
+        assert "No thread matches" in all_text(at)
+        return []
     frame = at.dataframe[0].value
     return sorted(frame["thread"]) if len(frame) else []
 
@@ -168,7 +177,7 @@ def test_page_search_matches_only_what_it_shows(threads_page):
     assert not at.exception
     assert "Search unmasked values" not in [t.label for t in at.toggle]  # reveal is off by default
     at.text_input[0].input(KEY_PREFIX).run()
-    assert not at.exception and _shown(at) == [] and "0 thread(s)" in all_text(at)
+    assert not at.exception and _shown(at) == [] and "Clear the search" in [b.label for b in at.button]
     for search, expected in ((PASSWORD_PREFIX, []), (TITLE, [KEY_THREAD, PLAIN_THREAD]),
                              ("ops-history", [HISTORY_THREAD]), (HISTORY_USER, [HISTORY_THREAD])):
         at = open_page("threads", q=search)
@@ -184,7 +193,7 @@ def test_page_search_unmasked_where_reveal_is_allowed(threads_page, tmp_path, mo
     assert _shown(at) == []  # masked until asked
     toggle = next(t for t in at.toggle if t.label == "Search unmasked values")
     toggle.set_value(True).run()
-    assert not at.exception and _shown(at) == [HISTORY_THREAD, KEY_THREAD]
+    assert not at.exception and _shown(at) == [HISTORY_THREAD, KEY_THREAD, PLAIN_THREAD]  # titles hold it as stored
     reveals = [line for line in map(json.loads, log.read_text().splitlines()) if line["action"] == "reveal"]
     assert [r.get("what") for r in reveals] == ["thread search"]
     assert KEY_PREFIX not in log.read_text()  # the search text is never logged

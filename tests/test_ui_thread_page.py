@@ -177,7 +177,8 @@ def test_a_failing_panel_shows_an_error_and_the_rest_renders(monkeypatch):
 def test_the_panels_offered_are_the_declared_ones_on_every_run():
     from inspector.ui import media_views
 
-    declared = ["State", "Diff vs parent", "Model input", "Images over time", "Size"]
+    declared = ["State", "Diff vs parent", "Flow grid", "Graph", "Step timeline", "Model input", "Images over time",
+                "Size"]
     assert [title for title, _ in panels.THREAD_PANELS] == declared
     assert panels.FIELD_VIEWS["viewed_images"] is media_views.viewed_images_view
     at = open_page("thread", thread="demo-bloated")

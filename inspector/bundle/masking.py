@@ -57,7 +57,7 @@ class Masker:
         """
         if not self.enabled:
             return value
-        masked = _masked_bytes(self._redactor(value, keys=keys), self._redactor)
+        masked = _masked_bytes(self._redactor(value, keys=keys, keep_bytes=True), self._redactor)
         if masked is not value:
             self.masked[where] += 1
         return masked

@@ -28,6 +28,7 @@ from ..store.decode import (
     EXT_PYDANTIC_V2,
     checkpoint_items,
 )
+from ..store.depth import TooDeep, loads, too_deep
 
 NAMED_CODES = frozenset({EXT_CONSTRUCTOR_SINGLE_ARG, EXT_CONSTRUCTOR_POS_ARGS, EXT_CONSTRUCTOR_KW_ARGS,
                          EXT_METHOD_SINGLE_ARG, EXT_PYDANTIC_V1, EXT_PYDANTIC_V2})
@@ -93,13 +94,21 @@ class _Loader:
 def load_msgpack(data: bytes) -> tuple[Any, list[Dropped]]:
     """The tree a msgpack value holds, and the extension values that had to be dropped.
 
-    Raises ``ValueError`` when the bytes are not msgpack.
+    Raises ``ValueError`` when the bytes are not msgpack, ``depth.TooDeep`` (a ``ValueError``) when the value
+    nests deeper than ``depth.MAX_DEPTH`` levels.
     """
     loader = _Loader()
     try:
-        return loader.unpack(bytes(data)), loader.dropped
+        tree = loader.unpack(bytes(data))
     except Exception as exc:  # msgpack raises several unrelated types on bad input
         raise ValueError(f"undecodable msgpack ({type(exc).__name__})") from None
+    if too_deep(tree, inner=_ext_data):
+        raise TooDeep()
+    return tree, loader.dropped
+
+
+def _ext_data(value: Any) -> Any:
+    return value.data if isinstance(value, Ext) else None
 
 
 def _default(value: Any) -> Any:
@@ -117,8 +126,8 @@ def dump_msgpack(tree: Any) -> bytes:
 
 
 def load_json(data: bytes | str) -> Any:
-    """Raises ``ValueError`` when the bytes are not JSON."""
-    return json.loads(data)
+    """Raises ``ValueError`` when the bytes are not JSON (``depth.TooDeep`` when they nest too deep)."""
+    return loads(data)
 
 
 def dump_json(value: Any) -> bytes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from typing import Any
 
+from ..store.depth import MAX_DEPTH, TooDeep
 from ..store.export_rows import ExportCheckpoint, ExportWrite
 from .masking import Masker
 from .rewrite import (
@@ -34,6 +35,11 @@ CACHE_ENTRIES = 4096  # values and list items already masked, by their bytes
 NIL = dump_msgpack(None)
 HEADER = "checkpoint headers"
 _EMPTY = object()  # a blob row of type "empty": the channel has no value at that version
+
+
+def _unreadable(exc: ValueError, default: str) -> str:
+    """Why a value could not be read: too deep to walk, or ``default``."""
+    return f"nested deeper than {MAX_DEPTH} levels" if isinstance(exc, TooDeep) else default
 
 
 class RowConverter:
@@ -78,8 +84,8 @@ class RowConverter:
             return self._cache[key][0]
         try:
             tree, dropped = load_msgpack(raw)
-        except ValueError:
-            self._leave_out(f"values of channel {name!r}", "not decodable: replaced by null")
+        except ValueError as exc:
+            self._leave_out(f"values of channel {name!r}", f"{_unreadable(exc, 'not decodable')}: replaced by null")
             return NIL
         for _ in dropped:
             self._leave_out(f"extension values in channel {name!r}",
@@ -192,8 +198,8 @@ class RowConverter:
         for key, raw in items:
             try:
                 tree, dropped = load_msgpack(raw)
-            except ValueError:
-                self._leave_out("checkpoint header values", "not decodable: replaced by null")
+            except ValueError as exc:
+                self._leave_out("checkpoint header values", f"{_unreadable(exc, 'not decodable')}: replaced by null")
                 out.append((key, NIL))
                 continue
             masked = self.masker.value(tree, HEADER, keys=False)
@@ -205,8 +211,8 @@ class RowConverter:
         if isinstance(raw, (bytes, bytearray, memoryview, str)):
             try:
                 raw = load_json(bytes(raw) if not isinstance(raw, str) else raw)
-            except ValueError:
-                self._leave_out("checkpoint metadata", "not readable JSON: replaced by {}")
+            except ValueError as exc:
+                self._leave_out("checkpoint metadata", f"{_unreadable(exc, 'not readable JSON')}: replaced by {{}}")
                 raw = {}
         return dump_json(self.masker.value(raw if raw is not None else {}, "metadata"))
 
@@ -220,8 +226,8 @@ class RowConverter:
         if tag == "json":
             try:
                 return tag, dump_json(self.masker.channel(write.channel, load_json(bytes(data or b""))))
-            except ValueError:
-                self._leave_out(f"writes to channel {write.channel!r}", "not readable JSON: left out")
+            except ValueError as exc:
+                self._leave_out(f"writes to channel {write.channel!r}", f"{_unreadable(exc, 'not readable JSON')}: left out")
                 return None
         if tag in ("bytes", "bytearray"):
             return tag, self._bytes(bytes(data or b""), write.channel)

@@ -25,6 +25,7 @@ from ..media.report import folder_refusals, thread_folders
 from ..media.user_data import PathRefused, check_id
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
+from ..store.depth import json_object
 from .files import FilePlan, References, plan_files, read_file
 from .masking import Masker
 from .rows import RowConverter
@@ -83,10 +84,7 @@ def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: 
 
 def _metadata(raw: Any) -> dict[str, Any]:
     if isinstance(raw, (bytes, bytearray, memoryview, str)):
-        try:
-            raw = json.loads(bytes(raw) if not isinstance(raw, str) else raw)
-        except ValueError:
-            return {}
+        return json_object(raw) or {}
     return raw if isinstance(raw, dict) else {}
 
 

@@ -21,6 +21,7 @@ from ..store import StoreError
 from . import (
     bundle_commands,
     diff_commands,
+    flow_commands,
     media_commands,
     operations_commands,
     output,
@@ -29,8 +30,8 @@ from . import (
     store_commands,
 )
 
-COMMAND_MODULES = (store_commands, diff_commands, media_commands, size_commands, retention_commands, bundle_commands,
-                   operations_commands)
+COMMAND_MODULES = (store_commands, flow_commands, diff_commands, media_commands, size_commands, retention_commands,
+                   bundle_commands, operations_commands)
 
 
 class CliError(Exception):
@@ -56,23 +57,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         output.use_redactor(redactor_for(load_settings(), reveal=getattr(args, "reveal", False)))
         return int(args.handler(args) or 0)
     except (CliError, StoreError, ValueError, PermissionError, AuditError) as exc:
-        print(f"error: {_masked_message(exc)}", file=sys.stderr)
+        output.warn(f"error: {exc}")
         return 2
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - the CLI answers in one line, never a traceback
-        print(f"error: {type(exc).__name__}: {_masked_message(exc)}", file=sys.stderr)
+        output.warn(f"error: {type(exc).__name__}: {exc}")
         return 1
-
-
-def _masked_message(exc: BaseException) -> str:
-    """An error's message with secrets masked (with the default rules when the settings themselves are bad)."""
-    try:
-        return output.masked(str(exc))
-    except ValueError:
-        return redactor_for(object()).text(str(exc))
 
 
 if __name__ == "__main__":

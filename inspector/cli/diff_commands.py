@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from ..profiles import reading, reading_for
+from ..store import Store
 from .output import masked, print_json, print_table, say
 from .progress import StderrProgress
 from .store_commands import add_store_args, open_cache_for, open_from_args
@@ -38,21 +40,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..diff import diff_checkpoints, diff_threads  # the reducers, and so LangGraph's graph package: only here
 
-    with open_from_args(args) as store:
+    with open_from_args(args) as store, reading(store, args.thread) as chosen:
         if args.against_thread:
             result = diff_threads(store, args.thread, args.against_thread, args.from_id, args.to_id, args.ns,
                                   args.internal)
         else:
             result = diff_checkpoints(store, args.thread, args.from_id, args.to_id, args.ns, args.internal)
         result = masked(result)
-    if args.json:
-        print_json(result)
-    else:
-        print_diff(result)
+        if args.json:
+            print_json(result)
+        else:
+            print_diff(result, chosen.line())
     return 0
 
 
-def print_diff(result: StateDiff) -> None:
+def print_diff(result: StateDiff, profile_line: str | None = None) -> None:
     from .. import schema as schemas
 
     if result.across_threads:
@@ -61,6 +63,8 @@ def print_diff(result: StateDiff) -> None:
     else:
         relation = "parent -> child" if result.adjacent else "any two checkpoints"
         say(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
+    if profile_line:
+        say(profile_line)
     say(f"schema {schemas.active().name}")
     for write in result.wrote:
         say(f"  {write['node']} wrote {write['channel']}: {write['value']}")
@@ -78,9 +82,10 @@ def print_diff(result: StateDiff) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from ..diff import replay_thread, verdict
-    from ..schema.default import active_schema_name  # verdicts read from the cache need no schema loaded
 
     with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, unit="steps") as progress:
+        chosen = reading_for(store, args.thread)
+        schema = _schema_name(store, args.thread)
         cache = open_cache_for(store, args)
         try:
             steps = masked(replay_thread(store, args.thread, args.ns, cache=cache, progress=progress))
@@ -91,15 +96,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
     mismatched = [s for s in steps if s.status == "mismatch"]
     broken = [s for s in steps if s.status == "broken"]
     if args.json:
-        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": active_schema_name(),
-                    "matches": result.matches, "broken_history": [s.note for s in broken], "verdict": result,
+        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": schema,
+                    "profile": chosen.as_json(), "matches": result.matches,
+                    "broken_history": [s.note for s in broken], "verdict": result,
                     "steps": steps})
     else:
+        say(chosen.line())
         print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in steps])
         say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
             + (f", {len(broken)} not replayed: broken history" if broken else ""))
-        say(f"{result.summary()} (schema {active_schema_name()})")
+        say(f"{result.summary()} (schema {schema})")
     return 0 if result.matches and not broken else 1
+
+
+def _schema_name(store: Store, thread_id: str) -> str:
+    """The name of the schema the thread is replayed in (read without loading it when it is DeerFlow's)."""
+    from ..schema.default import active_schema_name
+
+    with reading(store, thread_id):
+        return active_schema_name()
 
 
 def _row(step: StepReplay) -> tuple:

@@ -7,7 +7,7 @@ import argparse
 from ..formatting import human_bytes
 from ..retention import Policy, plan_store, statements
 from ..retention.report import thread_rows, totals_line, variant_line
-from .output import print_json, print_table
+from .output import print_json, print_table, say
 from .store_commands import add_store_args, open_from_args
 
 
@@ -44,12 +44,12 @@ def cmd_prune_preview(args: argparse.Namespace) -> int:
                      for r in thread_rows(plan)])
         for thread in plan.threads:
             for item in thread.breaks:
-                print(f"breaks [{thread.thread_id}]: {item.message}")
+                say(f"breaks [{thread.thread_id}]: {item.message}")
             for item in thread.protected:
-                print(f"kept [{thread.thread_id}]: {item.message}")
-        print(totals_line(plan))
-        print(variant_line(plan))
+                say(f"kept [{thread.thread_id}]: {item.message}")
+        say(totals_line(plan))
+        say(variant_line(plan))
         for note in plan.notes:
-            print(f"note: {note}")
-        print("Nothing was deleted: this is a preview. --sql prints the statements that would apply it.")
+            say(f"note: {note}")
+        say("Nothing was deleted: this is a preview. --sql prints the statements that would apply it.")
     return 0

@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("health", help="oversize flags and lints; exits 1 when any flag is raised")
     add_store_args(p)
     p.add_argument("thread", nargs="?", help="a thread id (default: every thread)")
+    p.add_argument("--store", action="store_true",
+                   help="the store itself instead: what its files hold and the rows no checkpoint needs")
     p.set_defaults(handler=cmd_health)
 
 
@@ -76,6 +78,11 @@ def cmd_sizes(args: argparse.Namespace) -> int:
 
 
 def cmd_health(args: argparse.Namespace) -> int:
+    if args.store:
+        from .operations_commands import print_store_health
+
+        with open_from_args(args) as store:
+            return print_store_health(store, args.json)
     from ..sizes.health import store_health, thread_health
     from ..sizes.health_report import health_report, health_table
     from ..state.drift import drift_lines

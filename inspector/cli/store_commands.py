@@ -10,17 +10,20 @@ from typing import Any
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..formatting import human_bytes, to_jsonable
+from ..history.attribution import attribute_keys
 from ..history.checkpoint_kinds import branch_origin
+from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
 from ..history.thread_list import thread_list, thread_records
 from ..history.timeline_rows import kind_columns
+from ..profiles import name_profile, reading
 from ..safety.audit import AuditTrail
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
 from ..store.model import THREAD_SORTS
-from .output import masked, print_json, print_table, say
+from .output import masked, print_json, print_table, say, warn
 
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +33,10 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--schema", metavar="MODULE:CLASS",
                         help="the app's state class or graph (module.path:Class or file.py:Class; imports it), "
                              "whose reducers replay and diff use (default: INSPECTOR_SCHEMA, settings, "
-                             "or DeerFlow's ThreadState)")
+                             "or the reducers of each thread's profile)")
+    parser.add_argument("--profile", metavar="NAME",
+                        help="read every thread with this app's profile (default: INSPECTOR_PROFILE, settings, or "
+                             "the one each thread's data shows; langgraph: no app's knowledge)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--quiet", action="store_true", help="no progress counts on stderr")
     parser.add_argument("--reveal", action="store_true",
@@ -38,7 +44,8 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
 
 
 # What a command with a thread argument shows, for the audit trail (``audit_log``).
-AUDITED = {"timeline": "thread_view", "replay": "thread_view", "sizes": "thread_view", "health": "thread_view",
+AUDITED = {"timeline": "thread_view", "graph": "thread_view", "replay": "thread_view", "sizes": "thread_view",
+           "health": "thread_view",
            "state": "checkpoint_view", "images": "checkpoint_view", "artifacts": "checkpoint_view", "diff": "diff_view",
            "bundle": "export"}
 
@@ -75,13 +82,15 @@ def open_from_args(args: argparse.Namespace) -> Store:
     """Activate the schema the flags or settings name, then open the store.
 
     The schema is read (through LangGraph's graph package) only when one is named here or a command
-    needs reducers; DeerFlow's ThreadState is the default then."""
+    needs reducers; each thread's profile decides them then. ``--profile`` names the profile every
+    thread is read with (an unknown name: ``ProfileError``, a ``ValueError``)."""
     settings = load_settings()
     spec = getattr(args, "schema", None) or settings.schema
-    if spec or "inspector.schema.reading" in sys.modules:  # once read, the default is put back when none is named
+    if spec or "inspector.schema.reading" in sys.modules:  # once read, none named is put back when none is named
         from .. import schema as schemas
 
         schemas.activate_spec(spec)
+    name_profile(getattr(args, "profile", None) or settings.profile)
     explicit = args.db
     if not explicit and getattr(args, "deerflow_home", None):
         explicit = deerflow_url(args.deerflow_home)
@@ -96,10 +105,10 @@ def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | No
         settings = load_settings()
         cache = open_cache(settings.cache_dir, settings.cache_max_mb, store)
     except CacheError as exc:
-        print(f"warning: {exc}; analysing without the cache", file=sys.stderr)
+        warn(f"warning: {exc}; analysing without the cache")
         return None
     if cache is not None and cache.notice:
-        print(f"warning: {cache.notice}", file=sys.stderr)
+        warn(f"warning: {cache.notice}")
     return cache
 
 
@@ -148,21 +157,44 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         rows = store.timeline(args.thread)
         branches = store.branch_threads(args.thread)
+        history = build_history(rows)
+        made = attribute_keys(store, history, history.ordered)
     origin = branch_origin(rows)
-    history = build_history(rows)
     kinds = [kind_columns(history, key_of(r)) for r in rows]
+    times = {t.key: t for t in step_times(history, made)}
     if args.json:
+        def flow(row: Any) -> dict[str, Any]:
+            key = key_of(row)
+            attribution, took = made.get(key), times.get(key)
+            if attribution is None:  # a duplicate row: laid out once
+                return {}
+            return {"made_by": attribution.made_by, "label": attribution.label, "nodes": list(attribution.nodes),
+                    "wrote": list(attribution.fields), "note": attribution.note or None,
+                    "tasks": [{"node": t.node, "task_id": t.task_id, "task_path": t.task_path, "kind": t.kind,
+                               "wrote": list(t.fields), "channels": list(t.channels)} for t in attribution.tasks],
+                    "started_at": took.started if took else None,
+                    "duration_s": took.seconds if took else None, "waiting": took.waiting if took else False}
+
         print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches,
-                    "checkpoints": [{**to_jsonable(r), **k} for r, k in zip(rows, kinds)],
+                    "checkpoints": [{**to_jsonable(r), **k, **flow(r)} for r, k in zip(rows, kinds)],
                     "problems": [{"kind": p.kind, "message": p.message,
                                   "checkpoints": [{"checkpoint_ns": ns, "checkpoint_id": cid} for ns, cid in p.keys]}
                                  for p in history.problems]})
         return 0
+    def took(row: Any) -> str:
+        time = times.get(key_of(row))
+        return "" if time is None or time.seconds is None else seconds_text(time.seconds) + (" wait" if time.waiting else "")
+
+    def node(row: Any) -> str:
+        attribution = made.get(key_of(row))
+        return "" if attribution is None else ", ".join(attribution.nodes) or (
+            "" if attribution.made_by == "step" else attribution.what)
+
     print_table(
-        ["step", "source", "kind", "mode", "namespace", "checkpoint", "parent", "wrote", "stored"],
+        ["step", "node", "wrote", "took", "source", "kind", "mode", "namespace", "checkpoint", "parent", "stored"],
         [
-            (r.step, r.source, k["kind"], k["mode"], r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id,
-             ", ".join(r.write_channels), human_bytes(r.stored_bytes))
+            (r.step, node(r), ", ".join(made[key_of(r)].fields) if key_of(r) in made else "", took(r), r.source,
+             k["kind"], k["mode"], r.checkpoint_ns, r.checkpoint_id, r.parent_checkpoint_id, human_bytes(r.stored_bytes))
             for r, k in zip(rows, kinds)
         ],
     )
@@ -197,16 +229,22 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
 
 
 def cmd_state(args: argparse.Namespace) -> int:
-    with open_from_args(args) as store:
+    with open_from_args(args) as store, reading(store, args.thread) as chosen:
         state = masked(store.state(args.thread, args.checkpoint, args.ns))
-    if args.json:
-        print_json(state_payload(state, args.internal))
-        return 0
+        if args.json:
+            print_json({**state_payload(state, args.internal), "profile": chosen.as_json()})
+            return 0
+        _print_state(state, args, chosen.line())
+    return 0
+
+
+def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> None:
     from ..state.fields import reducer_label
 
     schema = active_names()
     say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
+    say(profile_line)
     say(f"schema {schema.name}")
     print_table(
         ["field", "reducer", "stored", "value"],
@@ -221,7 +259,6 @@ def cmd_state(args: argparse.Namespace) -> int:
         say(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
     for problem in state.problems:
         say(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
-    return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

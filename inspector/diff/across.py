@@ -15,6 +15,7 @@ import json
 from difflib import SequenceMatcher
 from typing import Any
 
+from ..profiles import reads_thread
 from ..store import Store
 from .model import Change, StateDiff
 from .nested import first_difference
@@ -73,6 +74,7 @@ def aligned_message_changes(before: Any, after: Any) -> tuple[list[Change], str 
     return changes, note
 
 
+@reads_thread
 def diff_threads(store: Store, thread_id: str, other_thread_id: str, from_id: str | None = None,
                  to_id: str | None = None, ns: str = "", internal: bool = False) -> StateDiff:
     """``thread_id`` at ``from_id`` against ``other_thread_id`` at ``to_id`` (default: the newest of each).

@@ -14,38 +14,30 @@ an ``Overwrite`` write bypasses the reducer (later writes in the same step are i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any
-
-from langchain_core.messages import BaseMessage, messages_from_dict
 
 from .. import schema as schemas
 from ..schema.thread_state import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
-from ..store.decode import overwritten
+from ..store.decode import Opaque, overwritten
 from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
 from .nested import first_difference
+from .replay_messages import (  # noqa: F401 (GENERATED_ID, ReplayError, remembering_messages: re-exported)
+    GENERATED_ID,
+    REDUCER_FAILED,
+    KnownIds,
+    MessageFold,
+    ReplayError,
+    as_messages,
+    plain_messages,
+    remembering_messages,
+    stored_messages,
+)
 from .writes import describe_writes, step_writes, update_writes, writes_by_channel
 
-GENERATED_ID = "(id assigned by add_messages)"
-MESSAGE_TYPES = {"human", "ai", "system", "tool", "function", "chat", "remove"}
-MESSAGE_TYPES |= {f"{t}Chunk" for t in ("AIMessage", "HumanMessage", "SystemMessage", "ToolMessage",
-                                        "FunctionMessage", "ChatMessage")}
-
 NOT_STORED = "written by update_state or the saver; the values written are not stored"
-REDUCER_FAILED = "the reducer refused a stored write"
 SANDBOX_CONFLICT = "merge_sandbox refused the stored writes"
-
-
-class ReplayError(Exception):
-    """A write the reducer could not apply; the field is reported as unverified, the error as a finding."""
-
-    def __init__(self, message: str, reason: str = REDUCER_FAILED) -> None:
-        super().__init__(message)
-        self.reason = reason
+OPAQUE_VALUE = "a value written or stored could not be decoded (opaque, undecodable or too deep to walk)"
 
 
 class _Nothing:
@@ -66,118 +58,6 @@ def start_value(channel: str, values: dict[str, Any], schema: schemas.Schema) ->
     return value if has else NOTHING
 
 
-# -- messages as the reducer sees them -------------------------------------------
-
-
-@dataclass
-class _Converted:
-    """A stored message list as the reducer sees it: the dicts, their messages, the ids, and for each
-    message the dict to give back after the reducer (None where dumping the message gives another)."""
-
-    source: list[Any]
-    messages: list[Any]
-    ids: list[str]
-    plain: list[dict | None]
-    all_plain: bool
-
-
-class MessageMemo:
-    """While a thread is replayed, each stored message dict is rebuilt as a LangChain message once.
-
-    Consecutive states share their message dicts (``store.carried``), so a step converts only the
-    messages it adds to the list before it, and a message the reducer kept is given back as the very
-    dict it came from when that dict is what dumping the message gives (checked once per message): the
-    comparison with the child's stored value then meets the same objects. Results are equal to
-    converting every message at every step. Messages without an id are not remembered:
-    ``add_messages`` assigns them one in place.
-    """
-
-    def __init__(self) -> None:
-        self.dicts: dict[int, tuple[BaseMessage, dict | None]] = {}  # id(message) -> (message, its dict or None)
-        self.last: _Converted | None = None
-
-    def convert(self, value: Any) -> Any:
-        message = _as_message(value)
-        if isinstance(message, BaseMessage) and message.id is not None and message is not value:
-            same = {**message.model_dump()} == value
-            self.dicts[id(message)] = (message, value if same else None)
-        return message
-
-    def convert_list(self, value: list[Any]) -> _Converted:
-        """``value`` converted, reusing the last list converted where ``value`` begins with it."""
-        last, start = self.last, 0
-        if last is not None and len(last.source) <= len(value) and value[: len(last.source)] == last.source:
-            start = len(last.source)
-        messages = [self.convert(v) for v in value[start:]]
-        ids = [m.id for m in messages if isinstance(m, BaseMessage) and m.id]
-        plain = [self.plain(m) if isinstance(m, BaseMessage) else None for m in messages]
-        all_plain = all(p is not None for p in plain)
-        if start:
-            messages, ids, plain = last.messages + messages, last.ids + ids, last.plain + plain
-            all_plain = all_plain and last.all_plain
-        self.last = _Converted(value, messages, ids, plain, all_plain)
-        return self.last
-
-    def plain(self, message: BaseMessage) -> dict | None:
-        found = self.dicts.get(id(message))
-        return found[1] if found is not None and found[0] is message else None
-
-
-_MEMO: ContextVar[MessageMemo | None] = ContextVar("replay_message_memo", default=None)
-
-
-@contextmanager
-def remembering_messages() -> Iterator[MessageMemo]:
-    """Replay inside the block converts each stored message once (see ``MessageMemo``)."""
-    token = _MEMO.set(MessageMemo())
-    try:
-        yield _MEMO.get()
-    finally:
-        _MEMO.reset(token)
-
-
-def _as_message(value: Any) -> Any:
-    if isinstance(value, dict) and value.get("type") in MESSAGE_TYPES:
-        data = {k: v for k, v in value.items() if k != "__type__"}
-        try:
-            return messages_from_dict([{"type": value["type"], "data": data}])[0]
-        except Exception as exc:  # pydantic rejects a malformed stored message
-            raise ReplayError(f"message {value.get('id')!r} cannot be rebuilt ({type(exc).__name__})") from None
-    return value
-
-
-def _as_messages(value: Any, known: set[str], stored: bool = False) -> Any:
-    """``value`` as LangChain messages; ``stored``: the channel's stored list (remembered while replaying)."""
-    memo = _MEMO.get()
-    if stored and memo is not None and isinstance(value, list):
-        converted = memo.convert_list(value)
-        known.update(converted.ids)
-        return list(converted.messages)
-    converted = [_as_message(v) for v in value] if isinstance(value, list) else _as_message(value)
-    items = converted if isinstance(converted, list) else [converted]
-    known.update(m.id for m in items if isinstance(m, BaseMessage) and m.id)
-    return converted
-
-
-def _plain_messages(value: Any, known: set[str]) -> Any:
-    if not isinstance(value, list):
-        return value
-    memo = _MEMO.get()
-    last = memo.last if memo is not None else None
-    start = 0
-    if last is not None and last.all_plain and len(last.messages) <= len(value) \
-            and value[: len(last.messages)] == last.messages:
-        start = len(last.messages)  # the stored list's messages, kept by the reducer: their own dicts
-    rest = [_plain_message(m, known, memo) if isinstance(m, BaseMessage) else m for m in value[start:]]
-    return last.plain + rest if start else rest
-
-
-def _plain_message(message: BaseMessage, known: set[str], memo: MessageMemo | None) -> dict:
-    if message.id in known and memo is not None and (stored := memo.plain(message)) is not None:
-        return stored  # equal to the dump below, and the very dict the store gave
-    return {**message.model_dump(), **({"id": GENERATED_ID} if message.id not in known else {})}
-
-
 # -- replay ------------------------------------------------------------------------
 
 
@@ -192,28 +72,35 @@ def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.
     if reducer is None:
         return values[-1]
     messages = schema.holds_messages(channel)
-    known: set[str] = set()
+    known = KnownIds()
 
-    def prepared(value: Any, stored: bool = False) -> Any:
-        return _as_messages(value, known, stored) if messages else value
+    def prepared(value: Any) -> Any:
+        return as_messages(value, known) if messages else value
 
     pending = list(values)
     overwrote = False
+    base = None
     if current is NOTHING:
         # the first write is taken as it is; an Overwrite one stores its value, as DeltaChannel does and as
         # DeerFlow's patch of BinaryOperatorAggregate makes it (LangGraph would store the wrapper itself)
         overwrote, first = overwritten(pending[0])
         result = prepared(first if overwrote else pending[0])
         pending.pop(0)
+    elif messages and isinstance(current, list) and (base := stored_messages(current, known)) is not None:
+        result = list(base.messages)
     else:
-        result = prepared(current, stored=True)
+        result = prepared(current)
+    fold = MessageFold(reducer, result, base) if messages else None
     for value in pending:
         is_overwrite, replacement = overwritten(value)
         if is_overwrite:
-            result, overwrote = prepared(replacement), True
+            result, overwrote, fold = prepared(replacement), True, None
         elif not overwrote:
             try:
-                result = reducer(result, prepared(value))
+                if fold is not None:
+                    fold.add(prepared(value))
+                else:
+                    result = reducer(result, value)
             except SandboxConflict as exc:
                 raise ReplayError(f"{exc}: two different sandboxes in one thread, a sandbox lifecycle bug "
                                   "(DeerFlow fails such a step)", SANDBOX_CONFLICT) from None
@@ -222,7 +109,9 @@ def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.
             except Exception as exc:
                 raise ReplayError(f"{schema.reducer_name(channel)} failed on a stored write "
                                   f"({type(exc).__name__}: {exc})") from None
-    return _plain_messages(result, known) if messages else result
+    if fold is not None:
+        result = fold.value()
+    return plain_messages(result, known) if messages else result
 
 
 def replay(parent: CheckpointState | dict[str, Any], writes: list[WriteRecord],
@@ -317,6 +206,9 @@ def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[
             continue
         if not schema.knows(name):
             checks.append(FieldCheck(name, reducer, "unverified", True, reason=UNKNOWN_REDUCER))
+            continue
+        if isinstance(stored, Opaque) or any(isinstance(value, Opaque) for value in written[name]):
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=OPAQUE_VALUE))
             continue
         try:
             expected = apply_writes(name, start_value(name, parent.values, schema), written[name], schema)

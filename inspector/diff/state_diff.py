@@ -5,12 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from .. import schema as schemas
+from ..history.attribution import Attribution, attribute_keys
+from ..history.lineage import build_history
+from ..profiles import reads_thread
 from ..store import CheckpointState, Store, WriteRecord, is_internal_channel
 from .fields import changes_for, has_field_diff
 from .model import FieldDiff, StateDiff
 from .nested import presence_change
 from .summaries import summarise
-from .writes import describe_writes, step_writes, writes_by_channel
+from .writes import attributed_writes, describe_writes, step_writes, task_names, writes_by_channel
 
 StateLike = CheckpointState | dict[str, Any] | None
 
@@ -46,17 +49,21 @@ def diff(
     writes: list[WriteRecord] | None = None,
     internal: bool = False,
     schema: schemas.Schema | None = None,
+    made: Attribution | None = None,
 ) -> StateDiff:
     """Compare two states (``CheckpointState`` or a plain ``{field: value}`` dict).
 
     ``writes`` are the values the step's nodes wrote; for a checkpoint and its
     parent they are taken from the store when not given, so duplicates that
     ``merge_artifacts`` dropped and a ``{}`` written to ``viewed_images`` show.
+    ``made`` is the child's attribution (``history.attribution``): the writes it names are the step's, and
+    its names are the nodes'; without it the child's source decides (a step: the parent's graph writes).
     """
     schema = schemas.resolve(schema)
     adjacent = is_parent_of(before, after)
     if writes is None and adjacent:
-        writes = step_writes(before, after.metadata.get("source"))
+        writes = (attributed_writes(before, made) if made is not None
+                  else step_writes(before, after.metadata.get("source")))
     written = writes_by_channel(writes, internal=True)
     old, new = _values(before, internal), _values(after, internal)
     old_bytes = before.channel_bytes if isinstance(before, CheckpointState) else {}
@@ -73,7 +80,7 @@ def diff(
         after_id=_attr(after, "checkpoint_id"),
         adjacent=adjacent,
         fields=fields,
-        wrote=describe_writes(writes, internal) if writes is not None else [],
+        wrote=describe_writes(writes, internal, task_names(made)) if writes is not None else [],
     )
 
 
@@ -103,6 +110,7 @@ def _field_diff(name: str, reducer: str, old: dict, new: dict, writes: list[Any]
     return result
 
 
+@reads_thread
 def diff_checkpoints(store: Store, thread_id: str, from_id: str | None = None, to_id: str | None = None,
                      ns: str = "", internal: bool = False) -> StateDiff:
     """Diff two checkpoints of a thread; by default the newest one against its parent.
@@ -115,4 +123,9 @@ def diff_checkpoints(store: Store, thread_id: str, from_id: str | None = None, t
             raise ValueError(f"checkpoint {after.checkpoint_id} has no parent: pass --from")
         from_id = after.parent_checkpoint_id
     before = store.state(thread_id, from_id, ns)
-    return diff(before, after, internal=internal)
+    made = None
+    if after.parent_checkpoint_id == before.checkpoint_id:  # attributed as everywhere: from the history's keys
+        history = build_history(store.timeline_keys(thread_id))
+        key = (ns, after.checkpoint_id)
+        made = attribute_keys(store, history, [key]).get(key) if key in history.nodes else None
+    return diff(before, after, internal=internal, made=made)

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis_cache import AnalysisCache
 from ..history.lineage import History, HistoryProblem, build_history, key_of
-from ..schema.default import DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES
+from ..profiles import reads_thread
+from ..schema.default import DEFAULT, DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES, thread_schema
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, WriteRecord
 from .model import FieldCheck, StepReplay
 from .writes import describe_writes, is_update_write, step_writes, update_writes
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
 KIND = "replay/1"
 FLUSH_EVERY = 256
 # What a verdict depends on besides the schema: the replay's own code.
-_REPLAY_CODE = [Path(__file__).with_name(name) for name in ("replay.py", "writes.py", "nested.py", "model.py")]
+_REPLAY_CODE = [Path(__file__).with_name(name)
+                for name in ("replay.py", "replay_messages.py", "writes.py", "nested.py", "model.py")]
 
 Progress = Callable[[int, int], None]
 
@@ -57,9 +59,8 @@ def default_fingerprint() -> str:
 def schema_fingerprint(schema: schemas.Schema) -> str:
     """A hash of what a verdict depends on: the schema's fields, channel kinds and reducers' code, and the
     replay's own code (DeerFlow's ThreadState: ``default_fingerprint``)."""
-    from .. import schema as schemas
-
-    if schema is schemas.DEFAULT_SCHEMA:
+    loaded = sys.modules.get("inspector.schema.reading")
+    if loaded is not None and schema is loaded.DEFAULT_SCHEMA:
         return default_fingerprint()
     parts = [schema.name, repr(schema.fields), repr(sorted(schema.opaque)), importlib.metadata.version("langgraph"),
              *_files(_REPLAY_CODE)]
@@ -74,7 +75,10 @@ def _fingerprint(schema: schemas.Schema | None) -> str:
     if schema is not None:
         return schema_fingerprint(schema)
     loaded = sys.modules.get("inspector.schema.reading")
-    return default_fingerprint() if loaded is None else schema_fingerprint(loaded.active())
+    if loaded is not None:
+        return schema_fingerprint(loaded.active())
+    chosen = thread_schema()
+    return default_fingerprint() if chosen is None or chosen == DEFAULT else schema_fingerprint(chosen)
 
 
 
@@ -161,6 +165,7 @@ def cached_verdicts(store: Store, thread_id: str, rows: list[CheckpointRow], cac
 # -- a whole thread -----------------------------------------------------------------
 
 
+@reads_thread
 def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Schema | None = None,
                   cache: AnalysisCache | None = None, progress: Progress | None = None) -> list[StepReplay]:
     """Replay every checkpoint of one namespace of a thread against its parent, oldest first.

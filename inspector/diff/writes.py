@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
-from ..store import CheckpointState, WriteRecord, is_internal_channel
+from ..history.attribution import Attribution, name_tasks
+from ..store import CheckpointState, WriteKey, WriteRecord, is_internal_channel
 from .summaries import message_line, summarise
+
+TaskNames = Mapping[tuple[str, str], str]  # (task id, task path) -> node
 
 PULL_PREFIX = "~__pregel_pull, "
 UPDATE_PREFIX = "~__interrupt__"  # the task path of the writes update_state stores
@@ -45,12 +48,24 @@ def update_writes(parent: CheckpointState, changed: set[str]) -> list[WriteRecor
     return stored
 
 
-def node_of(record: WriteRecord) -> str:
-    """The node a write came from, read from its task path (``~__pregel_pull, agent`` -> ``agent``)."""
-    path = record.task_path or ""
-    if path.startswith(PULL_PREFIX) and "," not in path[len(PULL_PREFIX):]:
-        return path[len(PULL_PREFIX):]
-    return path or record.task_id
+def node_of(record: WriteRecord, names: TaskNames | None = None) -> str:
+    """The node a write came from: as the checkpoint's attribution names its task (``names``), else by the
+    attribution's rules from the write's own task path (``~__pregel_pull, agent`` -> ``agent``)."""
+    if names and (record.task_id, record.task_path or "") in names:
+        return names[(record.task_id, record.task_path or "")]
+    key = WriteKey(record.task_id, record.task_path or "", record.idx, record.channel, record.size)
+    return name_tasks([key])[0].node
+
+
+def task_names(made: Attribution | None) -> dict[tuple[str, str], str]:
+    """``(task id, task path) -> node`` for the tasks of an attribution."""
+    return {(t.task_id, t.task_path): t.node for t in made.tasks} if made is not None else {}
+
+
+def attributed_writes(parent: CheckpointState, made: Attribution) -> list[WriteRecord]:
+    """The writes stored against ``parent`` that the child's attribution names: what produced the child."""
+    names = task_names(made)
+    return [w for w in parent.writes if (w.task_id, w.task_path or "") in names]
 
 
 def writes_by_channel(records: list[WriteRecord] | None, internal: bool = False) -> dict[str, list[Any]] | None:
@@ -64,7 +79,7 @@ def writes_by_channel(records: list[WriteRecord] | None, internal: bool = False)
     return grouped
 
 
-def describe_write(record: WriteRecord) -> dict[str, Any]:
+def describe_write(record: WriteRecord, names: TaskNames | None = None) -> dict[str, Any]:
     """One write as "what the node wrote", summarised."""
     value = record.value
     if record.channel == "messages":
@@ -72,9 +87,10 @@ def describe_write(record: WriteRecord) -> dict[str, Any]:
         shown: Any = [message_line(m) for m in items]
     else:
         shown = summarise(value)
-    return {"node": node_of(record), "task_id": record.task_id, "channel": record.channel,
+    return {"node": node_of(record, names), "task_id": record.task_id, "channel": record.channel,
             "bytes": record.size, "value": shown}
 
 
-def describe_writes(records: list[WriteRecord] | None, internal: bool = False) -> list[dict[str, Any]]:
-    return [describe_write(r) for r in records or [] if internal or not is_internal_channel(r.channel)]
+def describe_writes(records: list[WriteRecord] | None, internal: bool = False,
+                    names: TaskNames | None = None) -> list[dict[str, Any]]:
+    return [describe_write(r, names) for r in records or [] if internal or not is_internal_channel(r.channel)]

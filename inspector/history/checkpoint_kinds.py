@@ -26,11 +26,14 @@ marker (or LangGraph's ``counters_since_delta_snapshot``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from ..store import BranchThread, CheckpointRow
 from ..store.model import branch_of
 from .lineage import History, Key
+
+if TYPE_CHECKING:
+    from .attribution import Attribution
 
 RUN_DURATION_WRITE = "runtime_run_duration"
 INTERRUPT_TITLE_WRITE = "runtime_interrupt_title"
@@ -129,9 +132,12 @@ def kind_at(history: History, key: Key) -> CheckpointKind | None:
     return checkpoint_kind(history.node(key).row.metadata, parent_row(history, key))
 
 
-def step_label(history: History, key: Key) -> str:
-    """``6 · loop``, or the kind's name for DeerFlow's own checkpoints (``7 · run finished``)."""
+def step_label(history: History, key: Key, made: "Attribution | None" = None) -> str:
+    """``7 · view_image_middleware → viewed_images, messages`` (``made``: the checkpoint's attribution), or the
+    kind's name for DeerFlow's own checkpoints (``7 · run finished``); without an attribution, ``6 · loop``."""
     row, kind = history.node(key).row, kind_at(history, key)
+    if kind is None and made is not None:
+        return made.label
     return f"{row.step} · {kind.name if kind else row.source or '?'}"
 
 

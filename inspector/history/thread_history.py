@@ -14,7 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..store import CheckpointRow, Store
+from ..store import CheckpointRow, Store, WriteKey
+from .attribution import Attribution, attribute, last_writes, writes_needed
 from .lineage import History, Key, build_history, key_of
 
 
@@ -31,6 +32,7 @@ class ThreadHistory:
         for row in self._order:
             self._rows.setdefault(key_of(row), row)
         self.history: History = build_history(self._order)
+        self._write_keys: dict[Key, list[WriteKey]] = {}  # read so far (``attributions``), keys without writes too
 
     @property
     def oldest_root(self) -> Key | None:
@@ -57,6 +59,34 @@ class ThreadHistory:
                 if key in self.history.nodes:
                     self.history.node(key).row = row
 
+    def write_keys(self, store: Store, keys: list[Key]) -> dict[Key, list[WriteKey]]:
+        """The write keys (``Store.write_keys``) of ``keys``, each read once: several views of one page share them."""
+        missing = [k for k in dict.fromkeys(keys) if k not in self._write_keys and k in self.history.nodes]
+        if missing:
+            fetched = self._mask(store.write_keys(self.thread_id, missing))
+            with self._lock:
+                for key in missing:
+                    self._write_keys[key] = fetched.get(key, [])
+        return {k: self._write_keys[k] for k in keys if k in self._write_keys}
+
+    def attributions(self, store: Store, keys: list[Key]) -> dict[Key, Attribution]:
+        """What produced each of ``keys`` (``attribution.attribute``), from the write keys of those checkpoints
+        and their parents and grandparents only."""
+        keys = [k for k in keys if k in self.history.nodes]
+        writes = self.write_keys(store, writes_needed(self.history, keys))
+        return {key: attribute(self.history, key, writes) for key in keys}
+
+    def last_writes(self, store: Store, key: Key, fields: list[str]) -> dict[str, Attribution]:
+        """``attribution.last_writes`` over the write keys read so far (and those it still needs)."""
+        thread = self
+
+        class _Keys:  # what ``last_writes`` reads through: this history's write keys
+            @staticmethod
+            def write_keys(thread_id: str, keys: list[Key]) -> dict[Key, list[WriteKey]]:
+                return thread.write_keys(store, keys)
+
+        return last_writes(_Keys(), self.history, key, fields) if key in self.history.nodes else {}
+
     def follow(self, store: Store) -> list[CheckpointRow]:
         """Read checkpoints newer than the newest held (and the newest's writes again: its step may have
         finished since); lay the history out again when any arrived. Returns the new rows."""
@@ -72,4 +102,5 @@ class ThreadHistory:
                 self._rows.setdefault(key_of(row), row)
             self._order = [self._rows[key_of(r)] for r in self._order] + fresh
             self.history = build_history(self._order)
+            self._write_keys.pop(newest_key, None)  # its step may have finished since: its writes are read again
         return fresh

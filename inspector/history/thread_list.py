@@ -2,7 +2,8 @@
 plain records (what the Threads page and the ``threads`` command show; ``threads --json`` prints the
 ``ThreadList`` itself).
 
-A search matches a thread's id and its checkpoints' metadata *as the views show it*: the store's own
+A search matches what the list shows: a thread's id, its title, its checkpoints' ids and their metadata,
+*as the views show them*: the store's own
 search (a substring of the stored text) only proposes candidates, and each is kept when the search text
 is in its id or in one of its checkpoints' metadata after masking (``mask``, the views' redactor), so
 nobody learns a masked secret by searching for its prefixes. With reveal (``mask=None``) the stored text
@@ -12,6 +13,10 @@ Every candidate is checked, never only the first so many: which threads are kept
 not depend on where a masked secret sits. Each candidate's newest matching checkpoint is read first
 (one row per thread); a thread it does not confirm has its other matching checkpoints read, up to
 ``SEARCH_ROWS`` rows in all; a thread left unread then counts as not matching.
+
+Titles (the newest ``title`` write of each thread, small) and checkpoint ids (keys) are matched beside
+the store's own search: a title after masking, a checkpoint id as stored (ids are shown unmasked). A
+thread found only that way is listed by reading the store's ranking in order, keeping the found ones.
 """
 
 from __future__ import annotations
@@ -47,12 +52,24 @@ class ThreadPages:
     def __init__(self, store: Store, search: str | None, sort: str = "newest", *, mask: Mask | None) -> None:
         self.store, self.search, self.sort = store, search or None, sort
         self._kept: set[str] | None = None
-        if self.search and mask is not None:
+        self._ranked_by: str | None = self.search  # the store search whose ranking the kept threads are read from
+        if not self.search:
+            self.total = store.count_threads()
+            return
+        extra = shown_matches(store, self.search, mask)
+        if mask is not None:
             kept, candidates = confirmed_threads(store, self.search, mask)
-            self._kept = kept if len(kept) < candidates else None
-            self.total = len(kept)
+            exact = len(kept) == candidates  # the store's own search pages exactly these
+        elif extra:
+            kept, exact = {tid for tid, _ in store.search_metadata(self.search, newest_only=True)}, True
         else:
             self.total = store.count_threads(search=self.search)
+            return
+        if extra - kept:
+            self._kept, self._ranked_by = kept | extra, None
+        elif not exact:
+            self._kept = kept
+        self.total = len(kept | extra)
 
     def page(self, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
         if self._kept is None:
@@ -60,12 +77,22 @@ class ThreadPages:
         shown: list[ThreadSummary] = []
         start = 0
         while len(shown) < offset + limit:
-            ranked = self.store.threads(search=self.search, limit=_RANK_PAGE, offset=start, sort=self.sort)
+            ranked = self.store.threads(search=self._ranked_by, limit=_RANK_PAGE, offset=start, sort=self.sort)
             shown += [t for t in ranked if t.thread_id in self._kept]
             if len(ranked) < _RANK_PAGE:
                 break
             start += _RANK_PAGE
         return shown[offset : offset + limit]
+
+
+def shown_matches(store: Store, search: str, mask: Mask | None) -> set[str]:
+    """The threads whose title or one of whose checkpoint ids holds ``search``. A title must hold it as
+    stored and as the views show it (masked, unless ``mask`` is None): neither a masked secret nor the
+    mask's own mark makes a thread match."""
+    needle = search.lower()
+    found = {tid for tid, title in store.thread_titles().items()
+             if needle in title.lower() and (mask is None or needle in str(mask(title)).lower())}
+    return found | store.checkpoint_id_threads(search)
 
 
 def thread_list(store: Store, search: str | None = None, limit: int = 50, offset: int = 0, sort: str = "newest",

@@ -8,8 +8,9 @@ selection named ``pick`` carrying ``checkpoint`` and ``ns``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
+from .attribution import Attribution
 from .checkpoint_kinds import step_label
 from .lineage import History, Key, branch_label
 
@@ -25,8 +26,18 @@ class TreeData:
     lanes: int
 
 
-def tree_data(history: History, keys: list[Key], selected: Key | None = None) -> TreeData:
-    """Points, edges and branch labels for the checkpoints in ``keys`` (newest first)."""
+LABEL_CHARS = 64
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
+def tree_data(history: History, keys: list[Key], selected: Key | None = None,
+              made: Mapping[Key, Attribution] | None = None) -> TreeData:
+    """Points, edges and branch labels for the checkpoints in ``keys`` (newest first); ``made``: their
+    attributions, which name each point by the tasks that produced it."""
+    made = made or {}
     row_of = {key: i for i, key in enumerate(keys)}
     points, edges, labels = [], [], []
     lanes_used: set[int] = set()
@@ -37,7 +48,8 @@ def tree_data(history: History, keys: list[Key], selected: Key | None = None) ->
             "checkpoint": key[1], "ns": key[0], "row": i, "lane": node.branch,
             "step": node.row.step, "source": node.row.source or "",
             "branch": branch_label(history, history.branches[node.branch]),
-            "label": step_label(history, key),
+            "label": _short(step_label(history, key, made.get(key))),
+            "wrote": ", ".join(made[key].fields) if key in made else "",
             "kind": "fork" if node.is_fork else "checkpoint",
             "selected": key == selected,
         })
@@ -90,7 +102,7 @@ def tree_chart(data: TreeData) -> dict[str, Any]:
             "stroke": _when_selected("#111827", None),
             "strokeWidth": _when_selected(3, 0),
             "tooltip": [{"field": "step", "type": "quantitative"}] + [
-                {"field": name, "type": "nominal"} for name in ("source", "branch", "ns", "checkpoint")],
+                {"field": name, "type": "nominal"} for name in ("label", "source", "branch", "ns", "checkpoint")],
         },
     }
     text = {

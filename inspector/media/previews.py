@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..store.depth import loads
 from . import images
 from .artifacts import read_head
 from .user_data import PathRefused, UserData
@@ -102,7 +103,7 @@ def _table_preview(preview: Preview, text: str, suffix: str) -> Preview:
             if preview.truncated:
                 preview.problems.append("too large to read as a table; showing the head as text")
             else:
-                preview.table = _json_table(json.loads(text))
+                preview.table = _json_table(loads(text))
         else:
             preview.table = _csv_table(text, TABLES[suffix], preview.truncated)
     except (ValueError, pd.errors.ParserError) as exc:

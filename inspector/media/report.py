@@ -10,6 +10,7 @@ from typing import Any
 from ..analysis_cache import AnalysisCache
 from ..history.checkpoint_kinds import branch_origin
 from ..history.field_history import field_history
+from ..profiles import reads_thread
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..store.model import branch_of
 from .artifacts import Artifact, first_appearances, list_artifacts
@@ -122,6 +123,7 @@ def _branch_parents(parent_id: str, bases: list[Path], user_id: str | None, stor
     return parents, problems
 
 
+@reads_thread
 def media_report(store: Store, thread_id: str, checkpoint_id: str | None = None, data_dir: str | Path | None = None,
                  images: bool = True, artifacts: bool = True, ns: str = "",
                  cache: AnalysisCache | None = None) -> MediaReport:

@@ -75,10 +75,14 @@ class GrowthReport:
     basis: str
 
 
-def _points(rows: GrowthRows, collapse: bool) -> list[GrowthPoint]:
+def _key(row, by: str) -> str:
+    return "" if by == "store" else row.thread_id if by == "thread" else row.channel
+
+
+def _points(rows: GrowthRows, by: str) -> list[GrowthPoint]:
     merged: dict[tuple[int, str], list] = {}
     for row in rows.rows:
-        key = "" if collapse else row.key
+        key = _key(row, by)
         entry = merged.setdefault((row.bucket, key), [0, 0, defaultdict(int)])
         entry[0] += row.checkpoints
         entry[1] += row.bytes
@@ -86,11 +90,11 @@ def _points(rows: GrowthRows, collapse: bool) -> list[GrowthPoint]:
     return [GrowthPoint(_utc(bucket), key, c, n, dict(parts)) for (bucket, key), (c, n, parts) in sorted(merged.items())]
 
 
-def _growers(rows: GrowthRows, top: int) -> list[Grower]:
+def _growers(rows: GrowthRows, by: str, top: int) -> list[Grower]:
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for row in rows.rows:
-        totals[row.key][0] += row.bytes
-        totals[row.key][1] += row.checkpoints
+        totals[_key(row, by)][0] += row.bytes
+        totals[_key(row, by)][1] += row.checkpoints
     window = sum(n for n, _ in totals.values())
     ranked = sorted(totals.items(), key=lambda kv: (-kv[1][0], kv[0]))[:top]
     return [Grower(key, n, c, n / window if window else 0.0) for key, (n, c) in ranked]
@@ -160,17 +164,15 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     width = BUCKETS[bucket]
     now = time.time() if now is None else float(now)
     window_start = math.floor((now - since_days * DAY) / width) * width
-    by_thread = store.growth_rows("thread", width, window_start)
-    by_channel = store.growth_rows("channel", width, window_start)
-    source = by_channel if by == "channel" else by_thread
-    points = _points(source, collapse=by == "store")
-    window_bytes = sum(r.bytes for r in by_thread.rows)
+    found = store.growth_rows(width, window_start)
+    points = _points(found, by)
+    window_bytes = sum(r.bytes for r in found.rows)
     current = store.totals().stored_bytes
     return GrowthReport(
         by, bucket, since_days, _utc(window_start), _utc(now), points,
-        _growers(by_thread, top), _growers(by_channel, top),
+        _growers(found, "thread", top), _growers(found, "channel", top),
         forecast(current, window_bytes, window_start, now, budget_bytes),
-        by_thread.untimed_checkpoints, by_thread.untimed_bytes, by_channel.channel_basis,
+        found.untimed_checkpoints, found.untimed_bytes, found.channel_basis if by == "channel" else "",
         "Dated by each checkpoint's uuid6 id (the time LangGraph created it); bytes are stored lengths: the "
         "checkpoint row, the blob rows it introduced (PostgreSQL) and the writes stored against it.",
     )

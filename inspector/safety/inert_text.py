@@ -36,7 +36,7 @@ code by construction, whatever a renderer makes of the input's own structure.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Iterator
 
 __all__ = ["code_span", "inert_markdown", "links_in", "literal"]
 
@@ -48,7 +48,12 @@ _UNDERSCORE_AT_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _SHORTCODE_COLON = re.compile(r":(?=[\w+/-])")  # :emoji:, :material/icon:, :red[...]
 _LINE_MARKER = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")  # headings, quotes, lists, setext lines
 # What GitHub-flavoured Markdown turns into a link even in escaped text: URLs, www. names, e-mail addresses.
-_LINKIFIABLE = re.compile(r"(?:https?://|www\.)[^\s<>`|\\]*|[-.\w+]+@[-\w]+(?:\.[-\w]+)+", re.IGNORECASE)
+# Found by ``_linkifiable`` in time linear in the text: a URL or an "@" is searched for, and an address's
+# local part is read backwards from its "@" (a pattern starting at the local part would rescan a long run
+# of letters for an "@" from every position of it: quadratic).
+_URL_OR_AT = re.compile(r"(?:https?://|www\.)[^\s<>`|\\]*|@", re.IGNORECASE)
+_LOCAL_REVERSED = re.compile(r"[-.\w+]*")
+_DOMAIN = re.compile(r"[-\w]+(?:\.[-\w]+)+")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _BACKTICKS = re.compile(r"`+")
 _INFO = re.compile(r"[^\w+#.-]")
@@ -107,8 +112,7 @@ def _escaped(text: str, escape: Callable[[str, bool], str], after_code: bool = F
     """
     out: list[str] = []
     pos = 0
-    for match in _LINKIFIABLE.finditer(text):
-        start, end = match.span()
+    for start, end in _linkifiable(text):
         if start == 0 and after_code:
             start += 1
         if end == len(text) and before_code:
@@ -120,6 +124,27 @@ def _escaped(text: str, escape: Callable[[str, bool], str], after_code: bool = F
         pos = end
     out.append(escape(text[pos:], pos == 0 and not after_code))
     return "".join(out)
+
+
+def _linkifiable(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of URLs, ``www.`` names and e-mail addresses in ``text``, left to right, not overlapping."""
+    pos = 0
+    while True:
+        found = _URL_OR_AT.search(text, pos)
+        if found is None:
+            return
+        if found.group() != "@":
+            yield found.span()
+            pos = found.end()
+            continue
+        at = found.start()
+        local = _LOCAL_REVERSED.match(text[pos:at][::-1]).end()  # the chars since ``pos`` are read once
+        domain = _DOMAIN.match(text, at + 1)
+        if local and domain:
+            yield at - local, domain.end()
+            pos = domain.end()
+        else:
+            pos = at + 1
 
 
 def _inline(line: str) -> str:

@@ -9,10 +9,19 @@ text stays readable. What it masks:
   AWS ``AKIA…``, GitHub ``ghp_``/``github_pat_``/``gho_``…, Slack ``xox?-``, Google
   ``AIza…``, Stripe ``sk_live_``…, Hugging Face ``hf_``, JWTs, ``Bearer``/``Basic``
   credentials, PEM private keys, the password in ``scheme://user:password@host``;
-- values named like secrets: under a key such as ``api_key``, ``authorization``,
-  ``password``, ``secret``, ``token``, ``access_token``, ``client_secret`` in data,
-  and ``NAME=value`` / ``"name": "value"`` in text (``max_tokens`` or
-  ``token_usage`` are not such names);
+- values named like secrets: under a key whose last words say so (``api_key``,
+  ``authorization``, ``password``, ``secret``, ``token``, ``client_secret``, and as people
+  write them: ``dbPassword``, ``openaiApiKey``, ``githubToken``, ``PGPASSWORD``,
+  ``DB_PASS``, ``pwd``, ``pass``) in data, and ``NAME=value`` / ``"name": "value"`` in
+  text; names that only contain such a word are not (``max_tokens``, ``token_usage``,
+  ``passage``, ``compass``, ``bypass``, ``passport``, ``password_policy_url``, ``PWD``);
+- ``bytes`` values and keys: UTF-8 text is masked as text (and shown as text), other
+  bytes that hold a secret's shape become one mark.
+
+Every rule runs in time linear in the text's length, however long the text (base64
+runs and data URLs are scanned too): the shapes are patterns without nested or
+overlapping repetition, and ``NAME=value`` is found from the secret word before a
+separator, then the whole name around it is checked.
 - the operator's own patterns (setting ``redact_patterns``; a pattern with a
   group masks only its first group).
 
@@ -48,25 +57,59 @@ LABEL_FIELDS = IDENTIFIER_FIELDS | {
     "step", "source", "changed",
 }
 
-_SECRET_WORDS = (
-    r"api[_-]?key|apikey|x[_-]api[_-]key|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key|"
-    r"private[_-]?key|client[_-]?secret|password|passwd|passphrase|secret|token|access[_-]?token|"
-    r"refresh[_-]?token|id[_-]?token|auth[_-]?token|session[_-]?token|authorization|proxy[_-]?authorization|"
-    r"credentials?|cookie|set[_-]cookie|dsn|connection[_-]?string"
-)
-# A key is secret when it *ends* with one of the words (``OPENAI_API_KEY``, ``db.password``), not when it
-# merely contains one (``max_tokens``, ``token_usage``, ``secretary``).
-_SECRET_KEY = re.compile(rf"(?:.*[^a-z0-9])?(?:{_SECRET_WORDS})", re.IGNORECASE)
+# A name holds a secret when its LAST words say so, with words split at ``_ - . :`` and spaces and at
+# camelCase humps (``dbPassword``, ``openaiApiKey``, ``githubToken``, ``DB_PASS``, ``x-api-key``), or when a
+# name written run-together ends with a long secret word (``PGPASSWORD``, ``apikey``). Names that merely
+# contain one stay readable: ``max_tokens``, ``token_usage``, ``passage``, ``compass``, ``bypass``,
+# ``passport``, ``password_policy_url``, ``tokenizer``, ``monkey``.
+_LAST_WORDS = frozenset({
+    "password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "authorization", "credential",
+    "credentials", "cookie", "dsn", "apikey", "accesskey", "secretkey", "privatekey",
+})
+# ``key`` after one of these (``api_key``, ``secretKey``, ``AWS_SECRET_ACCESS_KEY``), and ``key id`` after ``access``
+_KEY_QUALIFIERS = frozenset({"api", "secret", "private", "access", "signing", "encryption", "master", "client"})
+# a run-together name's ending (``pass`` and ``key`` alone are too short: ``compass``, ``monkey``)
+_RUN_TOGETHER = ("password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "accesskey", "secretkey",
+                 "privatekey", "accesskeyid", "credentials", "credential", "authorization", "connectionstring")
+# exact names that look like secret names but name something else (the shell's working directory)
+_NOT_SECRET = frozenset({"PWD", "OLDPWD"})
+_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def name_words(name: str) -> list[str]:
+    """``name`` split into lower-case words at separators and camelCase humps (``"dbPassword"`` -> db, password)."""
+    return [w.lower() for w in _NAME_PARTS.findall(name)]
 
 
 def is_secret_key(name: Any) -> bool:
-    """True for a mapping key whose value is a secret by its name."""
+    """True for a mapping key whose value is a secret by its name (``bytes`` names are read as UTF-8)."""
+    if isinstance(name, (bytes, bytearray)):
+        try:
+            name = bytes(name).decode("utf-8")
+        except UnicodeDecodeError:
+            return False
     return isinstance(name, str) and len(name) <= 100 and _secret_name(name)
 
 
 @lru_cache(maxsize=4096)
 def _secret_name(name: str) -> bool:
-    return _SECRET_KEY.fullmatch(name.strip()) is not None
+    name = name.strip()
+    if name in _NOT_SECRET:
+        return False
+    words = name_words(name)
+    if not words:
+        return False
+    last = words[-1]
+    if last in _LAST_WORDS:
+        return True
+    before = words[-2] if len(words) > 1 else ""
+    if last == "key" and before in _KEY_QUALIFIERS:
+        return True
+    if last == "id" and before == "key" and len(words) > 2 and words[-3] in _KEY_QUALIFIERS:
+        return True
+    if last == "string" and before == "connection":
+        return True
+    return last.endswith(_RUN_TOGETHER)
 
 
 @dataclass(frozen=True)
@@ -84,6 +127,11 @@ class Rule:
 
 
 _B = r"(?<![A-Za-z0-9_-])"  # not inside a longer token
+# A secret word right before a separator (lower case: searched in the lower-cased text, several times faster
+# than ignoring case; the rule's own pattern ignores case, for a text whose lower case changes its length).
+_NAMED_HIT = (r"(?P<word>pass(?:w(?:or)?d|phrase)?|pwd|secret|token|key(?:[_-]?id)?|authorization|credentials?"
+              r"|cookie|dsn|string)(?![a-z0-9])[\"']?\s{0,40}[:=]")
+_NAMED_HIT_LOWER = re.compile(_NAMED_HIT)
 _E = r"(?![A-Za-z0-9_-])"
 BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("private-key", re.compile(
@@ -106,25 +154,23 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|hf_[A-Za-z0-9]{30,})" + _E),
         triggers=("sk-", "akia", "asia", "abia", "acca", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox",
                   "aiza", "k_live_", "k_test_", "hf_")),
-    # NAME=value, NAME: value, "name": "value" (the value only; the name stays readable)
+    # NAME=value, NAME: value, "name": "value" (the value only; the name stays readable); found by
+    # ``Redactor._named``: a secret word right before a separator, then the whole name around it is checked
     Rule("secret", re.compile(
-        rf"(?<![A-Za-z0-9])(?P<name>{_SECRET_WORDS})(?![A-Za-z0-9])[\"']?\s*[:=]\s*"
-        r"(?:\"(?P<dq>[^\"\n]{1,500})\"|'(?P<sq>[^'\n]{1,500})'"
-        r"|(?!(?:(?:Bearer|Basic|Token)\s+)?\[redacted )(?P<bare>(?:(?:Bearer|Basic|Token)\s+)?[^\s\"',;&}<>)\]]{1,500}))",
-        re.IGNORECASE),
-        triggers=("key", "secret", "pass", "token", "auth", "credential", "cookie", "dsn", "connection")),
+        _NAMED_HIT, re.IGNORECASE),
+        triggers=("key", "secret", "pass", "pwd", "token", "auth", "credential", "cookie", "dsn", "string")),
 )
+# The value after ``NAME=``: quoted (up to 500 characters on one line) or bare; never a mark already made.
+_NAMED_VALUE = re.compile(
+    r"\s{0,40}(?:\"(?P<dq>[^\"\n]{1,500})\"|'(?P<sq>[^'\n]{1,500})'"
+    r"|(?!(?:(?:Bearer|Basic|Token)\s+)?\[redacted )(?P<bare>(?:(?:Bearer|Basic|Token)\s+)?[^\s\"',;&}<>)\]]{1,500}))",
+    re.IGNORECASE)
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 _TRIGGERS: tuple[tuple[str, int], ...] = tuple((t, i) for i, r in enumerate(BUILTIN_RULES) for t in r.triggers)
 # Every built-in shape is at least 16 characters long or holds one of these: shorter texts without them
 # (keys, ids, labels, most values in a state) are not scanned.
 _SHORT = 16
 _NEEDS = re.compile(r"[:=\s]")
-
-# Strings longer than this that hold nothing but base64 (an image payload) are data, not credentials:
-# they are not scanned (every key shape above is far shorter, and a JWT has dots).
-_BLOB_MIN = 4096
-_BLOB = re.compile(r"[A-Za-z0-9+/=\r\n]*")
-
 
 def length_class(n: int) -> str:
     """``~40 chars``: the length rounded, so a marker does not give the exact length away."""
@@ -154,33 +200,55 @@ class Redactor:
         """``text`` with every secret shape masked; the rest unchanged."""
         if not self.enabled or not text:
             return text
-        if len(text) >= _BLOB_MIN:
-            if _BLOB.fullmatch(text):
-                return text
-            if text.startswith("data:") and ";base64," in text[:200]:  # a data URL: only its header is text
-                head, _, payload = text.partition(",")
-                if _BLOB.fullmatch(payload):
-                    masked = self._scan(head)
-                    return text if masked is head else masked + "," + payload
         return self._scan(text)
 
     def _scan(self, text: str) -> str:
         if len(text) >= _SHORT or _NEEDS.search(text):
-            lowered = text.lower()
+            original, lowered = text, text.lower()
             # in their order: an earlier shape's mark is not scanned again
             for index in sorted({i for trigger, i in _TRIGGERS if trigger in lowered}):
                 rule = BUILTIN_RULES[index]
-                text = rule.pattern.sub(lambda m, r=rule: self._replace(r, m), text)
+                if rule.kind == "secret":
+                    if text is not original:  # an earlier shape was masked
+                        lowered = text.lower()
+                    same = len(lowered) == len(text)
+                    text = self._named(_NAMED_HIT_LOWER if same else rule.pattern, lowered if same else text, text)
+                else:
+                    text = rule.pattern.sub(lambda m, r=rule: self._replace(r, m), text)
         for rule in self.rules:
             text = rule.pattern.sub(lambda m, r=rule: self._replace(r, m), text)
         return text
 
+    def _named(self, hits: re.Pattern[str], searched: str, text: str) -> str:
+        """``NAME=value`` masked where NAME is a secret's name: one pass over the hits, linear in the text.
+
+        ``searched`` is where the hits are found: ``text`` or its lower case, of the same length."""
+        out: list[str] = []
+        pos = 0  # text before this is in ``out``
+        at = 0
+        while True:
+            hit = hits.search(searched, at)
+            if hit is None:
+                break
+            word_end = hit.end("word")
+            window = text[max(pos, hit.start() - 100):hit.start()]
+            name = text[hit.start() - (len(window) - len(window.rstrip(_NAME_CHARS))):word_end]
+            value = _NAMED_VALUE.match(text, hit.end())
+            at = word_end
+            if value is None or not is_secret_key(name):
+                continue
+            group = next(g for g in ("dq", "sq", "bare") if value.group(g) is not None)
+            secret = value.group(group)
+            out += [text[pos:value.start(group)], self.mark(_kind_for(name), secret)]
+            pos = at = value.end(group)
+        if not out:
+            return text
+        out.append(text[pos:])
+        return "".join(out)
+
     def _replace(self, rule: Rule, match: re.Match[str]) -> str:
         group: int | str = rule.group
         kind = rule.kind
-        if "name" in match.re.groupindex:  # NAME=value: the value is masked, as what its name says it is
-            group = next(g for g in ("dq", "sq", "bare") if match.group(g) is not None)
-            kind = _kind_for(match.group("name"))
         secret = match.group(group)
         if not secret or secret.startswith(MARK_PREFIX):
             return match.group(0)
@@ -200,6 +268,26 @@ class Redactor:
         masked = self.text(text)
         return data if masked is text else masked.encode("utf-8")
 
+    def binary(self, data: bytes | bytearray, keep_bytes: bool = False) -> Any:
+        """A ``bytes`` value: UTF-8 text is masked as text (returned as ``str`` when something was masked, so
+        no output shows a secret's bytes as base64); other bytes holding a secret's shape (read as Latin-1)
+        become one mark; the rest is returned as is. ``keep_bytes``: masked UTF-8 text is returned encoded,
+        and other bytes as they are (for a bundle, which keeps the stored types and masks binary itself)."""
+        if not self.enabled or not data:
+            return data
+        raw = bytes(data)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            if keep_bytes:
+                return data
+            latin = raw.decode("latin-1")
+            return data if self.text(latin) == latin else self.mark("binary-secret", raw.hex())
+        masked = self.text(text)
+        if masked == text:
+            return data
+        return masked.encode("utf-8") if keep_bytes else masked
+
     def whole(self, kind: str, value: Any) -> Any:
         """A scalar held under a secret name, masked as a whole (``None``, booleans and ``""`` stay)."""
         if not self.enabled or value is None or isinstance(value, bool) or value == "":
@@ -213,27 +301,31 @@ class Redactor:
         return value
 
     # -- values ----------------------------------------------------------------
-    def __call__(self, obj: Any, keys: bool = True) -> Any:
+    def __call__(self, obj: Any, keys: bool = True, keep_bytes: bool = False) -> Any:
         """``obj`` with secrets masked, same types; the same object when nothing changed.
 
         ``keys=False`` applies the text shapes only (for computed reports, whose mapping
-        keys are field names and whose values are byte counts).
+        keys are field names and whose values are byte counts). ``bytes`` holding a secret
+        become text (see ``binary``; ``keep_bytes`` keeps them bytes).
         """
         if not self.enabled:
             return obj
-        return _Walk(self, keys).value(obj, forced=None)
+        return _Walk(self, keys, keep_bytes).value(obj, forced=None)
 
 
 class _Walk:
-    def __init__(self, redactor: Redactor, keys: bool) -> None:
+    def __init__(self, redactor: Redactor, keys: bool, keep_bytes: bool = False) -> None:
         self.r = redactor
         self.keys = keys
+        self.keep_bytes = keep_bytes
         self.seen: dict[int, Any] = {}
 
     def value(self, obj: Any, forced: str | None) -> Any:
         if isinstance(obj, str):
             return self.r.whole(forced, obj) if forced else self.r.text(obj)
-        if obj is None or isinstance(obj, (bool, int, float, bytes, bytearray)):
+        if isinstance(obj, (bytes, bytearray)):
+            return self.r.whole(forced, obj) if forced else self.r.binary(obj, self.keep_bytes)
+        if obj is None or isinstance(obj, (bool, int, float)):
             return self.r.whole(forced, obj) if forced else obj
         ident = id(obj)
         if ident in self.seen:
@@ -262,7 +354,11 @@ class _Walk:
         changed = False
         out = {}
         for key, item in obj.items():
-            new_key = self.r.text(key) if isinstance(key, str) and not forced else key
+            new_key = key
+            if isinstance(key, str) and not forced:
+                new_key = self.r.text(key)
+            elif isinstance(key, (bytes, bytearray)) and not forced:
+                new_key = self.r.binary(key, self.keep_bytes)
             if isinstance(key, str) and key in IDENTIFIER_FIELDS:
                 new = item
             elif forced:
@@ -304,9 +400,13 @@ class _Walk:
         return next((_kind_for(n) for n in names if is_secret_key(n)), None)
 
 
-def _kind_for(key: str) -> str:
+def _kind_for(key: str | bytes) -> str:
+    if isinstance(key, (bytes, bytearray)):
+        key = bytes(key).decode("utf-8", "replace")
     lowered = key.lower()
-    for word, kind in (("password", "password"), ("passwd", "password"),
+    if name_words(key)[-1:] == ["pass"]:
+        return "password"
+    for word, kind in (("password", "password"), ("passwd", "password"), ("pwd", "password"),
                        ("passphrase", "password"), ("authorization", "authorization"), ("key", "api-key"),
                        ("token", "token"), ("cookie", "cookie"), ("dsn", "connection-string"),
                        ("connection", "connection-string")):

@@ -31,7 +31,7 @@ from .default import DEFAULT_SCHEMA_NAME, MESSAGE_REDUCERS, SchemaDrift, drift_b
 
 _EXPORTS = {name: ".reading" for name in (
     "Reducer", "REPLACE", "UNKNOWN", "SchemaError", "Schema", "schema_of", "reducers_of",
-    "DEFAULT_SCHEMA", "load_schema", "active", "activate", "activate_spec", "using", "resolve")}
+    "DEFAULT_SCHEMA", "load_schema", "active", "activate", "activate_spec", "using", "resolve", "operator_schema")}
 _EXPORTS["ThreadState"] = ".thread_state"
 
 __all__ = sorted([*_EXPORTS, "DEFAULT_SCHEMA_NAME", "MESSAGE_REDUCERS", "SchemaDrift", "drift_between"])

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 DEFAULT_SCHEMA_NAME = "DeerFlow ThreadState"
 # Reducers that fold messages into their channel (LangGraph's, and DeerFlow's delta-mode ones).
@@ -30,20 +33,26 @@ class SchemaDrift:
 
     unknown_channels: tuple[str, ...] = ()
     unwritten_fields: tuple[str, ...] = ()
+    schema: str = ""  # the schema's name
 
     def __bool__(self) -> bool:
         return bool(self.unknown_channels or self.unwritten_fields)
 
 
-def drift_between(fields: Iterable[str], seen: Iterable[str]) -> SchemaDrift:
-    """Channels in ``seen`` that ``fields`` lack, and ``fields`` not in ``seen`` (LangGraph's channels left out)."""
+def drift_between(fields: Iterable[str], seen: Iterable[str], schema: str = "") -> SchemaDrift:
+    """Channels in ``seen`` that ``fields`` lack, and ``fields`` not in ``seen`` (LangGraph's channels left out).
+
+    A schema without fields (a profile that knows no app's schema) has no drift: nothing was expected."""
     from ..store.model import is_internal_channel
 
     fields = tuple(fields)
+    if not fields:
+        return SchemaDrift(schema=schema)
     channels = {c for c in seen if not is_internal_channel(c)}
     return SchemaDrift(
         unknown_channels=tuple(sorted(c for c in channels if c not in fields)),
         unwritten_fields=tuple(f for f in fields if f not in channels),
+        schema=schema,
     )
 
 
@@ -97,10 +106,41 @@ class SchemaNames:
         return [f for f in self.fields if f in present] + sorted(present - set(self.fields))
 
 
+# -- the schema of the thread being read ---------------------------------------------
+# Set by ``inspector.profiles.reading`` for the thread a piece of work reads: a ``Schema``, or
+# ``DEFAULT`` (DeerFlow's ThreadState, loaded only when reducers are needed). A context variable:
+# every dashboard session runs in its own thread.
+
+DEFAULT = "default"
+_THREAD: ContextVar[Any] = ContextVar("thread_schema", default=None)
+
+
+def thread_schema() -> Any:
+    """The schema chosen for the thread being read (a ``Schema`` or ``DEFAULT``), or None."""
+    return _THREAD.get()
+
+
+@contextmanager
+def reading_schema(schema: Any) -> Iterator[Any]:
+    """``schema`` (a ``Schema`` or ``DEFAULT``) is the thread's schema inside the block."""
+    token = _THREAD.set(schema)
+    try:
+        yield schema
+    finally:
+        _THREAD.reset(token)
+
+
+def _default_names() -> SchemaNames:
+    return SchemaNames(DEFAULT_SCHEMA_NAME, _declared())
+
+
 def active_names() -> "SchemaNames | object":
     """The active schema, or, when none has been loaded, the default's names read from its source."""
     loaded = _loaded()
-    return SchemaNames(DEFAULT_SCHEMA_NAME, _declared()) if loaded is None else loaded.active()
+    if loaded is not None:
+        return loaded.active()
+    chosen = thread_schema()
+    return _default_names() if chosen is None or chosen == DEFAULT else chosen
 
 
 def _loaded():  # the schema module, when something has loaded it
@@ -109,11 +149,9 @@ def _loaded():  # the schema module, when something has loaded it
 
 def active_schema_name() -> str:
     """The active schema's name (the default's, when no schema has been loaded)."""
-    loaded = _loaded()
-    return DEFAULT_SCHEMA_NAME if loaded is None else loaded.active().name
+    return active_names().name
 
 
 def active_fields() -> tuple[str, ...]:
     """The active schema's fields (the default's, read from its source, when no schema has been loaded)."""
-    loaded = _loaded()
-    return default_fields() if loaded is None else tuple(loaded.active().fields)
+    return tuple(active_names().fields)

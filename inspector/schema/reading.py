@@ -1,85 +1,21 @@
-"""A schema read from a state class (its channels and reducers), DeerFlow's ThreadState as the default, and the active one."""
+"""A schema read from a state class (its channels and reducers), DeerFlow's ThreadState, and the active one."""
 
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import typing
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .default import DEFAULT_SCHEMA_NAME, MESSAGE_REDUCERS, SchemaDrift, drift_between
+from .default import DEFAULT_SCHEMA_NAME, thread_schema
+from .model import REPLACE, UNKNOWN, Reducer, Schema  # noqa: F401 (re-exported)
 from .thread_state import ThreadState
-
-Reducer = Callable[[Any, Any], Any]
-
-REPLACE = "replace"
-UNKNOWN = "unknown"
-# Reducers that fold LangChain messages: their values are rebuilt as messages before they are applied.
 
 
 class SchemaError(ValueError):
     """A schema spec that cannot be loaded; the message says why, in one line."""
-
-
-@dataclass(frozen=True, eq=False)
-class Schema:
-    """A state schema as the inspector uses it.
-
-    ``reducers`` maps reducer channels to their reducer (called once per write);
-    ``initial`` holds what a reducer channel starts from before its first write
-    (an empty list or dict, as LangGraph makes it; a channel missing there takes
-    its first write as it is); ``opaque`` names declared channels of a kind the
-    inspector does not replay (``EphemeralValue``, ``Topic``, ...).
-    """
-
-    name: str
-    fields: tuple[str, ...]
-    reducers: Mapping[str, Reducer]
-    initial: Mapping[str, Any] = field(default_factory=dict)
-    opaque: frozenset[str] = frozenset()
-
-    def declares(self, channel: str) -> bool:
-        return channel in self.fields
-
-    def knows(self, channel: str) -> bool:
-        """True when the schema says how a write to ``channel`` lands (a reducer, or replace)."""
-        return channel in self.fields and channel not in self.opaque
-
-    def reducer_for(self, channel: str) -> Reducer | None:
-        """The reducer that merges writes into ``channel``; None when a write replaces it or it is unknown."""
-        return self.reducers.get(channel)
-
-    def reducer_name(self, channel: str) -> str:
-        """``add_messages``, ``merge_delegations``, ... ; ``replace``; or ``unknown``."""
-        if not self.knows(channel):
-            return UNKNOWN
-        reducer = self.reducers.get(channel)
-        if reducer is None:
-            return REPLACE
-        return getattr(reducer, "__name__", type(reducer).__name__).lstrip("_")  # LangGraph wraps add_messages
-
-    def holds_messages(self, channel: str) -> bool:
-        return self.reducer_name(channel) in MESSAGE_REDUCERS
-
-    def starting_value(self, channel: str) -> tuple[bool, Any]:
-        """(True, value) when the channel holds ``value`` before its first write; (False, None) when
-        LangGraph takes the first write as it is."""
-        if channel in self.initial:
-            return True, copy.deepcopy(self.initial[channel])
-        return False, None
-
-    def order(self, names: Iterable[str]) -> list[str]:
-        """Schema fields in schema order, then channels the schema does not declare, alphabetically."""
-        present = set(names)
-        return [f for f in self.fields if f in present] + sorted(present - set(self.fields))
-
-    def drift(self, seen: Iterable[str]) -> SchemaDrift:
-        """Channels in ``seen`` the schema lacks, and schema fields not in ``seen``."""
-        return drift_between(self.fields, seen)
 
 
 # -- reading a schema the way LangGraph does ----------------------------------------
@@ -183,23 +119,40 @@ def load_schema(spec: str) -> Schema:
 
 # -- the active schema --------------------------------------------------------------
 
-_active: list[Schema] = [DEFAULT_SCHEMA]
+_named: list[Schema | None] = [None]  # the schema the operator named at start-up, if any
+_active: list[Schema] = []  # ``using`` blocks
+
+
+def operator_schema() -> Schema | None:
+    """The schema the operator named (``--schema``, setting ``schema``), or None: each thread's profile decides."""
+    return _named[-1]
 
 
 def active() -> Schema:
-    """The schema the inspector reads threads in (DeerFlow's ThreadState unless the operator named one)."""
-    return _active[-1]
+    """The schema the inspector reads the current thread in.
+
+    Inside a ``using`` block, that schema; else the one the thread's profile chose
+    (``inspector.profiles.reading``: the operator's schema when named, the profile's otherwise);
+    else the operator's schema; else DeerFlow's ThreadState (functions handed bare values).
+    """
+    if _active:
+        return _active[-1]
+    chosen = thread_schema()
+    if chosen is not None:
+        return DEFAULT_SCHEMA if chosen == "default" else chosen
+    return _named[-1] or DEFAULT_SCHEMA
 
 
-def activate(schema: Schema) -> Schema:
-    """Make ``schema`` the active one (at start-up: the CLI's ``--schema``, the dashboard's settings)."""
-    _active[-1] = schema
-    return schema
+def activate(schema: Schema | None) -> Schema:
+    """Make ``schema`` the one the operator named (at start-up: the CLI's ``--schema``, the dashboard's
+    settings); None: none named, each thread is read with its profile's schema."""
+    _named[-1] = schema
+    return active()
 
 
 def activate_spec(spec: str | None) -> Schema:
-    """Load and activate the schema ``spec`` names, or the default when ``spec`` is empty."""
-    return activate(load_schema(spec) if spec and spec.strip() else DEFAULT_SCHEMA)
+    """Load and activate the schema ``spec`` names; an empty ``spec`` names none."""
+    return activate(load_schema(spec) if spec and spec.strip() else None)
 
 
 @contextmanager

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ..analysis_cache import AnalysisCache
+from ..profiles import reads_thread
 from ..store import (
     PER_CHECKPOINT_COPY,
     SHARED_BLOBS,
@@ -281,6 +282,7 @@ def thread_sizes(thread_id: str, rows: list[CheckpointSizes], accounting: str = 
     return accumulator.result()
 
 
+@reads_thread
 def measure_thread(store: Store, thread_id: str, keep_newest: int = 10, cache: AnalysisCache | None = None,
                    progress: Progress | None = None) -> ThreadSizes:
     """Read a thread's stored sizes (each checkpoint blob once, nothing decoded; measured checkpoints

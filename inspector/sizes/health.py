@@ -17,6 +17,7 @@ from typing import Callable, Iterable
 
 from ..analysis_cache import AnalysisCache
 from ..formatting import human_bytes
+from ..profiles import reads_thread
 from ..schema.default import SchemaDrift
 from ..settings import Settings
 from ..state.drift import thread_drift
@@ -212,6 +213,7 @@ def health_settings_note(settings: Settings) -> dict[str, int]:
     }
 
 
+@reads_thread
 def thread_health(store: Store, thread_id: str, settings: Settings | None = None, cache: AnalysisCache | None = None,
                   progress: Progress | None = None) -> ThreadHealth:
     """Sizes and flags of one thread: blobs read once for sizes (not at all for checkpoints ``cache``

@@ -38,12 +38,13 @@ def thread_drift(rows: Iterable[CheckpointRow] = (), states: Iterable[Checkpoint
                  sizes: Iterable[CheckpointSizes] = (), schema: schemas.Schema | None = None) -> SchemaDrift:
     """Drift from ``schema`` (default: the active one, its fields read without loading it when it is DeerFlow's)."""
     fields = schema.fields if schema is not None else active_fields()
-    return drift_between(fields, channels_seen(rows, states, sizes))
+    name = schema.name if schema is not None else active_schema_name()
+    return drift_between(fields, channels_seen(rows, states, sizes), name)
 
 
 def drift_lines(drift: SchemaDrift, schema: schemas.Schema | None = None, unwritten: bool = True) -> list[str]:
     """The drift in words, one line per kind (``unwritten``: include the schema fields never written)."""
-    name = schema.name if schema is not None else active_schema_name()
+    name = schema.name if schema is not None else (drift.schema or active_schema_name())
     lines = []
     if drift.unknown_channels:
         lines.append(f"channels not in the schema ({name}): {', '.join(drift.unknown_channels)}; "

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 from .decode import Problem
 from .delta import ChannelWrite, DeltaHistory, SchemaSource
@@ -39,6 +40,7 @@ from .model import (
     StoreError,
     StoreTotals,
     ThreadSummary,
+    WriteKey,
     WriteRecord,
     is_internal_channel,
 )
@@ -61,6 +63,7 @@ __all__ = [
     "StoreTotals",
     "ThreadSummary",
     "display_url",
+    "WriteKey",
     "WriteRecord",
     "is_internal_channel",
     "open_store",
@@ -110,6 +113,8 @@ def is_saver_spec(url: str) -> bool:
 PG_TIMEOUT_MS = 30_000
 PG_POOL_SIZE = 4
 BUNDLE_MAX_BYTES = 4_000_000_000
+BUNDLE_MAX_MEMBERS = 10_000
+BUNDLE_MAX_RATIO = 200
 
 
 def open_store(
@@ -119,6 +124,9 @@ def open_store(
     pg_pool_size: int = PG_POOL_SIZE,
     bundle_max_bytes: int = BUNDLE_MAX_BYTES,
     schema: SchemaSource | None = None,
+    bundle_max_members: int = BUNDLE_MAX_MEMBERS,
+    bundle_max_ratio: int = BUNDLE_MAX_RATIO,
+    bundle_cache_dir: str | Path | None = None,
 ) -> Store:
     """Open the store ``url`` names, read-only. Raises ``StoreError`` with one clear line.
 
@@ -127,6 +135,10 @@ def open_store(
         pg_timeout_ms: PostgreSQL's statement timeout for every query, in milliseconds.
         pg_pool_size: How many PostgreSQL connections the store may hold.
         bundle_max_bytes: The most a support bundle may unpack to.
+        bundle_max_members: The most members a support bundle's zip may list.
+        bundle_max_ratio: The most one member of a support bundle may expand (bytes unpacked per byte stored).
+        bundle_cache_dir: Where support bundles are kept unpacked, once per content hash (None: a temporary
+            copy per open, removed when the store is closed).
         schema: Called (with no argument) when a delta channel is rebuilt; returns the reducers to
             fold its writes with. None: the default source (``delta.set_default_schema``).
     """
@@ -134,12 +146,15 @@ def open_store(
         raise StoreError("no store URL given")
     url = url.strip()
     try:
-        return _open(url, pg_timeout_ms, pg_pool_size, bundle_max_bytes, schema)
+        from .bundle import BundleLimits
+
+        bundle = (BundleLimits(bundle_max_bytes, bundle_max_members, bundle_max_ratio), bundle_cache_dir)
+        return _open(url, pg_timeout_ms, pg_pool_size, bundle, schema)
     except ValueError as exc:  # urllib's parse errors: bad IPv6 host, port out of range, ...
         raise StoreError(f"malformed store URL {display_url(url)!r}: {exc}") from None
 
 
-def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle_max_bytes: int,
+def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle: tuple[Any, str | Path | None],
           schema: SchemaSource | None) -> Store:
     scheme = urllib.parse.urlsplit(url).scheme.lower() if "://" in url else ""
     if scheme in ("postgresql", "postgres"):
@@ -155,16 +170,17 @@ def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle_max_bytes: int
 
         return SaverStore.from_spec(url, schema=schema)
     if scheme in ("", "sqlite", "file") and not url.startswith("file:"):
-        return _sqlite_or_bundle(sqlite_path(url), url, bundle_max_bytes, schema)
+        return _sqlite_or_bundle(sqlite_path(url), url, bundle, schema)
     if url.startswith("file:"):
         path = Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path))
-        return _sqlite_or_bundle(path, url, bundle_max_bytes, schema)
+        return _sqlite_or_bundle(path, url, bundle, schema)
     raise StoreError(f"unsupported store URL {url!r}: expected sqlite:///path.db or a file path")
 
 
-def _sqlite_or_bundle(path: Path, url: str, max_bytes: int, schema: SchemaSource | None) -> Store:
+def _sqlite_or_bundle(path: Path, url: str, bundle: tuple[Any, str | Path | None], schema: SchemaSource | None) -> Store:
     from .bundle import BundleStore, is_bundle_path
 
     if is_bundle_path(path):
-        return BundleStore(path, url=url, max_bytes=max_bytes, schema=schema)
+        limits, cache_dir = bundle
+        return BundleStore(path, url=url, schema=schema, limits=limits, cache_dir=cache_dir)
     return SqliteStore(path, url=url, schema=schema)

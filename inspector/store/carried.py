@@ -16,7 +16,8 @@ from typing import Any
 
 import msgpack
 
-from .decode import Decoded, Opaque, Problem, _Collector, _foreign_problems
+from .decode import Decoded, Opaque, Problem, _Collector, _foreign_problems, too_deep_value
+from .depth import MAX_DEPTH, too_deep
 from .measure import _container_header
 
 
@@ -53,14 +54,19 @@ def decode_value(payload: bytes, start: int, end: int, field: str | None,
         unpacker.feed(view[body + len(previous.items) : end])
         try:
             if kind == "array":
-                value: Any = previous.value + [unpacker.unpack() for _ in range(count - previous.count)]
+                added: list[Any] = [unpacker.unpack() for _ in range(count - previous.count)]
+                value: Any = previous.value + added
             else:
                 value = dict(previous.value)
+                added = []
                 for _ in range(count - previous.count):
                     key = unpacker.unpack()
-                    value[key] = unpacker.unpack()
+                    value[key] = item = unpacker.unpack()
+                    added.append(item)
         except Exception:  # a damaged tail: decode the whole value, which reports it
             return decode_value(payload, start, end, field)
+        if too_deep(added, MAX_DEPTH):  # the parent's items were checked when they were decoded
+            return too_deep_value("msgpack", end - start, field), None
         carried = Carried(kind, view[body:end], count, value, tuple(collector.foreign))
         return Decoded(value, _foreign_problems(collector, field)), carried
     collector = _collector()
@@ -69,6 +75,8 @@ def decode_value(payload: bytes, start: int, end: int, field: str | None,
     except Exception as exc:  # msgpack raises several unrelated types on bad input
         return Decoded(Opaque("msgpack", end - start, "undecodable"),
                        [Problem(f"undecodable msgpack value ({type(exc).__name__}: {exc})", field)]), None
+    if too_deep(value):
+        return too_deep_value("msgpack", end - start, field), None
     decoded = Decoded(value, _foreign_problems(collector, field))
     if header is None or not isinstance(value, (list, dict)):
         return decoded, None

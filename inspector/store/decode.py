@@ -12,11 +12,13 @@ value spoils only its own field.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Collection, Iterator
 
 import msgpack
+
+from .depth import MAX_DEPTH, TooDeep, too_deep
+from .depth import loads as json_loads
 
 # LangGraph's ext codes (langgraph.checkpoint.serde.jsonplus).
 EXT_CONSTRUCTOR_SINGLE_ARG = 0
@@ -175,8 +177,15 @@ def _foreign_problems(collector: _Collector, field_name: str | None) -> list[Pro
     ]
 
 
+def too_deep_value(type_tag: str, size: int, field_name: str | None) -> Decoded:
+    """What a value nested deeper than ``MAX_DEPTH`` levels decodes to: opaque, with a problem on its field."""
+    reason = f"nested deeper than {MAX_DEPTH} levels"
+    return Decoded(Opaque(type_tag, size, reason),
+                   [Problem(f"value {reason}: shown as too deep, not walked", field_name, "too-deep")])
+
+
 def unpack_msgpack(data: bytes, field_name: str | None = None) -> Decoded:
-    """Decode one msgpack value; never raises."""
+    """Decode one msgpack value; never raises. A value nested past ``MAX_DEPTH`` is reported as too deep."""
     collector = _Collector()
     try:
         value = collector.unpack(data)
@@ -185,6 +194,8 @@ def unpack_msgpack(data: bytes, field_name: str | None = None) -> Decoded:
             Opaque("msgpack", len(data), "undecodable"),
             [Problem(f"undecodable msgpack value ({type(exc).__name__}: {exc})", field_name)],
         )
+    if too_deep(value):
+        return too_deep_value("msgpack", len(data), field_name)
     return Decoded(value, _foreign_problems(collector, field_name))
 
 
@@ -198,7 +209,9 @@ def decode_typed(type_tag: str | None, data: bytes | None, field_name: str | Non
         return unpack_msgpack(payload, field_name)
     if tag == "json":
         try:
-            return Decoded(json.loads(payload))
+            return Decoded(json_loads(payload))
+        except TooDeep:
+            return too_deep_value("json", len(payload), field_name)
         except ValueError as exc:
             return Decoded(Opaque("json", len(payload), "undecodable"), [Problem(f"undecodable JSON value ({exc})", field_name)])
     if tag in ("bytes", "bytearray"):

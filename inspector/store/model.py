@@ -148,6 +148,26 @@ class WriteRecord:
     size: int
 
 
+TASKS_CHANNEL = "__pregel_tasks"  # where LangGraph keeps the ``Send`` packets a step pushes to the next
+
+
+@dataclass(frozen=True)
+class WriteKey:
+    """One write stored against a checkpoint, by its keys only (no value): which task wrote which channel.
+
+    ``task_path`` is ``""`` where the backend does not keep it (a saver read through its API).
+    ``send_to`` names the node a ``Send`` packet written to ``__pregel_tasks`` starts, the one value
+    read, so a pushed task can be named by its node.
+    """
+
+    task_id: str
+    task_path: str
+    idx: int
+    channel: str
+    size: int
+    send_to: str | None = None
+
+
 @dataclass
 class CheckpointState:
     """The decoded state at one checkpoint."""

@@ -12,14 +12,18 @@ from .model import (
     Key,
     StoreTotals,
     ThreadSummary,
+    WriteKey,
     WriteRecord,
 )
 
 if TYPE_CHECKING:
     from .delta import DeltaHistory
     from .export_rows import ExportCheckpoint
+    from .file_facts import FileFacts
     from .growth_rows import GrowthRows
+    from .orphan_rows import OrphanRows
     from .retention_keys import RetentionReader
+    from .state_sizes import NewestStateSizes
 
 
 @runtime_checkable
@@ -72,6 +76,16 @@ class Store(Protocol):
         Returns:
             ``(thread_id, metadata)`` pairs, in no particular order.
         """
+        ...
+
+    def checkpoint_id_threads(self, search: str) -> set[str]:
+        """The threads holding a checkpoint whose id contains ``search`` (a plain substring, any case);
+        read from the keys alone."""
+        ...
+
+    def thread_titles(self) -> dict[str, str]:
+        """``thread_id -> title``: the newest ``title`` each thread's tasks wrote (the title the thread list
+        shows), for every thread that has one; read from those small writes, never a state blob."""
         ...
 
     def timeline(self, thread_id: str) -> list[CheckpointRow]:
@@ -189,6 +203,23 @@ class Store(Protocol):
         ``checkpoint_ids``) that have writes, oldest first, in bounded batches; no state is read."""
         ...
 
+    def write_keys(self, thread_id: str, keys: Iterable[Key]) -> dict[Key, list[WriteKey]]:
+        """The writes stored against each of ``keys``, by their keys only: what a step's tasks wrote.
+
+        Reads task ids, task paths, indexes, channels and lengths, never a value, but the ``Send``
+        packets of ``__pregel_tasks`` writes, whose target node names a pushed task (``send_to``).
+        Cost follows the keys asked for: a page of a history reads that page's writes.
+
+        Args:
+            thread_id: The thread the checkpoints belong to.
+            keys: ``(ns, checkpoint id)`` pairs; unknown ones are left out.
+
+        Returns:
+            ``(ns, checkpoint id) -> WriteKey``s in task order (task path, task id, index), for the
+            keys that have writes.
+        """
+        ...
+
     def iter_field_sizes(self, thread_id: str, ns: str | None = None,
                          keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
         """``field_sizes`` as a stream in bounded batches (ordered by checkpoint id, then namespace);
@@ -217,18 +248,57 @@ class Store(Protocol):
         """
         ...
 
-    def growth_rows(self, by: str = "store", bucket_seconds: int = 86_400,
-                    since: int | None = None) -> "GrowthRows":
+    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None) -> "GrowthRows":
         """Stored bytes and checkpoints per time bucket, dated by the uuid6 checkpoint ids (see ``growth_rows``).
 
         Args:
-            by: ``store`` (one key, ``""``), ``channel`` or ``thread``.
             bucket_seconds: The buckets' width (86400: days, 3600: hours), aligned on 1970-01-01 UTC.
             since: Only rows dated at or after this time (seconds since 1970); None: all.
 
         Returns:
-            ``GrowthRows``: one row per bucket, key and part (checkpoint rows, blob rows, writes), from
+            ``GrowthRows``: one row per bucket, thread, channel and part (checkpoint rows, blob rows, writes), from
             lengths alone, and the rows that carry no time.
+
+        Raises:
+            StoreError: The store cannot list its rows (a saver read through its API).
+        """
+        ...
+
+    def file_facts(self, per_table: bool = True) -> "FileFacts":
+        """What the store's files hold, as the database reports it (see ``file_facts``).
+
+        Args:
+            per_table: Bytes per table and index too (SQLite's ``dbstat`` visits every page once).
+
+        Returns:
+            ``FileFacts``: file sizes, pages and free pages (SQLite), per-table heap, TOAST, index bytes,
+            dead tuples and last vacuum (PostgreSQL), and the basis of the per-table bytes.
+
+        Raises:
+            StoreError: The store has no files to report on (a saver read through its API).
+        """
+        ...
+
+    def newest_state_sizes(self, threshold: int) -> "NewestStateSizes":
+        """How many threads' newest root state passes ``threshold`` stored bytes, and the largest one.
+
+        One aggregate over lengths (see ``state_sizes``): cheap enough for a metrics scrape.
+
+        Raises:
+            StoreError: The store cannot list its rows (a saver read through its API).
+        """
+        ...
+
+    def orphan_rows(self, limit: int = 50) -> "OrphanRows":
+        """Rows no checkpoint needs (see ``orphan_rows``), from keys and lengths.
+
+        Args:
+            limit: How many threads each kind lists (the largest by bytes); counts and bytes cover all.
+
+        Returns:
+            ``OrphanRows``: writes against missing checkpoints (threads whose checkpoints are all gone
+            marked), PostgreSQL blob rows no checkpoint names, and, where an app's thread table is
+            present and readable, threads only the app or only the checkpoints know.
 
         Raises:
             StoreError: The store cannot list its rows (a saver read through its API).

@@ -8,10 +8,13 @@ from typing import Any, Callable, Collection, Iterable, Iterator, Sequence, Type
 from . import delta
 from .decode import Problem, decode_typed
 from .model import (
+    TASKS_CHANNEL,
     CheckpointRow,
     CheckpointState,
+    Key,
     NotFound,
     ThreadSummary,
+    WriteKey,
     WriteRecord,
     checkpoint_step,
     checkpoint_time,
@@ -39,6 +42,29 @@ def write_records(rows: Iterable[WriteRow]) -> tuple[list[WriteRecord], list[Pro
         problems.extend(Problem(f"pending write: {p.message}", p.field, p.kind) for p in decoded.problems)
         records.append(WriteRecord(task_id, path or "", idx, channel, decoded.value, type_tag, len(data or b"")))
     return records, problems
+
+
+def send_target(value: Any) -> str | None:
+    """The node a decoded ``Send`` packet names (``{"__type__": "langgraph.types.Send", "value": [node, arg]}``)."""
+    if isinstance(value, dict) and str(value.get("__type__", "")).endswith(".Send"):
+        inner = value.get("value")
+        node = inner[0] if isinstance(inner, (list, tuple)) and inner else (
+            inner.get("node") if isinstance(inner, dict) else None)
+        return node if isinstance(node, str) else None
+    return None
+
+
+# ns, checkpoint id, task_id, task_path, idx, channel, size, then type and data of a ``__pregel_tasks`` write
+WriteKeyRow = tuple[str, str, str, str | None, int, str, int | None, str | None, bytes | None]
+
+
+def write_keys_from(rows: Iterable[WriteKeyRow]) -> dict[Key, list[WriteKey]]:
+    """``Store.write_keys`` from stored rows in task order: a ``Send`` packet's target decoded, nothing else."""
+    found: dict[Key, list[WriteKey]] = {}
+    for ns, cid, task_id, path, idx, channel, size, type_tag, data in rows:
+        target = send_target(decode_typed(type_tag, data, channel).value) if channel == TASKS_CHANNEL else None
+        found.setdefault((ns, cid), []).append(WriteKey(str(task_id), path or "", int(idx), channel, int(size or 0), target))
+    return found
 
 
 def thread_summaries(rows: Iterable[tuple], extra_bytes: dict[str, int], titles: dict[str, str]) -> list[ThreadSummary]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import schema as schemas
+from ..profiles import ProfileError, name_profile
 from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..store import Store, StoreError, display_url, is_saver_spec, open_store
 from .inert import literal
@@ -34,18 +35,25 @@ def _schema(spec: str) -> schemas.Schema:
     return schemas.load_schema(spec)
 
 
-def use_schema(cli_schema: str | None) -> None:
+def use_schema(cli_schema: str | None, cli_profile: str | None = None) -> None:
     """Activate the operator's schema (``--schema``, then settings / ``INSPECTOR_SCHEMA``), loaded once per
-    process; never settable from the page. If it cannot be loaded, say so and keep DeerFlow's ThreadState."""
+    process; never settable from the page. If it cannot be loaded, say so and read each thread with its
+    profile's reducers. The operator's profile (``--profile``, setting ``profile``) is named the same way."""
+    try:
+        name_profile(cli_profile or settings().profile)
+    except ProfileError as exc:
+        name_profile(None)
+        st.sidebar.error(f"{literal(exc)}. Each thread is read with the profile its data shows.",
+                         icon=":material/error:")
     spec = cli_schema or settings().schema
     if not spec:
-        schemas.activate(schemas.DEFAULT_SCHEMA)
+        schemas.activate(None)
         return
     try:
         schemas.activate(_schema(spec))
     except schemas.SchemaError as exc:
-        schemas.activate(schemas.DEFAULT_SCHEMA)
-        st.sidebar.error(f"{literal(exc)}. Reading threads in {literal(schemas.DEFAULT_SCHEMA.name)} instead.",
+        schemas.activate(None)
+        st.sidebar.error(f"{literal(exc)}. Reading each thread with its profile's reducers instead.",
                          icon=":material/error:")
 
 
@@ -100,7 +108,8 @@ def _sidebar() -> None:
         url = current_url()
         st.caption("Store (through the saver API)" if is_saver_spec(url) else "Store (read-only)")
         st.code(display_url(url) or "none", language=None, wrap_lines=True)
-        st.caption(f"Schema: {literal(schemas.active().name)}")
+        named = schemas.operator_schema()
+        st.caption(f"Schema: {literal(named.name)}" if named else "Schema: each thread's profile")
         if refused := st.session_state.get("inspector_switch_refused"):
             st.error(literal(refused), icon=":material/block:")
         if not settings().lock_store:

@@ -37,10 +37,12 @@ def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = ""
     child, the child's replay check: computed on raw values, returned with secrets masked."""
     before = data.raw_state(store, thread_id, from_id, ns)
     after = data.raw_state(store, thread_id, to_id, ns)
-    result = diff(before, after, internal=internal)
+    thread = data.thread_history(store, thread_id)  # keys only: no history-wide read
+    made = thread.attributions(store, [(ns, to_id)]).get((ns, to_id)) if after.parent_checkpoint_id == from_id else None
+    result = diff(before, after, internal=internal, made=made)
     if not result.adjacent:
         return data.masked((result, None))
-    history = data.thread_history(store, thread_id).history  # keys only: no history-wide read
+    history = thread.history
     parent = history.nodes.get((ns, from_id))
     sole_child = parent is not None and sum(1 for child in parent.children if child[0] == ns) == 1
     return data.masked((result, replay_step(before, after, sole_child=sole_child)))

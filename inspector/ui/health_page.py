@@ -22,6 +22,7 @@ from . import connection, routes
 from .growth_view import render_growth
 from .inert import literal
 from .sizes_views import health_of, render_flags
+from .store_files_view import render_files, render_leftovers
 from .tables import byte_columns
 
 
@@ -77,6 +78,8 @@ def render() -> None:
         x=alt.X("stored bytes:Q"), y=alt.Y("field:N", sort="-x"), tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],
     ), width="stretch")
     render_growth(store, settings)
+    render_files(store)
+    render_leftovers(store)
     drifted = [r for r in rows if r.schema_drift.unknown_channels]
     if drifted:
         st.subheader("Schema drift")

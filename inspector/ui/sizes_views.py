@@ -19,7 +19,7 @@ from ..sizes.tables import FIELD_BYTES, field_rows
 from ..sizes.what_if import what_if_text
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..store.model import THREAD_SORTS
-from . import connection, data
+from . import connection, data, routes
 from .inert import literal
 from .progress import progress_bar
 from .tables import byte_columns
@@ -119,11 +119,22 @@ SORT_LABELS = {"stored": "stored size"}  # the others read as Store.threads name
 LIST_MEASURE_BYTES = 200_000_000
 
 
+def _sort(text: str) -> str:
+    if text not in THREAD_SORTS:
+        raise ValueError(f"use one of {', '.join(THREAD_SORTS)}")
+    return text
+
+
 def sort_choice() -> str:
-    """The order the user picked for the thread list, as ``Store.threads`` names it (over every thread)."""
-    picked = st.segmented_control("Sort by", THREAD_SORTS, default="newest", key="threads_sort",
+    """The order the user picked for the thread list, as ``Store.threads`` names it (over every thread);
+    it travels in the URL as ``sort``."""
+    problem = routes.bind("threads_sort", "sort", "newest", _sort)
+    if problem:
+        st.warning(literal(problem), icon=":material/link_off:")
+    picked = st.segmented_control("Sort by", THREAD_SORTS, key="threads_sort",
                                   format_func=lambda sort: SORT_LABELS.get(sort, sort),
                                   help="the whole store is sorted, not only this page")
+    routes.keep("threads_sort", "sort", picked or "newest", "newest")
     return picked or "newest"
 
 

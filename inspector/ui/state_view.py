@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import streamlit as st
 
 from ..formatting import dumps, to_jsonable
+from ..history.attribution import Attribution
 from ..state.fields import field_order, field_summary
 from ..state.interrupts import pending_questions
 from ..store import CheckpointState, Store
@@ -26,9 +27,42 @@ from .values import show_value
 __all__ = ["FieldContext", "FieldView", "render_field", "render_state"]
 
 
+def written_line(name: str, state: CheckpointState, written: Attribution | None) -> str:
+    """``last written at step 7 by view_image_middleware`` (``· this step`` when the shown checkpoint wrote it)."""
+    if written is None:
+        return "not written on this checkpoint's line of history (set before it, or by the parent graph)"
+    by = ", ".join(written.writers(name)) or written.what
+    here = " · this step" if written.key == (state.checkpoint_ns, state.checkpoint_id) else ""
+    return f"last written at step {written.step} by {by}{here}"
+
+
+def last_written(store: Store | None, state: CheckpointState) -> dict[str, Attribution]:
+    """Field -> the attribution of the newest checkpoint at or before ``state`` that wrote it (the one
+    attribution: write keys only, read back along the lineage until every field is found)."""
+    if store is None:
+        return {}
+    from . import data  # the thread's history and write keys, cached per page session
+
+    try:
+        thread = data.thread_history(store, state.thread_id)
+        return thread.last_writes(store, (state.checkpoint_ns, state.checkpoint_id), list(state.values))
+    except Exception:  # noqa: BLE001 - a store that cannot list its writes still shows the state
+        return {}
+
+
 def render_field(name: str, value: Any, state: CheckpointState, store: Store | None = None,
-                 views: Mapping[str, FieldView] | None = None) -> None:
+                 views: Mapping[str, FieldView] | None = None, written: Attribution | None = None,
+                 attributed: bool = False) -> None:
     st.markdown(f"**{code_span(name)}** · {literal(field_summary(name, value, state))}")
+    if attributed:
+        line = written_line(name, state, written)
+        if written is not None and written.key != (state.checkpoint_ns, state.checkpoint_id):
+            from .routes import checkpoint_link
+
+            checkpoint_link(line, state.thread_id, written.key[1], written.key[0], icon=":material/edit_note:",
+                            help="Open the checkpoint whose step wrote this field")
+        else:
+            st.caption(literal(line))
     for problem in state.problems_for(name):
         st.warning(literal(f"{name}: {problem.message}"), icon=":material/warning:")
     view = (views or {}).get(name, json_view)
@@ -41,9 +75,10 @@ def render_state(state: CheckpointState, store: Store | None = None, views: Mapp
     for problem in state.problems_for(None):
         st.warning(literal(problem.message), icon=":material/warning:")
     _pending(state)
+    written = last_written(store, state)
     for name in field_order(state.values):
         with st.container(border=True, key=f"field-{name}"):
-            render_field(name, state.values[name], state, store, views)
+            render_field(name, state.values[name], state, store, views, written.get(name), attributed=store is not None)
     _extras(state)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .. import profiles
 from ..diff import verdict
 from ..history.lineage import History, Key
 from ..history.location import Location, parse_location
@@ -41,11 +42,17 @@ from .inert import literal
 # Up to this many stored bytes, opening a thread reads every checkpoint's metadata (it sits behind the state
 # in SQLite, so reading it costs about the thread's bytes); beyond, only the pages shown.
 SMALL_HISTORY_BYTES = 16_000_000
+PANEL_KEY = "thread_panel"
+
+
+# Parameters that are not the location but travel with it: the open panel, and the list a reader came from.
+CARRIED = (routes.PANEL_PARAM, "q", "sort")
 
 
 def select(location: Location) -> None:
     """Show ``location``: write it to the URL (the page reads it back on the rerun)."""
-    st.query_params.from_dict(location.params())
+    carried = {k: st.query_params[k] for k in CARRIED if st.query_params.get(k)}
+    st.query_params.from_dict({**location.params(), **carried})
 
 
 def _back(message: str) -> None:
@@ -86,7 +93,14 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {location.thread!r} failed: {exc}")
         return
-    _header(store, thread, location)
+    with profiles.reading(store, thread.thread_id) as chosen:
+        _header(store, thread, location)
+        st.caption(literal(chosen.line()), help="Which app's knowledge reads this thread, and what in the data shows "
+                   "it (setting profile / --profile names one for every thread)")
+        _thread(store, thread, location)
+
+
+def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
     history = thread.history
     key = _resolve(history, location)
     if key is None:
@@ -122,7 +136,8 @@ def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
         bundle_view.export_button(store, thread.thread_id)
     with follow_col:
         st.toggle("Follow", key=follow.TOGGLE_KEY, help=follow.HELP)
-    routes.link("threads", "All threads", icon=":material/arrow_back:")
+    routes.link("threads", "All threads", {k: st.query_params[k] for k in ("q", "sort") if st.query_params.get(k)},
+                icon=":material/arrow_back:")
     follow.poll(store, thread, location, select)
 
 
@@ -135,7 +150,8 @@ def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
     timeline_view.render(history, key, select, diff_view.replay_marks(replays),
                          complete=lambda keys: thread.complete(store, keys),
                          marks_for=lambda keys: diff_view.cached_marks(
-                             store, thread.thread_id, [history.node(k).row for k in keys]))
+                             store, thread.thread_id, [history.node(k).row for k in keys]),
+                         made_for=lambda keys: thread.attributions(store, keys))
 
 
 def _drift(store: Store, thread_id: str, history: History) -> None:
@@ -154,7 +170,18 @@ def _panel() -> tuple[str, panels.Panel]:
     """The panel picked beside the history (the first one until another is picked)."""
     offered = panels.THREAD_PANELS
     titles = [title for title, _ in offered]
-    chosen = st.segmented_control("Panel", titles, default=titles[0], key="thread_panel", label_visibility="collapsed")
+    by_slug = {routes.panel_slug(t): t for t in titles}
+
+    def parse(slug: str) -> str:
+        if slug not in by_slug:
+            raise ValueError(f"the panels are {', '.join(by_slug)}")
+        return by_slug[slug]
+
+    problem = routes.bind(PANEL_KEY, routes.PANEL_PARAM, titles[0], parse)
+    if problem:
+        st.warning(literal(problem), icon=":material/link_off:")
+    chosen = st.segmented_control("Panel", titles, key=PANEL_KEY, label_visibility="collapsed") or titles[0]
+    routes.keep(PANEL_KEY, routes.PANEL_PARAM, routes.panel_slug(chosen), routes.panel_slug(titles[0]))
     return next(((t, p) for t, p in offered if t == chosen), offered[0])
 
 

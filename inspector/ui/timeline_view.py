@@ -8,6 +8,7 @@ from typing import Callable
 import pandas as pd
 import streamlit as st
 
+from ..history.attribution import Attribution
 from ..history.checkpoint_kinds import DELTA_MARKER, delta_marker, kind_at, step_label
 from ..history.lineage import History, Key
 from ..history.location import Location
@@ -88,9 +89,11 @@ def _step_to(history: History, key: Key, select: Select, playing: bool) -> None:
 
 def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None,
            complete: Callable[[list[Key]], None] | None = None,
-           marks_for: Callable[[list[Key]], dict[Key, str]] | None = None) -> None:
+           marks_for: Callable[[list[Key]], dict[Key, str]] | None = None,
+           made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None) -> None:
     """The checkpoint tree and table of one page of the history; ``complete(keys)`` reads that page's full
-    rows, ``marks_for(keys)`` gives that page's replay marks when ``marks`` does not."""
+    rows, ``marks_for(keys)`` gives that page's replay marks when ``marks`` does not, ``made_for(keys)`` their
+    attributions (which tasks produced each checkpoint, what they wrote)."""
     pages = history.page_count(PAGE_SIZE)
     page = history.page_of(key, PAGE_SIZE)
     if pages > 1:
@@ -100,14 +103,15 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
         complete(keys)
     if not marks and marks_for is not None:
         marks = marks_for(keys)
+    made = made_for(keys) if made_for is not None else {}
     st.caption(_summary(history))
     _problems(history)
     _replay_warning(history, marks or {})
     tree_tab, table_tab = st.tabs(["Tree", "Table"])
     with tree_tab:
-        _tree(history, keys, key, select)
+        _tree(history, keys, key, select, made)
     with table_tab:
-        _table(history, keys, key, select, marks or {})
+        _table(history, keys, key, select, marks or {}, made)
 
 
 def _problems(history: History) -> None:
@@ -148,8 +152,8 @@ def _summary(history: History) -> str:
     return " · ".join(parts)
 
 
-def _tree(history: History, keys: list[Key], key: Key, select: Select) -> None:
-    spec = tree_chart(tree_data(history, keys, key))
+def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dict[Key, Attribution]) -> None:
+    spec = tree_chart(tree_data(history, keys, key, made))
     event = st.vega_lite_chart(spec, on_select="rerun", selection_mode=SELECTION,
                                key=f"tree_{key[0]}_{key[1]}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
@@ -160,19 +164,23 @@ def _tree(history: History, keys: list[Key], key: Key, select: Select) -> None:
             st.rerun()
 
 
-def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str]) -> None:
-    frame = pd.DataFrame(timeline_records(history, keys, marks))
+def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
+           made: dict[Key, Attribution]) -> None:
+    frame = pd.DataFrame(timeline_records(history, keys, marks, made))
     event = st.dataframe(
         frame,
         hide_index=True,
         on_select="rerun",
         selection_mode="single-row",
         key=f"cp_table_{key[0]}_{key[1]}",
-        column_order=["step", "source", "kind", "mode", "time", "namespace", "branch", "wrote", "size", "fork",
+        column_order=["step", "node", "wrote", "source", "kind", "mode", "time", "namespace", "branch", "size", "fork",
                       "replay"],
         column_config={
             "time": st.column_config.DatetimeColumn(format="HH:mm:ss.SSS"),
             "size": st.column_config.NumberColumn(help="stored bytes: checkpoint and its writes"),
+            "node": st.column_config.TextColumn(help="the task(s) whose writes produced this checkpoint (stored "
+                                                "against its parent)"),
+            "wrote": st.column_config.TextColumn(help="the state fields those tasks wrote into this checkpoint"),
             "kind": st.column_config.TextColumn(help="what DeerFlow wrote this checkpoint for, outside a graph step"),
             "mode": st.column_config.TextColumn(help="delta: written in DeerFlow's delta mode (metadata marker)"),
         },

@@ -1,53 +1,51 @@
-"""A checkpoint store whose shape, not its text, is hostile: folders that lead out of the data directory,
-named pipes where files should be, values nested past any sane depth.
+"""The hostile corpus's cases whose shape, not their text, is hostile (registered in ``hostile_corpus.CASES``):
+folders that lead out of the data directory, named pipes where files should be, values nested past any
+sane depth. Written by LangGraph's ``SqliteSaver`` through the corpus's ``Planting``; raw SQL plants only
+what the saver cannot write (metadata that is ``[`` repeated 100,000 times, a 900-deep msgpack map).
 
-``write_structure_store(out_dir)`` writes ``out_dir/data/structure.db`` with LangGraph's ``SqliteSaver``
-(a real graph over DeerFlow's ``ThreadState``) and each thread's folders under ``out_dir/data``; the
-"host's" files the threads try to reach sit in ``out_dir/host``, outside the data directory. Raw SQL plants
-only what the saver cannot write: metadata that is ``[`` repeated 100,000 times and a channel value that is
-a 900-deep msgpack map (LangGraph's serializer refuses to write either).
-
-Threads:
+The "host's" files the threads try to reach sit in ``{corpus folder}-host``, beside the corpus folder and
+so outside its data directory; each holds ``HOST_SECRET``, listed as the cases' secret so that
+``hostile_corpus.leaked`` finds it in any output.
 
 * ``FOLDER_LINK``: its ``outputs`` folder is a symlink to the host folder; artifacts, a viewed image and
   an upload name files in it.
 * ``ROOT_LINK``: its whole ``user-data`` folder is a symlink to a copy of the layout on the host.
-* ``BRANCH``: branched (DeerFlow's ``branch_*`` metadata) from ``BRANCH_PARENT``, whose ``outputs``
-  folder leads to the host; its image's ``actual_path`` points into that parent folder.
-* ``FIFO``: an artifact and a viewed image that are named pipes (opened, they would block forever).
+* ``BRANCH``: branched (DeerFlow's ``branch_parent_thread_id`` metadata) from ``BRANCH_PARENT``, whose
+  ``outputs`` folder leads to the host; its image's ``actual_path`` points into that parent folder.
+* ``FIFO``: an artifact, an upload and a viewed image that are named pipes (opened, they block forever).
 * ``DEEP_JSON``: one checkpoint's metadata is 100,000 nested JSON lists.
 * ``DEEP_MSGPACK``: a channel value (and a pending write) that is a 900-deep msgpack map.
-* ``PLAIN``: an ordinary thread, which every answer must still hold.
+* ``PLAIN``: an ordinary thread with an artifact, which every answer must still hold.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
-import sqlite3
 from pathlib import Path
 
 import msgpack
+from hostile_corpus import Planting, case
 from langchain_core.messages import AIMessage, HumanMessage
-from langgraph.checkpoint.sqlite import SqliteSaver
-from langgraph.graph import END, START, StateGraph
+from PIL import Image
 
-from inspector.schema.thread_state import ThreadState
-
-FOLDER_LINK = "folder-link"
-ROOT_LINK = "root-link"
-BRANCH = "branch-child"
-BRANCH_PARENT = "branch-parent"
-FIFO = "fifo-thread"
-DEEP_JSON = "deep-json"
-DEEP_MSGPACK = "deep-msgpack"
-PLAIN = "plain-thread"
-THREADS = (FOLDER_LINK, ROOT_LINK, BRANCH, BRANCH_PARENT, FIFO, DEEP_JSON, DEEP_MSGPACK, PLAIN)
+FOLDER_LINK = "hostile-folder-link"
+ROOT_LINK = "hostile-root-link"
+BRANCH = "hostile-branch-child"
+BRANCH_PARENT = "hostile-branch-parent"
+FIFO = "hostile-fifo"
+DEEP_JSON = "hostile-deep-json"
+DEEP_MSGPACK = "hostile-deep-msgpack"
+PLAIN = "hostile-plain"
+LINK_THREADS = (FOLDER_LINK, ROOT_LINK, BRANCH, BRANCH_PARENT)
 
 HOST_SECRET = "root:x:0:0:host-file-never-shown"  # the content of every file on the "host"
 DEEP_JSON_TEXT = "[" * 100_000
 MSGPACK_DEPTH = 900
 OUT = "/mnt/user-data/outputs"
+FOLDERS = ("workspace", "uploads", "outputs")
+STRUCTURE_CASES = ("folder-links", "named-pipes", "deep-values", "plain")
 
 
 def deep_msgpack(depth: int = MSGPACK_DEPTH) -> bytes:
@@ -56,100 +54,76 @@ def deep_msgpack(depth: int = MSGPACK_DEPTH) -> bytes:
     return b"\x81\xa1a" * depth + b"\xc0"
 
 
-def _png() -> bytes:
-    import io
-
-    from PIL import Image
-
+def png() -> bytes:
     out = io.BytesIO()
     Image.new("RGB", (8, 8), (10, 200, 10)).save(out, "PNG")
     return out.getvalue()
 
 
-def _host(out: Path) -> Path:
-    """The folder standing for the host's own files (``/etc``), outside the data directory."""
-    host = out / "host"
-    host.mkdir(parents=True, exist_ok=True)
-    for name in ("passwd", "notes.md"):
-        (host / name).write_text(HOST_SECRET + "\n")
-    (host / "pic.png").write_bytes(_png())
-    for folder in ("workspace", "uploads", "outputs"):
-        (host / "layout" / folder).mkdir(parents=True, exist_ok=True)
-        (host / "layout" / folder / "passwd").write_text(HOST_SECRET + "\n")
+def host_folder(folder: Path) -> Path:
+    """The folder standing for the host's own files (``/etc``), beside the corpus folder."""
+    host = folder.parent / f"{folder.name}-host"
+    for where in (host, *(host / "layout" / f for f in FOLDERS)):
+        where.mkdir(parents=True, exist_ok=True)
+        for name in ("passwd", "notes.md"):
+            (where / name).write_text(HOST_SECRET + "\n")
+        (where / "pic.png").write_bytes(png())
     return host
 
 
-def _folders(data: Path, thread_id: str) -> dict[str, str]:
-    root = data / "threads" / thread_id / "user-data"
-    folders = {f"{name}_path": str(root / name) for name in ("workspace", "uploads", "outputs")}
-    for folder in folders.values():
-        Path(folder).mkdir(parents=True, exist_ok=True)
-    return folders
+def _link(path: Path, target: Path) -> None:
+    shutil.rmtree(path)
+    path.symlink_to(target, target_is_directory=True)
 
 
-def _link_outputs(folders: dict[str, str], host: Path) -> None:
-    outputs = Path(folders["outputs_path"])
-    shutil.rmtree(outputs)
-    outputs.symlink_to(host, target_is_directory=True)
+def _reaching_files(thread_data: dict[str, str]) -> dict:
+    """Artifacts, a viewed image and an upload, all in the thread's ``outputs``."""
+    return {"thread_data": thread_data, "artifacts": [f"{OUT}/passwd", f"{OUT}/notes.md"],
+            "viewed_images": {f"{OUT}/pic.png": {"mime_type": "image/png", "size": len(png()),
+                                                 "actual_path": f"{thread_data['outputs_path']}/pic.png"}},
+            "uploaded_files": [{"filename": "passwd", "size": 10, "path": f"{OUT}/passwd", "extension": ""}]}
 
 
-def _plant_files(data: Path, host: Path) -> dict[str, dict[str, str]]:
-    """Each thread's folders, with the links and pipes it is named for."""
-    folders = {thread: _folders(data, thread) for thread in THREADS if thread != ROOT_LINK}
-    _link_outputs(folders[FOLDER_LINK], host)
-    _link_outputs(folders[BRANCH_PARENT], host)
-    root = data / "threads" / ROOT_LINK / "user-data"
-    root.parent.mkdir(parents=True, exist_ok=True)
-    root.symlink_to(host / "layout", target_is_directory=True)
-    folders[ROOT_LINK] = {f"{name}_path": str(root / name) for name in ("workspace", "uploads", "outputs")}
-    fifo_out = Path(folders[FIFO]["outputs_path"])
+def _message(thread_id: str) -> dict:
+    return {"messages": [HumanMessage(f"hello {thread_id}", id=f"h-{thread_id}"),
+                         AIMessage(f"done in {thread_id}", id=f"ai-{thread_id}")], "title": f"{thread_id} title"}
+
+
+@case("folder-links", "user-data folders that are symlinks out of the data directory (outputs -> the host's "
+      "files; the whole user-data folder; a branch parent's outputs)",
+      threads=LINK_THREADS, secrets=[HOST_SECRET], owner="structure")
+def _folder_links(p: Planting) -> None:
+    host = host_folder(p.folder)
+    for thread in (FOLDER_LINK, BRANCH_PARENT):
+        data = p.thread_data(thread)
+        _link(Path(data["outputs_path"]), host)
+        p.run(thread, _message(thread), _reaching_files(data))
+    root = p.user_data(ROOT_LINK)
+    _link(root, host / "layout")
+    p.run(ROOT_LINK, _message(ROOT_LINK), _reaching_files({f"{f}_path": str(root / f) for f in FOLDERS}))
+    data = p.thread_data(BRANCH)
+    parent_outputs = p.user_data(BRANCH_PARENT) / "outputs"
+    p.run(BRANCH, _message(BRANCH), {
+        "thread_data": data,
+        "viewed_images": {f"{OUT}/pic.png": {"mime_type": "image/png", "size": len(png()),
+                                             "actual_path": f"{parent_outputs}/pic.png"}},
+        "uploaded_files": [{"filename": "notes.md", "size": 10, "path": f"{parent_outputs}/notes.md"}],
+    }, metadata={"branch_parent_thread_id": BRANCH_PARENT})
+
+
+@case("named-pipes", "an artifact, an upload and a viewed image that are named pipes", threads=[FIFO],
+      kept=["a plain file next to the pipes"], owner="structure")
+def _named_pipes(p: Planting) -> None:
+    data = p.thread_data(FIFO)
+    outputs = Path(data["outputs_path"])
     for name in ("pipe.md", "pipe.png", "pipe.txt"):
-        os.mkfifo(fifo_out / name)
-    (fifo_out / "ok.md").write_text("# a plain file next to the pipes\n")
-    (Path(folders[PLAIN]["outputs_path"]) / "report.md").write_text("# plain report\n")
-    return folders
-
-
-def _values(thread_id: str, folders: dict[str, str]) -> dict:
-    """What the thread's one step writes."""
-    values: dict = {"thread_data": folders, "title": f"{thread_id} title"}
-    if thread_id in (FOLDER_LINK, ROOT_LINK, BRANCH_PARENT):
-        values["artifacts"] = [f"{OUT}/passwd", f"{OUT}/notes.md"]
-        values["viewed_images"] = {f"{OUT}/pic.png": {"mime_type": "image/png", "size": len(_png()),
-                                                      "actual_path": f"{folders['outputs_path']}/pic.png"}}
-        values["uploaded_files"] = [{"filename": "passwd", "size": 10, "path": f"{OUT}/passwd", "extension": ""}]
-    elif thread_id == BRANCH:
-        parent_outputs = Path(folders["outputs_path"]).parents[2] / BRANCH_PARENT / "user-data" / "outputs"
-        values["viewed_images"] = {f"{OUT}/pic.png": {"mime_type": "image/png", "size": len(_png()),
-                                                      "actual_path": f"{parent_outputs}/pic.png"}}
-        values["uploaded_files"] = [{"filename": "notes.md", "size": 10, "path": f"{parent_outputs}/notes.md"}]
-    elif thread_id == FIFO:
-        values["artifacts"] = [f"{OUT}/pipe.md", f"{OUT}/pipe.txt", f"{OUT}/ok.md"]
-        values["viewed_images"] = {f"{OUT}/pipe.png": {"mime_type": "image/png", "size": 100,
-                                                       "actual_path": f"{folders['outputs_path']}/pipe.png"}}
-        values["uploaded_files"] = [{"filename": "pipe.txt", "size": 3, "path": f"{OUT}/pipe.txt"}]
-    elif thread_id == PLAIN:
-        values["artifacts"] = [f"{OUT}/report.md"]
-    return values
-
-
-def _graph(saver: SqliteSaver, folders: dict[str, dict[str, str]]):
-    def write(state: dict, config) -> dict:
-        thread_id = config["configurable"]["thread_id"]
-        return {**_values(thread_id, folders[thread_id]),
-                "messages": [AIMessage(f"done in {thread_id}", id=f"ai-{thread_id}")]}
-
-    graph = StateGraph(ThreadState)
-    graph.add_node("write", write)
-    graph.add_edge(START, "write")
-    graph.add_edge("write", END)
-    return graph.compile(checkpointer=saver)
-
-
-def _plant_deep_json(conn: sqlite3.Connection) -> None:
-    conn.execute("UPDATE checkpoints SET metadata = ? WHERE thread_id = ? AND checkpoint_id = "
-                 "(SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ?)",
-                 [DEEP_JSON_TEXT.encode(), DEEP_JSON, DEEP_JSON])
+        os.mkfifo(outputs / name)
+    (outputs / "ok.md").write_text("# a plain file next to the pipes\n")
+    p.run(FIFO, _message(FIFO), {
+        "thread_data": data, "artifacts": [f"{OUT}/pipe.md", f"{OUT}/pipe.txt", f"{OUT}/ok.md"],
+        "viewed_images": {f"{OUT}/pipe.png": {"mime_type": "image/png", "size": 100,
+                                              "actual_path": f"{outputs}/pipe.png"}},
+        "uploaded_files": [{"filename": "pipe.txt", "size": 3, "path": f"{OUT}/pipe.txt"}]})
 
 
 def _with_deep_value(blob: bytes) -> bytes:
@@ -157,52 +131,38 @@ def _with_deep_value(blob: bytes) -> bytes:
     value = msgpack.unpackb(blob, raw=False, strict_map_key=False)
     marker = "DEEP-VALUE-MARKER"
     value["channel_values"]["notes"] = marker
-    packed = msgpack.packb(value, use_bin_type=True)
-    encoded = msgpack.packb(marker)
+    packed, encoded = msgpack.packb(value, use_bin_type=True), msgpack.packb(marker)
     assert packed.count(encoded) == 1
     return packed.replace(encoded, deep_msgpack())
 
 
-def _plant_deep_msgpack(conn: sqlite3.Connection) -> None:
-    rows = conn.execute("SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = ? AND type = 'msgpack'",
-                        [DEEP_MSGPACK]).fetchall()
-    newest = max(r[0] for r in rows)
-    for checkpoint_id, blob in rows:
-        if checkpoint_id == newest:
-            conn.execute("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = ? AND checkpoint_id = ?",
-                         [_with_deep_value(bytes(blob)), DEEP_MSGPACK, checkpoint_id])
-    conn.execute("UPDATE writes SET value = ? WHERE thread_id = ? AND channel = 'title' AND type = 'msgpack'",
-                 [deep_msgpack(), DEEP_MSGPACK])
+def _newest(p: Planting, thread: str) -> tuple[str, bytes]:
+    return p.conn.execute("SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = ? "
+                          "ORDER BY checkpoint_id DESC LIMIT 1", [thread]).fetchone()
 
 
-def write_structure_store(out_dir: str | Path) -> Path:
-    """Write ``out_dir/data/structure.db``, the threads' folders and the host folder; returns the database."""
-    out = Path(out_dir).resolve()
-    if out.exists():
-        shutil.rmtree(out)
-    data = out / "data"
-    data.mkdir(parents=True)
-    host = _host(out)
-    folders = _plant_files(data, host)
-    db = data / "structure.db"
-    conn = sqlite3.connect(db, check_same_thread=False)
-    try:
-        saver = SqliteSaver(conn)
-        saver.setup()
-        graph = _graph(saver, folders)
-        for thread in THREADS:
-            metadata = {}
-            if thread == BRANCH:
-                metadata = {"branch_parent_thread_id": BRANCH_PARENT}
-            config = {"configurable": {"thread_id": thread}, "metadata": metadata}
-            graph.invoke({"messages": [HumanMessage(f"hello {thread}", id=f"h-{thread}")]}, config)
-        _plant_deep_json(conn)
-        _plant_deep_msgpack(conn)
-        conn.commit()
-    finally:
-        conn.close()
-    return db
+@case("deep-values", "metadata that is 100,000 nested JSON lists; a channel value and a write that are a 900-deep "
+      "msgpack map (raw SQL: the saver refuses both)", threads=[DEEP_JSON, DEEP_MSGPACK], owner="structure")
+def _deep_values(p: Planting) -> None:
+    for thread in (DEEP_JSON, DEEP_MSGPACK):
+        p.run(thread, _message(thread), {"thread_data": p.thread_data(thread), "title": f"{thread} title"})
+    checkpoint_id, _ = _newest(p, DEEP_JSON)
+    p.sql("UPDATE checkpoints SET metadata = ? WHERE thread_id = ? AND checkpoint_id = ?",
+          [DEEP_JSON_TEXT.encode(), DEEP_JSON, checkpoint_id])
+    checkpoint_id, blob = _newest(p, DEEP_MSGPACK)
+    p.sql("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = ? AND checkpoint_id = ?",
+          [_with_deep_value(bytes(blob)), DEEP_MSGPACK, checkpoint_id])
+    p.sql("UPDATE writes SET value = ? WHERE thread_id = ? AND channel = 'title' AND type = 'msgpack'",
+          [deep_msgpack(), DEEP_MSGPACK])
+
+
+@case("plain", "an ordinary thread with an artifact, next to the hostile ones", threads=[PLAIN],
+      kept=["plain report"], owner="structure")
+def _plain(p: Planting) -> None:
+    data = p.thread_data(PLAIN)
+    (Path(data["outputs_path"]) / "report.md").write_text("# plain report\n")
+    p.run(PLAIN, _message(PLAIN), {"thread_data": data, "artifacts": [f"{OUT}/report.md"]})
 
 
 __all__ = ["BRANCH", "BRANCH_PARENT", "DEEP_JSON", "DEEP_MSGPACK", "FIFO", "FOLDER_LINK", "HOST_SECRET", "PLAIN",
-           "ROOT_LINK", "THREADS", "deep_msgpack", "write_structure_store"]
+           "ROOT_LINK", "STRUCTURE_CASES", "deep_msgpack", "host_folder", "png"]

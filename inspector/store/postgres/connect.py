@@ -18,8 +18,10 @@ from typing import Any
 
 import psycopg
 from psycopg import conninfo as pg_conninfo
+from psycopg.types.json import set_json_loads
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from ..depth import TOO_DEEP_KEY, TooDeep, loads
 from ..model import StoreError
 
 LANGGRAPH_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
@@ -94,11 +96,25 @@ def one_line(exc: BaseException, target: PgTarget) -> str:
     return _redact(text, target.password)
 
 
+def _stored_json(data: bytes | str) -> Any:
+    """A JSON/JSONB column as Python data; one nested past ``depth.MAX_DEPTH`` reads as ``{"__too_deep__": why}``
+    instead of breaking the whole fetch (psycopg's own loader recurses)."""
+    try:
+        return loads(data)
+    except TooDeep as exc:
+        return {TOO_DEEP_KEY: str(exc)}
+
+
+def bounded_json(conn: psycopg.Connection) -> None:
+    """Read the connection's JSON and JSONB columns with the depth guard."""
+    set_json_loads(_stored_json, conn)
+
+
 def open_pool(target: PgTarget, size: int) -> ConnectionPool:
     """A small pool of read-only sessions, each checked before it is lent (a restarted server is reconnected)."""
     pool = ConnectionPool(
         target.conninfo, min_size=1, max_size=size, kwargs=target.connect_kwargs(), open=False, name="inspector-ro",
-        check=ConnectionPool.check_connection, timeout=POOL_WAIT_SECONDS,
+        check=ConnectionPool.check_connection, timeout=POOL_WAIT_SECONDS, configure=bounded_json,
     )
     pool.open(wait=True, timeout=15)
     return pool

@@ -34,11 +34,6 @@ FIRST_CHECKPOINT_OF_VERSION = """
     GROUP BY 1, 2, 3, 4
 """
 _BUCKET = f"(t - {UUID_EPOCH_OFFSET}) / {TICKS_PER_SECOND} / %s * %s"
-_KEYS = {
-    "store": ("''", "''", "''"),
-    "thread": ("thread_id", "b.thread_id", "thread_id"),
-    "channel": (f"'{CHECKPOINT_KEY}'", "b.channel", "channel"),
-}
 PG_CHANNEL_BASIS = (
     "PostgreSQL stores each channel's value in checkpoint_blobs once per version: per channel are those blob "
     "rows (dated by the first checkpoint naming the version) and the writes' bytes; primitive values stay in "
@@ -49,33 +44,31 @@ PG_CHANNEL_BASIS = (
 class PgGrowth:
     """``growth_rows`` (a mixin of ``PostgresStore``: needs ``_query``)."""
 
-    def growth_rows(self, by: str = "store", bucket_seconds: int = 86_400, since: int | None = None) -> GrowthRows:
-        check_growth_args(by, bucket_seconds)
+    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None) -> GrowthRows:
+        check_growth_args(bucket_seconds)
         start = since_ticks(since)
-        checkpoint_key, blob_key, write_key = _KEYS[by]
         parts = (
-            ("checkpoint", f"""SELECT {ticks_of('checkpoint_id')} AS t, {checkpoint_key} AS key, 1 AS c,
+            ("checkpoint", f"""SELECT {ticks_of('checkpoint_id')} AS t, thread_id, '{CHECKPOINT_KEY}' AS channel, 1 AS c,
                                       pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0) AS n
                                FROM checkpoints"""),
-            ("blobs", f"""SELECT {ticks_of('f.cid')} AS t, {blob_key} AS key, 0 AS c, coalesce(octet_length(b.blob), 0) AS n
+            ("blobs", f"""SELECT {ticks_of('f.cid')} AS t, b.thread_id, b.channel, 0 AS c, coalesce(octet_length(b.blob), 0) AS n
                           FROM checkpoint_blobs b LEFT JOIN ({FIRST_CHECKPOINT_OF_VERSION}) f
                             ON f.thread_id = b.thread_id AND f.checkpoint_ns = b.checkpoint_ns
                            AND f.channel = b.channel AND f.version = b.version"""),
-            ("writes", f"""SELECT {ticks_of('checkpoint_id')} AS t, {write_key} AS key, 0 AS c,
+            ("writes", f"""SELECT {ticks_of('checkpoint_id')} AS t, thread_id, channel, 0 AS c,
                                   coalesce(octet_length(blob), 0) AS n FROM checkpoint_writes"""),
         )
         rows: list[GrowthRow] = []
         untimed_checkpoints = untimed_bytes = 0
         for part, inner in parts:
             found = self._query(
-                f"""SELECT CASE WHEN t IS NULL THEN NULL ELSE {_BUCKET} END AS bucket, key, sum(c), sum(n)
-                    FROM ({inner}) parts WHERE t IS NULL OR t >= %s GROUP BY 1, 2""",
+                f"""SELECT CASE WHEN t IS NULL THEN NULL ELSE {_BUCKET} END AS bucket, thread_id, channel, sum(c), sum(n)
+                    FROM ({inner}) parts WHERE t IS NULL OR t >= %s GROUP BY 1, 2, 3""",
                 [bucket_seconds, bucket_seconds, start])
-            for bucket, key, count, total in found:
+            for bucket, thread_id, channel, count, total in found:
                 if bucket is None:
                     untimed_checkpoints += int(count or 0)
                     untimed_bytes += int(total or 0)
                 else:
-                    rows.append(GrowthRow(int(bucket), str(key), part, int(count or 0), int(total or 0)))
-        return GrowthRows(by, bucket_seconds, since, sorted(rows, key=lambda r: (r.bucket, r.key, r.part)),
-                          untimed_checkpoints, untimed_bytes, PG_CHANNEL_BASIS if by == "channel" else "")
+                    rows.append(GrowthRow(int(bucket), thread_id, channel, part, int(count or 0), int(total or 0)))
+        return GrowthRows(bucket_seconds, since, rows, untimed_checkpoints, untimed_bytes, PG_CHANNEL_BASIS)

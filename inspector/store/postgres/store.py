@@ -22,7 +22,9 @@ from ..delta import SchemaSource
 from ..model import SHARED_BLOBS, CheckpointSizes, Key, StoreError
 from .connect import PgTarget, check_schema, one_line, open_pool, parse_pg_url, read_error
 from .export import PgExport
+from .files import PgFiles
 from .growth import PgGrowth
+from .orphans import PgOrphans
 from .retention import PgRetention
 from .sizes import pg_field_sizes
 from .states import PgStates
@@ -30,7 +32,7 @@ from .threads import PgThreads
 from .timeline import PgTimeline
 
 
-class PostgresStore(PgThreads, PgGrowth, PgTimeline, PgStates, PgRetention, PgExport):
+class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgStates, PgRetention, PgExport):
     """A LangGraph PostgreSQL checkpoint database, read through read-only sessions."""
 
     kind = "postgres"

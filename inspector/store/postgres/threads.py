@@ -18,6 +18,7 @@ from ..model import (
     sorted_branches,
 )
 from ..records import like_pattern, thread_summaries, titles_from
+from ..state_sizes import PG_NEWEST_STATES, NewestStateSizes, summarize
 
 _THREAD_COLUMNS = """thread_id, count(*), max(checkpoint_id) FILTER (WHERE checkpoint_ns = ''),
     sum(pg_column_size(checkpoint) + pg_column_size(metadata)) AS own, count(DISTINCT checkpoint_ns), max(checkpoint_id)"""
@@ -115,19 +116,32 @@ class PgThreads:
         sql = _SIDE_BYTES.format(blob_where="WHERE thread_id = ANY(%s)", write_where="WHERE thread_id = ANY(%s)")
         return {tid: int(total or 0) for tid, total in self._query(sql, [ids, ids])}
 
-    def _titles(self, ids: list[str]) -> dict[str, str]:
-        """The newest ``title`` each thread's tasks wrote: a small write, not a state blob."""
-        if not ids:
+    def _titles(self, ids: list[str] | None) -> dict[str, str]:
+        """The newest ``title`` each thread's tasks wrote (of ``ids``; None: every thread): a small write,
+        not a state blob."""
+        if ids is not None and not ids:
             return {}
+        among = "AND thread_id = ANY(%s)" if ids is not None else ""
         rows = self._query(
-            """
+            f"""
             SELECT DISTINCT ON (thread_id) thread_id, type, blob FROM checkpoint_writes
-            WHERE channel = 'title' AND checkpoint_ns = '' AND thread_id = ANY(%s)
+            WHERE channel = 'title' AND checkpoint_ns = '' {among}
             ORDER BY thread_id, checkpoint_id DESC, task_path DESC, task_id DESC, idx DESC
             """,
-            [ids],
+            [ids] if ids is not None else [],
         )
         return titles_from(rows)
+
+    def newest_state_sizes(self, threshold: int) -> NewestStateSizes:
+        return summarize(self._query(PG_NEWEST_STATES), threshold)
+
+    def thread_titles(self) -> dict[str, str]:
+        return self._titles(None)
+
+    def checkpoint_id_threads(self, search: str) -> set[str]:
+        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id ILIKE %s ESCAPE '\\'",
+                           [like_pattern(search)])
+        return {r[0] for r in rows}
 
     def branch_threads(self, thread_id: str) -> list[BranchThread]:
         rows = self._query(

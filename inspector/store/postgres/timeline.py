@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from ..model import CheckpointRow, Key, StoreError
-from ..records import HistoryTimeline, full_row, thread_not_found
+from ..model import TASKS_CHANNEL, CheckpointRow, Key, StoreError, WriteKey
+from ..records import HistoryTimeline, full_row, thread_not_found, write_keys_from
 
 # Per checkpoint row ``c``: the bytes of the blobs it references, its write channels and write
 # bytes; index lookups (one per channel version, one range of writes).
@@ -41,6 +41,21 @@ class PgTimeline(HistoryTimeline):
             return []
         condition = "(c.checkpoint_ns, c.checkpoint_id) IN (SELECT * FROM unnest(%s::text[], %s::text[]))"
         return self._rows_where(thread_id, condition, [[ns for ns, _ in keys], [cid for _, cid in keys]])
+
+    def write_keys(self, thread_id: str, keys: Iterable[Key]) -> dict[Key, list[WriteKey]]:
+        """See ``Store.write_keys``: the writes' primary-key index; blobs read only for ``Send``s."""
+        keys = list(dict.fromkeys(keys))
+        if not keys:
+            return {}
+        return write_keys_from(self._query(
+            """SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, octet_length(w.blob),
+                      CASE WHEN w.channel = %s THEN w.type END, CASE WHEN w.channel = %s THEN w.blob END
+               FROM checkpoint_writes w
+               JOIN unnest(%s::text[], %s::text[]) AS k(ns, id) ON w.checkpoint_ns = k.ns AND w.checkpoint_id = k.id
+               WHERE w.thread_id = %s
+               ORDER BY w.checkpoint_ns, w.checkpoint_id, w.task_path, w.task_id, w.idx""",
+            [TASKS_CHANNEL, TASKS_CHANNEL, [ns for ns, _ in keys], [cid for _, cid in keys], thread_id],
+        ))
 
     def _rows_where(self, thread_id: str, condition: str, params: list[Any]) -> list[CheckpointRow]:
         """Timeline rows of a few checkpoints (a page, the newest ones), lengths looked up per row."""

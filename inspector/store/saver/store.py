@@ -86,9 +86,21 @@ class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
         """Not supported: a saver's API lists checkpoints, not stored rows and their lengths."""
         not_supported("A retention preview")
 
-    def growth_rows(self, by: str = "store", bucket_seconds: int = 86_400, since: int | None = None) -> Any:
+    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None) -> Any:
         """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
         not_supported("Growth over time")
+
+    def file_facts(self, per_table: bool = True) -> Any:
+        """Not supported: a saver's API does not say what its storage holds."""
+        not_supported("File facts")
+
+    def orphan_rows(self, limit: int = 50) -> Any:
+        """Not supported: a saver's API lists checkpoints, not the stored rows none of them needs."""
+        not_supported("Finding orphaned rows")
+
+    def newest_state_sizes(self, threshold: int) -> Any:
+        """Not supported: a saver's API returns deserialized checkpoints, not their stored lengths."""
+        not_supported("Sizing every thread's newest state")
 
     def export_thread(self, thread_id: str) -> Any:
         """Not supported: a saver's API returns deserialized objects, not the rows a bundle copies."""

@@ -51,6 +51,14 @@ class SaverThreads:
     def count_threads(self, search: str | None = None) -> int:
         return len(self._by_thread(search))
 
+    def checkpoint_id_threads(self, search: str) -> set[str]:
+        needle = search.lower()
+        return {tid for tid, tuples in self._by_thread(None).items() if any(needle in cid(t).lower() for t in tuples)}
+
+    def thread_titles(self) -> dict[str, str]:
+        summaries = (self._summary(tid, tuples) for tid, tuples in self._by_thread(None).items())
+        return {t.thread_id: t.title for t in summaries if t.title}
+
     def totals(self) -> StoreTotals:
         grouped = self._by_thread(None)
         summaries = [self._summary(tid, tuples) for tid, tuples in grouped.items()]

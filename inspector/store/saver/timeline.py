@@ -6,9 +6,9 @@ from typing import Any, Iterable
 
 from langgraph.checkpoint.base import CheckpointTuple
 
-from ..model import CheckpointRow, Key, checkpoint_time
-from ..records import HistoryTimeline, thread_not_found
-from .serialize import checkpoint_bytes, cid, ns_of, parent_of, plain, writes_bytes
+from ..model import TASKS_CHANNEL, CheckpointRow, Key, WriteKey, checkpoint_time
+from ..records import HistoryTimeline, send_target, thread_not_found
+from .serialize import checkpoint_bytes, cid, dumps, ns_of, parent_of, plain, writes_bytes
 
 
 class SaverTimeline(HistoryTimeline):
@@ -28,6 +28,22 @@ class SaverTimeline(HistoryTimeline):
         wanted = set(keys)
         tuples = self._list({"configurable": {"thread_id": thread_id}})
         return self._rows(thread_id, [t for t in tuples if (ns_of(t), cid(t)) in wanted])
+
+    def write_keys(self, thread_id: str, keys: Iterable[Key]) -> dict[Key, list[WriteKey]]:
+        """See ``Store.write_keys``. The saver API hands pending writes back whole and without task paths:
+        ``task_path`` is empty, a write's index is its place among the checkpoint's writes."""
+        wanted = set(keys)
+        found: dict[Key, list[WriteKey]] = {}
+        for tup in self._list({"configurable": {"thread_id": thread_id}}):
+            key = (ns_of(tup), cid(tup))
+            if key not in wanted or not tup.pending_writes:
+                continue
+            found[key] = [
+                WriteKey(str(task_id), "", idx, channel, len(dumps(value)[1]),
+                         send_target(plain(value, channel).value) if channel == TASKS_CHANNEL else None)
+                for idx, (task_id, channel, value) in enumerate(tup.pending_writes)
+            ]
+        return found
 
     def history(
         self,

@@ -11,6 +11,7 @@ journal mode) waits ``BUSY_TIMEOUT_SECONDS``, then says so; the next read tries 
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
 import urllib.parse
@@ -19,6 +20,9 @@ from pathlib import Path
 from ..model import StoreError
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
+# Text columns read as UTF-8, with bytes that are not UTF-8 shown escaped (``bad-\\xff-id``): a thread id
+# written as invalid text by raw SQL must not break the listing of every other thread.
+read_text = functools.partial(str, encoding="utf-8", errors="backslashreplace")
 BUSY_TIMEOUT_SECONDS = 5.0
 
 
@@ -57,6 +61,7 @@ class ReadOnlySqlite:
             conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False, timeout=BUSY_TIMEOUT_SECONDS)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
+        conn.text_factory = read_text
         try:
             conn.execute("PRAGMA query_only = ON")
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
+from ..depth import TOO_DEEP_KEY, TooDeep, loads
 from ..model import Key, StoreError
 
 OWN_BYTES = "length(checkpoint) + coalesce(length(metadata), 0)"  # a checkpoint row's own bytes
@@ -19,11 +20,14 @@ def by_namespace(keys: Iterable[Key]) -> dict[str, list[str]]:
 
 
 def metadata(raw: Any) -> dict[str, Any]:
-    """A stored metadata column as a dict (``__undecodable__`` when it is not JSON)."""
+    """A stored metadata column as a dict (``__undecodable__`` when it is not JSON, ``__too_deep__`` when it
+    nests past ``depth.MAX_DEPTH``)."""
     if raw is None:
         return {}
     try:
-        value = json.loads(bytes(raw) if not isinstance(raw, str) else raw)
+        value = loads(raw)
+    except TooDeep as exc:
+        return {TOO_DEEP_KEY: str(exc)}
     except (ValueError, TypeError):
         return {"__undecodable__": True}
     return value if isinstance(value, dict) else {"value": value}

@@ -25,9 +25,11 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from ..depth import json_object
 from ..model import BranchThread, StoreError
 from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
 from . import pages
+from .connect import read_text
 
 INTERRUPT_CHANNEL = "__interrupt__"
 # dbstat visits every page of a b-tree; past this size only the indexes are measured.
@@ -74,11 +76,7 @@ def _utf8_len(value: str | None) -> int | None:
 
 
 def _json(raw: Any) -> dict[str, Any] | None:
-    try:
-        value = json.loads(bytes(raw) if not isinstance(raw, str) else raw)
-    except (ValueError, TypeError):
-        return None
-    return value if isinstance(value, dict) else None
+    return json_object(raw)
 
 
 @dataclass(frozen=True)
@@ -125,6 +123,7 @@ class SqliteRetentionReader:
         uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
         try:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self._conn.text_factory = read_text
             self._conn.execute("PRAGMA query_only = ON")
             self._conn.execute("BEGIN")  # one read transaction: one consistent view
             page_size = self._conn.execute("PRAGMA page_size").fetchone()[0]

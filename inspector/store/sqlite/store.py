@@ -15,7 +15,9 @@ from ..delta import SchemaSource
 from ..model import PER_CHECKPOINT_COPY
 from .connect import ReadOnlySqlite
 from .export import SqliteExport
+from .files import SqliteFiles
 from .growth import SqliteGrowth
+from .orphans import SqliteOrphans
 from .retention import SqliteRetention
 from .sizes import SqliteSizes
 from .states import SqliteStates
@@ -23,7 +25,10 @@ from .threads import SqliteThreads
 from .timeline import SqliteTimeline
 
 
-class SqliteStore(SqliteThreads, SqliteGrowth, SqliteTimeline, SqliteStates, SqliteSizes, SqliteRetention, SqliteExport):
+class SqliteStore(
+    SqliteThreads, SqliteOrphans, SqliteFiles, SqliteGrowth, SqliteTimeline, SqliteStates, SqliteSizes,
+    SqliteRetention, SqliteExport,
+):
     """A LangGraph SQLite checkpoint database, opened read-only."""
 
     kind = "sqlite"

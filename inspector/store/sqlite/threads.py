@@ -18,6 +18,7 @@ from ..model import (
     sorted_branches,
 )
 from ..records import like_pattern, thread_summaries, titles_from
+from ..state_sizes import SQLITE_NEWEST_STATES, NewestStateSizes, summarize
 from .queries import OWN_BYTES, in_clause, metadata
 
 _THREAD_ORDER = {
@@ -37,6 +38,22 @@ _BRANCH_ROOTS = """
 
 # A checkpoint the thread search matches on: its thread id or its stored metadata holds the text.
 _MATCHES = "(thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')"
+
+
+def _decodes(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _ids_condition(ids: list[str], undecodable: Sequence[bytes]) -> tuple[str, list[Any]]:
+    """``thread_id IN (...)``, and the stored bytes of ids that are not UTF-8 (read escaped, so unequal)."""
+    match = f"thread_id IN ({in_clause(ids)})"
+    if not undecodable:
+        return match, list(ids)
+    return f"({match} OR CAST(thread_id AS BLOB) IN ({in_clause(list(undecodable))}))", [*ids, *undecodable]
 
 
 class SqliteThreads:
@@ -83,8 +100,8 @@ class SqliteThreads:
         if sort == "stored":
             ranked = self._query(
                 f"""
-                SELECT c.thread_id FROM (SELECT thread_id, sum({OWN_BYTES}) AS own FROM checkpoints {where}
-                                         GROUP BY thread_id) c
+                SELECT c.thread_id, CAST(c.thread_id AS BLOB)
+                FROM (SELECT thread_id, sum({OWN_BYTES}) AS own FROM checkpoints {where} GROUP BY thread_id) c
                 LEFT JOIN (SELECT thread_id, sum(length(value)) AS n FROM writes GROUP BY thread_id) w
                   ON w.thread_id = c.thread_id
                 ORDER BY c.own + coalesce(w.n, 0) DESC, c.thread_id
@@ -94,45 +111,64 @@ class SqliteThreads:
             )
         else:
             ranked = self._query(
-                f"SELECT thread_id FROM checkpoints {where} GROUP BY thread_id ORDER BY {_THREAD_ORDER[sort]} LIMIT ? OFFSET ?",
+                f"SELECT thread_id, CAST(thread_id AS BLOB) FROM checkpoints {where} GROUP BY thread_id "
+                f"ORDER BY {_THREAD_ORDER[sort]} LIMIT ? OFFSET ?",
                 [*params, limit, offset],
             )
         ids = [r[0] for r in ranked]
         if not ids:
             return []
+        # ids stored as text that is not UTF-8 are read escaped; they are matched again by their stored bytes
+        undecodable = [raw for tid, raw in ranked if not _decodes(raw)]
+        match, params = _ids_condition(ids, undecodable)
         rows = {r[0]: r for r in self._query(
             f"""SELECT thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
                        sum({OWN_BYTES}), count(DISTINCT checkpoint_ns), max(checkpoint_id)
-                FROM checkpoints WHERE thread_id IN ({in_clause(ids)}) GROUP BY thread_id""",
-            ids,
+                FROM checkpoints WHERE {match} GROUP BY thread_id""",
+            params,
         )}
-        return thread_summaries([rows[tid] for tid in ids if tid in rows], self._writes_bytes_by_thread(ids), self._titles(ids))
+        return thread_summaries([rows[tid] for tid in ids if tid in rows], self._writes_bytes_by_thread(ids, undecodable),
+                                self._titles(ids, undecodable))
 
-    def _writes_bytes_by_thread(self, ids: list[str]) -> dict[str, int]:
+    def _writes_bytes_by_thread(self, ids: list[str], undecodable: Sequence[bytes] = ()) -> dict[str, int]:
         if not ids:
             return {}
-        rows = self._query(
-            f"SELECT thread_id, sum(length(value)) FROM writes WHERE thread_id IN ({in_clause(ids)}) GROUP BY thread_id",
-            ids,
-        )
+        match, params = _ids_condition(ids, undecodable)
+        rows = self._query(f"SELECT thread_id, sum(length(value)) FROM writes WHERE {match} GROUP BY thread_id", params)
         return {tid: total or 0 for tid, total in rows}
 
-    def _titles(self, ids: list[str]) -> dict[str, str]:
-        """The newest ``title`` each thread's tasks wrote: a small write, not a state blob."""
-        if not ids:
+    def _titles(self, ids: list[str] | None, undecodable: Sequence[bytes] = ()) -> dict[str, str]:
+        """The newest ``title`` each thread's tasks wrote (of ``ids``; None: every thread): a small write,
+        not a state blob."""
+        if ids is not None and not ids:
             return {}
+        among, params = "", []
+        if ids is not None:
+            match, params = _ids_condition(ids, undecodable)
+            among = f"AND {match}"
         rows = self._query(
             f"""
             SELECT w.thread_id, w.type, w.value FROM writes w
             JOIN (SELECT thread_id, max(checkpoint_id) AS cid FROM writes
-                  WHERE channel = 'title' AND checkpoint_ns = '' AND thread_id IN ({in_clause(ids)})
+                  WHERE channel = 'title' AND checkpoint_ns = '' {among}
                   GROUP BY thread_id) newest
               ON w.thread_id = newest.thread_id AND w.checkpoint_id = newest.cid
             WHERE w.channel = 'title' AND w.checkpoint_ns = ''
             """,
-            ids,
+            params,
         )
         return titles_from(rows)
+
+    def newest_state_sizes(self, threshold: int) -> NewestStateSizes:
+        return summarize(self._query(SQLITE_NEWEST_STATES), threshold)
+
+    def thread_titles(self) -> dict[str, str]:
+        return self._titles(None)
+
+    def checkpoint_id_threads(self, search: str) -> set[str]:
+        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id LIKE ? ESCAPE '\\'",
+                           [like_pattern(search)])
+        return {r[0] for r in rows}
 
     def branch_threads(self, thread_id: str) -> list[BranchThread]:
         rows = self._query(_BRANCH_ROOTS, [f'"{BRANCH_PARENT_KEY}"'.encode()])

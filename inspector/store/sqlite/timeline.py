@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..model import CheckpointRow, Key
-from ..records import HistoryTimeline, full_row, keys_only_row, thread_not_found
+from ..model import TASKS_CHANNEL, CheckpointRow, Key, WriteKey
+from ..records import HistoryTimeline, full_row, keys_only_row, thread_not_found, write_keys_from
 from .queries import OWN_BYTES, by_namespace, in_clause, metadata, metadata_equals
 
 # The write channels (joined by char 31) and write bytes of checkpoint row ``c``: index lookups.
@@ -111,6 +111,22 @@ class SqliteTimeline(HistoryTimeline):
                     )
                 ]
         return sorted(out, key=lambda r: (r.checkpoint_id, r.checkpoint_ns), reverse=True)
+
+    def write_keys(self, thread_id: str, keys: Iterable[Key]) -> dict[Key, list[WriteKey]]:
+        """See ``Store.write_keys``: index lookups on the writes' primary key; values read only for ``Send``s."""
+        task_path = "task_path" if self._writes_have_task_path else "''"
+        rows: list[tuple] = []
+        for ns, ids in by_namespace(dict.fromkeys(keys)).items():
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rows += self._query(
+                    f"""SELECT checkpoint_ns, checkpoint_id, task_id, {task_path}, idx, channel, length(value),
+                               CASE WHEN channel = ? THEN type END, CASE WHEN channel = ? THEN value END
+                        FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN ({in_clause(chunk)})
+                        ORDER BY checkpoint_id, {task_path}, task_id, idx""",
+                    [TASKS_CHANNEL, TASKS_CHANNEL, thread_id, ns, *chunk],
+                )
+        return write_keys_from(rows)
 
     def _has_thread(self, thread_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]))

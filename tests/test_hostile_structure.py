@@ -1,5 +1,7 @@
-"""Folders that lead out of the data directory and files that are not regular files: refused with a reason,
-never read, never a hang, for the CLI and the bundle alike (the pages: test_ui_hostile_structure.py)."""
+"""A store whose shape is hostile (``corpus/hostile_structure.py``): folders that lead out of the data
+directory and files that are not regular files are refused with a reason, never read, never waited on;
+values nested past any sane depth are too deep on their own field, and every command still answers for
+the rest of the store."""
 
 from __future__ import annotations
 
@@ -8,15 +10,18 @@ import os
 import zipfile
 from pathlib import Path
 
+import hostile_corpus as corpus
 import pytest
 from corpus.hostile_structure import (
     BRANCH,
+    DEEP_JSON,
+    DEEP_MSGPACK,
     FIFO,
     FOLDER_LINK,
     HOST_SECRET,
     PLAIN,
     ROOT_LINK,
-    write_structure_store,
+    STRUCTURE_CASES,
 )
 
 from inspector.cli import main
@@ -28,7 +33,7 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture(scope="module")
 def structure_db(tmp_path_factory) -> Path:
-    return write_structure_store(tmp_path_factory.mktemp("structure"))
+    return corpus.write_corpus(tmp_path_factory.mktemp("structure"), cases=STRUCTURE_CASES)
 
 
 def make_thread(base: Path, thread_id: str) -> Path:
@@ -128,7 +133,7 @@ def test_cli_never_shows_or_bundles_a_host_file_and_never_hangs(structure_db, tm
         argv += ["--out", str(tmp_path / "b.zip")]
     code, out = run(capsys, *argv)
     assert code == 0, out
-    assert HOST_SECRET not in out
+    assert HOST_SECRET not in out and corpus.leaked(out) == []
     if command == "bundle":
         with zipfile.ZipFile(tmp_path / "b.zip") as archive:
             names = archive.namelist()
@@ -148,3 +153,43 @@ def test_artifacts_json_says_which_folder_is_refused(structure_db, capsys):
     assert all(a["refused"] and not a["exists"] for a in report["artifacts"])
     code, out = run(capsys, "artifacts", PLAIN, "--db", str(structure_db), "--json")
     assert [a["exists"] for a in json.loads(out)["artifacts"]] == [True]
+
+
+# -- depth ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [
+    ["threads"], ["sizes"], ["health"], ["prune-preview", "--keep-latest", "1"],
+    ["sizes", "--json"], ["health", "--json"], ["threads", "--json"],
+])
+def test_store_wide_answers_go_on_past_a_too_deep_row(structure_db, capsys, argv):
+    code, out = run(capsys, *argv, "--db", str(structure_db))
+    assert code in (0, 1), out  # health exits 1 when it raises a flag
+    assert "error:" not in out and "RecursionError" not in out
+    assert PLAIN in out and DEEP_JSON in out and DEEP_MSGPACK in out
+
+
+@pytest.mark.parametrize("command", ["timeline", "state", "diff", "replay", "health", "sizes", "bundle"])
+@pytest.mark.parametrize("thread", [DEEP_JSON, DEEP_MSGPACK])
+def test_a_thread_holding_a_too_deep_value_still_answers(structure_db, tmp_path, capsys, command, thread):
+    argv = [command, thread, "--db", str(structure_db)]
+    if command == "bundle":
+        argv += ["--out", str(tmp_path / "b.zip")]
+    code, out = run(capsys, *argv)
+    assert code == 0, out
+    assert "RecursionError" not in out
+    if command == "bundle":
+        assert "nested deeper than 100 levels" in out
+        code, out = run(capsys, "state", thread, "--db", str(tmp_path / "b.zip"))
+        assert code == 0, out
+
+
+def test_state_json_names_the_too_deep_field_and_shows_the_rest(structure_db, capsys):
+    code, out = run(capsys, "state", DEEP_MSGPACK, "--db", str(structure_db), "--json")
+    assert code == 0
+    state = json.loads(out)
+    assert state["values"]["notes"]["__opaque__"] == "msgpack"
+    assert state["values"]["title"] == f"{DEEP_MSGPACK} title"
+    assert {"field": "notes", "kind": "too-deep"}.items() <= next(p for p in state["problems"] if p["field"] == "notes").items()
+    code, out = run(capsys, "state", DEEP_JSON, "--db", str(structure_db), "--json")
+    assert json.loads(out)["metadata"] == {"__too_deep__": "nested deeper than 100 levels; not shown"}

@@ -1,0 +1,126 @@
+"""The flow views' core: the graph inferred from the stored writes, its DOT, the flow grid's window and the
+step durations, on a real graph's store (subgraph, Send, interrupt, update, fork) and the demo threads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from flow_graph import FLOW_THREAD
+
+from inspector.history.attribution import attribute_keys
+from inspector.history.durations import node_totals, slowest_steps, step_times, summary, total_seconds
+from inspector.history.flow_graph import graph_json, infer_graph, to_dot
+from inspector.history.flow_grid import flow_grid, flow_window, grid_chart
+from inspector.history.lineage import build_history
+from inspector.store import WriteKey, open_store
+
+
+@pytest.fixture(scope="module")
+def flow(flow_db):
+    with open_store(f"sqlite:///{flow_db}") as store:
+        history = build_history(store.timeline_keys(FLOW_THREAD))
+        yield store, history, store.write_keys(FLOW_THREAD, list(history.nodes))
+
+
+def edges(graph) -> dict[tuple[str, str], tuple[int, str]]:
+    return {(e["from"], e["to"]): (e["count"], e["kind"]) for e in graph_json(graph)["edges"]}
+
+
+def test_the_graph_has_the_nodes_that_ran_and_the_edges_taken_with_counts(flow):
+    _, history, writes = flow
+    graph = infer_graph(history, writes)
+    assert edges(graph) == {
+        ("__start__", "plan"): (1, "trigger"), ("plan", "search"): (2, "send"), ("search", "research"): (2, "trigger"),
+        ("research", "review"): (1, "trigger"), ("review", "write"): (1, "trigger"), ("write", "__end__"): (1, "trigger"),
+        ("research/__start__", "research/gather"): (2, "trigger"),
+        ("research/gather", "research/summarise"): (2, "trigger"),
+        ("research/summarise", "research/__end__"): (2, "trigger")}
+    nodes = {n["id"]: n for n in graph_json(graph)["nodes"]}
+    assert nodes["search"]["runs"] == 2 and nodes["research"]["runs"] == 2  # once per line of history
+    assert nodes["review"]["interrupted"] == 1 and nodes["review"]["next"]
+    assert "update_state" not in nodes  # an update is not a step of the graph
+    assert graph_json(graph)["subgraphs"] == [{"subgraph": "research", "run_by": "research"}]
+
+
+@pytest.mark.parametrize("thread_id", ["demo-research", "demo-subgraph", "demo-interrupt", "demo-time-travel"])
+def test_the_demo_graphs_edges_follow_their_steps(demo_db, thread_id):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        history = build_history(store.timeline_keys(thread_id))
+        graph = infer_graph(history, store.write_keys(thread_id, list(history.nodes)))
+    taken = edges(graph)
+    assert taken[("__start__", "thread_data")][0] >= 1 and ("thread_data", "sandbox") in taken
+    if thread_id == "demo-interrupt":
+        assert ("agent", "tools") in taken and graph.nodes["tools"].interrupted == 1 and graph.nodes["tools"].due_next
+    if thread_id == "demo-subgraph":
+        assert {"tools", "tools/search"} <= set(graph.clusters)
+    assert sum(n.runs for n in graph.nodes.values()) >= graph.steps
+
+
+def test_dot_quotes_every_name_so_text_from_the_data_stays_text():
+    hostile = 'x"];\n evil [label="pwn'
+    history = build_history([])
+    graph = infer_graph(history, {})
+    from inspector.history.flow_graph import GraphNode
+
+    graph.nodes[hostile] = GraphNode(hostile, "", runs=1)
+    dot = to_dot(graph, [hostile], ['f"\\'], title='t"')
+    assert '"x\\"];  evil [label=\\"pwn"' in dot
+    assert "\n evil" not in dot and 'label="wrote: f\\"\\\\"' in dot
+
+
+def test_dot_of_a_thirty_node_graph_keeps_one_line_per_node_and_edge():
+    from inspector.history.flow_graph import FlowGraph, GraphEdge, GraphNode
+
+    graph = FlowGraph({f"n{i}": GraphNode(f"n{i}", "", runs=i) for i in range(32)},
+                      {(f"n{i}", f"n{i + 1}", "trigger"): GraphEdge(f"n{i}", f"n{i + 1}", i) for i in range(31)}, {})
+    dot = to_dot(graph)
+    assert dot.count(" -> ") == 31 and sum(line.strip().startswith('"n') and "[label" in line
+                                           for line in dot.splitlines()) == 32 + 31
+    assert "rankdir=LR" in dot
+
+
+def test_the_flow_grid_window_reads_the_write_keys_of_its_steps_only(flow):
+    store, history, _ = flow
+    head = history.head
+    window = flow_window(history, head, width=3)
+    assert window.pages == 2 and window.keys == history.path_through(head)[3:6] and window.page == 1
+    asked = []
+
+    class Counting:  # the real store, asked through: which keys the grid reads
+        def write_keys(self, thread_id, keys):
+            asked.extend(keys)
+            return store.write_keys(thread_id, keys)
+
+    made = attribute_keys(Counting(), history, window.keys)
+    assert set(asked) <= set(window.keys) | {history.node(k).parent for k in window.keys} | \
+        {history.node(history.node(k).parent).parent for k in window.keys if history.node(k).parent}
+    grid = flow_grid(history, window.keys, made)
+    assert {(c["step"], c["field"], c["node"]) for c in grid.cells} == {(2, "found", "search"),
+                                                                         (4, "found", "research"),
+                                                                         (4, "summary", "research")}
+    spec = grid_chart(grid, head)
+    import altair as alt
+
+    alt.LayerChart.from_dict(spec)  # a valid Vega-Lite spec
+    assert json.dumps(spec).count('"cell"') == 1
+
+
+def test_step_durations_come_from_the_checkpoint_timestamps(flow):
+    store, history, _ = flow
+    made = attribute_keys(store, history, history.ordered)
+    times = step_times(history, made)
+    for time in times:
+        node = history.node(time.key)
+        if node.parent is not None and node.parent[0] == time.key[0]:
+            expected = (node.row.created_at - history.node(node.parent).row.created_at).total_seconds()
+            assert time.seconds == pytest.approx(expected)
+    totals = {t.node: t for t in node_totals(times)}
+    assert totals["search"].steps == 1 and totals["research"].steps == 2  # two parallel tasks: one step; a fork: twice
+    assert slowest_steps(times, 1)[0].seconds == max(t.seconds for t in times if t.seconds and not t.waiting)
+    assert total_seconds(times) > 0 and "step(s) in" in summary(times)
+    assert all(not t.charged_to for t in times if t.waiting)
+
+
+def test_a_write_key_holds_no_value():
+    assert "value" not in WriteKey.__dataclass_fields__

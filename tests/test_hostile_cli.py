@@ -1,0 +1,112 @@
+"""Every CLI command, as a table and as JSON, over the hostile corpus (``hostile_corpus.py``): no traceback,
+no hang, no planted secret (nor its bytes as base64), no control character from the data on the terminal,
+and what surrounds a secret still shown. Undecodable ids are listed escaped, and the rest of the store with them."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import hostile_corpus as corpus
+import pytest
+
+from inspector.cli import main
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def hostile_db(tmp_path_factory) -> Path:
+    return corpus.write_corpus(tmp_path_factory.mktemp("hostile-cli"))
+
+
+@pytest.fixture(autouse=True)
+def plain_settings(monkeypatch, tmp_path):
+    for name in ("INSPECTOR_ALLOW_REVEAL", "INSPECTOR_REDACT_PATTERNS", "INSPECTOR_AUDIT_LOG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.log"))
+
+
+def run(capsys, *args: str) -> tuple[int, str]:
+    code = main([*args, "--quiet"] if args[0] not in ("demo",) else list(args))
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def check(code: int, out: str, allowed=(0, 1, 2)) -> None:
+    assert code in allowed, out[-2000:]
+    if code == 2:  # bad input (a diff of a thread's first checkpoint): one clear line
+        assert out.startswith("error: ") and out.count("\n") == 1, out[-2000:]
+    assert "Traceback" not in out
+    assert corpus.leaked(out) == []
+    assert corpus.controls_in(out) == []
+
+
+def per_thread_commands(db: Path, thread: str, folder: Path) -> list[list[str]]:
+    base = ["--db", str(db)]
+    return [["timeline", *base, thread], ["state", *base, thread, "--internal"], ["diff", *base, thread],
+            ["replay", *base, thread], ["images", *base, thread, "--data-dir", str(folder)],
+            ["artifacts", *base, thread, "--data-dir", str(folder)], ["sizes", *base, thread], ["health", *base, thread]]
+
+
+@pytest.mark.parametrize("thread", corpus.thread_ids())
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_every_command_over_each_hostile_thread(hostile_db, capsys, thread, as_json):
+    for args in per_thread_commands(hostile_db, thread, hostile_db.parent):
+        code, out = run(capsys, *args, *(["--json"] if as_json else []))
+        check(code, out)
+        if as_json and code == 0:
+            json.loads(out)
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_store_wide_commands_list_every_thread_and_undecodable_ids_escaped(hostile_db, capsys, as_json):
+    flag = ["--json"] if as_json else []
+    base = ["--db", str(hostile_db)]
+    for args in (["threads", *base], ["threads", *base, "--sort", "stored"], ["threads", *base, "--search", "hostile"],
+                 ["sizes", *base], ["health", *base], ["prune-preview", *base, "--keep-latest", "1"]):
+        code, out = run(capsys, *args, *flag)
+        check(code, out)
+    code, out = run(capsys, "threads", *base, *flag)
+    for thread in corpus.thread_ids():
+        shown = json.dumps(thread)[1:-1] if as_json else thread.translate({0x1B: "\\x1b", 0x07: "\\x07"})
+        assert shown in out, thread
+    listed = ([t["thread_id"] for t in json.loads(out)["threads"]] if as_json
+              else [line.split()[0] for line in out.splitlines()[1:-1]])
+    assert len(listed) == len(corpus.thread_ids()) + 3  # every thread of the store, the 3 undecodable ids too
+    assert sorted(t for t in listed if t.startswith("bad-")) == [  # shown escaped, listed with the rest
+        "bad-\\xff\\xfe-thread", "bad-\\xff\\xfe-thread-cp", "bad-\\xff\\xfe-thread-ns"]
+
+
+def test_secrets_stay_masked_and_the_words_around_them_stay(hostile_db, capsys):
+    base = ["--db", str(hostile_db)]
+    for name in ("secret-names", "long-shapes", "bytes"):
+        for thread in corpus.CASES[name].threads:
+            code, out = run(capsys, "state", *base, thread, "--json")
+            check(code, out)
+            assert all(words in out for words in corpus.CASES[name].kept), name
+            assert "[redacted " in out
+    code, out = run(capsys, "state", *base, corpus.NAMES_THREAD, "--json")
+    values = json.loads(out)["values"]
+    assert values["config"]["max_tokens"] == 4096 and values["config"]["token_usage"]["input_tokens"] == 12
+
+
+def test_a_bundle_of_each_hostile_thread_holds_no_secret(hostile_db, capsys, tmp_path):
+    for i, thread in enumerate(corpus.thread_ids()):
+        out_zip = tmp_path / f"bundle-{i}.zip"
+        code, out = run(capsys, "bundle", "--db", str(hostile_db), thread, "--out", str(out_zip),
+                        "--data-dir", str(hostile_db.parent))
+        check(code, out, allowed=(0,))
+        with zipfile.ZipFile(out_zip) as bundle:
+            for member in bundle.namelist():
+                data = bundle.read(member).decode("latin-1")
+                assert corpus.leaked(data) == [], (thread, member)
+    with zipfile.ZipFile(tmp_path / f"bundle-{corpus.thread_ids().index(corpus.ARTIFACT_THREAD)}.zip") as bundle:
+        texts = [bundle.read(m).decode("utf-8", "replace") for m in bundle.namelist() if m.endswith(".md")]
+    assert any("All services are up" in t for t in texts)
+
+
+def test_errors_naming_hostile_ids_are_escaped(hostile_db, capsys):
+    code, out = run(capsys, "state", "--db", str(hostile_db), "no-such\x1b]0;x\x07", "--checkpoint", "\x1b[2J")
+    assert code == 2 and out.startswith("error:") and corpus.controls_in(out) == []

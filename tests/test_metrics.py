@@ -1,0 +1,131 @@
+"""The metrics endpoint, served by a real process and scraped over HTTP, parsed with the Prometheus client's
+own text parser; its values equal what the CLI's commands print as JSON for the same store.
+
+The store: five simulated days written by LangGraph's SqliteSaver, and orphaned writes planted with one
+raw ``DELETE FROM checkpoints`` (no saver API leaves writes behind; see ``test_store_files``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from conftest import REPO_ROOT, free_port
+from growth_store import write_sqlite
+from prometheus_client.parser import text_string_to_metric_families
+
+from inspector.cli import main
+
+OVERSIZE = 20_000  # the long thread's newest state passes it, the others do not
+BUDGET = 50_000_000
+ENV = {"INSPECTOR_OVERSIZE_STATE_BYTES": str(OVERSIZE), "INSPECTOR_DISK_BUDGET_BYTES": str(BUDGET)}
+
+
+@pytest.fixture(scope="module")
+def metrics_db(tmp_path_factory):
+    path = write_sqlite(tmp_path_factory.mktemp("metrics") / "store.db", time.time())
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM checkpoints WHERE thread_id = 'grow-c'")
+    return path
+
+
+@pytest.fixture(scope="module")
+def served(metrics_db, tmp_path_factory):
+    port = free_port()
+    log = tmp_path_factory.mktemp("metrics-log") / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "inspector", "metrics", "--db", str(metrics_db),
+                                 "--port", str(port), "--cache-seconds", "300"],
+                                cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **ENV})
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(f"metrics exited with {proc.returncode}: {log.read_text()}")
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read()
+                break
+            except OSError:
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/metrics", log
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def scrape(url: str) -> dict[tuple, float]:
+    text = urllib.request.urlopen(url, timeout=10).read().decode()
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def cli_json(capsys, *args: str) -> dict:
+    assert main(list(args)) in (0, 1)
+    return json.loads(capsys.readouterr().out)
+
+
+def test_scraped_metrics_equal_the_cli(served, metrics_db, capsys, monkeypatch):
+    url, log = served
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    first = scrape(url)
+    db = ["--db", str(metrics_db), "--json"]
+    snap = cli_json(capsys, "metrics", "--once", *db)
+    threads = cli_json(capsys, "threads", "--sort", "stored", "--limit", "1", *db)
+    growth = cli_json(capsys, "growth", "--since", "7", *db)
+    store = cli_json(capsys, "health", "--store", *db)
+    v = {name: value for (name, labels), value in first.items() if not labels}
+    assert v["inspector_up"] == 1
+    assert v["inspector_store_bytes"] == snap["store_bytes"] == growth["forecast"]["current_bytes"]
+    assert v["inspector_threads"] == snap["threads"] == threads["total"] == 2  # grow-c has no checkpoint left
+    assert v["inspector_checkpoints"] == snap["checkpoints"]
+    assert v["inspector_largest_thread_bytes"] == threads["threads"][0]["stored_bytes"] == snap["largest_thread_bytes"]
+    assert v["inspector_orphaned_bytes"] == store["orphans"]["total_bytes"] == snap["orphaned_bytes"] > 0
+    assert v["inspector_store_file_bytes"] == store["file_facts"]["total_bytes"]
+    tables = {dict(labels)["table"]: value for (name, labels), value in first.items() if name == "inspector_table_bytes"}
+    assert tables == snap["table_bytes"] and set(tables) == {"checkpoints", "writes"}
+    written = {dict(labels)["window"]: value for (name, labels), value in first.items()
+               if name == "inspector_written_bytes"}
+    assert written == snap["written_bytes"] and written["1d"] <= written.get("7d", v["inspector_store_bytes"])
+    assert v["inspector_flagged_threads"] == snap["flagged_threads"] == 1
+    assert v["inspector_largest_state_bytes"] == snap["largest_state_bytes"] > OVERSIZE
+    assert v["inspector_disk_budget_bytes"] == BUDGET
+    assert v["inspector_forecast_days_left"] == pytest.approx(snap["forecast_days_left"], rel=1e-3)
+    assert v["inspector_scrape_duration_seconds"] > 0
+    # a second scrape within cache_seconds is served from the same snapshot
+    second = scrape(url)
+    assert second[("inspector_scrape_duration_seconds", ())] == v["inspector_scrape_duration_seconds"]
+    assert second[("inspector_snapshot_age_seconds", ())] >= v["inspector_snapshot_age_seconds"]
+    assert "serving Prometheus metrics on http://127.0.0.1:" in log.read_text()
+
+
+def test_metrics_refuses_a_bad_port_and_a_taken_one(metrics_db, served, capsys):
+    url, _ = served
+    assert main(["metrics", "--db", str(metrics_db), "--port", "0"]) == 2
+    assert "--port" in capsys.readouterr().err
+    port = url.split(":")[2].split("/")[0]
+    assert main(["metrics", "--db", str(metrics_db), "--port", port]) == 2
+    assert "cannot listen" in capsys.readouterr().err
+
+
+@pytest.mark.postgres
+def test_postgres_snapshot_equals_the_store(pg_demo):
+    from inspector.operations.metrics import metrics_snapshot
+    from inspector.store import open_store
+
+    pg, _ = pg_demo
+    with open_store(pg.readonly_dsn) as store:
+        snap = metrics_snapshot(store, 1_000_000)
+        totals = store.totals()
+        facts = store.file_facts()
+        largest = store.threads(limit=1, sort="stored")[0]
+    assert (snap.store_bytes, snap.threads, snap.checkpoints) == (totals.stored_bytes, totals.threads, totals.checkpoints)
+    assert snap.largest_thread_bytes == largest.stored_bytes
+    assert snap.table_bytes["checkpoint_blobs"] == next(r.bytes for r in facts.relations if r.name == "checkpoint_blobs")
+    assert snap.flagged_threads >= 1  # demo-bloated's newest state passes 1 MB

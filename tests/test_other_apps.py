@@ -1,0 +1,119 @@
+"""Threads written by other apps' real packages (LangChain's ``create_agent`` with middleware, deepagents,
+langgraph-swarm), driven by a scripted chat model: replay agrees with every step, with and without the
+app's own schema, and an altered copy flags exactly the altered step and field once the schema is known."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+from inspector import schema as schemas
+from inspector.cli import main
+from inspector.diff import UNKNOWN_REDUCER, replay_thread
+from inspector.store import open_store
+
+# (fixture, thread, the app's graph as an operator names it with --schema)
+APPS = {
+    "langchain-travel": ("langchain_agent_db", "inspector.demo.langchain_agent:graph"),
+    "langchain-travel-answered": ("langchain_agent_db", "inspector.demo.langchain_agent:graph"),
+    "deep-report": ("deep_agent_db", "apps.deep_agent:graph"),
+    "swarm-trip": ("swarm_db", "apps.swarm_agents:graph"),
+}
+# (thread, channel altered in one stored write, which of that channel's root writes, the reducer named)
+ALTERATIONS = [
+    ("langchain-travel", "todos", 1, "replace"),
+    ("deep-report", "todos", 0, "replace"),
+    ("swarm-trip", "active_agent", 0, "replace"),
+]
+
+
+def app_store(request, thread_id: str) -> Path:
+    return request.getfixturevalue(APPS[thread_id][0])
+
+
+@pytest.fixture(scope="module")
+def app_schemas():
+    return {spec: schemas.load_schema(spec) for _, spec in APPS.values()}
+
+
+@pytest.mark.parametrize("thread_id", sorted(APPS))
+def test_every_step_replays_without_a_mismatch_with_and_without_the_apps_schema(request, app_schemas, thread_id):
+    db = app_store(request, thread_id)
+    with open_store(str(db)) as store:
+        namespaces = sorted({r.checkpoint_ns for r in store.timeline(thread_id)})
+        for schema in (None, app_schemas[APPS[thread_id][1]]):
+            for ns in namespaces:
+                steps = replay_thread(store, thread_id, ns, schema=schema)
+                assert [s.checkpoint_id for s in steps if s.status == "mismatch"] == [], (ns, schema)
+                if schema is not None:  # without it the generic profile knows no reducer: written fields unverified
+                    assert any(f.status == "confirmed" and f.written for s in steps for f in s.fields)
+        root = replay_thread(store, thread_id, schema=app_schemas[APPS[thread_id][1]])
+    # with the app's own schema every field of the root graph has a known reducer
+    assert [(s.step, f.field) for s in root for f in s.fields if f.reason == UNKNOWN_REDUCER] == []
+    assert len(namespaces) > 1 or thread_id.startswith("langchain")  # subagents and swarm agents have their own
+
+
+def test_the_apps_write_their_own_shapes(request):
+    """What the packages store, as the readers of these threads rely on it."""
+    with open_store(str(request.getfixturevalue("langchain_agent_db"))) as store:
+        newest = store.state("langchain-travel", store.timeline("langchain-travel")[0].checkpoint_id)
+        interrupt = next(w for w in newest.writes if w.channel == "__interrupt__")
+        assert "review_configs" in repr(interrupt.value) and "action_requests" in repr(interrupt.value)
+        assert [t["status"] for t in newest.values["todos"]] == ["completed", "completed", "in_progress"]
+    with open_store(str(request.getfixturevalue("deep_agent_db"))) as store:
+        newest = store.state("deep-report", store.timeline("deep-report")[0].checkpoint_id)
+        task = next(m for m in newest.values["messages"] if m.get("type") == "tool" and m.get("name") == "task")
+        assert task["status"] == "success" and "SqliteSaver" in task["content"]
+        assert "/report.md" in newest.values["files"]
+        assert any(r.checkpoint_ns.startswith("tools:") for r in store.timeline("deep-report"))  # the subagent
+
+
+# -- an altered copy ------------------------------------------------------------------
+
+
+def alter_write(db: Path, thread_id: str, channel: str, index: int) -> str:
+    """Change the ``index``-th root write to ``channel`` through LangGraph's serializer; the checkpoint it
+    belongs to (the child of the one it is stored against)."""
+    serde = JsonPlusSerializer()
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute(
+            "SELECT checkpoint_id, task_id, idx, type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = ''"
+            " AND channel = ? ORDER BY checkpoint_id, task_id, idx", (thread_id, channel)).fetchall()
+        checkpoint_id, task_id, idx, type_tag, blob = rows[index]
+        value = serde.loads_typed((type_tag, blob))
+        value = [{**value[0], "status": "blocked"}, *value[1:]] if isinstance(value, list) else f"{value}-altered"
+        new_type, new_blob = serde.dumps_typed(value)
+        conn.execute("UPDATE writes SET type = ?, value = ? WHERE thread_id = ? AND checkpoint_ns = ''"
+                     " AND checkpoint_id = ? AND task_id = ? AND idx = ?",
+                     (new_type, new_blob, thread_id, checkpoint_id, task_id, idx))
+        conn.commit()
+        (child,) = conn.execute("SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''"
+                                " AND parent_checkpoint_id = ?", (thread_id, checkpoint_id)).fetchall()
+    finally:
+        conn.close()
+    return child[0]
+
+
+@pytest.mark.parametrize(("thread_id", "channel", "index", "reducer"), ALTERATIONS)
+def test_an_altered_copy_flags_exactly_the_altered_step_and_field(request, app_schemas, tmp_path, thread_id,
+                                                                  channel, index, reducer):
+    copy = tmp_path / "altered.db"
+    shutil.copyfile(app_store(request, thread_id), copy)
+    altered_at = alter_write(copy, thread_id, channel, index)
+    with open_store(str(copy)) as store:
+        steps = replay_thread(store, thread_id, schema=app_schemas[APPS[thread_id][1]])
+    flagged = [s for s in steps if s.status == "mismatch"]
+    assert [s.checkpoint_id for s in flagged] == [altered_at]
+    assert [(f.field, f.reducer) for f in flagged[0].mismatches] == [(channel, reducer)]
+
+
+def test_replay_command_with_the_apps_schema(request, capsys):
+    db = request.getfixturevalue("deep_agent_db")
+    assert main(["replay", "--db", str(db), "--schema", "apps.deep_agent:graph", "deep-report"]) == 0
+    out = capsys.readouterr().out
+    assert "0 unverified, 0 mismatched" in out and "schema apps.deep_agent:graph" in out

@@ -1,0 +1,115 @@
+"""App profiles: chosen by evidence or named, shown, and no app's reducers where the data does not show that app."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import operator_add_states as apps
+import pytest
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from inspector import profiles
+from inspector.cli import main
+from inspector.store import open_store
+
+SPECS = {apps.DATACLASS_THREAD: "operator_add_states:DataclassState",
+         apps.PYDANTIC_THREAD: "operator_add_states:PydanticState",
+         apps.OVERWRITE_THREAD: "operator_add_states:overwrite_graph"}
+
+
+@pytest.fixture(scope="module")
+def apps_db(tmp_path_factory) -> Path:
+    return apps.write_store(tmp_path_factory.mktemp("operator-add") / "apps.db")
+
+
+def _replay(capsys, db: Path, thread: str, *flags: str) -> tuple[int, dict]:
+    code = main(["replay", "--db", str(db), thread, "--json", "--quiet", *flags])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_profiles_register_in_one_list_with_the_generic_base_last():
+    names = [p.name for p in profiles.profiles()]
+    assert names[-1] == profiles.BASE and "deerflow" in names
+    assert len(names) == len(profiles.PROFILE_MODULES) == len(set(names))
+    with pytest.raises(profiles.ProfileError, match="known profiles are"):
+        profiles.name_profile("nope")
+
+
+@pytest.mark.parametrize("thread", list(SPECS))
+def test_operator_add_fields_named_like_deerflows_replay_without_a_mismatch(apps_db, thread, capsys):
+    code, payload = _replay(capsys, apps_db, thread)
+    assert code == 0 and payload["verdict"]["mismatched"] == 0
+    assert payload["profile"]["name"] == "langgraph" and "DeerFlow" not in payload["schema"]
+    unknown = set(payload["verdict"]["unknown_reducer_fields"])
+    assert "messages" in unknown and unknown <= {"messages", "todos", "artifacts"}
+    code, payload = _replay(capsys, apps_db, thread, "--schema", SPECS[thread])
+    assert code == 0 and payload["verdict"]["mismatched"] == 0 and payload["verdict"]["unverified"] == 0
+
+
+def _alter_newest_artifacts(db: Path) -> str:
+    """Drop one path from the newest checkpoint's artifacts (the step that wrote them)."""
+    conn = sqlite3.connect(db, check_same_thread=False)
+    try:
+        tup = SqliteSaver(conn).get_tuple({"configurable": {"thread_id": apps.DATACLASS_THREAD, "checkpoint_ns": ""}})
+        checkpoint = tup.checkpoint
+        checkpoint["channel_values"]["artifacts"] = checkpoint["channel_values"]["artifacts"][:-1]
+        type_tag, blob = JsonPlusSerializer().dumps_typed(checkpoint)
+        conn.execute("UPDATE checkpoints SET type = ?, checkpoint = ? WHERE checkpoint_id = ?",
+                     (type_tag, blob, checkpoint["id"]))
+        conn.commit()
+        return checkpoint["id"]
+    finally:
+        conn.close()
+
+
+def test_an_altered_copy_flags_exactly_the_altered_step_and_field_when_the_schema_is_known(apps_db, tmp_path, capsys):
+    db = tmp_path / "altered.db"
+    shutil.copyfile(apps_db, db)
+    altered = _alter_newest_artifacts(db)
+    code, payload = _replay(capsys, db, apps.DATACLASS_THREAD, "--schema", SPECS[apps.DATACLASS_THREAD])
+    assert code == 1
+    bad = [(s["checkpoint_id"], f["field"]) for s in payload["steps"] for f in s["fields"] if f["status"] == "mismatch"]
+    assert bad == [(altered, "artifacts")]
+    code, payload = _replay(capsys, db, apps.DATACLASS_THREAD)  # no schema, no app's profile: unknown, never wrong
+    assert code == 0 and payload["verdict"]["mismatched"] == 0
+
+
+def test_the_deerflow_profile_reads_deerflow_threads_and_says_why(demo_db):
+    with open_store(str(demo_db)) as store:
+        chosen = profiles.reading_for(store, "demo-branch")
+        assert chosen.name == "deerflow" and not chosen.named
+        assert "branch_parent_thread_id" in chosen.reason and "ThreadState channels" in chosen.reason
+        with profiles.reading(store, "demo-branch") as inside:
+            assert profiles.current() is inside
+        assert profiles.current() is None
+
+
+def test_a_store_named_deerflow_db_is_deerflows(apps_db, tmp_path):
+    db = tmp_path / "deerflow.db"
+    shutil.copyfile(apps_db, db)
+    with open_store(str(db)) as store:
+        chosen = profiles.reading_for(store, apps.DATACLASS_THREAD)
+    assert chosen.name == "deerflow" and chosen.reason.startswith("DeerFlow: deerflow.db")
+
+
+def test_the_operator_names_the_profile(apps_db, capsys):
+    code, payload = _replay(capsys, apps_db, apps.DATACLASS_THREAD, "--profile", "deerflow")
+    assert payload["profile"]["named"] and payload["profile"]["name"] == "deerflow"
+    assert payload["schema"] == "DeerFlow ThreadState"
+    assert main(["replay", "--db", str(apps_db), apps.DATACLASS_THREAD, "--profile", "nope"]) == 2
+    assert "unknown profile 'nope'" in capsys.readouterr().err
+
+
+def test_the_thread_page_says_which_profile_reads_it(apps_db, app_on_store):
+    from ui_app import all_text, open_page
+
+    app_on_store(f"sqlite:///{apps_db}")
+    at = open_page("thread", thread=apps.DATACLASS_THREAD)
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "Profile: LangGraph: no app's profile matches the data" in text
+    assert "reducer unknown" in text

@@ -1,0 +1,261 @@
+"""File facts and leftovers on stores LangGraph's savers wrote, with free pages, orphaned writes (and blobs)
+and a DeerFlow-style thread table planted.
+
+Free pages come from the saver's own ``delete_thread``. Orphaned rows cannot be made through a saver's
+API (every delete it offers removes a thread's writes and blobs with its checkpoints), so they are
+planted with one raw ``DELETE FROM checkpoints``: what a hand-written cleanup that forgets the writes
+leaves behind. The statements the report prints are then run on a copy (as an operator would) and
+exactly the leftovers go.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import time
+
+import psycopg
+import pytest
+from conftest import grant_readonly_role
+from growth_store import write_bulk_thread, write_postgres, write_sqlite
+from test_retention_postgres import with_database
+
+from inspector.cli import main
+from inspector.formatting import human_bytes
+from inspector.operations.orphans import orphan_report
+from inspector.store import StoreError, open_store
+
+NOW = time.time()
+PG_DATABASE = "inspector_leftovers"
+APP_TABLE = "CREATE TABLE threads_meta (thread_id TEXT PRIMARY KEY, title TEXT, user_id TEXT)"
+APP_ROWS = [("grow-a", "known to both", "u1"), ("only-in-app", "created, never run", "u2")]
+
+
+def plant(conn, dialect: str) -> str:
+    """Orphaned writes (grow-c loses every checkpoint; grow-a one that has writes) and the app's table."""
+    p = "?" if dialect == "sqlite" else "%s"
+    writes = "writes" if dialect == "sqlite" else "checkpoint_writes"
+    lost = conn.execute(f"SELECT max(checkpoint_id) FROM {writes} WHERE thread_id = 'grow-a'").fetchone()[0]
+    conn.execute("DELETE FROM checkpoints WHERE thread_id = 'grow-c'")
+    conn.execute(f"DELETE FROM checkpoints WHERE thread_id = 'grow-a' AND checkpoint_id = {p}", [lost])
+    conn.execute(APP_TABLE)
+    for row in APP_ROWS:
+        conn.execute(f"INSERT INTO threads_meta VALUES ({p}, {p}, {p})", row)
+    conn.commit()
+    return lost
+
+
+@pytest.fixture(scope="module")
+def sqlite_leftovers(tmp_path_factory):
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = write_sqlite(tmp_path_factory.mktemp("leftovers") / "deerflow.db", NOW)
+    conn = sqlite3.connect(path, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    write_bulk_thread(saver)
+    saver.delete_thread("bulk")  # its pages fall free
+    lost = plant(conn, "sqlite")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return path, lost
+
+
+def sqlite_orphaned_writes(path) -> dict[str, tuple[int, int]]:
+    with sqlite3.connect(path) as conn:
+        return {tid: (n, size) for tid, n, size in conn.execute(
+            "SELECT thread_id, count(*), sum(length(value)) FROM writes w WHERE NOT EXISTS (SELECT 1 FROM checkpoints c "
+            "WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id) "
+            "GROUP BY thread_id")}
+
+
+def test_sqlite_file_facts_count_the_free_pages_vacuum_reclaims(sqlite_leftovers, tmp_path):
+    path, _ = sqlite_leftovers
+    with open_store(str(path)) as store:
+        facts = store.file_facts()
+    with sqlite3.connect(path) as conn:
+        page_size, pages, free = (conn.execute(f"PRAGMA {p}").fetchone()[0]
+                                  for p in ("page_size", "page_count", "freelist_count"))
+    assert (facts.page_size, facts.page_count, facts.free_pages) == (page_size, pages, free) and free > 20
+    assert facts.free_bytes == free * page_size
+    assert facts.files[0].bytes == path.stat().st_size and facts.total_bytes >= path.stat().st_size
+    names = {r.name: r for r in facts.relations}
+    assert {"checkpoints", "writes", "threads_meta"} <= set(names)
+    assert names["checkpoints"].langgraph and not names["threads_meta"].langgraph
+    assert names["sqlite_autoindex_checkpoints_1"].kind == "index"
+    assert names["sqlite_autoindex_checkpoints_1"].table == "checkpoints"
+    # dbstat's pages and the free pages are the whole file
+    assert sum(r.bytes for r in facts.relations) + facts.free_bytes == pages * page_size
+    copy = tmp_path / "vacuumed.db"
+    shutil.copy(path, copy)
+    conn = sqlite3.connect(copy)
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the store is in WAL mode: the vacuumed pages reach the file
+    conn.close()
+    assert path.stat().st_size - copy.stat().st_size >= facts.free_bytes
+
+
+def test_sqlite_file_facts_are_estimated_without_dbstat(sqlite_leftovers, monkeypatch):
+    from inspector.store.sqlite import files
+
+    path, _ = sqlite_leftovers
+    monkeypatch.setattr(files, "DBSTAT", "SELECT * FROM no_such_dbstat_module")  # a build without dbstat
+    with open_store(str(path)) as store:
+        facts = store.file_facts()
+    assert facts.basis.startswith("estimated from stored lengths")
+    with sqlite3.connect(path) as conn:
+        payload = conn.execute("SELECT sum(length(checkpoint) + length(metadata)) FROM checkpoints").fetchone()[0]
+    checkpoints = next(r for r in facts.relations if r.name == "checkpoints")
+    assert payload < checkpoints.bytes < payload * 1.2
+
+
+def test_sqlite_orphans_name_the_planted_rows_and_their_statements_remove_exactly_them(sqlite_leftovers, tmp_path):
+    path, lost = sqlite_leftovers
+    expected = sqlite_orphaned_writes(path)
+    assert set(expected) == {"grow-a", "grow-c"}
+    with open_store(str(path)) as store:
+        report = orphan_report(store)
+    kinds = {item.kind: item for item in report.leftovers}
+    writes = kinds["writes"]
+    assert {t.thread_id: (t.rows, t.bytes) for t in writes.threads} == expected
+    assert {t.thread_id for t in writes.threads if t.gone} == {"grow-c"}
+    assert writes.bytes == report.total_bytes == sum(size for _, size in expected.values())
+    assert report.app_tables == [("DeerFlow", "threads_meta")]
+    assert [t.thread_id for t in kinds["app-without-checkpoints"].threads] == ["only-in-app"]
+    unknown = kinds["checkpoints-unknown-to-app"]
+    assert [t.thread_id for t in unknown.threads] == ["grow-b"]
+    with sqlite3.connect(path) as conn:
+        grow_b = conn.execute("SELECT (SELECT sum(length(checkpoint) + length(metadata)) FROM checkpoints WHERE "
+                              "thread_id = 'grow-b') + (SELECT sum(length(value)) FROM writes WHERE thread_id = 'grow-b')"
+                              ).fetchone()[0]
+    assert unknown.bytes == grow_b
+    copy = tmp_path / "cleaned.db"
+    shutil.copy(path, copy)
+    with sqlite3.connect(copy) as conn:
+        before = conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0]
+        conn.executescript(writes.statements)
+        conn.executescript(kinds["app-without-checkpoints"].statements)
+        assert conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0] == before
+        assert [r[0] for r in conn.execute("SELECT thread_id FROM threads_meta")] == ["grow-a"]
+    assert sqlite_orphaned_writes(copy) == {}
+
+
+def test_health_store_cli_prints_facts_and_statements(sqlite_leftovers, capsys):
+    path, _ = sqlite_leftovers
+    assert main(["health", "--store", "--db", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "what VACUUM would give back" in out and "DELETE FROM writes WHERE NOT EXISTS" in out
+    assert "grow-c" in out and "(every checkpoint gone)" in out and "DeerFlow threads_meta" in out
+    assert main(["health", "--store", "--db", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["file_facts"]["free_pages"] > 0 and data["orphans"]["total_bytes"] > 0
+
+
+def test_saver_stores_say_file_facts_and_orphans_are_not_available():
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from inspector.store.saver import SaverStore
+
+    with SaverStore(InMemorySaver(), "memory") as store:
+        for call in (store.file_facts, store.orphan_rows):
+            with pytest.raises(StoreError, match="needs direct access"):
+                call()
+
+
+@pytest.fixture(scope="module")
+def pg_leftovers(postgres_dsn):
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    with psycopg.connect(postgres_dsn.admin_dsn, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {PG_DATABASE}")
+        conn.execute(f"CREATE DATABASE {PG_DATABASE}")
+    admin = with_database(postgres_dsn.admin_dsn, PG_DATABASE)
+    write_postgres(admin, NOW)
+    with PostgresSaver.from_conn_string(admin) as saver:
+        write_bulk_thread(saver)
+        saver.delete_thread("bulk")
+    with psycopg.connect(admin) as conn:
+        lost = plant(conn, "postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("VACUUM checkpoint_migrations")
+    grant_readonly_role(admin)
+    return admin, with_database(postgres_dsn.readonly_dsn, PG_DATABASE), lost
+
+
+@pytest.mark.postgres
+def test_postgres_file_facts_as_the_readonly_role(pg_leftovers):
+    admin, readonly, _ = pg_leftovers
+    deadline = time.monotonic() + 15
+    while True:  # the statistics collector reports the deletes within a second or so
+        with open_store(readonly) as store:
+            facts = store.file_facts()
+        tables = {r.name: r for r in facts.relations if r.kind == "table"}
+        if (tables["checkpoints"].dead_rows or 0) > 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    with psycopg.connect(admin) as conn:
+        heap, toast, indexes, total, size = conn.execute(
+            "SELECT pg_relation_size('checkpoint_blobs'), pg_total_relation_size(reltoastrelid), "
+            "pg_indexes_size('checkpoint_blobs'), pg_total_relation_size('checkpoint_blobs'), "
+            "pg_database_size(current_database()) FROM pg_class "
+            "WHERE relname = 'checkpoint_blobs'").fetchone()
+    blobs = tables["checkpoint_blobs"]
+    assert (blobs.heap_bytes, blobs.toast_bytes, blobs.index_bytes) == (heap, toast, indexes) and toast > 0
+    assert blobs.bytes == total >= heap + toast + indexes  # the free-space and visibility maps besides
+    assert facts.total_bytes == size
+    assert tables["checkpoints"].dead_rows > 0  # the bulk thread and the planted deletes
+    assert tables["checkpoint_migrations"].last_vacuum is not None
+    assert tables["threads_meta"].langgraph is False and blobs.langgraph
+    assert any(r.kind == "index" and r.table == "checkpoint_blobs" for r in facts.relations)
+
+
+@pytest.mark.postgres
+def test_postgres_orphans_and_their_statements(pg_leftovers, postgres_dsn):
+    admin, readonly, _ = pg_leftovers
+    with open_store(readonly) as store:
+        report = orphan_report(store)
+    kinds = {item.kind: item for item in report.leftovers}
+    with psycopg.connect(admin) as conn:
+        grow_c_blobs = conn.execute("SELECT count(*), sum(octet_length(blob)) FROM checkpoint_blobs "
+                                    "WHERE thread_id = 'grow-c'").fetchone()
+        orphan_writes = conn.execute(
+            "SELECT count(*), sum(octet_length(blob)) FROM checkpoint_writes w WHERE NOT EXISTS (SELECT 1 FROM "
+            "checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns "
+            "AND c.checkpoint_id = w.checkpoint_id)").fetchone()
+    assert (kinds["writes"].rows, kinds["writes"].bytes) == orphan_writes
+    blobs = {t.thread_id: t for t in kinds["blobs"].threads}
+    assert (blobs["grow-c"].rows, blobs["grow-c"].bytes) == grow_c_blobs and blobs["grow-c"].gone
+    assert report.total_bytes == kinds["writes"].bytes + kinds["blobs"].bytes
+    assert [t.thread_id for t in kinds["app-without-checkpoints"].threads] == ["only-in-app"]
+    assert [t.thread_id for t in kinds["checkpoints-unknown-to-app"].threads] == ["grow-b"]
+    # the statements, run by the admin on the store itself (this database is the test's own)
+    with psycopg.connect(admin) as conn:
+        checkpoints = conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0]
+        for kind in ("writes", "blobs"):
+            conn.execute(kinds[kind].statements.replace("BEGIN;", "").replace("COMMIT;", ""))
+        conn.commit()
+        assert conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0] == checkpoints
+    with open_store(readonly) as store:
+        after = orphan_report(store)
+        assert store.state("grow-a").values["messages"]  # what remains still reads
+    assert after.total_bytes == 0
+
+
+def test_health_page_shows_file_facts_and_leftovers(sqlite_leftovers, app_on_store):
+    from ui_app import open_page
+
+    path, _ = sqlite_leftovers
+    app_on_store(f"sqlite:///{path}")
+    at = open_page("health")
+    assert not at.exception
+    with open_store(str(path)) as store:
+        facts = store.file_facts(per_table=False)
+        report = orphan_report(store)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["VACUUM would give back"] == human_bytes(facts.free_bytes)
+    writes = next(e for e in at.expander if e.label.startswith("Writes stored against"))
+    assert f"{human_bytes(report.leftovers[0].bytes)}" in writes.label
+    assert any("DELETE FROM writes WHERE NOT EXISTS" in c.value for c in at.code)
+    at.toggle(key="files_per_table").set_value(True).run()
+    tables = next(d.value for d in at.dataframe if "payload" in d.value.columns)
+    assert "threads_meta" in set(tables["name"])

@@ -1,0 +1,104 @@
+"""AppTest: the flow on the thread page — steps named by their tasks, the last write of every field, the
+flow grid, the graph and the step timeline panels, on the demo store and on a real graph's flow thread."""
+
+from __future__ import annotations
+
+import pytest
+from flow_graph import FLOW_THREAD
+from ui_app import open_page
+
+from inspector.history.lineage import build_history
+from inspector.store import open_store
+
+
+def link_labels(at) -> list[str]:
+    return [el.proto.label for el in at.get("page_link")]
+
+
+@pytest.fixture(scope="module")
+def vision(demo_db):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        return build_history(store.timeline("demo-vision"))
+
+
+@pytest.mark.usefixtures("app_on_demo")
+def test_every_field_says_when_and_by_whom_it_was_last_written(vision):
+    head = vision.head
+    at = open_page("thread", thread="demo-vision", checkpoint=head[1])
+    assert not at.exception
+    labels = link_labels(at)
+    assert "last written at step 7 by view\\_image\\_middleware" in labels or \
+        "last written at step 7 by view_image_middleware" in labels, labels
+    assert any(label.startswith("last written at step 16 by agent") for label in labels)
+    assert any(label.startswith("last written at step 9 by title") for label in labels)
+
+
+@pytest.mark.usefixtures("app_on_demo")
+def test_the_selected_steps_own_write_says_this_step(vision):
+    seven = next(k for k in vision.ordered if k[0] == "" and vision.node(k).row.step == 7)
+    at = open_page("thread", thread="demo-vision", checkpoint=seven[1])
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert any("last written at step 7 by view" in c and "this step" in c for c in captions), captions
+
+
+@pytest.fixture
+def app_on_flow(flow_db, app_on_store):
+    app_on_store(f"sqlite:///{flow_db}")
+
+
+@pytest.fixture(scope="module")
+def flow_history(flow_db):
+    with open_store(f"sqlite:///{flow_db}") as store:
+        return build_history(store.timeline(FLOW_THREAD))
+
+
+def chart_specs(at) -> list[dict]:
+    import json
+
+    return [json.loads(el.proto.spec) for el in at.get("arrow_vega_lite_chart")] + \
+        [json.loads(el.proto.spec) for el in at.get("vega_lite_chart")]
+
+
+def dot_sources(at) -> list[str]:
+    return [el.proto.spec for el in at.get("graphviz_chart")]
+
+
+@pytest.mark.usefixtures("app_on_flow")
+def test_graph_panel_draws_the_nodes_and_edges_taken_with_counts(flow_history):
+    step2 = next(k for k in flow_history.ordered if k[0] == "" and flow_history.node(k).row.step == 2)
+    at = open_page("thread", thread=FLOW_THREAD, checkpoint=step2[1], panel="graph")
+    assert not at.exception
+    [dot] = dot_sources(at)
+    for edge in ('"plan" -> "search" [label="×2", style=dashed', '"search" -> "research" [label="×2"',
+                 '"research/gather" -> "research/summarise" [label="×2"]', '"__start__" -> "plan" [label="×1"]'):
+        assert edge in dot, edge
+    assert '"search" [label="search\\n×2", fillcolor="#f59e0b"' in dot  # the step's node, highlighted
+    assert 'label="wrote: found"' in dot
+    assert "cluster_0" in dot and "subgraph research (run by node research)" in dot
+    assert 'interrupted ×1' in dot and "next" in dot
+    assert any("not the code's whole graph" in c.value for c in at.caption)
+
+
+@pytest.mark.usefixtures("app_on_flow")
+def test_flow_grid_colours_each_written_cell_by_its_node(flow_history):
+    head = flow_history.head
+    at = open_page("thread", thread=FLOW_THREAD, checkpoint=head[1], panel="flow-grid")
+    assert not at.exception
+    [cells] = [layer["data"]["values"] for spec in chart_specs(at) for layer in spec.get("layer", [])
+               if layer.get("params") and "field" in layer["data"]["values"][0]]
+    by_step = {(c["step"], c["field"]): c["nodes"] for c in cells}
+    assert by_step[(0, "topic")] == "__start__" and by_step[(1, "queries")] == "plan"
+    assert by_step[(2, "found")] == "search" and by_step[(4, "summary")] == "research"
+    assert (3, "found") not in by_step  # the fork's update stored nothing: an empty cell
+    assert any("research → found, summary" in m.value for m in at.markdown)  # the selected step's field diff
+
+
+@pytest.mark.usefixtures("app_on_flow")
+def test_step_timeline_names_the_slowest_steps_and_totals_by_node(flow_history):
+    at = open_page("thread", thread=FLOW_THREAD, checkpoint=flow_history.head[1], panel="step-timeline")
+    assert not at.exception
+    assert any(c.value.startswith("2 step(s)") or "step(s) in" in c.value for c in at.caption)
+    frames = [df.value for df in at.dataframe]
+    totals = next(f for f in frames if "node" in f.columns and "total" in f.columns)
+    assert {"plan", "search", "research"} <= set(totals["node"])
