@@ -10,7 +10,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from browser_helpers import shot, wait_for_app
 
-from inspector.diff.writes import node_of, step_writes
+from inspector.history.attribution import attribute_keys
+from inspector.history.lineage import build_history
 from inspector.store import open_store
 
 THREAD = "demo-research"
@@ -32,16 +33,11 @@ def base_url(demo_db, streamlit_app):
 
 @pytest.fixture(scope="module")
 def steps(demo_db):
-    """step -> the nodes that made it, oldest first, for the thread's only branch."""
+    """step -> the nodes that made it (the one attribution), for the thread's only branch."""
     with open_store(f"sqlite:///{demo_db}") as store:
-        rows = {r.checkpoint_id: r for r in store.timeline(THREAD) if r.checkpoint_ns == ""}
-        states = {s.checkpoint_id: s for s in store.iter_states(THREAD)}
-    out = {}
-    for cid in sorted(states):
-        parent = states.get(states[cid].parent_checkpoint_id)
-        writes = step_writes(parent, rows[cid].source) if parent is not None else []
-        out[rows[cid].step] = list(dict.fromkeys(node_of(w) for w in writes or []))
-    return out
+        history = build_history(store.timeline(THREAD))
+        made = attribute_keys(store, history, history.ordered)
+    return {m.step: list(m.nodes) or [m.what] for m in made.values()}
 
 
 def step_param(page) -> int | None:

@@ -20,14 +20,14 @@ from typing import Callable
 import streamlit as st
 
 from ..diff import StateDiff
-from ..diff.writes import node_of, step_writes
+from ..history.attribution import STEP, Attribution
 from ..history.checkpoint_kinds import step_label
 from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.thread_history import ThreadHistory
 from ..history.tree_chart import tree_chart, tree_data
-from ..store import CheckpointState, Store, is_internal_channel
-from . import data, diff_view, model_input_view
+from ..store import CheckpointState, Store
+from . import data, diff_view, flow_views, model_input_view
 from .guard import guarded
 from .inert import literal
 
@@ -95,7 +95,7 @@ def speed() -> float:
 
 def frame_views() -> dict[str, Callable[[Store, str, object, CheckpointState], None]]:
     """What a frame can show beside the branch, by the presenter's choice."""
-    return {DIFF: _diff, "What the model saw": model_input_view.model_input_panel}
+    return {DIFF: _diff, "The graph": flow_views.graph_panel, "What the model saw": model_input_view.model_input_panel}
 
 
 def stage(store: Store, thread: ThreadHistory, key: Key, select: Select, speed: float) -> None:
@@ -131,6 +131,7 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int) -> No
     key = path[index]
     window = path[max(0, index - WINDOW): index + WINDOW + 1]
     thread.complete(store, window)
+    made = thread.attributions(store, window)
     row = history.node(key).row
     state = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
     parent = (data.state(store, row.thread_id, row.parent_checkpoint_id, row.checkpoint_ns)
@@ -143,39 +144,25 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int) -> No
     with left:
         st.progress((index + 1) / len(path), text=literal(f"Step {step_label(history, key)} · "
                                                           f"{index + 1} of {len(path)} on this branch"))
-        st.vega_lite_chart(tree_chart(tree_data(history, window, key)), width="stretch")
+        st.vega_lite_chart(tree_chart(tree_data(history, window, key, made)), width="stretch")
     with right:
-        _ran(parent, row.source)
+        _ran(made.get(key))
         guarded(chosen, views.get(chosen, _diff), store, row.thread_id, row, state)
     _prefetch(store, history, path, index)
 
 
-def step_nodes(parent: CheckpointState | None, source: str | None) -> tuple[list[str], list[str]] | None:
-    """(nodes, fields) of the step that made a checkpoint from ``parent``: None when unknown (update_state)."""
-    if parent is None:
-        return [], []
-    writes = step_writes(parent, source)
-    if writes is None:
-        return None
-    nodes = list(dict.fromkeys(node_of(w) for w in writes))
-    fields = list(dict.fromkeys(w.channel for w in writes if not is_internal_channel(w.channel)))
-    return nodes, fields
-
-
-def _ran(parent: CheckpointState | None, source: str | None) -> None:
-    """The node(s) that ran in this step, highlighted, and the fields they wrote."""
-    found = step_nodes(parent, source)
+def _ran(made: Attribution | None) -> None:
+    """The node(s) that ran in this step (the one attribution), highlighted, and the fields they wrote."""
     with st.container(key="play-node"):
-        if found is None:
-            st.markdown(f"### :orange-badge[{literal(source or 'update')}] written outside a graph step")
-            return
-        nodes, fields = found
-        if not nodes:
-            what = "the first checkpoint" if parent is None else f"{source or 'input'}: no node ran"
+        if made is None or not made.tasks:
+            what = made.what if made is not None else "?"
             st.markdown(f"### :gray-badge[{literal(what)}]")
+            if made is not None and made.note:
+                st.caption(literal(made.note))
             return
-        badges = " ".join(f":blue-badge[{literal(node)}]" for node in nodes)
-        wrote = ", ".join(f":green-badge[{literal(f)}]" for f in fields) or "no field"
+        colour = "blue" if made.made_by == STEP else "orange"
+        badges = " ".join(f":{colour}-badge[{literal(node)}]" for node in made.nodes)
+        wrote = ", ".join(f":green-badge[{literal(f)}]" for f in made.fields) or "no field"
         st.markdown(f"### {badges} → {wrote}")
 
 
