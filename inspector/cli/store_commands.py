@@ -20,6 +20,7 @@ from ..profiles import name_profile, reading
 from ..safety.audit import AuditTrail
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url, store_options
+from ..state.interrupts import pending_questions
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
 from ..store.model import THREAD_SORTS
@@ -257,6 +258,8 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
     )
     for write in state.writes:
         say(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
+    for question in pending_questions(state.writes):
+        say(f"waiting for an answer: {question.question or '(the interrupt carries no question text)'}")
     for problem in state.problems:
         say(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
 

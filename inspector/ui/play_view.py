@@ -19,6 +19,7 @@ from typing import Callable
 
 import streamlit as st
 
+from .. import profiles
 from ..diff import StateDiff
 from ..history.attribution import STEP, Attribution
 from ..history.checkpoint_kinds import step_label
@@ -106,6 +107,12 @@ def stage(store: Store, thread: ThreadHistory, key: Key, select: Select, speed: 
 
 
 def _tick(store: Store, thread: ThreadHistory, select: Select) -> None:
+    rows = [node.row for node in thread.history.nodes.values()]
+    with profiles.reading(store, thread.thread_id, rows=rows):  # a tick runs outside the page's reading
+        _advance(store, thread, select)
+
+
+def _advance(store: Store, thread: ThreadHistory, select: Select) -> None:
     history = thread.history
     key = st.session_state.get(AT_KEY)
     if key not in history.nodes:

@@ -11,6 +11,7 @@ import streamlit as st
 
 from .. import schema as schemas
 from ..formatting import human_bytes
+from ..profiles import named_profile
 from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
 from ..sizes.health import ThreadHealth, thread_health
@@ -33,7 +34,7 @@ def _health(url: str, schema_name: str, thread_id: str, newest: str | None) -> d
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
     """Sizes, flags and schema drift of one thread (kept until its newest checkpoint or the schema changes;
     each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones)."""
-    held = _health(store.url, schemas.active().name, thread_id, newest)
+    held = _health(store.url, f"{schemas.active().name}|{named_profile()}", thread_id, newest)
     if "health" not in held:
         with progress_bar(f"Measuring {thread_id}") as progress:
             found = thread_health(store, thread_id, connection.settings(), data.analysis_cache(store), progress)

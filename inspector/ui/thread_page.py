@@ -93,14 +93,7 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {location.thread!r} failed: {exc}")
         return
-    with profiles.reading(store, thread.thread_id) as chosen:
-        _header(store, thread, location)
-        st.caption(literal(chosen.line()), help="Which app's knowledge reads this thread, and what in the data shows "
-                   "it (setting profile / --profile names one for every thread)")
-        _thread(store, thread, location)
-
-
-def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
+    _header(store, thread, location)
     history = thread.history
     key = _resolve(history, location)
     if key is None:
@@ -121,8 +114,12 @@ def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
     if sum(node.row.stored_bytes for node in history.nodes.values()) <= SMALL_HISTORY_BYTES:
         page = history.ordered
     thread.complete(store, [*page, *([thread.oldest_root] if thread.oldest_root else [])])
-    guarded("Branch links", branch_links.render, store, thread.thread_id, history)
-    _body(store, thread, key)
+    rows = [node.row for node in history.nodes.values()]
+    with profiles.reading(store, thread.thread_id, rows=rows) as chosen:  # the rows read above: nothing more
+        st.caption(literal(chosen.line()), help="Which app's knowledge reads this thread, and what in the data shows "
+                   "it (setting profile / --profile names one for every thread)")
+        guarded("Branch links", branch_links.render, store, thread.thread_id, history)
+        _body(store, thread, key)
 
 
 def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
@@ -131,6 +128,7 @@ def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
     title_col.title(literal(thread.thread_id))
     if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
         data.refresh_thread(store, thread.thread_id)
+        profiles.forget(store, thread.thread_id)
         st.rerun()
     with export_col:
         bundle_view.export_button(store, thread.thread_id)
