@@ -14,9 +14,10 @@ from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, tree_chart, tree_data
-from . import play_view
+from . import play_view, routes
 from .diff_view import MISMATCH_MARK
 from .inert import literal
+from .tables import in_units
 
 PAGE_SIZE = 40
 PLAY_KEY = play_view.PLAY_KEY
@@ -128,6 +129,9 @@ def _replay_warning(history: History, marks: dict[Key, str]) -> None:
         steps = ", ".join(str(history.node(k).row.step) for k in bad[:10])
         st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {literal(steps)}"
                    " (see the Table tab and the Diff vs parent panel)", icon=":material/report:")
+        for ns in dict.fromkeys(k[0] for k in bad[:10]):
+            routes.checkpoint_links(history.node(bad[0]).row.thread_id, [k[1] for k in bad[:10] if k[0] == ns], ns,
+                                    panel="Diff vs parent", lead="Open:")
 
 
 def _summary(history: History) -> str:
@@ -166,7 +170,8 @@ def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dic
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
            made: dict[Key, Attribution]) -> None:
-    frame = pd.DataFrame(timeline_records(history, keys, marks, made))
+    frame, units = in_units(pd.DataFrame(timeline_records(history, keys, marks, made)), "size",
+                            help="stored bytes: checkpoint and its writes")
     event = st.dataframe(
         frame,
         hide_index=True,
@@ -177,7 +182,7 @@ def _table(history: History, keys: list[Key], key: Key, select: Select, marks: d
                       "replay"],
         column_config={
             "time": st.column_config.DatetimeColumn(format="HH:mm:ss.SSS"),
-            "size": st.column_config.NumberColumn(help="stored bytes: checkpoint and its writes"),
+            **units,
             "node": st.column_config.TextColumn(help="the task(s) whose writes produced this checkpoint (stored "
                                                 "against its parent)"),
             "wrote": st.column_config.TextColumn(help="the state fields those tasks wrote into this checkpoint"),
