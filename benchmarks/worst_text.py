@@ -13,7 +13,7 @@ import random
 from typing import Callable
 
 PROSE = ("The quarterly report compares revenue across regions; see the source tables for details. "
-         "Numbers are rounded to the nearest thousand, and totals may differ by one. ")
+         "Numbers are rounded to the nearest thousand, and totals may differ by one.\n")
 
 
 def _repeat(unit: str, n: int) -> str:

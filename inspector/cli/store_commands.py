@@ -108,7 +108,7 @@ def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | No
     """The analysis cache (None when turned off or unusable, said once on stderr); a rebuilt one says so."""
     try:
         settings = load_settings()
-        cache = open_cache(settings.cache_dir, settings.cache_max_mb, store)
+        cache = open_cache(settings.cache_dir, settings.cache_max_mb, store, settings.cache_url)
     except CacheError as exc:
         warn(f"warning: {exc}; analysing without the cache")
         return None
