@@ -16,7 +16,7 @@ from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
 from ..sizes.health import ThreadHealth, thread_health
 from ..sizes.health_report import HealthRow
-from ..sizes.tables import FIELD_BYTES, field_rows
+from ..sizes.tables import FIELD_BYTES, field_rows, rebuilt_note
 from ..sizes.what_if import what_if_text
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..store.model import THREAD_SORTS
@@ -79,6 +79,8 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
     st.caption(f"Root graph only, oldest first; {limit}. Bytes as stored ({report.accounting}).")
     st.dataframe(field_frame(health), hide_index=True, width="stretch",
                  column_config=byte_columns(*FIELD_BYTES))
+    if note := rebuilt_note(report):
+        st.caption(literal(note))
     st.caption(what_if_text(report.what_if))
     render_flags(health)
 
