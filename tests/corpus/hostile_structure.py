@@ -95,8 +95,10 @@ def _reaching_files(thread_data: dict[str, str]) -> dict:
 
 
 def _message(thread_id: str) -> dict:
+    """The first step of each thread; its ``sandbox`` (with ``thread_data``) makes it a DeerFlow thread."""
     return {"messages": [HumanMessage(f"hello {thread_id}", id=f"h-{thread_id}"),
-                         AIMessage(f"done in {thread_id}", id=f"ai-{thread_id}")], "title": f"{thread_id} title"}
+                         AIMessage(f"done in {thread_id}", id=f"ai-{thread_id}")], "title": f"{thread_id} title",
+            "sandbox": {"sandbox_id": "local"}}
 
 
 @case("folder-links", "user-data folders that are symlinks out of the data directory (outputs -> the host's "
