@@ -170,7 +170,16 @@ def add_turn(graph: CompiledStateGraph, shape: Shape, turn: int, thread_id: str 
     """One more turn of the conversation (a user message, the tool rounds, the answer): a running thread."""
     rng = rng or random.Random(shape.seed + turn)
     config = {"configurable": {"thread_id": thread_id}, "recursion_limit": 10 * shape.checkpoints_per_turn}
-    graph.invoke({"messages": [HumanMessage(_text(rng, shape.text_bytes), id=f"user-{turn}")]}, config)
+    graph.invoke({"messages": [HumanMessage(_text(rng, shape.text_bytes), id=f"user-{turn}")],
+                  **deerflow_run_start(thread_id)}, config)
+
+
+def deerflow_run_start(thread_id: str) -> dict[str, Any]:
+    """What DeerFlow's ThreadDataMiddleware and SandboxMiddleware write when a run starts."""
+    root = f"/srv/deer-flow/.deer-flow/threads/{thread_id}/user-data"
+    return {"thread_data": {"workspace_path": f"{root}/workspace", "uploads_path": f"{root}/uploads",
+                            "outputs_path": f"{root}/outputs"},
+            "sandbox": {"sandbox_id": "local"}}
 
 
 def write_long_thread(graph: CompiledStateGraph, shape: Shape, thread_id: str = LONG_THREAD,
@@ -188,7 +197,9 @@ def write_small_threads(graph: CompiledStateGraph, shape: Shape, progress: bool 
     for index in range(shape.small_threads):
         config = {"configurable": {"thread_id": f"{SMALL_PREFIX}{index:05d}"}}
         graph.update_state(config, {"messages": [HumanMessage(_text(rng, 120), id=f"user-{index}")],
-                                    "title": f"Small thread {index}"}, as_node="agent")
+                                    "title": f"Small thread {index}", **deerflow_run_start(config["configurable"]
+                                                                                        ["thread_id"])},
+                           as_node="agent")
         if progress and (index + 1) % 2000 == 0:
             print(f"  small threads: {index + 1} of {shape.small_threads}", file=sys.stderr)
 

@@ -7,7 +7,7 @@ import json
 
 import msgpack
 import pytest
-from corpus.hostile_structure import deep_msgpack
+from corpus.hostile_structure import deep_msgpack, nested_ext
 
 from inspector.bundle.masking import Masker
 from inspector.bundle.rewrite import dump_msgpack, load_msgpack
@@ -59,6 +59,14 @@ def test_a_deep_msgpack_value_is_too_deep_on_its_own_field():
     fine = msgpack.packb(nested(MAX_DEPTH))
     assert unpack_msgpack(fine).value == nested(MAX_DEPTH)
     assert decode_typed("json", b"[" * 100_000, "meta").problems[0].kind == "too-deep"
+
+
+def test_extension_values_nested_in_one_another_are_too_deep_not_a_crash():
+    for decoded in (unpack_msgpack(nested_ext(), "w"), decode_value(nested_ext(), 0, len(nested_ext()), "w")[0]):
+        assert isinstance(decoded.value, Opaque) and "extension values nested deeper than 16" in decoded.value.reason
+    with pytest.raises(TooDeep, match="extension values"):
+        load_msgpack(nested_ext())
+    assert unpack_msgpack(nested_ext(10)).value["__type__"] == "m.n"  # a few levels are plain data
 
 
 def test_a_list_grown_by_a_deep_item_is_too_deep_when_decoded_against_its_parent():

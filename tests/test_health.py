@@ -151,6 +151,11 @@ def test_dangling_tool_call_is_flagged(small_store):
 
 
 def test_todos_and_artifacts_are_linted(small_store):
+    from inspector import profiles
+
+    generic = {f.code for f in thread_health(small_store, "messy").flags}  # no DeerFlow evidence: LangGraph's lints
+    assert "todos-in-progress" in generic and not {c for c in generic if c.startswith("artifact-")}
+    profiles.name_profile("deerflow")  # the operator's word: DeerFlow's artifact lints too
     found = {f.code: f for f in thread_health(small_store, "messy").flags}
     assert "2 todos in_progress" in found["todos-in-progress"].summary
     assert "/etc/passwd" in found["artifact-outside-outputs"].summary
@@ -194,7 +199,7 @@ def _shared_row(cid, parent, images):
 
 
 def test_uncleared_images_on_shared_blob_stores_use_whole_values():
-    from inspector.sizes.health import uncleared_image_flags
+    from inspector.profiles.deerflow.health import uncleared_image_flags
 
     kept = [_shared_row(f"{i}", f"{i - 1}" if i else None, ("v1", 50_000)) for i in range(6)]
     growing = [_shared_row(f"{i}", f"{i - 1}" if i else None, (f"v{i}", 50_000 * (i + 1))) for i in range(6)]

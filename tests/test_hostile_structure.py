@@ -25,6 +25,7 @@ from corpus.hostile_structure import (
 )
 
 from inspector.cli import main
+from inspector.media.previews import download_bytes, preview_file
 from inspector.media.regular_files import open_regular, read_regular
 from inspector.media.user_data import PathRefused, check_physical, locate, resolve
 
@@ -114,6 +115,16 @@ def test_a_named_pipe_is_refused_without_blocking(tmp_path):
     (tmp_path / "link").symlink_to(tmp_path / "plain")
     with pytest.raises(PathRefused, match="symbolic link"), open_regular(tmp_path / "link"):
         pass
+
+
+@pytest.mark.timeout(10)
+def test_a_named_pipe_artifact_is_neither_previewed_nor_downloaded(structure_db):
+    found = locate(FIFO, bases=[structure_db.parent])
+    pipe = found.folders["outputs"] / "pipe.md"
+    assert preview_file(pipe, found).problems == ["refused: not a regular file (a named pipe): never opened for reading"]
+    with pytest.raises(PathRefused, match="a named pipe"):
+        download_bytes(pipe, found)
+    assert download_bytes(found.folders["outputs"] / "ok.md", found).startswith(b"# a plain file")
 
 
 # -- the CLI over the corpus ----------------------------------------------------------------

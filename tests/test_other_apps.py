@@ -117,3 +117,69 @@ def test_replay_command_with_the_apps_schema(request, capsys):
     assert main(["replay", "--db", str(db), "--schema", "apps.deep_agent:graph", "deep-report"]) == 0
     out = capsys.readouterr().out
     assert "0 unverified, 0 mismatched" in out and "schema apps.deep_agent:graph" in out
+
+
+# -- read with their own profiles ------------------------------------------------------
+
+PROFILES = {"langchain-travel": "langchain-agent", "langchain-travel-answered": "langchain-agent",
+            "deep-report": "deepagents", "swarm-trip": "langgraph"}
+
+
+@pytest.mark.parametrize("thread_id", sorted(APPS))
+def test_each_thread_is_read_with_its_own_profile_chosen_by_evidence(request, thread_id):
+    from inspector.profiles import reading_for
+
+    with open_store(str(app_store(request, thread_id))) as store:
+        chosen = reading_for(store, thread_id)
+        assert chosen.name == PROFILES[thread_id]
+        if chosen.is_app():  # the package's own marker is named as the evidence
+            assert "ls_integration" in chosen.reason
+        steps = replay_thread(store, thread_id)
+    unknown = {f.field for s in steps for f in s.fields if f.reason == UNKNOWN_REDUCER}
+    assert [s.checkpoint_id for s in steps if s.status == "mismatch"] == []
+    # an app's profile knows every field of its root graph; the generic base knows none
+    assert unknown == (set() if chosen.is_app() else {"messages", "active_agent"})
+
+
+@pytest.mark.parametrize(("thread_id", "channel", "index", "reducer"), ALTERATIONS[:2])
+def test_an_altered_copy_is_flagged_by_the_profile_without_a_schema(request, tmp_path, thread_id, channel, index,
+                                                                    reducer):
+    copy = tmp_path / "altered.db"
+    shutil.copyfile(app_store(request, thread_id), copy)
+    altered_at = alter_write(copy, thread_id, channel, index)
+    with open_store(str(copy)) as store:
+        steps = replay_thread(store, thread_id)
+    flagged = [s for s in steps if s.status == "mismatch"]
+    assert [s.checkpoint_id for s in flagged] == [altered_at]
+    assert [(f.field, f.reducer) for f in flagged[0].mismatches] == [(channel, reducer)]
+
+
+def test_the_human_in_the_loop_request_is_the_pending_question(request, capsys):
+    db = request.getfixturevalue("langchain_agent_db")
+    assert main(["state", "--db", str(db), "langchain-travel"]) == 0
+    out = capsys.readouterr().out
+    assert "Profile: LangChain agent" in out
+    assert "waiting for an answer: Review the call book_hotel(hotel='Rio Tejo', nights=3) (approve, reject)" in out
+    assert "todos" in out and "merge_todos" not in out  # LangChain's todo list replaces
+    assert main(["state", "--db", str(db), "langchain-travel-answered"]) == 0
+    assert "waiting for an answer" not in capsys.readouterr().out
+
+
+def test_a_deepagents_task_result_shows_the_subagents_own_status(request):
+    from inspector.profiles import reading
+    from inspector.state.conversation import conversation
+
+    with open_store(str(request.getfixturevalue("deep_agent_db"))) as store, reading(store, "deep-report"):
+        newest = store.state("deep-report", store.timeline("deep-report")[0].checkpoint_id)
+        results = [t.subagent for t in conversation(newest.values["messages"]) if t.subagent]
+    assert [(r.status, r.pill) for r in results] == [("success", "completed")]
+    assert "no status" not in results[0].summary
+
+
+@pytest.mark.parametrize("thread_id", sorted(APPS))
+@pytest.mark.parametrize("command", ["replay", "health", "state", "timeline"])
+def test_no_deerflow_text_for_other_apps(request, capsys, thread_id, command):
+    db = app_store(request, thread_id)
+    assert main([command, "--db", str(db), thread_id]) in (0, 1)
+    out = capsys.readouterr().out.lower()
+    assert out and "deerflow" not in out and "user-data" not in out and "merge_" not in out

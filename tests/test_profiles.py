@@ -113,3 +113,33 @@ def test_the_thread_page_says_which_profile_reads_it(apps_db, app_on_store):
     text = all_text(at)
     assert "Profile: LangGraph: no app's profile matches the data" in text
     assert "reducer unknown" in text
+
+
+DEERFLOW_WORDS = ("DeerFlow", "/mnt/user-data", "viewed_images", "SummarizationMiddleware", "merge_artifacts",
+                  "image-context", "data folder")
+
+
+@pytest.mark.parametrize("thread", list(SPECS))
+def test_no_deerflow_text_for_an_app_that_is_not_deerflow(apps_db, thread, capsys):
+    for command in ("health", "sizes", "images", "artifacts", "state", "diff", "replay"):
+        main([command, "--db", str(apps_db), thread, "--quiet"])
+        out = capsys.readouterr().out
+        assert not [w for w in DEERFLOW_WORDS if w in out], (command, out)
+
+
+def test_diff_says_what_the_reducer_did(apps_db, capsys):
+    main(["diff", "--db", str(apps_db), apps.DATACLASS_THREAD, "--json"])
+    artifacts = next(f for f in json.loads(capsys.readouterr().out)["fields"] if f["field"] == "artifacts")
+    assert [c["summary"] for c in artifacts["changes"]] == ["added again: /out/report.md"]
+    assert artifacts["note"] is None  # nothing was dropped: operator.add keeps the repeat
+    with open_store(str(apps_db)) as store:
+        rows = [r for r in store.timeline(apps.OVERWRITE_THREAD) if r.parent_checkpoint_id]
+    outputs = []
+    for row in rows:
+        main(["diff", "--db", str(apps_db), apps.OVERWRITE_THREAD, "--from", row.parent_checkpoint_id,
+              "--to", row.checkpoint_id, "--json"])
+        outputs.append(json.loads(capsys.readouterr().out))
+    overwritten = [f for d in outputs for f in d["fields"] if any(c["kind"] == "overwritten" for c in f["changes"])]
+    assert len(overwritten) == 2 and all(len(f["changes"]) == 1 for f in overwritten)
+    assert {f["changes"][0]["summary"] for f in overwritten} == {"overwritten (2 items → 1 item)",
+                                                                  "overwritten (4 items → 1 item)"}

@@ -1,9 +1,11 @@
 """The size chart's frame and Vega-Lite spec for the bloated demo thread."""
 
+import json
+
 import pytest
 
 from inspector.sizes.accounting import measure_thread
-from inspector.sizes.chart import INTERNAL, first_over, size_chart, size_frame
+from inspector.sizes.chart import INTERNAL, byte_unit, first_over, size_chart, size_frame
 from inspector.store import open_store
 
 
@@ -45,3 +47,19 @@ def test_threshold_line_is_left_out_far_below_it(report):
     assert rules(near) == 1 and rules(far) == 0
     datasets = size_chart(report, 1_000_000).to_dict()["datasets"].values()
     assert any(rows and rows[0].get("label") == "limit 1.00 MB" for rows in datasets)
+
+
+def test_axes_speak_in_steps_and_a_byte_unit(report):
+    """The x axis is labelled with the timeline's steps (not positions 0..N), the y axis in the unit of the
+    peak (MB for this thread), and the tooltip keeps exact bytes."""
+    spec = size_chart(report, 1_000_000).to_dict()
+    area = spec["layer"][0]["encoding"]
+    axis = area["x"]["axis"]
+    assert axis["title"].startswith("step")
+    steps = [c.step for c in report.checkpoints]
+    assert json.dumps([str(s) for s in steps]) in axis["labelExpr"] and steps[0] == -1
+    assert area["y"]["title"] == "stored MB per checkpoint" and area["y"]["field"] == "shown"
+    rows = next(rows for rows in spec["datasets"].values() if rows and "shown" in rows[0])
+    assert all(abs(r["shown"] - r["bytes"] / 1_000_000) < 1e-9 for r in rows)
+    assert {"format": ",", "title": "bytes"}.items() <= next(t for t in area["tooltip"] if t["field"] == "bytes").items()
+    assert byte_unit(999) == ("B", 1) and byte_unit(1_000) == ("KB", 1_000) and byte_unit(2 * 10**9)[0] == "GB"

@@ -7,9 +7,9 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg.conninfo import make_conninfo
 
 from inspector.demo.threads import THREADS, Demo
+from inspector.profiles.deerflow.health import uncleared_image_flags
 from inspector.settings import Settings
 from inspector.sizes.accounting import thread_sizes
-from inspector.sizes.health import uncleared_image_flags
 from inspector.store import SHARED_BLOBS, NotFound
 from inspector.store.postgres.sizes import pg_field_sizes
 

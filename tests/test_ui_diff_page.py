@@ -34,7 +34,7 @@ def test_thread_page_panel_shows_this_checkpoint_against_its_parent(store):
     assert CLEARED_NOTE not in [i.value for i in at.info]  # not computed until the panel is picked
     at.segmented_control(key="thread_panel").set_value("Diff vs parent").run()
     assert CLEARED_NOTE in [i.value for i in at.info]
-    assert any(s.value.startswith("Replay through the reducers matches the stored state (")
+    assert any(s.value.startswith("**Replay matches** · Replay through the reducers matches the stored state (")
                and "0 unverified, 0 mismatched" in s.value for s in at.success)
     assert "**What the nodes wrote**" in all_text(at)
 
@@ -66,7 +66,7 @@ def test_diff_page_subgraph_namespace(store):
     at = open_page("diff", thread="demo-subgraph", ns=ns)
     assert not at.exception, at.exception
     assert at.selectbox[0].value == ns
-    assert any(s.value.startswith("Replay through the reducers matches the stored state (")
+    assert any(s.value.startswith("**Replay matches** · Replay through the reducers matches the stored state (")
                and "0 unverified, 0 mismatched" in s.value for s in at.success)
 
 

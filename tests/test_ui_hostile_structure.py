@@ -82,3 +82,10 @@ def test_a_too_deep_value_is_a_problem_on_its_field_and_the_page_renders(app_on_
     text = check(at)
     assert "nested deeper than 100 levels" in text
     assert f"{thread} title" in text  # the other fields are shown
+
+
+@pytest.mark.parametrize("replay", ["0", "1"])
+def test_the_diff_page_over_a_too_deep_value(app_on_structure, replay):
+    at = open_page("diff", thread=DEEP_MSGPACK, replay=replay)
+    text = check(at)
+    assert "nested deeper than" in text or "too deep" in text

@@ -28,7 +28,7 @@ from ..store.decode import (
     EXT_PYDANTIC_V2,
     checkpoint_items,
 )
-from ..store.depth import TooDeep, loads, too_deep
+from ..store.depth import MAX_EXT_DEPTH, TooDeep, loads, too_deep
 
 NAMED_CODES = frozenset({EXT_CONSTRUCTOR_SINGLE_ARG, EXT_CONSTRUCTOR_POS_ARGS, EXT_CONSTRUCTOR_KW_ARGS,
                          EXT_METHOD_SINGLE_ARG, EXT_PYDANTIC_V1, EXT_PYDANTIC_V2})
@@ -73,6 +73,7 @@ class Dropped:
 class _Loader:
     def __init__(self) -> None:
         self.dropped: list[Dropped] = []
+        self.nesting = 0
 
     def __call__(self, code: int, payload: bytes) -> Any:
         if code == EXT_NUMPY_ARRAY:
@@ -88,7 +89,13 @@ class _Loader:
         return dropped
 
     def unpack(self, data: bytes) -> Any:
-        return msgpack.unpackb(data, ext_hook=self, raw=False, strict_map_key=False, use_list=True)
+        if self.nesting >= MAX_EXT_DEPTH:  # each is unpacked inside the last one's call, on the C stack
+            raise TooDeep(MAX_EXT_DEPTH, "extension values")
+        self.nesting += 1
+        try:
+            return msgpack.unpackb(data, ext_hook=self, raw=False, strict_map_key=False, use_list=True)
+        finally:
+            self.nesting -= 1
 
 
 def load_msgpack(data: bytes) -> tuple[Any, list[Dropped]]:
@@ -100,6 +107,8 @@ def load_msgpack(data: bytes) -> tuple[Any, list[Dropped]]:
     loader = _Loader()
     try:
         tree = loader.unpack(bytes(data))
+    except TooDeep:
+        raise
     except Exception as exc:  # msgpack raises several unrelated types on bad input
         raise ValueError(f"undecodable msgpack ({type(exc).__name__})") from None
     if too_deep(tree, inner=_ext_data):

@@ -74,7 +74,8 @@ def safe_masked(text: str) -> str:
 
 def print_table(headers: Sequence[str] | None, rows: Iterable[Any], out: TextIO | None = None,
                 formats: Mapping[str, Callable[[Any], Any]] | None = None) -> None:
-    """A plain aligned table; cells are shown with ``str`` (masked) and cut at 60 characters.
+    """A plain aligned table; cells are shown with ``str`` (masked) and cut at 60 characters (a value of
+    1,000 characters or more with its length; ``--json`` prints it whole).
 
     ``rows`` are the core's rows as they are: dicts or dataclasses, whose keys (field names) ``headers``
     picks in order (``None``: every key of the first row), or plain sequences, one cell per header.
@@ -108,4 +109,9 @@ def _record(row: Any) -> Any:
 def _cell(value: Any) -> str:
     text = "" if value is None else str(value)
     text = terminal_safe(masked(text).replace("\n", " "), newlines=False)
-    return text if len(text) <= 60 else text[:57] + "..."
+    if len(text) <= 60:
+        return text
+    if len(text) < 1000:
+        return text[:57] + "..."
+    size = f"... [{len(text):,} chars]"  # a long value: its size, and --json for the whole
+    return text[:60 - len(size)] + size

@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import nullcontext
 
 from ..formatting import human_bytes
+from ..profiles import reading
 from ..settings import load_settings
 from ..sizes.accounting import StoreSizes, ThreadSizes, measure_store, measure_thread
 from ..sizes.tables import FIELD_BYTES, field_rows
@@ -58,7 +60,8 @@ def print_store_sizes(report: StoreSizes) -> None:
 def cmd_sizes(args: argparse.Namespace) -> int:
     settings = load_settings()
     keep = settings.what_if_keep_newest
-    with open_from_args(args) as store, StderrProgress(f"sizes {args.thread or 'store'}", args.quiet) as progress:
+    with open_from_args(args) as store, StderrProgress(f"sizes {args.thread or 'store'}", args.quiet) as progress, \
+            (reading(store, args.thread) if args.thread else nullcontext()):
         cache = open_cache_for(store, args)
         try:
             if args.thread:
@@ -68,12 +71,12 @@ def cmd_sizes(args: argparse.Namespace) -> int:
         finally:
             if cache is not None:
                 cache.close()
-    if args.json:
-        print_json(report, keys=False)
-    elif args.thread:
-        print_thread_sizes(report)
-    else:
-        print_store_sizes(report)
+        if args.json:
+            print_json(report, keys=False)
+        elif args.thread:
+            print_thread_sizes(report)
+        else:
+            print_store_sizes(report)
     return 0
 
 

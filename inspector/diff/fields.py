@@ -12,6 +12,7 @@ from typing import Any
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from ..schema.thread_state import DELEGATIONS_MAX_ENTRIES, SKILL_CONTEXT_MAX_ENTRIES, TERMINAL_STATUSES
+from ..store.decode import overwritten
 from .model import Change
 from .nested import first_difference, nested_changes
 from .summaries import content_hash, message_line, preview, summarise
@@ -92,6 +93,16 @@ def dropped_artifacts(before: Any, writes: list[Any] | None) -> list[str]:
             else:
                 seen.add(path)
     return dropped
+
+
+def list_changes(before: Any, after: Any, writes: list[Any] | None = None) -> Result:
+    """A list whose reducer is not ``merge_artifacts`` (``operator.add``, unknown): items appended at its end
+    (repeats included: nothing is de-duplicated), else added and removed items."""
+    old, new = list(before or []), list(after or [])
+    if len(new) >= len(old) and new[: len(old)] == old:
+        return [Change("added", str(p), f"added{' again' if p in old or new[len(old):i].count(p) else ''}: {p}",
+                       after=p) for i, p in enumerate(new[len(old):], len(old))], None
+    return nested_changes(before, after, ""), None
 
 
 def artifact_changes(before: Any, after: Any, writes: list[Any] | None = None) -> Result:
@@ -245,6 +256,23 @@ def skill_changes(before: Any, after: Any, writes: list[Any] | None = None) -> R
     return changes, note
 
 
+# -- an Overwrite write ------------------------------------------------------------
+
+
+def _count(value: Any) -> str:
+    if isinstance(value, (list, tuple, dict)):
+        return f"{len(value)} item{'s' if len(value) != 1 else ''}"
+    return "nothing" if value is None else "a value"
+
+
+def overwrite_change(field: str, before: Any, after: Any, writes: list[Any] | None) -> Change | None:
+    """One line for a field an ``Overwrite`` write replaced (the reducer bypassed): "overwritten (N items → M)"."""
+    if not any(overwritten(w)[0] for w in writes or []):
+        return None
+    return Change("overwritten", field, f"overwritten ({_count(before)} → {_count(after)})",
+                  before=summarise(before), after=summarise(after))
+
+
 # -- everything else (replace) -------------------------------------------------
 
 
@@ -262,9 +290,9 @@ REDUCER_DIFFS = {
     "merge_delegations": delegation_changes,
     "merge_skill_context": skill_changes,
 }
-FIELD_DIFFS = {
+FIELD_DIFFS = {  # a reducer not named above: shown by shape, never claiming what merge_artifacts would drop
     "messages": message_changes,
-    "artifacts": artifact_changes,
+    "artifacts": list_changes,
     "viewed_images": image_changes,
     "todos": todo_changes,
 }

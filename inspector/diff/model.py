@@ -12,7 +12,7 @@ UNKNOWN_REDUCER = "reducer unknown"
 class Change:
     """One change inside a field, in the terms of that field's reducer.
 
-    ``kind`` is one of: added, removed, changed, dropped, cleared, kept, status.
+    ``kind`` is one of: added, removed, changed, dropped, cleared, kept, status, overwritten.
     ``key`` names what changed: a message id, an artifact path, an image key, a
     todo, or a nested path such as ``thread_data.workspace_path``.
     """

@@ -9,7 +9,7 @@ from ..history.attribution import Attribution, attribute_keys
 from ..history.lineage import build_history
 from ..profiles import reads_thread
 from ..store import CheckpointState, Store, WriteRecord, is_internal_channel
-from .fields import changes_for, has_field_diff
+from .fields import changes_for, has_field_diff, overwrite_change
 from .model import FieldDiff, StateDiff
 from .nested import presence_change
 from .summaries import summarise
@@ -98,7 +98,12 @@ def _field_diff(name: str, reducer: str, old: dict, new: dict, writes: list[Any]
     else:
         status = "unchanged" if before == after else "changed"
     result = FieldDiff(name, reducer, status, internal=is_internal_channel(name))
-    if status != "unchanged" or writes:
+    overwrite = overwrite_change(name, before, after, writes)
+    if overwrite is not None:
+        result.changes, result.note = [overwrite], "an Overwrite write replaced the value, bypassing the reducer"
+        if status == "unchanged":
+            result.status = "written"
+    elif status != "unchanged" or writes:
         result.changes, result.note = changes_for(name, before, after, writes, reducer)
         if status in ("added", "removed") and not has_field_diff(name, reducer):
             result.changes = [presence_change(name, before, after, name in old, name in new)]

@@ -6,6 +6,7 @@ from typing import Any, Mapping
 
 from ..history.attribution import Attribution, name_tasks
 from ..store import CheckpointState, WriteKey, WriteRecord, is_internal_channel
+from ..store.decode import overwritten
 from .summaries import message_line, summarise
 
 TaskNames = Mapping[tuple[str, str], str]  # (task id, task path) -> node
@@ -82,9 +83,13 @@ def writes_by_channel(records: list[WriteRecord] | None, internal: bool = False)
 def describe_write(record: WriteRecord, names: TaskNames | None = None) -> dict[str, Any]:
     """One write as "what the node wrote", summarised."""
     value = record.value
-    if record.channel == "messages":
+    is_overwrite, inner = overwritten(value)
+    if is_overwrite:
+        count = f"{len(inner)} item{'s' if len(inner) != 1 else ''}" if isinstance(inner, (list, dict)) else "a value"
+        shown: Any = f"Overwrite({count}): {summarise(inner)}"
+    elif record.channel == "messages":
         items = value if isinstance(value, list) else [value]
-        shown: Any = [message_line(m) for m in items]
+        shown = [message_line(m) for m in items]
     else:
         shown = summarise(value)
     return {"node": node_of(record, names), "task_id": record.task_id, "channel": record.channel,

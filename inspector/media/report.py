@@ -10,7 +10,8 @@ from typing import Any
 from ..analysis_cache import AnalysisCache
 from ..history.checkpoint_kinds import branch_origin
 from ..history.field_history import field_history
-from ..profiles import reads_thread
+from ..profiles import in_force, knows, reads_thread
+from ..profiles.pieces import USER_DATA
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..store.model import branch_of
 from .artifacts import Artifact, first_appearances, list_artifacts
@@ -19,6 +20,8 @@ from .image_history import ImageSpan
 from .images import ImageCheck, check_viewed_images
 from .user_data import PathRefused, UserData, data_bases, in_bundle, locate
 
+FOLDER_NOT_FOUND = ("the thread's user-data folder was not found on this machine; "
+                    "set --data-dir or INSPECTOR_DATA_DIR to DeerFlow's data folder")
 
 @dataclass
 class MediaReport:
@@ -76,8 +79,7 @@ def thread_folders(thread_id: str, thread_data: Any, metadata: dict[str, Any], d
     except PathRefused as exc:
         return None, [f"refused: {exc}"]
     if found is None:
-        return None, ["the thread's user-data folder was not found on this machine; "
-                      "set --data-dir or INSPECTOR_DATA_DIR to DeerFlow's data folder"]
+        return None, [FOLDER_NOT_FOUND]
     refusals = folder_refusals(found)
     origin = branch_of(thread_id, metadata)
     if origin is None and (rows is not None or store is not None):
@@ -138,10 +140,16 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
                      history: bool = True, cache: AnalysisCache | None = None) -> MediaReport:
     """``media_report`` for a state already decoded; ``history=False`` skips the walk along the lineage."""
     thread_id, ns = state.thread_id, state.checkpoint_ns
+    step = state.metadata.get("step") if isinstance(state.metadata.get("step"), int) else None
+    if not knows(USER_DATA):  # files named by a state are an app's knowledge (DeerFlow's user-data folders)
+        return MediaReport(thread_id, state.checkpoint_id, step, None,
+                           problems=[f"read with the {in_force().title} profile, which knows no files of the thread's"])
     if history and rows is None:
         rows = store.timeline(thread_id)
     user_data, problems = thread_user_data(state, data_dir, store, rows)
-    step = state.metadata.get("step") if isinstance(state.metadata.get("step"), int) else None
+    named = (images and state.values.get("viewed_images")) or (artifacts and state.values.get("artifacts"))
+    if not named:  # nothing to look for: a folder not found is no problem
+        problems = [p for p in problems if p != FOLDER_NOT_FOUND]
     report = MediaReport(thread_id, state.checkpoint_id, step, user_data, problems=problems)
     if images:
         viewed = state.values.get("viewed_images")

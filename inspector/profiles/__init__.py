@@ -26,7 +26,7 @@ whose behaviour they specialise, inside their functions.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -38,9 +38,14 @@ from ..schema.default import DEFAULT, reading_schema
 # The registered profiles, most specific first; the generic LangGraph base is last and always applies.
 PROFILE_MODULES = (
     "inspector.profiles.deerflow",
+    "inspector.profiles.deepagents",
+    "inspector.profiles.langchain_agent",
     "inspector.profiles.langgraph",
 )
 BASE = "langgraph"
+# Outside any reading (a function handed bare values, not a thread of a store) DeerFlow's profile is in
+# force, as DeerFlow's ThreadState is the schema there (``inspector.schema.active``).
+FALLBACK = "deerflow"
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,12 @@ class Profile:
     name it; ``evidence(facts)``: the clues in the data that this app wrote the thread, as short
     phrases (empty: none); ``schema()``: the app's state schema (``inspector.schema.Schema``, or
     ``DEFAULT`` for DeerFlow's ThreadState; None: every reducer unknown); ``knowledge``: named
-    pieces other packages ask for (``Reading.knows``), so an app's texts and lints live here.
+    pieces other packages ask for (``knows``); ``texts``: advice and wording by key, the base's
+    filling what an app leaves out (``text``); ``value_lints``: the app's health lints on a decoded
+    newest state, each ``lint(state, rows) -> [flag fields]``; ``size_lints``: the app's health
+    lints on a thread's size rows, each ``lint(rows, settings) -> [flag fields]`` (flag fields:
+    ``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints
+    live in ``inspector.sizes`` and run for every thread.
     """
 
     name: str
@@ -83,6 +93,9 @@ class Profile:
     evidence: Callable[[ThreadFacts], list[str]]
     schema: Callable[[], Any]
     knowledge: frozenset[str] = frozenset()
+    texts: Mapping[str, str] = field(default_factory=dict)
+    value_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
+    size_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,9 +193,11 @@ def choose(facts: ThreadFacts, named: str | None = None) -> Reading:
     return Reading(generic, f"{generic.title}: no app's profile matches the data", False)
 
 
-def thread_facts(store: Any, thread_id: str) -> ThreadFacts:
-    """A thread's facts, read from keys, written channel names and two checkpoints' metadata and
-    channel names (no value decoded)."""
+def thread_facts(store: Any, thread_id: str, rows: list[Any] | None = None) -> ThreadFacts:
+    """A thread's facts, read from its checkpoints' keys and written channels (``rows``, when the caller
+    has read them: ``Store.timeline_keys`` or fuller rows) and the metadata of its newest and oldest root
+    checkpoints (from ``rows`` where they hold it). Only a thread that stored no writes at all has its
+    newest checkpoint's channel names read (no value decoded)."""
     from pathlib import Path
 
     from ..store import StoreError
@@ -191,50 +206,57 @@ def thread_facts(store: Any, thread_id: str) -> ThreadFacts:
     path = getattr(store, "path", None)
     store_file = Path(path).name if path else ""
     try:
-        rows = store.timeline_keys(thread_id)
+        rows = list(rows) if rows is not None else store.timeline_keys(thread_id)
     except StoreError:
         return ThreadFacts(thread_id, url, store_file)
-    root = [r for r in rows if r.checkpoint_ns == ""] or rows
+    root = sorted((r for r in rows if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id, reverse=True)
     channels: set[str] = set()
     for row in root:
         channels.update(row.write_channels)
-    metadata: list[dict[str, Any]] = []
-    if root:
-        keys = {(root[0].checkpoint_ns, root[0].checkpoint_id), (root[-1].checkpoint_ns, root[-1].checkpoint_id)}
-        try:
-            metadata = [r.metadata for r in store.checkpoint_rows(thread_id, keys)]
-            newest = (root[0].checkpoint_ns, root[0].checkpoint_id)
-            for sizes in store.iter_field_sizes(thread_id, root[0].checkpoint_ns, keys=[newest]):
-                channels.update(sizes.channels)
-        except StoreError:
-            pass
-    return ThreadFacts(thread_id, url, store_file, frozenset(channels), tuple(metadata))
-
-
-def _store_key(store: Any, thread_id: str) -> tuple[str, str, str]:
+    if not root:
+        return ThreadFacts(thread_id, url, store_file, frozenset(channels))
+    ends = {(r.checkpoint_ns, r.checkpoint_id): r for r in (root[0], root[-1])}
+    held = [r.metadata for r in ends.values() if not getattr(r, "keys_only", False)]
+    wanted = [key for key, r in ends.items() if getattr(r, "keys_only", False)]
     try:
-        rows = store.timeline_keys(thread_id)
-    except Exception:  # noqa: BLE001 - an unknown thread: its facts are read (and fail) as usual
-        rows = []
-    newest = rows[0].checkpoint_id if rows else ""
-    return (str(getattr(store, "identity", id(store))), thread_id, f"{len(rows)}:{newest}")
+        if wanted:
+            held += [r.metadata for r in store.checkpoint_rows(thread_id, wanted)]
+        if not channels:  # no writes stored (checkpoints put straight into the saver): what the newest holds
+            newest = (root[0].checkpoint_ns, root[0].checkpoint_id)
+            for sizes in store.iter_field_sizes(thread_id, "", keys=[newest]):
+                channels.update(sizes.channels)
+    except StoreError:
+        pass
+    return ThreadFacts(thread_id, url, store_file, frozenset(channels), tuple(held))
 
 
-_chosen: dict[tuple[Any, ...], Reading] = {}
+_chosen: dict[tuple[Any, ...], tuple[float, Reading]] = {}
 _CHOSEN_MAX = 256
+CHOSEN_SECONDS = 60.0  # a thread's profile is read again after this long (a running thread may show more)
 
 
-def reading_for(store: Any, thread_id: str, named: str | None = None) -> Reading:
-    """The profile ``thread_id`` is read with (remembered while the thread does not change)."""
+def reading_for(store: Any, thread_id: str, named: str | None = None, rows: list[Any] | None = None) -> Reading:
+    """The profile ``thread_id`` is read with (remembered for ``CHOSEN_SECONDS``); ``rows``: the thread's
+    checkpoint rows when the caller has read them (see ``thread_facts``)."""
+    import time
+
     named = named if named is not None else _named[0]
-    key = (*_store_key(store, thread_id), named)
+    key = (str(getattr(store, "identity", id(store))), thread_id, named)
     found = _chosen.get(key)
-    if found is None:
-        found = choose(thread_facts(store, thread_id), named)
+    now = time.monotonic()
+    if found is None or now - found[0] > CHOSEN_SECONDS:
+        found = (now, choose(thread_facts(store, thread_id, rows), named))
         if len(_chosen) >= _CHOSEN_MAX:
             _chosen.clear()
         _chosen[key] = found
-    return found
+    return found[1]
+
+
+def forget(store: Any, thread_id: str) -> None:
+    """Choose ``thread_id``'s profile again on its next reading (after Refresh)."""
+    identity = str(getattr(store, "identity", id(store)))
+    for key in [k for k in _chosen if k[:2] == (identity, thread_id)]:
+        _chosen.pop(key, None)
 
 
 _CURRENT: ContextVar[tuple[str, str, Reading] | None] = ContextVar("profile_reading", default=None)
@@ -250,6 +272,33 @@ def current_knows(piece: str, default: bool = True) -> bool:
     """Whether the thread being read has a profile holding ``piece``; ``default`` outside any reading."""
     found = current()
     return default if found is None else found.knows(piece)
+
+
+def in_force() -> Profile:
+    """The profile of the thread being read; outside any reading, ``FALLBACK``'s."""
+    found = current()
+    return found.profile if found is not None else profile_named(FALLBACK)
+
+
+def knows(piece: str) -> bool:
+    """Whether the profile in force holds a piece of app knowledge (``deerflow.user-data``, ...)."""
+    return piece in in_force().knowledge
+
+
+def text(key: str) -> str:
+    """The profile in force's wording for ``key`` (advice, a note), else the generic base's."""
+    own = in_force().texts.get(key)
+    return own if own is not None else base().texts[key]
+
+
+def value_lints() -> tuple[Callable[..., list[dict[str, Any]]], ...]:
+    """The profile in force's own health lints on a decoded state."""
+    return in_force().value_lints
+
+
+def size_lints() -> tuple[Callable[..., list[dict[str, Any]]], ...]:
+    """The profile in force's own health lints on a thread's size rows."""
+    return in_force().size_lints
 
 
 def schema_of_reading(chosen: Reading) -> Any:
@@ -270,14 +319,15 @@ def schema_of_reading(chosen: Reading) -> Any:
 
 
 @contextmanager
-def reading(store: Any, thread_id: str, named: str | None = None) -> Iterator[Reading]:
-    """Read ``thread_id`` with its profile inside the block (see the module's docstring)."""
+def reading(store: Any, thread_id: str, named: str | None = None, rows: list[Any] | None = None) -> Iterator[Reading]:
+    """Read ``thread_id`` with its profile inside the block (see the module's docstring); ``rows``: the
+    thread's checkpoint rows when the caller has read them."""
     here = _CURRENT.get()
     identity = str(getattr(store, "identity", id(store)))
     if here is not None and here[:2] == (identity, thread_id) and named is None:
         yield here[2]
         return
-    chosen = reading_for(store, thread_id, named)
+    chosen = reading_for(store, thread_id, named, rows)
     token = _CURRENT.set((identity, thread_id, chosen))
     try:
         with reading_schema(schema_of_reading(chosen)):
@@ -298,6 +348,30 @@ def reads_thread(function: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-__all__ = ["BASE", "DEFAULT", "PROFILE_MODULES", "Profile", "ProfileError", "Reading", "ThreadFacts", "base",
-           "choose", "current", "current_knows", "name_profile", "named_profile", "profile_named", "profiles",
-           "reading", "reading_for", "reads_thread", "thread_facts"]
+__all__ = [
+    "BASE",
+    "DEFAULT",
+    "PROFILE_MODULES",
+    "Profile",
+    "ProfileError",
+    "Reading",
+    "ThreadFacts",
+    "base",
+    "choose",
+    "current",
+    "current_knows",
+    "forget",
+    "in_force",
+    "knows",
+    "name_profile",
+    "named_profile",
+    "profile_named",
+    "profiles",
+    "reading",
+    "reading_for",
+    "reads_thread",
+    "size_lints",
+    "text",
+    "thread_facts",
+    "value_lints",
+]

@@ -13,6 +13,14 @@ from . import Profile, ThreadFacts
 
 GENERIC_SCHEMA = Schema("LangGraph (reducers unknown)", (), {})
 
+# Advice in LangGraph's terms, for any app; an app's profile may say it in its own (``Profile.texts``).
+TEXTS = {
+    "health.unsummarised.fix": "summarise or trim old messages (a summarisation step or middleware in the graph)",
+    "health.dangling.fix": "append a ToolMessage for each unanswered call or fork from the checkpoint before the call",
+    "health.base64.fix": "show images to the model only for the request (not in state), or keep a file reference "
+                         "in state and read the bytes when the model needs them",
+}
+
 
 def evidence(facts: ThreadFacts) -> list[str]:
     """Every LangGraph thread is one; the base needs no clue."""
@@ -25,4 +33,5 @@ PROFILE = Profile(
     description="any LangGraph app: LangGraph's own channels and rules, no app's reducers or texts",
     evidence=evidence,
     schema=lambda: GENERIC_SCHEMA,
+    texts=TEXTS,
 )

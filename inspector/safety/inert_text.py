@@ -18,6 +18,10 @@ may have been written by an attacker, so it never reaches those renderers as is:
 - ``code_span(text)`` is one inline code span holding ``text``.
 - ``links_in(text)`` lists the http(s) URLs a text mentions, for a control that
   opens one only when a person asks for it.
+- ``cut_for_display(text)`` is the part of a very long text a page shows (the first
+  ``DISPLAY_CHARS`` characters), with the whole text's size, so the page can say what
+  it cut and offer the whole text as a download: a browser is never sent megabytes of
+  Markdown, and the dashboard's one process never formats them.
 
 How ``inert_markdown`` stays safe whatever the input: outside code, every
 character that can start a link, an image, HTML, an autolink, an entity, math
@@ -36,9 +40,12 @@ code by construction, whatever a renderer makes of the input's own structure.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
-__all__ = ["code_span", "inert_markdown", "links_in", "literal"]
+__all__ = ["DISPLAY_CHARS", "Shown", "code_span", "cut_for_display", "inert_markdown", "links_in", "literal"]
+
+DISPLAY_CHARS = 20_000  # of one text on a page; the rest is behind a download
 
 # Characters that start a link, image, raw HTML, autolink, entity, LaTeX or code, anywhere.
 _PROSE_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$"})
@@ -48,16 +55,55 @@ _UNDERSCORE_AT_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _SHORTCODE_COLON = re.compile(r":(?=[\w+/-])")  # :emoji:, :material/icon:, :red[...]
 _LINE_MARKER = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")  # headings, quotes, lists, setext lines
 # What GitHub-flavoured Markdown turns into a link even in escaped text: URLs, www. names, e-mail addresses.
-# Found by ``_linkifiable`` in time linear in the text: a URL or an "@" is searched for, and an address's
+# Found by ``_linkifiable`` in time linear in the text: a URL or an "@" before a dotted domain is searched for, and an address's
 # local part is read backwards from its "@" (a pattern starting at the local part would rescan a long run
 # of letters for an "@" from every position of it: quadratic).
-_URL_OR_AT = re.compile(r"(?:https?://|www\.)[^\s<>`|\\]*|@", re.IGNORECASE)
+_URL_OR_AT = re.compile(r"(?:https?://|www\.)[^\s<>`|\\]*|@(?=[-\w]+\.[-\w])", re.IGNORECASE)
 _LOCAL_REVERSED = re.compile(r"[-.\w+]*")
 _DOMAIN = re.compile(r"[-\w]+(?:\.[-\w]+)+")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _BACKTICKS = re.compile(r"`+")
 _INFO = re.compile(r"[^\w+#.-]")
 _URL = re.compile(r"https?://[^\s<>()\[\]{}\"'`\\|^]+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a page shows of a text: ``text`` (all of it, or its first part) and the whole text's size."""
+
+    text: str
+    total_chars: int
+    total_bytes: int
+
+    @property
+    def cut(self) -> bool:
+        return len(self.text) < self.total_chars
+
+    def note(self) -> str:
+        """``Cut for display: ...`` (empty when nothing was cut)."""
+        if not self.cut:
+            return ""
+        return (f"Cut for display: the first {len(self.text):,} of {self.total_chars:,} characters are shown "
+                f"({_size(self.total_bytes)} in all); download the whole text to read the rest.")
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("MB", 1_000_000), ("KB", 1_000)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n} B"
+
+
+def cut_for_display(text: object, limit: int = DISPLAY_CHARS) -> Shown:
+    """The first ``limit`` characters of ``text`` (at a line break near the cut when there is one) and its size."""
+    text = str(text)
+    if len(text) <= limit:
+        return Shown(text, len(text), len(text.encode("utf-8", "surrogatepass")) if not text.isascii() else len(text))
+    head = text[:limit]
+    line_end = head.rfind("\n", limit - 2000)
+    if line_end > 0:
+        head = head[:line_end]
+    return Shown(head, len(text), len(text.encode("utf-8", "surrogatepass")))
 
 
 def _lines(text: object) -> list[str]:

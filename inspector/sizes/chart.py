@@ -41,6 +41,21 @@ def size_frame(report: ThreadSizes) -> pd.DataFrame:
     return pd.DataFrame(records, columns=["checkpoint", "step", "checkpoint_id", "field", "bytes", "total"])
 
 
+def byte_unit(peak: int) -> tuple[str, int]:
+    """The unit a chart of values up to ``peak`` bytes is drawn in: ``("MB", 1_000_000)``, KB or B."""
+    for name, size in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if peak >= size:
+            return name, size
+    return "B", 1
+
+
+def step_axis(steps: list[int | None], title: str = "step (oldest first)") -> alt.Axis:
+    """An x axis over checkpoint positions labelled with each checkpoint's step, as the timeline names it."""
+    labels = json.dumps(["?" if s is None else str(s) for s in steps])
+    return alt.Axis(title=title, tickMinStep=1, format="d",
+                    labelExpr=f"datum.value % 1 ? '' : ({labels}[datum.value] || '')")
+
+
 def first_over(report: ThreadSizes, threshold: int) -> int | None:
     """Position of the first checkpoint whose state passes ``threshold``, or None."""
     return next((i for i, c in enumerate(report.checkpoints) if c.total_bytes > threshold), None)
@@ -53,22 +68,26 @@ def size_chart(report: ThreadSizes, threshold: int, selected_id: str | None = No
     order = [f.field for f in report.fields if not f.internal and f.field in set(frame["field"])]
     if INTERNAL in set(frame["field"]):
         order.append(INTERNAL)
+    peak = max((c.total_bytes for c in report.checkpoints), default=0)
+    shown_peak = max(peak, threshold) if peak >= threshold * THRESHOLD_SHOWN_FROM else peak
+    unit, scale = byte_unit(shown_peak)
+    frame = frame.assign(shown=frame["bytes"] / scale)
     areas = alt.Chart(frame).mark_area(interpolate="step-after", opacity=0.85, aria=False).encode(
-        x=alt.X("checkpoint:Q", title="checkpoint (oldest first)"),
-        y=alt.Y("bytes:Q", stack="zero", title="stored bytes"),
+        x=alt.X("checkpoint:Q", axis=step_axis([c.step for c in report.checkpoints])),
+        y=alt.Y("shown:Q", stack="zero", title=f"stored {unit} per checkpoint"),
         color=alt.Color("field:N", sort=order, title="field"),
         order=alt.Order("field_rank:Q"),
-        tooltip=["checkpoint:Q", "step:Q", "checkpoint_id:N", "field:N",
-                 alt.Tooltip("bytes:Q", format=","), alt.Tooltip("total:Q", format=",")],
+        tooltip=[alt.Tooltip("step:Q", title="step"), alt.Tooltip("checkpoint_id:N", title="checkpoint"), "field:N",
+                 alt.Tooltip("bytes:Q", format=",", title="bytes"), alt.Tooltip("total:Q", format=",", title="state bytes")],
     ).transform_calculate(field_rank=_rank_expression(order))
     layers: list[alt.Chart] = [areas]
-    peak = max((c.total_bytes for c in report.checkpoints), default=0)
     if peak >= threshold * THRESHOLD_SHOWN_FROM:
-        limit = alt.Chart(pd.DataFrame({"threshold": [threshold], "label": [f"limit {human_bytes(threshold)}"]}))
+        limit = alt.Chart(pd.DataFrame({"threshold": [threshold], "threshold_shown": [threshold / scale],
+                                        "label": [f"limit {human_bytes(threshold)}"]}))
         layers += [
-            limit.mark_rule(color="#d62728", strokeDash=[6, 4], size=2, aria=False).encode(y="threshold:Q"),
+            limit.mark_rule(color="#d62728", strokeDash=[6, 4], size=2, aria=False).encode(y="threshold_shown:Q"),
             limit.mark_text(align="left", dx=4, dy=-6, color="#d62728", aria=False).encode(
-                y="threshold:Q", x=alt.value(0), text="label:N"),
+                y="threshold_shown:Q", x=alt.value(0), text="label:N"),
         ]
     positions = [i for i, c in enumerate(report.checkpoints) if c.checkpoint_id == selected_id]
     if positions:

@@ -1,7 +1,8 @@
 """Thread health: flags raised from a thread's sizes and from its newest states, and schema drift.
 
-Size flags (oversized state or field, image data held in ``viewed_images``, long
-unsummarised conversations) come from the thread's stored sizes (``cached_sizes``) and decode nothing.
+Size flags (oversized state or field, long unsummarised conversations, and the size lints of the
+thread's profile: DeerFlow's image data held in ``viewed_images``) come from the thread's stored
+sizes (``cached_sizes``) and decode nothing.
 Base64 images anywhere in the history are found by a byte search in the same
 rows; only the checkpoints where a payload first appears are decoded, to name
 its carrier (``inspector.sizes.health_base64``). Value lints (dangling tool calls,
@@ -17,7 +18,7 @@ from typing import Callable, Iterable
 
 from ..analysis_cache import AnalysisCache
 from ..formatting import human_bytes
-from ..profiles import reads_thread
+from ..profiles import reads_thread, size_lints, text
 from ..schema.default import SchemaDrift
 from ..settings import Settings
 from ..state.drift import thread_drift
@@ -27,9 +28,6 @@ from .cached import Progress, sizes_stream
 from .health_base64 import Decode, base64_flags, state_decoder
 from .health_values import value_flags
 
-# viewed_images entries smaller than this hold a file reference ({mime_type, size, actual_path}, as DeerFlow's
-# main branch stores them for the thread's life), not image data.
-IMAGE_ENTRY_MIN_BYTES = 1024
 SUMMARY_FIELDS = ("summary_text", "summary")
 
 
@@ -92,51 +90,6 @@ def _root(rows: Iterable[CheckpointSizes]) -> list[CheckpointSizes]:
     return sorted((r for r in rows if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id)
 
 
-def _image_holdings(rows: list[CheckpointSizes]) -> tuple[dict[str, list[str]], dict[str, str]]:
-    """Which root checkpoints hold each image: per ``viewed_images`` entry where the store shows
-    entries; otherwise (shared blobs) per unbroken run of checkpoints holding image data."""
-    held: dict[str, list[str]] = {}
-    labels: dict[str, str] = {}
-    run = 0
-    for row in _root(rows):
-        channel = row.channels.get("viewed_images")
-        if channel is not None and channel.items:
-            for item in channel.items:
-                if item.bytes >= IMAGE_ENTRY_MIN_BYTES:
-                    held.setdefault(item.digest, []).append(row.checkpoint_id)
-                    labels[item.digest] = item.label
-        elif channel is not None and channel.blob_key is not None and channel.bytes >= IMAGE_ENTRY_MIN_BYTES:
-            held.setdefault(f"run-{run}", []).append(row.checkpoint_id)
-            labels[f"run-{run}"] = "stored images"
-        else:
-            run += 1
-    return held, labels
-
-
-def uncleared_image_flags(thread_id: str, rows: list[CheckpointSizes], settings: Settings) -> list[Flag]:
-    """``viewed_images`` entries holding image data (base64, the documented older shape) still held more
-    than N checkpoints after they arrived. Metadata-only entries (DeerFlow's main branch) are not flagged:
-    they are small and are meant to stay for the thread's life."""
-    held, labels = _image_holdings(rows)
-    limit = settings.uncleared_images_after
-    overdue = {d: ids for d, ids in held.items() if len(ids) > limit}
-    if not overdue:
-        return []
-    checkpoints = tuple(sorted({cid for ids in overdue.values() for cid in ids[limit:]}))
-    names = ", ".join(sorted({labels[d] for d in overdue}))
-    longest = max(len(ids) for ids in overdue.values())
-    return [Flag(
-        "uncleared-images", thread_id, "viewed_images", checkpoints,
-        f"{len(overdue)} image(s) with base64 data still held {longest} checkpoints after being viewed "
-        f"(limit {limit}): {names}",
-        "base64 image data in viewed_images is copied into every later checkpoint; a few images take megabytes per step",
-        "store entries as file references ({mime_type, size, actual_path}) and read the bytes from disk when the "
-        "model needs them, as DeerFlow's main branch does (its entries stay for the thread's life); "
-        "writing {} clears viewed_images (merge_viewed_images still honours it, though DeerFlow's main branch "
-        "no longer writes it)",
-    )]
-
-
 def _has_summary(row: CheckpointSizes) -> bool:
     return any(name in row.channels and row.channels[name].bytes > 1 for name in SUMMARY_FIELDS)
 
@@ -165,7 +118,7 @@ def message_count_flags(thread_id: str, rows: list[CheckpointSizes], settings: S
         "messages-unsummarised", thread_id, "messages", tuple(cid for cid, _, _ in long),
         f"{long[-1][2]} messages and no summary (limit {limit}); first over the limit at step {long[0][1]}",
         "every message is re-stored at every checkpoint and re-sent to the model: cost grows quadratically",
-        "enable summarisation (DeerFlow's SummarizationMiddleware) or trim old messages",
+        text("health.unsummarised.fix"),
     )]
 
 
@@ -194,7 +147,8 @@ def thread_flags(thread_id: str, rows: list[CheckpointSizes], sizes: ThreadSizes
     """Every flag for one thread, from its size rows, its decoded leaf states and ``decode`` (which
     decodes the checkpoints where base64 images first appear)."""
     flags = oversize_flags(sizes, settings)
-    flags += uncleared_image_flags(thread_id, rows, settings)
+    for lint in size_lints():
+        flags += [Flag(thread_id=thread_id, **found) for found in lint(rows, settings)]
     states = list(states)
     flags += message_count_flags(thread_id, rows, settings, states)
     flags += [Flag(thread_id=thread_id, **found) for found in base64_flags(rows, decode)]

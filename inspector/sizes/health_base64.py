@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..formatting import human_bytes
+from ..profiles import knows, text
+from ..profiles.pieces import VIEWED_IMAGES as VIEWED_IMAGES_KNOWLEDGE
 from ..store import CheckpointSizes, CheckpointState, StoreError, is_internal_channel
 
 VIEWED_IMAGES = "viewed_images"
@@ -135,7 +137,8 @@ def base64_carriers(rows: list[CheckpointSizes], decode: Decode) -> tuple[list[C
     for row in sorted(rows, key=lambda r: (r.checkpoint_ns, r.checkpoint_id)):
         cache: dict[str, CheckpointState | None] = {}
         for name, channel in row.channels.items():
-            if name == VIEWED_IMAGES or is_internal_channel(name) or not channel.holds_base64:
+            if (name == VIEWED_IMAGES and knows(VIEWED_IMAGES_KNOWLEDGE)) or is_internal_channel(name) \
+                    or not channel.holds_base64:
                 continue
             if channel.items:
                 for index, item in enumerate(channel.items):
@@ -179,6 +182,9 @@ def base64_flags(rows: list[CheckpointSizes], decode: Decode) -> list[Found]:
     """Flags for base64 images in a thread's history: DeerFlow's transient image-context messages
     apart from base64 left elsewhere in state."""
     carriers, unexamined = base64_carriers(rows, decode)
+    if not knows(VIEWED_IMAGES_KNOWLEDGE):  # only DeerFlow's profile knows its transient image message
+        for carrier in carriers:
+            carrier.transient = False
     flags = []
     transient = [c for c in carriers if c.transient]
     if transient:
@@ -196,8 +202,7 @@ def base64_flags(rows: list[CheckpointSizes], decode: Decode) -> list[Found]:
             "base64-in-state", name, mine, unexamined.get(name, []),
             f"{sum(len(c.places) for c in mine)} base64 image payload(s) in {name}",
             "base64 images inside messages and fields are re-stored at every checkpoint and re-sent to the model on every turn",
-            "show images to the model only for the request (not in state), or reference files by path "
-            "(DeerFlow's viewed_images keeps {mime_type, size, actual_path} and reads the bytes from disk)",
+            text("health.base64.fix"),
         ))
     return flags
 

@@ -1,4 +1,5 @@
-"""Health lints that need decoded values, run on one decoded checkpoint state.
+"""Health lints that need decoded values, run on one decoded checkpoint state: LangGraph's own
+(``LINTS``: tool calls without results, several todos in progress) and those of the thread's profile.
 
 Each lint returns plain flag fields (``code``, ``field``, ``checkpoint_ids``,
 ``summary``, ``why``, ``fix``); ``inspector.sizes.health`` adds the thread and merges
@@ -7,13 +8,10 @@ what several branches report.
 
 from __future__ import annotations
 
-import posixpath
 from typing import Any
 
-from ..media.user_data import VIRTUAL_ROOT as USER_DATA
+from ..profiles import text, value_lints
 from ..store import CheckpointSizes, CheckpointState
-
-OUTPUTS = f"{USER_DATA}/outputs"
 
 Found = dict[str, Any]
 
@@ -56,8 +54,7 @@ def dangling_tool_call_flags(state: CheckpointState, rows: list[CheckpointSizes]
             checkpoint_ids=(_first_holding(rows, state.checkpoint_id, "messages", index), state.checkpoint_id),
             summary=f"AI message {message.get('id') or index} called {', '.join(missing)} and no tool result followed",
             why="most model APIs reject a history where a tool call has no matching tool message; the thread cannot continue",
-            fix="append a ToolMessage for each unanswered call (DeerFlow's DanglingToolCallMiddleware does this) "
-                "or fork from the checkpoint before the call",
+            fix=text("health.dangling.fix"),
         ))
     return found
 
@@ -76,43 +73,7 @@ def todo_flags(state: CheckpointState, rows: list[CheckpointSizes]) -> list[Foun
     )]
 
 
-def _canonical(path: str, thread_data: dict) -> str:
-    """An artifact path in agent-visible form: physical outputs folder mapped back, normalised."""
-    outputs = (thread_data or {}).get("outputs_path")
-    if isinstance(outputs, str) and outputs and path.startswith(outputs.rstrip("/") + "/"):
-        path = OUTPUTS + path[len(outputs.rstrip("/")):]
-    if not path.startswith("/") and not path.startswith(USER_DATA.lstrip("/")):
-        path = posixpath.join(OUTPUTS, path)
-    return posixpath.normpath("/" + path.lstrip("/"))
-
-
-def artifact_flags(state: CheckpointState, rows: list[CheckpointSizes]) -> list[Found]:
-    artifacts = [a for a in state.values.get("artifacts") or [] if isinstance(a, str)]
-    thread_data = state.values.get("thread_data") or {}
-    found = []
-    outside = [a for a in artifacts if not _canonical(a, thread_data).startswith(OUTPUTS + "/")]
-    if outside:
-        found.append(dict(
-            code="artifact-outside-outputs", field="artifacts", checkpoint_ids=(state.checkpoint_id,),
-            summary=f"{len(outside)} artifact(s) outside {OUTPUTS}: {', '.join(outside)}",
-            why="the UI serves artifacts from the outputs folder; others cannot be downloaded and may leak files",
-            fix=f"write deliverables under {OUTPUTS} and present only those paths",
-        ))
-    spellings: dict[str, list[str]] = {}
-    for artifact in artifacts:
-        spellings.setdefault(_canonical(artifact, thread_data), []).append(artifact)
-    doubled = {canon: names for canon, names in spellings.items() if len(names) > 1}
-    if doubled:
-        found.append(dict(
-            code="artifact-duplicate-path", field="artifacts", checkpoint_ids=(state.checkpoint_id,),
-            summary="same file under several spellings: " + "; ".join(" = ".join(n) for n in doubled.values()),
-            why="merge_artifacts de-duplicates exact strings only, so the file is listed twice",
-            fix="present normalised virtual paths (/mnt/user-data/outputs/name)",
-        ))
-    return found
-
-
-LINTS = (dangling_tool_call_flags, todo_flags, artifact_flags)
+LINTS = (dangling_tool_call_flags, todo_flags)  # LangGraph's: every thread; an app's come from its profile
 
 
 def value_flags(state: CheckpointState, rows: list[CheckpointSizes]) -> list[Found]:
@@ -121,7 +82,7 @@ def value_flags(state: CheckpointState, rows: list[CheckpointSizes]) -> list[Fou
     A lint that meets a field not shaped as it expects (a crafted or corrupt state) finds nothing
     there rather than failing the whole thread's health."""
     found: list[Found] = []
-    for lint in LINTS:
+    for lint in (*LINTS, *value_lints()):
         try:
             found.extend(lint(state, rows))
         except (TypeError, AttributeError, ValueError, KeyError):

@@ -142,6 +142,18 @@ def _displayed(kind: str, parts: list[Part]) -> tuple[list[Part], list[Stripped]
     return shown, list(removed.values())
 
 
+def _subagent(message: dict[str, Any]) -> SubagentResult | None:
+    """A ``task`` result's subagent status, read the way the thread's app writes it: deepagents' tool
+    message status where the profile is deepagents', DeerFlow's ``subagent_*`` keys otherwise."""
+    from ..profiles import current_knows
+    from ..profiles.deepagents import TASK_RESULTS, task_result
+
+    if current_knows(TASK_RESULTS, default=False):
+        found = task_result(message)
+        return SubagentResult(found[0], found[1]) if found is not None else None
+    return subagent_result(message)
+
+
 def _turn(index: int, message: Any) -> Turn:
     if not isinstance(message, dict):
         return Turn(index, "unknown", "unknown", None, None, content_parts(message), hidden="not a message")
@@ -162,7 +174,7 @@ def _turn(index: int, message: Any) -> Turn:
         shown_parts=shown,
         stripped=stripped,
         attachments=attachments(message),
-        subagent=subagent_result(message),
+        subagent=_subagent(message),
         reasoning=reasoning_text(message),
     )
 

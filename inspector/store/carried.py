@@ -17,7 +17,7 @@ from typing import Any
 import msgpack
 
 from .decode import Decoded, Opaque, Problem, _Collector, _foreign_problems, too_deep_value
-from .depth import MAX_DEPTH, too_deep
+from .depth import MAX_DEPTH, TooDeep, too_deep
 from .measure import _container_header
 
 
@@ -72,6 +72,8 @@ def decode_value(payload: bytes, start: int, end: int, field: str | None,
     collector = _collector()
     try:
         value = collector.unpack(payload[start:end])
+    except TooDeep as exc:
+        return too_deep_value("msgpack", end - start, field, exc), None
     except Exception as exc:  # msgpack raises several unrelated types on bad input
         return Decoded(Opaque("msgpack", end - start, "undecodable"),
                        [Problem(f"undecodable msgpack value ({type(exc).__name__}: {exc})", field)]), None

@@ -17,7 +17,7 @@ from typing import Any, Collection, Iterator
 
 import msgpack
 
-from .depth import MAX_DEPTH, TooDeep, too_deep
+from .depth import MAX_DEPTH, MAX_EXT_DEPTH, TooDeep, too_deep
 from .depth import loads as json_loads
 
 # LangGraph's ext codes (langgraph.checkpoint.serde.jsonplus).
@@ -117,6 +117,7 @@ class _Collector:
 
     def __init__(self) -> None:
         self.foreign: list[str] = []
+        self.nesting = 0
 
     def __call__(self, code: int, data: bytes) -> Any:
         if code == EXT_DELTA_SNAPSHOT:
@@ -147,7 +148,14 @@ class _Collector:
         return {"__type__": dotted, "value": payload}
 
     def unpack(self, data: bytes) -> Any:
-        return msgpack.unpackb(data, ext_hook=self, raw=False, strict_map_key=False, use_list=True)
+        """``data`` decoded; ``TooDeep`` past ``MAX_EXT_DEPTH`` extension values inside one another."""
+        if self.nesting >= MAX_EXT_DEPTH:
+            raise TooDeep(MAX_EXT_DEPTH, "extension values")
+        self.nesting += 1
+        try:
+            return msgpack.unpackb(data, ext_hook=self, raw=False, strict_map_key=False, use_list=True)
+        finally:
+            self.nesting -= 1
 
 
 def message_dict(fields: Any, class_name: str = "") -> dict[str, Any]:
@@ -177,11 +185,12 @@ def _foreign_problems(collector: _Collector, field_name: str | None) -> list[Pro
     ]
 
 
-def too_deep_value(type_tag: str, size: int, field_name: str | None) -> Decoded:
-    """What a value nested deeper than ``MAX_DEPTH`` levels decodes to: opaque, with a problem on its field."""
-    reason = f"nested deeper than {MAX_DEPTH} levels"
+def too_deep_value(type_tag: str, size: int, field_name: str | None, exc: TooDeep | None = None) -> Decoded:
+    """What a value nested deeper than ``MAX_DEPTH`` levels (or ``exc`` says) decodes to: opaque, with a
+    problem on its field."""
+    reason = str(exc).removesuffix("; not shown") if exc is not None else f"nested deeper than {MAX_DEPTH} levels"
     return Decoded(Opaque(type_tag, size, reason),
-                   [Problem(f"value {reason}: shown as too deep, not walked", field_name, "too-deep")])
+                   [Problem(f"value shown as too deep, not walked: {reason}", field_name, "too-deep")])
 
 
 def unpack_msgpack(data: bytes, field_name: str | None = None) -> Decoded:
@@ -189,6 +198,8 @@ def unpack_msgpack(data: bytes, field_name: str | None = None) -> Decoded:
     collector = _Collector()
     try:
         value = collector.unpack(data)
+    except TooDeep as exc:
+        return too_deep_value("msgpack", len(data), field_name, exc)
     except Exception as exc:  # msgpack raises several unrelated types on bad input
         return Decoded(
             Opaque("msgpack", len(data), "undecodable"),

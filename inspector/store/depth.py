@@ -18,6 +18,9 @@ import re
 from typing import Any, Callable
 
 MAX_DEPTH = 100  # lists and maps inside one value; LangGraph's own values nest a dozen levels at most
+# Extension values inside extension values: each is unpacked by a call of the msgpack library inside the
+# last one's, on the C stack (a few hundred would crash the process, not raise).
+MAX_EXT_DEPTH = 16
 
 _CONTAINERS = (dict, list, tuple)
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)  # one pass, no nested repetition: linear
@@ -30,9 +33,10 @@ TOO_DEEP_KEY = "__too_deep__"  # what a too-deep metadata column reads as: {TOO_
 class TooDeep(ValueError):
     """A value nested deeper than the inspector walks."""
 
-    def __init__(self, limit: int = MAX_DEPTH) -> None:
-        super().__init__(f"nested deeper than {limit} levels; not shown")
+    def __init__(self, limit: int = MAX_DEPTH, what: str = "") -> None:
+        super().__init__(f"{what + ' ' if what else ''}nested deeper than {limit} levels; not shown")
         self.limit = limit
+        self.what = what
 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH, inner: Callable[[Any], Any] | None = None) -> bool:

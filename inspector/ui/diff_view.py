@@ -109,17 +109,43 @@ def replay_marks(replays: dict[str, list[StepReplay]]) -> dict[tuple[str, str], 
     return {(ns, check.checkpoint_id): step_mark(check) for ns, steps in replays.items() for check in steps}
 
 
+# The replay check's three outcomes, drawn alike on every page: the colour, the icon, the word, and one line
+# saying what was checked and what the outcome means.
+REPLAY_LOOK = {
+    "pass": (st.success, ":material/check_circle:", "Replay matches",
+             "each step's stored writes, applied to its parent's state through each field's reducer, give the "
+             "stored state: the history is consistent."),
+    "unverified": (st.info, ":material/help:", "Replay unverified",
+                   "no check disagrees, but some fields could not be checked (a reducer the inspector does not know, "
+                   "or a value the store does not hold): not an error in the data."),
+    "mismatch": (st.error, ":material/report:", "Replay mismatch",
+                 "applying the stored writes through the reducers does not give the stored state: the app's reducer "
+                 "differs from the schema's, or the state was changed outside a step."),
+}
+
+
+def replay_status(result: ReplayVerdict) -> str:
+    """``pass``, ``unverified`` or ``mismatch`` for a thread's (or a step's) counted checks."""
+    return "mismatch" if result.mismatched else "unverified" if result.unverified else "pass"
+
+
+def replay_box(status: str, detail: str) -> None:
+    """The replay outcome in its colour: the word and ``detail`` (Markdown, already inert), then what it means."""
+    box, icon, word, means = REPLAY_LOOK[status]
+    box(f"**{word}** · {detail}", icon=icon)
+    st.caption(f"What was checked: {means}")
+
+
 def render_verdict(result: ReplayVerdict, compact: bool = False) -> None:
     """The thread's replay in numbers: verified, unverified (and why), mismatched field checks."""
+    replay_box(replay_status(result), f"{literal(result.summary())} · schema {literal(schemas.active().name)}")
     if compact:
-        st.caption(f"Replay: {literal(result.summary())} · schema {literal(schemas.active().name)}")
         return
     a, b, c = st.columns(3)
     a.metric("Verified", result.verified, help="field checks whose replay through the reducers matches the store")
     b.metric("Unverified", result.unverified,
              help="field checks the inspector cannot verify: an unknown reducer, values the store does not hold")
     c.metric("Mismatched", result.mismatched, help="field checks whose replay disagrees with the stored state")
-    st.caption(f"Replay: {literal(result.summary())} · schema {literal(schemas.active().name)}")
 
 
 def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
@@ -129,9 +155,10 @@ def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
         st.error(f"Not replayed: {step.note}", icon=":material/link_off:")
     result = verdict(steps)
     bad = [s for s in steps if s.status == "mismatch"]
-    (st.error if bad else st.success)(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}" if bad
-                                      else f"No step's replay disagrees with the store ({len(steps)} checkpoint(s)).")
     render_verdict(result)
+    if bad:
+        st.error(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}", icon=":material/report:")
+        routes.checkpoint_links(thread_id, [s.checkpoint_id for s in bad], ns, panel="Diff vs parent", lead="Open:")
     st.dataframe(
         [{"step": s.step, "source": s.source, "checkpoint": s.checkpoint_id, "replay": step_mark(s),
           "detail": s.detail()}
@@ -179,14 +206,13 @@ def render_replay(check: StepReplay | None) -> None:
               f"{len(check.mismatches)} mismatched")
     if check.status == "mismatch":
         details = "; ".join(f"{code_span(f.field)}: {literal(f.first_difference or '')}" for f in check.mismatches)
-        st.error(f"{MISMATCH_MARK}: {details} ({counts})", icon=":material/report:")
+        replay_box("mismatch", f"{MISMATCH_MARK}: {details} ({counts})")
     elif check.status == "unverified":
         why = "; ".join(f"{literal(reason)}: {', '.join(code_span(n) for n in names)}"
                         for reason, names in check.unverified_by_reason().items())
-        st.warning(f"Replay could not verify every field ({counts}). {why or literal(check.note or '')}",
-                   icon=":material/help:")
+        replay_box("unverified", f"Replay could not verify every field ({counts}). {why or literal(check.note or '')}")
     else:
-        st.success(f"Replay through the reducers matches the stored state ({counts}).")
+        replay_box("pass", f"Replay through the reducers matches the stored state ({counts}).")
     for finding in check.findings:
         st.warning(literal(finding), icon=":material/report:")
 

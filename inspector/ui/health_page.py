@@ -23,7 +23,7 @@ from .growth_view import render_growth
 from .inert import literal
 from .sizes_views import health_of, render_flags
 from .store_files_view import render_files, render_leftovers
-from .tables import byte_columns
+from .tables import in_units
 
 
 def _analyse(store, top: int, settings) -> list:
@@ -63,15 +63,21 @@ def render() -> None:
     st.caption(f"All {totals.threads:,} thread(s) ranked by stored bytes; the largest {len(rows)} analysed in depth "
                f"(setting health_top_threads = {top}).")
     a, b, c, d = st.columns(4)
-    a.metric("Stored", human_bytes(summary.store_bytes), help=f"the whole store ({totals.threads:,} threads, "
-             f"{totals.checkpoints:,} checkpoints); accounting: {summary.accounting}")
-    b.metric("Spent on repeats", human_bytes(summary.repeated_bytes), help=f"in the {len(rows)} threads analysed")
+    a.metric("Stored", human_bytes(summary.store_bytes),
+             help=f"{summary.store_bytes:,} bytes: the whole store ({totals.threads:,} threads, "
+                  f"{totals.checkpoints:,} checkpoints); accounting: {summary.accounting}")
+    b.metric("Spent on repeats", human_bytes(summary.repeated_bytes),
+             help=f"{summary.repeated_bytes:,} bytes stored again, in the {len(rows)} threads analysed")
     c.metric("Flags", report.flag_count)
     d.metric("Threads flagged", f"{report.flagged_threads} of {len(rows)}", help="of the threads analysed in depth")
     st.caption("In the threads analysed: " + what_if_text(summary.what_if))
     st.subheader("The largest threads, by stored bytes")
-    st.dataframe(pd.DataFrame(health_table(rows)), hide_index=True, width="stretch",
-                 column_config=byte_columns("stored bytes", "newest state", "repeats"))
+    largest, units = in_units(pd.DataFrame(health_table(rows)), "stored bytes", "newest state", "repeats")
+    picked = st.dataframe(largest, hide_index=True, width="stretch", on_select="rerun",
+                          selection_mode="single-row", key="health_largest", column_config=units)
+    st.caption("Select a row to open its thread.")
+    if picked.selection.rows:
+        routes.go("thread", routes.checkpoint_params(rows[picked.selection.rows[0]].thread_id, panel="Size"))
     st.subheader("Bytes per field, in the threads analysed")
     fields = pd.DataFrame({"field": list(summary.fields), "stored bytes": list(summary.fields.values())})
     st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
@@ -89,6 +95,6 @@ def render() -> None:
             st.text(drift_lines(row.schema_drift, unwritten=False)[0])
     st.subheader("Flags")
     for row in (r for r in rows if r.flags):
-        routes.link("thread", f"{row.thread_id}: {len(row.flags)} flag(s)", {"thread": row.thread_id},
+        routes.link("thread", f"{row.thread_id}: {len(row.flags)} flag(s)", routes.checkpoint_params(row.thread_id, panel="Size"),
                     icon=":material/timeline:")
         render_flags(row)

@@ -12,19 +12,57 @@ cells, ``st.selectbox`` options) take the text as is.
 
 from __future__ import annotations
 
-import streamlit as st
+import hashlib
 
-from ..safety.inert_text import code_span, inert_markdown, links_in, literal
+import streamlit as st
+from streamlit.errors import StreamlitDuplicateElementKey
+
+from ..safety.inert_text import code_span, cut_for_display, inert_markdown, links_in
+from ..safety.inert_text import literal as _literal
 
 __all__ = ["code_span", "literal", "show_markdown"]
 
 
-def show_markdown(text: object) -> None:
-    """``text`` with its Markdown formatting, where nothing loads; the links it names behind a click."""
-    st.markdown(inert_markdown(text))
+LITERAL_CHARS = 5_000  # of a title, a label, a todo or a problem's message; longer ones are cut, with their length
+
+
+def literal(text: object) -> str:
+    """Markdown showing ``text`` exactly as written (see ``inert_text.literal``); a text longer than
+    ``LITERAL_CHARS`` shows its first part and its whole length (the state's JSON download holds it all)."""
+    text = str(text)
+    if len(text) <= LITERAL_CHARS:
+        return _literal(text)
+    return _literal(text[:LITERAL_CHARS]) + f" … *(cut for display: {len(text):,} characters in all)*"
+
+
+def show_markdown(text: object, key: str | None = None) -> None:
+    """``text`` with its Markdown formatting, where nothing loads; the links it names behind a click.
+
+    A very long text is cut for display (``cut_for_display``): the page says so, with the whole size, and
+    offers the whole text (as the views have it: masked) as a download. ``key`` names that download."""
+    text = str(text)
+    shown = cut_for_display(text)
+    st.markdown(inert_markdown(shown.text))
+    if shown.cut:
+        st.caption(literal(shown.note()))
+        _download_whole(text, key or "text-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16])
     links = links_in(text)
     if links:
         with st.expander(f":material/link: {len(links)} link(s) in this text"):
             st.caption("Shown, never loaded by the dashboard: a link opens in a new tab only when clicked.")
             for url in links:
                 st.link_button(literal(url), url, icon=":material/open_in_new:")
+
+
+def _download_whole(text: str, key: str) -> None:
+    from . import audit_trail  # (imports the connection, which shows text through this module)
+
+    for attempt in range(20):  # the same long text shown twice on a page needs a second key
+        try:
+            st.download_button("Download the whole text", data=audit_trail.exported(
+                lambda: text.encode("utf-8", "surrogatepass"), what="whole text"), file_name="text.txt",
+                mime="text/plain", icon=":material/download:", on_click="ignore",
+                key=key if not attempt else f"{key}-{attempt}")
+            return
+        except StreamlitDuplicateElementKey:
+            continue

@@ -21,7 +21,7 @@ from ..media.previews import Preview, download_bytes, preview_file
 from ..media.report import MediaReport, artifact_rows, image_rows, report_for_state, span_entries, span_rows
 from ..media.user_data import PathRefused, UserData
 from ..store import CheckpointRow, CheckpointState, Store
-from . import audit_trail, connection
+from . import audit_trail, connection, data, routes
 from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor
 from .inert import code_span, literal, show_markdown
 from .tables import table
@@ -179,6 +179,25 @@ def _span_thumbnails(url: str, thread_id: str, ns: str, checkpoint_id: str, data
     return shown
 
 
+def _span_links(store: Store, thread_id: str, row: CheckpointRow, spans: list) -> None:
+    """Links to the checkpoints where each image appeared and where it ended (the Diff vs parent panel open,
+    which shows the write that ended it)."""
+    history = data.thread_history(store, thread_id).history
+    key = (row.checkpoint_ns, row.checkpoint_id)
+    path = history.path_through(key) if key in history.nodes else []
+    after = {path[i][1]: path[i + 1][1] for i in range(len(path) - 1)}
+    ids, labels = [], []
+    for span in spans[:MAX_HISTORY_THUMBNAILS]:
+        name = span.path.rsplit("/", 1)[-1]
+        ids.append(span.appeared_checkpoint)
+        labels.append(f"step {span.appeared_step}: {name} appeared")
+        if span.ended_by and span.last_checkpoint in after:
+            ids.append(after[span.last_checkpoint])
+            labels.append(f"step {span.ended_step}: {name} {span.ended_by}")
+    routes.checkpoint_links(thread_id, ids, row.checkpoint_ns, panel="Diff vs parent", labels=labels,
+                            lead="Open the step:", limit=24)
+
+
 def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """THREAD_PANELS entry: every image of the lineage, when it appeared, how it ended, how long it was carried;
     and the step each artifact first appeared at."""
@@ -191,6 +210,7 @@ def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, sta
         return
     st.markdown("**Images**")
     st.dataframe(table(span_rows(found.spans)), hide_index=True)
+    _span_links(store, thread_id, row, found.spans)
     if note := lifecycle_note(found.spans):
         st.caption(literal(note))
     shown = _span_thumbnails(store.url, thread_id, state.checkpoint_ns, state.checkpoint_id,

@@ -13,9 +13,9 @@ from ..retention import Plan, Policy, plan_store, statements
 from ..retention.chart import bytes_chart
 from ..retention.report import break_rows, thread_rows, totals_line, variant_line
 from ..store import Store, StoreError
-from . import audit_trail, connection, data
+from . import audit_trail, connection, data, routes
 from .inert import literal
-from .tables import byte_columns, table
+from .tables import in_units, table
 
 SQL_SHOWN_CHARS = 200_000  # longer scripts are offered as a download only
 BREAKS_SHOWN = 20  # one box each; all of them in a table below when there are more
@@ -103,6 +103,7 @@ def _render_plan(plan: Plan) -> None:
         st.subheader("What it would break")
         for row in break_rows(plan)[:BREAKS_SHOWN]:
             st.error(literal(f"{row['thread']}: {row['what breaks']}"), icon=":material/heart_broken:")
+            routes.checkpoint_links(row["thread"], [row["checkpoint"]], row["namespace"] or "", lead="The checkpoint:")
         if len(plan.breaks) > BREAKS_SHOWN:
             st.dataframe(table(break_rows(plan)), hide_index=True, width="stretch")
     protected = [(t.thread_id, p.message) for t in plan.threads for p in t.protected]
@@ -111,9 +112,8 @@ def _render_plan(plan: Plan) -> None:
             st.dataframe(table([{"thread": tid, "kept because": message} for tid, message in protected]),
                          hide_index=True, width="stretch")
     st.subheader("Threads")
-    rows = table(thread_rows(plan))
-    st.dataframe(rows.style.apply(_highlight_breaks, axis=1), hide_index=True, width="stretch",
-                 column_config=byte_columns("bytes"))
+    rows, units = in_units(table(thread_rows(plan)), "bytes")
+    st.dataframe(rows.style.apply(_highlight_breaks, axis=1), hide_index=True, width="stretch", column_config=units)
     _render_sql(plan)
 
 

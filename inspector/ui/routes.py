@@ -120,3 +120,23 @@ def keep(key: str, param: str, value: Any, default: Any) -> None:
         else:
             st.query_params[param] = text
     st.session_state[_synced(key)] = text
+
+
+def checkpoint_links(thread_id: str, checkpoint_ids: list[str], ns: str = "", panel: str | None = None,
+                     lead: str | None = None, limit: int = 12, labels: list[str] | None = None) -> None:
+    """One row of links (wrapping), each opening one of ``checkpoint_ids`` on the thread page with ``panel``
+    open; labelled by step (``step 7``) unless ``labels`` are given; past ``limit``, a count of the rest."""
+    if not checkpoint_ids:
+        return
+    from ..store.model import checkpoint_step
+
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        if lead:
+            st.caption(literal(lead))
+        for i, checkpoint_id in enumerate(checkpoint_ids[:limit]):
+            step = checkpoint_step(checkpoint_id)
+            label = labels[i] if labels else (f"step {step}" if step is not None else checkpoint_id[:13])
+            checkpoint_link(label, thread_id, checkpoint_id, ns, panel, icon=None,
+                            help=f"Open checkpoint {checkpoint_id} on the thread page")
+        if len(checkpoint_ids) > limit:
+            st.caption(f"and {len(checkpoint_ids) - limit} more")

@@ -11,6 +11,7 @@ import streamlit as st
 
 from .. import schema as schemas
 from ..formatting import human_bytes
+from ..profiles import named_profile
 from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
 from ..sizes.health import ThreadHealth, thread_health
@@ -22,7 +23,7 @@ from ..store.model import THREAD_SORTS
 from . import connection, data, routes
 from .inert import literal
 from .progress import progress_bar
-from .tables import byte_columns
+from .tables import in_units
 
 
 @st.cache_resource(ttl=data.TTL, max_entries=max(data.MAX_ENTRIES, 256), show_spinner=False)
@@ -33,7 +34,7 @@ def _health(url: str, schema_name: str, thread_id: str, newest: str | None) -> d
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
     """Sizes, flags and schema drift of one thread (kept until its newest checkpoint or the schema changes;
     each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones)."""
-    held = _health(store.url, schemas.active().name, thread_id, newest)
+    held = _health(store.url, f"{schemas.active().name}|{named_profile()}", thread_id, newest)
     if "health" not in held:
         with progress_bar(f"Measuring {thread_id}") as progress:
             found = thread_health(store, thread_id, connection.settings(), data.analysis_cache(store), progress)
@@ -60,24 +61,30 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
     # Two by two: the panel sits in the thread page's right column, too narrow for four values like "341.8 KB".
     a, b = st.columns(2)
     c, d = st.columns(2)
-    a.metric("Stored", human_bytes(report.stored_bytes), help=f"accounting: {report.accounting}")
-    b.metric("Newest state", human_bytes(report.last_total_bytes), delta=human_bytes(report.growth_bytes), delta_color="inverse",
-             help="bytes of the newest root state; the arrow is its growth since the thread's first checkpoint")
-    c.metric("Spent on repeats", human_bytes(report.repeated_bytes), help="the same payload stored again, by content hash")
+    a.metric("Stored", human_bytes(report.stored_bytes), help=f"{report.stored_bytes:,} bytes; accounting: {report.accounting}")
+    first = report.checkpoints[0].step if report.checkpoints else None
+    b.metric("Newest state", human_bytes(report.last_total_bytes),
+             delta=f"{human_bytes(report.growth_bytes)} since step {first}", delta_color="inverse",
+             help=f"{report.last_total_bytes:,} bytes of the newest root state; the arrow is its growth since the "
+                  f"thread's first checkpoint (step {first}), {report.growth_bytes:,} bytes")
+    c.metric("Spent on repeats", human_bytes(report.repeated_bytes),
+             help=f"{report.repeated_bytes:,} bytes: the same payload stored again, by content hash")
     d.metric("Flags", len(health.flags))
     crossed = first_over(report, config.oversize_state_bytes)
     if crossed is not None:
         step = report.checkpoints[crossed].step
+        crossing = report.checkpoints[crossed].checkpoint_id
         st.warning(f"State passes the {human_bytes(config.oversize_state_bytes)} limit at step {literal(step)} "
-                 f"(checkpoint {literal(report.checkpoints[crossed].checkpoint_id)}).", icon=":material/warning:")
+                   f"(checkpoint {literal(crossing)}).", icon=":material/warning:")
+        routes.checkpoint_links(health.thread_id, [crossing], panel=SIZE_PANEL, lead="Open it:")
     st.altair_chart(size_chart(report, config.oversize_state_bytes, selected_id), width="stretch")
     peak = max((c.total_bytes for c in report.checkpoints), default=0)
     limit = (f"dashed red line: the {human_bytes(config.oversize_state_bytes)} oversize limit"
              if peak >= config.oversize_state_bytes * THRESHOLD_SHOWN_FROM
              else f"peak {human_bytes(peak)}, far below the {human_bytes(config.oversize_state_bytes)} oversize limit")
     st.caption(f"Root graph only, oldest first; {limit}. Bytes as stored ({report.accounting}).")
-    st.dataframe(field_frame(health), hide_index=True, width="stretch",
-                 column_config=byte_columns(*FIELD_BYTES))
+    fields, units = in_units(field_frame(health), *FIELD_BYTES)
+    st.dataframe(fields, hide_index=True, width="stretch", column_config=units)
     st.caption(what_if_text(report.what_if))
     render_flags(health)
 
@@ -86,13 +93,20 @@ def field_frame(health: ThreadHealth) -> pd.DataFrame:
     return pd.DataFrame(field_rows(health.sizes))
 
 
+SIZE_PANEL = "Size"
+# the panel a flagged checkpoint opens with: where the flag's evidence is drawn
+FLAG_PANELS = {"uncleared-images": "Images over time", "image-context-in-checkpoints": "Images over time",
+               **dict.fromkeys(("base64-in-state", "dangling-tool-call", "todos-in-progress", "artifact-outside-outputs",
+                                "artifact-duplicate-path", "messages-unsummarised", "unreadable-checkpoint"), "State")}
+
+
 def render_flags(health: ThreadHealth | HealthRow) -> None:
     for flag in health.flags:
         title = f"{flag.code}" + (f" · {flag.field}" if flag.field else "")
         with st.expander(f":material/flag: {literal(title)}: {literal(flag.summary)}"):
             st.markdown(f"**Why it matters:** {literal(flag.why)}\n\n**Usual fix:** {literal(flag.fix)}")
-            st.caption("Checkpoints: " + literal(", ".join(flag.checkpoint_ids[:12]))
-                       + (f" and {len(flag.checkpoint_ids) - 12} more" if len(flag.checkpoint_ids) > 12 else ""))
+            routes.checkpoint_links(flag.thread_id, list(flag.checkpoint_ids), panel=FLAG_PANELS.get(flag.code, SIZE_PANEL),
+                                    lead="Flagged checkpoints:")
 
 
 def list_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str, object]]:
@@ -109,7 +123,6 @@ def list_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str,
 
 
 LIST_COLUMN_CONFIG = {
-    "state size": st.column_config.NumberColumn(format="localized", help="bytes of the newest root state, all fields"),
     "flags": st.column_config.TextColumn(help="health flags raised; see the Health page"),
 }
 

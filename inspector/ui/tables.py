@@ -39,3 +39,24 @@ def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
 def byte_columns(*names: str, help: str | None = None) -> dict[str, object]:
     """``column_config`` for byte counts: digits grouped (``8,961,710``), still sorted as numbers."""
     return {name: st.column_config.NumberColumn(format="localized", help=help) for name in names}
+
+
+UNIT_HELP = "1 KB = 1,000 bytes, 1 MB = 1,000,000 bytes"
+
+
+def in_units(frame: pd.DataFrame, *names: str, help: str | None = None) -> tuple[pd.DataFrame, dict[str, object]]:
+    """``frame`` with each byte-count column of ``names`` in one unit per column (B, KB, MB or GB, chosen by
+    the column's largest value) and the ``column_config`` that prints the unit in every cell; the columns
+    stay numbers, so they still sort as sizes."""
+    from ..sizes.chart import byte_unit
+
+    frame = frame.copy()
+    config: dict[str, object] = {}
+    for name in (n for n in names if n in frame.columns):
+        values = pd.to_numeric(frame[name], errors="coerce")
+        unit, scale = byte_unit(int(values.max()) if values.notna().any() else 0)
+        frame[name] = values / scale
+        config[name] = st.column_config.NumberColumn(
+            format=f"%d {unit}" if scale == 1 else f"%.{1 if unit == 'KB' else 2}f {unit}",
+            help="; ".join(p for p in (help, UNIT_HELP) if p))
+    return frame, config

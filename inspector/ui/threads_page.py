@@ -9,7 +9,7 @@ from ..history.thread_list import ThreadPages, thread_records
 from ..store import StoreError
 from . import connection, data, reveal, routes, sizes_views
 from .inert import literal
-from .tables import blank_missing
+from .tables import in_units
 
 PAGE_SIZE = 50
 SEARCH_KEY = "threads_q"
@@ -45,7 +45,9 @@ def render() -> None:
         _nothing_found(search)
         return
     st.caption(f"{total} thread(s) · select a row to open it")
-    frame = blank_missing(sizes_views.add_size_columns(pd.DataFrame(thread_records(rows)), rows, sizes), ["state size"])
+    frame = sizes_views.add_size_columns(pd.DataFrame(thread_records(rows)), rows, sizes)
+    frame, stored = in_units(frame, "stored bytes", help="checkpoints and writes as stored")
+    frame, state = in_units(frame, "state size", help="bytes of the newest root state, all fields")
     nonce = st.session_state.get("threads_table_nonce", 0)
     event = st.dataframe(
         frame,
@@ -59,8 +61,9 @@ def render() -> None:
             "title": st.column_config.TextColumn(width="medium"),
             "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
-            "stored bytes": st.column_config.NumberColumn(format="localized", help="checkpoints and writes as stored"),
             **sizes_views.LIST_COLUMN_CONFIG,
+            **stored,
+            **state,
         },
     )
     sizes_views.flag_note(rows, sizes)

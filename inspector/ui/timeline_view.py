@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from typing import Callable
 
@@ -15,17 +14,22 @@ from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, tree_chart, tree_data
+from . import play_view, routes
 from .diff_view import MISMATCH_MARK
 from .inert import literal
+from .tables import in_units
 
 PAGE_SIZE = 40
-PLAY_DELAY_SECONDS = 1.2
-PLAY_KEY = "nav_play"
+PLAY_KEY = play_view.PLAY_KEY
 Select = Callable[[Location], None]
 
 
-def _location(history: History, key: Key) -> Location:
-    return Location(history.node(key).row.thread_id, key[1], key[0])
+def location_of(history: History, key: Key) -> Location:
+    """The location of a checkpoint, its step included (the URL names the step for people)."""
+    return play_view.location(history, key)
+
+
+_location = location_of
 
 
 def _label(history: History, key: Key) -> str:
@@ -36,21 +40,30 @@ def _label(history: History, key: Key) -> str:
 
 
 def navigator(history: History, key: Key, select: Select) -> None:
-    """Previous / next along the selected checkpoint's branch, and a step slider."""
+    """Play, previous / next along the selected checkpoint's branch (also the left / right arrow keys), a step
+    slider, and Play's speed and view."""
     path = history.path_through(key)
     index = path.index(key)
-    if st.session_state.pop("nav_play_reset", False):
-        st.session_state[PLAY_KEY] = False
+    playing = bool(st.session_state.get(PLAY_KEY))
     play_col, prev_col, slider_col, next_col = st.columns([1.3, 1.3, 6, 1.3], vertical_alignment="bottom")
-    play_col.toggle("Play", key=PLAY_KEY, help="Step through this branch of the history, one checkpoint at a time",
-                    on_change=_start_play, args=(history, path, index, select))
-    if prev_col.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev"):
-        select(_location(history, path[index - 1]))
+    if play_col.button("Pause" if playing else "Play", key="nav_play", shortcut="P",
+                       icon=":material/pause:" if playing else ":material/play_arrow:",
+                       help="Step through this branch of the history from its first step, at the speed chosen "
+                       "below (key P); Prev / Next (or the arrow keys) pause and step"):
+        if playing:
+            play_view.stop()
+        else:
+            play_view.start(history, path, index, select)
         st.rerun()
-    if next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next"):
-        select(_location(history, path[index + 1]))
-        st.rerun()
-    if len(path) > 1:
+    if prev_col.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev",
+                       shortcut="Left", help="The previous step on this branch (left arrow key)"):
+        _step_to(history, path[index - 1], select, playing)
+    if next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next",
+                       shortcut="Right", help="The next step on this branch (right arrow key)"):
+        _step_to(history, path[index + 1], select, playing)
+    if playing:
+        slider_col.caption(f"Playing this branch: step {index + 1} of {len(path)} when Play started")
+    elif len(path) > 1:
         slider_key = f"nav_slider_{key[0]}_{key[1]}"
         chosen = slider_col.select_slider(
             "Checkpoint on this branch", options=list(range(len(path))), value=index,
@@ -59,25 +72,19 @@ def navigator(history: History, key: Key, select: Select) -> None:
         if chosen != index:
             select(_location(history, path[chosen]))
             st.rerun()
-
-
-def _start_play(history: History, path: list[Key], index: int, select: Select) -> None:
-    if st.session_state.get(PLAY_KEY) and index == len(path) - 1 and len(path) > 1:
-        select(_location(history, path[0]))  # at the newest checkpoint: replay from the start
-
-
-def autoplay(history: History, key: Key, select: Select) -> None:
-    """While Play is on, move to the next checkpoint after a pause (call at the end of the page)."""
-    if not st.session_state.get(PLAY_KEY):
-        return
-    path = history.path_through(key)
-    index = path.index(key)
-    if index == len(path) - 1:
-        st.session_state["nav_play_reset"] = True
+    speed_col, show_col = st.columns([2, 3], vertical_alignment="bottom")
+    with speed_col:
+        play_view.controls()
+    with show_col:
+        play_view.show_choice()
+    if not playing and index == len(path) - 1 and st.session_state.pop(play_view.ENDED_KEY, False):
         st.caption("Reached the newest checkpoint of this branch.")
-        return
-    time.sleep(PLAY_DELAY_SECONDS)
-    select(_location(history, path[index + 1]))
+
+
+def _step_to(history: History, key: Key, select: Select, playing: bool) -> None:
+    if playing:
+        play_view.stop()  # Prev / Next pause Play
+    select(_location(history, key))
     st.rerun()
 
 
@@ -122,6 +129,9 @@ def _replay_warning(history: History, marks: dict[Key, str]) -> None:
         steps = ", ".join(str(history.node(k).row.step) for k in bad[:10])
         st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {literal(steps)}"
                    " (see the Table tab and the Diff vs parent panel)", icon=":material/report:")
+        for ns in dict.fromkeys(k[0] for k in bad[:10]):
+            routes.checkpoint_links(history.node(bad[0]).row.thread_id, [k[1] for k in bad[:10] if k[0] == ns], ns,
+                                    panel="Diff vs parent", lead="Open:")
 
 
 def _summary(history: History) -> str:
@@ -160,7 +170,8 @@ def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dic
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
            made: dict[Key, Attribution]) -> None:
-    frame = pd.DataFrame(timeline_records(history, keys, marks, made))
+    frame, units = in_units(pd.DataFrame(timeline_records(history, keys, marks, made)), "size",
+                            help="stored bytes: checkpoint and its writes")
     event = st.dataframe(
         frame,
         hide_index=True,
@@ -171,7 +182,7 @@ def _table(history: History, keys: list[Key], key: Key, select: Select, marks: d
                       "replay"],
         column_config={
             "time": st.column_config.DatetimeColumn(format="HH:mm:ss.SSS"),
-            "size": st.column_config.NumberColumn(help="stored bytes: checkpoint and its writes"),
+            **units,
             "node": st.column_config.TextColumn(help="the task(s) whose writes produced this checkpoint (stored "
                                                 "against its parent)"),
             "wrote": st.column_config.TextColumn(help="the state fields those tasks wrote into this checkpoint"),

@@ -14,7 +14,8 @@ so outside its data directory; each holds ``HOST_SECRET``, listed as the cases' 
   ``outputs`` folder leads to the host; its image's ``actual_path`` points into that parent folder.
 * ``FIFO``: an artifact, an upload and a viewed image that are named pipes (opened, they block forever).
 * ``DEEP_JSON``: one checkpoint's metadata is 100,000 nested JSON lists.
-* ``DEEP_MSGPACK``: a channel value (and a pending write) that is a 900-deep msgpack map.
+* ``DEEP_MSGPACK``: a channel value (and a write) that is a 900-deep msgpack map, and a write that is 3,000
+  extension values inside one another.
 * ``PLAIN``: an ordinary thread with an artifact, which every answer must still hold.
 """
 
@@ -54,6 +55,15 @@ def deep_msgpack(depth: int = MSGPACK_DEPTH) -> bytes:
     return b"\x81\xa1a" * depth + b"\xc0"
 
 
+def nested_ext(depth: int = 3000) -> bytes:
+    """An extension value (LangGraph's constructor code) holding one holding one ... ``depth`` times: each is
+    unpacked inside the last one's call (a few hundred overflow the C stack of a naive decoder)."""
+    inner = msgpack.packb(None)
+    for _ in range(depth):
+        inner = msgpack.packb(msgpack.ExtType(0, b"\x93" + msgpack.packb("m") + msgpack.packb("n") + inner))
+    return inner
+
+
 def png() -> bytes:
     out = io.BytesIO()
     Image.new("RGB", (8, 8), (10, 200, 10)).save(out, "PNG")
@@ -85,8 +95,10 @@ def _reaching_files(thread_data: dict[str, str]) -> dict:
 
 
 def _message(thread_id: str) -> dict:
+    """The first step of each thread; its ``sandbox`` (with ``thread_data``) makes it a DeerFlow thread."""
     return {"messages": [HumanMessage(f"hello {thread_id}", id=f"h-{thread_id}"),
-                         AIMessage(f"done in {thread_id}", id=f"ai-{thread_id}")], "title": f"{thread_id} title"}
+                         AIMessage(f"done in {thread_id}", id=f"ai-{thread_id}")], "title": f"{thread_id} title",
+            "sandbox": {"sandbox_id": "local"}}
 
 
 @case("folder-links", "user-data folders that are symlinks out of the data directory (outputs -> the host's "
@@ -154,6 +166,8 @@ def _deep_values(p: Planting) -> None:
           [_with_deep_value(bytes(blob)), DEEP_MSGPACK, checkpoint_id])
     p.sql("UPDATE writes SET value = ? WHERE thread_id = ? AND channel = 'title' AND type = 'msgpack'",
           [deep_msgpack(), DEEP_MSGPACK])
+    p.sql("UPDATE writes SET value = ? WHERE thread_id = ? AND channel = 'thread_data' AND type = 'msgpack'",
+          [nested_ext(), DEEP_MSGPACK])
 
 
 @case("plain", "an ordinary thread with an artifact, next to the hostile ones", threads=[PLAIN],
@@ -165,4 +179,4 @@ def _plain(p: Planting) -> None:
 
 
 __all__ = ["BRANCH", "BRANCH_PARENT", "DEEP_JSON", "DEEP_MSGPACK", "FIFO", "FOLDER_LINK", "HOST_SECRET", "PLAIN",
-           "ROOT_LINK", "STRUCTURE_CASES", "deep_msgpack", "host_folder", "png"]
+           "ROOT_LINK", "STRUCTURE_CASES", "deep_msgpack", "host_folder", "nested_ext", "png"]

@@ -1,0 +1,71 @@
+"""Every page over the hostile corpus (``hostile_corpus.py``), in AppTest: no exception, no planted secret in
+anything sent to the browser, long texts cut for display with their size and a download of the whole, the
+thread list showing every thread (undecodable ids escaped)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import hostile_corpus as corpus
+import pytest
+from test_ui_redaction import rendered
+from ui_app import open_page
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def hostile_db(tmp_path_factory) -> Path:
+    return corpus.write_corpus(tmp_path_factory.mktemp("hostile-pages"))
+
+
+@pytest.fixture
+def app_on_corpus(hostile_db, monkeypatch):
+    from inspector.ui import connection
+
+    for name in [k for k in os.environ if k.startswith("INSPECTOR_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{hostile_db}")
+    monkeypatch.setenv("INSPECTOR_DATA_DIR", str(hostile_db.parent))
+    connection.settings.clear()
+    yield hostile_db
+    connection.settings.clear()
+
+
+def check(at) -> str:
+    assert not at.exception, at.exception
+    page = rendered(at)
+    assert corpus.leaked(page) == []
+    return page
+
+
+def test_store_wide_pages(app_on_corpus):
+    page = check(open_page("threads"))
+    assert "bad-\\\\xff\\\\xfe-thread" in page or "bad-\\xff\\xfe-thread" in page
+    assert "hostile-listed-after-bad" in page
+    for name in ("health", "retention"):
+        check(open_page(name))
+
+
+@pytest.mark.parametrize("thread", corpus.thread_ids())
+def test_thread_and_diff_pages_of_each_hostile_thread(app_on_corpus, thread):
+    at = open_page("thread", thread=thread)
+    check(at)
+    for key in ("show_internal", "show_writes", "show_raw"):
+        toggles = [t for t in at.toggle if t.key == key]
+        if toggles:
+            toggles[0].set_value(True)
+    check(at.run())
+    check(open_page("diff", thread=thread, replay="1"))
+
+
+def test_a_long_message_is_cut_for_display_with_its_size_and_a_download(app_on_corpus):
+    at = open_page("thread", thread=corpus.LONG_THREAD)
+    check(at)
+    notes = [c.value for c in at.caption if "Cut for display" in c.value]
+    assert notes and "of 100,000 characters are shown" in notes[0].replace("\\", "")
+    longest = max((len(m.value) for m in at.markdown), default=0)
+    assert longest < 60_000  # no 100,000-character message is sent whole (escaping at most doubles 20,000)
+    page = rendered(at)
+    assert "Download the whole text" in page
