@@ -176,7 +176,7 @@ def _triggered(writes: Sequence[WriteKey]) -> list[str]:
 def _namespace_tasks(history: History) -> dict[str, str]:
     """``task id -> node`` from the subgraph namespaces (``node:task_id``) the history holds."""
     named: dict[str, str] = {}
-    for ns in {k[0] for k in history.nodes if k[0]}:
+    for ns in history.namespaces:
         for part in ns.split("|"):
             node, _, task_id = part.partition(":")
             if task_id:
