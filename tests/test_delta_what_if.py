@@ -88,3 +88,16 @@ def test_delta_what_if_cli(modes_db, capsys):
     assert main(["delta-what-if", "--db", str(modes_db), FULL_THREAD, "--frequency", "0"]) == 2
     assert "positive" in capsys.readouterr().err
     assert main(["delta-what-if", "--db", str(modes_db), "no-such-thread"]) == 2
+
+
+def test_store_what_if_sums_the_largest_threads(modes_db, capsys):
+    from inspector.sizes.delta_what_if import store_delta_what_if
+
+    with open_store(str(modes_db)) as store:
+        report = store_delta_what_if(store, 2, (5,))
+        singles = [delta_what_if(store, tid, (5,)) for tid in (FULL_THREAD, delta_thread(2))]  # the two largest
+    assert [r.thread_id for r in report.threads] == [FULL_THREAD, delta_thread(2)]
+    assert report.options[0].stored_bytes == sum(r.options[0].stored_bytes for r in singles)
+    assert report.measured_bytes < report.store_bytes and "2 largest thread(s)" in report.basis
+    assert main(["delta-what-if", "--db", str(modes_db), "--frequency", "5"]) == 0
+    assert "would store" in capsys.readouterr().out

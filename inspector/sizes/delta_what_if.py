@@ -128,3 +128,32 @@ def _counters(rows, channel: str):
         value = counters.get(channel) if isinstance(counters, dict) else None
         yield tuple(value) if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value) \
             else None
+
+
+@dataclass(frozen=True)
+class StoreDeltaWhatIf:
+    threads: list[DeltaWhatIf]
+    store_bytes: int  # the whole store now
+    measured_bytes: int  # the threads measured, now
+    options: list[DeltaOption]
+    basis: str
+
+
+def store_delta_what_if(store: Store, top: int, frequencies: tuple[int, ...] = DEFAULT_FREQUENCIES,
+                        channel: str = "messages") -> StoreDeltaWhatIf:
+    """The ``top`` largest threads (by stored bytes) priced in delta mode, and their sum per frequency."""
+    ranked = store.threads(limit=top, sort="stored")
+    reports = [delta_what_if(store, t.thread_id, frequencies, channel) for t in ranked]
+    measured = sum(r.stored_bytes for r in reports)
+    options = []
+    for i, frequency in enumerate(frequencies):
+        predicted = sum(r.options[i].stored_bytes for r in reports)
+        options.append(DeltaOption(frequency, predicted, sum(r.options[i].channel_bytes for r in reports),
+                                   sum(r.options[i].snapshots for r in reports),
+                                   max((r.options[i].max_replayed_writes for r in reports), default=0),
+                                   measured - predicted, (measured - predicted) / measured if measured else 0.0))
+    total = store.totals().stored_bytes
+    basis = (f"the {len(reports)} largest thread(s), {measured:,} of the store's {total:,} stored bytes "
+             f"({measured / total:.0%}), each priced as one thread is; the rest of the store is not measured."
+             if total else "the store is empty")
+    return StoreDeltaWhatIf(reports, total, measured, options, basis)
