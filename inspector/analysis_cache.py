@@ -17,6 +17,9 @@ checkpoints, costs only what is new.
   ``INSERT OR IGNORE``: a fact two processes compute at once is stored once).
 - Disposable: deleting the file loses nothing. A file SQLite cannot read is set
   aside (renamed ``*.corrupt-<time>``) and rebuilt, and ``notice`` says so.
+
+This is the default backend of the ``FactCache`` protocol (``fact_cache``); ``cache_url`` puts the same
+facts in a PostgreSQL database instead (``analysis_cache_postgres``), for replicas that share them.
 """
 
 from __future__ import annotations
@@ -30,9 +33,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import msgpack
-
+from .fact_cache import CacheError, FactCache, pack, unpack
 from .store.model import Key
+
+__all__ = ["FILE_NAME", "AnalysisCache", "CacheError", "FactCache", "default_cache_dir", "open_cache", "pack",
+           "unpack"]
 
 FILE_NAME = "analysis-cache.sqlite3"
 SCHEMA_VERSION = "1"
@@ -58,18 +63,6 @@ def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
     environ = os.environ if environ is None else environ
     base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base).expanduser() / "state-inspector"
-
-
-def pack(value: Any) -> bytes:
-    return msgpack.packb(value, use_bin_type=True)
-
-
-def unpack(raw: bytes) -> Any:
-    return msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True)
-
-
-class CacheError(Exception):
-    """The cache cannot be used at all (its folder cannot be created, or it would be the store)."""
 
 
 class AnalysisCache:
@@ -223,13 +216,18 @@ class AnalysisCache:
         return self._run(read)
 
 
-def open_cache(cache_dir: str | None, max_mb: int, store: Any = None) -> AnalysisCache | None:
-    """The cache in ``cache_dir`` (default: ``default_cache_dir()``), or None when ``max_mb`` is 0 (turned off).
+def open_cache(cache_dir: str | None, max_mb: int, store: Any = None, cache_url: str | None = None) -> FactCache | None:
+    """The cache in ``cache_dir`` (default: ``default_cache_dir()``), or in the PostgreSQL database
+    ``cache_url`` names; None when ``max_mb`` is 0 (turned off).
 
-    ``store``: the store being inspected, so the cache is never its own file.
+    ``store``: the store being inspected, so the cache is never its own file or database.
     """
     if max_mb <= 0:
         return None
+    if cache_url:
+        from .analysis_cache_postgres import PostgresAnalysisCache
+
+        return PostgresAnalysisCache(cache_url, max_mb * 1_000_000, store)
     directory = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
     store_files = [store.path] if getattr(store, "path", None) is not None else []
     return AnalysisCache(directory, max_mb * 1_000_000, store_files)

@@ -45,6 +45,7 @@ class Settings:
     bundle_open_max_ratio: int = 200
     cache_dir: str | None = None
     cache_max_mb: int = 512
+    cache_url: str | None = None
     health_top_threads: int = 50
     follow_seconds: int = 2
     disk_budget_bytes: int = 0

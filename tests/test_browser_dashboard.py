@@ -68,8 +68,9 @@ def test_threads_page_opens_the_research_thread(page, base_url, store):
     wait_for_app(page)
     page.get_by_role("heading", name="demo-research").wait_for()
     wait_for_app(page)
-    head = build_history(store.timeline("demo-research")).head
-    assert params(page) == {"thread": "demo-research", "checkpoint": head[1]}
+    history = build_history(store.timeline("demo-research"))
+    head = history.head
+    assert params(page) == {"thread": "demo-research", "checkpoint": head[1], "step": str(history.node(head).row.step)}
     assert urlsplit(page.url).path.endswith("/thread")
 
 

@@ -11,6 +11,7 @@ from corpus.hostile_structure import (
     BRANCH,
     DEEP_JSON,
     DEEP_MSGPACK,
+    ETC_LINK,
     FIFO,
     FOLDER_LINK,
     PLAIN,
@@ -54,7 +55,7 @@ def test_store_wide_pages_go_on_past_a_too_deep_row(app_on_structure, page):
         assert PLAIN in text and DEEP_JSON in text and DEEP_MSGPACK in text
 
 
-@pytest.mark.parametrize("thread", [FOLDER_LINK, ROOT_LINK, BRANCH])
+@pytest.mark.parametrize("thread", [FOLDER_LINK, ETC_LINK, ROOT_LINK, BRANCH])
 def test_a_thread_whose_folders_lead_out_shows_why_and_no_host_file(app_on_structure, thread):
     at = open_page("thread", thread=thread)
     text = check(at)
@@ -82,3 +83,10 @@ def test_a_too_deep_value_is_a_problem_on_its_field_and_the_page_renders(app_on_
     text = check(at)
     assert "nested deeper than 100 levels" in text
     assert f"{thread} title" in text  # the other fields are shown
+
+
+@pytest.mark.parametrize("replay", ["0", "1"])
+def test_the_diff_page_over_a_too_deep_value(app_on_structure, replay):
+    at = open_page("diff", thread=DEEP_MSGPACK, replay=replay)
+    text = check(at)
+    assert "nested deeper than" in text or "too deep" in text

@@ -201,14 +201,25 @@ def _param(at, name):
     return value[-1] if isinstance(value, list) else value
 
 
-def test_play_steps_to_the_newest_checkpoint_and_stops(histories):
-    history = histories["demo-interrupt"]
+def test_play_starts_at_step_zero_with_the_node_that_ran(histories):
+    """From the newest checkpoint Play goes to step 0 (the input applied), not the empty step -1, and its frame
+    names the node; the URL names the step, and ``?step=`` alone opens it."""
+    history = histories["demo-research"]
     path = history.path_through(history.head)
-    at = open_page("thread", thread="demo-interrupt", checkpoint=path[-3][1])
-    at.toggle(key="nav_play").set_value(True).run(timeout=120)
-    assert not at.exception
-    assert _param(at, "checkpoint") == history.head[1]
-    assert "Reached the newest checkpoint of this branch." in all_text(at)
+    first = next(k for k in path if history.node(k).row.step == 0)
+    at = open_page("thread", thread="demo-research")
+    at.button(key="nav_play").click().run(timeout=120)
+    assert not at.exception, at.exception
+    assert _param(at, "checkpoint") == first[1] and _param(at, "step") == "0"
+    assert ":blue-badge[__start__]" in all_text(at)
+    assert any(p.proto.text.startswith("Step 0 · loop · 2 of") for p in at.get("progress"))
+    assert at.button(key="nav_play").label == "Pause"
+    at.button(key="nav_next").click().run(timeout=120)  # Next pauses
+    assert _param(at, "step") == "1" and at.button(key="nav_play").label == "Play"
+    jump = open_page("thread", thread="demo-research", step="7")
+    assert _param(jump, "checkpoint") == next(k for k in path if history.node(k).row.step == 7)[1]
+    missing = open_page("thread", thread="demo-research", step="999")
+    assert "Step 999 is not on the newest branch of this thread." in all_text(missing)
 
 
 def test_an_unknown_text_field_is_shown_as_text_not_parsed_as_json():

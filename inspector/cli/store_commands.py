@@ -87,6 +87,10 @@ def open_from_args(args: argparse.Namespace) -> Store:
     thread is read with (an unknown name: ``ProfileError``, a ``ValueError``)."""
     settings = load_settings()
     spec = getattr(args, "schema", None) or settings.schema
+    if spec:  # an operator's code that cannot load here is refused before LangGraph's graph package loads
+        from ..schema.operator_code import check_spec
+
+        check_spec(spec)
     if spec or "inspector.schema.reading" in sys.modules:  # once read, none named is put back when none is named
         from .. import schema as schemas
 
@@ -104,7 +108,7 @@ def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | No
     """The analysis cache (None when turned off or unusable, said once on stderr); a rebuilt one says so."""
     try:
         settings = load_settings()
-        cache = open_cache(settings.cache_dir, settings.cache_max_mb, store)
+        cache = open_cache(settings.cache_dir, settings.cache_max_mb, store, settings.cache_url)
     except CacheError as exc:
         warn(f"warning: {exc}; analysing without the cache")
         return None

@@ -1,7 +1,8 @@
-"""Where the dashboard is looking, as it travels in a URL: ``?thread=...&checkpoint=...&ns=...``.
+"""Where the dashboard is looking, as it travels in a URL: ``?thread=...&checkpoint=...&ns=...&step=...``.
 
 The location never names the store, so a link shows the same thing to anyone
-who opened the same store.
+who opened the same store. ``step`` names the checkpoint's step for people (a
+presenter can type ``&step=12``); the checkpoint id, when given, decides.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ class Location:
     thread: str | None = None
     checkpoint: str | None = None
     ns: str = ""
+    step: int | None = None
 
     def params(self) -> dict[str, str]:
         """Query parameters for this location; empty parts are left out."""
@@ -27,6 +29,8 @@ class Location:
             out["checkpoint"] = self.checkpoint
         if self.thread and self.ns:
             out["ns"] = self.ns
+        if self.thread and self.step is not None:
+            out["step"] = str(self.step)
         return out
 
 
@@ -39,10 +43,18 @@ def _clean(value: object) -> str | None:
     return text[:MAX_PARAM_LENGTH] or None
 
 
+def _step(value: object) -> int | None:
+    text = _clean(value)
+    if text is None or len(text) > 9 or not text.lstrip("-").isdigit():
+        return None
+    return int(text)
+
+
 def parse_location(params: Mapping[str, object]) -> Location:
-    """The location in query parameters; blank or missing parts become None (``ns`` becomes "")."""
+    """The location in query parameters; blank, missing or malformed parts become None (``ns`` becomes "")."""
     return Location(
         thread=_clean(params.get("thread")),
         checkpoint=_clean(params.get("checkpoint")),
         ns=_clean(params.get("ns")) or "",
+        step=_step(params.get("step")),
     )

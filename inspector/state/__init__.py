@@ -3,5 +3,5 @@ conversation with DeerFlow's hidden and stripped messages (``conversation``, ``d
 todos, interrupts, and schema drift between the state and the active schema (``drift``).
 
 May import ``store``, ``schema`` and ``formatting``; ``model_input`` (what the model saw at a step) also
-``diff.writes`` and ``media.images``.
+``diff.writes``, ``history.attribution`` and ``media.images``.
 """

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..diff.writes import node_of
+from ..history.attribution import STEP, Attribution
 from ..media.images import MAX_IMAGE_FILE_BYTES, ImageFacts, canonical_mime, decode_base64, inspect_bytes
 from ..store import CheckpointState, WriteRecord
 from .conversation import Turn, conversation
@@ -190,3 +191,13 @@ def model_input(parent: CheckpointState | None, child: CheckpointState, writes: 
         result.notes.append("The messages at the step's start could not all be read: "
                             + "; ".join(p.message for p in parent.problems_for(MESSAGES)))
     return result
+
+
+def attributed_input(parent: CheckpointState | None, child: CheckpointState, made: Attribution | None) -> ModelInput | None:
+    """``model_input`` for the step the one attribution (``history.attribution``) says made ``child``: the
+    writes of its tasks, stored against ``parent``, each named by the attribution's node."""
+    if parent is None or made is None or made.made_by != STEP:
+        return None
+    names = {task.task_id: task.node for task in made.tasks}
+    writes = [w for w in parent.writes if w.task_id in names]
+    return model_input(parent, child, writes, node=lambda w: names[w.task_id])

@@ -112,9 +112,10 @@ def refresh_thread(store: Store, thread_id: str) -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def _analysis_cache(cache_dir: str | None, max_mb: int, url: str, _store: Store) -> AnalysisCache | str | None:
+def _analysis_cache(cache_dir: str | None, max_mb: int, url: str, _store: Store,
+                    cache_url: str | None = None) -> AnalysisCache | str | None:
     try:
-        return open_cache(cache_dir, max_mb, _store)
+        return open_cache(cache_dir, max_mb, _store, cache_url)
     except CacheError as exc:
         return str(exc)
 
@@ -122,7 +123,7 @@ def _analysis_cache(cache_dir: str | None, max_mb: int, url: str, _store: Store)
 def analysis_cache(store: Store) -> AnalysisCache | None:
     """The analysis cache shared with the CLI (None when turned off or unusable, said in the sidebar)."""
     config = settings()
-    cache = _analysis_cache(config.cache_dir, config.cache_max_mb, store.url, store)
+    cache = _analysis_cache(config.cache_dir, config.cache_max_mb, store.url, store, config.cache_url)
     if isinstance(cache, str):
         st.sidebar.caption(":material/info: " + literal(f"Analyses run without their cache: {cache}"))
         return None

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..diff.writes import step_writes
+from ..history.attribution import STEP, Attribution
 from ..history.checkpoint_kinds import step_label
 from ..history.lineage import History, Key
-from ..state.model_input import NOT_STORED, ModelInput, SeenMessage, model_input, model_writes
+from ..state.model_input import MESSAGES, NOT_STORED, ModelInput, SeenMessage, attributed_input, model_writes
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, routes
 from .conversation_view import show_turn
@@ -27,27 +27,33 @@ SCAN = 60  # checkpoints looked at on each side for the nearest model calls
 
 
 @st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
-def _input(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, source: str | None,
-           _parent: CheckpointState, _child: CheckpointState) -> ModelInput | None:
-    return model_input(_parent, _child, step_writes(_parent, source))
+def _input(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _parent: CheckpointState,
+           _child: CheckpointState, _made: Attribution | None) -> ModelInput | None:
+    return attributed_input(_parent, _child, _made)
 
 
 def step_input(store: Store, row: CheckpointRow, state: CheckpointState) -> ModelInput | None:
     """The model input of the step that made ``state`` (cached per checkpoint); None: no model call."""
     if not state.parent_checkpoint_id:
         return None
+    key = (state.checkpoint_ns, state.checkpoint_id)
+    made = data.thread_history(store, state.thread_id).attributions(store, [key]).get(key)
+    if made is None or made.made_by != STEP or MESSAGES not in made.fields:
+        return None  # no task of the step wrote messages: no value needs decoding to say so
     parent = data.state(store, state.thread_id, state.parent_checkpoint_id, state.checkpoint_ns)
     return _input(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id,
-                  data.generation(store, state.thread_id), row.source, parent, state)
+                  data.generation(store, state.thread_id), parent, state, made)
 
 
 @st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _calls_near(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int,
-                _store: Store, _keys: tuple[Key, ...], _parents: tuple[str, ...]) -> list[Key]:
-    """The keys among ``_keys`` whose step wrote an assistant message (their parents' writes, no state read)."""
-    wrote = {cid for cid, writes in _store.iter_writes(thread_id, ns, checkpoint_ids=set(_parents))
-             if model_writes(writes)}
-    return [key for key, parent in zip(_keys, _parents) if parent in wrote]
+                _store: Store, _steps: tuple[tuple[Key, str, frozenset[str]], ...]) -> list[Key]:
+    """The keys among ``_steps`` (key, parent id, the step's task ids) whose tasks wrote an assistant message:
+    their parents' writes, no state read."""
+    parents = {parent for _, parent, _ in _steps}
+    stored = dict(_store.iter_writes(thread_id, ns, checkpoint_ids=parents))
+    return [key for key, parent, tasks in _steps
+            if model_writes([w for w in stored.get(parent, []) if w.task_id in tasks])]
 
 
 def nearest_calls(store: Store, history: History, key: Key) -> tuple[Key | None, Key | None]:
@@ -55,11 +61,12 @@ def nearest_calls(store: Store, history: History, key: Key) -> tuple[Key | None,
     path = history.path_through(key)
     index = path.index(key)
     window = [k for k in path[max(0, index - SCAN): index + SCAN + 1] if k != key and k[0] == key[0]]
-    pairs = [(k, history.node(k).row.parent_checkpoint_id) for k in window]
-    pairs = [(k, p) for k, p in pairs if p and history.node(k).row.source in (None, "loop")]
     thread_id = history.node(key).row.thread_id
-    calls = set(_calls_near(store.url, thread_id, key[0], key[1], data.generation(store, thread_id), store,
-                            tuple(k for k, _ in pairs), tuple(p for _, p in pairs)))
+    made = data.thread_history(store, thread_id).attributions(store, window)
+    steps = tuple((k, history.node(k).row.parent_checkpoint_id, frozenset(t.task_id for t in made[k].tasks))
+                  for k in window if k in made and made[k].made_by == STEP and MESSAGES in made[k].fields
+                  and history.node(k).row.parent_checkpoint_id)
+    calls = set(_calls_near(store.url, thread_id, key[0], key[1], data.generation(store, thread_id), store, steps))
     before = next((k for k in reversed(path[:index]) if k in calls), None)
     after = next((k for k in path[index + 1:] if k in calls), None)
     return before, after

@@ -1,8 +1,9 @@
 """Thread: the checkpoint history of one thread and the state of the selected checkpoint.
 
-URL contract: ``?thread=<id>&checkpoint=<id>&ns=<namespace>`` (page ``thread``).
+URL contract: ``?thread=<id>&checkpoint=<id>&ns=<namespace>&step=<n>`` (page ``thread``).
 The query parameters always name what is on screen; every control that selects
-a checkpoint writes them.
+a checkpoint writes them. ``step`` alone (``?thread=<id>&step=12``) opens that
+step on the newest branch; with a checkpoint id, the id decides.
 
 The panels offered beside the history are ``panels.THREAD_PANELS``. Only the
 chosen panel runs (the first, the state, until another is picked), so opening
@@ -22,7 +23,19 @@ from ..history.location import Location, parse_location
 from ..history.thread_history import ThreadHistory
 from ..state.drift import drift_lines, thread_drift
 from ..store import CheckpointRow, NotFound, Store, StoreError
-from . import audit_trail, branch_links, bundle_view, connection, data, diff_view, follow, panels, routes, timeline_view
+from . import (
+    audit_trail,
+    branch_links,
+    bundle_view,
+    connection,
+    data,
+    diff_view,
+    follow,
+    panels,
+    play_view,
+    routes,
+    timeline_view,
+)
 from .guard import guarded
 from .inert import literal
 
@@ -54,6 +67,10 @@ def _back(message: str) -> None:
 
 
 def _resolve(history: History, location: Location) -> Key | None:
+    if not location.checkpoint and location.step is not None:
+        head = next((k for k in history.ordered if k[0] == location.ns), None)
+        path = history.path_through(head) if head is not None else []
+        return next((k for k in path if history.node(k).row.step == location.step), None)
     if not location.checkpoint and location.ns:
         return next((k for k in history.ordered if k[0] == location.ns), None)
     if not location.checkpoint:
@@ -62,7 +79,10 @@ def _resolve(history: History, location: Location) -> Key | None:
 
 
 def render() -> None:
-    location = parse_location(st.query_params.to_dict())
+    asked = parse_location(st.query_params.to_dict())
+    location = play_view.moved_to(asked)
+    if location != asked:
+        select(location)
     if not location.thread:
         st.title("Thread")
         _back("No thread selected: open one from the thread list.")
@@ -84,11 +104,12 @@ def render() -> None:
     key = _resolve(history, location)
     if key is None:
         st.warning(literal(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
-                           if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread."))
+                           if location.checkpoint else f"Step {location.step} is not on the newest branch of this thread."
+                           if location.step is not None else f"Namespace {location.ns!r} has no checkpoint in this thread."))
         routes.link("thread", "Show the newest checkpoint", {"thread": location.thread}, icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
         return
-    shown = Location(location.thread, key[1], key[0])
+    shown = timeline_view.location_of(history, key)
     if shown != location:
         select(shown)  # the URL names exactly what is on screen, so a copied link keeps showing it
     audit_trail.record_view("thread_view", location.thread)
@@ -105,7 +126,6 @@ def render() -> None:
                    "it (setting profile / --profile names one for every thread)")
         guarded("Branch links", branch_links.render, store, thread.thread_id, history)
         _body(store, thread, key)
-        timeline_view.autoplay(history, key, select)
 
 
 def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
@@ -173,6 +193,9 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     history = thread.history
     row = history.node(key).row
     guarded("Navigator", timeline_view.navigator, history, key, select)
+    if st.session_state.get(play_view.PLAY_KEY):
+        play_view.stage(store, thread, key, select, play_view.speed())
+        return
     left, right = st.columns([2, 3], gap="medium")
     with right:  # first: the state reaches the browser before the history's charts
         guarded("The selected checkpoint", _selected, store, thread.thread_id, row)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from typing import Callable
 
@@ -15,19 +14,22 @@ from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, tree_chart, tree_data
-from . import routes
+from . import play_view, routes
 from .diff_view import MISMATCH_MARK
 from .inert import literal
 from .tables import in_units
 
 PAGE_SIZE = 40
-PLAY_DELAY_SECONDS = 1.2
-PLAY_KEY = "nav_play"
+PLAY_KEY = play_view.PLAY_KEY
 Select = Callable[[Location], None]
 
 
-def _location(history: History, key: Key) -> Location:
-    return Location(history.node(key).row.thread_id, key[1], key[0])
+def location_of(history: History, key: Key) -> Location:
+    """The location of a checkpoint, its step included (the URL names the step for people)."""
+    return play_view.location(history, key)
+
+
+_location = location_of
 
 
 def _label(history: History, key: Key) -> str:
@@ -38,25 +40,33 @@ def _label(history: History, key: Key) -> str:
 
 
 def navigator(history: History, key: Key, select: Select) -> None:
-    """Previous / next along the selected checkpoint's branch, and a step slider."""
+    """Play, previous / next along the selected checkpoint's branch (also the left / right arrow keys), a step
+    slider, and Play's speed and view."""
     path = history.path_through(key)
     index = path.index(key)
-    if st.session_state.pop("nav_play_reset", False):
-        st.session_state[PLAY_KEY] = False
+    playing = bool(st.session_state.get(PLAY_KEY))
     # the buttons in one row that wraps, the slider below it: at 1024 px nothing is cut to "P."
     controls = st.container(horizontal=True, gap="small", vertical_alignment="center", key="nav_controls")
     slider_col = st.container()
-    controls.toggle("Play", key=PLAY_KEY, help="Step through this branch of the history, one checkpoint at a time",
-                    on_change=_start_play, args=(history, path, index, select))
-    if controls.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev",
-                       help="The previous checkpoint on this branch"):
-        select(_location(history, path[index - 1]))
+    play_col = prev_col = next_col = controls
+    if play_col.button("Pause" if playing else "Play", key="nav_play", shortcut="P",
+                       icon=":material/pause:" if playing else ":material/play_arrow:",
+                       help="Step through this branch of the history from its first step, at the speed chosen "
+                       "below (key P); Prev / Next (or the arrow keys) pause and step"):
+        if playing:
+            play_view.stop()
+        else:
+            play_view.start(history, path, index, select)
         st.rerun()
-    if controls.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next",
-                       help="The next checkpoint on this branch"):
-        select(_location(history, path[index + 1]))
-        st.rerun()
-    if len(path) > 1:
+    if prev_col.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev",
+                       shortcut="Left", help="The previous step on this branch (left arrow key)"):
+        _step_to(history, path[index - 1], select, playing)
+    if next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next",
+                       shortcut="Right", help="The next step on this branch (right arrow key)"):
+        _step_to(history, path[index + 1], select, playing)
+    if playing:
+        slider_col.caption(f"Playing this branch: step {index + 1} of {len(path)} when Play started")
+    elif len(path) > 1:
         slider_key = f"nav_slider_{key[0]}_{key[1]}"
         chosen = slider_col.select_slider(
             "Checkpoint on this branch", options=list(range(len(path))), value=index,
@@ -65,25 +75,19 @@ def navigator(history: History, key: Key, select: Select) -> None:
         if chosen != index:
             select(_location(history, path[chosen]))
             st.rerun()
-
-
-def _start_play(history: History, path: list[Key], index: int, select: Select) -> None:
-    if st.session_state.get(PLAY_KEY) and index == len(path) - 1 and len(path) > 1:
-        select(_location(history, path[0]))  # at the newest checkpoint: replay from the start
-
-
-def autoplay(history: History, key: Key, select: Select) -> None:
-    """While Play is on, move to the next checkpoint after a pause (call at the end of the page)."""
-    if not st.session_state.get(PLAY_KEY):
-        return
-    path = history.path_through(key)
-    index = path.index(key)
-    if index == len(path) - 1:
-        st.session_state["nav_play_reset"] = True
+    speed_col, show_col = st.columns([2, 3], vertical_alignment="bottom")
+    with speed_col:
+        play_view.controls()
+    with show_col:
+        play_view.show_choice()
+    if not playing and index == len(path) - 1 and st.session_state.pop(play_view.ENDED_KEY, False):
         st.caption("Reached the newest checkpoint of this branch.")
-        return
-    time.sleep(PLAY_DELAY_SECONDS)
-    select(_location(history, path[index + 1]))
+
+
+def _step_to(history: History, key: Key, select: Select, playing: bool) -> None:
+    if playing:
+        play_view.stop()  # Prev / Next pause Play
+    select(_location(history, key))
     st.rerun()
 
 

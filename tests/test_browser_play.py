@@ -1,0 +1,92 @@
+"""Play in Chromium: from step 0 to the last step at 2 steps/s, a new node highlighted at every step; the
+arrow keys and Prev / Next step without losing focus, and the URL names the step."""
+
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from browser_helpers import shot, wait_for_app
+
+from inspector.history.attribution import attribute_keys
+from inspector.history.lineage import build_history
+from inspector.store import open_store
+
+THREAD = "demo-research"
+RECORD = """() => { window.__frames = [];
+  new MutationObserver(() => {
+    const node = document.querySelector('.st-key-play-node');
+    const progress = document.querySelector("[data-testid='stProgress']");
+    if (!node || !progress) return;
+    const entry = [progress.innerText, node.innerText];
+    const last = window.__frames[window.__frames.length - 1];
+    if (!last || last[0] !== entry[0] || last[1] !== entry[1]) window.__frames.push(entry);
+  }).observe(document.body, {subtree: true, childList: true, characterData: true}); }"""
+
+
+@pytest.fixture(scope="module")
+def base_url(demo_db, streamlit_app):
+    return streamlit_app(db_url=f"sqlite:///{demo_db}")
+
+
+@pytest.fixture(scope="module")
+def steps(demo_db):
+    """step -> the nodes that made it (the one attribution), for the thread's only branch."""
+    with open_store(f"sqlite:///{demo_db}") as store:
+        history = build_history(store.timeline(THREAD))
+        made = attribute_keys(store, history, history.ordered)
+    return {m.step: list(m.nodes) or [m.what] for m in made.values()}
+
+
+def step_param(page) -> int | None:
+    values = parse_qs(urlsplit(page.url).query).get("step")
+    return int(values[-1]) if values else None
+
+
+def test_play_at_two_steps_a_second_reaches_the_last_step_naming_each_node(page, base_url, steps):
+    page.goto(f"{base_url}/thread?thread={THREAD}")
+    wait_for_app(page, timeout=120_000)
+    page.locator("[data-testid='stButtonGroup'] button").filter(has_text="2 steps/s").first.click()
+    wait_for_app(page)
+    page.evaluate(RECORD)
+    started = time.monotonic()
+    page.locator(".st-key-nav_play button:visible").click()
+    page.get_by_text("Reached the newest checkpoint of this branch.").wait_for(timeout=240_000)
+    elapsed = time.monotonic() - started
+    frames = page.evaluate("window.__frames")
+    shot(page, "play-ended")
+    by_step: dict[int, str] = {}
+    for progress, node in frames:
+        by_step[int(re.match(r"Step (-?\d+) ", progress).group(1))] = node  # the last text drawn for each step
+    last = max(steps)
+    assert min(by_step) == 0, "Play starts at step 0, where the input is applied, not at the empty step -1"
+    assert sorted(by_step) == list(range(0, last + 1)), "every step of the branch is drawn, in order"
+    assert step_param(page) == last
+    for step, node in by_step.items():
+        assert all(name in node for name in steps[step]), (step, node, steps[step])
+    for step in range(1, last + 1):
+        assert by_step[step] != by_step[step - 1], f"step {step} highlights the same node as step {step - 1}"
+    assert elapsed >= last / 2 - 1, "2 steps/s is the pace Play keeps at most"
+
+
+def test_arrow_keys_and_buttons_step_and_keep_focus(page, base_url, steps):
+    page.goto(f"{base_url}/thread?thread={THREAD}&step=5")
+    wait_for_app(page, timeout=120_000)
+    assert step_param(page) == 5 and page.locator(".st-key-nav_prev").count() == 1
+    page.locator(".st-key-nav_next button:visible").click()  # a shortcut button also draws a hidden copy
+    page.wait_for_url(re.compile(r"step=6"))
+    wait_for_app(page)
+    assert "Next" in page.evaluate("document.activeElement.innerText"), "the clicked button keeps the focus"
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_url(re.compile(r"step=5"))
+    wait_for_app(page)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_url(re.compile(r"step=4"))
+    wait_for_app(page)
+    assert "Next" in page.evaluate("document.activeElement.innerText"), "focus stays where it was"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url(re.compile(r"step=5"))
+    wait_for_app(page)
+    assert step_param(page) == 5
