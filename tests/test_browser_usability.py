@@ -20,6 +20,7 @@ from inspector.store import open_store
 
 TABLE = "[data-testid='stDataFrame']"
 ROW_HEIGHT = 35
+expect.set_options(timeout=30_000)  # a busy machine: other suites run beside this one
 VIEWPORTS = {"1440": {"width": 1440, "height": 900}, "1024": {"width": 1024, "height": 768}}
 
 
@@ -73,7 +74,9 @@ def test_search_keeps_every_query_and_back_returns_to_the_list(sized, base_url, 
     # the alternating sequence that used to snap back to the query before
     for text in ("demo-research", "research", "vision", "demo", "demo-research", "research"):
         search(page, text)
+        until_url(page, re.compile(f"[?&]q={text}(&|$)"), timeout=20)
         assert params(page) == {"q": text, "sort": "checkpoints"}, text
+        expect(page.get_by_role("textbox", name="Search")).to_have_value(text)  # and it stays
     # what the list shows: a title, a checkpoint id
     search(page, "EV battery")
     assert listed(page, ["demo-research"]) == ["demo-research"]
@@ -170,7 +173,8 @@ def test_thread_page_header_tabs_units_and_the_size_warning_link(sized, base_url
     link.click()
     until_url(page, re.compile(f"checkpoint={crossing.checkpoint_id}"))
     wait_for_app(page, timeout=120_000)
-    assert params(page) == {"thread": "demo-bloated", "checkpoint": crossing.checkpoint_id, "panel": "size"}
+    assert params(page) == {"thread": "demo-bloated", "checkpoint": crossing.checkpoint_id, "panel": "size",
+                            "step": str(crossing.step)}
     expect(page.locator("[data-testid='stSliderThumbValue']").first).to_have_text(re.compile(f"step {crossing.step}\\b"))
     # the size chart's axes in the timeline's terms
     spec_text = page.locator("[data-testid='stVegaLiteChart']").last.inner_text()
