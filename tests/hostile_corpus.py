@@ -191,6 +191,18 @@ def _long_text(p: Planting) -> None:
            "notes": {"long": WORST["jwt-starts"](n), WORST["digits"](2000): "a long key"}})
 
 
+MEGABYTE_THREAD = "hostile-one-long-message"
+
+
+@case("one-long-message", "one message of long_chars letters (the old linkify pattern's worst case) beside short ones",
+      threads=[MEGABYTE_THREAD], kept=["Summarise this"])
+def _one_long_message(p: Planting) -> None:
+    p.run(MEGABYTE_THREAD, {"messages": [HumanMessage("Summarise this", id="m0"),
+                                         HumanMessage(WORST["letters"](p.long_chars), id="m1")],
+                            "title": "one long message"},
+          {"messages": [AIMessage("It is one long word.", id="m2")]})
+
+
 NAMES_THREAD = "hostile-secret-names"
 # values shaped like nothing: masked only because of the name they sit under
 DB_PASSWORD_CAMEL = "camelPwFake4411"

@@ -132,3 +132,19 @@ def test_a_bundle_is_unpacked_once_per_content_and_reused(members, tmp_path):
                         bundle_cache_dir=cache):
             pass
     assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) == 4
+
+
+@pytest.mark.parametrize("kind", ["bomb", "clash", "manifest"])
+def test_the_dashboard_on_a_malformed_bundle_says_so_in_one_message(members, tmp_path, app_on_store, kind):
+    from ui_app import all_text, open_page
+
+    made = {"bomb": {**members, f"{OUTPUTS}/zeros.txt": bytes(20_000_000)},
+            "clash": {**members, f"{OUTPUTS}/report.md/x": b"a folder named like a file"},
+            "manifest": {**members, MANIFEST_MEMBER: b"[" * 100_000}}[kind]
+    app_on_store(str(zip_of(tmp_path / f"{kind}.zip", made)))
+    at = open_page("threads")
+    assert not at.exception, [e.value for e in at.exception]
+    if kind == "bomb":
+        assert [e.value for e in at.error if "a zip bomb is never unpacked" in e.value]
+    else:
+        assert PLAIN in all_text(at) + "".join(df.value.to_csv() for df in at.dataframe)

@@ -102,7 +102,7 @@ def test_the_flow_grid_window_reads_the_write_keys_of_its_steps_only(flow):
     spec = grid_chart(grid, head)
     import altair as alt
 
-    alt.LayerChart.from_dict(spec)  # a valid Vega-Lite spec
+    alt.Chart.from_dict(spec)  # a valid Vega-Lite spec
     assert json.dumps(spec).count('"cell"') == 1
 
 

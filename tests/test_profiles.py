@@ -143,3 +143,40 @@ def test_diff_says_what_the_reducer_did(apps_db, capsys):
     assert len(overwritten) == 2 and all(len(f["changes"]) == 1 for f in overwritten)
     assert {f["changes"][0]["summary"] for f in overwritten} == {"overwritten (2 items → 1 item)",
                                                                   "overwritten (4 items → 1 item)"}
+
+
+# -- every channel's bytes counted ----------------------------------------------------
+
+
+def test_delta_channels_of_any_app_are_counted(deep_agent_db, capsys):
+    main(["sizes", "--db", str(deep_agent_db), "deep-report", "--json", "--quiet"])
+    report = json.loads(capsys.readouterr().out)
+    fields = {f["field"]: f for f in report["fields"] if not f["internal"]}
+    assert {"messages", "files", "todos"} <= set(fields)
+    assert fields["files"]["written_bytes"] > len("SqliteSaver") and fields["files"]["rebuilt"]
+    assert fields["messages"]["rebuilt"] and fields["messages"]["newest_bytes"] > 1000
+    assert report["last_total_bytes"] > report["first_total_bytes"]  # the conversation grew: not "209 B -> 99 B"
+    main(["sizes", "--db", str(deep_agent_db), "deep-report", "--quiet"])
+    assert "delta channel(s), stored as writes" in capsys.readouterr().out
+
+
+def test_langgraphs_own_channels_are_never_the_field_to_trim():
+    from inspector.settings import Settings
+    from inspector.sizes.accounting import thread_sizes
+    from inspector.sizes.health import oversize_flags
+    from inspector.store import CheckpointSizes
+    from inspector.store.measure import ChannelSize
+
+    def row(cid, parent, channels, written=None):
+        return CheckpointSizes("t", "", cid, parent, None, None, 100, sum((written or {}).values()),
+                               {name: ChannelSize(n, f"{name}{n}") for name, n in channels.items()},
+                               written=written or {})
+
+    rows = [row("1", None, {"__pregel_tasks": 400_000}, {"notes": 300_000}),
+            row("2", "1", {"__pregel_tasks": 1}, {"notes": 300_000}), row("3", "2", {"__pregel_tasks": 1})]
+    sizes = thread_sizes("t", rows)
+    assert sizes.field("notes").rebuilt and sizes.field("notes").newest_bytes == 600_000
+    flags = {f.field: f for f in oversize_flags(sizes, Settings(oversize_field_bytes=256_000))}
+    assert "LangGraph's own channel" in flags["__pregel_tasks"].why and "Send" in flags["__pregel_tasks"].why
+    assert "no field to trim" in flags["__pregel_tasks"].fix
+    assert "delta channel" in flags["notes"].why

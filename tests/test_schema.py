@@ -86,7 +86,7 @@ def test_load_schema_from_a_module_a_file_or_a_graph(spec):
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("no_such_module:State", "cannot import module 'no_such_module'"),
+    ("no_such_module:State", "module 'no_such_module' is not installed in this Python"),
     ("custom_schema:Missing", "has no attribute 'Missing'"),
     ("custom_schema:keep_max", "not a state class or a LangGraph graph"),
     ("custom_schema", "expected module.path:Class"),

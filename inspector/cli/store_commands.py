@@ -87,6 +87,10 @@ def open_from_args(args: argparse.Namespace) -> Store:
     thread is read with (an unknown name: ``ProfileError``, a ``ValueError``)."""
     settings = load_settings()
     spec = getattr(args, "schema", None) or settings.schema
+    if spec:  # an operator's code that cannot load here is refused before LangGraph's graph package loads
+        from ..schema.operator_code import check_spec
+
+        check_spec(spec)
     if spec or "inspector.schema.reading" in sys.modules:  # once read, none named is put back when none is named
         from .. import schema as schemas
 

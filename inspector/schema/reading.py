@@ -11,12 +11,8 @@ from typing import Any, Callable
 
 from .default import DEFAULT_SCHEMA_NAME, thread_schema
 from .model import REPLACE, UNKNOWN, Reducer, Schema  # noqa: F401 (re-exported)
+from .operator_code import SchemaError  # noqa: F401 (re-exported)
 from .thread_state import ThreadState
-
-
-class SchemaError(ValueError):
-    """A schema spec that cannot be loaded; the message says why, in one line."""
-
 
 # -- reading a schema the way LangGraph does ----------------------------------------
 
@@ -98,16 +94,18 @@ DEFAULT_SCHEMA = schema_of(ThreadState, DEFAULT_SCHEMA_NAME)
 
 def load_schema(spec: str) -> Schema:
     """Import the class or graph ``module.path:Name`` / ``path/to/file.py:Name`` names (operator only)."""
+    from .operator_code import check_spec, import_failure
+
+    target, attribute = check_spec(spec)
     from ..store import StoreError
     from ..store.saver.loading import import_target
 
-    target, sep, attribute = spec.strip().rpartition(":")
-    if not sep or not target or not attribute.isidentifier():
-        raise SchemaError(f"schema {spec!r}: expected module.path:Class or path/to/file.py:Class")
     try:
         module = import_target(target)
     except StoreError as exc:
-        raise SchemaError(f"schema {spec!r}: {exc}") from None
+        cause = exc.__cause__ or exc.__context__
+        worded = import_failure(cause, spec.strip()) if cause is not None else None
+        raise SchemaError(f"schema {spec!r}: {worded or exc}") from None
     try:
         obj = getattr(module, attribute)
     except AttributeError:

@@ -1,0 +1,235 @@
+"""The analysis cache: facts derived from one checkpoint, kept between runs in an embedded SQLite file.
+
+A checkpoint never changes once written, so a fact computed from it (its per-field
+stored bytes and hashes, its replay verdict, its image entries) is keyed by the
+store's identity, the thread, the namespace, the checkpoint id and the kind of
+fact, and is never stale. The second look at a thread, or a look after ten new
+checkpoints, costs only what is new.
+
+- Where: ``$XDG_CACHE_HOME/state-inspector``, else ``~/.cache/state-inspector``;
+  the ``cache_dir`` setting (``INSPECTOR_CACHE_DIR``) moves it. It is never the
+  inspected store: a cache path that resolves to the store's own file is refused.
+- What: sizes, hashes, verdicts, flags and image entry metadata (path, content
+  fingerprint, base64 length, file reference: ``media.image_facts``), encoded by the
+  analyses themselves as msgpack. Never the text of a value, so no secret reaches it.
+- Bounded: ``cache_max_mb``; whole threads are evicted, least recently used first.
+- Shared: the CLI and every dashboard process use one file (WAL, a busy timeout,
+  ``INSERT OR IGNORE``: a fact two processes compute at once is stored once).
+- Disposable: deleting the file loses nothing. A file SQLite cannot read is set
+  aside (renamed ``*.corrupt-<time>``) and rebuilt, and ``notice`` says so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from .store.model import Key
+
+FILE_NAME = "analysis-cache.sqlite3"
+SCHEMA_VERSION = "1"
+BUSY_TIMEOUT_MS = 10_000
+_CHUNK = 400  # ids per IN (...) query
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS facts (
+    store TEXT NOT NULL, thread TEXT NOT NULL, ns TEXT NOT NULL, checkpoint TEXT NOT NULL,
+    kind TEXT NOT NULL, value BLOB NOT NULL,
+    PRIMARY KEY (store, thread, kind, ns, checkpoint)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS threads (
+    store TEXT NOT NULL, thread TEXT NOT NULL, used REAL NOT NULL, bytes INTEGER NOT NULL,
+    PRIMARY KEY (store, thread)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/state-inspector``, else ``~/.cache/state-inspector``."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "state-inspector"
+
+
+def pack(value: Any) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def unpack(raw: bytes) -> Any:
+    return msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True)
+
+
+class CacheError(Exception):
+    """The cache cannot be used at all (its folder cannot be created, or it would be the store)."""
+
+
+class AnalysisCache:
+    """Per-checkpoint facts in ``directory/analysis-cache.sqlite3``; safe to share between processes."""
+
+    def __init__(self, directory: str | Path, max_bytes: int = 512_000_000, store_files: Iterable[Path] = ()) -> None:
+        self.directory = Path(directory).expanduser()
+        self.path = self.directory / FILE_NAME
+        self.max_bytes = max_bytes
+        self.notice: str | None = None
+        self._lock = threading.Lock()
+        resolved = self.path.resolve()
+        for store_file in store_files:
+            if Path(store_file).resolve() == resolved:
+                raise CacheError(f"the analysis cache would be the inspected store itself ({self.path})")
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(f"cannot create the analysis cache folder {self.directory}: {exc}") from None
+        self._conn = self._open()
+
+    # -- opening, and recovering from a file SQLite cannot read ---------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                               isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
+            raise sqlite3.DatabaseError("cannot switch the cache to WAL mode")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.executescript(_SCHEMA)
+        version = conn.execute("SELECT value FROM about WHERE key = 'schema'").fetchone()
+        if version is None:
+            conn.execute("INSERT OR IGNORE INTO about VALUES ('schema', ?)", [SCHEMA_VERSION])
+        elif version[0] != SCHEMA_VERSION:
+            conn.close()
+            raise sqlite3.DatabaseError(f"cache schema {version[0]} (this version reads {SCHEMA_VERSION})")
+        conn.execute("SELECT count(*) FROM threads").fetchone()
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            return self._rebuild(exc)
+
+    def _rebuild(self, exc: Exception) -> sqlite3.Connection:
+        """Set the unreadable file aside and start an empty cache; ``notice`` says what happened."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        for suffix in ("", "-wal", "-shm"):
+            source = Path(f"{self.path}{suffix}")
+            if source.exists():
+                try:
+                    source.replace(Path(f"{aside}{suffix}"))
+                except OSError:
+                    source.unlink(missing_ok=True)
+        self.notice = (f"The analysis cache {self.path} could not be read ({exc}); it was set aside as "
+                       f"{aside.name} and is being rebuilt. Nothing was lost: every fact is computed again from the store.")
+        return self._connect()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> "AnalysisCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self, action: Any) -> Any:
+        """Run ``action(conn)``; a cache found corrupt mid-run is set aside and rebuilt once."""
+        with self._lock:
+            try:
+                return action(self._conn)
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                    raise
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.close()
+                self._conn = self._rebuild(exc)
+                return action(self._conn)
+
+    # -- facts ----------------------------------------------------------------------------------
+    def get(self, store: str, thread: str, kind: str, keys: Iterable[Key]) -> dict[Key, Any]:
+        """The facts of ``kind`` stored for ``keys`` (missing keys are left out), and the thread marked used."""
+        by_ns: dict[str, list[str]] = {}
+        for ns, cid in keys:
+            by_ns.setdefault(ns, []).append(cid)
+
+        def read(conn: sqlite3.Connection) -> dict[Key, Any]:
+            found: dict[Key, Any] = {}
+            for ns, ids in by_ns.items():
+                for start in range(0, len(ids), _CHUNK):
+                    chunk = ids[start : start + _CHUNK]
+                    rows = conn.execute(
+                        f"""SELECT checkpoint, value FROM facts WHERE store = ? AND thread = ? AND kind = ? AND ns = ?
+                            AND checkpoint IN ({",".join("?" * len(chunk))})""",
+                        [store, thread, kind, ns, *chunk],
+                    ).fetchall()
+                    found.update({(ns, cid): unpack(value) for cid, value in rows})
+            if found:
+                conn.execute("UPDATE threads SET used = ? WHERE store = ? AND thread = ?", [time.time(), store, thread])
+            return found
+
+        return self._run(read)
+
+    def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any]) -> None:
+        """Store facts (a fact already there is kept: it was computed from the same immutable checkpoint)."""
+        if not facts:
+            return
+        rows = [(store, thread, ns, cid, kind, pack(value)) for (ns, cid), value in facts.items()]
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany("INSERT OR IGNORE INTO facts VALUES (?, ?, ?, ?, ?, ?)", rows)
+                size = conn.execute("SELECT coalesce(sum(length(value)), 0) FROM facts WHERE store = ? AND thread = ?",
+                                    [store, thread]).fetchone()[0]
+                conn.execute("INSERT OR REPLACE INTO threads VALUES (?, ?, ?, ?)", [store, thread, time.time(), size])
+                self._evict(conn, keep=(store, thread))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+        self._run(write)
+
+    def _evict(self, conn: sqlite3.Connection, keep: tuple[str, str]) -> None:
+        """Drop whole threads, least recently used first, until the facts fit in ``max_bytes``."""
+        total = conn.execute("SELECT coalesce(sum(bytes), 0) FROM threads").fetchone()[0]
+        if total <= self.max_bytes:
+            return
+        for store, thread, size in conn.execute(
+            "SELECT store, thread, bytes FROM threads ORDER BY used").fetchall():
+            if total <= self.max_bytes * 0.9:
+                break
+            if (store, thread) == keep:
+                continue
+            conn.execute("DELETE FROM facts WHERE store = ? AND thread = ?", [store, thread])
+            conn.execute("DELETE FROM threads WHERE store = ? AND thread = ?", [store, thread])
+            total -= size
+
+    def stats(self) -> dict[str, int]:
+        """Facts and threads held, and their bytes (for tests and the benchmarks)."""
+        def read(conn: sqlite3.Connection) -> dict[str, int]:
+            facts, size = conn.execute("SELECT count(*), coalesce(sum(length(value)), 0) FROM facts").fetchone()
+            threads = conn.execute("SELECT count(*) FROM threads").fetchone()[0]
+            return {"facts": facts, "bytes": size, "threads": threads}
+
+        return self._run(read)
+
+
+def open_cache(cache_dir: str | None, max_mb: int, store: Any = None) -> AnalysisCache | None:
+    """The cache in ``cache_dir`` (default: ``default_cache_dir()``), or None when ``max_mb`` is 0 (turned off).
+
+    ``store``: the store being inspected, so the cache is never its own file.
+    """
+    if max_mb <= 0:
+        return None
+    directory = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+    store_files = [store.path] if getattr(store, "path", None) is not None else []
+    return AnalysisCache(directory, max_mb * 1_000_000, store_files)

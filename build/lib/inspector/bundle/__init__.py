@@ -1,0 +1,16 @@
+"""Support bundles: one thread of a checkpoint store, its files and a manifest, in a zip.
+
+``write_bundle`` reads the thread through ``Store.export_thread`` (the source is
+only read), masks every value with the redaction rules (``masking``, the one
+call point), writes it back in LangGraph's own format (``rewrite``, ``rows``)
+into a new SqliteSaver database, and adds the files its state names
+(``files``). ``inspector.store.bundle`` opens a bundle as a read-only store.
+Imports ``inspector.store``, ``inspector.media.user_data``, ``inspector.settings``,
+``inspector.safety.redaction``, ``inspector.media.report`` (the thread's folders) and
+LangGraph's SqliteSaver (for ``setup()`` only).
+"""
+
+from .masking import Masker
+from .writer import write_bundle
+
+__all__ = ["Masker", "write_bundle"]

@@ -1,0 +1,151 @@
+"""The user-data files a thread's state names, found and read safely for a bundle.
+
+References come from every checkpoint's ``artifacts``, ``viewed_images`` (file
+entries) and ``uploaded_files``. Each is resolved with ``inspector.media.user_data``
+inside the thread's own folders (a physical ``actual_path`` may also lie in the
+folders of a thread it was branched from): a path that would leave them is
+refused and the refusal is recorded, never read. Files over the per-file cap,
+or past the bundle's budget, are left out with the reason. A file's place in the
+bundle is where it sits under its thread's folders
+(``threads/{thread}/user-data/outputs/report.md``), so the state's paths resolve
+inside the bundle as they did at the source.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..media.regular_files import not_regular, open_regular
+from ..media.user_data import PathRefused, UserData, check_physical, resolve
+from ..store.bundle import user_data_prefix
+
+
+@dataclass
+class References:
+    """Paths the state names, in the order first seen: (path, ``actual_path`` or None)."""
+
+    paths: dict[str, str | None] = field(default_factory=dict)
+
+    def add(self, path: Any, actual: Any = None) -> None:
+        if isinstance(path, str) and path:
+            self.paths.setdefault(path, actual if isinstance(actual, str) else None)
+
+    def collect(self, values: dict[str, Any]) -> None:
+        artifacts = values.get("artifacts")
+        for path in artifacts if isinstance(artifacts, list) else []:
+            self.add(path)
+        images = values.get("viewed_images")
+        for key, entry in images.items() if isinstance(images, dict) else []:
+            if isinstance(entry, dict) and "base64" not in entry:
+                self.add(key, entry.get("actual_path"))
+        uploads = values.get("uploaded_files")
+        for entry in uploads if isinstance(uploads, list) else []:
+            if isinstance(entry, dict):
+                self.add(entry.get("path"))
+
+
+@dataclass
+class BundledFile:
+    path: str  # as the state names it
+    member: str  # where it sits in the bundle
+    source: Path
+    size: int
+    sha256: str = ""
+    redacted: bool = False
+
+
+@dataclass
+class FilePlan:
+    files: list[BundledFile] = field(default_factory=list)
+    left_out: list[dict[str, Any]] = field(default_factory=list)
+
+
+def place(real: Path, user_data: UserData) -> str | None:
+    """Where a file inside the thread's folders, or those of a thread it was branched from, sits in the
+    bundle (``threads/{thread}/user-data/outputs/report.md``, symlinks resolved); None elsewhere."""
+    for holder in (user_data, *user_data.parents):
+        for folder, root in holder.usable.items():
+            base = Path(os.path.realpath(root))
+            if real != base and real.is_relative_to(base):
+                return f"{user_data_prefix(holder.thread_id)}{folder}/{real.relative_to(base).as_posix()}"
+    return None
+
+
+def _source(path: str, actual: str | None, user_data: UserData) -> Path:
+    """The file a reference names: its ``actual_path`` when that is inside the thread's folders, else the agent path."""
+    if actual and os.path.lexists(actual):
+        try:
+            return check_physical(actual, user_data)
+        except PathRefused:
+            pass
+    return resolve(path, user_data)
+
+
+def plan_files(refs: References, user_data: UserData | None, max_file: int, max_total: int) -> FilePlan:
+    """Which referenced files go into the bundle, and what is left out and why."""
+    plan = FilePlan()
+    if not refs.paths:
+        return plan
+    if user_data is None:
+        plan.left_out.append({"what": f"{len(refs.paths)} file(s) the state names", "count": len(refs.paths),
+                              "reason": "the thread's user-data folder was not found (set --data-dir)"})
+        return plan
+    total = 0
+    seen: set[Path] = set()
+    for path, actual in refs.paths.items():
+        try:
+            real = _source(path, actual, user_data)
+        except PathRefused as exc:
+            plan.left_out.append({"what": path, "count": 1, "reason": f"refused: {exc}"})
+            continue
+        if real in seen:
+            continue
+        seen.add(real)
+        member = place(real, user_data)
+        try:
+            info = real.stat()
+        except OSError:
+            info = None
+        if member is None or info is None:
+            plan.left_out.append({"what": path, "count": 1, "reason": "missing on disk"})
+        elif not stat.S_ISREG(info.st_mode):
+            plan.left_out.append({"what": path, "count": 1, "reason": not_regular(info.st_mode)})
+        elif info.st_size > max_file:
+            plan.left_out.append({"what": path, "count": 1, "reason": f"{info.st_size:,} bytes, over the "
+                                                                      f"{max_file:,}-byte limit for one file"})
+        elif total + info.st_size > max_total:
+            plan.left_out.append({"what": path, "count": 1, "reason": f"the bundle's {max_total:,}-byte budget for "
+                                                                      "files was used up"})
+        else:
+            total += info.st_size
+            plan.files.append(BundledFile(path, member, real, info.st_size))
+    return plan
+
+
+def read_file(bundled: BundledFile, masker: Any) -> bytes | None:
+    """A file's bytes for the bundle (no more than were planned), or None when it must be left out.
+
+    Only a regular file is opened, without blocking (``PathRefused`` otherwise: one swapped for a named pipe
+    since the plan). Text (UTF-8, no NUL) is masked like every value. A binary file cannot be masked without
+    breaking it: one whose bytes hold a secret's shape (a key in an image's metadata) is left out instead.
+    """
+    with open_regular(bundled.source) as (fh, _size):
+        data = fh.read(bundled.size)
+    text = None
+    if b"\x00" not in data[:8192]:
+        with contextlib.suppress(UnicodeDecodeError):
+            text = data.decode("utf-8")
+    if text is not None:
+        masked = masker.text(text, "files")
+        if masked != text:
+            data, bundled.redacted = masked.encode("utf-8"), True
+    elif masker.holds_secret(data):
+        return None
+    bundled.sha256 = hashlib.sha256(data).hexdigest()
+    return data

@@ -1,0 +1,220 @@
+"""``write_bundle(store, thread_id, out)``: one thread, its files and a manifest, in a zip support can open.
+
+The checkpoint file is a NEW SQLite database created by LangGraph's own
+``SqliteSaver.setup()``; the thread's rows are copied into it, every value
+masked first (``Masker``), so no secret is ever written to it, and the file is
+VACUUMed before it is zipped. The source store is only read. The zip is built
+under a temporary name and renamed when complete.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import sqlite3
+import tempfile
+import zipfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from ..media.report import folder_refusals, thread_folders
+from ..media.user_data import PathRefused, check_id
+from ..store import Store, display_url
+from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
+from ..store.depth import json_object
+from .files import FilePlan, References, plan_files, read_file
+from .masking import Masker
+from .rows import RowConverter
+
+BINARY_SECRET = "a binary file holding text shaped like a secret, which cannot be masked without breaking the file"
+_INSERT_CHECKPOINT = """INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,
+                        checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)"""
+_INSERT_WRITE = """INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type,
+                   value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+
+
+def default_user() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "unknown"
+
+
+class _Copy:
+    """The rows copied so far, and what the newest root checkpoint says about the thread's folders."""
+
+    def __init__(self) -> None:
+        self.checkpoints = 0
+        self.writes = 0
+        self.stray_writes = 0
+        self.namespaces: set[str] = set()
+        self.refs = References()
+        self.newest_root: tuple[str, dict[str, Any], Any] | None = None  # (id, file-naming values, metadata)
+
+
+def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: RowConverter) -> _Copy:
+    copied = _Copy()
+    for cp in store.export_thread(thread_id):
+        if cp.missing:
+            copied.stray_writes += len(cp.writes)
+            continue
+        converted = convert.checkpoint(cp)
+        if converted is None:
+            continue
+        type_tag, blob, values = converted
+        conn.execute(_INSERT_CHECKPOINT, (thread_id, cp.checkpoint_ns, cp.checkpoint_id, cp.parent_checkpoint_id,
+                                          type_tag, blob, convert.metadata(cp.metadata)))
+        copied.checkpoints += 1
+        copied.namespaces.add(cp.checkpoint_ns)
+        copied.refs.collect(values)
+        if not cp.checkpoint_ns and (copied.newest_root is None or cp.checkpoint_id > copied.newest_root[0]):
+            copied.newest_root = (cp.checkpoint_id, values, cp.metadata)
+        for write in cp.writes:
+            kept = convert.write(write)
+            if kept is not None:
+                conn.execute(_INSERT_WRITE, (thread_id, cp.checkpoint_ns, cp.checkpoint_id, write.task_id,
+                                             write.task_path, write.idx, write.channel, *kept))
+                copied.writes += 1
+    return copied
+
+
+def _metadata(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, (bytes, bytearray, memoryview, str)):
+        return json_object(raw) or {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def _files(store: Store, thread_id: str, copied: _Copy, data_dir: Any, max_file: int, max_total: int,
+           ) -> tuple[FilePlan, dict[str, Any]]:
+    """The files to bundle, and where their folders were (the thread's, and those it was branched from)."""
+    values, metadata = (copied.newest_root[1], copied.newest_root[2]) if copied.newest_root else ({}, None)
+    user_data, problems = thread_folders(thread_id, values.get("thread_data"), _metadata(metadata), data_dir, store)
+    if user_data is None:
+        plan = FilePlan()
+        if problems and problems[0].startswith("refused:"):
+            plan.left_out.append({"what": "the thread's files", "count": len(copied.refs.paths), "reason": problems[0]})
+        else:
+            plan = plan_files(copied.refs, None, max_file, max_total)
+        return plan, {"source_folders": {}}
+    plan = plan_files(copied.refs, user_data, max_file, max_total)
+    own = folder_refusals(user_data)
+    plan.left_out += [{"what": "the thread's folders", "count": 1, "reason": p} for p in own]
+    plan.left_out += [{"what": "files of the threads it was branched from", "count": 1, "reason": p}
+                      for p in problems if p not in own]
+    folders: dict[str, Any] = {"source_folders": {k: str(v) for k, v in user_data.folders.items()}}
+    if user_data.parents:
+        folders["branched_from"] = [{"thread_id": p.thread_id, "source_folders": {k: str(v) for k, v in p.folders.items()}}
+                                    for p in user_data.parents]
+    return plan, folders
+
+
+def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str | Path | None = None,
+                 reveal: bool = False, created_by: str | None = None, settings: Any = None) -> dict[str, Any]:
+    """Write the bundle of ``thread_id`` to ``out`` and return its manifest.
+
+    Secrets are masked with the settings' redaction rules; ``reveal=True`` keeps every value as stored.
+
+    Raises ``NotFound`` for an unknown thread, ``StoreError`` for a store whose rows cannot be read as
+    stored, ``PermissionError`` for ``reveal`` where the settings do not set ``allow_reveal``.
+    """
+    if settings is None:
+        from ..settings import load_settings
+
+        settings = load_settings()
+    check_id(thread_id)
+    out = Path(out)
+    masker = Masker(settings, reveal=reveal)
+    convert = RowConverter(masker)
+    with tempfile.TemporaryDirectory(prefix="inspector-bundle-") as tmp:
+        db = Path(tmp) / DB_MEMBER
+        copied = _write_database(store, thread_id, db, convert)
+        files, source_folders = _files(store, thread_id, copied, data_dir, settings.bundle_max_file_bytes,
+                                       settings.bundle_max_files_bytes)
+        building = out.with_name(out.name + ".building")
+        try:
+            with zipfile.ZipFile(building, "w", zipfile.ZIP_DEFLATED) as archive:
+                archive.write(db, DB_MEMBER)
+                for bundled in list(files.files):
+                    try:
+                        data = read_file(bundled, masker)
+                    except (PathRefused, OSError) as exc:
+                        files.files.remove(bundled)
+                        files.left_out.append({"what": bundled.path, "count": 1,
+                                               "reason": f"refused: {exc}" if isinstance(exc, PathRefused)
+                                               else f"unreadable: {exc.strerror or exc}"})
+                        continue
+                    if data is None:
+                        files.files.remove(bundled)
+                        files.left_out.append({"what": bundled.path, "count": 1, "reason": BINARY_SECRET})
+                    else:
+                        archive.writestr(bundled.member, data)
+                manifest = _manifest(store, thread_id, copied, convert, masker, files, source_folders, created_by)
+                archive.writestr(MANIFEST_MEMBER, json.dumps(manifest, indent=2, ensure_ascii=False))
+            os.replace(building, out)
+        finally:
+            building.unlink(missing_ok=True)
+    return manifest
+
+
+def _write_database(store: Store, thread_id: str, db: Path, convert: RowConverter) -> _Copy:
+    """The thread's rows, masked, in a new SQLite file: inserted once, never updated or deleted, then
+    VACUUMed, so no page of the file holds anything but the rows as written."""
+    conn = sqlite3.connect(db, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA secure_delete = ON")
+        SqliteSaver(conn).setup()  # LangGraph's own schema, on the new file only
+        copied = _copy_rows(store, thread_id, conn, convert)
+        conn.commit()
+        conn.execute("PRAGMA journal_mode=DELETE")  # one self-contained file: the WAL folded in and removed
+        conn.execute("VACUUM")
+    finally:
+        conn.close()
+    return copied
+
+
+def _manifest(store: Store, thread_id: str, copied: _Copy, convert: RowConverter, masker: Masker, files: FilePlan,
+              source_folders: dict[str, Any], created_by: str | None) -> dict[str, Any]:
+    left_out = convert.left_out_rows() + files.left_out
+    if copied.stray_writes:
+        left_out.append({"what": "writes stored against checkpoints the store does not hold",
+                         "count": copied.stray_writes, "reason": "nothing in the bundle would read them"})
+    manifest = {
+        "format": BUNDLE_FORMAT,
+        "version": BUNDLE_VERSION,
+        "thread_id": thread_id,
+        "source": display_url(store.url),
+        "source_kind": store.kind,
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created_by": created_by or default_user(),
+        "checkpoints": copied.checkpoints,
+        "writes": copied.writes,
+        "namespaces": sorted(copied.namespaces),
+        "user_data": {
+            **source_folders,
+            "files": [{"path": f.path, "member": f.member, "bytes": f.size, "sha256": f.sha256,
+                       "redacted": f.redacted} for f in files.files],
+        },
+        "left_out": left_out,
+    }
+    masked_manifest = masker.value(manifest, "manifest")
+    masked_manifest["redaction"] = _redaction(masker)
+    return masked_manifest
+
+
+def _redaction(masker: Masker) -> dict[str, Any]:
+    """What the manifest says about masking: whether it was on, by which rules, and what it masked where."""
+    if not masker.enabled:
+        return {"enabled": False, "rules": None,
+                "note": "made with reveal (allowed by the operator's allow_reveal): every value is as stored"}
+    return {
+        "enabled": True,
+        "rules": "inspector.safety.redaction: the rules every page, download and CLI output applies",
+        "operator_patterns": masker.operator_patterns,
+        "values_masked": dict(masker.masked),  # where: values or files in which something was masked
+        "marks": masker.kinds,  # kind: secrets replaced by a mark
+        "mark_format": "[redacted KIND · LENGTH CLASS · #HASH]; equal secrets carry equal marks in one bundle",
+    }

@@ -1,0 +1,49 @@
+"""``bundle``: one thread, its files and a manifest in a zip that ``--db FILE.zip`` opens elsewhere."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..settings import load_settings
+from .output import print_json, say
+from .store_commands import add_store_args, open_from_args
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bundle", help="export one thread as a support bundle (secrets masked inside it)")
+    add_store_args(p)
+    p.add_argument("thread")
+    p.add_argument("--out", required=True, metavar="FILE.zip", help="where to write the bundle")
+    p.add_argument("--data-dir", metavar="DIR",
+                   help="DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "
+                        "or the SQLite store's folder)")
+    p.add_argument("--by", metavar="NAME", help="who makes the bundle, for its manifest (default: the OS user)")
+    p.set_defaults(handler=cmd_bundle)
+
+
+def cmd_bundle(args: argparse.Namespace) -> int:
+    if not args.out.lower().endswith(".zip"):
+        raise ValueError(f"--out must name a .zip file, got {args.out!r}")
+    from ..bundle import write_bundle  # LangGraph's SqliteSaver, and its graph machinery: only here
+
+    settings = load_settings()
+    with open_from_args(args) as store:
+        manifest = write_bundle(store, args.thread, args.out, data_dir=args.data_dir or settings.data_dir,
+                                reveal=args.reveal, created_by=args.by, settings=settings)
+    if args.json:
+        print_json(manifest)
+        return 0
+    files = manifest["user_data"]["files"]
+    say(f"bundle of {manifest['thread_id']} written to {args.out}: {manifest['checkpoints']} checkpoint(s), "
+        f"{manifest['writes']} write(s), {len(files)} file(s)")
+    redaction = manifest["redaction"]
+    if redaction["enabled"]:
+        where = ", ".join(f"{name} ({n})" for name, n in redaction["values_masked"].items())
+        kinds = ", ".join(f"{kind} ({n})" for kind, n in redaction["marks"].items())
+        say(f"secrets masked: {where or 'none found'}" + (f"; marks by kind: {kinds}" if kinds else ""))
+    else:
+        say("secrets NOT masked (--reveal): every value is as stored")
+    for item in manifest["left_out"]:
+        say(f"left out: {item['what']} ({item['count']}): {item['reason']}")
+    say(f"open it with: python -m inspector threads --db {args.out}")
+    return 0

@@ -1,0 +1,49 @@
+"""Commands that show a thread's flow: ``graph`` (the graph as it ran, DOT or JSON)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..history.attribution import attribute_keys
+from ..history.flow_graph import cluster_of, graph_json, infer_graph, to_dot
+from ..history.lineage import build_history
+from ..store import NotFound
+from .output import masked, print_json
+from .store_commands import add_store_args, open_from_args
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("graph", help="the graph a thread ran, inferred from its stored writes (DOT, or --json)",
+                       description="Nodes from the tasks the store recorded, edges from the transitions taken "
+                                   "between consecutive steps, with counts. It shows what ran, not the code's "
+                                   "whole graph. Prints Graphviz DOT (render with `dot -Tsvg`) or --json.")
+    add_store_args(p)
+    p.add_argument("thread")
+    p.add_argument("--checkpoint", metavar="ID", help="highlight the node(s) that produced this checkpoint")
+    p.add_argument("--ns", default="", help="the checkpoint's namespace (default: the root graph)")
+    p.set_defaults(handler=cmd_graph)
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    with open_from_args(args) as store:
+        history = build_history(masked(store.timeline_keys(args.thread)))
+        writes = masked(store.write_keys(args.thread, list(history.nodes)))
+        key = None
+        if args.checkpoint:
+            key = history.find(args.checkpoint, args.ns)
+            if key is None:
+                raise NotFound(f"no checkpoint {args.checkpoint!r} in namespace {args.ns or 'root'!r} "
+                               f"of thread {args.thread!r}")
+            made = attribute_keys(store, history, [key])[key]
+    graph = infer_graph(history, writes)
+    if args.json:
+        payload = graph_json(graph)
+        if key is not None:
+            payload["highlight"] = {"checkpoint": key[1], "ns": key[0], "label": made.label,
+                                    "nodes": graph.node_ids(made.nodes, cluster_of(key[0])), "wrote": list(made.fields)}
+        print_json(payload)
+        return 0
+    highlight = graph.node_ids(made.nodes, cluster_of(key[0])) if key is not None else []
+    print(to_dot(graph, highlight, made.fields if key is not None else (),
+                 title=f"thread {args.thread}: what ran (from the stored writes), not the code's whole graph"))
+    return 0

@@ -1,0 +1,87 @@
+"""``images`` and ``artifacts``: what the state's pictures and presented files are, and what is wrong with them."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from ..formatting import human_bytes
+from ..settings import load_settings
+from .output import print_json, print_table, say
+from .store_commands import add_store_args, open_cache_for, open_from_args
+
+if TYPE_CHECKING:
+    from ..media.report import MediaReport
+
+
+def _add_args(parser: argparse.ArgumentParser) -> None:
+    add_store_args(parser)
+    parser.add_argument("thread")
+    parser.add_argument("--checkpoint", metavar="ID", help="checkpoint id (default: the newest)")
+    parser.add_argument("--data-dir", metavar="DIR",
+                        help="DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "
+                             "or the SQLite store's folder)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("images", help="check viewed_images at a checkpoint, and their history")
+    _add_args(p)
+    p.set_defaults(handler=cmd_images)
+    p = sub.add_parser("artifacts", help="locate and check the presented artifacts at a checkpoint")
+    _add_args(p)
+    p.set_defaults(handler=cmd_artifacts)
+
+
+def _report(args: argparse.Namespace, **which: bool) -> MediaReport:
+    from ..media.report import media_report  # Pillow and the image checks: only for these commands
+
+    data_dir = args.data_dir or load_settings().data_dir
+    with open_from_args(args) as store:
+        cache = open_cache_for(store, args) if which.get("images") else None  # image facts only
+        try:
+            return media_report(store, args.thread, args.checkpoint, data_dir, cache=cache, **which)
+        finally:
+            if cache is not None:
+                cache.close()
+
+
+def _header(report: MediaReport) -> None:
+    say(f"thread {report.thread_id}  checkpoint {report.checkpoint_id}  step {report.step}")
+    if report.user_data is not None:
+        say(f"user-data folder: {report.user_data.origin}")
+        for parent in report.user_data.parents:
+            say(f"branched from {parent.thread_id}: its folder {parent.origin} is read for actual_paths too")
+    for problem in report.problems:
+        say(f"problem: {problem}")
+
+
+def cmd_images(args: argparse.Namespace) -> int:
+    report = _report(args, images=True, artifacts=False)
+    if args.json:
+        print_json(report.as_dict(artifacts=False))
+        return 0
+    from ..media.image_history import lifecycle_note
+    from ..media.report import image_rows, span_rows
+
+    _header(report)
+    print_table(None, image_rows(report.images), formats={"bytes": human_bytes})
+    say(f"{len(report.images)} image(s) at this checkpoint")
+    say("history:")
+    print_table(None, span_rows(report.spans))
+
+    if note := lifecycle_note(report.spans):
+        say(note)
+    return 0
+
+
+def cmd_artifacts(args: argparse.Namespace) -> int:
+    report = _report(args, images=False, artifacts=True)
+    if args.json:
+        print_json(report.as_dict(images=False))
+        return 0
+    from ..media.report import artifact_rows
+
+    _header(report)
+    print_table(None, artifact_rows(report.artifacts), formats={"bytes": human_bytes})
+    say(f"{len(report.artifacts)} artifact(s) at this checkpoint")
+    return 0

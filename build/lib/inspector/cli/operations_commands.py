@@ -1,0 +1,125 @@
+"""Commands for operating a large store: ``growth`` (how fast it grows, when it passes the disk budget),
+``health --store`` (what the files hold, the rows no checkpoint needs) and ``metrics`` (the same
+numbers for Prometheus)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..formatting import human_bytes
+from ..operations.file_report import fact_lines, relation_rows
+from ..operations.growth import BUCKETS, growth_report, growth_table
+from ..operations.orphans import orphan_report
+from ..settings import load_settings
+from .output import print_json, print_table, say
+from .store_commands import add_store_args, open_from_args
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("growth", help="stored bytes per day or hour, top growers, and when the store passes "
+                                      "disk_budget_bytes")
+    add_store_args(p)
+    p.add_argument("--since", type=int, default=30, metavar="DAYS", help="the window, in days (default 30)")
+    p.add_argument("--by", choices=("store", "channel", "thread"), default="store",
+                   help="one row per bucket (store), or per bucket and channel or thread")
+    p.add_argument("--bucket", choices=tuple(BUCKETS), default="day")
+    p.add_argument("--top", type=int, default=10, help="how many top threads and channels (default 10)")
+    p.add_argument("--budget", type=int, metavar="BYTES",
+                   help="the disk budget to forecast against (default: the disk_budget_bytes setting)")
+    p.set_defaults(handler=cmd_growth)
+
+    p = sub.add_parser("metrics", help="serve Prometheus metrics of the store (cheap aggregates, cached)")
+    add_store_args(p)
+    p.add_argument("--port", type=int, default=9464)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--cache-seconds", type=float, default=60.0,
+                   help="a scrape within this many seconds of the last snapshot is served from it (default 60)")
+    p.add_argument("--once", action="store_true", help="print one snapshot (a table, or --json) and exit")
+    p.set_defaults(handler=cmd_metrics)
+
+
+def cmd_growth(args: argparse.Namespace) -> int:
+    settings = load_settings()
+    budget = args.budget if args.budget is not None else settings.disk_budget_bytes
+    with open_from_args(args) as store:
+        report = growth_report(store, args.by, args.bucket, args.since, args.top, budget)
+    if args.json:
+        print_json(report, keys=False)
+        return 0
+    print_table(None, growth_table(report), formats={"stored bytes": human_bytes})
+    if not report.points:
+        say(f"no checkpoint dated since {report.window_start:%Y-%m-%d %H:%M} UTC")
+    for title, growers in (("threads", report.top_threads), ("channels", report.top_channels)):
+        say(f"top {title} in the last {report.since_days} day(s):")
+        print_table(["key", "stored", "share", "checkpoints"],
+                    [(g.key, human_bytes(g.bytes), f"{g.share:.0%}", g.checkpoints) for g in growers])
+    if report.channel_basis:
+        say(f"per channel: {report.channel_basis}")
+    if report.untimed_checkpoints or report.untimed_bytes:
+        say(f"not dated (ids that are not uuid6, blobs no checkpoint names): {report.untimed_checkpoints} "
+            f"checkpoint(s), {human_bytes(report.untimed_bytes)}")
+    say(f"forecast: {report.forecast.verdict}")
+    say(f"basis: {report.forecast.basis}")
+    return 0
+
+
+def print_store_health(store, as_json: bool) -> int:
+    """``health --store``: file facts, then each kind of leftover with its statements (exit 0)."""
+    facts = store.file_facts()
+    orphans = orphan_report(store)
+    if as_json:
+        print_json({"file_facts": facts, "orphans": orphans}, keys=False)
+        return 0
+    for line in fact_lines(facts):
+        say(line)
+    print_table(None, relation_rows(facts), formats=dict.fromkeys(("bytes", "payload", "heap", "toast", "indexes"),
+                                                                   human_bytes))
+    say(f"rows no checkpoint needs: {human_bytes(orphans.total_bytes)}"
+        + (f"; app thread tables: {', '.join(f'{app} {table}' for app, table in orphans.app_tables)}"
+           if orphans.app_tables else "; no app thread table found"))
+    for item in orphans.leftovers:
+        say(f"{item.title}: {item.rows:,} row(s), {human_bytes(item.bytes)} in {item.thread_count:,} thread(s)")
+        if not item.rows:
+            continue
+        for thread in item.threads[:10]:
+            say(f"    {thread.thread_id}: {thread.rows:,} row(s), {human_bytes(thread.bytes)}"
+                + (" (every checkpoint gone)" if thread.gone else ""))
+        say(f"    caution: {item.caution}")
+        for line in item.statements.splitlines():
+            say(f"    {line}")
+    return 0
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    import time
+
+    from ..operations.metrics import metrics_snapshot
+
+    settings = load_settings()
+    if args.port <= 0 or args.port > 65535:
+        raise ValueError(f"--port must be between 1 and 65535, got {args.port}")
+    with open_from_args(args) as store:
+        def take():
+            return metrics_snapshot(store, settings.oversize_state_bytes, settings.disk_budget_bytes)
+
+        if args.once:
+            snap = take()
+            if args.json:
+                print_json(snap, keys=False)
+            else:
+                print_table(["metric", "value"], [(k, v) for k, v in vars(snap).items()])
+            return 0
+        from ..operations.metrics_server import SnapshotCollector, serve
+
+        try:
+            server = serve(SnapshotCollector(take, args.cache_seconds), args.host, args.port)
+        except OSError as exc:
+            raise ValueError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+        say(f"serving Prometheus metrics on http://{args.host}:{args.port}/metrics (Ctrl-C stops)")
+        sys.stdout.flush()
+        try:
+            while True:
+                time.sleep(3600)
+        finally:
+            server.shutdown()

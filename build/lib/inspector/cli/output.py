@@ -1,0 +1,111 @@
+"""Printing command results: JSON with stable keys, or a readable table; secrets masked in both.
+
+Everything a command prints goes through ``print_json``, ``print_table``, ``say`` or
+``warn``, which mask secrets with the settings' redaction rules (``--reveal`` turns
+that off where the operator set ``allow_reveal``) and show the data's control
+characters escaped (``terminal_safe``): an ESC, BEL, CR, backspace, C1 or bidi
+control in an id, a title or a message never reaches the terminal as itself, so a
+stored value cannot set the window title, clear the screen, hide text or plant an
+OSC 8 link. JSON escapes the C0 controls itself; the others are written as ``\\uXXXX``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TextIO
+
+from ..formatting import dumps, to_jsonable
+from ..safety.redaction import Redactor, redactor_for
+
+_redactor: Redactor | None = None
+
+# C0 controls (but line feed), DEL, C1 controls, and the characters that reorder or hide text
+_UNSAFE = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), 0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+           *range(0x2066, 0x206A), 0x2028, 0x2029]
+_NAMED = {0x09: "\\t", 0x0D: "\\r", 0x1B: "\\x1b"}
+_ESCAPES = {c: _NAMED.get(c, f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSAFE if c != 0x0A}
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in _UNSAFE if c >= 0x7F}
+
+
+def terminal_safe(text: str, newlines: bool = True) -> str:
+    """``text`` with every control character escaped (``\\x1b``, ``\\r``, ``\\u202e``), so it prints as what
+    it is; line feeds kept (``newlines=False``: escaped too)."""
+    text = text.translate(_ESCAPES)
+    return text if newlines else text.replace("\n", "\\n")
+
+
+def use_redactor(redactor: Redactor | None) -> None:
+    """The redactor for this run's output (``None``: the settings' default, chosen on first use)."""
+    global _redactor
+    _redactor = redactor
+
+
+def masked(value: Any, keys: bool = True) -> Any:
+    """``value`` with secrets masked for output (``keys=False``: text shapes only, for size reports)."""
+    global _redactor
+    if _redactor is None:
+        _redactor = redactor_for()
+    return _redactor(value, keys=keys)
+
+
+def print_json(data: Any, out: TextIO | None = None, keys: bool = True) -> None:
+    (out or sys.stdout).write(dumps(masked(to_jsonable(data), keys)).translate(_JSON_ESCAPES) + "\n")
+
+
+def say(text: str, out: TextIO | None = None) -> None:
+    """One line of prose output (masked and escaped like every other output)."""
+    (out or sys.stdout).write(terminal_safe(masked(text)) + "\n")
+
+
+def warn(text: str) -> None:
+    """One line on stderr (``warning: ...``, ``error: ...``), masked and escaped."""
+    sys.stderr.write(terminal_safe(safe_masked(text), newlines=False) + "\n")
+
+
+def safe_masked(text: str) -> str:
+    """``text`` masked, with the default rules when the settings themselves are bad (for error lines)."""
+    try:
+        return masked(text)
+    except ValueError:
+        return redactor_for(object()).text(text)
+
+
+def print_table(headers: Sequence[str] | None, rows: Iterable[Any], out: TextIO | None = None,
+                formats: Mapping[str, Callable[[Any], Any]] | None = None) -> None:
+    """A plain aligned table; cells are shown with ``str`` (masked) and cut at 60 characters.
+
+    ``rows`` are the core's rows as they are: dicts or dataclasses, whose keys (field names) ``headers``
+    picks in order (``None``: every key of the first row), or plain sequences, one cell per header.
+    ``formats`` turns a column's values into text (``{"stored bytes": human_bytes}``); None stays blank."""
+    out = out or sys.stdout
+    records = [_record(row) for row in rows]
+    if headers is None:
+        headers = list(records[0]) if records and isinstance(records[0], Mapping) else []
+    if not headers:
+        return  # rows by key and none to show: nothing to head
+    formats = formats or {}
+    cells = []
+    for record in records:
+        values = [record.get(h) for h in headers] if isinstance(record, Mapping) else list(record)
+        cells.append([_cell(formats[h](v) if h in formats and v is not None else v)
+                      for h, v in zip(headers, values)])
+    headers = [terminal_safe(str(h), newlines=False) for h in headers]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    out.write("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip() + "\n")
+    for row in cells:
+        out.write("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n")
+
+
+def _record(row: Any) -> Any:
+    """A dataclass as its fields (by name, not converted); dicts and sequences as they are."""
+    if dataclasses.is_dataclass(row) and not isinstance(row, type):
+        return {f.name: getattr(row, f.name) for f in dataclasses.fields(row)}
+    return row
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    text = terminal_safe(masked(text).replace("\n", " "), newlines=False)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,54 @@
+"""Progress on stderr for analyses that take more than about a second: ``sizes bench-long: 812 / 1,999 checkpoints``.
+
+On a terminal the line is rewritten in place; elsewhere (a log, a pipe) a line is
+written every few seconds. ``--quiet`` silences it; stdout (the table or JSON)
+is never touched.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+SHOW_AFTER_SECONDS = 1.0
+TERMINAL_INTERVAL = 0.1
+LOG_INTERVAL = 2.0
+
+
+class StderrProgress:
+    """A ``progress(done, total)`` callback that reports counts once work has run ``SHOW_AFTER_SECONDS``."""
+
+    def __init__(self, label: str, quiet: bool = False, stream: TextIO | None = None, unit: str = "checkpoints") -> None:
+        self.label, self.quiet, self.unit = label, quiet, unit
+        self.stream = stream or sys.stderr
+        self.terminal = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.started = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.quiet:
+            return
+        now = time.monotonic()
+        if now - self.started < SHOW_AFTER_SECONDS:
+            return
+        if done < total and now - self.last < (TERMINAL_INTERVAL if self.terminal else LOG_INTERVAL):
+            return
+        self.last = now
+        self.shown = True
+        text = f"{self.label}: {done:,} / {total:,} {self.unit}"
+        self.stream.write(f"\r{text}\033[K" if self.terminal else f"{text}\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """End the progress line (a terminal's cursor moves on to a fresh line)."""
+        if self.shown and self.terminal:
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def __enter__(self) -> "StderrProgress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

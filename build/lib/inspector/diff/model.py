@@ -1,0 +1,176 @@
+"""The plain data a diff and a replay check return (JSON through ``inspector.formatting``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+UNKNOWN_REDUCER = "reducer unknown"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change inside a field, in the terms of that field's reducer.
+
+    ``kind`` is one of: added, removed, changed, dropped, cleared, kept, status.
+    ``key`` names what changed: a message id, an artifact path, an image key, a
+    todo, or a nested path such as ``thread_data.workspace_path``.
+    """
+
+    kind: str
+    key: str
+    summary: str
+    before: Any = None
+    after: Any = None
+
+
+@dataclass
+class FieldDiff:
+    field: str
+    reducer: str
+    status: str  # unchanged, changed, added, removed, written (the reducer kept the value)
+    changes: list[Change] = field(default_factory=list)
+    note: str | None = None
+    before: Any = None  # summarised
+    after: Any = None  # summarised
+    internal: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.status != "unchanged"
+
+
+@dataclass
+class StateDiff:
+    """``after`` compared with ``before``, field by field."""
+
+    thread_id: str | None
+    checkpoint_ns: str
+    before_id: str | None
+    after_id: str | None
+    adjacent: bool
+    fields: list[FieldDiff]
+    wrote: list[dict[str, Any]] = field(default_factory=list)
+    before_thread_id: str | None = None  # set when ``before`` belongs to another thread than ``thread_id``
+
+    @property
+    def across_threads(self) -> bool:
+        return self.before_thread_id is not None and self.before_thread_id != self.thread_id
+
+    def field(self, name: str) -> FieldDiff | None:
+        return next((f for f in self.fields if f.field == name), None)
+
+    @property
+    def changed_fields(self) -> list[FieldDiff]:
+        return [f for f in self.fields if f.changed]
+
+
+@dataclass(frozen=True)
+class FieldCheck:
+    """One field of a replayed step: ``confirmed`` (verified), ``mismatch`` or ``unverified``.
+
+    ``first_difference`` says where a mismatch starts; ``reason`` why a field is
+    unverified (``reducer unknown``, values not stored, a reducer refusing a write).
+    """
+
+    field: str
+    reducer: str
+    status: str
+    written: bool
+    first_difference: str | None = None
+    reason: str | None = None
+
+
+@dataclass
+class StepReplay:
+    """The replay check of one checkpoint against its parent and the writes stored on it."""
+
+    thread_id: str
+    checkpoint_ns: str
+    checkpoint_id: str
+    parent_checkpoint_id: str | None
+    step: int | None
+    source: str | None
+    status: str  # match, mismatch, unverified, first, broken (on a broken link of the history: see note)
+    fields: list[FieldCheck] = field(default_factory=list)
+    wrote: list[dict[str, Any]] = field(default_factory=list)
+    note: str | None = None
+    findings: list[str] = field(default_factory=list)  # problems met on the way (a sandbox conflict ...)
+
+    @property
+    def matches(self) -> bool:
+        return self.status != "mismatch"
+
+    @property
+    def mismatches(self) -> list[FieldCheck]:
+        return [f for f in self.fields if f.status == "mismatch"]
+
+    @property
+    def unverified(self) -> list[FieldCheck]:
+        return [f for f in self.fields if f.status == "unverified"]
+
+    @property
+    def verified(self) -> list[FieldCheck]:
+        return [f for f in self.fields if f.status == "confirmed"]
+
+    def unverified_by_reason(self) -> dict[str, list[str]]:
+        """Why fields are unverified -> those fields."""
+        reasons: dict[str, list[str]] = {}
+        for check in self.unverified:
+            reasons.setdefault(check.reason or "not checked", []).append(check.field)
+        return reasons
+
+    def detail(self) -> str:
+        """What the replay found: mismatches first, then unverified fields and why, then findings."""
+        parts = [f"{f.field}: {f.first_difference}" for f in self.mismatches]
+        parts += [f"unverified ({reason}): {', '.join(names)}" for reason, names in self.unverified_by_reason().items()]
+        parts += self.findings
+        return "; ".join(parts) or self.note or ""
+
+
+@dataclass(frozen=True)
+class ReplayVerdict:
+    """A thread's replay in numbers: field checks verified, unverified (and why), mismatched."""
+
+    steps: int
+    verified: int
+    unverified: int
+    mismatched: int
+    mismatched_steps: tuple[str, ...] = ()
+    unverified_reasons: dict[str, int] = field(default_factory=dict)  # reason -> field checks
+    unknown_reducer_fields: tuple[str, ...] = ()
+    findings: int = 0
+
+    @property
+    def matches(self) -> bool:
+        """True unless a field's replay really disagrees with the store (unverified fields do not count)."""
+        return self.mismatched == 0
+
+    def summary(self) -> str:
+        """``12 step(s) replayed: 150 field check(s) verified, 3 unverified (reducer unknown: score), 0 mismatched``."""
+        reasons = "; ".join(
+            f"{n} {reason}" + (f": {', '.join(self.unknown_reducer_fields)}" if reason == UNKNOWN_REDUCER else "")
+            for reason, n in self.unverified_reasons.items()
+        )
+        unverified = f"{self.unverified} unverified" + (f" ({reasons})" if reasons else "")
+        return (f"{self.steps} step(s) replayed: {self.verified} field check(s) verified, {unverified}, "
+                f"{self.mismatched} mismatched")
+
+
+def verdict(steps: list[StepReplay]) -> ReplayVerdict:
+    """Count a thread's replayed field checks by outcome."""
+    checks = [f for s in steps for f in s.fields]
+    reasons: dict[str, int] = {}
+    for check in checks:
+        if check.status == "unverified":
+            reasons[check.reason or "not checked"] = reasons.get(check.reason or "not checked", 0) + 1
+    return ReplayVerdict(
+        steps=sum(1 for s in steps if s.status not in ("first", "broken")),
+        verified=sum(1 for f in checks if f.status == "confirmed"),
+        unverified=sum(1 for f in checks if f.status == "unverified"),
+        mismatched=sum(1 for f in checks if f.status == "mismatch"),
+        mismatched_steps=tuple(s.checkpoint_id for s in steps if s.status == "mismatch"),
+        unverified_reasons=reasons,
+        unknown_reducer_fields=tuple(sorted({f.field for f in checks if f.reason == UNKNOWN_REDUCER})),
+        findings=sum(len(s.findings) for s in steps),
+    )

@@ -1,0 +1,255 @@
+"""Replay verification: parent state + the writes stored on it, through the schema's reducers,
+compared with the child's stored state.
+
+Each field of a step comes out verified (``confirmed``), ``unverified`` or
+``mismatch``. Only a field whose reducer the schema names can mismatch: a
+channel the schema does not declare is "unverified (reducer unknown)", and so is
+anything the store does not hold enough to check (values ``update_state`` or a
+direct ``put`` applied without storing writes, a reducer refusing a stored
+write). Writes follow LangGraph's channel rules: a reducer channel with no value
+yet takes its first write as it is (the value of an ``Overwrite``, as DeerFlow
+stores it; a stored wrapper reads as the value it holds), and
+an ``Overwrite`` write bypasses the reducer (later writes in the same step are ignored).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import schema as schemas
+from ..schema.thread_state import SandboxConflict
+from ..store import CheckpointState, WriteRecord, is_internal_channel
+from ..store.decode import Opaque, overwritten
+from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
+from .nested import first_difference
+from .replay_messages import (  # noqa: F401 (GENERATED_ID, ReplayError, remembering_messages: re-exported)
+    GENERATED_ID,
+    REDUCER_FAILED,
+    KnownIds,
+    MessageFold,
+    ReplayError,
+    as_messages,
+    plain_messages,
+    remembering_messages,
+    stored_messages,
+)
+from .writes import describe_writes, step_writes, update_writes, writes_by_channel
+
+NOT_STORED = "written by update_state or the saver; the values written are not stored"
+SANDBOX_CONFLICT = "merge_sandbox refused the stored writes"
+OPAQUE_VALUE = "a value written or stored could not be decoded (opaque, undecodable or too deep to walk)"
+
+
+class _Nothing:
+    """A channel with no value yet (LangGraph's MISSING)."""
+
+    def __repr__(self) -> str:
+        return "<nothing>"
+
+
+NOTHING = _Nothing()
+
+
+def start_value(channel: str, values: dict[str, Any], schema: schemas.Schema) -> Any:
+    """What ``channel`` holds before a step's writes: its value, the schema's empty value, or NOTHING."""
+    if channel in values:
+        return values[channel]
+    has, value = schema.starting_value(channel)
+    return value if has else NOTHING
+
+
+# -- replay ------------------------------------------------------------------------
+
+
+def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.Schema | None = None) -> Any:
+    """``current`` (or ``NOTHING``) after ``values`` were written to ``channel`` in task order.
+
+    Raises ``ReplayError`` when the reducer refuses a write. The caller decides
+    what a channel the schema does not know means; here it replaces.
+    """
+    schema = schemas.resolve(schema)
+    reducer = schema.reducer_for(channel)
+    if reducer is None:
+        return values[-1]
+    messages = schema.holds_messages(channel)
+    known = KnownIds()
+
+    def prepared(value: Any) -> Any:
+        return as_messages(value, known) if messages else value
+
+    pending = list(values)
+    overwrote = False
+    base = None
+    if current is NOTHING:
+        # the first write is taken as it is; an Overwrite one stores its value, as DeltaChannel does and as
+        # DeerFlow's patch of BinaryOperatorAggregate makes it (LangGraph would store the wrapper itself)
+        overwrote, first = overwritten(pending[0])
+        result = prepared(first if overwrote else pending[0])
+        pending.pop(0)
+    elif messages and isinstance(current, list) and (base := stored_messages(current, known)) is not None:
+        result = list(base.messages)
+    else:
+        result = prepared(current)
+    fold = MessageFold(reducer, result, base) if messages else None
+    for value in pending:
+        is_overwrite, replacement = overwritten(value)
+        if is_overwrite:
+            result, overwrote, fold = prepared(replacement), True, None
+        elif not overwrote:
+            try:
+                if fold is not None:
+                    fold.add(prepared(value))
+                else:
+                    result = reducer(result, value)
+            except SandboxConflict as exc:
+                raise ReplayError(f"{exc}: two different sandboxes in one thread, a sandbox lifecycle bug "
+                                  "(DeerFlow fails such a step)", SANDBOX_CONFLICT) from None
+            except ReplayError:
+                raise
+            except Exception as exc:
+                raise ReplayError(f"{schema.reducer_name(channel)} failed on a stored write "
+                                  f"({type(exc).__name__}: {exc})") from None
+    if fold is not None:
+        result = fold.value()
+    return plain_messages(result, known) if messages else result
+
+
+def replay(parent: CheckpointState | dict[str, Any], writes: list[WriteRecord],
+           schema: schemas.Schema | None = None) -> dict[str, Any]:
+    """The field values the writes produce on top of ``parent``, through the schema's reducers.
+
+    Message ids that ``add_messages`` generated read as ``GENERATED_ID``. Raises
+    ``ReplayError`` when a reducer cannot apply a stored write.
+    """
+    schema = schemas.resolve(schema)
+    values = dict(parent.values if isinstance(parent, CheckpointState) else parent)
+    for channel, written in (writes_by_channel(writes) or {}).items():
+        values[channel] = apply_writes(channel, start_value(channel, values, schema), written, schema)
+    return values
+
+
+def _messages_difference(expected: list[Any], stored: Any) -> str | None:
+    if not isinstance(stored, list):
+        return first_difference(expected, stored, "messages")
+    aligned = [
+        {**e, "id": s.get("id")} if isinstance(e, dict) and e.get("id") == GENERATED_ID and isinstance(s, dict) else e
+        for e, s in zip(expected, stored)
+    ] + expected[len(stored):]
+    return first_difference(aligned, stored, "messages")
+
+
+def field_difference(field: str, expected: Any, stored: Any, schema: schemas.Schema | None = None) -> str | None:
+    """The first difference between a replayed and a stored field value, or None when they agree."""
+    if expected == stored:
+        return None
+    if schemas.resolve(schema).holds_messages(field) and isinstance(expected, list):
+        return _messages_difference(expected, stored)
+    return first_difference(expected, stored, field)
+
+
+# -- one step ----------------------------------------------------------------------
+
+
+def _written_channels(parent: CheckpointState, child: CheckpointState) -> set[str]:
+    """Channels whose version changed between parent and child: what ``update_state`` or ``put`` wrote."""
+    old = parent.header.get("channel_versions") or {}
+    new = child.header.get("channel_versions") or {}
+    return {k for k, v in new.items() if old.get(k) != v}
+
+
+def _step(child: CheckpointState, status: str, note: str | None = None) -> StepReplay:
+    return StepReplay(
+        thread_id=child.thread_id, checkpoint_ns=child.checkpoint_ns, checkpoint_id=child.checkpoint_id,
+        parent_checkpoint_id=child.parent_checkpoint_id, step=child.metadata.get("step"),
+        source=child.metadata.get("source"), status=status, note=note,
+    )
+
+
+def replay_step(parent: CheckpointState, child: CheckpointState, schema: schemas.Schema | None = None,
+                sole_child: bool = False) -> StepReplay:
+    """Check ``child`` against ``parent`` and the writes stored on it.
+
+    ``sole_child``: ``child`` is the parent's only child, so writes ``update_state``
+    stored on the parent can only be the ones that made it.
+    """
+    schema = schemas.resolve(schema)
+    source = child.metadata.get("source")
+    writes = step_writes(parent, source)
+    if writes is None and sole_child:
+        writes = update_writes(parent, _written_channels(parent, child))
+    result = _step(child, "match")
+    result.wrote = describe_writes(writes)
+    fields = schema.order(set(parent.values) | set(child.values) | set(writes_by_channel(writes) or {}))
+    if writes is None:
+        result.note = f"{source}: the values written to this checkpoint are not stored as writes"
+        result.fields = _check_update(parent, child, fields, schema)
+    else:
+        result.fields = _check_replay(parent, child, writes, fields, schema, result.findings)
+    if result.mismatches:
+        result.status = "mismatch"
+    elif result.unverified:
+        result.status = "unverified"
+    return result
+
+
+def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[WriteRecord], fields: list[str],
+                  schema: schemas.Schema, findings: list[str]) -> list[FieldCheck]:
+    written = writes_by_channel(writes) or {}
+    checks = []
+    for name in fields:
+        if is_internal_channel(name):
+            continue
+        reducer = schema.reducer_name(name)
+        stored = child.values.get(name)
+        if name not in written:
+            checks.append(_carried(name, reducer, parent.values.get(name), stored, schema))
+            continue
+        if not schema.knows(name):
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=UNKNOWN_REDUCER))
+            continue
+        if isinstance(stored, Opaque) or any(isinstance(value, Opaque) for value in written[name]):
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=OPAQUE_VALUE))
+            continue
+        try:
+            expected = apply_writes(name, start_value(name, parent.values, schema), written[name], schema)
+        except ReplayError as exc:
+            findings.append(f"{name}: {exc}")
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=exc.reason))
+            continue
+        difference = field_difference(name, expected, stored, schema)
+        if difference and parent.values.get(name) is None and _stored_wrapper_holds(name, expected, stored, schema):
+            difference = None
+        checks.append(FieldCheck(name, reducer, "mismatch" if difference else "confirmed", True, difference))
+    return checks
+
+
+def _stored_wrapper_holds(name: str, expected: Any, stored: Any, schema: schemas.Schema) -> bool:
+    """An ``Overwrite`` written into a channel with no value, stored as the wrapper rather than its value
+    (a channel that keeps its first write as it is): the wrapper holds the value replay expects."""
+    is_wrapper, inner = overwritten(stored)
+    return is_wrapper and field_difference(name, expected, inner, schema) is None
+
+
+def _carried(name: str, reducer: str, before: Any, stored: Any, schema: schemas.Schema) -> FieldCheck:
+    """A field no write touched: it must be carried over unchanged (or its reducer is unknown)."""
+    difference = field_difference(name, before, stored, schema)
+    if difference is None:
+        return FieldCheck(name, reducer, "confirmed", False)
+    if not schema.knows(name):
+        return FieldCheck(name, reducer, "unverified", False, reason=UNKNOWN_REDUCER)
+    return FieldCheck(name, reducer, "mismatch", False, difference)
+
+
+def _check_update(parent: CheckpointState, child: CheckpointState, fields: list[str],
+                  schema: schemas.Schema) -> list[FieldCheck]:
+    changed = _written_channels(parent, child)
+    checks = []
+    for name in fields:
+        if is_internal_channel(name):
+            continue
+        reducer = schema.reducer_name(name)
+        if name in changed:
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=NOT_STORED))
+        else:
+            checks.append(_carried(name, reducer, parent.values.get(name), child.values.get(name), schema))
+    return checks

@@ -1,0 +1,206 @@
+"""Messages as the reducers see them while a thread is replayed.
+
+A stored message list is a list of dicts; the reducers (``add_messages`` and its kin)
+take LangChain messages. ``MessageMemo`` rebuilds each stored message once per
+thread, and ``fold_messages`` applies LangGraph's own ``add_messages`` to what a step
+adds instead of to the whole conversation: when a write removes nothing and names no
+message the conversation already holds, ``add_messages(conversation + tail, write)``
+is ``conversation + add_messages(tail, write)`` (the reducer keeps every message it
+does not name, in order), so the real reducer runs on the short tail and the result
+is the one the long call gives. Any other write (a ``RemoveMessage``, an id already
+there, a chunk, a conversation holding a message without an id) goes through the
+reducer on the whole list, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from langchain_core.messages import BaseMessage, BaseMessageChunk, RemoveMessage, messages_from_dict
+from langgraph.graph.message import add_messages
+
+GENERATED_ID = "(id assigned by add_messages)"
+MESSAGE_TYPES = {"human", "ai", "system", "tool", "function", "chat", "remove"}
+MESSAGE_TYPES |= {f"{t}Chunk" for t in ("AIMessage", "HumanMessage", "SystemMessage", "ToolMessage",
+                                        "FunctionMessage", "ChatMessage")}
+REDUCER_FAILED = "the reducer refused a stored write"
+
+
+class ReplayError(Exception):
+    """A write the reducer could not apply; the field is reported as unverified, the error as a finding."""
+
+    def __init__(self, message: str, reason: str = REDUCER_FAILED) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass
+class _Converted:
+    """A stored message list as the reducer sees it: the dicts, their messages, the set of their ids, for
+    each message the dict to give back after the reducer (None where dumping the message gives another),
+    and whether every item is a plain message with an id (what lets ``fold_messages`` fold a tail)."""
+
+    source: list[Any]
+    messages: list[Any]
+    ids: set[str]
+    plain: list[dict | None]
+    all_plain: bool
+    all_identified: bool
+
+
+def _identified(message: Any) -> bool:
+    return isinstance(message, BaseMessage) and not isinstance(message, BaseMessageChunk) and message.id is not None
+
+
+class MessageMemo:
+    """While a thread is replayed, each stored message dict is rebuilt as a LangChain message once.
+
+    Consecutive states share their message dicts (``store.carried``), so a step converts only the
+    messages it adds to the list before it, and a message the reducer kept is given back as the very
+    dict it came from when that dict is what dumping the message gives (checked once per message): the
+    comparison with the child's stored value then meets the same objects. Results are equal to
+    converting every message at every step. Messages without an id are not remembered:
+    ``add_messages`` assigns them one in place.
+    """
+
+    def __init__(self) -> None:
+        self.dicts: dict[int, tuple[BaseMessage, dict | None]] = {}  # id(message) -> (message, its dict or None)
+        self.last: _Converted | None = None
+
+    def convert(self, value: Any) -> Any:
+        message = as_message(value)
+        if isinstance(message, BaseMessage) and message.id is not None and message is not value:
+            same = {**message.model_dump()} == value
+            self.dicts[id(message)] = (message, value if same else None)
+        return message
+
+    def convert_list(self, value: list[Any]) -> _Converted:
+        """``value`` converted, reusing the last list converted where ``value`` begins with it (the last
+        one is not used again: its id set grows into the new one's)."""
+        last, start = self.last, 0
+        if last is not None and len(last.source) <= len(value) and value[: len(last.source)] == last.source:
+            start = len(last.source)
+        messages = [self.convert(v) for v in value[start:]]
+        ids = {m.id for m in messages if isinstance(m, BaseMessage) and m.id}
+        plain = [self.plain(m) if isinstance(m, BaseMessage) else None for m in messages]
+        all_plain = all(p is not None for p in plain)
+        all_identified = all(_identified(m) for m in messages)
+        if start:
+            last.ids.update(ids)
+            messages, ids, plain = last.messages + messages, last.ids, last.plain + plain
+            all_plain, all_identified = all_plain and last.all_plain, all_identified and last.all_identified
+        self.last = _Converted(value, messages, ids, plain, all_plain, all_identified)
+        return self.last
+
+    def plain(self, message: BaseMessage) -> dict | None:
+        found = self.dicts.get(id(message))
+        return found[1] if found is not None and found[0] is message else None
+
+
+_MEMO: ContextVar[MessageMemo | None] = ContextVar("replay_message_memo", default=None)
+
+
+@contextmanager
+def remembering_messages() -> Iterator[MessageMemo]:
+    """Replay inside the block converts each stored message once (see ``MessageMemo``)."""
+    token = _MEMO.set(MessageMemo())
+    try:
+        yield _MEMO.get()
+    finally:
+        _MEMO.reset(token)
+
+
+class KnownIds:
+    """The message ids a step's input held (the stored list's and the writes'): an id outside them was
+    assigned by ``add_messages``. The stored list's ids are the memo's set, not copied."""
+
+    def __init__(self) -> None:
+        self.base: set[str] = set()
+        self.extra: set[str] = set()
+
+    def __contains__(self, message_id: object) -> bool:
+        return message_id in self.base or message_id in self.extra
+
+    def update(self, ids: Any) -> None:
+        self.extra.update(ids)
+
+
+def as_message(value: Any) -> Any:
+    """A stored message dict as a LangChain message; anything else as it is."""
+    if isinstance(value, dict) and value.get("type") in MESSAGE_TYPES:
+        data = {k: v for k, v in value.items() if k != "__type__"}
+        try:
+            return messages_from_dict([{"type": value["type"], "data": data}])[0]
+        except Exception as exc:  # pydantic rejects a malformed stored message
+            raise ReplayError(f"message {value.get('id')!r} cannot be rebuilt ({type(exc).__name__})") from None
+    return value
+
+
+def stored_messages(value: list[Any], known: KnownIds) -> _Converted | None:
+    """The channel's stored list converted through the memo (None outside a thread's replay)."""
+    memo = _MEMO.get()
+    if memo is None:
+        return None
+    converted = memo.convert_list(value)
+    known.base = converted.ids
+    return converted
+
+
+def as_messages(value: Any, known: KnownIds) -> Any:
+    """``value`` (a write, or a stored value outside a thread's replay) as LangChain messages."""
+    converted = [as_message(v) for v in value] if isinstance(value, list) else as_message(value)
+    items = converted if isinstance(converted, list) else [converted]
+    known.update(m.id for m in items if isinstance(m, BaseMessage) and m.id)
+    return converted
+
+
+def _appends_only(write: Any, held: set[str]) -> bool:
+    """The write removes nothing and names no message ``held`` holds: it lands after them."""
+    items = write if isinstance(write, list) else [write]
+    return all(isinstance(m, BaseMessage) and not isinstance(m, RemoveMessage) and m.id not in held for m in items)
+
+
+class MessageFold:
+    """Writes folded one at a time into a stored message list by ``reducer`` (LangGraph's), the long list
+    spared where that gives the same result (see the module's docstring). ``base``: the stored list as
+    the memo converted it (None: fold into ``result`` as it is)."""
+
+    def __init__(self, reducer: Callable[[Any, Any], Any], result: Any, base: _Converted | None = None) -> None:
+        self.reducer, self.result, self.base = reducer, result, base
+        spare = base is not None and reducer is add_messages and base.all_identified
+        self.tail: list[Any] | None = [] if spare else None
+
+    def add(self, write: Any) -> None:
+        if self.tail is not None and _appends_only(write, self.base.ids):
+            self.tail = self.reducer(self.tail, write)
+            return
+        if self.tail is not None:
+            self.result, self.tail = self.result + self.tail, None
+        self.result = self.reducer(self.result, write)
+
+    def value(self) -> Any:
+        return self.result + self.tail if self.tail else self.result
+
+
+def plain_messages(value: Any, known: KnownIds) -> Any:
+    """The reducer's messages as stored dicts again; ids the reducer assigned read as ``GENERATED_ID``."""
+    if not isinstance(value, list):
+        return value
+    memo = _MEMO.get()
+    last = memo.last if memo is not None else None
+    start = 0
+    if last is not None and last.all_plain and len(last.messages) <= len(value) \
+            and value[: len(last.messages)] == last.messages:
+        start = len(last.messages)  # the stored list's messages, kept by the reducer: their own dicts
+    rest = [_plain_message(m, known, memo) if isinstance(m, BaseMessage) else m for m in value[start:]]
+    return last.plain + rest if start else rest
+
+
+def _plain_message(message: BaseMessage, known: KnownIds, memo: MessageMemo | None) -> dict:
+    if message.id in known and memo is not None and (stored := memo.plain(message)) is not None:
+        return stored  # equal to the dump below, and the very dict the store gave
+    return {**message.model_dump(), **({"id": GENERATED_ID} if message.id not in known else {})}

@@ -1,0 +1,55 @@
+"""Values for people and for JSON: byte sizes in decimal units (as the size thresholds are set,
+1 MB = 1,000,000 bytes), and what the inspector computes turned into JSON-safe data for the CLI
+and downloads."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+from datetime import date, datetime
+from typing import Any
+
+from .store.decode import Opaque
+
+
+def human_bytes(size: int | None) -> str:
+    """``512 B``, ``2.0 KB``, ``1.00 MB``; ``?`` when unknown."""
+    if size is None:
+        return "?"
+    if size < 0:
+        return "-" + human_bytes(-size)
+    if size < 1000:
+        return f"{size} B"
+    if size < 1_000_000:
+        return f"{size / 1000:.1f} KB"
+    if size < 1_000_000_000:
+        return f"{size / 1_000_000:.2f} MB"
+    return f"{size / 1_000_000_000:.2f} GB"
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Plain JSON data for dataclasses, datetimes, bytes and opaque values, recursively."""
+    if isinstance(obj, Opaque):
+        return obj.as_dict()
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, (datetime, date)):
+        return obj.isoformat()
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        raw = bytes(obj)
+        try:  # bytes that are UTF-8 text are shown as the text (masked like any text before they get here)
+            return {"__bytes__": len(raw), "text": raw.decode("utf-8")}
+        except UnicodeDecodeError:
+            return {"__bytes__": len(raw), "base64": base64.b64encode(raw).decode("ascii")}
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    return repr(obj)
+
+
+def dumps(obj: Any, indent: int | None = 2) -> str:
+    return json.dumps(to_jsonable(obj), indent=indent, ensure_ascii=False)

@@ -1,0 +1,122 @@
+"""The flow grid: state fields (rows) by steps (columns), each cell naming the node that wrote that field in
+that step, empty where nothing was written.
+
+The columns are one window of the selected checkpoint's line of history (``History.path_through``),
+``width`` steps wide; a window costs the write keys of its own checkpoints, their parents and
+grandparents (``attribution.writes_needed``), so a 2,000-step thread pages through the grid at the
+cost of one screen. What a cell says comes from the one attribution (``attribution.attribute``).
+
+``flow_window`` picks the window, ``flow_grid`` lays it out as plain rows, ``grid_chart`` draws it
+as a Vega-Lite heat map whose click selection ``cell`` carries ``checkpoint``, ``ns`` and ``field``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .attribution import Attribution
+from .lineage import History, Key
+
+SELECTION = "cell"
+GRID_WIDTH = 40  # steps per window
+MULTIPLE = "(several nodes)"
+PALETTE = ["#2563eb", "#16a34a", "#ea580c", "#9333ea", "#dc2626", "#0891b2", "#ca8a04", "#db2777", "#4b5563",
+           "#65a30d", "#7c3aed", "#0d9488", "#b45309", "#be123c", "#1d4ed8", "#15803d"]
+
+
+@dataclass(frozen=True)
+class FlowWindow:
+    keys: list[Key]  # oldest first
+    page: int  # 0-based, counted from the oldest window
+    pages: int
+    path_length: int
+
+
+def flow_window(history: History, key: Key, width: int = GRID_WIDTH, page: int | None = None) -> FlowWindow:
+    """The window of ``key``'s line of history (``path_through``) holding ``key``, or window ``page``."""
+    path = history.path_through(key)
+    pages = max(1, -(-len(path) // width))
+    if page is None:
+        page = path.index(key) // width
+    page = min(max(page, 0), pages - 1)
+    return FlowWindow(path[page * width : (page + 1) * width], page, pages, len(path))
+
+
+@dataclass(frozen=True)
+class FlowGrid:
+    columns: list[Key]  # oldest first
+    steps: list[str]  # column labels: the step numbers as text
+    fields: list[str]  # rows, in the order they were first written in the window
+    cells: list[dict[str, Any]]  # one per written (field, column): field, column, step, node, nodes, checkpoint, ns
+    nodes: list[str]  # every node seen in the window, for the legend
+
+    def cell(self, field_name: str, key: Key) -> dict[str, Any] | None:
+        return next((c for c in self.cells if c["field"] == field_name and (c["ns"], c["checkpoint"]) == key), None)
+
+
+def flow_grid(history: History, keys: list[Key], made: Mapping[Key, Attribution],
+              field_order: list[str] | None = None) -> FlowGrid:
+    """The grid of ``keys`` (oldest first) from their attributions; rows in ``field_order`` where given,
+    then the other fields written, in the order first written."""
+    cells, fields, nodes = [], {}, {}
+    steps = []
+    for column, key in enumerate(keys):
+        attribution = made.get(key)
+        row = history.nodes[key].row
+        steps.append(f"{row.step}" if row.step is not None else "?")
+        if attribution is None:
+            continue
+        for name in attribution.fields:
+            writers = attribution.writers(name)
+            fields.setdefault(name, None)
+            for node in writers:
+                nodes.setdefault(node, None)
+            cells.append({"field": name, "column": column, "step": row.step, "label": attribution.label,
+                          "node": writers[0] if len(writers) == 1 else MULTIPLE, "nodes": ", ".join(writers),
+                          "checkpoint": key[1], "ns": key[0]})
+    ordered = [f for f in (field_order or []) if f in fields] + [f for f in fields if f not in (field_order or [])]
+    return FlowGrid(list(keys), steps, ordered, cells, list(nodes))
+
+
+def node_colours(nodes: list[str]) -> dict[str, str]:
+    """A stable colour per node name (the same node keeps its colour from window to window)."""
+    def index(name: str) -> int:
+        return sum(ord(ch) * (i + 1) for i, ch in enumerate(name)) % len(PALETTE)
+
+    return {name: "#111827" if name == MULTIPLE else PALETTE[index(name)] for name in nodes}
+
+
+def grid_chart(grid: FlowGrid, selected: Key | None = None, cell_px: int = 18) -> dict[str, Any]:
+    """The Vega-Lite spec (for ``st.vega_lite_chart``): one rect per written cell, coloured by node, the
+    selected step outlined; a click selection ``cell`` carrying ``checkpoint``, ``ns`` and ``field``."""
+    shown_nodes = list(dict.fromkeys(c["node"] for c in grid.cells))
+    colours = node_colours(shown_nodes)
+    columns = [{"column": i, "step": s, "selected": grid.columns[i] == selected} for i, s in enumerate(grid.steps)]
+    label_expr = "[" + ",".join(f"'{s}'" for s in grid.steps) + "][datum.value]"  # a column's step number
+    x = {"field": "column", "type": "ordinal", "title": "step", "scale": {"domain": list(range(len(grid.steps)))},
+         "axis": {"labelExpr": label_expr, "labelAngle": 0, "labelOverlap": True}}
+    y = {"field": "field", "type": "nominal", "title": None, "sort": grid.fields,
+         "scale": {"domain": grid.fields or [""]}}
+    background = {
+        "data": {"values": columns},
+        "mark": {"type": "rect", "opacity": 0.12},
+        "encoding": {"x": x, "color": {"condition": {"test": "datum.selected", "value": "#f59e0b"},
+                                       "value": "#e2e8f0"}},
+    }
+    cells = {
+        "data": {"values": grid.cells or [{}]},
+        "mark": {"type": "rect", "cursor": "pointer", "stroke": "white", "strokeWidth": 1},
+        "params": [{"name": SELECTION, "select": {"type": "point", "fields": ["checkpoint", "ns", "field"],
+                                                 "on": "click", "toggle": False, "clear": False}}],
+        "encoding": {
+            "x": x, "y": y,
+            "color": {"field": "node", "type": "nominal",
+                      "scale": {"domain": list(colours) or [""], "range": list(colours.values()) or ["#fff"]},
+                      "legend": {"title": "node that wrote it", "orient": "bottom", "columns": 4}},
+            "tooltip": [{"field": "step", "type": "quantitative"}, {"field": "field", "type": "nominal"},
+                        {"field": "nodes", "type": "nominal", "title": "written by"},
+                        {"field": "label", "type": "nominal", "title": "step"}],
+        },
+    }
+    return {"height": max(cell_px * max(len(grid.fields), 1), 40), "layer": [background, cells]}

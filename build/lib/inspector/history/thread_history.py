@@ -1,0 +1,106 @@
+"""A thread's history as the thread page holds it: laid out from keys, read in full one page at a time,
+and extended with the checkpoints a running thread adds.
+
+Opening a thread reads every checkpoint's keys (``Store.timeline_keys``: ids,
+parents, lengths, written channels; no state, and on SQLite no metadata), which
+is enough to draw lineage, branches and pages. The rows a page shows are then
+read in full (``Store.checkpoint_rows``: step and source from metadata), once.
+``follow`` reads only checkpoints newer than the newest one held.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..store import CheckpointRow, Store, WriteKey
+from .attribution import Attribution, attribute, last_writes, writes_needed
+from .lineage import History, Key, build_history, key_of
+
+
+class ThreadHistory:
+    """The keys of one thread's checkpoints, their layout, and the full rows read so far."""
+
+    def __init__(self, store: Store, thread_id: str, mask: Callable[[Any], Any] = lambda rows: rows) -> None:
+        """``mask`` is applied to every list of rows read (the dashboard masks secrets with it)."""
+        self.thread_id = thread_id
+        self._mask = mask
+        self._lock = threading.Lock()
+        self._order: list[CheckpointRow] = mask(store.timeline_keys(thread_id))  # duplicates kept: the layout names them
+        self._rows: dict[Key, CheckpointRow] = {}
+        for row in self._order:
+            self._rows.setdefault(key_of(row), row)
+        self.history: History = build_history(self._order)
+        self._write_keys: dict[Key, list[WriteKey]] = {}  # read so far (``attributions``), keys without writes too
+
+    @property
+    def oldest_root(self) -> Key | None:
+        """The first checkpoint of the root graph (where a branch thread records its origin)."""
+        return next((k for k in reversed(self.history.ordered) if k[0] == ""), None)
+
+    @property
+    def newest_id(self) -> str:
+        return max(key[1] for key in self._rows)
+
+    def complete(self, store: Store, keys: list[Key]) -> None:
+        """Read the full rows (metadata: step, source, kind) of ``keys`` and of their parents (a row's kind
+        depends on its parent's) that only have their keys so far."""
+        nodes = self.history.nodes
+        wanted = dict.fromkeys([*keys, *(nodes[k].parent for k in keys if k in nodes and nodes[k].parent)])
+        missing = [k for k in wanted if k in nodes and nodes[k].row.keys_only]
+        if not missing:
+            return
+        rows = self._mask(store.checkpoint_rows(self.thread_id, missing))
+        with self._lock:
+            for row in rows:
+                key = key_of(row)
+                self._rows[key] = row
+                if key in self.history.nodes:
+                    self.history.node(key).row = row
+
+    def write_keys(self, store: Store, keys: list[Key]) -> dict[Key, list[WriteKey]]:
+        """The write keys (``Store.write_keys``) of ``keys``, each read once: several views of one page share them."""
+        missing = [k for k in dict.fromkeys(keys) if k not in self._write_keys and k in self.history.nodes]
+        if missing:
+            fetched = self._mask(store.write_keys(self.thread_id, missing))
+            with self._lock:
+                for key in missing:
+                    self._write_keys[key] = fetched.get(key, [])
+        return {k: self._write_keys[k] for k in keys if k in self._write_keys}
+
+    def attributions(self, store: Store, keys: list[Key]) -> dict[Key, Attribution]:
+        """What produced each of ``keys`` (``attribution.attribute``), from the write keys of those checkpoints
+        and their parents and grandparents only."""
+        keys = [k for k in keys if k in self.history.nodes]
+        writes = self.write_keys(store, writes_needed(self.history, keys))
+        return {key: attribute(self.history, key, writes) for key in keys}
+
+    def last_writes(self, store: Store, key: Key, fields: list[str]) -> dict[str, Attribution]:
+        """``attribution.last_writes`` over the write keys read so far (and those it still needs)."""
+        thread = self
+
+        class _Keys:  # what ``last_writes`` reads through: this history's write keys
+            @staticmethod
+            def write_keys(thread_id: str, keys: list[Key]) -> dict[Key, list[WriteKey]]:
+                return thread.write_keys(store, keys)
+
+        return last_writes(_Keys(), self.history, key, fields) if key in self.history.nodes else {}
+
+    def follow(self, store: Store) -> list[CheckpointRow]:
+        """Read checkpoints newer than the newest held (and the newest's writes again: its step may have
+        finished since); lay the history out again when any arrived. Returns the new rows."""
+        newest = self.newest_id
+        fresh = self._mask(store.timeline_keys(self.thread_id, after=newest))
+        if not fresh:
+            return []
+        newest_key = max((k for k in self._rows if k[1] == newest), key=lambda k: len(k[0]))
+        again = {key_of(r): r for r in self._mask(store.checkpoint_rows(self.thread_id, [newest_key]))}
+        with self._lock:
+            self._rows.update(again)
+            for row in fresh:
+                self._rows.setdefault(key_of(row), row)
+            self._order = [self._rows[key_of(r)] for r in self._order] + fresh
+            self.history = build_history(self._order)
+            self._write_keys.pop(newest_key, None)  # its step may have finished since: its writes are read again
+        return fresh

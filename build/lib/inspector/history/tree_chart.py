@@ -1,0 +1,119 @@
+"""The drawn history tree: one lane per branch, newest checkpoint at the top.
+
+``tree_data`` lays out one page of the history as plain rows (points, edges,
+branch labels); ``tree_chart`` turns them into a Vega-Lite spec with a click
+selection named ``pick`` carrying ``checkpoint`` and ``ns``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .attribution import Attribution
+from .checkpoint_kinds import step_label
+from .lineage import History, Key, branch_label
+
+ROW_HEIGHT = 24
+SELECTION = "pick"
+
+
+@dataclass
+class TreeData:
+    points: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+    labels: list[dict[str, Any]]
+    lanes: int
+
+
+LABEL_CHARS = 64
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
+def tree_data(history: History, keys: list[Key], selected: Key | None = None,
+              made: Mapping[Key, Attribution] | None = None) -> TreeData:
+    """Points, edges and branch labels for the checkpoints in ``keys`` (newest first); ``made``: their
+    attributions, which name each point by the tasks that produced it."""
+    made = made or {}
+    row_of = {key: i for i, key in enumerate(keys)}
+    points, edges, labels = [], [], []
+    lanes_used: set[int] = set()
+    for i, key in enumerate(keys):
+        node = history.node(key)
+        lanes_used.add(node.branch)
+        points.append({
+            "checkpoint": key[1], "ns": key[0], "row": i, "lane": node.branch,
+            "step": node.row.step, "source": node.row.source or "",
+            "branch": branch_label(history, history.branches[node.branch]),
+            "label": _short(step_label(history, key, made.get(key))),
+            "wrote": ", ".join(made[key].fields) if key in made else "",
+            "kind": "fork" if node.is_fork else "checkpoint",
+            "selected": key == selected,
+        })
+        if node.parent is not None:
+            parent = history.node(node.parent)
+            parent_row = row_of.get(node.parent, len(keys) - 0.5 if parent.order > node.order else -0.5)
+            edges.append({"lane": node.branch, "row": i, "lane2": parent.branch, "row2": parent_row,
+                          "cross": parent.branch != node.branch})
+    for branch in history.branches:
+        shown = [k for k in branch.keys if k in row_of]
+        if shown:
+            top = min(row_of[k] for k in shown)
+            labels.append({"lane": branch.index, "row": top - 0.9, "text": branch_label(history, branch)})
+    return TreeData(points, edges, labels, (max(lanes_used) + 1) if lanes_used else 1)
+
+
+def _axis(field: str, domain: list[float], reverse: bool = False) -> dict[str, Any]:
+    scale: dict[str, Any] = {"domain": domain, **({"reverse": True} if reverse else {})}
+    return {"field": field, "type": "quantitative", "axis": None, "scale": scale}
+
+
+def _when_selected(then: Any, otherwise: Any) -> dict[str, Any]:
+    return {"condition": {"test": "datum.selected", "value": then}, "value": otherwise}
+
+
+def tree_chart(data: TreeData) -> dict[str, Any]:
+    """The Vega-Lite spec (for ``st.vega_lite_chart``): edges, points carrying the ``pick`` selection, step
+    labels and branch labels. Written as a plain dict: building it through Altair's validated classes costs
+    more than the rest of a thread page's run."""
+    rows = max(len(data.points), 1)
+    lanes = sorted({p["lane"] for p in data.points}) or [0]
+    x = _axis("lane", [min(lanes) - 0.5, max(lanes) + 2.5])
+    y = _axis("row", [-1.5, rows - 0.5], reverse=True)
+    edges = {
+        "data": {"values": data.edges or [{}]},
+        "mark": {"type": "rule", "strokeWidth": 2, "color": "#94a3b8"},
+        "encoding": {"x": x, "y": y, "x2": {"field": "lane2"}, "y2": {"field": "row2"},
+                     "strokeDash": {"condition": {"test": "datum.cross", "value": [4, 3]}, "value": [1, 0]}},
+    }
+    points = {
+        "data": {"values": data.points},
+        "mark": {"type": "point", "filled": True, "size": 140, "cursor": "pointer"},
+        "params": [{"name": SELECTION, "select": {"type": "point", "fields": ["checkpoint", "ns"], "on": "click",
+                                                  "toggle": False, "clear": False}}],
+        "encoding": {
+            "x": x, "y": y,
+            "color": {"field": "branch", "type": "nominal", "legend": {"title": "branch", "orient": "bottom"}},
+            "shape": {"field": "kind", "type": "nominal", "legend": None,
+                      "scale": {"domain": ["checkpoint", "fork"], "range": ["circle", "diamond"]}},
+            "stroke": _when_selected("#111827", None),
+            "strokeWidth": _when_selected(3, 0),
+            "tooltip": [{"field": "step", "type": "quantitative"}] + [
+                {"field": name, "type": "nominal"} for name in ("label", "source", "branch", "ns", "checkpoint")],
+        },
+    }
+    text = {
+        "data": {"values": data.points},
+        "mark": {"type": "text", "align": "left", "dx": 11, "fontSize": 11},
+        "encoding": {"x": x, "y": y, "text": {"field": "label", "type": "nominal"},
+                     "color": _when_selected("#111827", "#64748b")},
+    }
+    labels = {
+        "data": {"values": data.labels or [{}]},
+        "mark": {"type": "text", "align": "left", "dx": -6, "fontSize": 11, "fontStyle": "italic", "color": "#475569"},
+        "encoding": {"x": x, "y": y, "text": {"field": "text", "type": "nominal"}},
+    }
+    return {"height": ROW_HEIGHT * (rows + 2), "layer": [edges, points, text, labels]}

@@ -1,0 +1,186 @@
+"""Growth over time: stored bytes and checkpoints per day or hour, for the store, per channel and per
+thread; the threads and channels that grew most in a window; and when the store passes the disk budget.
+
+Dated by the uuid6 checkpoint ids (``Store.growth_rows``), from lengths alone. Only rows still in the
+store are counted: bytes written and later pruned are not seen, so a store that is pruned grows faster
+than this says.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from ..formatting import human_bytes
+from ..store import Store, StoreError
+from ..store.growth_rows import GROWTH_BY, GrowthRows
+
+BUCKETS = {"day": 86_400, "hour": 3_600}
+DAY = 86_400
+
+
+@dataclass(frozen=True)
+class GrowthPoint:
+    """One bucket of one key: checkpoints written and the bytes they (and their blobs and writes) store."""
+
+    start: datetime
+    key: str
+    checkpoints: int
+    bytes: int
+    parts: dict[str, int] = field(default_factory=dict)  # checkpoint / blobs / writes -> bytes
+
+
+@dataclass(frozen=True)
+class Grower:
+    key: str
+    bytes: int
+    checkpoints: int
+    share: float  # of the bytes written in the window
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """When the store passes ``budget_bytes`` at the window's average rate; ``basis`` says it in words."""
+
+    budget_bytes: int | None
+    current_bytes: int
+    window_start: datetime
+    now: datetime
+    window_days: float
+    window_bytes: int
+    bytes_per_day: float
+    days_left: float | None
+    passes_at: datetime | None
+    verdict: str
+    basis: str
+
+
+@dataclass(frozen=True)
+class GrowthReport:
+    by: str
+    bucket: str
+    since_days: int
+    window_start: datetime
+    now: datetime
+    points: list[GrowthPoint]
+    top_threads: list[Grower]
+    top_channels: list[Grower]
+    forecast: Forecast
+    untimed_checkpoints: int
+    untimed_bytes: int
+    channel_basis: str
+    basis: str
+
+
+def _key(row, by: str) -> str:
+    return "" if by == "store" else row.thread_id if by == "thread" else row.channel
+
+
+def _points(rows: GrowthRows, by: str) -> list[GrowthPoint]:
+    merged: dict[tuple[int, str], list] = {}
+    for row in rows.rows:
+        key = _key(row, by)
+        entry = merged.setdefault((row.bucket, key), [0, 0, defaultdict(int)])
+        entry[0] += row.checkpoints
+        entry[1] += row.bytes
+        entry[2][row.part] += row.bytes
+    return [GrowthPoint(_utc(bucket), key, c, n, dict(parts)) for (bucket, key), (c, n, parts) in sorted(merged.items())]
+
+
+def _growers(rows: GrowthRows, by: str, top: int) -> list[Grower]:
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows.rows:
+        totals[_key(row, by)][0] += row.bytes
+        totals[_key(row, by)][1] += row.checkpoints
+    window = sum(n for n, _ in totals.values())
+    ranked = sorted(totals.items(), key=lambda kv: (-kv[1][0], kv[0]))[:top]
+    return [Grower(key, n, c, n / window if window else 0.0) for key, (n, c) in ranked]
+
+
+def _utc(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, tz=timezone.utc)
+
+
+def forecast(current_bytes: int, window_bytes: int, window_start: float, now: float,
+             budget_bytes: int | None) -> Forecast:
+    """The store passes ``budget_bytes`` after ``(budget - current) / (window_bytes / window_days)`` days."""
+    window_days = max(now - window_start, 1.0) / DAY
+    rate = window_bytes / window_days
+    start, at = _utc(window_start), _utc(now)
+    rate_text = (f"{human_bytes(window_bytes)} ({window_bytes:,} bytes) stored by checkpoints dated "
+                 f"{start:%Y-%m-%d %H:%M} to {at:%Y-%m-%d %H:%M} UTC ({window_days:.2f} days): "
+                 f"{human_bytes(round(rate))} a day on average")
+    now_text = f"the store holds {human_bytes(current_bytes)} ({current_bytes:,} bytes, the sum of its rows' lengths)"
+    days_left = passes_at = None
+    if not budget_bytes or budget_bytes <= 0:
+        verdict = "no disk budget set (setting disk_budget_bytes)"
+    elif current_bytes >= budget_bytes:
+        verdict, days_left, passes_at = f"already past the budget of {human_bytes(budget_bytes)}", 0.0, at
+    elif rate <= 0:
+        verdict = f"not at this rate: nothing was stored in the window (budget {human_bytes(budget_bytes)})"
+    else:
+        days_left = (budget_bytes - current_bytes) / rate
+        try:
+            passes_at = _utc(now + days_left * DAY)
+        except (OverflowError, OSError, ValueError):
+            passes_at = None
+        when = f"on {passes_at:%Y-%m-%d}" if passes_at else "after the year 9999"
+        verdict = (f"passes the budget of {human_bytes(budget_bytes)} in {_days(days_left)} ({when}) "
+                   "if it keeps growing at this rate")
+    basis = (f"{now_text}; {rate_text}. Days left = (budget - now) / rate. Rows pruned since are not seen, and "
+             "the files on disk hold more than the rows (pages, indexes, free space: see the file facts).")
+    return Forecast(budget_bytes if budget_bytes and budget_bytes > 0 else None, current_bytes, start, at,
+                    window_days, window_bytes, rate, days_left, passes_at, verdict, basis)
+
+
+def _days(days: float) -> str:
+    if days < 1:
+        return f"{days * 24:.1f} hours"
+    return f"{days:,.1f} days"
+
+
+def growth_report(store: Store, by: str = "store", bucket: str = "day", since_days: int = 30, top: int = 10,
+                  budget_bytes: int | None = None, now: float | None = None) -> GrowthReport:
+    """Growth over the last ``since_days`` (from the start of that day or hour, UTC), grouped ``by``.
+
+    Args:
+        store: Any store with ``growth_rows`` (SQLite, PostgreSQL, bundles); a saver raises ``StoreError``.
+        by: ``store``, ``channel`` or ``thread``: the key of ``points``.
+        bucket: ``day`` or ``hour``.
+        since_days: The window; top growers and the forecast's rate are over it.
+        top: How many top threads and channels.
+        budget_bytes: The disk budget the forecast is against (None: no forecast date).
+        now: The end of the window, seconds since 1970 (None: the clock).
+    """
+    if by not in GROWTH_BY:
+        raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
+    if bucket not in BUCKETS:
+        raise StoreError(f"unknown growth bucket {bucket!r}: use day or hour")
+    if not isinstance(since_days, int) or since_days <= 0:
+        raise StoreError(f"--since must be a positive number of days, got {since_days!r}")
+    width = BUCKETS[bucket]
+    now = time.time() if now is None else float(now)
+    window_start = math.floor((now - since_days * DAY) / width) * width
+    found = store.growth_rows(width, window_start)
+    points = _points(found, by)
+    window_bytes = sum(r.bytes for r in found.rows)
+    current = store.totals().stored_bytes
+    return GrowthReport(
+        by, bucket, since_days, _utc(window_start), _utc(now), points,
+        _growers(found, "thread", top), _growers(found, "channel", top),
+        forecast(current, window_bytes, window_start, now, budget_bytes),
+        found.untimed_checkpoints, found.untimed_bytes, found.channel_basis if by == "channel" else "",
+        "Dated by each checkpoint's uuid6 id (the time LangGraph created it); bytes are stored lengths: the "
+        "checkpoint row, the blob rows it introduced (PostgreSQL) and the writes stored against it.",
+    )
+
+
+def growth_table(report: GrowthReport) -> list[dict]:
+    """The points as rows for a table (and the CLI)."""
+    label = {"store": None, "channel": "channel", "thread": "thread"}[report.by]
+    fmt = "%Y-%m-%d" if report.bucket == "day" else "%Y-%m-%d %H:00"
+    return [{report.bucket: p.start.strftime(fmt), **({label: p.key} if label else {}),
+             "checkpoints": p.checkpoints, "stored bytes": p.bytes} for p in report.points]

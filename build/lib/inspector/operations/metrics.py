@@ -1,0 +1,67 @@
+"""The numbers the metrics endpoint serves, as one snapshot: ``metrics_snapshot``.
+
+Each number is one cheap aggregate over keys and lengths (or the database's own statistics) that the
+CLI computes the same way: totals (``threads``), the largest thread (``threads --sort stored``), stored
+bytes per table (``health --store``), bytes written in the last hour and day (``growth``), threads
+whose newest state passes ``oversize_state_bytes``, bytes no checkpoint needs (``health --store``) and
+the disk forecast (``growth``). No value is decoded, nothing is written. The Prometheus side is in
+``metrics_server``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..store import Store
+from .growth import DAY, forecast
+from .orphans import orphan_report
+
+FORECAST_DAYS = 7
+
+
+@dataclass(frozen=True)
+class MetricsSnapshot:
+    taken_at: float
+    seconds: float  # how long computing it took
+    store_bytes: int
+    file_bytes: int
+    table_bytes: dict[str, int]
+    table_basis: str
+    threads: int
+    checkpoints: int
+    largest_thread_bytes: int
+    largest_state_bytes: int
+    flagged_threads: int  # newest state past oversize_state_bytes
+    oversize_state_bytes: int
+    written_bytes: dict[str, int] = field(default_factory=dict)  # "1h", "1d"
+    orphaned_bytes: int = 0
+    disk_budget_bytes: int = 0
+    forecast_days_left: float | None = None
+    forecast_basis: str = ""
+
+
+def written_since(store: Store, seconds: int, now: float) -> int:
+    """Bytes stored by checkpoints dated in the last ``seconds`` (their rows, blobs and writes)."""
+    found = store.growth_rows(seconds, int(now) - seconds)
+    return sum(r.bytes for r in found.rows)
+
+
+def metrics_snapshot(store: Store, oversize_state_bytes: int, disk_budget_bytes: int = 0,
+                     now: float | None = None) -> MetricsSnapshot:
+    started = time.perf_counter()
+    now = time.time() if now is None else now
+    totals = store.totals()
+    facts = store.file_facts(per_table=False)
+    tables = {r.name: r.bytes for r in facts.relations if r.kind == "table"}
+    largest = store.threads(limit=1, sort="stored")
+    states = store.newest_state_sizes(oversize_state_bytes)
+    window_start = now - FORECAST_DAYS * DAY
+    window_bytes = sum(r.bytes for r in store.growth_rows(DAY, int(window_start)).rows)
+    outlook = forecast(totals.stored_bytes, window_bytes, window_start, now, disk_budget_bytes or None)
+    written = {"1h": written_since(store, 3600, now), "1d": written_since(store, DAY, now)}
+    orphaned = orphan_report(store).total_bytes
+    return MetricsSnapshot(
+        now, time.perf_counter() - started, totals.stored_bytes, facts.total_bytes, tables, facts.basis,
+        totals.threads, totals.checkpoints, largest[0].stored_bytes if largest else 0, states.largest_bytes,
+        states.over, oversize_state_bytes, written, orphaned, disk_budget_bytes, outlook.days_left, outlook.basis)

@@ -1,0 +1,70 @@
+"""deepagents (langchain-ai/deepagents): ``create_deep_agent``, a LangChain agent with a filesystem in
+its state, subagents behind the ``task`` tool, and delta channels.
+
+Evidence: the metadata marker deepagents stamps on its checkpoints (``ls_integration:
+deepagents``), or its shape: ``files`` written beside ``messages`` and deepagents' own
+middleware hooks (``PatchToolCallsMiddleware``, ``_ParentNotifierMiddleware``).
+
+Schema: the state ``create_deep_agent`` builds (``messages`` and ``files`` are
+``DeltaChannel``\\ s folded by deepagents' reducers; ``todos`` replaces), from the installed
+``deepagents``; without it every reducer is unknown.
+
+Knowledge: a ``task`` result is the subagent's answer as a ``ToolMessage`` whose own
+``status`` (``success``/``error``) is the subagent's status (``task_result``); human-in-the-loop
+requests read as in LangChain agents.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from . import Profile, ThreadFacts
+from .langchain_agent import HITL, MARKER_KEY, marker, middleware_hooks
+
+MARKER = "deepagents"
+OWN_HOOKS = ("PatchToolCallsMiddleware.", "_ParentNotifierMiddleware.", "FilesystemMiddleware.", "SubAgentMiddleware.")
+TASK_RESULTS = "deepagents.task-results"  # a task tool message's status is the subagent's
+TASK_STATUS = {"success": "completed", "error": "failed"}
+
+
+def evidence(facts: ThreadFacts) -> list[str]:
+    clues = [f"metadata {MARKER_KEY}={MARKER}"] if marker(facts, MARKER) else []
+    own = [h for h in middleware_hooks(facts.channels) if h.startswith(OWN_HOOKS)]
+    if own and "files" in facts.channels:
+        clues.append(f"files beside messages, {len(own)} deepagents middleware hook(s)")
+    return clues
+
+
+@cache
+def deep_agent_schema() -> Any:
+    """The state ``create_deep_agent`` builds (with LangChain's todo list), or None without deepagents."""
+    try:
+        from deepagents import create_deep_agent
+        from langchain.agents.middleware import TodoListMiddleware
+        from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    except ImportError:
+        return None
+    from ..schema.reading import schema_of
+
+    graph = create_deep_agent(GenericFakeChatModel(messages=iter(())), tools=[], middleware=[TodoListMiddleware()])
+    return schema_of(graph, "deepagents state")
+
+
+def task_result(message: dict[str, Any]) -> tuple[str | None, str] | None:
+    """A ``task`` tool message's (status as stored, status shown: completed/failed/in_progress); None for
+    other messages."""
+    if message.get("type") != "tool" or message.get("name") != "task":
+        return None
+    status = message.get("status") if isinstance(message.get("status"), str) else None
+    return status, TASK_STATUS.get(status or "", "in_progress")
+
+
+PROFILE = Profile(
+    name="deepagents",
+    title="deepagents",
+    description="deepagents' create_deep_agent: files in state, task subagents, delta channels",
+    evidence=evidence,
+    schema=deep_agent_schema,
+    knowledge=frozenset({HITL, TASK_RESULTS}),
+)

@@ -1,0 +1,145 @@
+"""The statements that would apply a retention plan, for an operator to review and run.
+
+One transaction, in the store's dialect (SQLite or PostgreSQL), naming every
+thread and namespace it touches: writes first, then checkpoints, then the
+parent of each checkpoint that becomes the first of its line is set to NULL (as
+LangGraph's own ``prune`` does), then (PostgreSQL) the blob rows no remaining
+checkpoint references, each deletion re-checking that at run time. Ranges
+(``checkpoint_id <= ...``) are used only where every id of the namespace is a
+uuid6, so a checkpoint written after the preview is never caught by one. The
+inspector prints these statements; it never runs them.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from ..formatting import human_bytes
+from .plan import NamespaceAction, Plan, ThreadPlan
+
+CHUNK = 500
+
+TABLES = {
+    "sqlite": {"checkpoints": "checkpoints", "writes": "writes"},
+    "postgres": {"checkpoints": "checkpoints", "writes": "checkpoint_writes", "blobs": "checkpoint_blobs"},
+}
+
+
+def literal(value: str, dialect: str = "sqlite") -> str:
+    """A SQL string literal of ``dialect``; a NUL character has no literal form and is refused.
+
+    Quotes are doubled. On PostgreSQL a value holding a backslash is written as an escape string
+    (``E'a\\b'``), whose meaning does not depend on the server's ``standard_conforming_strings``: with
+    that setting off, a backslash in a plain literal would escape the quote after it.
+    """
+    if "\x00" in value:
+        raise ValueError(f"an id contains a NUL character and cannot be written as SQL: {value!r}")
+    quoted = "'" + value.replace("'", "''") + "'"
+    if dialect == "postgres" and "\\" in value:
+        return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
+    return quoted
+
+
+def comment(text: str) -> str:
+    """A one-line SQL comment: ids and names come from the data, so a line break in one must not
+    end the comment and turn the rest into a statement."""
+    return "-- " + "".join(" " if ch < " " or ch in "\x7f\u0085\u2028\u2029" else ch for ch in text)
+
+
+def _identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _in_list(values: Sequence[str], dialect: str) -> str:
+    return ", ".join(literal(v, dialect) for v in values)
+
+
+def _chunks(values: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
+
+
+def _where(dialect: str, thread_id: str, ns: str | None = None) -> str:
+    where = f"thread_id = {literal(thread_id, dialect)}"
+    return where if ns is None else f"{where} AND checkpoint_ns = {literal(ns, dialect)}"
+
+
+def _conditions(dialect: str, thread_id: str, action: NamespaceAction) -> list[str]:
+    """One WHERE clause per statement that together select the checkpoints (and their writes) that go."""
+    base = _where(dialect, thread_id, action.checkpoint_ns)
+    if action.whole:
+        return [base]
+    if action.upto is not None:
+        where = f"{base} AND checkpoint_id <= {literal(action.upto, dialect)}"
+        if not action.except_ids:
+            return [where]
+        return [f"{where} AND checkpoint_id NOT IN ({_in_list(action.except_ids, dialect)})"]
+    return [f"{base} AND checkpoint_id IN ({_in_list(chunk, dialect)})" for chunk in _chunks(action.ids)]
+
+
+def _thread(plan: Plan, thread: ThreadPlan) -> list[str]:
+    tables = TABLES[plan.dialect]
+    note = f"{thread.checkpoints} checkpoint(s), {thread.writes} write(s)"
+    if plan.dialect == "postgres":
+        note += f", {thread.blobs} blob row(s)"
+    out = [comment(f"{thread.thread_id}: {note}, {human_bytes(thread.bytes)}"
+                   + (" (the whole thread)" if thread.whole_thread else ""))]
+    out += [comment(f"  breaks: {b.message}") for b in thread.breaks]
+    dialect = plan.dialect
+    if thread.whole_thread:
+        out.append(f"DELETE FROM {tables['writes']} WHERE {_where(dialect, thread.thread_id)};")
+        out.append(f"DELETE FROM {tables['checkpoints']} WHERE {_where(dialect, thread.thread_id)};")
+        if "blobs" in tables:
+            out.append(f"DELETE FROM {tables['blobs']} WHERE {_where(dialect, thread.thread_id)};")
+        return out
+    for action in thread.actions:
+        conditions = _conditions(dialect, thread.thread_id, action)
+        out += [f"DELETE FROM {tables['writes']} WHERE {c};" for c in conditions]
+        out += [f"DELETE FROM {tables['checkpoints']} WHERE {c};" for c in conditions]
+        base = _where(dialect, thread.thread_id, action.checkpoint_ns)
+        out += [f"UPDATE {tables['checkpoints']} SET parent_checkpoint_id = NULL WHERE {base} "
+                f"AND checkpoint_id IN ({_in_list(chunk, dialect)});" for chunk in _chunks(action.new_roots)]
+        if "blobs" in tables:
+            out += _blob_statements(tables, thread.thread_id, action)
+    return out
+
+
+def _blob_statements(tables: dict[str, str], thread_id: str, action: NamespaceAction) -> list[str]:
+    """PostgreSQL's blob rows that no remaining checkpoint references."""
+    if action.whole:
+        return [f"DELETE FROM {tables['blobs']} WHERE {_where('postgres', thread_id, action.checkpoint_ns)};"]
+    out = []
+    for chunk in _chunks(action.blobs):
+        values = ", ".join(f"({literal(channel, 'postgres')}, {literal(version, 'postgres')})" for channel, version in chunk)
+        out.append(
+            f"DELETE FROM {tables['blobs']} b WHERE b.thread_id = {literal(thread_id, 'postgres')} "
+            f"AND b.checkpoint_ns = {literal(action.checkpoint_ns, 'postgres')} AND (b.channel, b.version) IN (VALUES {values}) "
+            f"AND NOT EXISTS (SELECT 1 FROM {tables['checkpoints']} c WHERE c.thread_id = b.thread_id "
+            "AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version);")
+    return out
+
+
+def statements(plan: Plan) -> str:
+    """The whole plan as one transaction, with comments saying what each part does."""
+    header = [
+        comment(f"Retention plan: {plan.policy.describe()}"),
+        f"-- Generated {plan.generated_at.isoformat(timespec='seconds')} by state-inspector, which never runs it.",
+        f"-- Deletes {plan.checkpoints} checkpoint(s) from {len(plan.threads)} thread(s); "
+        f"predicted to reclaim {human_bytes(plan.reclaim_bytes)}.",
+    ]
+    if plan.breaks:
+        header.append(f"-- WARNING: it breaks {len(plan.breaks)} thing(s), named under each thread below.")
+    if not plan.threads:
+        return "\n".join(header + ["-- Nothing to delete."]) + "\n"
+    body = ["BEGIN IMMEDIATE;" if plan.dialect == "sqlite" else "BEGIN;"]
+    if plan.dialect == "postgres" and plan.facts.schema:
+        body.append(f"SET LOCAL search_path TO {_identifier(plan.facts.schema)};")
+    for thread in plan.threads:
+        body += _thread(plan, thread)
+    body.append("COMMIT;")
+    if plan.dialect == "sqlite":
+        body.append("-- The file shrinks only once the free pages are returned (this locks the database while it runs):")
+        body.append("-- VACUUM;")
+    else:
+        body.append("-- PostgreSQL reuses the space; VACUUM (FULL) returns it to the operating system.")
+    return "\n".join(header + body) + "\n"

@@ -1,0 +1,202 @@
+"""Text from the data turned into Markdown that cannot make the browser load anything.
+
+The dashboard renders Markdown in many places (``st.markdown``, captions, alerts,
+titles, widget, tab and expander labels, image captions). Text taken from a store
+(messages, titles, todos, tool arguments, metadata, ids, file names and contents)
+may have been written by an attacker, so it never reaches those renderers as is:
+
+- ``literal(text)`` shows ``text`` exactly as written: every character that could
+  start Markdown, HTML, a link, an image, math or a Streamlit directive is
+  backslash-escaped (line-start markers such as ``#``, ``-`` or ``1.`` only at the
+  start of a line, ``_`` only at a word's edge, ``:`` only before a shortcode name),
+  so nothing is interpreted. For ids, names, labels, titles and messages of problems.
+- ``inert_markdown(text)`` keeps the formatting of a message or a Markdown file
+  (headings, emphasis, lists, tables, code) but nothing that loads or links:
+  images (``![x](url)``, reference images), raw HTML, autolinks, link
+  definitions and LaTeX are shown as the text they are, and bare URLs and e-mail
+  addresses as code. A Markdown image becomes its visible source text, URL included.
+- ``code_span(text)`` is one inline code span holding ``text``.
+- ``links_in(text)`` lists the http(s) URLs a text mentions, for a control that
+  opens one only when a person asks for it.
+
+How ``inert_markdown`` stays safe whatever the input: outside code, every
+character that can start a link, an image, HTML, an autolink, an entity, math
+or a directive (``\\ [ ] < & $``, and ``:`` before a shortcode name) is
+escaped, and so is every backtick that does not pair into a code span on its
+own line. Escaping does not stop GitHub's
+autolink literals (they are found in the parsed text), so URLs, ``www.`` names
+and e-mail addresses become code spans, which are never linked. Code is emitted
+in delimiters the function chooses: fenced blocks are re-emitted at column 0
+after a blank line with a fence longer than any backtick run inside, and a code
+span is kept only when it opens and closes on one line and holds no ``|`` (a
+table row would split it). So every unescaped character of the output sits in
+code by construction, whatever a renderer makes of the input's own structure.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterator
+
+__all__ = ["code_span", "inert_markdown", "links_in", "literal"]
+
+# Characters that start a link, image, raw HTML, autolink, entity, LaTeX or code, anywhere.
+_PROSE_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$"})
+# ... and for literal text, emphasis, strikethrough and table cells too.
+_LITERAL_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$*~|"})
+_UNDERSCORE_AT_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_SHORTCODE_COLON = re.compile(r":(?=[\w+/-])")  # :emoji:, :material/icon:, :red[...]
+_LINE_MARKER = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")  # headings, quotes, lists, setext lines
+# What GitHub-flavoured Markdown turns into a link even in escaped text: URLs, www. names, e-mail addresses.
+# Found by ``_linkifiable`` in time linear in the text: a URL or an "@" is searched for, and an address's
+# local part is read backwards from its "@" (a pattern starting at the local part would rescan a long run
+# of letters for an "@" from every position of it: quadratic).
+_URL_OR_AT = re.compile(r"(?:https?://|www\.)[^\s<>`|\\]*|@", re.IGNORECASE)
+_LOCAL_REVERSED = re.compile(r"[-.\w+]*")
+_DOMAIN = re.compile(r"[-\w]+(?:\.[-\w]+)+")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_BACKTICKS = re.compile(r"`+")
+_INFO = re.compile(r"[^\w+#.-]")
+_URL = re.compile(r"https?://[^\s<>()\[\]{}\"'`\\|^]+", re.IGNORECASE)
+
+
+def _lines(text: object) -> list[str]:
+    """``text`` as lines; every CommonMark line ending (``\\r\\n``, ``\\r``, ``\\n``) splits."""
+    return str(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _escape_prose(text: str, at_line_start: bool) -> str:
+    return _SHORTCODE_COLON.sub(r"\\:", text.translate(_PROSE_SPECIALS))
+
+
+def _escape_literal(text: str, at_line_start: bool) -> str:
+    text = _SHORTCODE_COLON.sub(r"\\:", _UNDERSCORE_AT_EDGE.sub(r"\\_", text.translate(_LITERAL_SPECIALS)))
+    if at_line_start:
+        text = _LINE_MARKER.sub(lambda m: m.group(1) + (f"\\{m.group(2)}" if m.group(2) else f"{m.group(3)}\\{m.group(4)}"),
+                                text, count=1)
+    return text
+
+
+def literal(text: object) -> str:
+    """Markdown that shows ``text`` exactly as written (line breaks kept, nothing interpreted)."""
+    return "  \n".join(_escaped(line, _escape_literal) for line in _lines(text))
+
+
+def code_span(text: object) -> str:
+    """An inline code span showing ``text`` on one line (not for table cells: a ``|`` would split it)."""
+    flat = " ".join(_lines(text))
+    longest = max((len(run) for run in _BACKTICKS.findall(flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") or not flat.strip() else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def links_in(text: object, limit: int = 50) -> list[str]:
+    """The distinct http(s) URLs mentioned in ``text``, in order (at most ``limit``)."""
+    found: list[str] = []
+    for match in _URL.finditer(str(text)):
+        url = match.group(0).rstrip(".,;:!?*_~")
+        if url not in found:
+            found.append(url)
+            if len(found) >= limit:
+                break
+    return found
+
+
+def _escaped(text: str, escape: Callable[[str, bool], str], after_code: bool = False, before_code: bool = False) -> str:
+    """``text`` escaped with ``escape``, every URL, ``www.`` name or e-mail address in it as a code span.
+
+    Renderers turn such text into links even when escaped (GitHub's autolink literals
+    work on the parsed text); code is never linked. A span must not touch a code span
+    kept beside it (two backtick runs would merge), so a boundary character stays text.
+    """
+    out: list[str] = []
+    pos = 0
+    for start, end in _linkifiable(text):
+        if start == 0 and after_code:
+            start += 1
+        if end == len(text) and before_code:
+            end -= 1
+        if start >= end:
+            continue
+        out.append(escape(text[pos:start], pos == 0 and not after_code))
+        out.append(code_span(text[start:end]))
+        pos = end
+    out.append(escape(text[pos:], pos == 0 and not after_code))
+    return "".join(out)
+
+
+def _linkifiable(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of URLs, ``www.`` names and e-mail addresses in ``text``, left to right, not overlapping."""
+    pos = 0
+    while True:
+        found = _URL_OR_AT.search(text, pos)
+        if found is None:
+            return
+        if found.group() != "@":
+            yield found.span()
+            pos = found.end()
+            continue
+        at = found.start()
+        local = _LOCAL_REVERSED.match(text[pos:at][::-1]).end()  # the chars since ``pos`` are read once
+        domain = _DOMAIN.match(text, at + 1)
+        if local and domain:
+            yield at - local, domain.end()
+            pos = domain.end()
+        else:
+            pos = at + 1
+
+
+def _inline(line: str) -> str:
+    """One line: code spans that close on this line and hold no ``|`` kept, everything else escaped."""
+    parts: list[tuple[bool, str]] = []  # (is kept code, text)
+    runs = list(_BACKTICKS.finditer(line))
+    pos = 0
+    i = 0
+    while i < len(runs):
+        opening = runs[i]
+        closing = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(opening.group())), None)
+        if closing is not None and "|" not in line[opening.end():runs[closing].start()]:
+            parts += [(False, line[pos:opening.start()]), (True, line[opening.start():runs[closing].end()])]
+            pos = runs[closing].end()
+            i = closing + 1
+        else:
+            i += 1
+    parts.append((False, line[pos:]))
+    out = []
+    for k, (code, text) in enumerate(parts):
+        if code:
+            out.append(text)
+        else:
+            out.append(_escaped(text, _escape_prose, after_code=k > 0, before_code=k + 1 < len(parts)))
+    return "".join(out)
+
+
+def _closes(line: str, fence: str) -> bool:
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not stripped.startswith(fence[0] * len(fence)):
+        return False
+    return stripped.rstrip() == fence[0] * len(stripped.rstrip())
+
+
+def _code_block(body: list[str], info: str) -> list[str]:
+    longest = max((len(run) for line in body for run in _BACKTICKS.findall(line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return ["", fence + _INFO.sub("", info.split(" ", 1)[0] if info else ""), *body, fence, ""]
+
+
+def inert_markdown(text: object) -> str:
+    """Markdown showing ``text``'s formatting, in which nothing loads, links or runs (see the module doc)."""
+    lines = _lines(text)
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        opened = _FENCE_OPEN.match(lines[i])
+        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+            end = next((j for j in range(i + 1, len(lines)) if _closes(lines[j], opened.group(1))), len(lines))
+            out += _code_block(lines[i + 1:end], opened.group(2).strip())
+            i = end + 1
+            continue
+        out.append(_inline(lines[i]))
+        i += 1
+    return "\n".join(out)

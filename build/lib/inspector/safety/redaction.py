@@ -1,0 +1,459 @@
+"""Secrets masked before a value leaves the core: one set of rules for pages, downloads, the CLI and caches.
+
+A ``Redactor`` replaces what looks like a secret with a marker that keeps its
+kind, its length class and a short keyed hash, ``[redacted api-key · ~50 chars ·
+#a1b2c3]``, so two redacted values can still be compared while the rest of the
+text stays readable. What it masks:
+
+- key shapes anywhere in text: OpenAI ``sk-``/``sk-proj-``, Anthropic ``sk-ant-``,
+  AWS ``AKIA…``, GitHub ``ghp_``/``github_pat_``/``gho_``…, Slack ``xox?-``, Google
+  ``AIza…``, Stripe ``sk_live_``…, Hugging Face ``hf_``, JWTs, ``Bearer``/``Basic``
+  credentials, PEM private keys, the password in ``scheme://user:password@host``;
+- values named like secrets: under a key whose last words say so (``api_key``,
+  ``authorization``, ``password``, ``secret``, ``token``, ``client_secret``, and as people
+  write them: ``dbPassword``, ``openaiApiKey``, ``githubToken``, ``PGPASSWORD``,
+  ``DB_PASS``, ``pwd``, ``pass``) in data, and ``NAME=value`` / ``"name": "value"`` in
+  text; names that only contain such a word are not (``max_tokens``, ``token_usage``,
+  ``passage``, ``compass``, ``bypass``, ``passport``, ``password_policy_url``, ``PWD``);
+- ``bytes`` values and keys: UTF-8 text is masked as text (and shown as text), other
+  bytes that hold a secret's shape become one mark.
+
+Every rule runs in time linear in the text's length, however long the text (base64
+runs and data URLs are scanned too): the shapes are patterns without nested or
+overlapping repetition, and ``NAME=value`` is found from the secret word before a
+separator, then the whole name around it is checked.
+- the operator's own patterns (setting ``redact_patterns``; a pattern with a
+  group masks only its first group).
+
+Identifiers (thread, checkpoint and task ids, namespaces) are left alone so
+what is shown stays navigable. ``redact`` keeps types (dataclasses, dicts,
+lists, tuples) and returns the very same object when nothing in it changed, so
+a redacted copy of a large state shares every untouched part with the original.
+Computations (diffs, replay) run on raw values; only their results are redacted.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import hmac
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterable
+
+MARK_PREFIX = "[redacted "
+
+# Record members that name things rather than hold values: never masked.
+IDENTIFIER_FIELDS = frozenset({
+    "thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "before_id", "after_id",
+    "newest_checkpoint_id", "task_id", "task_path", "ns", "before_thread_id",
+})
+# Members of a record that names a field or channel (``field``/``channel``): labels, not the value.
+LABEL_FIELDS = IDENTIFIER_FIELDS | {
+    "field", "channel", "reducer", "status", "kind", "node", "written", "internal", "type", "size", "idx",
+    "step", "source", "changed",
+}
+
+# A name holds a secret when its LAST words say so, with words split at ``_ - . :`` and spaces and at
+# camelCase humps (``dbPassword``, ``openaiApiKey``, ``githubToken``, ``DB_PASS``, ``x-api-key``), or when a
+# name written run-together ends with a long secret word (``PGPASSWORD``, ``apikey``). Names that merely
+# contain one stay readable: ``max_tokens``, ``token_usage``, ``passage``, ``compass``, ``bypass``,
+# ``passport``, ``password_policy_url``, ``tokenizer``, ``monkey``.
+_LAST_WORDS = frozenset({
+    "password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "authorization", "credential",
+    "credentials", "cookie", "dsn", "apikey", "accesskey", "secretkey", "privatekey",
+})
+# ``key`` after one of these (``api_key``, ``secretKey``, ``AWS_SECRET_ACCESS_KEY``), and ``key id`` after ``access``
+_KEY_QUALIFIERS = frozenset({"api", "secret", "private", "access", "signing", "encryption", "master", "client"})
+# a run-together name's ending (``pass`` and ``key`` alone are too short: ``compass``, ``monkey``)
+_RUN_TOGETHER = ("password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "accesskey", "secretkey",
+                 "privatekey", "accesskeyid", "credentials", "credential", "authorization", "connectionstring")
+# exact names that look like secret names but name something else (the shell's working directory)
+_NOT_SECRET = frozenset({"PWD", "OLDPWD"})
+_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def name_words(name: str) -> list[str]:
+    """``name`` split into lower-case words at separators and camelCase humps (``"dbPassword"`` -> db, password)."""
+    return [w.lower() for w in _NAME_PARTS.findall(name)]
+
+
+def is_secret_key(name: Any) -> bool:
+    """True for a mapping key whose value is a secret by its name (``bytes`` names are read as UTF-8)."""
+    if isinstance(name, (bytes, bytearray)):
+        try:
+            name = bytes(name).decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    return isinstance(name, str) and len(name) <= 100 and _secret_name(name)
+
+
+@lru_cache(maxsize=4096)
+def _secret_name(name: str) -> bool:
+    name = name.strip()
+    if name in _NOT_SECRET:
+        return False
+    words = name_words(name)
+    if not words:
+        return False
+    last = words[-1]
+    if last in _LAST_WORDS:
+        return True
+    before = words[-2] if len(words) > 1 else ""
+    if last == "key" and before in _KEY_QUALIFIERS:
+        return True
+    if last == "id" and before == "key" and len(words) > 2 and words[-3] in _KEY_QUALIFIERS:
+        return True
+    if last == "string" and before == "connection":
+        return True
+    return last.endswith(_RUN_TOGETHER)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A text shape to mask: ``kind`` names it in the marker; ``group`` is the part masked (0: all).
+
+    ``triggers``: substrings (compared ignoring case) one of which every match contains, so a text
+    holding none of them is not scanned for this shape at all.
+    """
+
+    kind: str
+    pattern: re.Pattern[str]
+    group: int = 0
+    triggers: tuple[str, ...] = ()
+
+
+_B = r"(?<![A-Za-z0-9_-])"  # not inside a longer token
+# A secret word right before a separator (lower case: searched in the lower-cased text, several times faster
+# than ignoring case; the rule's own pattern ignores case, for a text whose lower case changes its length).
+_NAMED_HIT = (r"(?P<word>pass(?:w(?:or)?d|phrase)?|pwd|secret|token|key(?:[_-]?id)?|authorization|credentials?"
+              r"|cookie|dsn|string)(?![a-z0-9])[\"']?\s{0,40}[:=]")
+_NAMED_HIT_LOWER = re.compile(_NAMED_HIT)
+_E = r"(?![A-Za-z0-9_-])"
+BUILTIN_RULES: tuple[Rule, ...] = (
+    Rule("private-key", re.compile(
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL),
+        triggers=("private key-----",)),
+    Rule("url-password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@?#]{0,200}:([^\s@/?#]{1,200})@"), 1,
+         triggers=("://",)),
+    # a bearer credential: 16+ token characters, at least one of them not a letter (not an English word)
+    Rule("bearer-token", re.compile(
+        r"\b(?:[Bb]earer|BEARER)\s+((?=[A-Za-z._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{16,})"), 1,
+        triggers=("bearer",)),
+    Rule("jwt", re.compile(_B + r"eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), triggers=("eyj",)),
+    Rule("api-key", re.compile(
+        _B + r"(?:sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"
+        r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"
+        r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+        r"|xox[baprse]-[A-Za-z0-9-]{10,}"
+        r"|AIza[0-9A-Za-z_-]{35}"
+        r"|[sr]k_(?:live|test)_[0-9A-Za-z]{16,}"
+        r"|hf_[A-Za-z0-9]{30,})" + _E),
+        triggers=("sk-", "akia", "asia", "abia", "acca", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox",
+                  "aiza", "k_live_", "k_test_", "hf_")),
+    # NAME=value, NAME: value, "name": "value" (the value only; the name stays readable); found by
+    # ``Redactor._named``: a secret word right before a separator, then the whole name around it is checked
+    Rule("secret", re.compile(
+        _NAMED_HIT, re.IGNORECASE),
+        triggers=("key", "secret", "pass", "pwd", "token", "auth", "credential", "cookie", "dsn", "string")),
+)
+# The value after ``NAME=``: quoted (up to 500 characters on one line) or bare; never a mark already made.
+_NAMED_VALUE = re.compile(
+    r"\s{0,40}(?:\"(?P<dq>[^\"\n]{1,500})\"|'(?P<sq>[^'\n]{1,500})'"
+    r"|(?!(?:(?:Bearer|Basic|Token)\s+)?\[redacted )(?P<bare>(?:(?:Bearer|Basic|Token)\s+)?[^\s\"',;&}<>)\]]{1,500}))",
+    re.IGNORECASE)
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+_TRIGGERS: tuple[tuple[str, int], ...] = tuple((t, i) for i, r in enumerate(BUILTIN_RULES) for t in r.triggers)
+# Every built-in shape is at least 16 characters long or holds one of these: shorter texts without them
+# (keys, ids, labels, most values in a state) are not scanned.
+_SHORT = 16
+_NEEDS = re.compile(r"[:=\s]")
+
+def length_class(n: int) -> str:
+    """``~40 chars``: the length rounded, so a marker does not give the exact length away."""
+    if n < 10:
+        return "<10 chars"
+    if n < 100:
+        return f"~{round(n, -1)} chars"
+    digits = len(str(n)) - 2
+    return f"~{round(n, -digits):,} chars"
+
+
+class Redactor:
+    """Masks secrets in text and in decoded values. ``enabled=False`` passes everything through (reveal)."""
+
+    def __init__(self, patterns: Iterable[str] = (), hash_key: bytes | str | None = None, enabled: bool = True):
+        self.enabled = enabled
+        self.rules: tuple[Rule, ...] = tuple(operator_rules(patterns))  # the operator's, after the built-in ones
+        key = hash_key.encode() if isinstance(hash_key, str) else hash_key
+        self._key = key or _PROCESS_KEY
+
+    # -- text ------------------------------------------------------------------
+    def mark(self, kind: str, secret: str) -> str:
+        digest = hmac.new(self._key, secret.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:6]
+        return f"[redacted {kind} · {length_class(len(secret))} · #{digest}]"
+
+    def text(self, text: str) -> str:
+        """``text`` with every secret shape masked; the rest unchanged."""
+        if not self.enabled or not text:
+            return text
+        return self._scan(text)
+
+    def _scan(self, text: str) -> str:
+        if len(text) >= _SHORT or _NEEDS.search(text):
+            original, lowered = text, text.lower()
+            # in their order: an earlier shape's mark is not scanned again
+            for index in sorted({i for trigger, i in _TRIGGERS if trigger in lowered}):
+                rule = BUILTIN_RULES[index]
+                if rule.kind == "secret":
+                    if text is not original:  # an earlier shape was masked
+                        lowered = text.lower()
+                    same = len(lowered) == len(text)
+                    text = self._named(_NAMED_HIT_LOWER if same else rule.pattern, lowered if same else text, text)
+                else:
+                    text = rule.pattern.sub(lambda m, r=rule: self._replace(r, m), text)
+        for rule in self.rules:
+            text = rule.pattern.sub(lambda m, r=rule: self._replace(r, m), text)
+        return text
+
+    def _named(self, hits: re.Pattern[str], searched: str, text: str) -> str:
+        """``NAME=value`` masked where NAME is a secret's name: one pass over the hits, linear in the text.
+
+        ``searched`` is where the hits are found: ``text`` or its lower case, of the same length."""
+        out: list[str] = []
+        pos = 0  # text before this is in ``out``
+        at = 0
+        while True:
+            hit = hits.search(searched, at)
+            if hit is None:
+                break
+            word_end = hit.end("word")
+            window = text[max(pos, hit.start() - 100):hit.start()]
+            name = text[hit.start() - (len(window) - len(window.rstrip(_NAME_CHARS))):word_end]
+            value = _NAMED_VALUE.match(text, hit.end())
+            at = word_end
+            if value is None or not is_secret_key(name):
+                continue
+            group = next(g for g in ("dq", "sq", "bare") if value.group(g) is not None)
+            secret = value.group(group)
+            out += [text[pos:value.start(group)], self.mark(_kind_for(name), secret)]
+            pos = at = value.end(group)
+        if not out:
+            return text
+        out.append(text[pos:])
+        return "".join(out)
+
+    def _replace(self, rule: Rule, match: re.Match[str]) -> str:
+        group: int | str = rule.group
+        kind = rule.kind
+        secret = match.group(group)
+        if not secret or secret.startswith(MARK_PREFIX):
+            return match.group(0)
+        start, end = match.span(group)
+        whole_start = match.start(0)
+        whole = match.group(0)
+        return whole[: start - whole_start] + self.mark(kind, secret) + whole[end - whole_start:]
+
+    def file(self, data: bytes) -> bytes:
+        """A file's bytes for a download: UTF-8 text masked like any text, other bytes unchanged."""
+        if not self.enabled:
+            return data
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data
+        masked = self.text(text)
+        return data if masked is text else masked.encode("utf-8")
+
+    def binary(self, data: bytes | bytearray, keep_bytes: bool = False) -> Any:
+        """A ``bytes`` value: UTF-8 text is masked as text (returned as ``str`` when something was masked, so
+        no output shows a secret's bytes as base64); other bytes holding a secret's shape (read as Latin-1)
+        become one mark; the rest is returned as is. ``keep_bytes``: masked UTF-8 text is returned encoded,
+        and other bytes as they are (for a bundle, which keeps the stored types and masks binary itself)."""
+        if not self.enabled or not data:
+            return data
+        raw = bytes(data)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            if keep_bytes:
+                return data
+            latin = raw.decode("latin-1")
+            return data if self.text(latin) == latin else self.mark("binary-secret", raw.hex())
+        masked = self.text(text)
+        if masked == text:
+            return data
+        return masked.encode("utf-8") if keep_bytes else masked
+
+    def whole(self, kind: str, value: Any) -> Any:
+        """A scalar held under a secret name, masked as a whole (``None``, booleans and ``""`` stay)."""
+        if not self.enabled or value is None or isinstance(value, bool) or value == "":
+            return value
+        if isinstance(value, str) and value.startswith(MARK_PREFIX):
+            return value
+        if isinstance(value, (str, int, float)):
+            return self.mark(kind, str(value))
+        if isinstance(value, (bytes, bytearray)):
+            return self.mark(kind, bytes(value).hex())
+        return value
+
+    # -- values ----------------------------------------------------------------
+    def __call__(self, obj: Any, keys: bool = True, keep_bytes: bool = False) -> Any:
+        """``obj`` with secrets masked, same types; the same object when nothing changed.
+
+        ``keys=False`` applies the text shapes only (for computed reports, whose mapping
+        keys are field names and whose values are byte counts). ``bytes`` holding a secret
+        become text (see ``binary``; ``keep_bytes`` keeps them bytes).
+        """
+        if not self.enabled:
+            return obj
+        return _Walk(self, keys, keep_bytes).value(obj, forced=None)
+
+
+class _Walk:
+    def __init__(self, redactor: Redactor, keys: bool, keep_bytes: bool = False) -> None:
+        self.r = redactor
+        self.keys = keys
+        self.keep_bytes = keep_bytes
+        self.seen: dict[int, Any] = {}
+
+    def value(self, obj: Any, forced: str | None) -> Any:
+        if isinstance(obj, str):
+            return self.r.whole(forced, obj) if forced else self.r.text(obj)
+        if isinstance(obj, (bytes, bytearray)):
+            return self.r.whole(forced, obj) if forced else self.r.binary(obj, self.keep_bytes)
+        if obj is None or isinstance(obj, (bool, int, float)):
+            return self.r.whole(forced, obj) if forced else obj
+        ident = id(obj)
+        if ident in self.seen:
+            return self.seen[ident]
+        self.seen[ident] = obj  # a cycle resolves to the original object
+        result = self._container(obj, forced)
+        self.seen[ident] = result
+        return result
+
+    def _container(self, obj: Any, forced: str | None) -> Any:
+        if isinstance(obj, dict):
+            return self._mapping(obj, forced)
+        if isinstance(obj, (list, tuple, set, frozenset)):
+            items = [self.value(v, forced) for v in obj]
+            if all(a is b for a, b in zip(items, obj)):
+                return obj
+            return type(obj)(items) if not isinstance(obj, tuple) or type(obj) is tuple else type(obj)(*items)
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            return self._record(obj, forced)
+        if type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas"):
+            return obj.map(lambda v: self.value(v, forced) if isinstance(v, str) else v)
+        return obj
+
+    def _mapping(self, obj: dict, forced: str | None) -> dict:
+        label = self._sensitive_label(obj.get("field"), obj.get("channel")) if not forced else None
+        changed = False
+        out = {}
+        for key, item in obj.items():
+            new_key = key
+            if isinstance(key, str) and not forced:
+                new_key = self.r.text(key)
+            elif isinstance(key, (bytes, bytearray)) and not forced:
+                new_key = self.r.binary(key, self.keep_bytes)
+            if isinstance(key, str) and key in IDENTIFIER_FIELDS:
+                new = item
+            elif forced:
+                new = self.value(item, forced)
+            elif self.keys and is_secret_key(key):
+                new = self.value(item, _kind_for(key))
+            elif label and key not in LABEL_FIELDS:
+                new = self.value(item, label)
+            else:
+                new = self.value(item, None)
+            changed |= new is not item or new_key is not key
+            out[new_key] = new
+        return out if changed else obj
+
+    def _record(self, obj: Any, forced: str | None) -> Any:
+        label = None
+        if not forced:
+            label = self._sensitive_label(getattr(obj, "field", None), getattr(obj, "channel", None))
+        changes = {}
+        for f in dataclasses.fields(obj):
+            if f.name in IDENTIFIER_FIELDS:
+                continue
+            item = getattr(obj, f.name)
+            kind = forced or (label if label and f.name not in LABEL_FIELDS else None)
+            new = self.value(item, kind)
+            if new is not item:
+                changes[f.name] = new
+        if not changes:
+            return obj
+        clone = copy.copy(obj)
+        for name, new in changes.items():
+            object.__setattr__(clone, name, new)
+        return clone
+
+    def _sensitive_label(self, *names: Any) -> str | None:
+        """A record that names a secret field or channel holds that secret's value."""
+        if not self.keys:
+            return None
+        return next((_kind_for(n) for n in names if is_secret_key(n)), None)
+
+
+def _kind_for(key: str | bytes) -> str:
+    if isinstance(key, (bytes, bytearray)):
+        key = bytes(key).decode("utf-8", "replace")
+    lowered = key.lower()
+    if name_words(key)[-1:] == ["pass"]:
+        return "password"
+    for word, kind in (("password", "password"), ("passwd", "password"), ("pwd", "password"),
+                       ("passphrase", "password"), ("authorization", "authorization"), ("key", "api-key"),
+                       ("token", "token"), ("cookie", "cookie"), ("dsn", "connection-string"),
+                       ("connection", "connection-string")):
+        if word in lowered:
+            return kind
+    return "secret"
+
+
+def operator_rules(patterns: Iterable[str]) -> list[Rule]:
+    """The operator's ``redact_patterns`` as rules; a bad regex raises ``ValueError`` naming it."""
+    rules = []
+    for pattern in patterns:
+        try:
+            compiled = re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"setting redact_patterns: {pattern!r} is not a valid regular expression ({exc})") from None
+        rules.append(Rule("pattern", compiled, 1 if compiled.groups else 0))
+    return rules
+
+
+# Without a configured ``redact_hash_key`` the marks' hashes are keyed per process: equal values still
+# compare equal on one screen or in one output, and a short hash of a weak password cannot be looked up.
+_PROCESS_KEY = os.urandom(32)
+
+
+@lru_cache(maxsize=8)
+def _cached(patterns: tuple[str, ...], hash_key: str | None, enabled: bool) -> Redactor:
+    return Redactor(patterns, hash_key, enabled)
+
+
+def redactor_for(settings: Any | None = None, reveal: bool = False) -> Redactor:
+    """The redactor the settings ask for; ``reveal`` turns it off only where ``allow_reveal`` is set."""
+    if settings is None:
+        from ..settings import load_settings
+
+        settings = load_settings()
+    if reveal and not getattr(settings, "allow_reveal", False):
+        raise PermissionError("revealing secrets is turned off (set allow_reveal to allow it)")
+    return _cached(tuple(getattr(settings, "redact_patterns", ()) or ()), getattr(settings, "redact_hash_key", None),
+                   not reveal)
+
+
+def redact(obj: Any, settings: Any | None = None, keys: bool = True) -> Any:
+    """``obj`` with secrets masked by the settings' rules (see ``Redactor``)."""
+    return redactor_for(settings)(obj, keys=keys)
+
+
+def redact_text(text: str, settings: Any | None = None) -> str:
+    """One string with secrets masked (for anything stored or logged as text, e.g. an analysis cache)."""
+    return redactor_for(settings).text(text)

@@ -1,0 +1,45 @@
+"""The state schema threads are read in: which reducer owns which channel, and where replay starts.
+
+DeerFlow's ``ThreadState`` (``inspector.schema.thread_state``) is the default. The
+operator who starts the inspector may name another one, a class or a graph,
+with ``--schema module:Class`` / ``path/to/file.py:Class``, the ``schema``
+setting or ``INSPECTOR_SCHEMA``. That imports the operator's code, so it is never
+settable from the dashboard, like saver factories.
+
+A schema is read the way LangGraph reads it: ``StateGraph(cls).channels`` turns
+each field's ``Annotated`` metadata into a channel, and the channel says how a
+write lands: through a reducer (``BinaryOperatorAggregate``, ``DeltaChannel``),
+replacing the value (``LastValue``), or some other way the inspector does not
+replay. A channel the schema does not declare has an unknown reducer.
+
+The active schema is set once at start-up (``activate``) and read by the core
+through ``active()``; functions that use it also take an explicit ``schema``.
+
+Names are loaded on first use: naming the default schema or listing drift needs only
+``default``, so the CLI starts without LangGraph's graph package; the reducers (and
+``thread_state``, which imports LangChain's messages) load when a schema is read.
+
+May import ``store`` (a saver factory's loader, its errors); nothing else of ``inspector``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .default import DEFAULT_SCHEMA_NAME, MESSAGE_REDUCERS, SchemaDrift, drift_between  # noqa: F401 (re-exported)
+
+_EXPORTS = {name: ".reading" for name in (
+    "Reducer", "REPLACE", "UNKNOWN", "SchemaError", "Schema", "schema_of", "reducers_of",
+    "DEFAULT_SCHEMA", "load_schema", "active", "activate", "activate_spec", "using", "resolve", "operator_schema")}
+_EXPORTS["ThreadState"] = ".thread_state"
+
+__all__ = sorted([*_EXPORTS, "DEFAULT_SCHEMA_NAME", "MESSAGE_REDUCERS", "SchemaDrift", "drift_between"])
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value

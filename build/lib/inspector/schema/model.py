@@ -1,0 +1,77 @@
+"""The schema as the inspector uses it: fields, reducers, starting values; no LangGraph import.
+
+``inspector.schema.reading`` builds one from a state class the way LangGraph reads it; a
+profile without a schema of its own (generic LangGraph) uses an empty one: every channel's
+reducer is unknown.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .default import MESSAGE_REDUCERS, SchemaDrift, drift_between
+
+Reducer = Callable[[Any, Any], Any]
+
+REPLACE = "replace"
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, eq=False)
+class Schema:
+    """A state schema as the inspector uses it.
+
+    ``reducers`` maps reducer channels to their reducer (called once per write);
+    ``initial`` holds what a reducer channel starts from before its first write
+    (an empty list or dict, as LangGraph makes it; a channel missing there takes
+    its first write as it is); ``opaque`` names declared channels of a kind the
+    inspector does not replay (``EphemeralValue``, ``Topic``, ...).
+    """
+
+    name: str
+    fields: tuple[str, ...]
+    reducers: Mapping[str, Reducer]
+    initial: Mapping[str, Any] = field(default_factory=dict)
+    opaque: frozenset[str] = frozenset()
+
+    def declares(self, channel: str) -> bool:
+        return channel in self.fields
+
+    def knows(self, channel: str) -> bool:
+        """True when the schema says how a write to ``channel`` lands (a reducer, or replace)."""
+        return channel in self.fields and channel not in self.opaque
+
+    def reducer_for(self, channel: str) -> Reducer | None:
+        """The reducer that merges writes into ``channel``; None when a write replaces it or it is unknown."""
+        return self.reducers.get(channel)
+
+    def reducer_name(self, channel: str) -> str:
+        """``add_messages``, ``merge_delegations``, ... ; ``replace``; or ``unknown``."""
+        if not self.knows(channel):
+            return UNKNOWN
+        reducer = self.reducers.get(channel)
+        if reducer is None:
+            return REPLACE
+        return getattr(reducer, "__name__", type(reducer).__name__).lstrip("_")  # LangGraph wraps add_messages
+
+    def holds_messages(self, channel: str) -> bool:
+        return self.reducer_name(channel) in MESSAGE_REDUCERS
+
+    def starting_value(self, channel: str) -> tuple[bool, Any]:
+        """(True, value) when the channel holds ``value`` before its first write; (False, None) when
+        LangGraph takes the first write as it is."""
+        if channel in self.initial:
+            return True, copy.deepcopy(self.initial[channel])
+        return False, None
+
+    def order(self, names: Iterable[str]) -> list[str]:
+        """Schema fields in schema order, then channels the schema does not declare, alphabetically."""
+        present = set(names)
+        return [f for f in self.fields if f in present] + sorted(present - set(self.fields))
+
+    def drift(self, seen: Iterable[str]) -> SchemaDrift:
+        """Channels in ``seen`` the schema lacks, and schema fields not in ``seen``."""
+        return drift_between(self.fields, seen, self.name)

@@ -1,0 +1,193 @@
+"""Settings shared by the dashboard and the CLI.
+
+One place: the ``[inspector]`` table of ``.streamlit/secrets.toml`` (and its
+``[connections.<name>]`` entries), overridden by ``INSPECTOR_*`` environment
+variables, overridden in turn by command-line flags. Streamlit is not needed to
+read them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+SECRETS_FILES = (Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml")
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    db: str | None = None
+    lock_store: bool = False
+    data_dir: str | None = None
+    cache_ttl_seconds: int = 300
+    cache_max_entries: int = 64
+    oversize_state_bytes: int = 1_000_000
+    oversize_field_bytes: int = 256_000
+    uncleared_images_after: int = 3
+    max_messages_without_summary: int = 200
+    what_if_keep_newest: int = 10
+    pg_statement_timeout_ms: int = 30_000
+    pg_pool_size: int = 4
+    deerflow_home: str | None = None
+    schema: str | None = None
+    profile: str | None = None
+    bundle_max_file_bytes: int = 25_000_000
+    bundle_max_files_bytes: int = 250_000_000
+    bundle_open_max_bytes: int = 4_000_000_000
+    bundle_open_max_members: int = 10_000
+    bundle_open_max_ratio: int = 200
+    cache_dir: str | None = None
+    cache_max_mb: int = 512
+    health_top_threads: int = 50
+    follow_seconds: int = 2
+    disk_budget_bytes: int = 0
+    allowed_users: tuple[str, ...] = ()
+    audit_log: str | None = None
+    redact_patterns: tuple[str, ...] = ()
+    allow_reveal: bool = False
+    redact_hash_key: str | None = None
+    connections: dict[str, str] = field(default_factory=dict)
+
+
+def _read_secrets(paths: tuple[Path, ...]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for path in paths:
+        try:
+            with path.open("rb") as fh:
+                data = tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        for key, value in data.items():
+            if isinstance(value, dict) and isinstance(merged.get(key), dict):
+                merged[key] = {**merged[key], **value}
+            else:
+                merged[key] = value
+    return merged
+
+
+def _patterns(name: str, value: Any) -> tuple[str, ...]:
+    """A list of regular expressions: a TOML array, or (from the environment) a JSON array or one per line."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                raise ValueError(f"setting {name} must be a JSON array of strings, got {value!r}") from None
+        else:
+            value = [line for line in text.splitlines() if line.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"setting {name} must be a list of regular expressions, got {value!r}")
+    from .safety.redaction import operator_rules
+
+    operator_rules(value)  # a bad pattern is named now, not when the first value is shown
+    return tuple(value)
+
+
+def _coerce(name: str, value: Any, default: Any) -> Any:
+    if name == "redact_patterns":
+        return _patterns(name, value)
+    if isinstance(default, tuple):  # a TOML list, or one comma-separated string (environment variables)
+        items = value.split(",") if isinstance(value, str) else value if isinstance(value, (list, tuple)) else [value]
+        return tuple(str(item).strip() for item in items if str(item).strip())
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else str(value).strip().lower() in _TRUE
+    if isinstance(default, int):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"setting {name} must be an integer, got {value!r}") from None
+    return None if value in (None, "") else str(value)
+
+
+def load_settings(secrets: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Settings:
+    """Settings from secrets (``[inspector]``, ``[connections]``) then ``INSPECTOR_*`` variables."""
+    secrets = _read_secrets(SECRETS_FILES) if secrets is None else secrets
+    environ = os.environ if environ is None else environ
+    base = Settings()
+    values: dict[str, Any] = {}
+    table = secrets.get("inspector", {}) if isinstance(secrets.get("inspector"), dict) else {}
+    for f in fields(Settings):
+        if f.name == "connections":
+            continue
+        default = getattr(base, f.name)
+        if f.name in table:
+            values[f.name] = _coerce(f.name, table[f.name], default)
+        env_name = f"INSPECTOR_{f.name.upper()}"
+        if environ.get(env_name) not in (None, ""):
+            values[f.name] = _coerce(f.name, environ[env_name], default)
+    connections = {
+        name: str(entry["url"])
+        for name, entry in (secrets.get("connections") or {}).items()
+        if isinstance(entry, dict) and entry.get("url")
+    }
+    settings = replace(base, **values, connections=connections)
+    if settings.db is None and connections:
+        settings = replace(settings, db=next(iter(connections.values())))
+    return settings
+
+
+def store_flag(argv: list[str]) -> str | None:
+    """The store named on a command line by ``--db URL`` or ``--deerflow-home DIR`` (other flags ignored)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--db")
+    parser.add_argument("--deerflow-home")
+    known, _ = parser.parse_known_args(argv)
+    if known.db is None and known.deerflow_home:
+        from .store.deerflow import deerflow_url
+
+        return deerflow_url(known.deerflow_home)
+    return known.db
+
+
+def schema_flag(argv: list[str]) -> str | None:
+    """The state schema named on a command line by ``--schema MODULE:CLASS`` (other flags ignored)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--schema")
+    known, _ = parser.parse_known_args(argv)
+    return known.schema
+
+
+def profile_flag(argv: list[str]) -> str | None:
+    """The app profile named on a command line by ``--profile NAME`` (other flags ignored)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--profile")
+    known, _ = parser.parse_known_args(argv)
+    return known.profile
+
+
+def resolve_db_url(explicit: str | None, settings: Settings) -> str:
+    """The store to open: a flag, then settings and environment, then the demo database."""
+    if explicit:
+        return explicit
+    if settings.db:
+        return settings.db
+    deerflow_home = settings.deerflow_home or os.environ.get("DEER_FLOW_HOME")
+    if deerflow_home:
+        from .store.deerflow import deerflow_url
+
+        return deerflow_url(deerflow_home)
+    from .demo import ensure_demo  # the demo agent imports LangGraph; only load it when needed
+
+    return f"sqlite:///{ensure_demo()}"
+
+
+def store_options(settings: Settings) -> dict[str, Any]:
+    """The keyword arguments ``open_store`` takes from the settings (bundles unpack into the cache folder)."""
+    from .analysis_cache import default_cache_dir
+
+    return {
+        "pg_timeout_ms": settings.pg_statement_timeout_ms,
+        "pg_pool_size": settings.pg_pool_size,
+        "bundle_max_bytes": settings.bundle_open_max_bytes,
+        "bundle_max_members": settings.bundle_open_max_members,
+        "bundle_max_ratio": settings.bundle_open_max_ratio,
+        "bundle_cache_dir": Path(settings.cache_dir or default_cache_dir()).expanduser() / "bundles",
+    }

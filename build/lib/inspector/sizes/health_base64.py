@@ -1,0 +1,218 @@
+"""Base64 image payloads wherever they sit in a thread's history, and what carries them.
+
+The size rows say which stored values hold base64 image data without decoding
+anything (a byte search: per message where the store measures items, per channel
+value on PostgreSQL). The first checkpoint holding a payload is decoded once to
+name its carrier: a message (its id and type, and whether it is DeerFlow's
+transient ``view-image-context:`` message) or a field path. Each carrier is then
+followed through every checkpoint that stores it again, so a flag can name the
+steps, the message ids and the bytes they cost. ``viewed_images`` is left to the
+image flags.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..formatting import human_bytes
+from ..store import CheckpointSizes, CheckpointState, StoreError, is_internal_channel
+
+VIEWED_IMAGES = "viewed_images"
+IMAGE_CONTEXT_PREFIX = "view-image-context:"
+IMAGE_CONTEXT_FLAG = "deerflow_view_image_context"
+MAX_DECODES = 50  # checkpoints decoded per thread to name carriers; later ones are counted, not named
+DATA_URL = re.compile(r"data:([\w.+-]+/[\w.+-]+)?;base64,")
+# Raw base64 of PNG, JPEG, GIF and WebP files, long enough to be image data rather than a token.
+RAW_IMAGE_BASE64 = re.compile(r"^(iVBORw0KGgo|/9j/|R0lGOD|UklGR)[A-Za-z0-9+/]{200}")
+
+Found = dict[str, Any]
+Decode = Callable[[CheckpointSizes], CheckpointState | None]
+
+
+def strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every string inside ``value`` with its path (``messages[1].content[0].image_url.url``)."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings(item, f"{path}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from strings(item, f"{path}[{index}]")
+
+
+def payloads(value: Any, path: str) -> list[tuple[str, int]]:
+    """``(path, characters)`` of each base64 image payload inside ``value``."""
+    return [(p, len(text)) for p, text in strings(value, path) if DATA_URL.search(text) or RAW_IMAGE_BASE64.match(text)]
+
+
+def is_image_context(message: Any) -> bool:
+    """DeerFlow's transient message carrying viewed images to the model for one call."""
+    if not isinstance(message, dict):
+        return False
+    kwargs = message.get("additional_kwargs") or {}
+    return str(message.get("id") or "").startswith(IMAGE_CONTEXT_PREFIX) or kwargs.get(IMAGE_CONTEXT_FLAG) is True
+
+
+@dataclass
+class Carrier:
+    """One message or field path holding base64 images, and the checkpoints that store it."""
+
+    field: str
+    key: str  # a message id (or its index) or a field path
+    transient: bool
+    role: str | None
+    places: list[tuple[str, int]]
+    copies: list[tuple[str, int | None, int]] = field(default_factory=list)  # (checkpoint, step, stored bytes)
+
+    @property
+    def characters(self) -> int:
+        return sum(n for _, n in self.places)
+
+    @property
+    def stored_bytes(self) -> int:
+        return sum(n for _, _, n in self.copies)
+
+    def steps(self) -> str:
+        steps = [s for _, s, _ in self.copies if s is not None]
+        if not steps:
+            return "steps unknown"
+        return f"step {steps[0]}" if min(steps) == max(steps) else f"steps {min(steps)}-{max(steps)}"
+
+    def line(self) -> str:
+        who = f"message {self.key} ({self.role})" if self.role else self.key
+        where = ", ".join(p for p, _ in self.places[:2]) + (f" and {len(self.places) - 2} more" if len(self.places) > 2 else "")
+        return (f"{who} at {where}: {len(self.places)} image(s), {self.characters:,} base64 characters, "
+                f"in {len(self.copies)} checkpoint(s) at {self.steps()} ({human_bytes(self.stored_bytes)} stored)")
+
+
+def _carriers_in(state: CheckpointState, name: str, indexes: Iterable[int] | None = None) -> list[Carrier]:
+    value = state.values.get(name)
+    if isinstance(value, list):
+        found = []
+        for index in indexes if indexes is not None else range(len(value)):
+            if index >= len(value):
+                continue
+            item = value[index]
+            places = payloads(item, f"{name}[{index}]")
+            if places:
+                message = item if isinstance(item, dict) and "type" in item else None
+                key = str(message.get("id") or f"#{index}") if message else f"{name}[{index}]"
+                found.append(Carrier(name, key, is_image_context(message), message and message.get("type"), places))
+        return found
+    places = payloads(value, name)
+    return [Carrier(name, name, False, None, places)] if places else []
+
+
+@dataclass
+class _Scan:
+    decode: Decode
+    decoded: int = 0
+    unexamined: dict[str, list[str]] = field(default_factory=dict)  # field -> checkpoints not decoded
+    carriers: dict[tuple[str, str, str], Carrier] = field(default_factory=dict)
+    by_value: dict[tuple[str, str, str], list[Carrier]] = field(default_factory=dict)
+
+    def state(self, row: CheckpointSizes, cache: dict[str, CheckpointState | None]) -> CheckpointState | None:
+        if row.checkpoint_id not in cache:
+            if self.decoded >= MAX_DECODES:
+                return None
+            self.decoded += 1
+            cache[row.checkpoint_id] = self.decode(row)
+        return cache[row.checkpoint_id]
+
+    def carrier(self, row: CheckpointSizes, found: Carrier) -> Carrier:
+        return self.carriers.setdefault((row.checkpoint_ns, found.field, found.key), found)
+
+
+def base64_carriers(rows: list[CheckpointSizes], decode: Decode) -> tuple[list[Carrier], dict[str, list[str]]]:
+    """Every carrier of base64 images in ``rows`` (all namespaces), and the checkpoints per field that
+    hold base64 but were not decoded (past ``MAX_DECODES``)."""
+    scan = _Scan(decode)
+    by_item: dict[tuple[str, str, str], Carrier | None] = {}
+    for row in sorted(rows, key=lambda r: (r.checkpoint_ns, r.checkpoint_id)):
+        cache: dict[str, CheckpointState | None] = {}
+        for name, channel in row.channels.items():
+            if name == VIEWED_IMAGES or is_internal_channel(name) or not channel.holds_base64:
+                continue
+            if channel.items:
+                for index, item in enumerate(channel.items):
+                    if not item.base64_bytes:
+                        continue
+                    key = (row.checkpoint_ns, name, item.digest)
+                    if key not in by_item:
+                        state = scan.state(row, cache)
+                        if state is None:
+                            scan.unexamined.setdefault(name, []).append(row.checkpoint_id)
+                            continue
+                        found = _carriers_in(state, name, [index])
+                        by_item[key] = scan.carrier(row, found[0]) if found else None
+                    if by_item[key] is not None:
+                        by_item[key].copies.append((row.checkpoint_id, row.step, item.bytes))
+                continue
+            key = (row.checkpoint_ns, name, channel.blob_key or channel.digest)
+            if key not in scan.by_value:
+                state = scan.state(row, cache)
+                if state is None:
+                    scan.unexamined.setdefault(name, []).append(row.checkpoint_id)
+                    continue
+                scan.by_value[key] = [scan.carrier(row, c) for c in _carriers_in(state, name)]
+            for carrier in scan.by_value[key]:
+                carrier.copies.append((row.checkpoint_id, row.step, carrier.characters))
+    return list(scan.carriers.values()), scan.unexamined
+
+
+def _flag(code: str, name: str, carriers: list[Carrier], unexamined: list[str], what: str, why: str, fix: str) -> Found:
+    checkpoints = tuple(dict.fromkeys(cid for c in carriers for cid, _, _ in c.copies)) + tuple(unexamined)
+    stored = sum(c.stored_bytes for c in carriers)
+    shown = [c.line() for c in carriers[:5]] + ([f"and {len(carriers) - 5} more"] if len(carriers) > 5 else [])
+    if unexamined:
+        shown.append(f"{len(unexamined)} more checkpoint(s) hold base64 (not examined)")
+    return dict(code=code, field=name, checkpoint_ids=checkpoints,
+                summary=f"{what}: {human_bytes(stored)} stored in {len(checkpoints)} checkpoint(s): {'; '.join(shown)}",
+                why=why, fix=fix)
+
+
+def base64_flags(rows: list[CheckpointSizes], decode: Decode) -> list[Found]:
+    """Flags for base64 images in a thread's history: DeerFlow's transient image-context messages
+    apart from base64 left elsewhere in state."""
+    carriers, unexamined = base64_carriers(rows, decode)
+    flags = []
+    transient = [c for c in carriers if c.transient]
+    if transient:
+        flags.append(_flag(
+            "image-context-in-checkpoints", "messages", transient, [],
+            f"{len(transient)} transient image message(s) ({IMAGE_CONTEXT_PREFIX}...)",
+            "DeerFlow shows viewed images to the model through a hidden message added before the model call and "
+            "removed after it; every checkpoint in between stores the base64 again, many times its neighbours' size",
+            "nothing to repair in the thread; to keep the bytes out of the store, run DeerFlow with "
+            "checkpoint_channel_mode: delta (messages stored once, as writes) or prune old checkpoints",
+        ))
+    for name in dict.fromkeys([*(c.field for c in carriers if not c.transient), *unexamined]):
+        mine = [c for c in carriers if not c.transient and c.field == name]
+        flags.append(_flag(
+            "base64-in-state", name, mine, unexamined.get(name, []),
+            f"{sum(len(c.places) for c in mine)} base64 image payload(s) in {name}",
+            "base64 images inside messages and fields are re-stored at every checkpoint and re-sent to the model on every turn",
+            "show images to the model only for the request (not in state), or reference files by path "
+            "(DeerFlow's viewed_images keeps {mime_type, size, actual_path} and reads the bytes from disk)",
+        ))
+    return flags
+
+
+def state_decoder(load: Callable[[str, str], CheckpointState], known: Iterable[CheckpointState] = ()) -> Decode:
+    """Decode a row through ``load(checkpoint_id, ns)``, reusing states already decoded; None when unreadable."""
+    states = {(s.checkpoint_ns, s.checkpoint_id): s for s in known}
+
+    def decode(row: CheckpointSizes) -> CheckpointState | None:
+        key = (row.checkpoint_ns, row.checkpoint_id)
+        if key not in states:
+            try:
+                states[key] = load(row.checkpoint_id, row.checkpoint_ns)
+            except StoreError:
+                return None
+        return states[key]
+
+    return decode

@@ -1,0 +1,54 @@
+"""What the state view says about each field: order, sizes, reducers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+from ..formatting import human_bytes
+from ..store import CheckpointState
+
+if TYPE_CHECKING:
+    from .. import schema as schemas
+
+
+def _resolve(schema: Any) -> Any:
+    """``schema``, or the active one (loaded only when none is given)."""
+    if schema is not None:
+        return schema
+    from .. import schema as schemas
+
+    return schemas.active()
+
+
+def field_order(values: Iterable[str], schema: schemas.Schema | None = None) -> list[str]:
+    """Schema fields in schema order, then fields the schema does not know, alphabetically."""
+    return _resolve(schema).order(values)
+
+
+def reducer_label(name: str, schema: schemas.Schema | None = None) -> str:
+    """``reducer merge_delegations``, ``reducer replace``, or why the reducer is unknown."""
+    schema = _resolve(schema)
+    if not schema.declares(name):
+        return "reducer unknown (not in the schema)"
+    if not schema.knows(name):
+        return "reducer unknown (a channel kind replay does not model)"
+    return f"reducer {schema.reducer_name(name)}"
+
+
+def count_of(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return f"{len(value)} item(s)"
+    if isinstance(value, dict):
+        return f"{len(value)} key(s)"
+    return ""
+
+
+def field_summary(name: str, value: Any, state: CheckpointState, schema: schemas.Schema | None = None) -> str:
+    """``3 item(s) · 1.2 KB stored · reducer add_messages`` (or ``reducer unknown (not in the schema)``)."""
+    parts = [count_of(value)]
+    if name in state.channel_bytes:
+        parts.append(f"{human_bytes(state.channel_bytes[name])} stored")
+    if name in state.rebuilt_channels:
+        parts.append("rebuilt from deltas (nothing stored at this checkpoint)")
+    parts.append(reducer_label(name, schema))
+    return " · ".join(p for p in parts if p)

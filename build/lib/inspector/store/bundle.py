@@ -1,0 +1,304 @@
+"""A support bundle opened as a store: its SQLite checkpoint file, read-only, from a private copy.
+
+A bundle (written by ``inspector.bundle``) is a zip holding::
+
+    checkpoints.db                                      LangGraph's SQLite schema, one thread
+    manifest.json                                       where it came from, what was masked or left out
+    threads/{thread}/user-data/{workspace,uploads,outputs}/...   the files its state names
+
+Before anything is extracted, the zip's central directory is checked against
+``BundleLimits``: how many members, how many bytes unpacked in all, and how much
+one member expands (a zip bomb is refused, not unpacked). Then those members, and
+nothing else, are extracted into a private folder (names that would leave it,
+links, a name given twice and a file named like a folder are refused), made
+read-only, and ``checkpoints.db`` is opened as any SQLite store. The zip itself
+is only read. With a cache folder, a bundle is unpacked once per content hash and
+the copy reused by every later open (the ``CACHE_ENTRIES`` most recently opened
+are kept); without one, the copy is a temporary folder removed when the store is
+closed. Every failure is a ``StoreError`` of one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import tempfile
+import time
+import weakref
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .delta import SchemaSource
+from .depth import loads
+from .model import StoreError
+from .sqlite import SqliteStore
+
+BUNDLE_FORMAT = "state-inspector support bundle"
+BUNDLE_VERSION = 1
+DB_MEMBER = "checkpoints.db"
+MANIFEST_MEMBER = "manifest.json"
+USER_DATA_FOLDERS = ("workspace", "uploads", "outputs")
+_FILE_MEMBER = re.compile(r"threads/([^/\\\x00]+)/user-data/(?:workspace|uploads|outputs)/[^\\\x00]+")
+_CHUNK = 1 << 20
+
+
+def user_data_prefix(thread_id: str) -> str:
+    """Where a thread's user-data folders sit inside a bundle."""
+    return f"threads/{thread_id}/user-data/"
+
+
+def is_bundle_path(path: Path) -> bool:
+    return path.suffix.lower() == ".zip"
+
+
+@dataclass(frozen=True)
+class BundleLimits:
+    """What a bundle may hold before it is opened, read from the zip's central directory."""
+
+    max_bytes: int = 4_000_000_000  # members' uncompressed bytes in all
+    max_members: int = 10_000  # entries in the zip's directory
+    max_ratio: int = 200  # a member's uncompressed bytes per compressed byte (past RATIO_FLOOR)
+
+
+RATIO_FLOOR = 1_000_000  # a member smaller than this cannot bomb: its ratio is not checked
+CACHE_ENTRIES = 4  # bundles kept unpacked in the cache folder, the most recently opened
+_DONE = ".opened.json"  # written last into an unpacked bundle: its manifest and what was refused
+
+
+MAX_NAME_CHARS = 1024  # a member name longer, or nested deeper, than a file system holds is refused
+MAX_NAME_PARTS = 64
+
+
+def _allowed(name: str) -> bool:
+    if name in (DB_MEMBER, MANIFEST_MEMBER):
+        return True
+    if len(name) > MAX_NAME_CHARS or name.count("/") >= MAX_NAME_PARTS:
+        return False
+    parts = name.split("/")
+    return (bool(_FILE_MEMBER.fullmatch(name)) and not any(p in ("", ".", "..") for p in parts)
+            and all(len(p.encode("utf-8", "surrogatepass")) <= 255 for p in parts))
+
+
+def _is_link(info: zipfile.ZipInfo) -> bool:
+    return stat.S_ISLNK(info.external_attr >> 16)
+
+
+def check_directory(zip_path: Path, infos: list[zipfile.ZipInfo], limits: BundleLimits) -> None:
+    """Raise ``StoreError`` when the zip's directory says it holds too many members, too many bytes, or a
+    member that expands past ``limits.max_ratio`` (a zip bomb): nothing has been extracted yet."""
+    if len(infos) > limits.max_members:
+        raise StoreError(f"{zip_path} holds {len(infos):,} members, more than {limits.max_members:,}; "
+                         "raise bundle_open_max_members to open it")
+    total = sum(info.file_size for info in infos)
+    if total > limits.max_bytes:
+        raise StoreError(f"{zip_path} holds more than {limits.max_bytes:,} bytes; raise bundle_open_max_bytes "
+                         f"to open it ({total:,} bytes unpacked)")
+    for info in infos:
+        if info.file_size > RATIO_FLOOR and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+            ratio = info.file_size // max(info.compress_size, 1)
+            raise StoreError(f"{zip_path}: member {info.filename!r} expands {ratio:,} times ({info.compress_size:,} "
+                             f"bytes to {info.file_size:,}), past bundle_open_max_ratio ({limits.max_ratio:,}); "
+                             "a zip bomb is never unpacked")
+
+
+def _clashes(names: list[str]) -> set[str]:
+    """Members that cannot all be files: a name given twice (every copy: which one is meant cannot be told), or
+    a file named like a folder another member sits in."""
+    seen: set[str] = set()
+    clashing: set[str] = set()
+    folders = {name.rsplit("/", i)[0] for name in names for i in range(1, name.count("/") + 1)}
+    for name in names:
+        if name in seen or name in folders:
+            clashing.add(name)
+        seen.add(name)
+    return clashing
+
+
+def extract(zip_path: Path, dest: Path, max_bytes: int | BundleLimits) -> tuple[dict[str, Any], list[str]]:
+    """Extract a bundle's members into ``dest``; returns (manifest, names refused). Raises ``StoreError``
+    with one line for anything that is not a bundle within ``limits``."""
+    limits = max_bytes if isinstance(max_bytes, BundleLimits) else BundleLimits(max_bytes=max_bytes)
+    try:
+        archive = zipfile.ZipFile(zip_path)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise StoreError(f"{zip_path} is not a readable zip ({exc})") from None
+    refused: list[str] = []
+    with archive:
+        infos = archive.infolist()
+        check_directory(zip_path, infos, limits)
+        members = [i for i in infos if not i.is_dir()]
+        if DB_MEMBER not in {i.filename for i in members}:
+            raise StoreError(f"{zip_path} is not a state-inspector bundle: it has no {DB_MEMBER}")
+        clashing = _clashes([i.filename for i in members if _allowed(i.filename)])
+        for info in members:
+            target = dest / info.filename
+            if (not _allowed(info.filename) or _is_link(info) or info.filename in clashing
+                    or not target.resolve().is_relative_to(dest.resolve())):
+                refused.append(info.filename)
+                continue
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                refused.append(info.filename)
+                if info.filename == DB_MEMBER:
+                    raise StoreError(f"{zip_path}: {DB_MEMBER} cannot be unpacked ({exc.strerror or exc})") from None
+                continue
+            _copy(archive, info, target)
+            os.chmod(target, 0o444)
+        if DB_MEMBER in refused:
+            raise StoreError(f"{zip_path}: its {DB_MEMBER} member cannot be unpacked (a name clash)")
+        try:
+            manifest = loads(archive.read(MANIFEST_MEMBER)) if MANIFEST_MEMBER not in refused else {}
+        except (KeyError, ValueError, zipfile.BadZipFile, OSError, EOFError, RuntimeError):
+            manifest = {}
+    return (manifest if isinstance(manifest, dict) else {}), refused
+
+
+def _copy(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> None:
+    written = 0
+    try:
+        with archive.open(info) as src, open(target, "wb") as out:
+            while chunk := src.read(_CHUNK):
+                written += len(chunk)
+                if written > info.file_size:  # a header that under-states the size (a zip bomb)
+                    raise StoreError(f"bundle member {info.filename!r} is larger than its header says")
+                out.write(chunk)
+    except (zipfile.BadZipFile, RuntimeError, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        raise StoreError(f"bundle member {info.filename!r} cannot be read ({exc})") from None
+
+
+# -- unpacked once per content ------------------------------------------------------------
+
+
+def content_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _private_folder(path: Path) -> Path | None:
+    """``path``, created if needed, when it is a folder of this user's that nobody else may write; else None."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return None
+    return path
+
+
+def unpacked(zip_path: Path, cache: Path, limits: BundleLimits) -> tuple[Path, dict[str, Any], list[str]]:
+    """The bundle unpacked under ``cache/{sha256 of the zip}``: unpacked the first time, reused after (the
+    same content opens at the cost of hashing it). Returns (folder, manifest, names refused)."""
+    digest = content_hash(zip_path)
+    final = cache / digest
+    done = _read_done(final)
+    if done is None:
+        if final.exists():  # not one this module finished writing: unpack it again
+            shutil.rmtree(final, ignore_errors=True)
+        staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=cache))
+        try:
+            manifest, refused = extract(zip_path, staging, limits)
+            (staging / _DONE).write_text(json.dumps({"manifest": manifest, "refused": refused}))
+            try:
+                os.rename(staging, final)
+            except OSError:  # another process unpacked the same bundle meanwhile: use its copy
+                shutil.rmtree(staging, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        done = _read_done(final) or {"manifest": manifest, "refused": refused}
+    os.utime(final)
+    _evict(cache, keep=final)
+    return final, done["manifest"], done["refused"]
+
+
+def _read_done(folder: Path) -> dict[str, Any] | None:
+    try:
+        done = json.loads((folder / _DONE).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(done, dict) or not isinstance(done.get("manifest"), dict) or not isinstance(done.get("refused"), list):
+        return None
+    return done
+
+
+def _evict(cache: Path, keep: Path) -> None:
+    """Remove all but the ``CACHE_ENTRIES`` most recently opened bundles (and stale half-unpacked ones)."""
+    try:
+        entries = [p for p in cache.iterdir() if p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return
+    now = time.time()
+    stale = [p for p in entries if p.name.startswith(".unpacking-") and now - p.stat().st_mtime > 3600]
+    done = sorted((p for p in entries if not p.name.startswith(".")), key=lambda p: p.stat().st_mtime, reverse=True)
+    for folder in stale + [p for p in done[CACHE_ENTRIES:] if p != keep]:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class BundleStore(SqliteStore):
+    """A support bundle, read like the SQLite store it holds. ``user_data_root`` is where its files are."""
+
+    kind = "bundle"
+
+    def __init__(self, path: str | Path, url: str | None = None, max_bytes: int = 4_000_000_000,
+                 schema: SchemaSource | None = None, limits: BundleLimits | None = None,
+                 cache_dir: str | Path | None = None) -> None:
+        self.bundle_path = Path(path).expanduser()
+        if not self.bundle_path.is_file():
+            raise StoreError(f"no bundle at {self.bundle_path}")
+        limits = limits or BundleLimits(max_bytes=max_bytes)
+        cache = _private_folder(Path(cache_dir).expanduser()) if cache_dir else None
+        if cache is not None:
+            try:
+                folder, self.manifest, self.refused = unpacked(self.bundle_path, cache, limits)
+            except OSError as exc:
+                raise StoreError(f"{self.bundle_path} cannot be unpacked ({exc.strerror or exc})") from None
+            self._cleanup = weakref.finalize(self, lambda: None)  # the unpacked copy is kept for the next open
+        else:
+            folder = Path(tempfile.mkdtemp(prefix="inspector-bundle-"))
+            self._cleanup = weakref.finalize(self, shutil.rmtree, folder, True)
+            try:
+                self.manifest, self.refused = extract(self.bundle_path, folder, limits)
+            except BaseException:
+                self._cleanup()
+                raise
+        try:
+            super().__init__(folder / DB_MEMBER, url=url or str(self.bundle_path), schema=schema)
+        except BaseException:
+            self._cleanup()
+            raise
+        self.user_data_root = folder
+        redaction = self.manifest.get("redaction") if isinstance(self.manifest.get("redaction"), dict) else {}
+        self.warning = ("A support bundle, read from a private copy. "
+                        + ("Secrets were masked when it was made." if redaction.get("enabled")
+                           else "It was made without masking secrets: values are as stored."))
+
+    @property
+    def recorded_folders(self) -> dict[str, dict[str, str]]:
+        """Where the files' folders were at the source, as the bundle recorded them: thread -> folder -> path,
+        for its thread, then the threads it was branched from (nearest first)."""
+        user_data = self.manifest.get("user_data")
+        if not isinstance(user_data, dict):
+            return {}
+        entries = [(self.manifest.get("thread_id"), user_data.get("source_folders"))]
+        branched = user_data.get("branched_from")
+        entries += [(e.get("thread_id"), e.get("source_folders")) for e in branched if isinstance(e, dict)] \
+            if isinstance(branched, list) else []
+        return {thread: {k: v for k, v in folders.items() if k in USER_DATA_FOLDERS and isinstance(v, str)}
+                for thread, folders in entries if isinstance(thread, str) and isinstance(folders, dict)}
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._cleanup()

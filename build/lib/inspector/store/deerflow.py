@@ -1,0 +1,64 @@
+"""DeerFlow's own database: ``.deer-flow/data/deerflow.db``, found from DeerFlow's home folder.
+
+DeerFlow keeps LangGraph's checkpoint tables in one SQLite file (WAL mode) beside
+its own tables; ``SqliteStore`` reads only the checkpoint tables. The home is
+given as ``--deerflow-home DIR``, ``deerflow:///DIR`` or the ``DEER_FLOW_HOME``
+environment variable DeerFlow itself uses. ``DIR`` may be the ``.deer-flow``
+folder itself, the folder holding it, or DeerFlow's checkout (``backend/.deer-flow``).
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import StoreError
+
+HOME_ENV = "DEER_FLOW_HOME"
+DB_RELATIVE = Path("data") / "deerflow.db"
+
+
+@dataclass(frozen=True)
+class DeerFlowHome:
+    home: Path  # the .deer-flow folder
+    db: Path  # .deer-flow/data/deerflow.db
+
+    @property
+    def threads_base(self) -> Path:
+        """The folder holding ``threads/{thread_id}/user-data/`` (DeerFlow's artifacts)."""
+        return self.home
+
+
+def candidates(directory: Path) -> list[Path]:
+    return [directory, directory / ".deer-flow", directory / "backend" / ".deer-flow"]
+
+
+def find_home(directory: str | Path | None = None, environ: dict[str, str] | None = None) -> DeerFlowHome:
+    """Locate DeerFlow's database under ``directory`` (default: ``$DEER_FLOW_HOME``)."""
+    environ = os.environ if environ is None else environ
+    if directory in (None, ""):
+        directory = environ.get(HOME_ENV)
+        if not directory:
+            raise StoreError(f"no DeerFlow home given: pass --deerflow-home DIR or set {HOME_ENV}")
+    base = Path(directory).expanduser().resolve()
+    for home in candidates(base):
+        if (home / DB_RELATIVE).is_file():
+            return DeerFlowHome(home, home / DB_RELATIVE)
+    tried = ", ".join(str(home / DB_RELATIVE) for home in candidates(base))
+    raise StoreError(f"no DeerFlow database under {base} (looked for {tried})")
+
+
+def home_from_url(url: str) -> str | None:
+    """The folder a ``deerflow:///DIR`` URL names; None for bare ``deerflow:`` ($DEER_FLOW_HOME)."""
+    path = urllib.parse.unquote(urllib.parse.urlsplit(url).path) if "://" in url else ""
+    return path or None
+
+
+def deerflow_url(directory: str | Path) -> str:
+    return f"deerflow://{urllib.parse.quote(str(Path(directory).expanduser().resolve()))}"
+
+
+def deerflow_db(url: str) -> Path:
+    return find_home(home_from_url(url)).db

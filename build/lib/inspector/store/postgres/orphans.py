@@ -1,0 +1,74 @@
+"""Rows no checkpoint needs in a PostgreSQL store: orphaned writes and blobs, app thread tables out of step.
+
+Blob rows are matched against every checkpoint's ``channel_versions`` expanded once (a hash anti-join),
+not checkpoint by checkpoint; lengths only. App tables are looked at only when the role may read them.
+"""
+
+from __future__ import annotations
+
+from ..orphan_rows import APP_THREAD_TABLES, OrphanRows
+from ..sqlite.orphans import orphan_set
+from .growth import FIRST_CHECKPOINT_OF_VERSION
+
+ORPHAN_WRITES = """
+    SELECT w.thread_id, count(*), coalesce(sum(octet_length(w.blob)), 0),
+           NOT EXISTS (SELECT 1 FROM checkpoints c2 WHERE c2.thread_id = w.thread_id)
+    FROM checkpoint_writes w
+    WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id
+                      AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
+    GROUP BY w.thread_id
+"""
+ORPHAN_BLOBS = f"""
+    SELECT b.thread_id, count(*), coalesce(sum(octet_length(b.blob)), 0),
+           NOT EXISTS (SELECT 1 FROM checkpoints c2 WHERE c2.thread_id = b.thread_id)
+    FROM checkpoint_blobs b LEFT JOIN ({FIRST_CHECKPOINT_OF_VERSION}) f
+      ON f.thread_id = b.thread_id AND f.checkpoint_ns = b.checkpoint_ns AND f.channel = b.channel
+     AND f.version = b.version
+    WHERE f.cid IS NULL
+    GROUP BY b.thread_id
+"""
+# App tables the role can read, with a thread_id column, in the store's schema
+READABLE_APP_TABLES = """
+    SELECT table_name FROM information_schema.columns
+    WHERE table_schema = current_schema() AND column_name = 'thread_id' AND table_name = ANY(%s)
+      AND has_table_privilege(quote_ident(table_schema) || '.' || quote_ident(table_name), 'SELECT')
+"""
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class PgOrphans:
+    """``orphan_rows`` (a mixin of ``PostgresStore``: needs ``_query``)."""
+
+    def orphan_rows(self, limit: int = 50) -> OrphanRows:
+        sets = [orphan_set("writes", self._query(ORPHAN_WRITES), limit),
+                orphan_set("blobs", self._query(ORPHAN_BLOBS), limit)]
+        readable = {r[0] for r in self._query(READABLE_APP_TABLES, [[t for _, t in APP_THREAD_TABLES]])}
+        found_tables = []
+        for app, table in APP_THREAD_TABLES:
+            if table not in readable:
+                continue
+            found_tables.append((app, table))
+            t = _quoted(table)
+            sets.append(orphan_set("app-without-checkpoints", [
+                (tid, 1, n, False) for tid, n in self._query(
+                    f"SELECT t.thread_id::text, pg_column_size(t.*) FROM {t} t WHERE t.thread_id IS NOT NULL "
+                    f"AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = t.thread_id::text)")],
+                limit, table=table, app=app))
+            sets.append(orphan_set("checkpoints-unknown-to-app", [
+                (tid, rows, n, False) for tid, rows, n in self._query(
+                    f"""WITH unknown AS (
+                            SELECT thread_id, count(*) AS rows,
+                                   sum(pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0)) AS n
+                            FROM checkpoints c
+                            WHERE NOT EXISTS (SELECT 1 FROM {t} t WHERE t.thread_id::text = c.thread_id)
+                            GROUP BY thread_id)
+                        SELECT u.thread_id, u.rows, u.n
+                             + coalesce((SELECT sum(octet_length(blob)) FROM checkpoint_blobs b
+                                         WHERE b.thread_id = u.thread_id), 0)
+                             + coalesce((SELECT sum(octet_length(blob)) FROM checkpoint_writes w
+                                         WHERE w.thread_id = u.thread_id), 0)
+                        FROM unknown u""")], limit, table=table, app=app))
+        return OrphanRows("postgres", sets, found_tables, limit)

@@ -1,0 +1,165 @@
+"""``RetentionReader`` for LangGraph's PostgreSQL schema: keys, lengths and blob references.
+
+A reader holds one pooled session in a read-only ``REPEATABLE READ`` transaction,
+so every batch it reads sees the same snapshot while agents keep writing.
+Threads are read in batches (ids first, then their checkpoints, writes and
+blob rows), so memory follows the batch, not the store. Sizes are what the
+server stores (``pg_column_size``: after compression); blob contents and
+checkpoint values never leave the server, only ``channel_versions`` and the
+few metadata keys planning needs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from contextlib import ExitStack
+from typing import Any, Iterator, Sequence
+
+import psycopg
+
+from ..model import BranchThread, StoreError
+from ..retention_keys import (
+    BlobKeys,
+    CheckpointKeys,
+    Key,
+    StorageFacts,
+    StrayWrites,
+    ThreadKeys,
+    branch_link,
+)
+from .connect import read_error
+
+BATCH = 200
+METADATA_KEYS = ("step", "source", "parents", "counters_since_delta_snapshot",
+                 "branch_parent_thread_id", "branch_parent_checkpoint_id")
+
+_THREAD_IDS = "SELECT DISTINCT thread_id FROM checkpoints {where}"
+
+_CHECKPOINTS = f"""
+    SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+           pg_column_size(checkpoint) + pg_column_size(metadata), checkpoint -> 'channel_versions',
+           jsonb_strip_nulls(jsonb_build_object({", ".join(f"'{k}', metadata -> '{k}'" for k in METADATA_KEYS)}))
+    FROM checkpoints WHERE thread_id = ANY(%s)
+"""
+
+_WRITES = """
+    SELECT thread_id, checkpoint_ns, checkpoint_id, count(*), coalesce(sum(pg_column_size(blob)), 0),
+           bool_or(channel = '__interrupt__')
+    FROM checkpoint_writes WHERE thread_id = ANY(%s)
+    GROUP BY thread_id, checkpoint_ns, checkpoint_id
+"""
+
+_BLOBS = """
+    SELECT thread_id, checkpoint_ns, channel, version, coalesce(pg_column_size(blob), 0)
+    FROM checkpoint_blobs WHERE thread_id = ANY(%s)
+"""
+
+_BRANCHES = """
+    SELECT DISTINCT thread_id, metadata ->> 'branch_parent_thread_id', metadata ->> 'branch_parent_checkpoint_id'
+    FROM checkpoints WHERE checkpoint_ns = '' AND metadata ? 'branch_parent_checkpoint_id'
+"""
+
+_TABLE_BYTES = """
+    SELECT sum(pg_total_relation_size(to_regclass(name)))
+    FROM unnest(ARRAY['checkpoints', 'checkpoint_writes', 'checkpoint_blobs']) AS name
+"""
+
+
+class PgRetentionReader:
+    """Retention keys of one PostgreSQL checkpoint store, on one snapshot."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self._stack = ExitStack()
+        try:
+            self._conn = self._stack.enter_context(store.connection())
+            self._stack.enter_context(self._conn.transaction())
+            self._conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        except psycopg.Error as exc:
+            self._stack.close()
+            raise self._error(exc) from None
+
+    def _error(self, exc: psycopg.Error) -> StoreError:
+        return read_error(exc, self._store.target)
+
+    def _query(self, sql: str, params: Any = ()) -> list[tuple]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except psycopg.Error as exc:
+            raise self._error(exc) from None
+
+    # -- lifecycle -------------------------------------------------------
+    def close(self) -> None:
+        self._stack.close()
+
+    def __enter__(self) -> "PgRetentionReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading -----------------------------------------------------------
+    def facts(self) -> StorageFacts:
+        total = self._query(_TABLE_BYTES)[0][0]
+        return StorageFacts("postgres", int(total) if total is not None else None, 0, self._store.target.schema,
+                            ("sizes are what PostgreSQL stores per row (after compression); it reuses freed space "
+                             "and returns it to the operating system only after VACUUM FULL",))
+
+    def threads(self, thread_ids: Sequence[str] | None = None) -> Iterator[ThreadKeys]:
+        if thread_ids is None:
+            ids = sorted(r[0] for r in self._query(_THREAD_IDS.format(where="")))
+        else:
+            ids = sorted(r[0] for r in self._query(_THREAD_IDS.format(where="WHERE thread_id = ANY(%s)"),
+                                                   [list(thread_ids)]))
+        for start in range(0, len(ids), BATCH):
+            yield from self._batch(ids[start:start + BATCH])
+
+    def _batch(self, ids: list[str]) -> Iterator[ThreadKeys]:
+        writes: dict[tuple[str, str, str], tuple[int, int, bool]] = {
+            (tid, ns, cid): (int(n), int(size), bool(interrupt))
+            for tid, ns, cid, n, size, interrupt in self._query(_WRITES, [ids])}
+        blobs: dict[str, list[BlobKeys]] = defaultdict(list)
+        for tid, ns, channel, version, size in self._query(_BLOBS, [ids]):
+            blobs[tid].append(BlobKeys(ns, channel, version, int(size)))
+        checkpoints: dict[str, list[CheckpointKeys]] = defaultdict(list)
+        for tid, ns, cid, parent, size, versions, meta in self._query(_CHECKPOINTS, [ids]):
+            count, wbytes, interrupt = writes.pop((tid, ns, cid), (0, 0, False))
+            checkpoints[tid].append(CheckpointKeys(
+                ns, cid, parent, int(size or 0), float(size or 0), count, wbytes, float(wbytes), interrupt,
+                meta if isinstance(meta, dict) else {},
+                {str(k): str(v) for k, v in (versions or {}).items()} if isinstance(versions, dict) else {}))
+        stray: dict[str, dict[str, list[int]]] = defaultdict(dict)
+        for (tid, ns, _), (count, wbytes, _) in writes.items():
+            entry = stray[tid].setdefault(ns, [0, 0])
+            entry[0] += count
+            entry[1] += wbytes
+        for tid in ids:
+            strays = [StrayWrites(ns, n, b, float(b)) for ns, (n, b) in stray.get(tid, {}).items()]
+            yield ThreadKeys(tid, sorted(checkpoints.get(tid, []), key=lambda c: (c.checkpoint_ns, c.checkpoint_id)),
+                             blobs.get(tid, []), strays)
+
+    def metadata(self, thread_id: str, keys: Sequence[Key]) -> dict[Key, dict[str, Any]]:
+        if not keys:
+            return {}
+        rows = self._query(
+            "SELECT c.checkpoint_ns, c.checkpoint_id, c.metadata FROM checkpoints c "
+            "JOIN unnest(%s::text[], %s::text[]) AS k(ns, id) ON c.checkpoint_ns = k.ns AND c.checkpoint_id = k.id "
+            "WHERE c.thread_id = %s", [[k[0] for k in keys], [k[1] for k in keys], thread_id])
+        return {(ns, cid): meta for ns, cid, meta in rows if isinstance(meta, dict)}
+
+    def branch_links(self) -> list[BranchThread]:
+        links = []
+        for tid, parent_thread, parent_checkpoint in self._query(_BRANCHES):
+            link = branch_link(tid, {"branch_parent_thread_id": parent_thread,
+                                     "branch_parent_checkpoint_id": parent_checkpoint})
+            if link is not None:
+                links.append(link)
+        return links
+
+
+class PgRetention:
+    """``Store.retention_reader`` for ``PostgresStore``."""
+
+    def retention_reader(self) -> PgRetentionReader:
+        """Keys, stored lengths and blob references for retention planning, on one read-only snapshot."""
+        return PgRetentionReader(self)

@@ -1,0 +1,88 @@
+"""Read-only access to LangGraph's PostgreSQL checkpoint schema (``PostgresSaver``'s tables).
+
+Every session of the small pool runs with ``default_transaction_read_only=on``,
+autocommit and a statement timeout, so the server itself refuses any write; a
+role with ``SELECT`` rights is enough. Thread lists, timelines and sizes read
+keys, JSONB metadata and blob *lengths*, never blob contents.
+
+The checkpoint JSONB holds ``channel_versions`` and the primitive channel values;
+other values live in ``checkpoint_blobs`` keyed by (channel, version), so a value
+that did not change between checkpoints is stored once and shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+
+from ..delta import SchemaSource
+from ..model import SHARED_BLOBS, CheckpointSizes, Key, StoreError
+from .connect import PgTarget, check_schema, one_line, open_pool, parse_pg_url, read_error
+from .export import PgExport
+from .files import PgFiles
+from .growth import PgGrowth
+from .orphans import PgOrphans
+from .retention import PgRetention
+from .sizes import pg_field_sizes
+from .states import PgStates
+from .threads import PgThreads
+from .timeline import PgTimeline
+
+
+class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgStates, PgRetention, PgExport):
+    """A LangGraph PostgreSQL checkpoint database, read through read-only sessions."""
+
+    kind = "postgres"
+    read_only = True
+    size_accounting = SHARED_BLOBS
+    warning: str | None = None
+
+    def __init__(self, url: str, statement_timeout_ms: int = 30_000, pool_size: int = 4,
+                 schema: SchemaSource | None = None) -> None:
+        self.url = url
+        self.schema = schema
+        self.target: PgTarget = parse_pg_url(url, statement_timeout_ms)
+        self.identity = f"postgres:{self.target.where}" + (f"?schema={self.target.schema}" if self.target.schema else "")
+        kwargs = self.target.connect_kwargs()
+        try:
+            with psycopg.connect(self.target.conninfo, connect_timeout=10, **kwargs) as conn:
+                check_schema(conn, self.target)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to PostgreSQL at {self.target.where}: {one_line(exc, self.target)}") from None
+        self._pool = open_pool(self.target, pool_size)
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def __enter__(self) -> "PostgresStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled read-only session (autocommit, ``default_transaction_read_only=on``)."""
+        with self._pool.connection() as conn:
+            yield conn
+
+    def _query(self, sql: str, params: Any = ()) -> list[tuple]:
+        try:
+            with self._pool.connection() as conn:
+                return conn.execute(sql, params).fetchall()
+        except psycopg.Error as exc:
+            raise read_error(exc, self.target) from None
+
+    def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
+        """Per-channel sizes computed in SQL (blob lengths and md5; contents never fetched); see ``sizes``."""
+        return pg_field_sizes(self._query, thread_id, ns)
+
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
+                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+        """The server computes lengths and hashes; only those small rows come back, so one query serves."""
+        rows = pg_field_sizes(self._query, thread_id, ns)
+        wanted = None if keys is None else set(keys)
+        return iter([r for r in rows if wanted is None or (r.checkpoint_ns, r.checkpoint_id) in wanted])

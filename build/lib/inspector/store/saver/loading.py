@@ -1,0 +1,84 @@
+"""Loading the saver a ``module.path:attribute`` or ``path/to/file.py:attribute`` spec names.
+
+The convention is ``langgraph.json``'s ``checkpointer`` entry: the attribute is a
+``BaseCheckpointSaver``, or a function returning one, or a (sync or async) context
+manager yielding one. The module is the one the user named in the URL.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from ..model import StoreError
+
+
+def import_target(target: str) -> ModuleType:
+    """The module ``target`` names: a dotted module path or a ``.py`` file."""
+    if target.endswith(".py"):
+        path = Path(target).expanduser().resolve()
+        if not path.is_file():
+            raise StoreError(f"no Python file at {path}")
+        name = f"inspector_saver_{abs(hash(str(path)))}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise StoreError(f"cannot load {path} as a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            sys.modules.pop(name, None)
+            raise StoreError(f"importing {path} failed: {type(exc).__name__}: {exc}") from None
+        return module
+    try:
+        return importlib.import_module(target)
+    except ImportError as exc:
+        raise StoreError(f"cannot import module {target!r}: {exc}") from None
+    except Exception as exc:
+        raise StoreError(f"importing {target!r} failed: {type(exc).__name__}: {exc}") from None
+
+
+def load_saver(spec: str, stack: contextlib.ExitStack, run_async: Callable[[Any], Any]) -> BaseCheckpointSaver:
+    """Resolve ``spec`` to a saver; anything entered is closed by ``stack``."""
+    target, _, attribute = spec.rpartition(":")
+    module = import_target(target)
+    try:
+        obj = getattr(module, attribute)
+    except AttributeError:
+        raise StoreError(f"{target} has no attribute {attribute!r}") from None
+    for _ in range(3):  # a factory may return a context manager
+        if isinstance(obj, BaseCheckpointSaver):
+            return obj
+        obj = _unwrap(obj, spec, stack, run_async)
+    raise StoreError(f"{spec} does not give a BaseCheckpointSaver")
+
+
+def _unwrap(obj: Any, spec: str, stack: contextlib.ExitStack, run_async: Callable[[Any], Any]) -> Any:
+    try:
+        is_instance = not isinstance(obj, type)
+        if is_instance and hasattr(obj, "__aenter__") and hasattr(obj, "__aexit__"):
+            entered = run_async(obj.__aenter__())
+            stack.callback(lambda: run_async(obj.__aexit__(None, None, None)))
+            return entered
+        if is_instance and hasattr(obj, "__enter__") and hasattr(obj, "__exit__"):
+            return stack.enter_context(obj)
+        if inspect.iscoroutine(obj):
+            return run_async(obj)
+        if callable(obj):
+            result = obj()
+            return run_async(result) if inspect.iscoroutine(result) else result
+    except StoreError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"creating the saver {spec} failed: {type(exc).__name__}: {exc}") from None
+    raise StoreError(f"{spec} is a {type(obj).__name__}, not a BaseCheckpointSaver or a function returning one")

@@ -1,0 +1,114 @@
+"""Listing a saver's threads (every thread is read through ``list``) and the branches DeerFlow records."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any, Sequence
+
+from langgraph.checkpoint.base import CheckpointTuple
+
+from ..model import (
+    BRANCH_PARENT_KEY,
+    THREAD_SORTS,
+    BranchThread,
+    StoreError,
+    StoreTotals,
+    ThreadSummary,
+    branch_of,
+    checkpoint_time,
+    sorted_branches,
+)
+from .serialize import checkpoint_bytes, cid, ns_of, plain, writes_bytes
+
+
+class SaverThreads:
+    """Thread listing, totals and branches (a mixin of ``SaverStore``: needs ``_list``)."""
+
+    def _by_thread(self, search: str | None) -> dict[str, list[CheckpointTuple]]:
+        grouped: dict[str, list[CheckpointTuple]] = defaultdict(list)
+        for tup in self._list(None):
+            grouped[tup.config["configurable"]["thread_id"]].append(tup)
+        if search:
+            needle = search.lower()
+            grouped = {
+                tid: tuples for tid, tuples in grouped.items()
+                if needle in tid.lower() or any(_metadata_holds(t, needle) for t in tuples)
+            }
+        return grouped
+
+    def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
+                        newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        wanted, needle = None if thread_ids is None else set(thread_ids), search.lower()
+        found: dict[str, list[CheckpointTuple]] = defaultdict(list)
+        for tup in self._list(None) if wanted is None or wanted else ():
+            tid = tup.config["configurable"]["thread_id"]
+            if (wanted is None or tid in wanted) and (needle in tid.lower() or _metadata_holds(tup, needle)):
+                found[tid].append(tup)
+        picked = ((tid, [max(tuples, key=cid)] if newest_only else tuples) for tid, tuples in found.items())
+        return [(tid, plain(dict(t.metadata or {})).value) for tid, tuples in picked for t in tuples]
+
+    def count_threads(self, search: str | None = None) -> int:
+        return len(self._by_thread(search))
+
+    def checkpoint_id_threads(self, search: str) -> set[str]:
+        needle = search.lower()
+        return {tid for tid, tuples in self._by_thread(None).items() if any(needle in cid(t).lower() for t in tuples)}
+
+    def thread_titles(self) -> dict[str, str]:
+        summaries = (self._summary(tid, tuples) for tid, tuples in self._by_thread(None).items())
+        return {t.thread_id: t.title for t in summaries if t.title}
+
+    def totals(self) -> StoreTotals:
+        grouped = self._by_thread(None)
+        summaries = [self._summary(tid, tuples) for tid, tuples in grouped.items()]
+        return StoreTotals(len(summaries), sum(t.checkpoints for t in summaries), sum(t.stored_bytes for t in summaries))
+
+    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
+                sort: str = "newest") -> list[ThreadSummary]:
+        """Every thread is read through the saver either way; ``stored`` measures each one re-serialized."""
+        if sort not in THREAD_SORTS:
+            raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
+        grouped = self._by_thread(search)
+        order = sorted(grouped)
+        order.sort(key=lambda tid: max(cid(t) for t in grouped[tid]), reverse=True)
+        if sort == "checkpoints":
+            order.sort(key=lambda tid: len(grouped[tid]), reverse=True)
+        if sort == "stored":
+            ranked = sorted((self._summary(tid, grouped[tid]) for tid in order), key=lambda t: t.stored_bytes, reverse=True)
+            return ranked[offset : offset + limit]
+        return [self._summary(tid, grouped[tid]) for tid in order[offset : offset + limit]]
+
+    def _summary(self, thread_id: str, tuples: list[CheckpointTuple]) -> ThreadSummary:
+        roots = [t for t in tuples if ns_of(t) == ""]
+        newest_any = max(cid(t) for t in tuples)
+        title = None
+        for tup in sorted(roots, key=cid, reverse=True):
+            titles = [v for _, ch, v in tup.pending_writes or [] if ch == "title"]
+            if titles:
+                title = titles[-1] if isinstance(titles[-1], str) else None
+                break
+        return ThreadSummary(
+            thread_id=thread_id,
+            checkpoints=len(tuples),
+            newest_checkpoint_id=max((cid(t) for t in roots), default=newest_any),
+            updated_at=checkpoint_time(newest_any),
+            stored_bytes=sum(checkpoint_bytes(t) + writes_bytes(t) for t in tuples),
+            title=title,
+            namespaces=len({ns_of(t) for t in tuples}),
+        )
+
+    def branch_threads(self, thread_id: str) -> list[BranchThread]:
+        """The saver's own metadata filter finds the branch checkpoints; each thread's first one is read."""
+        first: dict[str, CheckpointTuple] = {}
+        for tup in self._list(None, filter={BRANCH_PARENT_KEY: thread_id}):
+            tid = tup.config["configurable"]["thread_id"]
+            if ns_of(tup) == "" and (tid not in first or cid(tup) < cid(first[tid])):
+                first[tid] = tup
+        found = (branch_of(tid, plain(dict(tup.metadata or {})).value) for tid, tup in first.items())
+        return sorted_branches(b for b in found if b is not None and b.parent_thread_id == thread_id)
+
+
+def _metadata_holds(tup: CheckpointTuple, needle: str) -> bool:
+    """The thread search's match on one checkpoint's metadata (``needle`` lower-cased)."""
+    return needle in json.dumps(tup.metadata, ensure_ascii=False, default=str).lower()

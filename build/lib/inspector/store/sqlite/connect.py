@@ -1,0 +1,112 @@
+"""The read-only connection under ``SqliteStore``: opened ``mode=ro`` with ``query_only``, and reopened
+when the file at the path is no longer the file it opened.
+
+An open SQLite connection keeps reading the file it opened even after that file
+was deleted or replaced (an agent's store restored from a backup, a demo
+regenerated): every read first compares the path's identity (device, inode) with
+the opened one. A replaced file is reopened and checked again; a missing file is
+one clear ``StoreError`` until it is back. A file locked by a writer (rollback
+journal mode) waits ``BUSY_TIMEOUT_SECONDS``, then says so; the next read tries again.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import threading
+import urllib.parse
+from pathlib import Path
+
+from ..model import StoreError
+
+REQUIRED_TABLES = {"checkpoints", "writes"}
+# Text columns read as UTF-8, with bytes that are not UTF-8 shown escaped (``bad-\\xff-id``): a thread id
+# written as invalid text by raw SQL must not break the listing of every other thread.
+read_text = functools.partial(str, encoding="utf-8", errors="backslashreplace")
+BUSY_TIMEOUT_SECONDS = 5.0
+
+
+def _ro_uri(path: Path) -> str:
+    return f"file:{urllib.parse.quote(str(path))}?mode=ro"
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_dev, stat.st_ino)
+
+
+def _is_lock(exc: sqlite3.DatabaseError) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+
+
+class ReadOnlySqlite:
+    """One read-only connection to the SQLite file at ``path``, following the file if it is replaced."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None
+        self.writes_have_task_path = False
+        self._open()
+
+    def _open(self) -> None:
+        identity = _identity(self.path)
+        if identity is None or not self.path.is_file():
+            raise StoreError(f"no SQLite database at {self.path}")
+        try:
+            conn = sqlite3.connect(_ro_uri(self.path), uri=True, check_same_thread=False, timeout=BUSY_TIMEOUT_SECONDS)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
+        conn.text_factory = read_text
+        try:
+            conn.execute("PRAGMA query_only = ON")
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            missing = REQUIRED_TABLES - tables
+            if missing:
+                raise StoreError(f"{self.path} is not a LangGraph checkpoint database "
+                                 f"(missing tables: {', '.join(sorted(missing))})")
+            self.writes_have_task_path = "task_path" in {r[1] for r in conn.execute("PRAGMA table_info(writes)")}
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            if _is_lock(exc):
+                raise self.read_error(exc) from None
+            raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
+        except StoreError:
+            conn.close()
+            raise
+        self._conn, self._identity = conn, identity
+
+    def connection(self) -> sqlite3.Connection:
+        """The connection to the file now at ``path`` (reopened if the file was replaced)."""
+        with self._lock:
+            identity = _identity(self.path)
+            if identity is None:
+                raise StoreError(f"the SQLite file {self.path} is gone (deleted or moved); "
+                                 "it is read again as soon as it is back")
+            if identity != self._identity or self._conn is None:
+                old, self._conn = self._conn, None
+                if old is not None:
+                    old.close()
+                self._open()
+            return self._conn  # type: ignore[return-value]
+
+    def read_error(self, exc: sqlite3.DatabaseError) -> StoreError:
+        """One line saying what went wrong, and whether trying again will help."""
+        text = str(exc)
+        if _is_lock(exc):
+            return StoreError(f"the SQLite file {self.path} is locked by a writer ({text}) for more than "
+                              f"{BUSY_TIMEOUT_SECONDS:g} s; try again in a moment")
+        if _identity(self.path) != self._identity:
+            return StoreError(f"the SQLite file {self.path} changed while it was read ({text}); "
+                              "the next read opens the new file")
+        return StoreError(f"reading {self.path} failed: {text}")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None

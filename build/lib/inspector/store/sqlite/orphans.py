@@ -1,0 +1,60 @@
+"""Rows no checkpoint needs in a SQLite store: orphaned writes and app thread tables out of step.
+
+Each query is an anti-join on the checkpoints' primary key; lengths only.
+"""
+
+from __future__ import annotations
+
+from ..orphan_rows import APP_THREAD_TABLES, OrphanRows, OrphanSet, OrphanThread
+from .queries import OWN_BYTES
+
+ORPHAN_WRITES = """
+    SELECT w.thread_id, count(*), coalesce(sum(length(w.value)), 0),
+           NOT EXISTS (SELECT 1 FROM checkpoints c2 WHERE c2.thread_id = w.thread_id)
+    FROM writes w
+    WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id
+                      AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
+    GROUP BY w.thread_id
+"""
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def orphan_set(kind: str, found: list[tuple], limit: int, **extra) -> OrphanSet:
+    threads = [OrphanThread(str(tid), int(rows), int(n), bool(gone)) for tid, rows, n, gone in found]
+    threads.sort(key=lambda t: (-t.bytes, t.thread_id))
+    return OrphanSet(kind, sum(t.rows for t in threads), sum(t.bytes for t in threads), len(threads),
+                     threads[:limit], **extra)
+
+
+class SqliteOrphans:
+    """``orphan_rows`` (a mixin of ``SqliteStore``: needs ``_query``)."""
+
+    def orphan_rows(self, limit: int = 50) -> OrphanRows:
+        sets = [orphan_set("writes", self._query(ORPHAN_WRITES), limit)]
+        tables = {name for (name,) in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        found_tables = []
+        for app, table in APP_THREAD_TABLES:
+            if table not in tables:
+                continue
+            columns = [r[1] for r in self._query(f"PRAGMA table_info({_quoted(table)})")]
+            if "thread_id" not in columns:
+                continue
+            found_tables.append((app, table))
+            t = _quoted(table)
+            row_bytes = " + ".join(f"coalesce(length(CAST(t.{_quoted(c)} AS BLOB)), 0)" for c in columns)
+            sets.append(orphan_set("app-without-checkpoints", [
+                (tid, 1, n, False) for tid, n in self._query(
+                    f"SELECT t.thread_id, {row_bytes} FROM {t} t WHERE t.thread_id IS NOT NULL AND NOT EXISTS "
+                    f"(SELECT 1 FROM checkpoints c WHERE c.thread_id = t.thread_id)")], limit, table=table, app=app))
+            sets.append(orphan_set("checkpoints-unknown-to-app", [
+                (tid, rows, n, False) for tid, rows, n in self._query(
+                    f"""SELECT c.thread_id, c.rows, c.n + coalesce(w.n, 0) FROM
+                          (SELECT thread_id, count(*) AS rows, sum({OWN_BYTES}) AS n FROM checkpoints
+                           WHERE NOT EXISTS (SELECT 1 FROM {t} t WHERE t.thread_id = checkpoints.thread_id)
+                           GROUP BY thread_id) c
+                        LEFT JOIN (SELECT thread_id, sum(length(value)) AS n FROM writes GROUP BY thread_id) w
+                          ON w.thread_id = c.thread_id""")], limit, table=table, app=app))
+        return OrphanRows("sqlite", sets, found_tables, limit)

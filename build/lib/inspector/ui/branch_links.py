@@ -1,0 +1,39 @@
+"""The thread page's links between a branch thread and the thread it was branched from, both ways."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..history.checkpoint_kinds import branch_origin
+from ..history.lineage import History
+from ..store import BranchThread, Store
+from . import data, routes
+
+
+@st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+def _branches(url: str, thread_id: str, generation: int, _store: Store) -> list[BranchThread]:
+    return data.masked(_store.branch_threads(thread_id))
+
+
+def render(store: Store, thread_id: str, history: History) -> None:
+    """"Branched from" with a link to the parent checkpoint, and the list of this thread's branches
+    (``routes.link`` shows labels as written: thread and checkpoint ids come from the data)."""
+    origin = branch_origin(node.row for node in history.nodes.values())
+    if origin is not None:
+        params = {"thread": origin.parent_thread_id}
+        if origin.parent_checkpoint_id:
+            params["checkpoint"] = origin.parent_checkpoint_id
+        with st.container(key="branched-from"):
+            routes.link("thread", f"Branched from {origin.parent_thread_id}"
+                        + (f" at checkpoint {origin.parent_checkpoint_id}" if origin.parent_checkpoint_id else ""),
+                        params, icon=":material/call_split:")
+    branches = _branches(store.url, thread_id, data.generation(store, thread_id), store)
+    if branches:
+        with st.expander(f"Branches of this thread ({len(branches)})", icon=":material/call_split:",
+                         expanded=len(branches) <= 3):
+            for branch in branches:
+                label = f"{branch.thread_id}: from checkpoint {branch.parent_checkpoint_id or '?'}"
+                if branch.created_at:
+                    label += f", created {branch.created_at}"
+                routes.link("thread", label, {"thread": branch.thread_id},
+                            icon=":material/subdirectory_arrow_right:")

@@ -1,0 +1,139 @@
+"""``messages`` drawn as a conversation, as DeerFlow's UI shows it, or everything on request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ..formatting import human_bytes
+from ..media.images import thumbnail
+from ..state.conversation import Part, Turn, conversation, counts
+from ..state.model_input import InlineImage, inline_images
+from .inert import code_span, literal, show_markdown
+from .values import show_value
+
+RECENT = 60
+AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "tool": ":material/build:",
+           "system": ":material/settings:"}
+
+
+def messages_view(value: Any, ctx: Any) -> None:
+    turns = conversation(value)
+    tally = counts(turns)
+    st.caption(literal(" · ".join(f"{n} {role}" for role, n in tally.items() if n)))
+    everything = st.toggle("Show everything", key=f"msg_everything_{ctx.name}",
+                           help="Also show the messages DeerFlow's UI hides, and their text as stored")
+    show_ids = st.toggle("Show message ids", key=f"msg_ids_{ctx.name}")
+    shown = turns if everything else [t for t in turns if not t.hidden]
+    if not everything and tally["hidden"]:
+        st.caption(f":material/visibility_off: {tally['hidden']} message(s) hidden as in DeerFlow's UI; "
+                   "tags it strips are removed from the text. Turn on *Show everything* to see all as stored.")
+    if len(shown) > RECENT and not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
+        st.caption(f"The newest {RECENT} of {len(shown)} messages.")
+        shown = shown[-RECENT:]
+    # One place per turn, in order, filled newest first: the newest message reaches the browser first.
+    places = [st.container() for _ in shown]
+    messages = value if isinstance(value, list) else []
+    for place, turn in zip(reversed(places), reversed(shown)):
+        with place:
+            images = inline_images(messages[turn.index]) if everything and turn.index < len(messages) else []
+            show_turn(turn, turns, show_ids, everything, images)
+
+
+def image_part(part: Part, image: InlineImage | None) -> None:
+    """An image block: a thumbnail of its inline bytes when Pillow verified them (served by the dashboard), and its facts."""
+    size = f", {human_bytes(part.size)}" if part.size is not None else ""
+    facts = image.facts if image is not None else None
+    shape = f" · {facts.format} {facts.width}x{facts.height}" if facts is not None and facts.ok else ""
+    caption = literal(f"image ({part.mime_type or 'unknown type'}{size}) · {part.source or ''}{shape}")
+    if image is not None and image.data is not None:
+        st.image(thumbnail(image.data, THUMBNAIL), caption=caption, output_format="PNG")
+    else:
+        st.caption(":material/image: " + caption)
+    for problem in image.problems if image is not None else ():
+        st.warning(literal(f"image not shown: {problem}"), icon=":material/broken_image:")
+
+
+THUMBNAIL = (240, 240)
+
+
+def _part(part: Part, image: InlineImage | None = None) -> None:
+    if part.kind == "text":
+        show_markdown(part.text)
+    elif part.kind == "image":
+        image_part(part, image)
+    else:
+        st.code(part.text, language="json", wrap_lines=True)
+
+
+def _header(turn: Turn, show_ids: bool) -> str:
+    bits = [f"**{literal(turn.role)}**"]
+    if turn.name:
+        bits.append(code_span(turn.name))
+    if turn.status and turn.status != "success":
+        bits.append(f":red[{literal(turn.status)}]")
+    if turn.hidden:
+        bits.append(":orange-badge[hidden in DeerFlow's UI]")
+    if show_ids:
+        bits.append(f"id {code_span(turn.id)}")
+    return " · ".join(bits) + f" · #{turn.index}"
+
+
+def _subagent(turn: Turn) -> None:
+    result = turn.subagent
+    if result is None:
+        return
+    colour = {"completed": "green", "failed": "red"}.get(result.pill, "orange")
+    st.markdown(f":{colour}-badge[subagent {literal(result.summary)}]")
+    for text in (result.error, result.result_brief):
+        if text:
+            st.text(text[:2000])
+    for problem in result.problems:
+        st.caption(f":material/warning: {literal(problem)}")
+
+
+def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
+              images: list[InlineImage] | None = None, note: str | None = None) -> None:
+    """One message as a chat bubble; ``everything``: as stored (hidden marks kept, no tag stripping), with
+    the thumbnails of its inline ``images``; ``note`` is a line shown under its header."""
+    with st.chat_message(turn.role if turn.role in ("user", "assistant") else turn.role[:1] or "?",
+                         avatar=AVATARS.get(turn.role)):
+        st.markdown(_header(turn, show_ids))
+        if note:
+            st.caption(f":material/schedule: {literal(note)}")
+        if turn.hidden:
+            st.caption(f":material/visibility_off: DeerFlow's UI hides it: {literal(turn.hidden)}")
+        if turn.type == "tool" and turn.answers is not None:
+            st.caption(f"result of the call in message #{turn.answers}"
+                       + (f" (call id {code_span(turn.tool_call_id)})" if show_ids else ""))
+        _subagent(turn)
+        for attachment in turn.attachments:
+            size = f" · {human_bytes(attachment.size)}" if attachment.size is not None else ""
+            status = f" · {attachment.status}" if attachment.status else ""
+            st.caption(":material/attach_file: "
+                       + literal(f"{attachment.filename}{size} · {attachment.path or 'no path'}{status}")
+                       + f" · _from {literal(attachment.source)}_")
+        if turn.reasoning:
+            with st.expander("Reasoning"):
+                st.text(turn.reasoning)
+        by_part = {image.part: image for image in images or []}
+        if everything:
+            for i, part in enumerate(turn.parts):
+                _part(part, by_part.get(i))
+        else:
+            for part in turn.shown_parts:
+                _part(part)
+        for stripped in turn.stripped:
+            st.caption(f":material/content_cut: {literal(stripped.note)}" + (" (shown above as stored)" if everything else ""))
+        for call in turn.tool_calls:
+            answered = f"answered by message #{call.result}" if call.result is not None else "no result yet"
+            with st.expander(f":material/build: {literal(call.name)} · {answered}"):
+                if show_ids:
+                    st.caption(f"call id {code_span(call.id)}")
+                show_value(call.args, expanded=2)
+                if call.result is not None:
+                    st.caption("result")
+                    st.text(turns[call.result].text[:4000])
+        for note in turn.notes:
+            st.caption(f":material/info: {literal(note)}")

@@ -1,0 +1,132 @@
+"""Cached reads for the pages: histories, timelines and decoded checkpoints, bounded by ttl and max_entries;
+and the analysis cache the pages share with the CLI.
+
+Entries are keyed by the store URL, so two stores never share one. A thread's
+timeline carries a generation number; ``refresh_thread`` bumps it so the next
+read goes back to the store (for threads that are still running).
+
+What the pages show is redacted (``inspector.safety.redaction``): ``timeline`` and
+``state`` return masked rows and states. ``raw_state`` is for computations only
+(the diff and the replay check compare raw values; their results are masked
+with ``masked`` before they are shown) and for the operator-allowed reveal. A
+masked state shares every unchanged part with its raw one, so both cost little more than one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ..analysis_cache import AnalysisCache, CacheError, open_cache
+from ..history.lineage import History, build_history
+from ..history.thread_history import ThreadHistory
+from ..safety.redaction import Redactor, redactor_for
+from ..settings import Settings
+from ..store import CheckpointRow, CheckpointState, Store
+from .connection import settings
+from .inert import literal
+
+try:
+    _SIZED_BY = settings()
+except ValueError:  # the gate stops every page on unreadable settings; the caches below still need a size
+    _SIZED_BY = Settings()
+TTL = _SIZED_BY.cache_ttl_seconds
+MAX_ENTRIES = _SIZED_BY.cache_max_entries
+_GENERATIONS: dict[tuple[str, str], int] = {}
+
+
+def redactor() -> Redactor:
+    """The redaction rules of the settings."""
+    return redactor_for(settings())
+
+
+def masked(value: Any, keys: bool = True) -> Any:
+    """``value`` as a page may show it: secrets masked (``keys=False``: text shapes only, for size reports)."""
+    return redactor()(value, keys=keys)
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _timeline(url: str, thread_id: str, generation: int, _store: Store) -> list[CheckpointRow]:
+    return masked(_store.timeline(thread_id))
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _history(url: str, thread_id: str, generation: int, _store: Store) -> History:
+    return build_history(_timeline(url, thread_id, generation, _store))
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _raw_state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _store: Store) -> CheckpointState:
+    return _store.state(thread_id, checkpoint_id, ns)
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _thread_history(url: str, thread_id: str, generation: int, _store: Store) -> ThreadHistory:
+    return ThreadHistory(_store, thread_id, mask=masked)
+
+
+def thread_history(store: Store, thread_id: str) -> ThreadHistory:
+    """The thread's history laid out from its keys (no state, no metadata read); pages complete it."""
+    return _thread_history(store.url, thread_id, _GENERATIONS.get((store.url, thread_id), 0), store)
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _store: Store) -> CheckpointState:
+    return masked(_raw_state(url, thread_id, ns, checkpoint_id, generation, _store))
+
+
+def generation(store: Store, thread_id: str) -> int:
+    """The thread's cache generation: part of the key of every cached read about it."""
+    return _GENERATIONS.get((store.url, thread_id), 0)
+
+
+def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:
+    with st.spinner(f"Reading the history of {literal(thread_id)}…"):
+        return _timeline(store.url, thread_id, generation(store, thread_id), store)
+
+
+def history(store: Store, thread_id: str) -> History:
+    """The thread's lineage laid out (cached with its timeline), broken links named in ``problems``."""
+    generation = _GENERATIONS.get((store.url, thread_id), 0)
+    with st.spinner(f"Reading the history of {thread_id}…"):
+        return _history(store.url, thread_id, generation, store)
+
+
+def state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
+    """The decoded state of one checkpoint, secrets masked (cached; the pages never modify it)."""
+    with st.spinner("Decoding the checkpoint…"):
+        return _state(store.url, thread_id, ns, checkpoint_id, generation(store, thread_id), store)
+
+
+def raw_state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
+    """The decoded state with secrets unmasked: for comparisons, never shown unless revealed."""
+    with st.spinner("Decoding the checkpoint…"):
+        return _raw_state(store.url, thread_id, ns, checkpoint_id, _GENERATIONS.get((store.url, thread_id), 0), store)
+
+
+def refresh_thread(store: Store, thread_id: str) -> None:
+    """Forget the cached timeline and states of one thread; the next read sees new checkpoints and writes."""
+    key = (store.url, thread_id)
+    _GENERATIONS[key] = _GENERATIONS.get(key, 0) + 1
+
+
+@st.cache_resource(show_spinner=False)
+def _analysis_cache(cache_dir: str | None, max_mb: int, url: str, _store: Store) -> AnalysisCache | str | None:
+    try:
+        return open_cache(cache_dir, max_mb, _store)
+    except CacheError as exc:
+        return str(exc)
+
+
+def analysis_cache(store: Store) -> AnalysisCache | None:
+    """The analysis cache shared with the CLI (None when turned off or unusable, said in the sidebar)."""
+    config = settings()
+    cache = _analysis_cache(config.cache_dir, config.cache_max_mb, store.url, store)
+    if isinstance(cache, str):
+        st.sidebar.caption(":material/info: " + literal(f"Analyses run without their cache: {cache}"))
+        return None
+    if cache is not None and cache.notice and not st.session_state.get("analysis_cache_notice_shown"):
+        st.session_state["analysis_cache_notice_shown"] = True
+        st.warning(literal(cache.notice), icon=":material/build:")
+    return cache

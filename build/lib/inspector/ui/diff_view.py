@@ -1,0 +1,225 @@
+"""Showing a diff and a replay check: shared by the diff page and the thread page's panel."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .. import schema as schemas
+from ..diff import (
+    ReplayVerdict,
+    StateDiff,
+    StepReplay,
+    cached_verdicts,
+    compare_across,
+    diff,
+    replay_step,
+    replay_thread,
+    verdict,
+)
+from ..diff.thread_replay import schema_fingerprint
+from ..formatting import dumps
+from ..history.lineage import MISSING_PARENT
+from ..store import CheckpointRow, CheckpointState, Store
+from . import audit_trail, data, routes
+from .inert import code_span, literal
+from .progress import progress_bar
+from .values import show_value
+
+MISMATCH_MARK = "replay does not match"
+# Material icons, not emoji: emoji need a colour font the browser may not have (they show as boxes).
+STATUS_ICONS = {"changed": ":material/edit:", "added": ":material/add_circle:", "removed": ":material/remove_circle:",
+                "written": ":material/edit_note:"}
+
+
+def compare(store: Store, thread_id: str, from_id: str, to_id: str, ns: str = "",
+            internal: bool = False) -> tuple[StateDiff, StepReplay | None]:
+    """The diff of two checkpoints (decoded through the pages' cache) and, for a parent and its
+    child, the child's replay check: computed on raw values, returned with secrets masked."""
+    before = data.raw_state(store, thread_id, from_id, ns)
+    after = data.raw_state(store, thread_id, to_id, ns)
+    thread = data.thread_history(store, thread_id)  # keys only: no history-wide read
+    made = thread.attributions(store, [(ns, to_id)]).get((ns, to_id)) if after.parent_checkpoint_id == from_id else None
+    result = diff(before, after, internal=internal, made=made)
+    if not result.adjacent:
+        return data.masked((result, None))
+    history = thread.history
+    parent = history.nodes.get((ns, from_id))
+    sole_child = parent is not None and sum(1 for child in parent.children if child[0] == ns) == 1
+    return data.masked((result, replay_step(before, after, sole_child=sole_child)))
+
+
+def compare_threads(store: Store, thread_id: str, from_id: str, other_thread_id: str, to_id: str,
+                    internal: bool = False) -> StateDiff:
+    """A checkpoint of one thread against one of another (root graphs): computed on raw values, returned
+    with secrets masked."""
+    before = data.raw_state(store, thread_id, from_id)
+    after = data.raw_state(store, other_thread_id, to_id)
+    return data.masked(compare_across(before, after, internal))
+
+
+@st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+def _thread_replay(url: str, schema: str, thread_id: str, ns: str, newest: str) -> dict[str, list[StepReplay]]:
+    return {}  # filled once by the first page run that asks, with its progress bar
+
+
+def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
+    """Every step of one namespace replayed, with a progress bar, secrets masked (kept per store, schema, thread,
+    namespace and newest checkpoint; verdicts also go to the analysis cache, so the next process replays only new steps)."""
+    schema = schemas.active()
+    newest = data.thread_history(store, thread_id).newest_id
+    held = _thread_replay(store.url, schema_fingerprint(schema), thread_id, ns, newest)
+    if "steps" not in held:
+        with progress_bar("Replaying every step", "steps") as progress:
+            held["steps"] = data.masked(replay_thread(store, thread_id, ns, schema, data.analysis_cache(store), progress))
+    return held["steps"]
+
+
+def cached_marks(store: Store, thread_id: str, rows: list[CheckpointRow]) -> dict[tuple[str, str], str]:
+    """Marks for ``rows`` (a page of the history) from the verdicts the analysis cache already holds."""
+    return {key: step_mark(check) for key, check in cached_verdicts(store, thread_id, rows, data.analysis_cache(store)).items()}
+
+
+def step_mark(check: StepReplay) -> str:
+    """The mark a step carries in a list of steps, with its field counts."""
+    if check.status == "mismatch":
+        return f"✗ {len(check.mismatches)} field(s) mismatched · {MISMATCH_MARK}"
+    if check.status == "unverified":
+        reasons = sorted(check.unverified_by_reason()) or [check.note or "not checked"]
+        return f"? {len(check.verified)} verified, {len(check.unverified)} unverified ({'; '.join(reasons)})"
+    if check.status == "match":
+        return f"✓ {len(check.verified)} field(s) verified"
+    if check.status == "broken":
+        return f"⚠ {(check.note or 'broken history').split(':')[0]}"
+    return {"first": "first checkpoint"}.get(check.status, check.status)
+
+
+def thread_replay(store: Store, thread_id: str, namespaces: list[str], checkpoints: int) -> dict[str, list[StepReplay]]:
+    """Namespace -> every step replayed, once the user asks for the check (it reads the whole history:
+    opening a thread must not)."""
+    if not st.toggle(
+        "Check every step's replay", key=f"replay_marks_{thread_id}",
+        help=f"{checkpoints} checkpoints: each one is decoded once to replay its writes",
+    ):
+        return {}
+    return {ns: cached_thread_replay(store, thread_id, ns) for ns in namespaces}
+
+
+def replay_marks(replays: dict[str, list[StepReplay]]) -> dict[tuple[str, str], str]:
+    """``(ns, checkpoint id) -> mark`` for every replayed step."""
+    return {(ns, check.checkpoint_id): step_mark(check) for ns, steps in replays.items() for check in steps}
+
+
+def render_verdict(result: ReplayVerdict, compact: bool = False) -> None:
+    """The thread's replay in numbers: verified, unverified (and why), mismatched field checks."""
+    if compact:
+        st.caption(f"Replay: {literal(result.summary())} · schema {literal(schemas.active().name)}")
+        return
+    a, b, c = st.columns(3)
+    a.metric("Verified", result.verified, help="field checks whose replay through the reducers matches the store")
+    b.metric("Unverified", result.unverified,
+             help="field checks the inspector cannot verify: an unknown reducer, values the store does not hold")
+    c.metric("Mismatched", result.mismatched, help="field checks whose replay disagrees with the stored state")
+    st.caption(f"Replay: {literal(result.summary())} · schema {literal(schemas.active().name)}")
+
+
+def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
+    """Every step of a thread with its replay mark; mismatched steps name the field and first difference."""
+    steps = cached_thread_replay(store, thread_id, ns)
+    for step in (s for s in steps if s.status == "broken"):
+        st.error(f"Not replayed: {step.note}", icon=":material/link_off:")
+    result = verdict(steps)
+    bad = [s for s in steps if s.status == "mismatch"]
+    (st.error if bad else st.success)(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}" if bad
+                                      else f"No step's replay disagrees with the store ({len(steps)} checkpoint(s)).")
+    render_verdict(result)
+    st.dataframe(
+        [{"step": s.step, "source": s.source, "checkpoint": s.checkpoint_id, "replay": step_mark(s),
+          "detail": s.detail()}
+         for s in reversed(steps)],
+        hide_index=True, use_container_width=True,
+    )
+
+
+def render_writes(result: StateDiff) -> None:
+    st.markdown("**What the nodes wrote**")
+    if result.across_threads:
+        st.caption("Two threads: no step leads from one to the other, so no writes are shown.")
+    elif not result.adjacent:
+        st.caption("Not a checkpoint and its parent: the writes in between are not shown.")
+    elif not result.wrote:
+        st.caption("No field was written in this step.")
+    for write in result.wrote:
+        st.markdown(f"- {code_span(write['node'])} → **{literal(write['channel'])}**")
+        show_value(write["value"], expanded=True)
+
+
+def render_fields(result: StateDiff) -> None:
+    st.markdown("**What the state became**")
+    changed = result.changed_fields
+    if not changed:
+        st.caption("No field changed.")
+    for field in changed:
+        icon = STATUS_ICONS.get(field.status, "")
+        st.markdown(f"{icon} **{literal(field.field)}** · {code_span(field.reducer)} · {literal(field.status)}")
+        if field.note:
+            st.info(literal(field.note))
+        lines = [f"- {literal(c.summary)}" for c in field.changes]
+        if lines:
+            st.markdown("\n".join(lines))
+    unchanged = [f"{f.field} ({f.reducer})" for f in result.fields if not f.changed]
+    if unchanged:
+        with st.expander(f"{len(unchanged)} unchanged field(s)"):
+            st.text(", ".join(unchanged))
+
+
+def render_replay(check: StepReplay | None) -> None:
+    if check is None:
+        return
+    counts = (f"{len(check.verified)} field(s) verified, {len(check.unverified)} unverified, "
+              f"{len(check.mismatches)} mismatched")
+    if check.status == "mismatch":
+        details = "; ".join(f"{code_span(f.field)}: {literal(f.first_difference or '')}" for f in check.mismatches)
+        st.error(f"{MISMATCH_MARK}: {details} ({counts})", icon=":material/report:")
+    elif check.status == "unverified":
+        why = "; ".join(f"{literal(reason)}: {', '.join(code_span(n) for n in names)}"
+                        for reason, names in check.unverified_by_reason().items())
+        st.warning(f"Replay could not verify every field ({counts}). {why or literal(check.note or '')}",
+                   icon=":material/help:")
+    else:
+        st.success(f"Replay through the reducers matches the stored state ({counts}).")
+    for finding in check.findings:
+        st.warning(literal(finding), icon=":material/report:")
+
+
+def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "diff") -> None:
+    """The replay mark, then the writes beside the resulting changes, then a JSON download."""
+    render_replay(check)
+    writes_col, fields_col = st.columns([2, 3])
+    with writes_col:
+        render_writes(result)
+    with fields_col:
+        render_fields(result)
+    across = {"from_thread": result.before_thread_id} if result.across_threads else {}
+    st.download_button(
+        "Download the diff as JSON",
+        audit_trail.exported(lambda: dumps(result), result.thread_id, result.after_id, result.checkpoint_ns,
+                             what="diff json", from_checkpoint=result.before_id, **across),
+        file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
+        mime="application/json", key=f"{key}-download", on_click="ignore",
+    )
+
+
+def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
+    """The thread page's panel: the selected checkpoint against its parent, with its replay check."""
+    if not state.parent_checkpoint_id:
+        st.caption("The first checkpoint of this namespace: there is no parent to compare with.")
+        return
+    problem = data.thread_history(store, thread_id).history.problem_of((state.checkpoint_ns, state.checkpoint_id))
+    if problem is not None:
+        st.error(f"{problem.message}. The replay check stops here.", icon=":material/link_off:")
+        if problem.kind == MISSING_PARENT:
+            return
+    result, check = compare(store, thread_id, state.parent_checkpoint_id, state.checkpoint_id, state.checkpoint_ns)
+    render_diff(result, None if problem is not None else check, key=f"panel-{state.checkpoint_id}")
+    routes.link("diff", "Compare with another checkpoint", icon=":material/difference:", params={
+        "thread": thread_id, "from": state.parent_checkpoint_id, "to": state.checkpoint_id, "ns": state.checkpoint_ns})

@@ -1,0 +1,189 @@
+"""The thread panels that show the flow between states: the flow grid, the graph as it ran, the step timeline.
+
+Each reads the one attribution (``inspector.history.attribution``) through the thread's cached history,
+which reads write keys only (never a value but ``Send`` targets): the flow grid those of its visible
+window, the graph and the step timeline those of the whole thread, once, when their panel is opened.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ..history import durations
+from ..history.attribution import Attribution
+from ..history.flow_graph import cluster_of, infer_graph, to_dot
+from ..history.flow_grid import GRID_WIDTH, SELECTION, flow_grid, flow_window, grid_chart, node_colours
+from ..history.lineage import Key
+from ..history.location import Location
+from ..store import CheckpointRow, CheckpointState, Store
+from . import data, diff_view
+from .inert import code_span, literal
+from .values import show_value
+
+GRID_PANEL, GRAPH_PANEL, TIMELINE_PANEL = "Flow grid", "Graph", "Step timeline"
+FIELD_KEY = "flow_grid_field"
+GRAPH_NOTE = ("Drawn from what this thread ran, read from its stored writes: nodes are the tasks the store "
+              "recorded, edges the transitions taken between consecutive steps, with how often. It is not the "
+              "code's whole graph: a node or edge this thread never took is not drawn.")
+
+
+def _select(key: Key, thread_id: str) -> None:
+    from .thread_page import select  # the thread page owns its URL
+
+    select(Location(thread_id, key[1], key[0]))
+
+
+def _key(row: CheckpointRow) -> Key:
+    return (row.checkpoint_ns, row.checkpoint_id)
+
+
+def flow_grid_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
+    """Fields by steps along the selected checkpoint's line of history, one window at a time; a cell is
+    coloured by the node that wrote that field in that step, and clicking it shows that step's diff of it."""
+    thread = data.thread_history(store, thread_id)
+    history, key = thread.history, _key(row)
+    window = flow_window(history, key)
+    page = window.page
+    if window.pages > 1:
+        page = st.number_input(f"Steps {GRID_WIDTH} at a time: window (of {window.pages}, oldest first)", 1,
+                               window.pages, window.page + 1, key=f"flow_grid_page_{key[0]}_{key[1]}") - 1
+        if page != window.page:
+            window = flow_window(history, key, page=page)
+    made = thread.attributions(store, window.keys)
+    grid = flow_grid(history, window.keys, made, list(state.values))
+    first, last = history.nodes[window.keys[0]].row.step, history.nodes[window.keys[-1]].row.step
+    st.caption(f"Steps {first} to {last} of this line of history ({window.path_length} checkpoints): each cell is "
+               "the node that wrote that field in that step; empty where nothing was written. Click a cell to "
+               "select its step and see its diff of that field.")
+    if not grid.cells:
+        st.info("No field was written in these steps.")
+        return
+    event = st.vega_lite_chart(grid_chart(grid, key), on_select="rerun", selection_mode=SELECTION,
+                               key=f"flow_grid_{key[0]}_{key[1]}_{page}", width="stretch")
+    picked = (event.selection.get(SELECTION) or []) if event is not None else []
+    if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
+        target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
+        st.session_state[FIELD_KEY] = picked[0].get("field")
+        if target != key and target in history.nodes:
+            _select(target, thread_id)
+            st.rerun()
+    _field_diff(store, thread_id, state, made.get(key), st.session_state.get(FIELD_KEY))
+
+
+def _field_diff(store: Store, thread_id: str, state: CheckpointState, made: Attribution | None,
+                field_name: str | None) -> None:
+    """The selected step's diff of one field (the field clicked, else the first it wrote)."""
+    if made is None or not made.fields or not state.parent_checkpoint_id:
+        st.caption(literal(f"Step {state.metadata.get('step', '?')}: no field written."
+                           if made is None or not made.fields else ""))
+        return
+    name = field_name if field_name in made.fields else made.fields[0]
+    result, _ = diff_view.compare(store, thread_id, state.parent_checkpoint_id, state.checkpoint_id,
+                                  state.checkpoint_ns)
+    st.markdown(f"**{literal(made.label)}** · field {code_span(name)} written by "
+                f"{', '.join(code_span(n) for n in made.writers(name))}")
+    for write in (w for w in result.wrote if w["channel"] == name):
+        st.markdown(f"- {code_span(write['node'])} wrote:")
+        show_value(write["value"], expanded=True)
+    for field in (f for f in result.fields if f.field == name):
+        st.markdown(f"{diff_view.STATUS_ICONS.get(field.status, '')} **{literal(field.field)}** · "
+                    f"{code_span(field.reducer)} · {literal(field.status)}")
+        if field.note:
+            st.info(literal(field.note))
+        if field.changes:
+            st.markdown("\n".join(f"- {literal(c.summary)}" for c in field.changes))
+
+
+def graph_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
+    """The graph this thread ran, with the node(s) of the selected step and the fields they wrote highlighted."""
+    thread = data.thread_history(store, thread_id)
+    history, key = thread.history, _key(row)
+    with st.spinner("Reading the thread's write keys…"):
+        writes = thread.write_keys(store, list(history.nodes))
+    graph = infer_graph(history, writes)
+    made = thread.attributions(store, [key]).get(key)
+    highlight = graph.node_ids(made.nodes, cluster_of(key[0])) if made else []
+    st.caption(GRAPH_NOTE)
+    if not graph.nodes:
+        st.info("No task of this thread stored a write: there is no step to draw.")
+        return
+    st.graphviz_chart(to_dot(graph, highlight, made.fields if made else ()), width="stretch")
+    if made is not None:
+        st.caption(literal(f"Highlighted: step {made.label}"))
+    interrupted = [n for n in graph.nodes.values() if n.interrupted]
+    due = [n.id for n in graph.nodes.values() if n.due_next]
+    parts = [f"{len(graph.nodes)} node(s), {len(graph.edges)} edge(s) taken, {graph.steps} step(s)"]
+    if interrupted:
+        parts.append("interrupted: " + ", ".join(f"{n.id} ×{n.interrupted}" for n in interrupted))
+    if due:
+        parts.append("next at the newest checkpoint: " + ", ".join(due))
+    st.caption(literal(" · ".join(parts)))
+    with st.expander("Edges taken"):
+        st.dataframe(pd.DataFrame([{"from": e.source, "to": e.target, "times": e.count, "how": e.kind}
+                                   for e in sorted(graph.edges.values(), key=lambda e: -e.count)]),
+                     hide_index=True, width="stretch")
+
+
+PICK = "step"
+
+
+def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
+    """Where the time went: every step as a bar from its parent's timestamp to its own, by node; the slowest
+    steps and each node's total."""
+    thread = data.thread_history(store, thread_id)
+    history, key = thread.history, _key(row)
+    keys = [k for k in history.ordered if k[0] == key[0]]
+    with st.spinner("Reading the thread's write keys…"):
+        made = thread.attributions(store, keys)
+    times = durations.step_times(history, made)
+    st.caption(literal(durations.summary(times)) + " · from checkpoint timestamps; a step with several tasks "
+               "charges its whole time to each; waits between runs are charged to no node")
+    timed = [t for t in times if t.seconds is not None and t.started is not None]
+    if not timed:
+        st.info("No step has two timestamps to measure.")
+        return
+    origin = min(t.started for t in timed)
+    bars = [{"node": node, "start": (t.started - origin).total_seconds(), "end": (t.ended - origin).total_seconds(),
+             "seconds": round(t.seconds, 4), "step": t.step, "label": t.label, "checkpoint": t.key[1], "ns": t.key[0],
+             "selected": t.key == key}
+            for t in timed for node in (t.charged_to or (durations.WAIT,))]
+    nodes = list(dict.fromkeys(b["node"] for b in bars))
+    colours = node_colours(nodes)
+    spec = {
+        "height": max(22 * len(nodes), 60),
+        "data": {"values": bars},
+        "mark": {"type": "bar", "cursor": "pointer"},
+        "params": [{"name": PICK, "select": {"type": "point", "fields": ["checkpoint", "ns"], "on": "click",
+                                            "toggle": False, "clear": False}}],
+        "encoding": {
+            "y": {"field": "node", "type": "nominal", "title": None, "sort": nodes},
+            "x": {"field": "start", "type": "quantitative", "title": "seconds since the first step"},
+            "x2": {"field": "end"},
+            "color": {"field": "node", "type": "nominal", "legend": None,
+                      "scale": {"domain": list(colours), "range": [colours[n] if n != durations.WAIT else "#cbd5e1"
+                                                                   for n in colours]}},
+            "stroke": {"condition": {"test": "datum.selected", "value": "#111827"}, "value": None},
+            "strokeWidth": {"condition": {"test": "datum.selected", "value": 2}, "value": 0},
+            "tooltip": [{"field": "step", "type": "quantitative"}, {"field": "label", "type": "nominal"},
+                        {"field": "seconds", "type": "quantitative"}],
+        },
+    }
+    event = st.vega_lite_chart(spec, on_select="rerun", selection_mode=PICK, key=f"step_timeline_{key[0]}_{key[1]}",
+                               width="stretch")
+    picked = (event.selection.get(PICK) or []) if event is not None else []
+    if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
+        target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
+        if target != key and target in history.nodes:
+            _select(target, thread_id)
+            st.rerun()
+    slow_col, total_col = st.columns(2)
+    with slow_col:
+        st.markdown("**Slowest steps**")
+        st.dataframe(pd.DataFrame([{"step": t.step, "ran": ", ".join(t.charged_to), "took": durations.seconds_text(t.seconds)}
+                                   for t in durations.slowest_steps(times)]), hide_index=True, width="stretch")
+    with total_col:
+        st.markdown("**Time by node**")
+        st.dataframe(pd.DataFrame([{"node": n.node, "total": durations.seconds_text(n.seconds), "steps": n.steps,
+                                    "slowest": durations.seconds_text(n.slowest)}
+                                   for n in durations.node_totals(times)]), hide_index=True, width="stretch")

@@ -1,0 +1,60 @@
+"""The Health page's growth section: bytes stored per day or hour, the top growers, the disk forecast.
+
+Three aggregates over keys and lengths (``operations.growth``); no blob is read.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ..formatting import human_bytes
+from ..operations.growth import growth_report, growth_table
+from ..store import StoreError
+from .inert import literal
+from .tables import byte_columns
+
+WINDOWS = {"7 days": 7, "30 days": 30, "90 days": 90}
+
+
+def render_growth(store, settings) -> None:
+    st.subheader("Growth")
+    left, right = st.columns(2)
+    window = left.segmented_control("Window", list(WINDOWS), default="30 days", key="growth_window") or "30 days"
+    bucket = right.segmented_control("Per", ["day", "hour"], default="day", key="growth_bucket") or "day"
+    try:
+        report = growth_report(store, "store", bucket, WINDOWS[window], budget_bytes=settings.disk_budget_bytes)
+    except StoreError as exc:
+        st.info(f"Growth over time is not available for this store: {literal(exc)}")
+        return
+    forecast = report.forecast
+    a, b, c = st.columns(3)
+    a.metric(f"Stored in the last {window}", human_bytes(forecast.window_bytes))
+    b.metric("A day, on average", human_bytes(round(forecast.bytes_per_day)))
+    c.metric("Disk budget passed", "—" if forecast.passes_at is None else f"{forecast.passes_at:%Y-%m-%d}",
+             help="setting disk_budget_bytes" + (f" = {forecast.budget_bytes:,}" if forecast.budget_bytes else ": not set"))
+    st.caption(f"Forecast: {forecast.verdict}. Basis: {forecast.basis}")
+    rows = growth_table(report)
+    if not rows:
+        st.info(f"No checkpoint is dated in the last {window}.")
+        return
+    frame = pd.DataFrame([{"start": p.start, "stored bytes": p.bytes, "checkpoints": p.checkpoints}
+                          for p in report.points])
+    st.altair_chart(alt.Chart(frame).mark_bar().encode(
+        x=alt.X("start:T", title=bucket), y=alt.Y("stored bytes:Q"),
+        tooltip=[alt.Tooltip("start:T", title=bucket), alt.Tooltip("stored bytes:Q", format=","), "checkpoints"],
+    ), width="stretch")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=byte_columns("stored bytes"))
+    left, right = st.columns(2)
+    for column, title, growers in ((left, "Threads that grew most", report.top_threads),
+                                   (right, "Channels that grew most", report.top_channels)):
+        column.markdown(f"**{title}**")
+        column.dataframe(pd.DataFrame([{"key": g.key, "stored bytes": g.bytes, "share": f"{g.share:.0%}"}
+                                       for g in growers]),
+                         hide_index=True, width="stretch", column_config=byte_columns("stored bytes"))
+    if report.channel_basis:
+        st.caption(f"Per channel: {report.channel_basis}")
+    if report.untimed_checkpoints or report.untimed_bytes:
+        st.caption(f"Not dated (ids that are not uuid6, blobs no checkpoint names): {report.untimed_checkpoints:,} "
+                   f"checkpoint(s), {human_bytes(report.untimed_bytes)}.")

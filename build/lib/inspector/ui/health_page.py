@@ -1,0 +1,94 @@
+"""Health: every thread ranked by stored bytes, the largest analysed in depth, the fields that account for
+their bytes, and every flag raised.
+
+The ranking is one aggregate over lengths in the database, so the largest thread
+comes first however many threads the store holds; the top ``health_top_threads``
+are then measured and linted (through the analysis cache), with a progress bar.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ..formatting import human_bytes
+from ..sizes.health import store_health
+from ..sizes.health_report import health_report, health_table
+from ..sizes.what_if import what_if_text
+from ..state.drift import drift_lines
+from ..store import StoreError
+from . import connection, routes
+from .growth_view import render_growth
+from .inert import literal
+from .sizes_views import health_of, render_flags
+from .store_files_view import render_files, render_leftovers
+from .tables import byte_columns
+
+
+def _analyse(store, top: int, settings) -> list:
+    """``store_health`` with each thread read through the page's cache, and a progress bar counting checkpoints."""
+    bar = st.progress(0.0, text="Analysing the largest threads")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total if total else 1.0, text=f"Analysing: {done:,} / {total:,} checkpoints")
+
+    def measure(thread, step):
+        found = health_of(store, thread.thread_id, thread.newest_checkpoint_id)
+        step(thread.checkpoints, thread.checkpoints)
+        return found
+
+    reports = store_health(store, settings, top, progress=progress, measure=measure)
+    bar.empty()
+    return reports
+
+
+def render() -> None:
+    st.title("Health")
+    store = connection.store()
+    if store is None:
+        return
+    settings = connection.settings()
+    top = settings.health_top_threads
+    try:
+        totals = store.totals()
+        report = health_report(_analyse(store, top, settings), settings, totals)
+    except StoreError as exc:
+        st.error(f"Reading the store failed: {literal(exc)}")
+        return
+    rows, summary = report.threads, report.summary
+    if not rows:
+        st.info("This store has no threads.")
+        return
+    st.caption(f"All {totals.threads:,} thread(s) ranked by stored bytes; the largest {len(rows)} analysed in depth "
+               f"(setting health_top_threads = {top}).")
+    a, b, c, d = st.columns(4)
+    a.metric("Stored", human_bytes(summary.store_bytes), help=f"the whole store ({totals.threads:,} threads, "
+             f"{totals.checkpoints:,} checkpoints); accounting: {summary.accounting}")
+    b.metric("Spent on repeats", human_bytes(summary.repeated_bytes), help=f"in the {len(rows)} threads analysed")
+    c.metric("Flags", report.flag_count)
+    d.metric("Threads flagged", f"{report.flagged_threads} of {len(rows)}", help="of the threads analysed in depth")
+    st.caption("In the threads analysed: " + what_if_text(summary.what_if))
+    st.subheader("The largest threads, by stored bytes")
+    st.dataframe(pd.DataFrame(health_table(rows)), hide_index=True, width="stretch",
+                 column_config=byte_columns("stored bytes", "newest state", "repeats"))
+    st.subheader("Bytes per field, in the threads analysed")
+    fields = pd.DataFrame({"field": list(summary.fields), "stored bytes": list(summary.fields.values())})
+    st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
+        x=alt.X("stored bytes:Q"), y=alt.Y("field:N", sort="-x"), tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],
+    ), width="stretch")
+    render_growth(store, settings)
+    render_files(store)
+    render_leftovers(store)
+    drifted = [r for r in rows if r.schema_drift.unknown_channels]
+    if drifted:
+        st.subheader("Schema drift")
+        st.caption("Channels these threads hold that the schema does not declare: replay leaves them unverified.")
+        for row in drifted:
+            routes.link("thread", row.thread_id, {"thread": row.thread_id}, icon=":material/schema:")
+            st.text(drift_lines(row.schema_drift, unwritten=False)[0])
+    st.subheader("Flags")
+    for row in (r for r in rows if r.flags):
+        routes.link("thread", f"{row.thread_id}: {len(row.flags)} flag(s)", {"thread": row.thread_id},
+                    icon=":material/timeline:")
+        render_flags(row)

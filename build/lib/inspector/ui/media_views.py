@@ -1,0 +1,205 @@
+"""Pictures and files: the viewed_images gallery, the artifacts panel with previews, and images over time.
+
+Here are the ``viewed_images`` and ``artifacts`` field views and the "Images
+over time" thread panel; ``panels`` lists them on the thread page.
+Thumbnails are small PNGs made once per image content; the full image is only
+sent when asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ..analysis_cache import AnalysisCache
+from ..formatting import human_bytes
+from ..media.artifacts import Artifact
+from ..media.image_history import lifecycle_note
+from ..media.images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
+from ..media.previews import Preview, download_bytes, preview_file
+from ..media.report import MediaReport, artifact_rows, image_rows, report_for_state, span_entries, span_rows
+from ..media.user_data import PathRefused, UserData
+from ..store import CheckpointRow, CheckpointState, Store
+from . import audit_trail, connection
+from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor
+from .inert import code_span, literal, show_markdown
+from .tables import table
+
+HISTORY_PANEL = "Images over time"
+GALLERY_COLUMNS = 3
+MAX_HISTORY_THUMBNAILS = 24
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None, history: bool,
+            _store: Store, _state: CheckpointState, _cache: AnalysisCache | None) -> MediaReport:
+    return masked(report_for_state(_store, _state, data_dir, history=history, cache=_cache))
+
+
+def report(store: Store | None, state: CheckpointState, history: bool = False) -> MediaReport:
+    """The media report of ``state`` (cached per store, checkpoint and data folder); ``history`` adds each
+    image's span and each artifact's first step, read along the lineage (only the history panel asks)."""
+    data_dir = connection.settings().data_dir
+    if store is None:
+        return masked(report_for_state(None, state, data_dir, history=False))  # type: ignore[arg-type]
+    cache = analysis_cache(store) if history else None
+    with st.spinner("Reading the images and artifacts along this checkpoint's history…" if history
+                    else "Checking images and artifacts…"):
+        return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, data_dir, history,
+                       store, state, cache)
+
+
+def _problems(report_: MediaReport) -> None:
+    for problem in report_.problems:
+        st.warning(literal(problem), icon=":material/folder_off:")
+
+
+# -- viewed_images ----------------------------------------------------------------
+
+
+def _caption(check: ImageCheck) -> str:
+    size = f"{check.width}x{check.height}" if check.width else "?"
+    return f"{check.key.rsplit('/', 1)[-1]} · {check.format or '?'} {size}"
+
+
+def _image_card(check: ImageCheck, entry: Any, user_data: UserData | None, key: str) -> None:
+    thumb = entry_thumbnail(check.key, entry, check, user_data)
+    if thumb is not None:
+        st.image(thumb, caption=literal(_caption(check)), output_format="PNG")
+    else:
+        st.markdown(code_span(check.key))
+    st.caption(f"{'inline base64' if check.shape == 'base64' else check.shape} · {human_bytes(check.byte_size)}")
+    for problem in check.problems:
+        st.warning(literal(problem), icon=":material/broken_image:")
+    if thumb is not None and st.toggle("Full size", key=f"full-{key}"):
+        data = checked_bytes(check, entry, user_data)
+        if data is not None:
+            st.image(data, caption=literal(check.key))
+
+
+def gallery(checks: list[ImageCheck], viewed: dict[str, Any], user_data: UserData | None, key: str) -> None:
+    """A grid of image cards: thumbnail, facts and problems, the full image on demand."""
+    columns = st.columns(GALLERY_COLUMNS)
+    for i, check in enumerate(checks):
+        with columns[i % GALLERY_COLUMNS], st.container(border=True):
+            _image_card(check, viewed.get(check.key), user_data, f"{key}-{i}")
+
+
+def viewed_images_view(value: Any, ctx: Any) -> None:
+    """``FIELD_VIEWS["viewed_images"]``: the selected checkpoint's images as pictures, with their problems."""
+    if not value:
+        st.caption("no viewed images" if value == {} else "empty")
+        return
+    found = report(ctx.store, ctx.state)
+    _problems(found)
+    with st.container(key="viewed-images-gallery"):
+        gallery(found.images, found.viewed_images, found.user_data, f"vi-{ctx.state.checkpoint_id}")
+    with st.expander("As a table"):
+        st.dataframe(table(image_rows(found.images)), hide_index=True)
+
+
+# -- artifacts --------------------------------------------------------------------
+
+
+def _render_preview(preview: Preview) -> None:
+    for problem in preview.problems:
+        st.warning(literal(problem), icon=":material/warning:")
+    if preview.truncated:
+        st.info(f"Showing the first part of a {preview.size:,}-byte file; download it for the rest.")
+    if preview.kind == "markdown":
+        show_markdown(preview.text or "")
+    elif preview.kind in ("code", "source"):
+        if preview.kind == "source":
+            st.caption("Shown as source; HTML and SVG are never rendered here.")
+        st.code(preview.text or "", language=preview.language)
+    elif preview.kind == "table" and preview.table is not None:
+        st.dataframe(preview.table, hide_index=True)
+    elif preview.kind == "image" and preview.thumbnail is not None:
+        facts = preview.image
+        st.image(preview.thumbnail, caption=literal(f"{facts.format} {facts.width}x{facts.height}"), output_format="PNG")
+    elif preview.kind == "binary":
+        st.markdown(literal(f"{preview.mime_type or 'binary file'} · {human_bytes(preview.size)}"))
+
+
+def _artifact_preview(artifact: Artifact, user_data: UserData | None, state: CheckpointState) -> None:
+    if not artifact.exists or artifact.physical_path is None or user_data is None:
+        st.info("No preview: " + literal('; '.join(artifact.problems) or 'file not found'))
+        return
+    preview = masked(preview_file(artifact.physical_path, user_data))
+    _render_preview(preview)
+    if preview.kind != "error":
+        path = artifact.physical_path
+        produce = audit_trail.exported(lambda: _download(path, user_data), state.thread_id, state.checkpoint_id,
+                                       state.checkpoint_ns, what="artifact", path=artifact.path)
+        st.download_button("Download", data=produce, file_name=path.rsplit("/", 1)[-1],
+                           mime=preview.mime_type or "application/octet-stream", icon=":material/download:",
+                           key=f"dl-{artifact.path}")
+
+
+def _download(path: str, user_data: UserData) -> bytes:
+    try:
+        return redactor().file(download_bytes(path, user_data))
+    except (PathRefused, OSError) as exc:
+        return f"not available: {exc}".encode()
+
+
+def artifacts_view(value: Any, ctx: Any) -> None:
+    """``FIELD_VIEWS["artifacts"]``: each artifact with its first step and flags, and a preview of one."""
+    if not value:
+        st.caption("no artifacts")
+        return
+    found = report(ctx.store, ctx.state)
+    _problems(found)
+    rows = [{k: v for k, v in row.items() if k != "first step"} for row in artifact_rows(found.artifacts)]
+    st.dataframe(table(rows), hide_index=True)
+    st.caption(f"When each one first appeared: the {HISTORY_PANEL!r} panel.")
+    if not found.artifacts:
+        return
+    labels = [a.path for a in found.artifacts]
+    # the key follows the list, so a checkpoint with other artifacts starts from its first one
+    key = f"artifact-preview-{ctx.state.thread_id}-{sha256_of(chr(0).join(labels).encode())[:12]}"
+    chosen = st.selectbox("Preview", labels, key=key)
+    with st.container(border=True, key="artifact-preview"):
+        _artifact_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data, ctx.state)
+
+
+# -- images over time --------------------------------------------------------------
+
+
+@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+def _span_thumbnails(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None,
+                     _found: MediaReport, _store: Store) -> list[tuple[str, bytes | None, list[str]]]:
+    spans = _found.spans[:MAX_HISTORY_THUMBNAILS]
+    shown = []
+    for span, entry in zip(spans, masked(span_entries(_store, thread_id, ns, spans, redactor().text))):
+        check = check_entry(span.path, entry, _found.user_data)
+        thumb = entry_thumbnail(span.path, entry, check, _found.user_data)
+        shown.append((f"step {span.appeared_step}: {span.path.rsplit('/', 1)[-1]}", thumb, check.problems))
+    return shown
+
+
+def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
+    """THREAD_PANELS entry: every image of the lineage, when it appeared, how it ended, how long it was carried;
+    and the step each artifact first appeared at."""
+    found = report(store, state, history=True)
+    if found.artifacts:
+        st.markdown("**Artifacts**")
+        st.dataframe(table(artifact_rows(found.artifacts)), hide_index=True)
+    if not found.spans:
+        st.info("No image was viewed on the way to this checkpoint.")
+        return
+    st.markdown("**Images**")
+    st.dataframe(table(span_rows(found.spans)), hide_index=True)
+    if note := lifecycle_note(found.spans):
+        st.caption(literal(note))
+    shown = _span_thumbnails(store.url, thread_id, state.checkpoint_ns, state.checkpoint_id,
+                            connection.settings().data_dir, found, store)
+    with st.container(key="images-over-time"):
+        columns = st.columns(4)
+        for i, (caption, thumb, problems) in enumerate(shown):
+            with columns[i % 4]:
+                if thumb is not None:
+                    st.image(thumb, caption=literal(caption), output_format="PNG")
+                else:
+                    st.caption(literal(f"{caption} ({'; '.join(problems)})"))

@@ -1,0 +1,1 @@
+"""Page scripts for ``st.navigation``: each runs one page module's ``render()``."""

@@ -1,0 +1,134 @@
+"""Retention: what a policy would delete, reclaim and break, and the SQL that would apply it.
+
+Deep link: ``/retention?keep=N&older=DAYS&inactive=DAYS&threads=A,B&safe=1``. The
+inspector never deletes: the statements are shown for an operator to review.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..formatting import human_bytes
+from ..retention import Plan, Policy, plan_store, statements
+from ..retention.chart import bytes_chart
+from ..retention.report import break_rows, thread_rows, totals_line, variant_line
+from ..store import Store, StoreError
+from . import audit_trail, connection, data
+from .inert import literal
+from .tables import byte_columns, table
+
+SQL_SHOWN_CHARS = 200_000  # longer scripts are offered as a download only
+BREAKS_SHOWN = 20  # one box each; all of them in a table below when there are more
+BREAK_STYLE = "background-color: rgba(214, 39, 40, 0.15)"
+
+
+@st.cache_data(ttl=data.TTL, max_entries=16, show_spinner="Planning over the store's keys and lengths…")
+def _plan(url: str, keep: int | None, older: float | None, inactive: float | None, threads: tuple[str, ...] | None,
+          safe: bool, _store: Store) -> Plan:
+    return plan_store(_store, Policy(keep, older, inactive, threads, safe))
+
+
+def _number(name: str) -> float | None:
+    try:
+        return float(st.query_params[name]) if st.query_params.get(name) else None
+    except ValueError:
+        return None
+
+
+def _form() -> tuple[int | None, float | None, float | None, tuple[str, ...] | None, bool, bool]:
+    keep_param = _number("keep")
+    with st.form("retention-policy"):
+        a, b, c = st.columns(3)
+        keep = a.number_input("Keep the latest N (per thread and namespace)", min_value=1, step=1,
+                              value=int(keep_param) if keep_param else None, placeholder="off")
+        older = b.number_input("Older than (days)", min_value=0.0, value=_number("older"), placeholder="off")
+        inactive = c.number_input("Whole threads inactive for (days)", min_value=0.0, value=_number("inactive"),
+                                  placeholder="off")
+        names = st.text_input("Only these threads (ids separated by spaces or commas; alone: delete them whole)",
+                              value=st.query_params.get("threads", "").replace(",", " "))
+        safe = st.toggle("Keep what the policy would break", value=st.query_params.get("safe") == "1")
+        submitted = st.form_submit_button("Preview", type="primary")
+    threads = tuple(n for n in names.replace(",", " ").split() if n) or None
+    return keep, older, inactive, threads, safe, submitted
+
+
+def _remember(keep, older, inactive, threads, safe) -> None:
+    params = {"keep": keep, "older": older, "inactive": inactive, "threads": ",".join(threads or ()) or None,
+              "safe": "1" if safe else None}
+    st.query_params.from_dict({k: f"{v:g}" if isinstance(v, float) else str(v) for k, v in params.items() if v})
+
+
+def render() -> None:
+    st.title("Retention")
+    st.caption("What a retention policy would delete, what it would reclaim and what it would break. "
+               "Nothing is deleted here: the statements below are for an operator to review and run.")
+    store = connection.store()
+    if store is None:
+        return
+    keep, older, inactive, threads, safe, submitted = _form()
+    if submitted:
+        _remember(keep, older, inactive, threads, safe)
+    try:
+        Policy(keep, older, inactive, threads, safe)
+    except ValueError as exc:
+        st.info(literal(f"{str(exc)[0].upper()}{str(exc)[1:]}."), icon=":material/info:")
+        return
+    try:
+        plan = _plan(store.url, keep, older, inactive, threads, safe, store)
+    except StoreError as exc:
+        st.error(literal(exc), icon=":material/error:")
+        return
+    _render_plan(plan)
+
+
+def _render_plan(plan: Plan) -> None:
+    a, b, c, d = st.columns(4)
+    a.metric("Would reclaim", human_bytes(plan.reclaim_bytes),
+             help=f"{human_bytes(plan.rows_bytes)} of rows, {human_bytes(plan.facts.free_bytes)} already free")
+    b.metric("Checkpoints deleted", f"{plan.checkpoints:,}")
+    c.metric("Threads touched", f"{len(plan.threads)} of {plan.threads_examined}")
+    d.metric("Breaks", len(plan.breaks))
+    st.caption(literal(totals_line(plan)))
+    line = variant_line(plan, how="switch on “Keep what the policy would break”")
+    (st.warning if plan.breaks else st.success)(literal(line), icon=":material/warning:" if plan.breaks
+                                                 else ":material/check_circle:")
+    for note in plan.notes:
+        st.caption(literal(note))
+    if not plan.threads:
+        st.info("Nothing in this store matches the policy.")
+        return
+    st.subheader("Bytes by thread")
+    st.altair_chart(bytes_chart(plan), width="stretch")
+    if plan.breaks:
+        st.subheader("What it would break")
+        for row in break_rows(plan)[:BREAKS_SHOWN]:
+            st.error(literal(f"{row['thread']}: {row['what breaks']}"), icon=":material/heart_broken:")
+        if len(plan.breaks) > BREAKS_SHOWN:
+            st.dataframe(table(break_rows(plan)), hide_index=True, width="stretch")
+    protected = [(t.thread_id, p.message) for t in plan.threads for p in t.protected]
+    if protected:
+        with st.expander(f"Kept so that nothing breaks ({len(protected)})"):
+            st.dataframe(table([{"thread": tid, "kept because": message} for tid, message in protected]),
+                         hide_index=True, width="stretch")
+    st.subheader("Threads")
+    rows = table(thread_rows(plan))
+    st.dataframe(rows.style.apply(_highlight_breaks, axis=1), hide_index=True, width="stretch",
+                 column_config=byte_columns("bytes"))
+    _render_sql(plan)
+
+
+def _highlight_breaks(row) -> list[str]:
+    return [BREAK_STYLE if row["breaks"] else ""] * len(row)
+
+
+def _render_sql(plan: Plan) -> None:
+    st.subheader("Statements")
+    script = statements(plan)
+    st.caption(f"One transaction in {'SQLite' if plan.dialect == 'sqlite' else 'PostgreSQL'}'s dialect. "
+               "Review it, then run it yourself; the inspector cannot write to the store.")
+    if len(script) <= SQL_SHOWN_CHARS:
+        st.code(script, language="sql", wrap_lines=True)
+    else:
+        st.code(script[:SQL_SHOWN_CHARS] + "\n-- … (the rest is in the download)", language="sql", wrap_lines=True)
+    st.download_button("Download the statements", audit_trail.exported(lambda: script, what="retention statements"),
+                       file_name="retention-plan.sql", mime="application/sql", on_click="ignore")

@@ -1,0 +1,122 @@
+"""The dashboard's pages, registered once by app.py, so pages can link to each other; and the one builder of
+links to a checkpoint on the thread page.
+
+``url_path`` names are part of the URL contract: ``thread``, ``diff``, ``health`` and ``retention``.
+The thread list is the default page, served at the root URL (``/``, and ``/threads``); it is
+registered under the name ``threads`` for links between pages.
+
+The thread page's URL: ``?thread=<id>&checkpoint=<id>&ns=<namespace>&panel=<panel>``; ``panel`` is a
+panel's slug (``panel_slug``: "Diff vs parent" -> ``diff-vs-parent``). Every finding that names a step or
+a checkpoint links there through ``checkpoint_params`` / ``checkpoint_link``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+import streamlit as st
+
+from .inert import literal
+
+_PAGES: dict[str, st.Page] = {}
+
+PANEL_PARAM = "panel"
+
+
+def register(pages: list[st.Page]) -> list[st.Page]:
+    for page in pages:
+        if page.visibility != "hidden":  # an alias (``/threads``) is reached by its URL, never linked to
+            _PAGES[page.url_path or "threads"] = page
+    return pages
+
+
+def page(url_path: str) -> st.Page | str:
+    """The registered page for ``url_path``."""
+    return _PAGES[url_path]
+
+
+def panel_slug(title: str) -> str:
+    """A panel's name in the URL: its title lower-cased, words joined by ``-``."""
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+
+
+def checkpoint_params(thread_id: str, checkpoint_id: str | None = None, ns: str = "",
+                      panel: str | None = None) -> dict[str, str]:
+    """Query parameters of the thread page showing ``checkpoint_id`` (the newest when None) with the panel
+    titled ``panel`` open (the first when None)."""
+    params = {"thread": thread_id}
+    if checkpoint_id:
+        params["checkpoint"] = checkpoint_id
+    if ns:
+        params["ns"] = ns
+    if panel:
+        params[PANEL_PARAM] = panel_slug(panel)
+    return params
+
+
+def checkpoint_href(thread_id: str, checkpoint_id: str | None = None, ns: str = "", panel: str | None = None) -> str:
+    """A relative URL of that thread page view (for Markdown links and table link columns)."""
+    from urllib.parse import urlencode
+
+    return "thread?" + urlencode(checkpoint_params(thread_id, checkpoint_id, ns, panel))
+
+
+def link(url_path: str, label: str, params: dict[str, str] | None = None, icon: str | None = None,
+         help: str | None = None) -> None:
+    """A link to another page carrying query parameters (no link when the page is not registered).
+
+    ``label`` is shown as written (page link labels are Markdown; thread ids in them come from the data).
+    """
+    if url_path in _PAGES:
+        st.page_link(_PAGES[url_path], label=literal(label), icon=icon, query_params=params or {}, help=help)
+
+
+def checkpoint_link(label: str, thread_id: str, checkpoint_id: str | None = None, ns: str = "",
+                    panel: str | None = None, icon: str | None = ":material/my_location:",
+                    help: str | None = None) -> None:
+    """A link to one checkpoint of a thread on the thread page, ``panel`` open."""
+    link("thread", label, checkpoint_params(thread_id, checkpoint_id, ns, panel), icon=icon,
+         help=help or "Open this checkpoint on the thread page")
+
+
+def go(url_path: str, params: dict[str, str] | None = None) -> None:
+    st.switch_page(_PAGES[url_path], query_params=params or {})
+
+
+# --- widgets whose value lives in the URL -------------------------------------------------------------
+
+
+def _synced(key: str) -> str:
+    return f"_url_{key}"
+
+
+def bind(key: str, param: str, default: Any, parse: Callable[[str], Any] = str) -> str | None:
+    """Before drawing widget ``key`` (drawn without a default of its own): give it the value of query
+    parameter ``param`` whenever the URL changed since the page last wrote it (a link, Back), so the URL
+    and the widget never disagree. Returns a message naming a value of ``param`` that ``parse`` refused
+    (``ValueError``); the widget then shows ``default``."""
+    shown = st.query_params.get(param)
+    if key in st.session_state and st.session_state.get(_synced(key), None) == shown:
+        return None
+    problem = None
+    value = default
+    if shown is not None:
+        try:
+            value = parse(shown)
+        except ValueError as exc:
+            problem = f"{param}={shown!r} is not understood ({exc}); showing {default!r} instead."
+    st.session_state[key] = value
+    st.session_state[_synced(key)] = shown
+    return problem
+
+
+def keep(key: str, param: str, value: Any, default: Any) -> None:
+    """After drawing widget ``key``: write its ``value`` to query parameter ``param`` (removed at ``default``)."""
+    text = None if value in (None, "") or value == default else str(value)
+    if st.query_params.get(param) != text:
+        if text is None:
+            st.query_params.pop(param, None)
+        else:
+            st.query_params[param] = text
+    st.session_state[_synced(key)] = text

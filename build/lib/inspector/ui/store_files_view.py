@@ -1,0 +1,65 @@
+"""The Health page's store sections: what the files hold, and the rows no checkpoint needs.
+
+The database's own numbers (pragmas, ``dbstat``, ``pg_relation_size``, statistics views) and anti-joins
+over keys; the statements shown are for an operator to review and run, never run here.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ..formatting import human_bytes
+from ..operations.file_report import fact_lines, relation_rows
+from ..operations.orphans import orphan_report
+from ..store import StoreError
+from .inert import literal
+from .tables import byte_columns, table
+
+
+def render_files(store) -> None:
+    st.subheader("The store's files")
+    per_table = True
+    if store.kind == "sqlite":
+        per_table = st.toggle("Bytes per table and index (SQLite's dbstat reads every page once)", key="files_per_table")
+    try:
+        facts = store.file_facts(per_table=per_table)
+    except StoreError as exc:
+        st.info(f"File facts are not available for this store: {literal(exc)}")
+        return
+    a, b = st.columns(2)
+    a.metric("On disk", human_bytes(facts.total_bytes))
+    if facts.kind == "sqlite":
+        b.metric("VACUUM would give back", human_bytes(facts.free_bytes), help=f"{facts.free_pages:,} free pages")
+    else:
+        b.metric("Dead tuples", f"{facts.dead_rows or 0:,}", help="in LangGraph's tables, from pg_stat_all_tables")
+    for line in fact_lines(facts):
+        st.text(line)
+    if facts.relations:
+        st.dataframe(table(relation_rows(facts)), hide_index=True, width="stretch",
+                     column_config=byte_columns("bytes", "payload", "heap", "toast", "indexes"))
+
+
+def render_leftovers(store) -> None:
+    st.subheader("Leftovers")
+    try:
+        report = orphan_report(store)
+    except StoreError as exc:
+        st.info(f"Finding leftovers is not available for this store: {literal(exc)}")
+        return
+    st.caption(f"Rows no checkpoint needs: {human_bytes(report.total_bytes)}. "
+               + ("App thread tables read: " + ", ".join(f"{app} ({table})" for app, table in report.app_tables)
+                  if report.app_tables else "No app thread table (DeerFlow's threads_meta, Agent Server's thread) "
+                                            "is present or readable.")
+               + " The statements are for you to review and run; the inspector never runs them.")
+    for item in report.leftovers:
+        with st.expander(f"{item.title}: {item.rows:,} row(s), {human_bytes(item.bytes)}, "
+                         f"{item.thread_count:,} thread(s)", expanded=False):
+            if not item.rows:
+                st.text("None.")
+                continue
+            st.dataframe(pd.DataFrame([{"thread": t.thread_id, "rows": t.rows, "bytes": t.bytes,
+                                        "every checkpoint gone": t.gone} for t in item.threads]),
+                         hide_index=True, width="stretch", column_config=byte_columns("bytes"))
+            st.caption(item.caution)
+            st.code(item.statements, language="sql")

@@ -1,0 +1,188 @@
+"""Thread: the checkpoint history of one thread and the state of the selected checkpoint.
+
+URL contract: ``?thread=<id>&checkpoint=<id>&ns=<namespace>`` (page ``thread``).
+The query parameters always name what is on screen; every control that selects
+a checkpoint writes them.
+
+The panels offered beside the history are ``panels.THREAD_PANELS``. Only the
+chosen panel runs (the first, the state, until another is picked), so opening
+a thread costs the visible page of its history and one decoded checkpoint,
+whatever the history's length. Each panel runs guarded: an exception shows an
+error in that panel only.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .. import profiles
+from ..diff import verdict
+from ..history.lineage import History, Key
+from ..history.location import Location, parse_location
+from ..history.thread_history import ThreadHistory
+from ..state.drift import drift_lines, thread_drift
+from ..store import CheckpointRow, NotFound, Store, StoreError
+from . import audit_trail, branch_links, bundle_view, connection, data, diff_view, follow, panels, routes, timeline_view
+from .guard import guarded
+from .inert import literal
+
+# Up to this many stored bytes, opening a thread reads every checkpoint's metadata (it sits behind the state
+# in SQLite, so reading it costs about the thread's bytes); beyond, only the pages shown.
+SMALL_HISTORY_BYTES = 16_000_000
+PANEL_KEY = "thread_panel"
+
+
+# Parameters that are not the location but travel with it: the open panel, and the list a reader came from.
+CARRIED = (routes.PANEL_PARAM, "q", "sort")
+
+
+def select(location: Location) -> None:
+    """Show ``location``: write it to the URL (the page reads it back on the rerun)."""
+    carried = {k: st.query_params[k] for k in CARRIED if st.query_params.get(k)}
+    st.query_params.from_dict({**location.params(), **carried})
+
+
+def _back(message: str) -> None:
+    st.error(literal(message), icon=":material/error:")
+    routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
+
+
+def _resolve(history: History, location: Location) -> Key | None:
+    if not location.checkpoint and location.ns:
+        return next((k for k in history.ordered if k[0] == location.ns), None)
+    if not location.checkpoint:
+        return history.head
+    return history.find(location.checkpoint, location.ns or None)
+
+
+def render() -> None:
+    location = parse_location(st.query_params.to_dict())
+    if not location.thread:
+        st.title("Thread")
+        _back("No thread selected: open one from the thread list.")
+        return
+    store = connection.store()
+    if store is None:
+        return
+    try:
+        thread = data.thread_history(store, location.thread)
+    except NotFound:
+        st.title("Thread")
+        _back(f"There is no thread {location.thread!r} in this store.")
+        return
+    except StoreError as exc:
+        _back(f"Reading thread {location.thread!r} failed: {exc}")
+        return
+    with profiles.reading(store, thread.thread_id) as chosen:
+        _header(store, thread, location)
+        st.caption(literal(chosen.line()), help="Which app's knowledge reads this thread, and what in the data shows "
+                   "it (setting profile / --profile names one for every thread)")
+        _thread(store, thread, location)
+
+
+def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
+    history = thread.history
+    key = _resolve(history, location)
+    if key is None:
+        st.warning(literal(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
+                           if location.checkpoint else f"Namespace {location.ns!r} has no checkpoint in this thread."))
+        routes.link("thread", "Show the newest checkpoint", {"thread": location.thread}, icon=":material/history:")
+        routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
+        return
+    shown = Location(location.thread, key[1], key[0])
+    if shown != location:
+        select(shown)  # the URL names exactly what is on screen, so a copied link keeps showing it
+    audit_trail.record_view("thread_view", location.thread)
+    audit_trail.record_view("checkpoint_view", location.thread, key[1], key[0])
+    # one read for the rows on screen: the selected checkpoint's page, and the thread's first checkpoint,
+    # whose metadata names the thread a branch came from (a small history is read whole, kinds and all)
+    page = history.page(history.page_of(key, timeline_view.PAGE_SIZE), timeline_view.PAGE_SIZE)
+    if sum(node.row.stored_bytes for node in history.nodes.values()) <= SMALL_HISTORY_BYTES:
+        page = history.ordered
+    thread.complete(store, [*page, *([thread.oldest_root] if thread.oldest_root else [])])
+    guarded("Branch links", branch_links.render, store, thread.thread_id, history)
+    _body(store, thread, key)
+    timeline_view.autoplay(history, key, select)
+
+
+def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
+    """The title, Follow (which reads newer checkpoints before the history is laid out), Refresh and Export."""
+    title_col, follow_col, refresh_col, export_col = st.columns([5, 1.3, 1.3, 1.4], vertical_alignment="bottom")
+    title_col.title(literal(thread.thread_id))
+    if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
+        data.refresh_thread(store, thread.thread_id)
+        st.rerun()
+    with export_col:
+        bundle_view.export_button(store, thread.thread_id)
+    with follow_col:
+        st.toggle("Follow", key=follow.TOGGLE_KEY, help=follow.HELP)
+    routes.link("threads", "All threads", {k: st.query_params[k] for k in ("q", "sort") if st.query_params.get(k)},
+                icon=":material/arrow_back:")
+    follow.poll(store, thread, location, select)
+
+
+def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
+    history = thread.history
+    namespaces = sorted({ns for ns, _ in history.ordered})
+    replays = diff_view.thread_replay(store, thread.thread_id, namespaces, len(history))
+    if replays:
+        diff_view.render_verdict(verdict([s for steps in replays.values() for s in steps]), compact=True)
+    timeline_view.render(history, key, select, diff_view.replay_marks(replays),
+                         complete=lambda keys: thread.complete(store, keys),
+                         marks_for=lambda keys: diff_view.cached_marks(
+                             store, thread.thread_id, [history.node(k).row for k in keys]),
+                         made_for=lambda keys: thread.attributions(store, keys))
+
+
+def _drift(store: Store, thread_id: str, history: History) -> None:
+    """Channels the thread holds that the schema lacks, and schema fields it never wrote."""
+    head = history.node(history.head).row if history.head else None
+    states = [data.state(store, thread_id, head.checkpoint_id, head.checkpoint_ns)] if head else []
+    drift = thread_drift([n.row for n in history.nodes.values()], states)
+    lines = drift_lines(drift)
+    if drift.unknown_channels:
+        st.info(literal(lines[0]), icon=":material/schema:")
+    if drift.unwritten_fields:
+        st.caption(literal(lines[-1]))
+
+
+def _panel() -> tuple[str, panels.Panel]:
+    """The panel picked beside the history (the first one until another is picked)."""
+    offered = panels.THREAD_PANELS
+    titles = [title for title, _ in offered]
+    by_slug = {routes.panel_slug(t): t for t in titles}
+
+    def parse(slug: str) -> str:
+        if slug not in by_slug:
+            raise ValueError(f"the panels are {', '.join(by_slug)}")
+        return by_slug[slug]
+
+    problem = routes.bind(PANEL_KEY, routes.PANEL_PARAM, titles[0], parse)
+    if problem:
+        st.warning(literal(problem), icon=":material/link_off:")
+    chosen = st.segmented_control("Panel", titles, key=PANEL_KEY, label_visibility="collapsed") or titles[0]
+    routes.keep(PANEL_KEY, routes.PANEL_PARAM, routes.panel_slug(chosen), routes.panel_slug(titles[0]))
+    return next(((t, p) for t, p in offered if t == chosen), offered[0])
+
+
+def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
+    history = thread.history
+    row = history.node(key).row
+    guarded("Navigator", timeline_view.navigator, history, key, select)
+    left, right = st.columns([2, 3], gap="medium")
+    with right:  # first: the state reaches the browser before the history's charts
+        guarded("The selected checkpoint", _selected, store, thread.thread_id, row)
+    with left:
+        guarded("History", _history, store, thread, key)
+        guarded("Schema drift", _drift, store, thread.thread_id, history)
+
+
+def _selected(store: Store, thread_id: str, row: CheckpointRow) -> None:
+    title, panel = _panel()
+    try:
+        state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
+    except Exception as exc:  # noqa: BLE001 - the history beside it must still render
+        st.error(literal(f"Cannot read checkpoint {row.checkpoint_id}: {data.redactor().text(str(exc))}"),
+                 icon=":material/error:")
+        return
+    guarded(title, panel, store, thread_id, row, state)

@@ -1,0 +1,95 @@
+"""Threads: a searchable, paged, sortable table of the store's threads; a row opens the thread."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ..history.thread_list import ThreadPages, thread_records
+from ..store import StoreError
+from . import connection, data, reveal, routes, sizes_views
+from .inert import literal
+from .tables import blank_missing
+
+PAGE_SIZE = 50
+SEARCH_KEY = "threads_q"
+
+
+def render() -> None:
+    st.title("Threads")
+    store = connection.store()
+    if store is None:
+        return
+    for stray in ("thread", "checkpoint", "ns", routes.PANEL_PARAM):  # Back from a thread lands here with them
+        st.query_params.pop(stray, None)
+    routes.bind(SEARCH_KEY, "q", "")
+    search = st.text_input("Search", key=SEARCH_KEY, placeholder="thread id, title, checkpoint id or metadata value",
+                           help="Matches the thread id, the title, a checkpoint id or a metadata value, as the list shows them")
+    routes.keep(SEARCH_KEY, "q", search, "")
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    with left:
+        order = sizes_views.sort_choice()
+    unmasked = reveal.search_unmasked()
+    try:
+        listing = ThreadPages(store, search or None, order, mask=None if unmasked else data.masked)
+        total = listing.total
+        pages = max(1, -(-total // PAGE_SIZE))
+        page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
+        rows = data.masked(listing.page(PAGE_SIZE, (page - 1) * PAGE_SIZE))
+        with right:
+            sizes = sizes_views.size_columns(store, rows)
+    except StoreError as exc:
+        st.error(f"Reading the thread list failed: {literal(exc)}")
+        return
+    if not total:
+        _nothing_found(search)
+        return
+    st.caption(f"{total} thread(s) · select a row to open it")
+    frame = blank_missing(sizes_views.add_size_columns(pd.DataFrame(thread_records(rows)), rows, sizes), ["state size"])
+    nonce = st.session_state.get("threads_table_nonce", 0)
+    event = st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"threads_table_{nonce}",
+        column_config={
+            "thread": st.column_config.TextColumn(width="medium"),
+            "title": st.column_config.TextColumn(width="medium"),
+            "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
+            "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
+            "stored bytes": st.column_config.NumberColumn(format="localized", help="checkpoints and writes as stored"),
+            **sizes_views.LIST_COLUMN_CONFIG,
+        },
+    )
+    sizes_views.flag_note(rows, sizes)
+    if event.selection.rows:
+        thread_id = rows[event.selection.rows[0]].thread_id
+        st.session_state["threads_table_nonce"] = nonce + 1  # coming back must not reopen it
+        # the list's own parameters ride along: Back lands on an entry holding them, and the list keeps them
+        kept = {k: v for k, v in (("q", search), ("sort", order if order != "newest" else "")) if v}
+        routes.go("thread", {**routes.checkpoint_params(thread_id, _newest(store, thread_id)), **kept})
+
+
+def _newest(store, thread_id: str) -> str | None:
+    """The checkpoint the thread page opens on, named in the link so that page does not rewrite its URL
+    (which would cost one more Back to return to the list)."""
+    try:
+        head = data.thread_history(store, thread_id).history.head
+    except StoreError:
+        return None
+    return head[1] if head is not None and not head[0] else None
+
+
+def _clear_search() -> None:
+    st.session_state[SEARCH_KEY] = ""
+
+
+def _nothing_found(search: str) -> None:
+    if search:
+        st.info(literal(f"No thread matches “{search}” (its id, title, checkpoint ids and metadata as shown)."),
+                icon=":material/search_off:")
+        st.button("Clear the search", icon=":material/close:", on_click=_clear_search, key="threads_clear")
+    else:
+        st.info("This store holds no thread yet.", icon=":material/inbox:")

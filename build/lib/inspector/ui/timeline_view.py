@@ -1,0 +1,187 @@
+"""The history widgets of the thread page: navigator, checkpoint table and tree."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Callable
+
+import pandas as pd
+import streamlit as st
+
+from ..history.attribution import Attribution
+from ..history.checkpoint_kinds import DELTA_MARKER, delta_marker, kind_at, step_label
+from ..history.lineage import History, Key
+from ..history.location import Location
+from ..history.timeline_rows import timeline_records
+from ..history.tree_chart import SELECTION, tree_chart, tree_data
+from .diff_view import MISMATCH_MARK
+from .inert import literal
+
+PAGE_SIZE = 40
+PLAY_DELAY_SECONDS = 1.2
+PLAY_KEY = "nav_play"
+Select = Callable[[Location], None]
+
+
+def _location(history: History, key: Key) -> Location:
+    return Location(history.node(key).row.thread_id, key[1], key[0])
+
+
+def _label(history: History, key: Key) -> str:
+    row = history.node(key).row
+    if row.keys_only:  # off the pages read so far: the step from the checkpoint id, no source yet
+        return literal(f"step {row.step}")
+    return literal(f"step {step_label(history, key)}")  # select_slider options are Markdown
+
+
+def navigator(history: History, key: Key, select: Select) -> None:
+    """Previous / next along the selected checkpoint's branch, and a step slider."""
+    path = history.path_through(key)
+    index = path.index(key)
+    if st.session_state.pop("nav_play_reset", False):
+        st.session_state[PLAY_KEY] = False
+    play_col, prev_col, slider_col, next_col = st.columns([1.3, 1.3, 6, 1.3], vertical_alignment="bottom")
+    play_col.toggle("Play", key=PLAY_KEY, help="Step through this branch of the history, one checkpoint at a time",
+                    on_change=_start_play, args=(history, path, index, select))
+    if prev_col.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev"):
+        select(_location(history, path[index - 1]))
+        st.rerun()
+    if next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next"):
+        select(_location(history, path[index + 1]))
+        st.rerun()
+    if len(path) > 1:
+        slider_key = f"nav_slider_{key[0]}_{key[1]}"
+        chosen = slider_col.select_slider(
+            "Checkpoint on this branch", options=list(range(len(path))), value=index,
+            format_func=lambda i: _label(history, path[i]), key=slider_key,
+        )
+        if chosen != index:
+            select(_location(history, path[chosen]))
+            st.rerun()
+
+
+def _start_play(history: History, path: list[Key], index: int, select: Select) -> None:
+    if st.session_state.get(PLAY_KEY) and index == len(path) - 1 and len(path) > 1:
+        select(_location(history, path[0]))  # at the newest checkpoint: replay from the start
+
+
+def autoplay(history: History, key: Key, select: Select) -> None:
+    """While Play is on, move to the next checkpoint after a pause (call at the end of the page)."""
+    if not st.session_state.get(PLAY_KEY):
+        return
+    path = history.path_through(key)
+    index = path.index(key)
+    if index == len(path) - 1:
+        st.session_state["nav_play_reset"] = True
+        st.caption("Reached the newest checkpoint of this branch.")
+        return
+    time.sleep(PLAY_DELAY_SECONDS)
+    select(_location(history, path[index + 1]))
+    st.rerun()
+
+
+def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None,
+           complete: Callable[[list[Key]], None] | None = None,
+           marks_for: Callable[[list[Key]], dict[Key, str]] | None = None,
+           made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None) -> None:
+    """The checkpoint tree and table of one page of the history; ``complete(keys)`` reads that page's full
+    rows, ``marks_for(keys)`` gives that page's replay marks when ``marks`` does not, ``made_for(keys)`` their
+    attributions (which tasks produced each checkpoint, what they wrote)."""
+    pages = history.page_count(PAGE_SIZE)
+    page = history.page_of(key, PAGE_SIZE)
+    if pages > 1:
+        page = st.number_input(f"History page (of {pages}, newest first)", 1, pages, page + 1, key=f"hist_page_{key}") - 1
+    keys = history.page(page, PAGE_SIZE)
+    if complete is not None:
+        complete(keys)
+    if not marks and marks_for is not None:
+        marks = marks_for(keys)
+    made = made_for(keys) if made_for is not None else {}
+    st.caption(_summary(history))
+    _problems(history)
+    _replay_warning(history, marks or {})
+    tree_tab, table_tab = st.tabs(["Tree", "Table"])
+    with tree_tab:
+        _tree(history, keys, key, select, made)
+    with table_tab:
+        _table(history, keys, key, select, marks or {}, made)
+
+
+def _problems(history: History) -> None:
+    """Broken links of the history (parent cycles, missing parents, duplicate ids), named one by one."""
+    for problem in history.problems[:20]:
+        st.error(problem.message, icon=":material/link_off:")
+    if len(history.problems) > 20:
+        st.error(f"… and {len(history.problems) - 20} more broken link(s) in this history", icon=":material/link_off:")
+
+
+def _replay_warning(history: History, marks: dict[Key, str]) -> None:
+    bad = [k for k in history.ordered if marks.get(k, "").endswith(MISMATCH_MARK)]
+    if bad:
+        steps = ", ".join(str(history.node(k).row.step) for k in bad[:10])
+        st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {literal(steps)}"
+                   " (see the Table tab and the Diff vs parent panel)", icon=":material/report:")
+
+
+def _summary(history: History) -> str:
+    parts = [f"{len(history)} checkpoint(s)", f"{len(history.branches)} branch(es)"]
+    if history.forks:
+        parts.append(f"{len(history.forks)} fork(s)")
+    namespaces = {k[0] for k in history.ordered if k[0]}
+    if namespaces:
+        parts.append(f"{len(namespaces)} subgraph namespace(s)")
+    if history.orphans:
+        parts.append(f"{len(history.orphans)} checkpoint(s) whose parent is missing")
+    kinds = Counter(kind.name for key in history.ordered if (kind := kind_at(history, key)) is not None)
+    parts += [f"{n} {name}" for name, n in sorted(kinds.items())]
+    marked = Counter(delta_marker(node.row.metadata) for node in history.nodes.values())
+    if marked[DELTA_MARKER]:
+        parts.append(f"delta mode: {DELTA_MARKER} on {marked[DELTA_MARKER]} checkpoint(s)")
+    elif marked["counters_since_delta_snapshot"]:
+        parts.append(f"delta channels on {marked['counters_since_delta_snapshot']} checkpoint(s)")
+    read = sum(1 for node in history.nodes.values() if not node.row.keys_only)
+    if read < len(history) and (kinds or marked[DELTA_MARKER] or marked["counters_since_delta_snapshot"]):
+        parts.append(f"(kinds counted on the {read} checkpoint(s) read so far)")
+    return " · ".join(parts)
+
+
+def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dict[Key, Attribution]) -> None:
+    spec = tree_chart(tree_data(history, keys, key, made))
+    event = st.vega_lite_chart(spec, on_select="rerun", selection_mode=SELECTION,
+                               key=f"tree_{key[0]}_{key[1]}", width="stretch")
+    picked = (event.selection.get(SELECTION) or []) if event is not None else []
+    if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
+        target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
+        if target != key and target in history.nodes:
+            select(_location(history, target))
+            st.rerun()
+
+
+def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
+           made: dict[Key, Attribution]) -> None:
+    frame = pd.DataFrame(timeline_records(history, keys, marks, made))
+    event = st.dataframe(
+        frame,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"cp_table_{key[0]}_{key[1]}",
+        column_order=["step", "node", "wrote", "source", "kind", "mode", "time", "namespace", "branch", "size", "fork",
+                      "replay"],
+        column_config={
+            "time": st.column_config.DatetimeColumn(format="HH:mm:ss.SSS"),
+            "size": st.column_config.NumberColumn(help="stored bytes: checkpoint and its writes"),
+            "node": st.column_config.TextColumn(help="the task(s) whose writes produced this checkpoint (stored "
+                                                "against its parent)"),
+            "wrote": st.column_config.TextColumn(help="the state fields those tasks wrote into this checkpoint"),
+            "kind": st.column_config.TextColumn(help="what DeerFlow wrote this checkpoint for, outside a graph step"),
+            "mode": st.column_config.TextColumn(help="delta: written in DeerFlow's delta mode (metadata marker)"),
+        },
+    )
+    rows = event.selection.rows if event is not None else []
+    if rows:
+        picked = keys[rows[0]]
+        if picked != key:
+            select(_location(history, picked))
+            st.rerun()

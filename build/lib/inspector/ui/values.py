@@ -1,0 +1,24 @@
+"""One decoded value on screen: containers as a JSON tree, text as text.
+
+``st.json`` treats a ``str`` as serialized JSON and shows "Json Parse Error"
+for ordinary text (a ``summary_text``, a written ``title``, an interrupt's
+question), so strings and other scalars never go to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ..formatting import dumps, to_jsonable
+
+
+def show_value(value: Any, expanded: bool | int = 1) -> None:
+    shown = to_jsonable(value)
+    if isinstance(shown, (dict, list)):
+        st.json(shown, expanded=expanded)
+    elif isinstance(shown, str):
+        st.text(shown)
+    else:
+        st.code(dumps(shown), language=None)
