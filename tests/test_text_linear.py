@@ -38,7 +38,7 @@ def test_worst_cases_cost_a_small_multiple_of_plain_text(transform):
     slow = {}
     for name, make in WORST.items():
         spent = _best(fn, make(SIZE), repeat=2)
-        if spent > 20 * baseline + 0.1:  # generous for a shared machine; a quadratic pattern is 1,000x here
+        if spent > 30 * baseline + 0.3:  # generous for a shared machine; a quadratic pattern is 1,000x here
             slow[name] = f"{spent * 1000:.0f} ms, plain {baseline * 1000:.0f} ms"
     assert slow == {}
 
