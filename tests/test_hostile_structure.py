@@ -205,3 +205,12 @@ def test_state_json_names_the_too_deep_field_and_shows_the_rest(structure_db, ca
     assert {"field": "notes", "kind": "too-deep"}.items() <= next(p for p in state["problems"] if p["field"] == "notes").items()
     code, out = run(capsys, "state", DEEP_JSON, "--db", str(structure_db), "--json")
     assert json.loads(out)["metadata"] == {"__too_deep__": "nested deeper than 100 levels; not shown"}
+
+
+def test_a_metadata_filter_skips_a_too_deep_row_instead_of_failing(structure_db):
+    from inspector.store import open_store
+
+    with open_store(str(structure_db)) as store:
+        rows = store.history(DEEP_JSON, None, filter={"source": "loop"})
+        everything = store.timeline(DEEP_JSON)
+    assert 0 < len(rows) < len(everything)  # the deep row matches nothing; the others still do
