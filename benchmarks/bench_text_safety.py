@@ -3,7 +3,8 @@ as a ratio to plain prose of the same length, measured in the same run.
 
     python benchmarks/bench_text_safety.py [--mb 1] [--repeat 3] [--growth]
 
-For each transform (``inert_markdown``, ``literal``, masking with the built-in rules, ``links_in``) it prints
+For each transform (``inert_markdown``, ``literal``, masking with the built-in rules, ``links_in``, and DeerFlow's
+message display: ``strip_human_blocks``, ``strip_marker_tags``, ``parse_upload_block``) it prints
 the milliseconds per MB of plain text, then each worst case's milliseconds per MB and its ratio to plain.
 ``--growth`` also prints each worst case at 10k, 100k and 1M characters: linear time grows about tenfold per
 step (a quadratic pattern a hundredfold; the e-mail pattern the inert path used to have took 104 s over
@@ -23,8 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.worst_text import WORST, plain  # noqa: E402
 from inspector.safety.inert_text import inert_markdown, links_in, literal  # noqa: E402
 from inspector.safety.redaction import Redactor  # noqa: E402
+from inspector.state.deerflow_messages import parse_upload_block, strip_human_blocks, strip_marker_tags  # noqa: E402
 
-TRANSFORMS = {"inert_markdown": inert_markdown, "literal": literal, "masking": Redactor().text, "links_in": links_in}
+TRANSFORMS = {"inert_markdown": inert_markdown, "literal": literal, "masking": Redactor().text, "links_in": links_in,
+              "strip_human_blocks": strip_human_blocks, "strip_marker_tags": strip_marker_tags,
+              "parse_upload_block": parse_upload_block}
 
 
 def best(fn, text: str, repeat: int) -> float:

@@ -52,6 +52,10 @@ WORST: dict[str, Callable[[int], str]] = {
     "digits": lambda n: "1" * n,
     "underscores": lambda n: _repeat("_a_:", n),
     "spaces": lambda n: " " * n,
+    # DeerFlow's message blocks and internal tags: openings that never close
+    "unclosed-blocks": lambda n: _repeat("<uploaded_files>", n),
+    "unclosed-tags": lambda n: _repeat("<memory a ", n),
+    "upload-lines": lambda n: "<uploaded_files>\n" + _repeat("- (1 ( ", n - 40) + "\n</uploaded_files>",
     # a data URL holding an image: what the masking used to skip
     "base64": _base64_run,
 }

@@ -110,7 +110,7 @@ def test_a_pushed_task_is_named_by_its_sends_node_from_the_write_keys(flow):
     assert all(w.send_to is None for w in keys if w.channel != "__pregel_tasks")
 
 
-@pytest.mark.parametrize("thread_id", ["demo-research", "demo-vision", "demo-subgraph", FLOW_THREAD])
+@pytest.mark.parametrize("thread_id", [*DEMO_THREADS, FLOW_THREAD])
 def test_tree_table_diff_and_cli_timeline_say_the_same(demo_db, flow_db, thread_id, capsys):
     """Every surface names a step's nodes and fields through the one attribution: tree labels, the table's
     node and wrote columns, the diff's writes and the CLI timeline (table and JSON)."""
@@ -125,8 +125,10 @@ def test_tree_table_diff_and_cli_timeline_say_the_same(demo_db, flow_db, thread_
     with open_store(f"sqlite:///{db}") as store:
         history = build_history(store.timeline(thread_id))
         made = attribute_keys(store, history, history.ordered)
+        steps = [k for k in history.ordered if made[k].made_by == STEP]
+        sample = steps[:: max(1, len(steps) // 40)]  # demo-long: every 8th of its 300 steps
         diffs = {k: diff_checkpoints(store, thread_id, history.node(k).row.parent_checkpoint_id, k[1], k[0])
-                 for k in history.ordered if made[k].made_by == STEP}
+                 for k in sample}
     records = {(r["ns"], r["checkpoint"]): r for r in timeline_records(history, history.ordered, made=made)}
     points = {(p["ns"], p["checkpoint"]): p for p in tree_data(history, history.ordered, made=made).points}
     assert main(["timeline", thread_id, "--db", f"sqlite:///{db}", "--json"]) == 0
@@ -138,3 +140,32 @@ def test_tree_table_diff_and_cli_timeline_say_the_same(demo_db, flow_db, thread_
         assert cli[key]["wrote"] == fields and cli[key]["nodes"] == list(made[key].nodes)
         assert list(dict.fromkeys(w["channel"] for w in result.wrote)) == fields, made[key].label
         assert {w["node"] for w in result.wrote} <= set(made[key].nodes)
+
+
+@pytest.mark.parametrize("thread_id", [*DEMO_THREADS, FLOW_THREAD])
+def test_flow_grid_and_field_views_agree_with_the_stored_writes(demo_db, flow_db, thread_id):
+    """The flow grid's cells and every field's "last written at step N by node X" are what the writes stored
+    against each checkpoint's parent say (read here with SQL, the newest step on the line that wrote the field)."""
+    from inspector.history.flow_grid import flow_grid
+
+    db = flow_db if thread_id == FLOW_THREAD else demo_db
+    stored = stored_fields(db, thread_id)
+    with open_store(f"sqlite:///{db}") as store:
+        history = build_history(store.timeline(thread_id))
+        made = attribute_keys(store, history, history.ordered)
+        head = history.head
+        line = history.lineage(head)
+        fields = list(store.state(thread_id, head[1]).values)
+        found = last_writes(store, history, head, fields)
+    steps = [k for k in line if made[k].made_by == STEP]
+    # update_state's stored writes, and what a put's metadata says it wrote (``writes: {node: {field: ...}}``)
+    others = [k for k in line if made[k].made_by in (UPDATE_KIND, "put")]
+    grid = flow_grid(history, line, made)
+    assert {(c["checkpoint"], c["field"]) for c in grid.cells} == {
+        (k[1], f) for k in steps for f in stored.get(history.node(k).parent, [])} | {
+        (k[1], f) for k in others for f in made[k].fields}
+    for name in fields:
+        writers = [k for k in steps if name in stored.get(history.node(k).parent, [])]
+        updated = [k for k in others if name in made[k].fields]
+        newest = max(writers + updated, key=lambda k: history.node(k).order * -1, default=None)
+        assert (found[name].key if name in found else None) == newest, name

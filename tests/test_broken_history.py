@@ -15,6 +15,7 @@ import pytest
 from secret_store import THREAD, write_secret_store
 from ui_app import all_text, open_page
 
+from inspector import profiles
 from inspector.diff import replay_thread
 from inspector.store import open_store
 
@@ -59,7 +60,9 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 ])
 def test_replay_stops_at_a_broken_link_instead_of_reporting_mismatches(broken, thread, kind, broken_steps):
     db, _ = broken
-    with open_store(str(db)) as store:
+    # The thread holds DeerFlow's ThreadState, named here: without DeerFlow's evidence its fields would be
+    # unverified, and this test is about the steps that can be checked.
+    with open_store(str(db)) as store, profiles.reading(store, thread, named="deerflow"):
         steps = replay_thread(store, thread)
     assert [s for s in steps if s.status == "mismatch"] == []
     stopped = {s.step for s in steps if s.status == "broken"}
@@ -67,13 +70,13 @@ def test_replay_stops_at_a_broken_link_instead_of_reporting_mismatches(broken, t
     assert all(s.note.startswith(kind + ":") for s in steps if s.status == "broken")
     assert {s.status for s in steps if s.step not in broken_steps and s.step != -1} <= {"match"}
 
-    out = cli("replay", "--db", str(db), thread)
+    out = cli("replay", "--db", str(db), "--profile", "deerflow", thread)
     assert out.returncode == 1
     summary, counts = out.stdout.strip().splitlines()[-2:]
     assert summary == f"5 checkpoint(s), 0 replay mismatch(es), {len(broken_steps)} not replayed: broken history"
     assert counts.startswith(f"{4 - len(broken_steps)} step(s) replayed")
     assert f"broken  {kind}:" in out.stdout
-    data = json.loads(cli("replay", "--db", str(db), thread, "--json").stdout)
+    data = json.loads(cli("replay", "--db", str(db), "--profile", "deerflow", thread, "--json").stdout)
     assert data["matches"] is True and len(data["broken_history"]) == len(broken_steps)
 
 

@@ -127,8 +127,30 @@ def test_a_bundle_is_unpacked_once_per_content_and_reused(members, tmp_path):
     other = zip_of(tmp_path / "other.zip", {**members, f"{OUTPUTS}/extra.md": b"# more"})
     with open_store(str(other), bundle_cache_dir=cache) as changed:  # other content: its own copy
         assert changed.user_data_root != root
-    for i in range(6):  # only the most recently opened stay unpacked
+    for i in range(6):
         with open_store(str(zip_of(tmp_path / f"n{i}.zip", {**members, f"{OUTPUTS}/n.md": str(i).encode()})),
                         bundle_cache_dir=cache):
             pass
-    assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) == 4
+    unpacked = sorted((p for p in cache.iterdir() if not p.name.startswith(".")), key=lambda p: p.stat().st_mtime)
+    assert len(unpacked) == 8  # every one opened in the last ten minutes stays: a store may still read it
+    for folder in unpacked:
+        os.utime(folder, (1, 1))  # long ago
+    with open_store(str(path), bundle_cache_dir=cache):
+        pass
+    assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) == 4  # the most recently opened
+
+
+@pytest.mark.parametrize("kind", ["bomb", "clash", "manifest"])
+def test_the_dashboard_on_a_malformed_bundle_says_so_in_one_message(members, tmp_path, app_on_store, kind):
+    from ui_app import all_text, open_page
+
+    made = {"bomb": {**members, f"{OUTPUTS}/zeros.txt": bytes(20_000_000)},
+            "clash": {**members, f"{OUTPUTS}/report.md/x": b"a folder named like a file"},
+            "manifest": {**members, MANIFEST_MEMBER: b"[" * 100_000}}[kind]
+    app_on_store(str(zip_of(tmp_path / f"{kind}.zip", made)))
+    at = open_page("threads")
+    assert not at.exception, [e.value for e in at.exception]
+    if kind == "bomb":
+        assert [e.value for e in at.error if "a zip bomb is never unpacked" in e.value]
+    else:
+        assert PLAIN in all_text(at) + "".join(df.value.to_csv() for df in at.dataframe)

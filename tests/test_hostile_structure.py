@@ -16,6 +16,7 @@ from corpus.hostile_structure import (
     BRANCH,
     DEEP_JSON,
     DEEP_MSGPACK,
+    ETC_LINK,
     FIFO,
     FOLDER_LINK,
     HOST_SECRET,
@@ -137,7 +138,7 @@ def run(capsys, *argv: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("command", ["artifacts", "images", "state", "bundle"])
-@pytest.mark.parametrize("thread", [FOLDER_LINK, ROOT_LINK, BRANCH, FIFO])
+@pytest.mark.parametrize("thread", [FOLDER_LINK, ETC_LINK, ROOT_LINK, BRANCH, FIFO])
 def test_cli_never_shows_or_bundles_a_host_file_and_never_hangs(structure_db, tmp_path, capsys, command, thread):
     argv = [command, thread, "--db", str(structure_db)]
     if command == "bundle":
@@ -150,7 +151,7 @@ def test_cli_never_shows_or_bundles_a_host_file_and_never_hangs(structure_db, tm
             names = archive.namelist()
             assert all(HOST_SECRET.encode() not in archive.read(n) for n in names)
             assert not any("passwd" in n or "pipe" in n for n in names), names
-    if thread in (FOLDER_LINK, ROOT_LINK, BRANCH) and command != "state":
+    if thread in (FOLDER_LINK, ETC_LINK, ROOT_LINK, BRANCH) and command != "state":
         assert "resolves outside the data directory" in out
     if thread == FIFO and command in ("images", "bundle"):
         assert "not a regular file (a named pipe)" in out
@@ -204,3 +205,12 @@ def test_state_json_names_the_too_deep_field_and_shows_the_rest(structure_db, ca
     assert {"field": "notes", "kind": "too-deep"}.items() <= next(p for p in state["problems"] if p["field"] == "notes").items()
     code, out = run(capsys, "state", DEEP_JSON, "--db", str(structure_db), "--json")
     assert json.loads(out)["metadata"] == {"__too_deep__": "nested deeper than 100 levels; not shown"}
+
+
+def test_a_metadata_filter_skips_a_too_deep_row_instead_of_failing(structure_db):
+    from inspector.store import open_store
+
+    with open_store(str(structure_db)) as store:
+        rows = store.history(DEEP_JSON, None, filter={"source": "loop"})
+        everything = store.timeline(DEEP_JSON)
+    assert 0 < len(rows) < len(everything)  # the deep row matches nothing; the others still do

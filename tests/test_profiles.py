@@ -143,3 +143,65 @@ def test_diff_says_what_the_reducer_did(apps_db, capsys):
     assert len(overwritten) == 2 and all(len(f["changes"]) == 1 for f in overwritten)
     assert {f["changes"][0]["summary"] for f in overwritten} == {"overwritten (2 items → 1 item)",
                                                                   "overwritten (4 items → 1 item)"}
+
+
+# -- every channel's bytes counted ----------------------------------------------------
+
+
+def test_delta_channels_of_any_app_are_counted(deep_agent_db, capsys):
+    main(["sizes", "--db", str(deep_agent_db), "deep-report", "--json", "--quiet"])
+    report = json.loads(capsys.readouterr().out)
+    fields = {f["field"]: f for f in report["fields"] if not f["internal"]}
+    assert {"messages", "files", "todos"} <= set(fields)
+    assert fields["files"]["written_bytes"] > len("SqliteSaver") and fields["files"]["rebuilt"]
+    assert fields["messages"]["rebuilt"] and fields["messages"]["newest_bytes"] > 1000
+    assert report["last_total_bytes"] > report["first_total_bytes"]  # the conversation grew: not "209 B -> 99 B"
+    main(["sizes", "--db", str(deep_agent_db), "deep-report", "--quiet"])
+    assert "delta channel(s), stored as writes" in capsys.readouterr().out
+
+
+def test_langgraphs_own_channels_are_never_the_field_to_trim():
+    from inspector.settings import Settings
+    from inspector.sizes.accounting import thread_sizes
+    from inspector.sizes.health import oversize_flags
+    from inspector.store import CheckpointSizes
+    from inspector.store.measure import ChannelSize
+
+    def row(cid, parent, channels, written=None):
+        return CheckpointSizes("t", "", cid, parent, None, None, 100, sum((written or {}).values()),
+                               {name: ChannelSize(n, f"{name}{n}") for name, n in channels.items()},
+                               written=written or {})
+
+    rows = [row("1", None, {"__pregel_tasks": 400_000}, {"notes": 300_000}),
+            row("2", "1", {"__pregel_tasks": 1}, {"notes": 300_000}), row("3", "2", {"__pregel_tasks": 1})]
+    sizes = thread_sizes("t", rows)
+    assert sizes.field("notes").rebuilt and sizes.field("notes").newest_bytes == 600_000
+    flags = {f.field: f for f in oversize_flags(sizes, Settings(oversize_field_bytes=256_000))}
+    assert "LangGraph's own channel" in flags["__pregel_tasks"].why and "Send" in flags["__pregel_tasks"].why
+    assert "no field to trim" in flags["__pregel_tasks"].fix
+    assert "delta channel" in flags["notes"].why
+
+
+# -- DeerFlow's three misreads ----------------------------------------------------------
+
+
+def test_a_branch_without_a_folder_of_its_own_reads_its_artifacts_from_its_parents(demo_dir, tmp_path):
+    from inspector.media.artifacts import list_artifacts
+    from inspector.media.report import thread_folders
+
+    parent = "demo-deerflow-current"
+    shutil.copytree(demo_dir / "threads" / parent, tmp_path / "threads" / parent)  # the branch's folder never made
+    metadata = {"branch_parent_thread_id": parent, "source": "branch"}
+    found, problems = thread_folders("demo-branch", None, metadata, tmp_path)
+    assert found is not None and problems == [] and "has no folder of its own" in found.origin
+    [artifact] = list_artifacts(["/mnt/user-data/outputs/plan.md"], found)
+    assert artifact.exists and artifact.problems == []
+    assert artifact.physical_path.startswith(str(tmp_path / "threads" / parent))
+    alone, problems = thread_folders("demo-branch", None, {}, tmp_path)  # no branch record: not found, as before
+    assert alone is None and "not found on this machine" in problems[0]
+
+
+def test_a_delta_channel_is_named_by_its_channel_and_fold(demo_db, capsys):
+    main(["state", "--db", str(demo_db), "demo-delta"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("messages "))
+    assert "merge_message_writes (DeltaChannel, rebuilt from writes)" in line and "add_messages" not in line

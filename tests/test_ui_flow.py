@@ -60,6 +60,14 @@ def chart_specs(at) -> list[dict]:
         [json.loads(el.proto.spec) for el in at.get("vega_lite_chart")]
 
 
+def chart_data(at) -> list[list[dict]]:
+    """The rows of each chart whose data Streamlit sent beside its spec (as Arrow)."""
+    import pyarrow as pa
+
+    return [pa.ipc.open_stream(el.proto.data.data).read_all().to_pylist()
+            for el in at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart") if el.proto.HasField("data")]
+
+
 def dot_sources(at) -> list[str]:
     return [el.proto.spec for el in at.get("graphviz_chart")]
 
@@ -85,8 +93,7 @@ def test_flow_grid_colours_each_written_cell_by_its_node(flow_history):
     head = flow_history.head
     at = open_page("thread", thread=FLOW_THREAD, checkpoint=head[1], panel="flow-grid")
     assert not at.exception
-    [cells] = [layer["data"]["values"] for spec in chart_specs(at) for layer in spec.get("layer", [])
-               if layer.get("params") and "field" in layer["data"]["values"][0]]
+    [cells] = [rows for rows in chart_data(at) if rows and "field" in rows[0]]
     by_step = {(c["step"], c["field"]): c["nodes"] for c in cells}
     assert by_step[(0, "topic")] == "__start__" and by_step[(1, "queries")] == "plan"
     assert by_step[(2, "found")] == "search" and by_step[(4, "summary")] == "research"

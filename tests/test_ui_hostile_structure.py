@@ -11,6 +11,7 @@ from corpus.hostile_structure import (
     BRANCH,
     DEEP_JSON,
     DEEP_MSGPACK,
+    ETC_LINK,
     FIFO,
     FOLDER_LINK,
     PLAIN,
@@ -54,7 +55,7 @@ def test_store_wide_pages_go_on_past_a_too_deep_row(app_on_structure, page):
         assert PLAIN in text and DEEP_JSON in text and DEEP_MSGPACK in text
 
 
-@pytest.mark.parametrize("thread", [FOLDER_LINK, ROOT_LINK, BRANCH])
+@pytest.mark.parametrize("thread", [FOLDER_LINK, ETC_LINK, ROOT_LINK, BRANCH])
 def test_a_thread_whose_folders_lead_out_shows_why_and_no_host_file(app_on_structure, thread):
     at = open_page("thread", thread=thread)
     text = check(at)

@@ -29,6 +29,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the disk budget to forecast against (default: the disk_budget_bytes setting)")
     p.set_defaults(handler=cmd_growth)
 
+    p = sub.add_parser("delta-what-if", help="what a thread would store with messages as LangGraph's DeltaChannel, "
+                                             "per snapshot frequency, and the writes a read would replay")
+    add_store_args(p)
+    p.add_argument("thread", nargs="?", help="a thread id (default: the store's largest threads, "
+                                             "health_top_threads of them)")
+    p.add_argument("--frequency", type=int, action="append", metavar="N",
+                   help="a snapshot frequency (repeat it; default 1, 5, 10, 25, 100)")
+    p.add_argument("--channel", default="messages")
+    p.set_defaults(handler=cmd_delta_what_if)
+
     p = sub.add_parser("metrics", help="serve Prometheus metrics of the store (cheap aggregates, cached)")
     add_store_args(p)
     p.add_argument("--port", type=int, default=9464)
@@ -123,3 +133,29 @@ def cmd_metrics(args: argparse.Namespace) -> int:
                 time.sleep(3600)
         finally:
             server.shutdown()
+
+
+def cmd_delta_what_if(args: argparse.Namespace) -> int:
+    from ..sizes.delta_what_if import DEFAULT_FREQUENCIES, delta_what_if, store_delta_what_if
+
+    frequencies = tuple(args.frequency or DEFAULT_FREQUENCIES)
+    with open_from_args(args) as store:
+        report = (delta_what_if(store, args.thread, frequencies, args.channel) if args.thread else
+                  store_delta_what_if(store, load_settings().health_top_threads, frequencies, args.channel))
+    if args.json:
+        print_json(report, keys=False)
+        return 0
+    if not args.thread:
+        say(f"store: {human_bytes(report.store_bytes)} stored; measured {human_bytes(report.measured_bytes)}")
+        print_table(["snapshot every", "would store", "saves", "max writes a read replays"],
+                    [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({o.saved_share:.0%})",
+                      o.max_replayed_writes) for o in report.options])
+        say(f"basis: {report.basis}")
+        return 0
+    say(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.mode} mode), "
+        f"{report.checkpoints} root checkpoint(s), {report.updates} updating {report.channel!r}")
+    print_table(["snapshot every", "would store", "saves", "snapshots", "max writes a read replays"],
+                [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({o.saved_share:.0%})",
+                  o.snapshots, o.max_replayed_writes) for o in report.options])
+    say(f"basis: {report.basis}")
+    return 0

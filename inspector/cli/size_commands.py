@@ -12,7 +12,7 @@ from ..formatting import human_bytes
 from ..profiles import reading
 from ..settings import load_settings
 from ..sizes.accounting import StoreSizes, ThreadSizes, measure_store, measure_thread
-from ..sizes.tables import FIELD_BYTES, field_rows
+from ..sizes.tables import FIELD_BYTES, field_rows, rebuilt_note
 from ..sizes.what_if import what_if_lines
 from .output import print_json, print_table, say
 from .progress import StderrProgress
@@ -39,6 +39,8 @@ def print_thread_sizes(report: ThreadSizes) -> None:
           f"{human_bytes(report.last_total_bytes)} (growth {human_bytes(report.growth_bytes)})")
     print_table(["field", *FIELD_BYTES], field_rows(report, internal=False),
                 formats=dict.fromkeys(FIELD_BYTES, human_bytes))
+    if note := rebuilt_note(report):
+        say(note)
     for line in what_if_lines(report.what_if):
         say(line)
 

@@ -176,7 +176,7 @@ def _triggered(writes: Sequence[WriteKey]) -> list[str]:
 def _namespace_tasks(history: History) -> dict[str, str]:
     """``task id -> node`` from the subgraph namespaces (``node:task_id``) the history holds."""
     named: dict[str, str] = {}
-    for ns in {k[0] for k in history.nodes if k[0]}:
+    for ns in history.namespaces:
         for part in ns.split("|"):
             node, _, task_id = part.partition(":")
             if task_id:
@@ -321,10 +321,7 @@ def next_nodes(history: History, key: Key, writes: WritesOf) -> tuple[str, ...]:
     it (its own stored writes; an interrupted or failed task is still due). A new run's input is due to
     ``__start__``; a copy's or an unstored update's next is unknown (empty)."""
     made = attribute(history, key, writes)
-    if made.made_by == INPUT and history.nodes[key].parent is None or made.made_by == INPUT:
-        due = ["__start__"]
-    else:
-        due = [n for t in made.tasks for n in t.triggers] + list(made.sends)
+    due = ["__start__"] if made.made_by == INPUT else [n for t in made.tasks for n in t.triggers] + list(made.sends)
     done = {t.node for t in pending_tasks(history, key, writes) if not t.interrupted and not t.failed}
     return tuple(n for n in dict.fromkeys(due) if n not in done and n != "__end__")
 

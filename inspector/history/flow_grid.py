@@ -20,6 +20,7 @@ from .lineage import History, Key
 
 SELECTION = "cell"
 GRID_WIDTH = 40  # steps per window
+LEGEND_COLUMNS = 3
 MULTIPLE = "(several nodes)"
 PALETTE = ["#2563eb", "#16a34a", "#ea580c", "#9333ea", "#dc2626", "#0891b2", "#ca8a04", "#db2777", "#4b5563",
            "#65a30d", "#7c3aed", "#0d9488", "#b45309", "#be123c", "#1d4ed8", "#15803d"]
@@ -38,7 +39,7 @@ def flow_window(history: History, key: Key, width: int = GRID_WIDTH, page: int |
     path = history.path_through(key)
     pages = max(1, -(-len(path) // width))
     if page is None:
-        page = path.index(key) // width
+        page = history.position(key) // width
     page = min(max(page, 0), pages - 1)
     return FlowWindow(path[page * width : (page + 1) * width], page, pages, len(path))
 
@@ -87,36 +88,35 @@ def node_colours(nodes: list[str]) -> dict[str, str]:
     return {name: "#111827" if name == MULTIPLE else PALETTE[index(name)] for name in nodes}
 
 
-def grid_chart(grid: FlowGrid, selected: Key | None = None, cell_px: int = 18) -> dict[str, Any]:
-    """The Vega-Lite spec (for ``st.vega_lite_chart``): one rect per written cell, coloured by node, the
-    selected step outlined; a click selection ``cell`` carrying ``checkpoint``, ``ns`` and ``field``."""
+def grid_chart(grid: FlowGrid, selected: Key | None = None, cell_px: int = 20) -> dict[str, Any]:
+    """The Vega-Lite spec (for ``st.vega_lite_chart``): a heat map of one rect per written cell, coloured by
+    node, the selected step's cells outlined; a click selection ``cell`` carrying ``checkpoint``, ``ns`` and
+    ``field``. Every step of the window keeps its column, written or not."""
     shown_nodes = list(dict.fromkeys(c["node"] for c in grid.cells))
     colours = node_colours(shown_nodes)
-    columns = [{"column": i, "step": s, "selected": grid.columns[i] == selected} for i, s in enumerate(grid.steps)]
+    chosen = selected[1] if selected else None
+    values = [{**c, "selected": c["checkpoint"] == chosen} for c in grid.cells]
     label_expr = "[" + ",".join(f"'{s}'" for s in grid.steps) + "][datum.value]"  # a column's step number
-    x = {"field": "column", "type": "ordinal", "title": "step", "scale": {"domain": list(range(len(grid.steps)))},
-         "axis": {"labelExpr": label_expr, "labelAngle": 0, "labelOverlap": True}}
-    y = {"field": "field", "type": "nominal", "title": None, "sort": grid.fields,
-         "scale": {"domain": grid.fields or [""]}}
-    background = {
-        "data": {"values": columns},
-        "mark": {"type": "rect", "opacity": 0.12},
-        "encoding": {"x": x, "color": {"condition": {"test": "datum.selected", "value": "#f59e0b"},
-                                       "value": "#e2e8f0"}},
-    }
-    cells = {
-        "data": {"values": grid.cells or [{}]},
-        "mark": {"type": "rect", "cursor": "pointer", "stroke": "white", "strokeWidth": 1},
+    legend_rows = -(-len(colours) // LEGEND_COLUMNS)
+    return {  # Streamlit fits the whole chart (axis and legend too) into the height: room for them is added
+        "height": cell_px * max(len(grid.fields), 1) + 60 + 18 * legend_rows,
+        "data": {"values": values or [{}]},
+        "mark": {"type": "rect", "cursor": "pointer"},
         "params": [{"name": SELECTION, "select": {"type": "point", "fields": ["checkpoint", "ns", "field"],
                                                  "on": "click", "toggle": False, "clear": False}}],
         "encoding": {
-            "x": x, "y": y,
+            "x": {"field": "column", "type": "ordinal", "title": "step",
+                  "scale": {"domain": list(range(len(grid.steps))), "paddingInner": 0.08},
+                  "axis": {"labelExpr": label_expr, "labelAngle": 0, "labelOverlap": True}},
+            "y": {"field": "field", "type": "nominal", "title": None,
+                  "scale": {"domain": grid.fields or [""], "paddingInner": 0.08}},
             "color": {"field": "node", "type": "nominal",
                       "scale": {"domain": list(colours) or [""], "range": list(colours.values()) or ["#fff"]},
-                      "legend": {"title": "node that wrote it", "orient": "bottom", "columns": 4}},
+                      "legend": {"title": "node that wrote it", "orient": "bottom", "columns": LEGEND_COLUMNS}},
+            "stroke": {"condition": {"test": "datum.selected", "value": "#111827"}, "value": None},
+            "strokeWidth": {"condition": {"test": "datum.selected", "value": 2.5}, "value": 0},
             "tooltip": [{"field": "step", "type": "quantitative"}, {"field": "field", "type": "nominal"},
                         {"field": "nodes", "type": "nominal", "title": "written by"},
                         {"field": "label", "type": "nominal", "title": "step"}],
         },
     }
-    return {"height": max(cell_px * max(len(grid.fields), 1), 40), "layer": [background, cells]}

@@ -21,6 +21,7 @@ checkpoint so the rest still lays out; a duplicate keeps its first row.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..store import CheckpointRow
 
@@ -94,9 +95,16 @@ class History:
     branches: list[Branch]
     orphans: list[Key]  # checkpoints whose parent is not in the store
     problems: list[HistoryProblem] = field(default_factory=list)
+    _lines: dict[int, list[Key] | None] = field(default_factory=dict, repr=False, compare=False)
+    _positions: dict[int, dict[Key, int]] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.ordered)
+
+    @cached_property
+    def namespaces(self) -> frozenset[str]:
+        """The subgraph namespaces the history holds (the root's ``""`` left out)."""
+        return frozenset(ns for ns, _ in self.nodes if ns)
 
     def problem_of(self, key: Key) -> HistoryProblem | None:
         """The broken link ``key`` takes part in (a cycle or a duplicate before a missing parent), if any."""
@@ -134,7 +142,29 @@ class History:
         return chain[::-1]
 
     def path_through(self, key: Key) -> list[Key]:
-        """A walkable line through ``key``: its lineage, then onward along its branch to a head."""
+        """A walkable line through ``key``: its lineage, then onward along its branch to a head.
+
+        Every checkpoint of a branch has the same line (the branch head's lineage), so it is walked once per
+        branch and kept; a long history's line is not walked again on every page run."""
+        line = self._line_of(key)
+        return list(line) if line is not None else self._walk(key)
+
+    def position(self, key: Key) -> int:
+        """``key``'s index in ``path_through(key)``."""
+        line = self._line_of(key)
+        if line is None:
+            return self._walk(key).index(key)
+        index = self._positions.setdefault(self.nodes[key].branch, {k: i for i, k in enumerate(line)})
+        return index[key]
+
+    def _line_of(self, key: Key) -> list[Key] | None:
+        branch = self.nodes[key].branch
+        if branch not in self._lines:
+            line = self._walk(self.branches[branch].head) if branch < len(self.branches) else []
+            self._lines[branch] = line if key in set(line) else None
+        return self._lines[branch]
+
+    def _walk(self, key: Key) -> list[Key]:
         path = self.lineage(key)
         seen = set(path)
         current = key

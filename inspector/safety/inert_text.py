@@ -39,6 +39,7 @@ code by construction, whatever a renderer makes of the input's own structure.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
@@ -63,6 +64,7 @@ _LOCAL_REVERSED = re.compile(r"[-.\w+]*")
 _DOMAIN = re.compile(r"[-\w]+(?:\.[-\w]+)+")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _BACKTICKS = re.compile(r"`+")
+_BAR = re.compile(r"\|")
 _INFO = re.compile(r"[^\w+#.-]")
 _URL = re.compile(r"https?://[^\s<>()\[\]{}\"'`\\|^]+", re.IGNORECASE)
 
@@ -194,17 +196,26 @@ def _linkifiable(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _inline(line: str) -> str:
-    """One line: code spans that close on this line and hold no ``|`` kept, everything else escaped."""
+    """One line: code spans that close on this line and hold no ``|`` kept, everything else escaped.
+
+    Linear in the line: each backtick run's next run of the same length is found in one pass from the end,
+    and whether a ``|`` lies between two runs from the sorted positions of the line's ``|`` characters."""
     parts: list[tuple[bool, str]] = []  # (is kept code, text)
-    runs = list(_BACKTICKS.finditer(line))
+    spans = [m.span() for m in _BACKTICKS.finditer(line)]
+    mate = [-1] * len(spans)  # index of the next run of the same length
+    newest: dict[int, int] = {}
+    for k in range(len(spans) - 1, -1, -1):
+        length = spans[k][1] - spans[k][0]
+        mate[k] = newest.get(length, -1)
+        newest[length] = k
+    bars = [m.start() for m in _BAR.finditer(line)] if "|" in line else []
     pos = 0
     i = 0
-    while i < len(runs):
-        opening = runs[i]
-        closing = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(opening.group())), None)
-        if closing is not None and "|" not in line[opening.end():runs[closing].start()]:
-            parts += [(False, line[pos:opening.start()]), (True, line[opening.start():runs[closing].end()])]
-            pos = runs[closing].end()
+    while i < len(spans):
+        closing = mate[i]
+        if closing >= 0 and not _bar_between(bars, spans[i][1], spans[closing][0]):
+            parts += [(False, line[pos:spans[i][0]]), (True, line[spans[i][0]:spans[closing][1]])]
+            pos = spans[closing][1]
             i = closing + 1
         else:
             i += 1
@@ -216,6 +227,11 @@ def _inline(line: str) -> str:
         else:
             out.append(_escaped(text, _escape_prose, after_code=k > 0, before_code=k + 1 < len(parts)))
     return "".join(out)
+
+
+def _bar_between(bars: list[int], start: int, end: int) -> bool:
+    k = bisect.bisect_left(bars, start)
+    return k < len(bars) and bars[k] < end
 
 
 def _closes(line: str, fence: str) -> bool:

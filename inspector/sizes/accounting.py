@@ -34,6 +34,7 @@ from ..store.measure import ChannelSize
 from .cached import Progress, sizes_stream
 
 VIEWED_IMAGES = "viewed_images"
+REMEMBERED_CHECKPOINTS = 512  # checkpoints whose value sizes are kept for their children (forks reach back)
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class CheckpointSize:
     stored_bytes: int
     writes_bytes: int
     fields: dict[str, int]
+    rebuilt: tuple[str, ...] = ()  # delta channels: not in the blob, their size estimated from writes
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class FieldTotal:
     repeated_bytes: int
     newest_bytes: int
     internal: bool
+    written_bytes: int = 0  # bytes of the writes to it (a delta channel is stored this way)
+    rebuilt: bool = False  # a delta channel: its newest value is rebuilt from writes, its size estimated
 
 
 @dataclass(frozen=True)
@@ -113,8 +117,10 @@ def _blob_bytes(row: CheckpointSizes) -> dict[str, int]:
     return {c.blob_key: c.bytes for c in row.channels.values() if c.blob_key is not None}
 
 
-def checkpoint_size(row: CheckpointSizes) -> CheckpointSize:
+def checkpoint_size(row: CheckpointSizes, rebuilt: dict[str, int] | None = None) -> CheckpointSize:
+    """A point of the size chart: the channels the blob holds, and ``rebuilt`` delta channels' estimated sizes."""
     fields = {name: channel.bytes for name, channel in row.channels.items()}
+    fields.update(rebuilt or {})
     return CheckpointSize(
         checkpoint_id=row.checkpoint_id,
         checkpoint_ns=row.checkpoint_ns,
@@ -125,6 +131,7 @@ def checkpoint_size(row: CheckpointSizes) -> CheckpointSize:
         stored_bytes=row.stored_bytes,
         writes_bytes=row.writes_bytes,
         fields=fields,
+        rebuilt=tuple(rebuilt or ()),
     )
 
 
@@ -169,6 +176,8 @@ class _Field:
         self.items: dict[str, int] = {}  # item digest -> bytes, each distinct item once
         self.framing: dict[str, int] = {}  # value digest -> bytes that are not items
         self.newest = 0
+        self.written = 0
+        self.rebuilt = False
         # namespace -> (items, their bytes, their base64 bytes) of the last value seen
         self.last: dict[str, tuple[tuple, int, int]] = {}
 
@@ -195,7 +204,7 @@ class _Field:
     def total(self, internal: bool) -> FieldTotal:
         stored = self.stored + sum(self.blobs.values())
         unique = min(sum(self.items.values()) + sum(self.framing.values()), stored)
-        return FieldTotal(self.name, stored, unique, stored - unique, self.newest, internal)
+        return FieldTotal(self.name, stored, unique, stored - unique, self.newest, internal, self.written, self.rebuilt)
 
 
 class SizeAccumulator:
@@ -216,7 +225,12 @@ class SizeAccumulator:
         self.namespaces: set[str] = set()
         self.problems: dict[str, None] = {}
         self.newest_any: CheckpointSizes | None = None
+        self.newest_rebuilt: dict[str, int] = {}
         self.base64_in_messages: int | None = 0
+        # per recent checkpoint: its channels' value sizes (delta channels estimated) and its writes per channel
+        self.value_sizes: dict[tuple[str, str], dict[str, int]] = {}
+        self.written_at: dict[tuple[str, str], dict[str, int]] = {}
+        self.recent: deque = deque()
 
     def add(self, row: CheckpointSizes) -> None:
         self.namespaces.add(row.checkpoint_ns)
@@ -228,24 +242,52 @@ class SizeAccumulator:
         if self.keep_newest > 0:
             newest.append((row.stored_bytes + row.writes_bytes, blob_bytes))
         for name, channel in row.channels.items():
-            field_ = self.fields.get(name)
-            if field_ is None:
-                field_ = self.fields[name] = _Field(name)
+            field_ = self._field(name)
             base64 = field_.add(row.checkpoint_ns, channel, self.accounting)
             if channel.holds_base64 and self.base64_in_messages is not None and holds_messages(name):
                 self.base64_in_messages = self.base64_in_messages + base64 if channel.items else None
+        for name, n in row.written.items():
+            self._field(name).written += n
+        rebuilt = self._rebuilt(row)
         if row.checkpoint_ns == "":
-            self.points.append(checkpoint_size(row))
+            self.points.append(checkpoint_size(row, rebuilt))
         if row.checkpoint_ns == "" or not self.points:
-            self.newest_any = row
+            self.newest_any, self.newest_rebuilt = row, rebuilt
         self.problems.update(dict.fromkeys(p.message for p in row.problems))
+
+    def _field(self, name: str) -> _Field:
+        field_ = self.fields.get(name)
+        if field_ is None:
+            field_ = self.fields[name] = _Field(name)
+        return field_
+
+    def _rebuilt(self, row: CheckpointSizes) -> dict[str, int]:
+        """The app's channels this checkpoint's blob does not hold though they have a value (delta channels),
+        with their size estimated: the parent's value and the writes stored against the parent."""
+        parent = (row.checkpoint_ns, row.parent_checkpoint_id or "")
+        sizes = dict(self.value_sizes.get(parent, {}))
+        for name, n in self.written_at.get(parent, {}).items():
+            if not is_internal_channel(name):
+                sizes[name] = sizes.get(name, 0) + n
+        for name, channel in row.channels.items():
+            if not is_internal_channel(name):
+                sizes[name] = channel.bytes
+        key = (row.checkpoint_ns, row.checkpoint_id)
+        self.value_sizes[key], self.written_at[key] = sizes, dict(row.written)
+        self.recent.append(key)
+        if len(self.recent) > REMEMBERED_CHECKPOINTS:
+            old = self.recent.popleft()
+            self.value_sizes.pop(old, None)
+            self.written_at.pop(old, None)
+        return {name: n for name, n in sizes.items() if name not in row.channels and n}
 
     def result(self) -> ThreadSizes:
         newest = self.newest_any.channels if self.newest_any is not None else {}
         for name, field_ in self.fields.items():
-            field_.newest = newest[name].bytes if name in newest else 0
+            field_.newest = newest[name].bytes if name in newest else self.newest_rebuilt.get(name, 0)
+            field_.rebuilt = name in self.newest_rebuilt
         fields = sorted((f.total(is_internal_channel(f.name)) for f in self.fields.values()),
-                        key=lambda t: (-t.stored_bytes, t.field))
+                        key=lambda t: (-(t.stored_bytes + t.written_bytes), t.field))
         stored = self.total + sum(self.blobs.values())
         kept_blobs: dict[str, int] = {}
         kept = 0

@@ -24,7 +24,7 @@ from ..store import CheckpointSizes, Problem, Store
 from ..store.measure import ChannelSize, ItemSize
 from ..store.model import Key
 
-KIND = "sizes/2"
+KIND = "sizes/3"
 WINDOW = 64  # a fact may name items of a parent up to this many checkpoints back
 FLUSH_EVERY = 256
 
@@ -53,7 +53,8 @@ def encode(row: CheckpointSizes, parent: CheckpointSizes | None) -> list[Any]:
                  for i, item in enumerate(channel.items[shared:])]
         channels[name] = [channel.bytes, channel.digest, channel.blob_key, shared, items, channel.holds_base64]
     problems = [[p.message, p.field, p.kind] for p in row.problems]
-    return [row.parent_checkpoint_id, row.step, row.source, row.stored_bytes, row.writes_bytes, channels, problems]
+    return [row.parent_checkpoint_id, row.step, row.source, row.stored_bytes, row.writes_bytes, channels, problems,
+            row.written]
 
 
 def storable(row: CheckpointSizes, redactor: Any) -> bool:
@@ -67,7 +68,7 @@ def _needs_parent(fact: list[Any]) -> bool:
 
 
 def decode(thread_id: str, key: Key, fact: list[Any], parent: CheckpointSizes | None) -> CheckpointSizes:
-    parent_id, step, source, stored, writes, channels, problems = fact
+    parent_id, step, source, stored, writes, channels, problems, written = fact
     out = {}
     for name, (size, digest, blob_key, shared, items, holds_base64) in channels.items():
         before = parent.channels[name].items[:shared] if shared else ()
@@ -77,7 +78,7 @@ def decode(thread_id: str, key: Key, fact: list[Any], parent: CheckpointSizes | 
     return CheckpointSizes(
         thread_id=thread_id, checkpoint_ns=key[0], checkpoint_id=key[1], parent_checkpoint_id=parent_id,
         step=step, source=source, stored_bytes=stored, writes_bytes=writes, channels=out,
-        problems=tuple(Problem(*p) for p in problems),
+        problems=tuple(Problem(*p) for p in problems), written=dict(written),
     )
 
 

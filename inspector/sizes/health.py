@@ -22,7 +22,7 @@ from ..profiles import reads_thread, size_lints, text
 from ..schema.default import SchemaDrift
 from ..settings import Settings
 from ..state.drift import thread_drift
-from ..store import CheckpointSizes, CheckpointState, Store, StoreError, ThreadSummary
+from ..store import CheckpointSizes, CheckpointState, Store, StoreError, ThreadSummary, is_internal_channel
 from .accounting import ThreadSizes, across_threads, largest_threads, thread_sizes
 from .cached import Progress, sizes_stream
 from .health_base64 import Decode, base64_flags, state_decoder
@@ -76,14 +76,37 @@ def oversize_flags(sizes: ThreadSizes, settings: Settings) -> list[Flag]:
     for name in names:
         big = [c for c in sizes.checkpoints if c.fields.get(name, 0) > settings.oversize_field_bytes]
         if big:
+            why, fix = _field_advice(name, any(name in c.rebuilt for c in big))
             flags.append(Flag(
                 "oversized-field", sizes.thread_id, name, tuple(c.checkpoint_id for c in big),
                 f"over {human_bytes(settings.oversize_field_bytes)} from step {big[0].step} "
                 f"(peak {human_bytes(max(c.fields[name] for c in big))}) in {len(big)} checkpoint(s)",
-                f"{name} alone dominates the state, and it is re-stored at every checkpoint",
-                f"store {name}'s bulk outside the state (files, a store) or trim it with its reducer",
+                why, fix,
             ))
     return flags
+
+
+# What makes LangGraph's own channels large: never the app's field to trim.
+INTERNAL_CAUSES = {
+    "__pregel_tasks": "the packets of tasks started with Send (each carries its argument: a subagent or tool "
+                      "call handed the whole state, a map-reduce fan-out), kept until the tasks run",
+    "__start__": "the run's input, as it was passed to invoke",
+    "__interrupt__": "the values an interrupt carries to the caller",
+}
+
+
+def _field_advice(name: str, rebuilt: bool) -> tuple[str, str]:
+    """Why a large channel matters and what usually fixes it: an app's field, a delta channel, or LangGraph's own."""
+    if is_internal_channel(name):
+        cause = INTERNAL_CAUSES.get(name, "what the graph passes between its nodes through this channel")
+        return (f"{name} is LangGraph's own channel, not a field of the app's state; it is large because it holds {cause}",
+                "pass tasks only what they need (a smaller Send argument, a path instead of content) so LangGraph "
+                "stores less; there is no field to trim")
+    if rebuilt:
+        return (f"{name} is a delta channel: stored once as writes, but rebuilt from them and loaded whole at every read",
+                f"store {name}'s bulk outside the state (files, a store) or trim it with its reducer")
+    return (f"{name} alone dominates the state, and it is re-stored at every checkpoint",
+            f"store {name}'s bulk outside the state (files, a store) or trim it with its reducer")
 
 
 def _root(rows: Iterable[CheckpointSizes]) -> list[CheckpointSizes]:

@@ -68,6 +68,7 @@ class BundleLimits:
 
 RATIO_FLOOR = 1_000_000  # a member smaller than this cannot bomb: its ratio is not checked
 CACHE_ENTRIES = 4  # bundles kept unpacked in the cache folder, the most recently opened
+RECENT_SECONDS = 600  # and any opened this recently (a store may still be reading it)
 _DONE = ".opened.json"  # written last into an unpacked bundle: its manifest and what was refused
 
 
@@ -233,7 +234,8 @@ def _read_done(folder: Path) -> dict[str, Any] | None:
 
 
 def _evict(cache: Path, keep: Path) -> None:
-    """Remove all but the ``CACHE_ENTRIES`` most recently opened bundles (and stale half-unpacked ones)."""
+    """Remove all but the ``CACHE_ENTRIES`` most recently opened bundles, keeping any opened in the last
+    ``RECENT_SECONDS`` (and stale half-unpacked ones)."""
     try:
         entries = [p for p in cache.iterdir() if p.is_dir() and not p.is_symlink()]
     except OSError:
@@ -241,7 +243,8 @@ def _evict(cache: Path, keep: Path) -> None:
     now = time.time()
     stale = [p for p in entries if p.name.startswith(".unpacking-") and now - p.stat().st_mtime > 3600]
     done = sorted((p for p in entries if not p.name.startswith(".")), key=lambda p: p.stat().st_mtime, reverse=True)
-    for folder in stale + [p for p in done[CACHE_ENTRIES:] if p != keep]:
+    old = [p for p in done[CACHE_ENTRIES:] if p != keep and now - p.stat().st_mtime > RECENT_SECONDS]
+    for folder in stale + old:
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -213,6 +213,7 @@ class CheckpointSizes:
     writes_bytes: int
     channels: dict[str, ChannelSize]
     problems: tuple[Problem, ...] = ()
+    written: dict[str, int] = field(default_factory=dict)  # bytes of the writes stored against it, per channel
 
 
 class StoreError(Exception):

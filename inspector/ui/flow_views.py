@@ -151,7 +151,7 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
     nodes = list(dict.fromkeys(b["node"] for b in bars))
     colours = node_colours(nodes)
     spec = {
-        "height": max(22 * len(nodes), 60),
+        "height": 24 * len(nodes) + 50,  # Streamlit fits the axis into the height too
         "data": {"values": bars},
         "mark": {"type": "bar", "cursor": "pointer"},
         "params": [{"name": PICK, "select": {"type": "point", "fields": ["checkpoint", "ns"], "on": "click",

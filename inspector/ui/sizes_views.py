@@ -16,11 +16,12 @@ from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
 from ..sizes.health import ThreadHealth, thread_health
 from ..sizes.health_report import HealthRow
-from ..sizes.tables import FIELD_BYTES, field_rows
+from ..sizes.tables import FIELD_BYTES, field_rows, rebuilt_note
 from ..sizes.what_if import what_if_text
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..store.model import THREAD_SORTS
 from . import connection, data, routes
+from .delta_view import render_delta_what_if
 from .inert import literal
 from .progress import progress_bar
 from .tables import in_units
@@ -48,6 +49,7 @@ def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpoi
     with st.spinner("Measuring the thread…"):
         health = health_of(store, thread_id, _newest(store, thread_id))
     render_thread_sizes(health, connection.settings(), row.checkpoint_id)
+    render_delta_what_if(store, thread_id)
 
 
 def _newest(store: Store, thread_id: str) -> str | None:
@@ -85,6 +87,8 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
     st.caption(f"Root graph only, oldest first; {limit}. Bytes as stored ({report.accounting}).")
     fields, units = in_units(field_frame(health), *FIELD_BYTES)
     st.dataframe(fields, hide_index=True, width="stretch", column_config=units)
+    if note := rebuilt_note(report):
+        st.caption(literal(note))
     st.caption(what_if_text(report.what_if))
     render_flags(health)
 

@@ -8,7 +8,7 @@ so outside its data directory; each holds ``HOST_SECRET``, listed as the cases' 
 ``hostile_corpus.leaked`` finds it in any output.
 
 * ``FOLDER_LINK``: its ``outputs`` folder is a symlink to the host folder; artifacts, a viewed image and
-  an upload name files in it.
+  an upload name files in it. ``ETC_LINK``: its ``outputs`` is a symlink to ``/etc`` itself.
 * ``ROOT_LINK``: its whole ``user-data`` folder is a symlink to a copy of the layout on the host.
 * ``BRANCH``: branched (DeerFlow's ``branch_parent_thread_id`` metadata) from ``BRANCH_PARENT``, whose
   ``outputs`` folder leads to the host; its image's ``actual_path`` points into that parent folder.
@@ -32,6 +32,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from PIL import Image
 
 FOLDER_LINK = "hostile-folder-link"
+ETC_LINK = "hostile-etc-link"  # outputs -> /etc itself, as the issue found it
 ROOT_LINK = "hostile-root-link"
 BRANCH = "hostile-branch-child"
 BRANCH_PARENT = "hostile-branch-parent"
@@ -39,9 +40,10 @@ FIFO = "hostile-fifo"
 DEEP_JSON = "hostile-deep-json"
 DEEP_MSGPACK = "hostile-deep-msgpack"
 PLAIN = "hostile-plain"
-LINK_THREADS = (FOLDER_LINK, ROOT_LINK, BRANCH, BRANCH_PARENT)
+LINK_THREADS = (FOLDER_LINK, ETC_LINK, ROOT_LINK, BRANCH, BRANCH_PARENT)
 
 HOST_SECRET = "root:x:0:0:host-file-never-shown"  # the content of every file on the "host"
+ETC_PASSWD = "root:x:0:0:"  # how the real /etc/passwd begins
 DEEP_JSON_TEXT = "[" * 100_000
 MSGPACK_DEPTH = 900
 OUT = "/mnt/user-data/outputs"
@@ -103,9 +105,13 @@ def _message(thread_id: str) -> dict:
 
 @case("folder-links", "user-data folders that are symlinks out of the data directory (outputs -> the host's "
       "files; the whole user-data folder; a branch parent's outputs)",
-      threads=LINK_THREADS, secrets=[HOST_SECRET], owner="structure")
+      threads=LINK_THREADS, secrets=[HOST_SECRET, ETC_PASSWD], owner="structure")
 def _folder_links(p: Planting) -> None:
     host = host_folder(p.folder)
+    data = p.thread_data(ETC_LINK)
+    _link(Path(data["outputs_path"]), Path("/etc"))
+    p.run(ETC_LINK, _message(ETC_LINK), {"thread_data": data, "artifacts": [f"{OUT}/passwd", f"{OUT}/hostname"],
+                                         "uploaded_files": [{"filename": "passwd", "path": f"{OUT}/passwd"}]})
     for thread in (FOLDER_LINK, BRANCH_PARENT):
         data = p.thread_data(thread)
         _link(Path(data["outputs_path"]), host)
@@ -178,5 +184,5 @@ def _plain(p: Planting) -> None:
     p.run(PLAIN, _message(PLAIN), {"thread_data": data, "artifacts": [f"{OUT}/report.md"]})
 
 
-__all__ = ["BRANCH", "BRANCH_PARENT", "DEEP_JSON", "DEEP_MSGPACK", "FIFO", "FOLDER_LINK", "HOST_SECRET", "PLAIN",
-           "ROOT_LINK", "STRUCTURE_CASES", "deep_msgpack", "host_folder", "nested_ext", "png"]
+__all__ = ["BRANCH", "BRANCH_PARENT", "DEEP_JSON", "DEEP_MSGPACK", "ETC_LINK", "ETC_PASSWD", "FIFO", "FOLDER_LINK",
+           "HOST_SECRET", "PLAIN", "ROOT_LINK", "STRUCTURE_CASES", "deep_msgpack", "host_folder", "nested_ext", "png"]

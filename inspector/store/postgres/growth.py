@@ -7,33 +7,16 @@ names that version. Lengths only: ``pg_column_size`` and ``octet_length`` read n
 
 from __future__ import annotations
 
-from ..growth_rows import (
-    CHECKPOINT_KEY,
-    TICKS_PER_SECOND,
-    UUID_EPOCH_OFFSET,
-    GrowthRow,
-    GrowthRows,
-    check_growth_args,
-    since_ticks,
-)
-
-
-def ticks_of(column: str) -> str:
-    """SQL: the uuid6 timestamp (100-ns ticks since 1582) of the id in ``column``, NULL for another id."""
-    return (f"CASE WHEN {column} ~ '^[0-9a-f]{{8}}-[0-9a-f]{{4}}-6[0-9a-f]{{3}}-' AND length({column}) = 36 "
-            f"THEN ('x' || lpad(substr({column}, 1, 8) || substr({column}, 10, 4) || substr({column}, 16, 3), 16, '0'))"
-            f"::bit(64)::bigint END")
-
+from ..growth_rows import CHECKPOINT_KEY, BucketSums, GrowthRows, check_growth_args, id_floor
 
 # Each channel version's first checkpoint: the checkpoint that stored the blob row.
 FIRST_CHECKPOINT_OF_VERSION = """
-    SELECT c.thread_id, c.checkpoint_ns, v.key AS channel, v.value #>> '{}' AS version, min(c.checkpoint_id) AS cid
-    FROM checkpoints c CROSS JOIN LATERAL jsonb_each(
+    SELECT c.thread_id, c.checkpoint_ns, v.key AS channel, v.value AS version, min(c.checkpoint_id) AS cid
+    FROM checkpoints c CROSS JOIN LATERAL jsonb_each_text(
         CASE WHEN jsonb_typeof(c.checkpoint->'channel_versions') = 'object'
              THEN c.checkpoint->'channel_versions' ELSE '{}'::jsonb END) v
     GROUP BY 1, 2, 3, 4
 """
-_BUCKET = f"(t - {UUID_EPOCH_OFFSET}) / {TICKS_PER_SECOND} / %s * %s"
 PG_CHANNEL_BASIS = (
     "PostgreSQL stores each channel's value in checkpoint_blobs once per version: per channel are those blob "
     "rows (dated by the first checkpoint naming the version) and the writes' bytes; primitive values stay in "
@@ -41,34 +24,38 @@ PG_CHANNEL_BASIS = (
 )
 
 
+_IN_WINDOW = "({cid} >= %s OR {cid} IS NULL OR NOT ({cid} ~ '^[0-9a-f]{{8}}-[0-9a-f]{{4}}-6[0-9a-f]{{3}}-'))"
+
+
 class PgGrowth:
-    """``growth_rows`` (a mixin of ``PostgresStore``: needs ``_query``)."""
+    """``growth_rows`` (a mixin of ``PostgresStore``: needs ``_query``).
+
+    Like SQLite's, the server computes lengths and hands back each row's id head (the first 18
+    characters, which carry its time); they are summed into buckets here. Decoding the hex in SQL cost
+    more than reading the rows.
+    """
 
     def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None) -> GrowthRows:
         check_growth_args(bucket_seconds)
-        start = since_ticks(since)
+        floor = id_floor(since) if since is not None else ""
         parts = (
-            ("checkpoint", f"""SELECT {ticks_of('checkpoint_id')} AS t, thread_id, '{CHECKPOINT_KEY}' AS channel, 1 AS c,
-                                      pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0) AS n
-                               FROM checkpoints"""),
-            ("blobs", f"""SELECT {ticks_of('f.cid')} AS t, b.thread_id, b.channel, 0 AS c, coalesce(octet_length(b.blob), 0) AS n
+            ("checkpoint", f"""SELECT substr(checkpoint_id, 1, 18), thread_id, '{CHECKPOINT_KEY}', 1,
+                                      pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0)
+                               FROM checkpoints WHERE {_IN_WINDOW.format(cid='checkpoint_id')}"""),
+            ("blobs", f"""SELECT substr(f.cid, 1, 18), b.thread_id, b.channel, 0, coalesce(octet_length(b.blob), 0)
                           FROM checkpoint_blobs b LEFT JOIN ({FIRST_CHECKPOINT_OF_VERSION}) f
                             ON f.thread_id = b.thread_id AND f.checkpoint_ns = b.checkpoint_ns
-                           AND f.channel = b.channel AND f.version = b.version"""),
-            ("writes", f"""SELECT {ticks_of('checkpoint_id')} AS t, thread_id, channel, 0 AS c,
-                                  coalesce(octet_length(blob), 0) AS n FROM checkpoint_writes"""),
+                           AND f.channel = b.channel AND f.version = b.version
+                          WHERE {_IN_WINDOW.format(cid='f.cid')}"""),
+            ("writes", f"""SELECT substr(checkpoint_id, 1, 18), thread_id, channel, 0, coalesce(octet_length(blob), 0)
+                           FROM checkpoint_writes WHERE {_IN_WINDOW.format(cid='checkpoint_id')}"""),
         )
-        rows: list[GrowthRow] = []
-        untimed_checkpoints = untimed_bytes = 0
-        for part, inner in parts:
-            found = self._query(
-                f"""SELECT CASE WHEN t IS NULL THEN NULL ELSE {_BUCKET} END AS bucket, thread_id, channel, sum(c), sum(n)
-                    FROM ({inner}) parts WHERE t IS NULL OR t >= %s GROUP BY 1, 2, 3""",
-                [bucket_seconds, bucket_seconds, start])
-            for bucket, thread_id, channel, count, total in found:
-                if bucket is None:
-                    untimed_checkpoints += int(count or 0)
-                    untimed_bytes += int(total or 0)
-                else:
-                    rows.append(GrowthRow(int(bucket), thread_id, channel, part, int(count or 0), int(total or 0)))
+        rows, untimed_checkpoints, untimed_bytes = [], 0, 0
+        for part, sql in parts:
+            sums = BucketSums(part, bucket_seconds)
+            for head, thread_id, channel, count, size in self._query(sql, [floor]):
+                sums.add(head, thread_id, channel, int(count), int(size))
+            rows += sums.rows()
+            untimed_checkpoints += sums.untimed_checkpoints
+            untimed_bytes += sums.untimed_bytes
         return GrowthRows(bucket_seconds, since, rows, untimed_checkpoints, untimed_bytes, PG_CHANNEL_BASIS)

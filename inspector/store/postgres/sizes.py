@@ -43,8 +43,8 @@ _BLOB_REFS = """
 """
 
 _WRITES = """
-    SELECT checkpoint_ns, checkpoint_id, sum(octet_length(blob)) FROM checkpoint_writes
-    WHERE thread_id = %s {ns} GROUP BY checkpoint_ns, checkpoint_id
+    SELECT checkpoint_ns, checkpoint_id, channel, sum(octet_length(blob)) FROM checkpoint_writes
+    WHERE thread_id = %s {ns} GROUP BY checkpoint_ns, checkpoint_id, channel
 """
 
 
@@ -73,7 +73,10 @@ def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "") -> list[Ch
     ):
         blobs.setdefault((cns, cid), {})[channel] = ChannelSize(int(size), md5, (), f"{cns}\x1f{channel}\x1f{version}",
                                                                 holds_base64=bool(b64))
-    writes = {(cns, cid): int(n or 0) for cns, cid, n in query(_WRITES.format(ns=ns_sql), [thread_id, *extra])}
+    written: dict[tuple[str, str], dict[str, int]] = {}
+    for cns, cid, channel, n in query(_WRITES.format(ns=ns_sql), [thread_id, *extra]):
+        written.setdefault((cns, cid), {})[str(channel)] = int(n or 0)
+    writes = {key: sum(channels.values()) for key, channels in written.items()}
     return [
         CheckpointSizes(
             thread_id=thread_id,
@@ -85,6 +88,7 @@ def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "") -> list[Ch
             stored_bytes=int(own or 0),
             writes_bytes=writes.get((cns, cid), 0),
             channels={**_inline(inline), **blobs.get((cns, cid), {})},
+            written=written.get((cns, cid), {}),
         )
         for cns, cid, parent, step, source, own, inline in rows
     ]

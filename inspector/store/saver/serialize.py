@@ -84,4 +84,12 @@ def metadata_bytes(tup: CheckpointTuple) -> int:
 
 
 def writes_bytes(tup: CheckpointTuple) -> int:
-    return sum(len(dumps(value)[1]) for _, _, value in tup.pending_writes or [])
+    return sum(written_bytes(tup).values())
+
+
+def written_bytes(tup: CheckpointTuple) -> dict[str, int]:
+    """Bytes of the pending writes per channel, as the saver would serialize them."""
+    out: dict[str, int] = {}
+    for _, channel, value in tup.pending_writes or []:
+        out[str(channel)] = out.get(str(channel), 0) + len(dumps(value)[1])
+    return out

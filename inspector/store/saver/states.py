@@ -12,7 +12,7 @@ from ..decode import Problem, decode_checkpoint_blob
 from ..measure import measure_checkpoint_blob
 from ..model import CheckpointSizes, CheckpointState, Key, NotFound, StoreError, WriteRecord
 from ..records import assemble_state, checkpoint_not_found
-from .serialize import cid, dump_checkpoint, metadata_bytes, ns_of, parent_of, plain, writes_bytes, writes_of
+from .serialize import cid, dump_checkpoint, metadata_bytes, ns_of, parent_of, plain, writes_bytes, writes_of, written_bytes
 
 
 class SaverStates:
@@ -50,6 +50,7 @@ class SaverStates:
             writes_bytes=writes_bytes(tup),
             channels=measured.channels,
             problems=tuple(problems + list(measured.problems)),
+            written=written_bytes(tup),
         )
 
     def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:

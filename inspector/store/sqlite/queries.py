@@ -42,7 +42,9 @@ def metadata_equals(key: str, value: Any) -> tuple[str, list[Any]]:
     """A SQL condition: the metadata's top-level ``key`` holds a JSON value equal to ``value``."""
     if not isinstance(key, str) or '"' in key:
         raise StoreError(f"metadata filter key {key!r} is not a plain name")
-    meta, path = "CAST(metadata AS TEXT)", f'$."{key}"'
+    # a row whose metadata is not JSON SQLite can read (corrupt, or nested past its depth limit) matches
+    # nothing, instead of failing the whole query
+    meta, path = "(CASE WHEN json_valid(CAST(metadata AS TEXT)) THEN CAST(metadata AS TEXT) END)", f'$."{key}"'
     if value is None:
         return f"json_type({meta}, ?) = 'null'", [path]
     if isinstance(value, bool):

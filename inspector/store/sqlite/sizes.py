@@ -12,7 +12,7 @@ from .queries import by_namespace, metadata
 
 class SqliteSizes:
     """``field_sizes`` and its stream (a mixin of ``SqliteStore``: needs ``_query``, ``_blob_rows``,
-    ``_writes_summary`` and ``_has_thread``)."""
+    ``_writes_by_channel`` and ``_has_thread``)."""
 
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
         """Per-channel stored sizes of every checkpoint, oldest first; values are never decoded.
@@ -37,7 +37,8 @@ class SqliteSizes:
         return self._stream_sizes(thread_id, ns_clause, params, order)
 
     def _stream_sizes(self, thread_id: str, ns_clause: str, params: list[Any], order: list[tuple]) -> Iterator[CheckpointSizes]:
-        writes = {key: size for key, (_, size) in self._writes_summary(thread_id, ns_clause, params[1:]).items()}
+        written = self._writes_by_channel(thread_id, ns_clause, params[1:])
+        writes = {key: sum(channels.values()) for key, channels in written.items()}
         measured: dict[Key, MeasuredCheckpoint] = {}  # the newest measurement per namespace, for its children
         for batch in batches(order, lambda r: r[3] or 0):
             fetched: dict[Key, tuple] = {}
@@ -63,4 +64,5 @@ class SqliteSizes:
                     writes_bytes=writes.get((ns, cid), 0),
                     channels=current.channels,
                     problems=tuple(current.problems),
+                    written=written.get((ns, cid), {}),
                 )

@@ -32,6 +32,18 @@ class SqliteTimeline(HistoryTimeline):
             )
         }
 
+    def _writes_by_channel(self, thread_id: str, where: str = "",
+                           params: Iterable[Any] = ()) -> dict[Key, dict[str, int]]:
+        """``(ns, checkpoint id) -> {channel: bytes}`` of the thread's writes matching ``where``."""
+        out: dict[Key, dict[str, int]] = {}
+        for ns, cid, channel, size in self._query(
+            f"""SELECT checkpoint_ns, checkpoint_id, channel, sum(length(value))
+                FROM writes WHERE thread_id = ? {where} GROUP BY checkpoint_ns, checkpoint_id, channel""",
+            [thread_id, *params],
+        ):
+            out.setdefault((ns, cid), {})[str(channel)] = size or 0
+        return out
+
     def history(
         self,
         thread_id: str,
