@@ -149,14 +149,18 @@ def _quote(text: str) -> str:
 
 
 HIGHLIGHT = "#f59e0b"
+WIDE_NODES = 14  # up to this many nodes, the graph is laid out left to right
 
 
 def to_dot(graph: FlowGraph, highlight: Iterable[str] = (), wrote: Iterable[str] = (), title: str = "") -> str:
-    """Graphviz DOT of the graph: left to right, subgraphs as clusters, edge labels the counts (``×3``),
-    sends dashed, interrupted nodes double-bordered, nodes due next dotted; the node ids in
-    ``highlight`` filled, with the fields in ``wrote`` listed under them."""
+    """Graphviz DOT of the graph: left to right (top down past ``WIDE_NODES``), subgraphs as clusters,
+    edge labels the counts (``×3``), sends dashed, transitions no trigger named dotted, interrupted nodes
+    double-bordered, nodes due next dashed; the node ids in ``highlight`` filled, with the fields in
+    ``wrote`` listed beside them."""
     highlight, wrote = set(highlight), list(dict.fromkeys(wrote))
-    lines = ["digraph flow {", '  graph [rankdir=LR, fontname="Helvetica", fontsize=11, nodesep=0.25, ranksep=0.45'
+    # a few nodes read best left to right; a long chain laid out that way shrinks to fit the page: top down
+    direction = "LR" if len(graph.nodes) <= WIDE_NODES else "TB"
+    lines = ["digraph flow {", f'  graph [rankdir={direction}, fontname="Helvetica", fontsize=11, nodesep=0.25, ranksep=0.45'
              + (f", label={_quote(title)}, labelloc=t" if title else "") + "];",
              '  node [shape=box, style="rounded,filled", fillcolor="#f8fafc", color="#64748b", fontname="Helvetica", '
              'fontsize=11, height=0.3];',
