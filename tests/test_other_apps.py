@@ -183,3 +183,27 @@ def test_no_deerflow_text_for_other_apps(request, capsys, thread_id, command):
     assert main([command, "--db", str(db), thread_id]) in (0, 1)
     out = capsys.readouterr().out.lower()
     assert out and "deerflow" not in out and "user-data" not in out and "merge_" not in out
+
+
+def test_a_compiled_graphs_subgraphs_read_their_own_namespaces_in_their_own_state(tmp_path):
+    from apps.nested_graph import THREAD, write_store
+
+    db = write_store(tmp_path / "nested.db")
+    named = schemas.load_schema("apps.nested_graph:graph")
+    assert list(named.subgraphs) == ["research"] and "notes" in named.subgraphs["research"].fields
+    with open_store(str(db)) as store:
+        namespaces = sorted({r.checkpoint_ns for r in store.timeline(THREAD)} - {""})
+        assert namespaces and all(ns.startswith("research:") for ns in namespaces)
+        for ns in namespaces:
+            steps = replay_thread(store, THREAD, ns, schema=named)
+            notes = [f for s in steps for f in s.fields if f.field == "notes" and f.written]
+            assert notes and all(f.status == "confirmed" and f.reducer == "add" for f in notes)
+            # the parent's state alone does not know the subgraph's field
+            alone = replay_thread(store, THREAD, ns, schema=schemas.schema_of(named_state()))
+            assert {f.reason for s in alone for f in s.fields if f.field == "notes" and f.written} == {UNKNOWN_REDUCER}
+
+
+def named_state():
+    from apps.nested_graph import ParentState
+
+    return ParentState

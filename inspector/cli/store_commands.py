@@ -254,7 +254,7 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
     print_table(
         ["field", "reducer", "stored", "value"],
         [
-            (name, reducer_label(name, schema).removeprefix("reducer "),
+            (name, reducer_label(name, schema, name in state.rebuilt_channels).removeprefix("reducer "),
              "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
              json.dumps(to_jsonable(value), ensure_ascii=False))
             for name, value in ((n, channels[n]) for n in schema.order(channels))

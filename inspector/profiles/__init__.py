@@ -291,6 +291,12 @@ def text(key: str) -> str:
     return own if own is not None else base().texts[key]
 
 
+def delta_fold(channel: str) -> str | None:
+    """The fold a delta channel of the profile in force is rebuilt with (its ``texts["delta-fold:<channel>"]``),
+    or None when the profile names none."""
+    return in_force().texts.get(f"delta-fold:{channel}")
+
+
 def value_lints() -> tuple[Callable[..., list[dict[str, Any]]], ...]:
     """The profile in force's own health lints on a decoded state."""
     return in_force().value_lints
@@ -360,6 +366,7 @@ __all__ = [
     "choose",
     "current",
     "current_knows",
+    "delta_fold",
     "forget",
     "in_force",
     "knows",

@@ -135,7 +135,7 @@ def _replay_warning(history: History, marks: dict[Key, str]) -> None:
 
 
 def _summary(history: History) -> str:
-    parts = [f"{len(history)} checkpoint(s)", f"{len(history.branches)} branch(es)"]
+    parts = [f"{len(history)} checkpoint(s)"]  # lanes are a layout (subgraphs have their own), not branches
     if history.forks:
         parts.append(f"{len(history.forks)} fork(s)")
     namespaces = {k[0] for k in history.ordered if k[0]}

@@ -25,7 +25,8 @@ PROFILE = Profile(
     evidence=evidence,
     schema=lambda: DEFAULT,
     knowledge=KNOWLEDGE,
-    texts=TEXTS,
+    # in delta mode (checkpoint_channel_mode: delta) messages is a DeltaChannel folded with merge_message_writes
+    texts={**TEXTS, "delta-fold:messages": "merge_message_writes"},
     value_lints=VALUE_LINTS,
     size_lints=SIZE_LINTS,
 )
