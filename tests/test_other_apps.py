@@ -177,7 +177,7 @@ def test_a_deepagents_task_result_shows_the_subagents_own_status(request):
 
 
 @pytest.mark.parametrize("thread_id", sorted(APPS))
-@pytest.mark.parametrize("command", ["replay", "health", "state", "timeline"])
+@pytest.mark.parametrize("command", ["replay", "health", "state", "timeline", "sizes", "images"])
 def test_no_deerflow_text_for_other_apps(request, capsys, thread_id, command):
     db = app_store(request, thread_id)
     assert main([command, "--db", str(db), thread_id]) in (0, 1)
@@ -207,3 +207,23 @@ def named_state():
     from apps.nested_graph import ParentState
 
     return ParentState
+
+
+@pytest.mark.parametrize("thread_id", sorted(APPS))
+def test_every_channel_s_bytes_are_counted(request, thread_id):
+    """Every field the root graph stored or wrote has its bytes in the size table, delta channels (deepagents'
+    ``messages`` and ``files``) by their writes."""
+    from inspector.sizes.accounting import measure_thread
+    from inspector.store import is_internal_channel
+
+    with open_store(str(app_store(request, thread_id))) as store:
+        seen = set()
+        for row in store.timeline(thread_id):
+            if not row.checkpoint_ns:
+                seen |= {c for c in row.write_channels if not is_internal_channel(c)}
+        newest = store.state(thread_id, store.timeline(thread_id)[0].checkpoint_id)
+        seen |= set(newest.values)
+        sizes = measure_thread(store, thread_id)
+    counted = {f.field: f.stored_bytes + f.written_bytes for f in sizes.fields if not f.internal}
+    assert seen and seen <= set(counted), seen - set(counted)
+    assert all(counted[name] > 0 for name in seen), counted
