@@ -122,7 +122,7 @@ def test_replay_command_with_the_apps_schema(request, capsys):
 # -- read with their own profiles ------------------------------------------------------
 
 PROFILES = {"langchain-travel": "langchain-agent", "langchain-travel-answered": "langchain-agent",
-            "deep-report": "deepagents", "swarm-trip": "langgraph"}
+            "deep-report": "deepagents", "swarm-trip": "swarm"}
 
 
 @pytest.mark.parametrize("thread_id", sorted(APPS))
@@ -132,16 +132,16 @@ def test_each_thread_is_read_with_its_own_profile_chosen_by_evidence(request, th
     with open_store(str(app_store(request, thread_id))) as store:
         chosen = reading_for(store, thread_id)
         assert chosen.name == PROFILES[thread_id]
-        if chosen.is_app():  # the package's own marker is named as the evidence
+        if thread_id != "swarm-trip":  # the package's own marker is named as the evidence
             assert "ls_integration" in chosen.reason
         steps = replay_thread(store, thread_id)
     unknown = {f.field for s in steps for f in s.fields if f.reason == UNKNOWN_REDUCER}
     assert [s.checkpoint_id for s in steps if s.status == "mismatch"] == []
-    # an app's profile knows every field of its root graph; the generic base knows none
-    assert unknown == (set() if chosen.is_app() else {"messages", "active_agent"})
+    # an app's profile knows every field of its root graph
+    assert chosen.is_app() and unknown == set()
 
 
-@pytest.mark.parametrize(("thread_id", "channel", "index", "reducer"), ALTERATIONS[:2])
+@pytest.mark.parametrize(("thread_id", "channel", "index", "reducer"), ALTERATIONS)
 def test_an_altered_copy_is_flagged_by_the_profile_without_a_schema(request, tmp_path, thread_id, channel, index,
                                                                     reducer):
     copy = tmp_path / "altered.db"
