@@ -204,7 +204,10 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
         cache.put(store.identity, thread_id, kind, new)
     writes = _parent_writes(store, thread_id, ns, [r for r in rows if r.checkpoint_id not in done])
     for row in rows:
-        if row.checkpoint_id not in done:
+        if row.checkpoint_id not in done and row.checkpoint_id not in facts:  # its state could not be read
+            unreadable = HistoryProblem("unreadable", (key_of(row),), "this checkpoint could not be read")
+            done[row.checkpoint_id] = _broken(row, unreadable)
+        elif row.checkpoint_id not in done:
             done[row.checkpoint_id] = decode(row, facts[row.checkpoint_id], writes.get(row.parent_checkpoint_id, []))
             tick()
     return [done[r.checkpoint_id] for r in rows]
