@@ -112,7 +112,10 @@ def test_the_thread_page_says_which_profile_reads_it(apps_db, app_on_store):
     assert not at.exception, at.exception
     text = all_text(at)
     assert "Profile: LangGraph: no app's profile matches the data" in text
-    assert "reducer unknown" in text
+    assert "reducer unknown" in text and "DeerFlow" not in text
+    at.segmented_control(key="thread_panel").set_value("Size").run()
+    assert not at.exception, at.exception
+    assert not [w for w in DEERFLOW_WORDS if w in all_text(at)]
 
 
 DEERFLOW_WORDS = ("DeerFlow", "/mnt/user-data", "viewed_images", "SummarizationMiddleware", "merge_artifacts",

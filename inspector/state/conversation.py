@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..profiles import knows
+from ..profiles.pieces import HIDDEN_MESSAGES
 from .deerflow_messages import (
     Attachment,
     Stripped,
@@ -159,7 +161,8 @@ def _turn(index: int, message: Any) -> Turn:
         return Turn(index, "unknown", "unknown", None, None, content_parts(message), hidden="not a message")
     kind = str(message.get("type") or "unknown")
     parts = content_parts(message.get("content"))
-    shown, stripped = _displayed(kind, parts)
+    chat_ui = knows(HIDDEN_MESSAGES)  # the app's chat UI rules: hidden kinds, tag stripping, attached files
+    shown, stripped = _displayed(kind, parts) if chat_ui else (parts, [])
     return Turn(
         index=index,
         role=ROLES.get(kind, kind),
@@ -170,10 +173,10 @@ def _turn(index: int, message: Any) -> Turn:
         tool_calls=_tool_calls(message),
         tool_call_id=message.get("tool_call_id"),
         status=message.get("status"),
-        hidden=hidden_reason(message),
+        hidden=hidden_reason(message) if chat_ui else None,
         shown_parts=shown,
         stripped=stripped,
-        attachments=attachments(message),
+        attachments=attachments(message) if chat_ui else [],
         subagent=_subagent(message),
         reasoning=reasoning_text(message),
     )
