@@ -40,6 +40,7 @@ PROFILE_MODULES = (
     "inspector.profiles.deerflow",
     "inspector.profiles.deepagents",
     "inspector.profiles.langchain_agent",
+    "inspector.profiles.swarm",
     "inspector.profiles.langgraph",
 )
 BASE = "langgraph"
