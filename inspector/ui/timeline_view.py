@@ -62,7 +62,7 @@ def navigator(history: History, key: Key, select: Select) -> None:
                        shortcut="Right", help="The next step on this branch (right arrow key)"):
         _step_to(history, path[index + 1], select, playing)
     if playing:
-        slider_col.caption(f"Playing this branch: step {index + 1} of {len(path)} when Play started")
+        slider_col.caption(f"Playing this branch from checkpoint {index + 1} of {len(path)}; Pause, Prev or Next stop it")
     elif len(path) > 1:
         slider_key = f"nav_slider_{key[0]}_{key[1]}"
         chosen = slider_col.select_slider(
