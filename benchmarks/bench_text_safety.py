@@ -22,9 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.worst_text import WORST, plain  # noqa: E402
+from inspector.profiles.deerflow.messages import parse_upload_block, strip_human_blocks, strip_marker_tags  # noqa: E402
 from inspector.safety.inert_text import inert_markdown, links_in, literal  # noqa: E402
 from inspector.safety.redaction import Redactor  # noqa: E402
-from inspector.state.deerflow_messages import parse_upload_block, strip_human_blocks, strip_marker_tags  # noqa: E402
 
 TRANSFORMS = {"inert_markdown": inert_markdown, "literal": literal, "masking": Redactor().text, "links_in": links_in,
               "strip_human_blocks": strip_human_blocks, "strip_marker_tags": strip_marker_tags,

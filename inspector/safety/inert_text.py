@@ -42,9 +42,10 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
-__all__ = ["DISPLAY_CHARS", "Shown", "code_span", "cut_for_display", "inert_markdown", "links_in", "literal"]
+__all__ = ["DISPLAY_CHARS", "Shown", "code_span", "cut_for_display", "cut_long_strings", "inert_markdown", "links_in",
+           "literal"]
 
 DISPLAY_CHARS = 20_000  # of one text on a page; the rest is behind a download
 
@@ -106,6 +107,30 @@ def cut_for_display(text: object, limit: int = DISPLAY_CHARS) -> Shown:
     if line_end > 0:
         head = head[:line_end]
     return Shown(head, len(text), len(text.encode("utf-8", "surrogatepass")))
+
+
+def cut_long_strings(value: Any, limit: int = DISPLAY_CHARS) -> tuple[Any, int]:
+    """``value`` (plain JSON data) with every string longer than ``limit`` cut, each saying its length, and how
+    many were cut (a JSON view of a field is sent to the browser whole otherwise). Same object when none was."""
+    count = [0]
+
+    def walk(item: Any, depth: int) -> Any:
+        if isinstance(item, str):
+            if len(item) <= limit:
+                return item
+            count[0] += 1
+            return item[:limit] + f" … [cut for display: {len(item):,} characters]"
+        if depth > 1000:
+            return item
+        if isinstance(item, list):
+            items = [walk(v, depth + 1) for v in item]
+            return item if all(a is b for a, b in zip(items, item)) else items
+        if isinstance(item, dict):
+            pairs = {k: walk(v, depth + 1) for k, v in item.items()}
+            return item if all(pairs[k] is v for k, v in item.items()) else pairs
+        return item
+
+    return walk(value, 0), count[0]
 
 
 def _lines(text: object) -> list[str]:
