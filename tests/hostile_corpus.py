@@ -308,10 +308,11 @@ BAD_UTF8_THREAD = b"bad-\xff\xfe-thread"  # what the id holds, as bytes
 BAD_UTF8_NS = b"ns-\xc3(\xa0"
 BAD_UTF8_CHECKPOINT = b"1f0-bad-\xed\xa0\x80-id"
 GOOD_AFTER_BAD = "hostile-listed-after-bad"
+BAD_IDS_INSIDE = "hostile-bad-ids-inside"
 
 
 @case("invalid-utf8-ids", "thread, namespace and checkpoint ids stored as text that is not UTF-8 (raw SQL)",
-      threads=[GOOD_AFTER_BAD])
+      threads=[GOOD_AFTER_BAD, BAD_IDS_INSIDE])
 def _invalid_utf8(p: Planting) -> None:
     p.put(BAD_UTF8_VICTIM, {"messages": [HumanMessage("the id of this thread is not UTF-8", id="u1")],
                             "title": "undecodable id"}, writes=[("messages", "pending")])
@@ -324,6 +325,13 @@ def _invalid_utf8(p: Planting) -> None:
                                   (BAD_UTF8_THREAD + b"-cp", "checkpoint_ns", "CAST(? AS TEXT)", [BAD_UTF8_CHECKPOINT])):
         for statement in (copy_checkpoint, copy_writes):
             p.sql(statement.format(ns=ns, cp=cp), [thread, *extra, BAD_UTF8_VICTIM])
+    # a thread whose id is fine, holding one checkpoint and one namespace whose ids are not UTF-8
+    good = p.put(BAD_IDS_INSIDE, {"messages": [HumanMessage("first", id="v1")], "title": "ids inside are bad"})
+    p.sql("INSERT INTO checkpoints SELECT thread_id, checkpoint_ns, CAST(? AS TEXT), checkpoint_id, type, checkpoint, "
+          "metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?",
+          [b"1f0-\xff-child", BAD_IDS_INSIDE, good])
+    p.sql("INSERT INTO checkpoints SELECT thread_id, CAST(? AS TEXT), checkpoint_id, NULL, type, checkpoint, "
+          "metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?", [b"sub-\xfe", BAD_IDS_INSIDE, good])
     p.sql("DELETE FROM checkpoints WHERE thread_id = ?", [BAD_UTF8_VICTIM])
     p.sql("DELETE FROM writes WHERE thread_id = ?", [BAD_UTF8_VICTIM])
     p.put(GOOD_AFTER_BAD, {"messages": [HumanMessage("an ordinary thread", id="g1")], "title": "still listed"})

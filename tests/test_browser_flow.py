@@ -71,6 +71,12 @@ def test_flow_grid_and_step_timeline_render(page, streamlit_app, demo_db, outsid
     assert "each cell is the node that wrote that field in that step" in body
     assert "20 · agent → messages" in body  # the selected step's diff of the field it wrote
     shot(panel_column(page), "flow-grid")
+    page.locator("g.mark-rect path[aria-label*='field: todos']").first.click()  # the first step that wrote todos
+    wait_for_app(page, timeout=120_000)
+    page.get_by_text("written by").first.wait_for(timeout=60_000)
+    body = page.locator("[data-testid='stMainBlockContainer']").inner_text()
+    assert "6 · tools → messages, todos" in body and "field todos written by tools" in body.replace("\n", " ")
+    assert f"checkpoint={step_key(demo_db, 'demo-research', 6)}" in page.url
     open_panel(page, base, "demo-research", head, "step-timeline")
     page.get_by_text("Time by node").wait_for(timeout=60_000)
     body = page.locator("[data-testid='stMainBlockContainer']").inner_text()

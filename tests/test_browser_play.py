@@ -90,3 +90,26 @@ def test_arrow_keys_and_buttons_step_and_keep_focus(page, base_url, steps):
     page.wait_for_url(re.compile(r"step=5"))
     wait_for_app(page)
     assert step_param(page) == 5
+
+
+def test_the_model_input_shows_the_transient_images_served_by_the_dashboard(page, base_url, demo_db):
+    from inspector.history.attribution import STEP
+    from inspector.state.model_input import attributed_input
+
+    thread = "demo-deerflow-current"
+    with open_store(f"sqlite:///{demo_db}") as store:
+        history = build_history(store.timeline(thread))
+        made = attribute_keys(store, history, history.ordered)
+        states = {s.checkpoint_id: s for s in store.iter_states(thread)}
+    target = next(k for k in reversed(history.ordered) if made[k].made_by == STEP and (seen := attributed_input(
+        states.get(states[k[1]].parent_checkpoint_id), states[k[1]], made[k])) is not None and seen.transient)
+    page.goto(f"{base_url}/thread?thread={thread}&checkpoint={target[1]}&panel=model-input")
+    wait_for_app(page, timeout=120_000)
+    images = page.locator(".st-key-model-input [data-testid='stImage'] img")
+    images.first.wait_for(state="visible", timeout=60_000)
+    page.wait_for_function("() => Array.from(document.querySelectorAll("
+                           "'.st-key-model-input [data-testid=stImage] img')).every(i => i.complete && i.naturalWidth > 0)")
+    assert images.count() == 2
+    for src in images.evaluate_all("els => els.map(e => e.src)"):
+        assert src.startswith(base_url), src  # the thumbnails come from the dashboard itself
+    shot(page.locator(".st-key-model-input"), "model-input")

@@ -91,7 +91,9 @@ def crafted(tmp_path_factory) -> Path:
         checkpoint["pending_sends"] = [f"send with {KEY}"]
         config = saver.put({"configurable": {"thread_id": "crafted", "checkpoint_ns": ""}}, checkpoint,
                            {"source": "input", "step": -1, "parents": {}, "customer_password": PASSWORD}, {})
-        saver.put_writes(config, [("raw", f"token={PLAIN}".encode()), ("settings", {"secret": PLAIN})], "task-1")
+        saver.put_writes(config, [("raw", f"token={PLAIN}".encode()), ("settings", {"secret": PLAIN}),
+                                  # DeerFlow's channels: its profile, which knows the thread's files, reads it
+                                  ("sandbox", {"sandbox_id": "local"}), ("uploaded_files", [])], "task-1")
         conn.commit()
     return db
 

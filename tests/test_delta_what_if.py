@@ -101,3 +101,19 @@ def test_store_what_if_sums_the_largest_threads(modes_db, capsys):
     assert report.measured_bytes < report.store_bytes and "2 largest thread(s)" in report.basis
     assert main(["delta-what-if", "--db", str(modes_db), "--frequency", "5"]) == 0
     assert "would store" in capsys.readouterr().out
+
+
+def test_size_panel_prices_delta_mode_when_asked(modes_db, app_on_store):
+    from ui_app import open_page
+
+    app_on_store(f"sqlite:///{modes_db}")
+    at = open_page("thread", thread=FULL_THREAD)
+    at.segmented_control(key="thread_panel").set_value("Size").run()
+    assert not at.exception
+    at.button(key=f"delta_what_if_{FULL_THREAD}").click().run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "snapshot every" in d.value.columns)
+    with open_store(str(modes_db)) as store:
+        report = delta_what_if(store, FULL_THREAD)
+    assert list(table["would store"]) == [o.stored_bytes for o in report.options]
+    assert list(table["max writes a read replays"]) == [o.max_replayed_writes for o in report.options]

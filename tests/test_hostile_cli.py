@@ -110,3 +110,16 @@ def test_a_bundle_of_each_hostile_thread_holds_no_secret(hostile_db, capsys, tmp
 def test_errors_naming_hostile_ids_are_escaped(hostile_db, capsys):
     code, out = run(capsys, "state", "--db", str(hostile_db), "no-such\x1b]0;x\x07", "--checkpoint", "\x1b[2J")
     assert code == 2 and out.startswith("error:") and corpus.controls_in(out) == []
+
+
+def test_prune_statements_name_hostile_ids_without_control_characters(hostile_db, capsys):
+    import sqlite3
+
+    from inspector.retention.sql import literal
+
+    code, out = run(capsys, "prune-preview", "--db", str(hostile_db), "--keep-latest", "1", "--sql")
+    check(code, out)
+    assert "char(27)" in out  # the escapes thread's id, as SQL that still names it exactly
+    value = corpus.ESCAPES_THREAD + "'\r\u202e"
+    assert sqlite3.connect(":memory:").execute(f"SELECT {literal(value)}").fetchone()[0] == value
+    assert corpus.controls_in(literal(value, "postgres")) == [] and "\\u001b" in literal(value, "postgres")

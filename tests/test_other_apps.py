@@ -4,6 +4,7 @@ app's own schema, and an altered copy flags exactly the altered step and field o
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -122,7 +123,7 @@ def test_replay_command_with_the_apps_schema(request, capsys):
 # -- read with their own profiles ------------------------------------------------------
 
 PROFILES = {"langchain-travel": "langchain-agent", "langchain-travel-answered": "langchain-agent",
-            "deep-report": "deepagents", "swarm-trip": "langgraph"}
+            "deep-report": "deepagents", "swarm-trip": "swarm"}
 
 
 @pytest.mark.parametrize("thread_id", sorted(APPS))
@@ -132,16 +133,16 @@ def test_each_thread_is_read_with_its_own_profile_chosen_by_evidence(request, th
     with open_store(str(app_store(request, thread_id))) as store:
         chosen = reading_for(store, thread_id)
         assert chosen.name == PROFILES[thread_id]
-        if chosen.is_app():  # the package's own marker is named as the evidence
+        if thread_id != "swarm-trip":  # the package's own marker is named as the evidence
             assert "ls_integration" in chosen.reason
         steps = replay_thread(store, thread_id)
     unknown = {f.field for s in steps for f in s.fields if f.reason == UNKNOWN_REDUCER}
     assert [s.checkpoint_id for s in steps if s.status == "mismatch"] == []
-    # an app's profile knows every field of its root graph; the generic base knows none
-    assert unknown == (set() if chosen.is_app() else {"messages", "active_agent"})
+    # an app's profile knows every field of its root graph
+    assert chosen.is_app() and unknown == set()
 
 
-@pytest.mark.parametrize(("thread_id", "channel", "index", "reducer"), ALTERATIONS[:2])
+@pytest.mark.parametrize(("thread_id", "channel", "index", "reducer"), ALTERATIONS)
 def test_an_altered_copy_is_flagged_by_the_profile_without_a_schema(request, tmp_path, thread_id, channel, index,
                                                                     reducer):
     copy = tmp_path / "altered.db"
@@ -163,6 +164,9 @@ def test_the_human_in_the_loop_request_is_the_pending_question(request, capsys):
     assert "todos" in out and "merge_todos" not in out  # LangChain's todo list replaces
     assert main(["state", "--db", str(db), "langchain-travel-answered"]) == 0
     assert "waiting for an answer" not in capsys.readouterr().out
+    assert main(["state", "--db", str(db), "langchain-travel", "--json"]) == 0
+    (question,) = json.loads(capsys.readouterr().out)["pending_questions"]
+    assert question["question"] == "Review the call book_hotel(hotel='Rio Tejo', nights=3) (approve, reject)"
 
 
 def test_a_deepagents_task_result_shows_the_subagents_own_status(request):
@@ -177,9 +181,53 @@ def test_a_deepagents_task_result_shows_the_subagents_own_status(request):
 
 
 @pytest.mark.parametrize("thread_id", sorted(APPS))
-@pytest.mark.parametrize("command", ["replay", "health", "state", "timeline"])
+@pytest.mark.parametrize("command", ["replay", "health", "state", "timeline", "sizes", "images"])
 def test_no_deerflow_text_for_other_apps(request, capsys, thread_id, command):
     db = app_store(request, thread_id)
     assert main([command, "--db", str(db), thread_id]) in (0, 1)
     out = capsys.readouterr().out.lower()
     assert out and "deerflow" not in out and "user-data" not in out and "merge_" not in out
+
+
+def test_a_compiled_graphs_subgraphs_read_their_own_namespaces_in_their_own_state(tmp_path):
+    from apps.nested_graph import THREAD, write_store
+
+    db = write_store(tmp_path / "nested.db")
+    named = schemas.load_schema("apps.nested_graph:graph")
+    assert list(named.subgraphs) == ["research"] and "notes" in named.subgraphs["research"].fields
+    with open_store(str(db)) as store:
+        namespaces = sorted({r.checkpoint_ns for r in store.timeline(THREAD)} - {""})
+        assert namespaces and all(ns.startswith("research:") for ns in namespaces)
+        for ns in namespaces:
+            steps = replay_thread(store, THREAD, ns, schema=named)
+            notes = [f for s in steps for f in s.fields if f.field == "notes" and f.written]
+            assert notes and all(f.status == "confirmed" and f.reducer == "add" for f in notes)
+            # the parent's state alone does not know the subgraph's field
+            alone = replay_thread(store, THREAD, ns, schema=schemas.schema_of(named_state()))
+            assert {f.reason for s in alone for f in s.fields if f.field == "notes" and f.written} == {UNKNOWN_REDUCER}
+
+
+def named_state():
+    from apps.nested_graph import ParentState
+
+    return ParentState
+
+
+@pytest.mark.parametrize("thread_id", sorted(APPS))
+def test_every_channel_s_bytes_are_counted(request, thread_id):
+    """Every field the root graph stored or wrote has its bytes in the size table, delta channels (deepagents'
+    ``messages`` and ``files``) by their writes."""
+    from inspector.sizes.accounting import measure_thread
+    from inspector.store import is_internal_channel
+
+    with open_store(str(app_store(request, thread_id))) as store:
+        seen = set()
+        for row in store.timeline(thread_id):
+            if not row.checkpoint_ns:
+                seen |= {c for c in row.write_channels if not is_internal_channel(c)}
+        newest = store.state(thread_id, store.timeline(thread_id)[0].checkpoint_id)
+        seen |= set(newest.values)
+        sizes = measure_thread(store, thread_id)
+    counted = {f.field: f.stored_bytes + f.written_bytes for f in sizes.fields if not f.internal}
+    assert seen and seen <= set(counted), seen - set(counted)
+    assert all(counted[name] > 0 for name in seen), counted

@@ -46,6 +46,9 @@ def test_operator_add_fields_named_like_deerflows_replay_without_a_mismatch(apps
     assert payload["profile"]["name"] == "langgraph" and "DeerFlow" not in payload["schema"]
     unknown = set(payload["verdict"]["unknown_reducer_fields"])
     assert "messages" in unknown and unknown <= {"messages", "todos", "artifacts"}
+    inferred = payload["verdict"]["inferred"]  # what the unknown reducers are consistent with: shown, not verified
+    assert inferred and all(what.startswith("consistent with operator.add on all") for what in inferred.values())
+    assert payload["verdict"]["verified"] < sum(len(s["fields"]) for s in payload["steps"])
     code, payload = _replay(capsys, apps_db, thread, "--schema", SPECS[thread])
     assert code == 0 and payload["verdict"]["mismatched"] == 0 and payload["verdict"]["unverified"] == 0
 
@@ -112,7 +115,10 @@ def test_the_thread_page_says_which_profile_reads_it(apps_db, app_on_store):
     assert not at.exception, at.exception
     text = all_text(at)
     assert "Profile: LangGraph: no app's profile matches the data" in text
-    assert "reducer unknown" in text
+    assert "reducer unknown" in text and "DeerFlow" not in text
+    at.segmented_control(key="thread_panel").set_value("Size").run()
+    assert not at.exception, at.exception
+    assert not [w for w in DEERFLOW_WORDS if w in all_text(at)]
 
 
 DEERFLOW_WORDS = ("DeerFlow", "/mnt/user-data", "viewed_images", "SummarizationMiddleware", "merge_artifacts",
@@ -180,3 +186,28 @@ def test_langgraphs_own_channels_are_never_the_field_to_trim():
     assert "LangGraph's own channel" in flags["__pregel_tasks"].why and "Send" in flags["__pregel_tasks"].why
     assert "no field to trim" in flags["__pregel_tasks"].fix
     assert "delta channel" in flags["notes"].why
+
+
+# -- DeerFlow's three misreads ----------------------------------------------------------
+
+
+def test_a_branch_without_a_folder_of_its_own_reads_its_artifacts_from_its_parents(demo_dir, tmp_path):
+    from inspector.media.artifacts import list_artifacts
+    from inspector.media.report import thread_folders
+
+    parent = "demo-deerflow-current"
+    shutil.copytree(demo_dir / "threads" / parent, tmp_path / "threads" / parent)  # the branch's folder never made
+    metadata = {"branch_parent_thread_id": parent, "source": "branch"}
+    found, problems = thread_folders("demo-branch", None, metadata, tmp_path)
+    assert found is not None and problems == [] and "has no folder of its own" in found.origin
+    [artifact] = list_artifacts(["/mnt/user-data/outputs/plan.md"], found)
+    assert artifact.exists and artifact.problems == []
+    assert artifact.physical_path.startswith(str(tmp_path / "threads" / parent))
+    alone, problems = thread_folders("demo-branch", None, {}, tmp_path)  # no branch record: not found, as before
+    assert alone is None and "not found on this machine" in problems[0]
+
+
+def test_a_delta_channel_is_named_by_its_channel_and_fold(demo_db, capsys):
+    main(["state", "--db", str(demo_db), "demo-delta"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("messages "))
+    assert "merge_message_writes (DeltaChannel, rebuilt from writes)" in line and "add_messages" not in line

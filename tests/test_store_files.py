@@ -259,3 +259,41 @@ def test_health_page_shows_file_facts_and_leftovers(sqlite_leftovers, app_on_sto
     at.toggle(key="files_per_table").set_value(True).run()
     tables = next(d.value for d in at.dataframe if "payload" in d.value.columns)
     assert "threads_meta" in set(tables["name"])
+
+
+@pytest.mark.postgres
+def test_agent_server_thread_table_with_uuid_ids(postgres_dsn):
+    """LangGraph Agent Server keeps its threads in ``thread`` (thread_id uuid) beside the checkpoint tables."""
+    import uuid
+
+    from growth_store import build_graph
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    known, unknown, never_run = (str(uuid.UUID(int=n)) for n in (1, 2, 3))
+    with psycopg.connect(postgres_dsn.admin_dsn, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS inspector_agent_server")
+        conn.execute("CREATE DATABASE inspector_agent_server")
+    admin = with_database(postgres_dsn.admin_dsn, "inspector_agent_server")
+    with PostgresSaver.from_conn_string(admin) as saver:
+        saver.setup()
+        graph = build_graph(saver)
+        for thread_id in (known, unknown):
+            graph.invoke({"messages": [HumanMessage("hello")]}, {"configurable": {"thread_id": thread_id}})
+    with psycopg.connect(admin) as conn:
+        conn.execute("CREATE TABLE thread (thread_id uuid PRIMARY KEY, metadata jsonb, status text)")
+        conn.execute("INSERT INTO thread VALUES (%s, '{}', 'idle'), (%s, '{}', 'idle')", [known, never_run])
+        conn.commit()
+    grant_readonly_role(admin)
+    with open_store(with_database(postgres_dsn.readonly_dsn, "inspector_agent_server")) as store:
+        report = orphan_report(store)
+    kinds = {item.kind: item for item in report.leftovers}
+    assert report.app_tables == [("LangGraph Agent Server", "thread")]
+    assert [t.thread_id for t in kinds["app-without-checkpoints"].threads] == [never_run]
+    assert [t.thread_id for t in kinds["checkpoints-unknown-to-app"].threads] == [unknown]
+    with psycopg.connect(admin) as conn:  # the statements are valid for a uuid column, and remove just those
+        for kind in ("app-without-checkpoints", "checkpoints-unknown-to-app"):
+            conn.execute(kinds[kind].statements.replace("BEGIN;", "").replace("COMMIT;", ""))
+        conn.commit()
+        assert [str(r[0]) for r in conn.execute("SELECT thread_id FROM thread")] == [known]
+        assert {r[0] for r in conn.execute("SELECT DISTINCT thread_id FROM checkpoints")} == {known}

@@ -43,3 +43,19 @@ def test_timeline_records_hide_plumbing(demo_db):
     assert all("branch:" not in r["wrote"] for r in records)
     assert {r["namespace"] for r in records} >= {"root"}
     assert written_channels(("messages", "branch:to:x"), include_internal=True) == "messages, branch:to:x"
+
+
+def test_each_row_is_clickable_from_its_dot_across_its_label(demo_db):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        h = build_history(store.timeline("demo-time-travel"))
+    data = tree_data(h, h.page(0, 40), h.head)
+    spec = tree_chart(data)
+    layers = [layer for layer in spec["layer"] if layer.get("params")]
+    assert len(layers) == 1 and layers[0]["mark"]["type"] == "rect" and spec["layer"][-1] is layers[0]  # on top
+    bands = layers[0]["data"]["values"]
+    assert [(b["checkpoint"], b["ns"]) for b in bands] == [(p["checkpoint"], p["ns"]) for p in data.points]
+    domain = spec["layer"][0]["encoding"]["x"]["scale"]["domain"]
+    for band, point in zip(bands, data.points):
+        assert band["left"] < point["lane"] < band["right"] == domain[1]  # the dot and the label to its right
+        assert band["top"] < point["row"] < band["bottom"]
+    assert not any(layer.get("encoding", {}).get("tooltip") for layer in spec["layer"][:-1])  # one aria label a row

@@ -229,6 +229,8 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
         "channel_bytes": state.channel_bytes,
         "rebuilt_channels": list(state.rebuilt_channels),
         "writes": state.writes,
+        "pending_questions": [{"id": q.id, "question": q.question or None, "task_path": q.task_path}
+                              for q in pending_questions(state.writes)],
         "problems": [p.as_dict() for p in state.problems],
     }
 
@@ -254,7 +256,7 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
     print_table(
         ["field", "reducer", "stored", "value"],
         [
-            (name, reducer_label(name, schema).removeprefix("reducer "),
+            (name, reducer_label(name, schema, name in state.rebuilt_channels).removeprefix("reducer "),
              "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
              json.dumps(to_jsonable(value), ensure_ascii=False))
             for name, value in ((n, channels[n]) for n in schema.order(channels))

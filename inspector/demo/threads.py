@@ -27,6 +27,7 @@ from inspector.demo.deerflow_writes import (
     persist_run_durations,
     write_thread_goal,
 )
+from inspector.demo.langchain_agent import run_langchain_agent
 from inspector.demo.model import Script, Turn, act, call, say, user_message
 from inspector.demo.sandbox import VIRTUAL_ROOT, make_folders, physical_path, thread_data_for, virtual_path
 from inspector.demo.subagent import ResearchAppState, task_delegate, task_subagent
@@ -373,4 +374,9 @@ THREADS: dict[str, tuple[str, Callable[[Demo], None]]] = {
     "demo-long": (
         "Thirty turns read a handbook section by section: 330 checkpoints, messages growing",
         _chat(long_script)),
+    "demo-langchain-agent": (
+        "Not DeerFlow: LangChain's create_agent with the todo list, human-in-the-loop and summarisation "
+        "middleware books a trip; a booking approved, the conversation summarised, then left waiting at a "
+        "human-in-the-loop request (book_hotel: approve or reject); read with the LangChain agent profile",
+        lambda demo: run_langchain_agent(demo.checkpointer, "demo-langchain-agent")),
 }

@@ -130,7 +130,7 @@ def _selected(selection: str | None, writes: list[WriteRecord], source: str | No
 
 def encode(result: StepReplay, selection: str | None) -> list[Any]:
     """A step's verdict without any value: statuses, reducers, reasons (the inspector's own words)."""
-    fields = [[f.field, f.reducer, f.status, f.written, f.reason] for f in result.fields]
+    fields = [[f.field, f.reducer, f.status, f.written, f.reason, f.inferred] for f in result.fields]
     return [result.status, result.step, result.source, result.note, fields, selection, bool(result.findings)]
 
 
@@ -144,8 +144,8 @@ def decode(row: CheckpointRow, fact: list[Any], parent_writes: list[WriteRecord]
     result = StepReplay(thread_id=row.thread_id, checkpoint_ns=row.checkpoint_ns, checkpoint_id=row.checkpoint_id,
                         parent_checkpoint_id=row.parent_checkpoint_id, step=step, source=source, status=status,
                         note=note)
-    result.fields = [FieldCheck(name, reducer, state, written, None, reason)
-                     for name, reducer, state, written, reason in fields]
+    result.fields = [FieldCheck(name, reducer, state, written, None, reason, *rest[:1])
+                     for name, reducer, state, written, reason, *rest in fields]
     result.wrote = describe_writes(_selected(selection, parent_writes, source))
     return result
 
@@ -173,6 +173,7 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
     Each state is decoded once and dropped as soon as its last child was checked; verdicts ``cache``
     holds are not replayed again (see the module's docstring).
     """
+    schema = _namespace_schema(schema, ns)
     history = build_history(store.timeline_keys(thread_id))
     rows = sorted((history.node(k).row for k in history.ordered if k[0] == ns), key=lambda r: r.checkpoint_id)
     if not rows:
@@ -203,10 +204,26 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
         cache.put(store.identity, thread_id, kind, new)
     writes = _parent_writes(store, thread_id, ns, [r for r in rows if r.checkpoint_id not in done])
     for row in rows:
-        if row.checkpoint_id not in done:
+        if row.checkpoint_id not in done and row.checkpoint_id not in facts:  # its state could not be read
+            unreadable = HistoryProblem("unreadable", (key_of(row),), "this checkpoint could not be read")
+            done[row.checkpoint_id] = _broken(row, unreadable)
+        elif row.checkpoint_id not in done:
             done[row.checkpoint_id] = decode(row, facts[row.checkpoint_id], writes.get(row.parent_checkpoint_id, []))
             tick()
     return [done[r.checkpoint_id] for r in rows]
+
+
+def _namespace_schema(schema: schemas.Schema | None, ns: str) -> schemas.Schema | None:
+    """The schema of the subgraph writing ``ns`` when the schema in force is a compiled graph's (its subgraphs'
+    own states); else ``schema`` as given (None: the active one, not loaded when it is the default)."""
+    if not ns:
+        return schema
+    if schema is None:
+        loaded = sys.modules.get("inspector.schema.reading")
+        if loaded is None:
+            return None
+        schema = loaded.active()
+    return schema.for_namespace(ns)
 
 
 def _broken_steps(store: Store, thread_id: str, history: History, rows: list[CheckpointRow]) -> dict[str, StepReplay]:

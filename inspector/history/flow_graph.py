@@ -149,14 +149,18 @@ def _quote(text: str) -> str:
 
 
 HIGHLIGHT = "#f59e0b"
+WIDE_NODES = 14  # up to this many nodes, the graph is laid out left to right
 
 
 def to_dot(graph: FlowGraph, highlight: Iterable[str] = (), wrote: Iterable[str] = (), title: str = "") -> str:
-    """Graphviz DOT of the graph: left to right, subgraphs as clusters, edge labels the counts (``×3``),
-    sends dashed, interrupted nodes double-bordered, nodes due next dotted; the node ids in
-    ``highlight`` filled, with the fields in ``wrote`` listed under them."""
+    """Graphviz DOT of the graph: left to right (top down past ``WIDE_NODES``), subgraphs as clusters,
+    edge labels the counts (``×3``), sends dashed, transitions no trigger named dotted, interrupted nodes
+    double-bordered, nodes due next dashed; the node ids in ``highlight`` filled, with the fields in
+    ``wrote`` listed beside them."""
     highlight, wrote = set(highlight), list(dict.fromkeys(wrote))
-    lines = ["digraph flow {", '  graph [rankdir=LR, fontname="Helvetica", fontsize=11, nodesep=0.25, ranksep=0.45'
+    # a few nodes read best left to right; a long chain laid out that way shrinks to fit the page: top down
+    direction = "LR" if len(graph.nodes) <= WIDE_NODES else "TB"
+    lines = ["digraph flow {", f'  graph [rankdir={direction}, fontname="Helvetica", fontsize=11, nodesep=0.25, ranksep=0.45'
              + (f", label={_quote(title)}, labelloc=t" if title else "") + "];",
              '  node [shape=box, style="rounded,filled", fillcolor="#f8fafc", color="#64748b", fontname="Helvetica", '
              'fontsize=11, height=0.3];',
@@ -186,14 +190,21 @@ def to_dot(graph: FlowGraph, highlight: Iterable[str] = (), wrote: Iterable[str]
     by_cluster: dict[str, list[GraphNode]] = {}
     for node in graph.nodes.values():
         by_cluster.setdefault(node.cluster, []).append(node)
-    for node in by_cluster.get("", []):
-        lines.append(node_line(node, "  "))
-    for number, (cluster, nodes) in enumerate(sorted((c, n) for c, n in by_cluster.items() if c)):
-        lines.append(f"  subgraph cluster_{number} {{")
-        lines.append(f'    label={_quote("subgraph " + cluster + " (run by node " + graph.clusters.get(cluster, "?") + ")")};'
-                     ' style="rounded,dashed"; color="#94a3b8";')
-        lines.extend(node_line(node, "    ") for node in nodes)
-        lines.append("  }")
+    names = sorted(c for c in set(by_cluster) | set(graph.clusters) if c)
+    numbers = {c: i for i, c in enumerate(names)}
+
+    def emit(cluster: str, indent: str) -> None:  # a subgraph's cluster drawn inside the one that ran it
+        for node in by_cluster.get(cluster, []):
+            lines.append(node_line(node, indent))
+        for inner in (c for c in names if c.rpartition("/")[0] == cluster):
+            run_by = graph.clusters.get(inner, "?").rpartition("/")[2]
+            lines.append(f"{indent}subgraph cluster_{numbers[inner]} {{")
+            lines.append(f'{indent}  label={_quote("subgraph " + inner.rpartition("/")[2] + " (run by node " + run_by + ")")};'
+                         ' style="rounded,dashed"; color="#94a3b8";')
+            emit(inner, indent + "  ")
+            lines.append(f"{indent}}}")
+
+    emit("", "  ")
     for edge in graph.edges.values():
         attrs = [f"label={_quote('×' + str(edge.count))}"]
         if edge.kind == "send":

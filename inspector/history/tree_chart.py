@@ -2,7 +2,8 @@
 
 ``tree_data`` lays out one page of the history as plain rows (points, edges,
 branch labels); ``tree_chart`` turns them into a Vega-Lite spec with a click
-selection named ``pick`` carrying ``checkpoint`` and ``ns``.
+selection named ``pick`` carrying ``checkpoint`` and ``ns``, made on a band
+over each checkpoint's row, so its label is as clickable as its dot.
 """
 
 from __future__ import annotations
@@ -91,9 +92,7 @@ def tree_chart(data: TreeData) -> dict[str, Any]:
     }
     points = {
         "data": {"values": data.points},
-        "mark": {"type": "point", "filled": True, "size": 140, "cursor": "pointer"},
-        "params": [{"name": SELECTION, "select": {"type": "point", "fields": ["checkpoint", "ns"], "on": "click",
-                                                  "toggle": False, "clear": False}}],
+        "mark": {"type": "point", "filled": True, "size": 140, "aria": False},
         "encoding": {
             "x": x, "y": y,
             "color": {"field": "branch", "type": "nominal", "legend": {"title": "branch", "orient": "bottom"}},
@@ -101,6 +100,19 @@ def tree_chart(data: TreeData) -> dict[str, Any]:
                       "scale": {"domain": ["checkpoint", "fork"], "range": ["circle", "diamond"]}},
             "stroke": _when_selected("#111827", None),
             "strokeWidth": _when_selected(3, 0),
+        },
+    }
+    # one transparent band per checkpoint, from its dot to the chart's right edge, on top of the dot and its
+    # label: clicking either picks the checkpoint, and its tooltip is the row's
+    right = max(lanes) + 2.5
+    hits = {
+        "data": {"values": [{**p, "left": p["lane"] - 0.45, "right": right, "top": p["row"] - 0.5,
+                             "bottom": p["row"] + 0.5} for p in data.points]},
+        "mark": {"type": "rect", "fill": "#000000", "fillOpacity": 0, "cursor": "pointer"},
+        "params": [{"name": SELECTION, "select": {"type": "point", "fields": ["checkpoint", "ns"], "on": "click",
+                                                  "toggle": False, "clear": False}}],
+        "encoding": {
+            "x": {**x, "field": "left"}, "x2": {"field": "right"}, "y": {**y, "field": "top"}, "y2": {"field": "bottom"},
             "tooltip": [{"field": "step", "type": "quantitative"}] + [
                 {"field": name, "type": "nominal"} for name in ("label", "source", "branch", "ns", "checkpoint")],
         },
@@ -116,4 +128,4 @@ def tree_chart(data: TreeData) -> dict[str, Any]:
         "mark": {"type": "text", "align": "left", "dx": -6, "fontSize": 11, "fontStyle": "italic", "color": "#475569"},
         "encoding": {"x": x, "y": y, "text": {"field": "text", "type": "nominal"}},
     }
-    return {"height": ROW_HEIGHT * (rows + 2), "layer": [edges, points, text, labels]}
+    return {"height": ROW_HEIGHT * (rows + 2), "layer": [edges, points, text, labels, hits]}

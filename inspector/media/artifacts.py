@@ -8,6 +8,7 @@ paths that name the same file once normalised (``merge_artifacts`` keeps
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,7 @@ def _locate(artifact: Artifact, user_data: UserData | None) -> None:
         artifact.refused = True
         artifact.problems.append(f"refused: {exc}")
         return
+    path = _in_branch_parents(artifact.path, user_data, path)
     artifact.physical_path = str(path)
     try:
         stat = path.stat()
@@ -71,6 +73,21 @@ def _locate(artifact: Artifact, user_data: UserData | None) -> None:
         artifact.problems.append("not a regular file: never opened")
         return
     artifact.exists, artifact.size = True, stat.st_size
+
+
+def _in_branch_parents(virtual: str, user_data: UserData, own: Path) -> Path:
+    """``own`` when it exists; else the same agent path in the folder of a thread this one was branched from
+    (DeerFlow copies a branch's files only when it branches from the latest turn), nearest first."""
+    if os.path.lexists(own):
+        return own
+    for parent in user_data.parents:
+        try:
+            candidate = resolve(virtual, parent)
+        except PathRefused:
+            continue
+        if os.path.lexists(candidate):
+            return candidate
+    return own
 
 
 def list_artifacts(value: Any, user_data: UserData | None = None,

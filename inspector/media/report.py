@@ -78,10 +78,11 @@ def thread_folders(thread_id: str, thread_data: Any, metadata: dict[str, Any], d
         found = locate(thread_id, thread_data, bases, user_id)
     except PathRefused as exc:
         return None, [f"refused: {exc}"]
-    if found is None:
-        return None, [FOLDER_NOT_FOUND]
-    refusals = folder_refusals(found)
     origin = branch_of(thread_id, metadata)
+    if found is None:  # a branch's record from what was read already: no history is read to find none
+        return _branch_without_folder(thread_id, origin or (branch_origin(rows) if rows is not None else None),
+                                      bases, user_id, store)
+    refusals = folder_refusals(found)
     if origin is None and (rows is not None or store is not None):
         origin = branch_origin(rows if rows is not None else _timeline(store, thread_id))
     if origin is None:
@@ -89,6 +90,21 @@ def thread_folders(thread_id: str, thread_data: Any, metadata: dict[str, Any], d
     parents, problems = _branch_parents(origin.parent_thread_id, [found.base, *bases], user_id, store, {thread_id})
     found = replace(found, parents=tuple(parents))
     return found, refusals + problems + [p for parent in parents for p in folder_refusals(parent)]
+
+
+def _branch_without_folder(thread_id: str, origin: Any, bases: list[Path], user_id: str | None,
+                           store: Any) -> tuple[UserData | None, list[str]]:
+    """A branch DeerFlow made no folder for (taken from an earlier turn): its files are those of the thread it
+    was branched from, read from that folder as its images are; without a branch record, not found."""
+    if origin is None:
+        return None, [FOLDER_NOT_FOUND]
+    parents, problems = _branch_parents(origin.parent_thread_id, bases, user_id, store, {thread_id})
+    if not parents:
+        return None, [FOLDER_NOT_FOUND, *problems]
+    nearest = parents[0]
+    found = replace(nearest, origin=f"{nearest.origin}: the folder of {nearest.thread_id}, which this branch was "
+                                    "taken from (the branch has no folder of its own)", parents=tuple(parents[1:]))
+    return found, problems + [p for holder in parents for p in folder_refusals(holder)]
 
 
 def folder_refusals(found: UserData) -> list[str]:

@@ -92,9 +92,11 @@ def _points(rows: GrowthRows, by: str) -> list[GrowthPoint]:
 
 def _growers(rows: GrowthRows, by: str, top: int) -> list[Grower]:
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    index = 1 if by == "thread" else 2  # GrowthRow: (bucket, thread_id, channel, part, checkpoints, bytes)
     for row in rows.rows:
-        totals[_key(row, by)][0] += row.bytes
-        totals[_key(row, by)][1] += row.checkpoints
+        entry = totals[row[index]]
+        entry[0] += row[5]
+        entry[1] += row[4]
     window = sum(n for n, _ in totals.values())
     ranked = sorted(totals.items(), key=lambda kv: (-kv[1][0], kv[0]))[:top]
     return [Grower(key, n, c, n / window if window else 0.0) for key, (n, c) in ranked]

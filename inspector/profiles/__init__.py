@@ -40,6 +40,7 @@ PROFILE_MODULES = (
     "inspector.profiles.deerflow",
     "inspector.profiles.deepagents",
     "inspector.profiles.langchain_agent",
+    "inspector.profiles.swarm",
     "inspector.profiles.langgraph",
 )
 BASE = "langgraph"
@@ -84,7 +85,9 @@ class Profile:
     newest state, each ``lint(state, rows) -> [flag fields]``; ``size_lints``: the app's health
     lints on a thread's size rows, each ``lint(rows, settings) -> [flag fields]`` (flag fields:
     ``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints
-    live in ``inspector.sizes`` and run for every thread.
+    live in ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the
+    conversation view (an object with ``hidden_reason``, ``displayed_text``, ``attachments``,
+    ``reasoning_text``, ``subagent_result``, as ``profiles.deerflow.messages``); None: none.
     """
 
     name: str
@@ -96,6 +99,7 @@ class Profile:
     texts: Mapping[str, str] = field(default_factory=dict)
     value_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
     size_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
+    chat: Any = None
 
 
 @dataclass(frozen=True)
@@ -291,6 +295,12 @@ def text(key: str) -> str:
     return own if own is not None else base().texts[key]
 
 
+def delta_fold(channel: str) -> str | None:
+    """The fold a delta channel of the profile in force is rebuilt with (its ``texts["delta-fold:<channel>"]``),
+    or None when the profile names none."""
+    return in_force().texts.get(f"delta-fold:{channel}")
+
+
 def value_lints() -> tuple[Callable[..., list[dict[str, Any]]], ...]:
     """The profile in force's own health lints on a decoded state."""
     return in_force().value_lints
@@ -360,6 +370,7 @@ __all__ = [
     "choose",
     "current",
     "current_knows",
+    "delta_fold",
     "forget",
     "in_force",
     "knows",

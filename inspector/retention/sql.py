@@ -12,6 +12,7 @@ inspector prints these statements; it never runs them.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Sequence
 
 from ..formatting import human_bytes
@@ -25,19 +26,35 @@ TABLES = {
 }
 
 
+# control characters a terminal acts on (C0 but tab and line feed, DEL, C1) and the bidi controls
+_TERMINAL_UNSAFE = re.compile("[\x01-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def literal(value: str, dialect: str = "sqlite") -> str:
     """A SQL string literal of ``dialect``; a NUL character has no literal form and is refused.
 
     Quotes are doubled. On PostgreSQL a value holding a backslash is written as an escape string
     (``E'a\\b'``), whose meaning does not depend on the server's ``standard_conforming_strings``: with
-    that setting off, a backslash in a plain literal would escape the quote after it.
+    that setting off, a backslash in a plain literal would escape the quote after it. A control character
+    (ESC, BEL, CR, C1, a bidi control) is never written as itself, so printed statements cannot drive the
+    terminal: ``char(27)`` joined in on SQLite, ``\\u001b`` in an escape string on PostgreSQL.
     """
     if "\x00" in value:
         raise ValueError(f"an id contains a NUL character and cannot be written as SQL: {value!r}")
-    quoted = "'" + value.replace("'", "''") + "'"
-    if dialect == "postgres" and "\\" in value:
-        return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
-    return quoted
+    unsafe = _TERMINAL_UNSAFE.search(value) is not None  # written as code points: the statements are read on a terminal
+    if dialect == "postgres" and ("\\" in value or unsafe):
+        escaped = value.replace("\\", "\\\\").replace("'", "''")
+        return "E'" + _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", escaped) + "'"
+    if unsafe:  # SQLite: the safe pieces joined with char(n) for each control character
+        pieces = []
+        for piece in _TERMINAL_UNSAFE.split(value.replace("'", "''")):
+            pieces.append(f"'{piece}'")
+        chars = [f"char({ord(c)})" for c in _TERMINAL_UNSAFE.findall(value)]
+        joined = [pieces[0]]
+        for char, piece in zip(chars, pieces[1:]):
+            joined += [char, piece]
+        return "(" + " || ".join(joined) + ")"
+    return "'" + value.replace("'", "''") + "'"
 
 
 def comment(text: str) -> str:

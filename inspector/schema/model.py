@@ -36,6 +36,16 @@ class Schema:
     reducers: Mapping[str, Reducer]
     initial: Mapping[str, Any] = field(default_factory=dict)
     opaque: frozenset[str] = frozenset()
+    # a compiled graph's subgraphs by their node path ("agent", "agent|inner"): each namespace's own state
+    subgraphs: Mapping[str, Schema] = field(default_factory=dict)
+
+    def for_namespace(self, checkpoint_ns: str) -> Schema:
+        """The schema of the subgraph that writes ``checkpoint_ns`` (``node:task_id|child:task_id``), else
+        this one (the root's, or a state class's, which says nothing of subgraphs)."""
+        if not checkpoint_ns or not self.subgraphs:
+            return self
+        path = "|".join(part.partition(":")[0] for part in checkpoint_ns.split("|"))
+        return self.subgraphs.get(path, self)
 
     def declares(self, channel: str) -> bool:
         return channel in self.fields

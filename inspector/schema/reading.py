@@ -81,7 +81,27 @@ def schema_of(obj: Any, name: str | None = None) -> Schema:
                 initial[channel_name] = channel.typ()
         elif not isinstance(channel, (LastValue, LastValueAfterFinish)):
             opaque.add(channel_name)
-    return Schema(label, tuple(order), reducers, initial, frozenset(opaque))
+    return Schema(label, tuple(order), reducers, initial, frozenset(opaque), _subgraph_schemas(obj, label))
+
+
+def _subgraph_schemas(obj: Any, label: str) -> dict[str, Schema]:
+    """A compiled graph's subgraphs (nested ones by ``parent|child``), each read as its own schema; a subgraph
+    LangGraph cannot list or read is left out (its namespaces then use the root's schema)."""
+    listing = getattr(obj, "get_subgraphs", None)
+    if listing is None:
+        return {}
+    try:
+        found = list(listing(recurse=True))
+    except Exception:  # noqa: BLE001 - the operator's graph refusing to list: no subgraph schemas
+        return {}
+    subgraphs = {}
+    for path, subgraph in found:
+        if _state_class(subgraph) is None:
+            continue
+        with contextlib.suppress(Exception):  # a subgraph LangGraph cannot read as a schema
+            read = schema_of(subgraph, f"{label} [{path}]")
+            subgraphs[path] = Schema(read.name, read.fields, read.reducers, read.initial, read.opaque)
+    return subgraphs
 
 
 def reducers_of(obj: Any) -> dict[str, Reducer]:

@@ -3,7 +3,7 @@
 store (``health``), value lints (``health_values``), base64 carried in checkpoints
 (``health_base64``), and the size chart's data (``chart``). The rows the CLI and the pages both
 show: the store's health report (``health_report``), a thread's fields (``tables``), the what-ifs
-in words (``what_if``).
+in words (``what_if``), and what delta mode would store (``delta_what_if``).
 
 May import ``store``, ``schema``, ``state``, ``formatting``, ``settings``, ``analysis_cache``,
 ``safety`` (what may be kept in the cache), and ``media.user_data`` for DeerFlow's agent-visible

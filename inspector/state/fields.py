@@ -25,14 +25,21 @@ def field_order(values: Iterable[str], schema: schemas.Schema | None = None) -> 
     return _resolve(schema).order(values)
 
 
-def reducer_label(name: str, schema: schemas.Schema | None = None) -> str:
-    """``reducer merge_delegations``, ``reducer replace``, or why the reducer is unknown."""
+def reducer_label(name: str, schema: schemas.Schema | None = None, rebuilt: bool = False) -> str:
+    """``reducer merge_delegations``, ``reducer replace``, or why the reducer is unknown. ``rebuilt``: the
+    value was rebuilt from writes (a delta channel), named by its channel and the fold its app's profile
+    knows (DeerFlow's delta-mode ``messages``: ``merge_message_writes``)."""
+    from ..profiles import delta_fold
+
     schema = _resolve(schema)
+    fold = delta_fold(name) if rebuilt else None
+    if fold is not None:
+        return f"reducer {fold} (DeltaChannel, rebuilt from writes)"
     if not schema.declares(name):
         return "reducer unknown (not in the schema)"
     if not schema.knows(name):
         return "reducer unknown (a channel kind replay does not model)"
-    return f"reducer {schema.reducer_name(name)}"
+    return f"reducer {schema.reducer_name(name)}" + (" (delta channel, rebuilt from writes)" if rebuilt else "")
 
 
 def count_of(value: Any) -> str:
@@ -50,5 +57,5 @@ def field_summary(name: str, value: Any, state: CheckpointState, schema: schemas
         parts.append(f"{human_bytes(state.channel_bytes[name])} stored")
     if name in state.rebuilt_channels:
         parts.append("rebuilt from deltas (nothing stored at this checkpoint)")
-    parts.append(reducer_label(name, schema))
+    parts.append(reducer_label(name, schema, name in state.rebuilt_channels))
     return " · ".join(p for p in parts if p)

@@ -176,11 +176,13 @@ def model_input(parent: CheckpointState | None, child: CheckpointState, writes: 
     written = {mid for w in writes or [] if w.channel == MESSAGES for mid in map(_id, written_messages(w.value)) if mid}
     kept = {mid for mid in map(_id, after) if mid}
     # by id (add_messages gives every message one); a message without an id counts as added past the old end
-    added = [m for i, m in enumerate(after) if (_id(m) not in held if _id(m) else i >= len(before))]
+    added = [i for i, m in enumerate(after) if (_id(m) not in held if _id(m) else i >= len(before))]
+    turns = conversation(after)  # numbered and matched as in the child's whole conversation
     result = ModelInput(
         thread_id=child.thread_id, checkpoint_ns=child.checkpoint_ns, checkpoint_id=child.checkpoint_id,
         parent_id=parent.checkpoint_id, nodes=list(dict.fromkeys(node(w) for w in calls)),
-        seen=_seen(before), added=_seen(added),
+        seen=_seen(before),
+        added=[SeenMessage(turns[i], inline_images(after[i]), transient_reason(after[i])) for i in added],
         rewritten=[mid for mid in held & written & kept],
         removed=[mid for mid in map(_id, before) if mid and mid not in kept],
     )

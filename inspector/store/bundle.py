@@ -20,6 +20,7 @@ closed. Every failure is a ``StoreError`` of one line.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -235,15 +236,20 @@ def _read_done(folder: Path) -> dict[str, Any] | None:
 
 def _evict(cache: Path, keep: Path) -> None:
     """Remove all but the ``CACHE_ENTRIES`` most recently opened bundles, keeping any opened in the last
-    ``RECENT_SECONDS`` (and stale half-unpacked ones)."""
+    ``RECENT_SECONDS`` (and stale half-unpacked ones). Another process evicting at the same time is fine."""
+    opened: dict[Path, float] = {}
     try:
-        entries = [p for p in cache.iterdir() if p.is_dir() and not p.is_symlink()]
+        for entry in cache.iterdir():
+            with contextlib.suppress(OSError):  # removed meanwhile
+                info = entry.lstat()
+                if stat.S_ISDIR(info.st_mode):
+                    opened[entry] = info.st_mtime
     except OSError:
         return
     now = time.time()
-    stale = [p for p in entries if p.name.startswith(".unpacking-") and now - p.stat().st_mtime > 3600]
-    done = sorted((p for p in entries if not p.name.startswith(".")), key=lambda p: p.stat().st_mtime, reverse=True)
-    old = [p for p in done[CACHE_ENTRIES:] if p != keep and now - p.stat().st_mtime > RECENT_SECONDS]
+    stale = [p for p, when in opened.items() if p.name.startswith(".unpacking-") and now - when > 3600]
+    done = sorted((p for p in opened if not p.name.startswith(".")), key=opened.__getitem__, reverse=True)
+    old = [p for p in done[CACHE_ENTRIES:] if p != keep and now - opened[p] > RECENT_SECONDS]
     for folder in stale + old:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -12,6 +12,7 @@ checkpoint names) carry no time: they are counted in ``untimed_*``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable, NamedTuple
 
 GROWTH_BY = ("store", "channel", "thread")
 PARTS = ("checkpoint", "blobs", "writes")
@@ -22,8 +23,7 @@ UUID_EPOCH_OFFSET = 0x01B21DD213814000
 TICKS_PER_SECOND = 10_000_000
 
 
-@dataclass(frozen=True)
-class GrowthRow:
+class GrowthRow(NamedTuple):
     bucket: int  # the bucket's start, seconds since 1970-01-01 UTC
     thread_id: str
     channel: str
@@ -69,10 +69,13 @@ def tick_of_head(head: str) -> int | None:
     """The uuid6 timestamp of an id's first 18 characters, None for another id."""
     if len(head) != 18 or head[8] != "-" or head[13:15] != "-6":
         return None
-    try:
-        return int(head[:8] + head[9:13] + head[15:18], 16)
-    except ValueError:
+    digits = head[:8] + head[9:13] + head[15:18]
+    if not _HEX_DIGITS.issuperset(digits):  # int() would also take "_", "+" or spaces
         return None
+    return int(digits, 16)
+
+
+_HEX_DIGITS = frozenset("0123456789abcdef")
 
 
 class BucketSums:
@@ -84,15 +87,24 @@ class BucketSums:
         self.untimed_checkpoints = self.untimed_bytes = 0
 
     def add(self, head: str | None, thread_id: str, channel: str, checkpoints: int, size: int) -> None:
-        tick = tick_of_head(head) if isinstance(head, str) else None
-        if tick is None:
-            self.untimed_checkpoints += checkpoints
-            self.untimed_bytes += size
-            return
-        seconds = (tick - UUID_EPOCH_OFFSET) // TICKS_PER_SECOND
-        entry = self.sums.setdefault((seconds // self.width * self.width, thread_id, channel), [0, 0])
-        entry[0] += checkpoints
-        entry[1] += size
+        self.add_rows([(head, thread_id, channel, checkpoints, size)])
+
+    def add_rows(self, rows: Iterable[tuple]) -> None:
+        """``(id head, thread, channel, checkpoints, bytes)`` rows (one loop: this runs once per stored row)."""
+        sums, width, offset = self.sums, self.width * TICKS_PER_SECOND, UUID_EPOCH_OFFSET
+        for head, thread_id, channel, checkpoints, size in rows:
+            tick = tick_of_head(head) if isinstance(head, str) else None
+            if tick is None:
+                self.untimed_checkpoints += checkpoints
+                self.untimed_bytes += size
+                continue
+            key = ((tick - offset) // width * self.width, thread_id, channel)
+            entry = sums.get(key)
+            if entry is None:
+                sums[key] = [checkpoints, size]
+            else:
+                entry[0] += checkpoints
+                entry[1] += size
 
     def rows(self) -> list[GrowthRow]:
         return [GrowthRow(bucket, tid, channel, self.part, c, n) for (bucket, tid, channel), (c, n) in self.sums.items()]

@@ -8,6 +8,8 @@ import streamlit as st
 
 from ..formatting import human_bytes
 from ..media.images import thumbnail
+from ..profiles import in_force, knows
+from ..profiles.pieces import HIDDEN_MESSAGES
 from ..state.conversation import Part, Turn, conversation, counts
 from ..state.model_input import InlineImage, inline_images
 from .inert import code_span, literal, show_markdown
@@ -22,13 +24,17 @@ def messages_view(value: Any, ctx: Any) -> None:
     turns = conversation(value)
     tally = counts(turns)
     st.caption(literal(" · ".join(f"{n} {role}" for role, n in tally.items() if n)))
+    chat_ui = f"{in_force().title}'s UI" if knows(HIDDEN_MESSAGES) else None
     everything = st.toggle("Show everything", key=f"msg_everything_{ctx.name}",
-                           help="Also show the messages DeerFlow's UI hides, and their text as stored")
+                           help=f"Also show the messages {chat_ui or 'this view'} hides, and their text as stored")
     show_ids = st.toggle("Show message ids", key=f"msg_ids_{ctx.name}")
     shown = turns if everything else [t for t in turns if not t.hidden]
-    if not everything and tally["hidden"]:
-        st.caption(f":material/visibility_off: {tally['hidden']} message(s) hidden as in DeerFlow's UI; "
+    if not everything and tally["hidden"] and chat_ui:
+        st.caption(f":material/visibility_off: {tally['hidden']} message(s) hidden as in {chat_ui}; "
                    "tags it strips are removed from the text. Turn on *Show everything* to see all as stored.")
+    elif not everything and tally["hidden"]:
+        st.caption(f":material/visibility_off: {tally['hidden']} item(s) that are not messages hidden. "
+                   "Turn on *Show everything* to see all as stored.")
     if len(shown) > RECENT and not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
         st.caption(f"The newest {RECENT} of {len(shown)} messages.")
         shown = shown[-RECENT:]
@@ -74,7 +80,8 @@ def _header(turn: Turn, show_ids: bool) -> str:
     if turn.status and turn.status != "success":
         bits.append(f":red[{literal(turn.status)}]")
     if turn.hidden:
-        bits.append(":orange-badge[hidden in DeerFlow's UI]")
+        bits.append(f":orange-badge[hidden in {in_force().title}'s UI]" if knows(HIDDEN_MESSAGES)
+                    else ":orange-badge[hidden]")
     if show_ids:
         bits.append(f"id {code_span(turn.id)}")
     return " · ".join(bits) + f" · #{turn.index}"
@@ -103,7 +110,8 @@ def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
         if note:
             st.caption(f":material/schedule: {literal(note)}")
         if turn.hidden:
-            st.caption(f":material/visibility_off: DeerFlow's UI hides it: {literal(turn.hidden)}")
+            who = f"{in_force().title}'s UI hides it" if knows(HIDDEN_MESSAGES) else "hidden"
+            st.caption(f":material/visibility_off: {who}: {literal(turn.hidden)}")
         if turn.type == "tool" and turn.answers is not None:
             st.caption(f"result of the call in message #{turn.answers}"
                        + (f" (call id {code_span(turn.tool_call_id)})" if show_ids else ""))

@@ -11,11 +11,12 @@ import pandas as pd
 import streamlit as st
 
 from ..history import durations
-from ..history.attribution import Attribution
-from ..history.flow_graph import cluster_of, infer_graph, to_dot
+from ..history.attribution import Attribution, attribute
+from ..history.flow_graph import FlowGraph, cluster_of, infer_graph, to_dot
 from ..history.flow_grid import GRID_WIDTH, SELECTION, flow_grid, flow_window, grid_chart, node_colours
 from ..history.lineage import Key
 from ..history.location import Location
+from ..history.thread_history import ThreadHistory
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, diff_view
 from .inert import code_span, literal
@@ -26,6 +27,21 @@ FIELD_KEY = "flow_grid_field"
 GRAPH_NOTE = ("Drawn from what this thread ran, read from its stored writes: nodes are the tasks the store "
               "recorded, edges the transitions taken between consecutive steps, with how often. It is not the "
               "code's whole graph: a node or edge this thread never took is not drawn.")
+
+
+@st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+def _whole_thread(url: str, thread_id: str, generation: int, newest: str, _store: Store,
+                  _thread: ThreadHistory) -> tuple[FlowGraph, dict[Key, Attribution]]:
+    """The graph and every checkpoint's attribution, once per thread and newest checkpoint (write keys only)."""
+    history = _thread.history
+    writes = _thread.write_keys(_store, list(history.nodes))
+    return infer_graph(history, writes), {key: attribute(history, key, writes) for key in history.nodes}
+
+
+def whole_thread(store: Store, thread_id: str) -> tuple[FlowGraph, dict[Key, Attribution]]:
+    thread = data.thread_history(store, thread_id)
+    with st.spinner("Reading the thread's write keys…"):
+        return _whole_thread(store.url, thread_id, data.generation(store, thread_id), thread.newest_id, store, thread)
 
 
 def _select(key: Key, thread_id: str) -> None:
@@ -97,12 +113,9 @@ def _field_diff(store: Store, thread_id: str, state: CheckpointState, made: Attr
 
 def graph_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """The graph this thread ran, with the node(s) of the selected step and the fields they wrote highlighted."""
-    thread = data.thread_history(store, thread_id)
-    history, key = thread.history, _key(row)
-    with st.spinner("Reading the thread's write keys…"):
-        writes = thread.write_keys(store, list(history.nodes))
-    graph = infer_graph(history, writes)
-    made = thread.attributions(store, [key]).get(key)
+    key = _key(row)
+    graph, every = whole_thread(store, thread_id)
+    made = every.get(key)
     highlight = graph.node_ids(made.nodes, cluster_of(key[0])) if made else []
     st.caption(GRAPH_NOTE)
     if not graph.nodes:
@@ -131,12 +144,9 @@ PICK = "step"
 def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """Where the time went: every step as a bar from its parent's timestamp to its own, by node; the slowest
     steps and each node's total."""
-    thread = data.thread_history(store, thread_id)
-    history, key = thread.history, _key(row)
-    keys = [k for k in history.ordered if k[0] == key[0]]
-    with st.spinner("Reading the thread's write keys…"):
-        made = thread.attributions(store, keys)
-    times = durations.step_times(history, made)
+    history, key = data.thread_history(store, thread_id).history, _key(row)
+    every = whole_thread(store, thread_id)[1]
+    times = durations.step_times(history, {k: a for k, a in every.items() if k[0] == key[0]})
     st.caption(literal(durations.summary(times)) + " · from checkpoint timestamps; a step with several tasks "
                "charges its whole time to each; waits between runs are charged to no node")
     timed = [t for t in times if t.seconds is not None and t.started is not None]
@@ -151,7 +161,8 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
     nodes = list(dict.fromkeys(b["node"] for b in bars))
     colours = node_colours(nodes)
     spec = {
-        "height": 24 * len(nodes) + 50,  # Streamlit fits the axis into the height too
+        "height": 22 * len(nodes),  # the width fits the page; the height is the rows' (the axis comes on top)
+        "autosize": {"type": "fit-x", "contains": "padding"},
         "data": {"values": bars},
         "mark": {"type": "bar", "cursor": "pointer"},
         "params": [{"name": PICK, "select": {"type": "point", "fields": ["checkpoint", "ns"], "on": "click",

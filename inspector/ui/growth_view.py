@@ -12,6 +12,7 @@ import streamlit as st
 from ..formatting import human_bytes
 from ..operations.growth import growth_report, growth_table
 from ..store import StoreError
+from .data import masked
 from .inert import literal
 from .tables import byte_columns
 
@@ -24,7 +25,8 @@ def render_growth(store, settings) -> None:
     window = left.segmented_control("Window", list(WINDOWS), default="30 days", key="growth_window") or "30 days"
     bucket = right.segmented_control("Per", ["day", "hour"], default="day", key="growth_bucket") or "day"
     try:
-        report = growth_report(store, "store", bucket, WINDOWS[window], budget_bytes=settings.disk_budget_bytes)
+        report = masked(growth_report(store, "store", bucket, WINDOWS[window], budget_bytes=settings.disk_budget_bytes),
+                        keys=False)  # thread ids and channel names as the other pages show them
     except StoreError as exc:
         st.info(f"Growth over time is not available for this store: {literal(exc)}")
         return

@@ -23,6 +23,7 @@ from .inert import code_span, literal
 
 PANEL = "Model input"
 RECENT = 30
+LATEST = 3  # the messages shown open; the earlier ones are folded
 SCAN = 60  # checkpoints looked at on each side for the nearest model calls
 
 
@@ -101,12 +102,21 @@ def _summary(seen: ModelInput, step: str) -> str:
 
 
 def _messages(messages: list[SeenMessage], key: str, note_transient: bool = True) -> None:
+    """The newest ``LATEST`` messages open, the earlier ones (the newest ``RECENT`` of them) in an expander."""
     turns = [m.turn for m in messages]
-    shown = messages
-    if len(messages) > RECENT and not st.toggle(f"Show all {len(messages)} messages", key=f"mi_all_{key}"):
-        st.caption(f"The newest {RECENT} of {len(messages)} messages; the older ones were sent too.")
-        shown = messages[-RECENT:]
-    for message in shown:
+    earlier, latest = messages[:-LATEST] if len(messages) > LATEST else [], messages[-LATEST:]
+    if earlier:
+        with st.expander(f"{len(earlier)} earlier message(s), sent too"):
+            shown = earlier
+            if len(earlier) > RECENT and not st.toggle(f"Show all {len(earlier)}", key=f"mi_all_{key}"):
+                st.caption(f"The newest {RECENT} of them.")
+                shown = earlier[-RECENT:]
+            _draw(shown, turns, key, note_transient)
+    _draw(latest, turns, key, note_transient)
+
+
+def _draw(messages: list[SeenMessage], turns: list, key: str, note_transient: bool) -> None:
+    for message in messages:
         with st.container(key=f"mi-{key}-{message.turn.index}"):
             show_turn(message.turn, turns, show_ids=False, everything=True, images=message.images,
                       note=message.transient if note_transient else None)

@@ -141,11 +141,9 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int) -> No
     made = thread.attributions(store, window)
     row = history.node(key).row
     state = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
-    parent = (data.state(store, row.thread_id, row.parent_checkpoint_id, row.checkpoint_ns)
-              if row.parent_checkpoint_id else None)
     views = frame_views()
     chosen = st.session_state.get(SHOW_KEY) or next(iter(views))
-    if chosen == DIFF and parent is not None:  # computed before anything is drawn: no half-new frame on screen
+    if chosen == DIFF and state.parent_checkpoint_id:  # computed before anything is drawn: no half-new frame
         _compare(store, state)
     left, right = st.columns([2, 3], gap="medium")
     with left:
@@ -174,14 +172,11 @@ def _ran(made: Attribution | None) -> None:
 
 
 def _diff(store: Store, thread_id: str, row: object, state: CheckpointState) -> None:
-    """The frame's diff: what each field became, changed fields first; the writes folded away."""
+    """The frame's diff: what each field became (the node and the fields it wrote are the frame's header)."""
     if not state.parent_checkpoint_id:
         st.caption("The first checkpoint of this namespace: there is no parent to compare with.")
         return
-    result = _compare(store, state)
-    diff_view.render_fields(result)
-    with st.expander("What the nodes wrote"):
-        diff_view.render_writes(result)
+    diff_view.render_fields(_compare(store, state))
 
 
 @st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)

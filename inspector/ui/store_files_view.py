@@ -13,6 +13,7 @@ from ..formatting import human_bytes
 from ..operations.file_report import fact_lines, relation_rows
 from ..operations.orphans import orphan_report
 from ..store import StoreError
+from .data import masked
 from .inert import literal
 from .tables import byte_columns, table
 
@@ -43,7 +44,7 @@ def render_files(store) -> None:
 def render_leftovers(store) -> None:
     st.subheader("Leftovers")
     try:
-        report = orphan_report(store)
+        report = masked(orphan_report(store), keys=False)  # thread ids in the lists and the statements
     except StoreError as exc:
         st.info(f"Finding leftovers is not available for this store: {literal(exc)}")
         return

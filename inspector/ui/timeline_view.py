@@ -13,7 +13,7 @@ from ..history.checkpoint_kinds import DELTA_MARKER, delta_marker, kind_at, step
 from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.timeline_rows import timeline_records
-from ..history.tree_chart import SELECTION, tree_chart, tree_data
+from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
 from . import play_view, routes
 from .diff_view import MISMATCH_MARK
 from .inert import literal
@@ -65,7 +65,7 @@ def navigator(history: History, key: Key, select: Select) -> None:
                        shortcut="Right", help="The next step on this branch (right arrow key)"):
         _step_to(history, path[index + 1], select, playing)
     if playing:
-        slider_col.caption(f"Playing this branch: step {index + 1} of {len(path)} when Play started")
+        slider_col.caption(f"Playing this branch from checkpoint {index + 1} of {len(path)}; Pause, Prev or Next stop it")
     elif len(path) > 1:
         slider_key = f"nav_slider_{key[0]}_{key[1]}"
         chosen = slider_col.select_slider(
@@ -138,7 +138,7 @@ def _replay_warning(history: History, marks: dict[Key, str]) -> None:
 
 
 def _summary(history: History) -> str:
-    parts = [f"{len(history)} checkpoint(s)", f"{len(history.branches)} branch(es)"]
+    parts = [f"{len(history)} checkpoint(s)"]  # lanes are a layout (subgraphs have their own), not branches
     if history.forks:
         parts.append(f"{len(history.forks)} fork(s)")
     namespaces = {k[0] for k in history.ordered if k[0]}
@@ -160,8 +160,8 @@ def _summary(history: History) -> str:
 
 
 def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dict[Key, Attribution]) -> None:
-    spec = tree_chart(tree_data(history, keys, key, made))
-    event = st.vega_lite_chart(spec, on_select="rerun", selection_mode=SELECTION,
+    data = tree_data(history, keys, key, made)
+    event = st.vega_lite_chart(tree_chart(data), on_select="rerun", selection_mode=SELECTION,
                                key=f"tree_{key[0]}_{key[1]}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
@@ -169,6 +169,20 @@ def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dic
         if target != key and target in history.nodes:
             select(_location(history, target))
             st.rerun()
+    _tree_keys(history, keys, key, select, data)
+
+
+def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data: TreeData) -> None:
+    """The tree's labels as a list the keyboard reaches (Tab, then the arrow keys or typing, then Enter)."""
+    several = len({p["branch"] for p in data.points}) > 1
+    names = {(p["ns"], p["checkpoint"]): p["label"] + (f" ({p['branch']})" if several else "") for p in data.points}
+    chosen = st.selectbox("Checkpoint (the tree's labels, by keyboard)", keys, index=keys.index(key) if key in keys else None,
+                          format_func=lambda k: names.get(k, k[1]), key=f"tree_keys_{key[0]}_{key[1]}",
+                          placeholder="Choose a checkpoint of this page",
+                          help="Every checkpoint of the tree above, named as it labels them")
+    if chosen is not None and chosen != key and chosen in history.nodes:
+        select(_location(history, chosen))
+        st.rerun()
 
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],

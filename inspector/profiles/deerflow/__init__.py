@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, CHECKPOINT_KINDS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
+from . import messages
 from .evidence import evidence
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
@@ -25,7 +26,9 @@ PROFILE = Profile(
     evidence=evidence,
     schema=lambda: DEFAULT,
     knowledge=KNOWLEDGE,
-    texts=TEXTS,
+    # in delta mode (checkpoint_channel_mode: delta) messages is a DeltaChannel folded with merge_message_writes
+    texts={**TEXTS, "delta-fold:messages": "merge_message_writes"},
     value_lints=VALUE_LINTS,
     size_lints=SIZE_LINTS,
+    chat=messages,
 )

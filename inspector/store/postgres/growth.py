@@ -53,8 +53,7 @@ class PgGrowth:
         rows, untimed_checkpoints, untimed_bytes = [], 0, 0
         for part, sql in parts:
             sums = BucketSums(part, bucket_seconds)
-            for head, thread_id, channel, count, size in self._query(sql, [floor]):
-                sums.add(head, thread_id, channel, int(count), int(size))
+            sums.add_rows(self._query(sql, [floor]))
             rows += sums.rows()
             untimed_checkpoints += sums.untimed_checkpoints
             untimed_bytes += sums.untimed_bytes

@@ -51,8 +51,7 @@ class SqliteGrowth:
             try:
                 cursor = self._conn.execute(sql, (floor,))
                 while batch := cursor.fetchmany(BATCH):
-                    for head, thread_id, channel, count, size in batch:
-                        sums.add(head, thread_id, channel, count, size)
+                    sums.add_rows(batch)
             except sqlite3.DatabaseError as exc:
                 raise self._db.read_error(exc) from None
             rows += sums.rows()

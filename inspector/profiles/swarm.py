@@ -1,0 +1,45 @@
+"""Multi-agent handoffs with langgraph-swarm: agents that pass the conversation to each other with
+``transfer_to_<agent>`` tools, the swarm's ``active_agent`` saying who speaks.
+
+Evidence: the root graph writes ``active_agent`` beside ``messages`` and routes to agent nodes
+(``branch:to:<agent>``) while writing no middleware hook of its own. Schema: langgraph-swarm's
+``SwarmState`` (``messages`` by ``add_messages``, ``active_agent`` replaced), from the installed
+package; without it every reducer is unknown.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from . import Profile, ThreadFacts
+
+ACTIVE_AGENT = "active_agent"
+
+
+def evidence(facts: ThreadFacts) -> list[str]:
+    if ACTIVE_AGENT not in facts.channels or "messages" not in facts.channels:
+        return []
+    agents = sorted(c.removeprefix("branch:to:") for c in facts.channels
+                    if c.startswith("branch:to:") and "." not in c and c != "branch:to:model")
+    return [f"active_agent beside messages, {len(agents)} agent node(s)"] if agents else []
+
+
+@cache
+def swarm_schema() -> Any:
+    try:
+        from langgraph_swarm import SwarmState
+    except ImportError:
+        return None
+    from ..schema.reading import schema_of
+
+    return schema_of(SwarmState, "langgraph-swarm SwarmState")
+
+
+PROFILE = Profile(
+    name="swarm",
+    title="langgraph-swarm",
+    description="multi-agent handoffs with langgraph-swarm: transfer_to_* tools and the active_agent channel",
+    evidence=evidence,
+    schema=swarm_schema,
+)

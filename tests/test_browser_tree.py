@@ -1,0 +1,61 @@
+"""The history tree in Chromium: a checkpoint's label is as clickable as its dot, and the keyboard reaches every
+checkpoint of the page through the tree's labels."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from browser_helpers import wait_for_app
+
+from inspector.history.lineage import build_history
+from inspector.store import open_store
+
+CHART = "[data-testid='stVegaLiteChart']"
+THREAD = "demo-research"
+
+
+@pytest.fixture(scope="module")
+def base_url(demo_db, streamlit_app):
+    return streamlit_app(db_url=f"sqlite:///{demo_db}")
+
+
+@pytest.fixture(scope="module")
+def path(demo_db):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        history = build_history(store.timeline(THREAD))
+    return history, history.path_through(history.head)
+
+
+def checkpoint(page) -> str:
+    return parse_qs(urlsplit(page.url).query)["checkpoint"][-1]
+
+
+def test_a_label_selects_its_checkpoint(page, base_url, path):
+    history, keys = path
+    target = keys[-5]
+    page.goto(f"{base_url}/thread?thread={THREAD}")
+    wait_for_app(page, timeout=120_000)
+    band = page.locator(f"{CHART} path[aria-label*='checkpoint: {target[1]}']")
+    band.first.wait_for(state="attached")  # the chart draws after the script's run
+    assert band.count() == 1, "one clickable band per checkpoint"
+    box = band.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)  # on the label, right of the dot
+    page.wait_for_url(re.compile(f"checkpoint={target[1]}"))
+    wait_for_app(page)
+    assert checkpoint(page) == target[1]
+
+
+def test_the_keyboard_reaches_and_selects_a_checkpoint(page, base_url, path):
+    history, keys = path
+    page.goto(f"{base_url}/thread?thread={THREAD}")
+    wait_for_app(page, timeout=120_000)
+    picker = page.get_by_role("combobox", name=re.compile("the tree's labels"))
+    picker.focus()
+    page.keyboard.press("Enter")  # opens the list, the selected (newest) checkpoint first
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(f"checkpoint={keys[-2][1]}"))
+    wait_for_app(page)
+    assert checkpoint(page) == keys[-2][1]
