@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.state.deerflow_messages import (
+from inspector.profiles.deerflow.messages import (
     attachments,
     displayed_text,
     hidden_reason,

@@ -64,9 +64,13 @@ def deerflow_env(tmp_path_factory) -> Path:
     if not (venv / "bin" / "python").exists():
         shutil.rmtree(venv, ignore_errors=True)
         subprocess.run([python, "-m", "venv", str(venv)], check=True)
-    build = tmp_path_factory.mktemp("build")
+    # a copy of the package's sources: building writes build/ and *.egg-info beside them, never in the checkout
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "inspector", source / "inspector", ignore=shutil.ignore_patterns("__pycache__"))
     proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                           "-c", str(PINS), str(REPO)], capture_output=True, text=True, cwd=build, timeout=1200)
+                           "-c", str(PINS), str(source)], capture_output=True, text=True, cwd=source, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return venv
 

@@ -4,6 +4,7 @@ app's own schema, and an altered copy flags exactly the altered step and field o
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -163,6 +164,9 @@ def test_the_human_in_the_loop_request_is_the_pending_question(request, capsys):
     assert "todos" in out and "merge_todos" not in out  # LangChain's todo list replaces
     assert main(["state", "--db", str(db), "langchain-travel-answered"]) == 0
     assert "waiting for an answer" not in capsys.readouterr().out
+    assert main(["state", "--db", str(db), "langchain-travel", "--json"]) == 0
+    (question,) = json.loads(capsys.readouterr().out)["pending_questions"]
+    assert question["question"] == "Review the call book_hotel(hotel='Rio Tejo', nights=3) (approve, reject)"
 
 
 def test_a_deepagents_task_result_shows_the_subagents_own_status(request):

@@ -106,6 +106,7 @@ def test_secret_key_names():
     ("pwd: pw1234 pass=pass5678", "pw1234", "pass="),
     ("pwd: pw1234 pass=pass5678", "pass5678", "pwd: "),
     ("compass=north password=hunter2", "hunter2", "compass=north"),
+    ("{b'password': b'bytesPw1', 'n': 1}", "bytesPw1", "'n': 1"),  # a bytes repr in text
 ])
 def test_names_as_people_write_them_are_masked_in_text(r, text, secret, kept):
     masked = r.text(text)

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from benchmarks.worst_text import WORST, plain
+from inspector.profiles.deerflow.messages import parse_upload_block, strip_human_blocks, strip_marker_tags
 from inspector.safety.inert_text import inert_markdown, links_in, literal
 from inspector.safety.redaction import Redactor
-from inspector.state.deerflow_messages import parse_upload_block, strip_human_blocks, strip_marker_tags
 
 SIZE = 100_000
 TRANSFORMS = {"inert_markdown": inert_markdown, "literal": literal, "redaction": Redactor().text, "links_in": links_in,

@@ -229,6 +229,8 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
         "channel_bytes": state.channel_bytes,
         "rebuilt_channels": list(state.rebuilt_channels),
         "writes": state.writes,
+        "pending_questions": [{"id": q.id, "question": q.question or None, "task_path": q.task_path}
+                              for q in pending_questions(state.writes)],
         "problems": [p.as_dict() for p in state.problems],
     }
 

@@ -190,14 +190,21 @@ def to_dot(graph: FlowGraph, highlight: Iterable[str] = (), wrote: Iterable[str]
     by_cluster: dict[str, list[GraphNode]] = {}
     for node in graph.nodes.values():
         by_cluster.setdefault(node.cluster, []).append(node)
-    for node in by_cluster.get("", []):
-        lines.append(node_line(node, "  "))
-    for number, (cluster, nodes) in enumerate(sorted((c, n) for c, n in by_cluster.items() if c)):
-        lines.append(f"  subgraph cluster_{number} {{")
-        lines.append(f'    label={_quote("subgraph " + cluster + " (run by node " + graph.clusters.get(cluster, "?") + ")")};'
-                     ' style="rounded,dashed"; color="#94a3b8";')
-        lines.extend(node_line(node, "    ") for node in nodes)
-        lines.append("  }")
+    names = sorted(c for c in set(by_cluster) | set(graph.clusters) if c)
+    numbers = {c: i for i, c in enumerate(names)}
+
+    def emit(cluster: str, indent: str) -> None:  # a subgraph's cluster drawn inside the one that ran it
+        for node in by_cluster.get(cluster, []):
+            lines.append(node_line(node, indent))
+        for inner in (c for c in names if c.rpartition("/")[0] == cluster):
+            run_by = graph.clusters.get(inner, "?").rpartition("/")[2]
+            lines.append(f"{indent}subgraph cluster_{numbers[inner]} {{")
+            lines.append(f'{indent}  label={_quote("subgraph " + inner.rpartition("/")[2] + " (run by node " + run_by + ")")};'
+                         ' style="rounded,dashed"; color="#94a3b8";')
+            emit(inner, indent + "  ")
+            lines.append(f"{indent}}}")
+
+    emit("", "  ")
     for edge in graph.edges.values():
         attrs = [f"label={_quote('×' + str(edge.count))}"]
         if edge.kind == "send":

@@ -12,6 +12,7 @@ as a Vega-Lite heat map whose click selection ``cell`` carries ``checkpoint``, `
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -22,8 +23,8 @@ SELECTION = "cell"
 GRID_WIDTH = 40  # steps per window
 LEGEND_COLUMNS = 3
 MULTIPLE = "(several nodes)"
-PALETTE = ["#2563eb", "#16a34a", "#ea580c", "#9333ea", "#dc2626", "#0891b2", "#ca8a04", "#db2777", "#4b5563",
-           "#65a30d", "#7c3aed", "#0d9488", "#b45309", "#be123c", "#1d4ed8", "#15803d"]
+PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
+           "#bab0ac", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf"]
 
 
 @dataclass(frozen=True)
@@ -81,11 +82,22 @@ def flow_grid(history: History, keys: list[Key], made: Mapping[Key, Attribution]
 
 
 def node_colours(nodes: list[str]) -> dict[str, str]:
-    """A stable colour per node name (the same node keeps its colour from window to window)."""
-    def index(name: str) -> int:
-        return sum(ord(ch) * (i + 1) for i, ch in enumerate(name)) % len(PALETTE)
-
-    return {name: "#111827" if name == MULTIPLE else PALETTE[index(name)] for name in nodes}
+    """A colour per node name, from a hash of the name, so a node keeps its colour from window to window;
+    two nodes of one window whose hashes meet are kept apart (the later one takes the next free colour)."""
+    taken: dict[int, str] = {}
+    out = {}
+    for name in sorted(nodes):
+        if name == MULTIPLE:
+            out[name] = "#111827"
+            continue
+        slot = zlib.crc32(name.encode("utf-8", "replace")) % len(PALETTE)
+        for _ in range(len(PALETTE)):
+            if slot not in taken:
+                break
+            slot = (slot + 1) % len(PALETTE)
+        taken.setdefault(slot, name)
+        out[name] = PALETTE[slot]
+    return {name: out[name] for name in nodes}
 
 
 def grid_chart(grid: FlowGrid, selected: Key | None = None, cell_px: int = 20) -> dict[str, Any]:
@@ -97,9 +109,9 @@ def grid_chart(grid: FlowGrid, selected: Key | None = None, cell_px: int = 20) -
     chosen = selected[1] if selected else None
     values = [{**c, "selected": c["checkpoint"] == chosen} for c in grid.cells]
     label_expr = "[" + ",".join(f"'{s}'" for s in grid.steps) + "][datum.value]"  # a column's step number
-    legend_rows = -(-len(colours) // LEGEND_COLUMNS)
-    return {  # Streamlit fits the whole chart (axis and legend too) into the height: room for them is added
-        "height": cell_px * max(len(grid.fields), 1) + 60 + 18 * legend_rows,
+    return {  # the width fits the page; the height is the rows' (axis and legend come on top of it)
+        "height": cell_px * max(len(grid.fields), 1),
+        "autosize": {"type": "fit-x", "contains": "padding"},
         "data": {"values": values or [{}]},
         "mark": {"type": "rect", "cursor": "pointer"},
         "params": [{"name": SELECTION, "select": {"type": "point", "fields": ["checkpoint", "ns", "field"],

@@ -85,7 +85,9 @@ class Profile:
     newest state, each ``lint(state, rows) -> [flag fields]``; ``size_lints``: the app's health
     lints on a thread's size rows, each ``lint(rows, settings) -> [flag fields]`` (flag fields:
     ``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints
-    live in ``inspector.sizes`` and run for every thread.
+    live in ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the
+    conversation view (an object with ``hidden_reason``, ``displayed_text``, ``attachments``,
+    ``reasoning_text``, ``subagent_result``, as ``profiles.deerflow.messages``); None: none.
     """
 
     name: str
@@ -97,6 +99,7 @@ class Profile:
     texts: Mapping[str, str] = field(default_factory=dict)
     value_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
     size_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
+    chat: Any = None
 
 
 @dataclass(frozen=True)

@@ -162,7 +162,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
 )
 # The value after ``NAME=``: quoted (up to 500 characters on one line) or bare; never a mark already made.
 _NAMED_VALUE = re.compile(
-    r"\s{0,40}(?:\"(?P<dq>[^\"\n]{1,500})\"|'(?P<sq>[^'\n]{1,500})'"
+    r"\s{0,40}(?:b?\"(?P<dq>[^\"\n]{1,500})\"|b?'(?P<sq>[^'\n]{1,500})'"
     r"|(?!(?:(?:Bearer|Basic|Token)\s+)?\[redacted )(?P<bare>(?:(?:Bearer|Basic|Token)\s+)?[^\s\"',;&}<>)\]]{1,500}))",
     re.IGNORECASE)
 _NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"

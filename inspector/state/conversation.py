@@ -2,30 +2,24 @@
 
 Each message becomes a ``Turn``: its role, name, content parts (text, images,
 other blocks), the tool calls it made (each matched to the tool message that
-answered it) or the call it answers. What DeerFlow's chat UI does with it rides
-along (``inspector.state.deerflow_messages``): why it is hidden (marked, never
-dropped), its text with DeerFlow's tag stripping and a note of what was
-stripped, its attached files, and a ``task`` result's subagent status.
+answered it) or the call it answers. What the app's chat UI does with it rides
+along, from the chat rules of the thread's profile (``Profile.chat``; DeerFlow's:
+``inspector.profiles.deerflow.messages``): why it is hidden (marked, never
+dropped), its text with the UI's tag stripping and a note of what was stripped,
+its attached files, and a ``task`` result's subagent status. A profile without
+chat rules (generic LangGraph) hides, strips and attaches nothing.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..profiles import knows
-from ..profiles.pieces import HIDDEN_MESSAGES
-from .deerflow_messages import (
-    Attachment,
-    Stripped,
-    SubagentResult,
-    attachments,
-    displayed_text,
-    hidden_reason,
-    reasoning_text,
-    subagent_result,
-)
+from ..profiles import in_force
+
+if TYPE_CHECKING:
+    from ..profiles.deerflow.messages import Attachment, Stripped, SubagentResult
 
 ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system", "function": "tool"}
 
@@ -125,7 +119,7 @@ def _tool_calls(message: dict[str, Any]) -> list[ToolCall]:
     return out
 
 
-def _displayed(kind: str, parts: list[Part]) -> tuple[list[Part], list[Stripped]]:
+def _displayed(kind: str, parts: list[Part], rules: Any) -> tuple[list[Part], list[Stripped]]:
     """``parts`` as DeerFlow's UI shows them (text parts stripped of its internal tags; emptied ones dropped)."""
     shown: list[Part] = []
     removed: dict[tuple[str, bool], Stripped] = {}
@@ -133,27 +127,30 @@ def _displayed(kind: str, parts: list[Part]) -> tuple[list[Part], list[Stripped]
         if part.kind != "text":
             shown.append(part)
             continue
-        text, stripped = displayed_text(kind, part.text)
+        text, stripped = rules.displayed_text(kind, part.text)
         for item in stripped:
             key = (item.tag, item.whole_block)
             before = removed.get(key)
-            removed[key] = item if before is None else Stripped(
+            removed[key] = item if before is None else type(item)(
                 item.tag, item.whole_block, before.count + item.count, before.chars + item.chars)
         if text:
             shown.append(Part("text", text) if stripped else part)
     return shown, list(removed.values())
 
 
-def _subagent(message: dict[str, Any]) -> SubagentResult | None:
+def _subagent(message: dict[str, Any], rules: Any) -> SubagentResult | None:
     """A ``task`` result's subagent status, read the way the thread's app writes it: deepagents' tool
-    message status where the profile is deepagents', DeerFlow's ``subagent_*`` keys otherwise."""
+    message status where the profile is deepagents', the profile's chat rules otherwise (DeerFlow's
+    ``subagent_*`` keys); none without either."""
     from ..profiles import current_knows
     from ..profiles.deepagents import TASK_RESULTS, task_result
 
     if current_knows(TASK_RESULTS, default=False):
+        from ..profiles.deerflow.messages import SubagentResult
+
         found = task_result(message)
         return SubagentResult(found[0], found[1]) if found is not None else None
-    return subagent_result(message)
+    return rules.subagent_result(message) if rules else None
 
 
 def _turn(index: int, message: Any) -> Turn:
@@ -161,8 +158,8 @@ def _turn(index: int, message: Any) -> Turn:
         return Turn(index, "unknown", "unknown", None, None, content_parts(message), hidden="not a message")
     kind = str(message.get("type") or "unknown")
     parts = content_parts(message.get("content"))
-    chat_ui = knows(HIDDEN_MESSAGES)  # the app's chat UI rules: hidden kinds, tag stripping, attached files
-    shown, stripped = _displayed(kind, parts) if chat_ui else (parts, [])
+    rules = in_force().chat  # the app's chat UI rules: hidden kinds, tag stripping, attached files
+    shown, stripped = _displayed(kind, parts, rules) if rules else (parts, [])
     return Turn(
         index=index,
         role=ROLES.get(kind, kind),
@@ -173,12 +170,12 @@ def _turn(index: int, message: Any) -> Turn:
         tool_calls=_tool_calls(message),
         tool_call_id=message.get("tool_call_id"),
         status=message.get("status"),
-        hidden=hidden_reason(message) if chat_ui else None,
+        hidden=rules.hidden_reason(message) if rules else None,
         shown_parts=shown,
         stripped=stripped,
-        attachments=attachments(message) if chat_ui else [],
-        subagent=_subagent(message),
-        reasoning=reasoning_text(message),
+        attachments=rules.attachments(message) if rules else [],
+        subagent=_subagent(message, rules),
+        reasoning=rules.reasoning_text(message) if rules else None,
     )
 
 

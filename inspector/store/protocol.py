@@ -35,7 +35,8 @@ class Store(Protocol):
     them, keys and lengths only), ``checkpoint_rows`` (a page, in full), ``history`` (filtered
     and paged, as LangGraph's ``BaseCheckpointSaver.list``). One checkpoint: ``state``
     (decoded, delta channels rebuilt), ``delta_history`` (what a delta channel was rebuilt
-    from). Streams over a history in bounded batches: ``iter_states``, ``iter_field_sizes``.
+    from). What tasks wrote on top of checkpoints, by keys only: ``write_keys``. Streams over a history
+    in bounded batches: ``iter_states``, ``iter_writes``, ``iter_field_sizes``.
     Sizes: ``field_sizes``. Operating the store: ``retention_reader`` (keys and lengths for a
     retention preview), ``growth_rows`` (stored bytes per
     time bucket), ``export_thread`` (rows as stored, for a support bundle).

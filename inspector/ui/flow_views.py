@@ -161,7 +161,8 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
     nodes = list(dict.fromkeys(b["node"] for b in bars))
     colours = node_colours(nodes)
     spec = {
-        "height": 24 * len(nodes) + 50,  # Streamlit fits the axis into the height too
+        "height": 22 * len(nodes),  # the width fits the page; the height is the rows' (the axis comes on top)
+        "autosize": {"type": "fit-x", "contains": "padding"},
         "data": {"values": bars},
         "mark": {"type": "bar", "cursor": "pointer"},
         "params": [{"name": PICK, "select": {"type": "point", "fields": ["checkpoint", "ns"], "on": "click",

@@ -12,10 +12,15 @@ from typing import Any
 import streamlit as st
 
 from ..formatting import dumps, to_jsonable
+from ..safety.inert_text import cut_long_strings
 
 
 def show_value(value: Any, expanded: bool | int = 1) -> None:
-    shown = to_jsonable(value)
+    """``value`` as a JSON tree or text; texts longer than ``DISPLAY_CHARS`` cut, each saying its length."""
+    shown, cut = cut_long_strings(to_jsonable(value))
+    if cut:
+        st.caption(f"{cut:,} long text(s) cut for display, each saying its length; "
+                   "the state's JSON download holds them whole.")
     if isinstance(shown, (dict, list)):
         st.json(shown, expanded=expanded)
     elif isinstance(shown, str):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, CHECKPOINT_KINDS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
+from . import messages
 from .evidence import evidence
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
@@ -29,4 +30,5 @@ PROFILE = Profile(
     texts={**TEXTS, "delta-fold:messages": "merge_message_writes"},
     value_lints=VALUE_LINTS,
     size_lints=SIZE_LINTS,
+    chat=messages,
 )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 HIDDEN_CONTROL_NAMES = ("summary", "loop_warning", "todo_reminder", "todo_completion_reminder")
 HUMAN_BLOCK_TAGS = ("current_uploads", "uploaded_files", "slash_skill_activation")
@@ -43,13 +43,20 @@ HIDDEN_ORIGINS = (  # additional_kwargs flag -> who writes such hidden messages
 )
 IMAGE_CONTEXT_PREFIX = "Here are the images you've viewed"
 
-_HUMAN_BLOCK_RE = re.compile(r"<(current_uploads|uploaded_files|slash_skill_activation)>[\s\S]*?</\1>")
-_MARKER_RE = re.compile(r"</?(?:%s)(?:\s[^>]*)?/?>" % "|".join(re.escape(t) for t in INTERNAL_MARKER_TAGS))
+# Blocks are found by ``_blocks`` (an opening tag, then the first closing tag of its name, found with
+# ``str.find``): linear in the text, where a lazy pattern with a back-reference rescans the rest of the text
+# from every opening that never closes (quadratic on a message of repeated openings).
+_HUMAN_BLOCK_OPEN = re.compile(r"<(current_uploads|uploaded_files|slash_skill_activation)>")
+# attributes never cross a "<": an opening that never closes is read up to the next tag only (linear)
+_MARKER_RE = re.compile(r"</?(?:%s)(?:\s[^<>]*)?/?>" % "|".join(re.escape(t) for t in INTERNAL_MARKER_TAGS))
 _MARKER_NAME_RE = re.compile(r"</?([a-z_-]+)")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INDENTED_CODE_RE = re.compile(r"^(?: {4}|\t)")
-_UPLOAD_BLOCK_RE = re.compile(r"<(current_uploads|uploaded_files)>([\s\S]*?)</\1>")
-_UPLOADED_FILE_RE = re.compile(r"- (.+)\s*\(([\d.]+\s*(?:B|KB|MB|GB|TB))\)\s*\n\s*Path:\s*([^\n]+)", re.IGNORECASE)
+_UPLOAD_BLOCK_OPEN = re.compile(r"<(current_uploads|uploaded_files)>")
+# one listed file per line, "- name (12.3 KB)", its "Path: ..." on the next line with text; matched at the
+# line's start, so a long line is read a bounded number of times
+_UPLOADED_FILE_LINE = re.compile(r"- (.+)\(([\d.]+[ \t]*(?:B|KB|MB|GB|TB))\)[ \t]*$", re.IGNORECASE)
+_PATH_LINE = re.compile(r"Path:[ \t]*(\S.*)$")
 _SIZE_RE = re.compile(r"([\d.]+)\s*(B|KB|MB|GB|TB)?", re.IGNORECASE)
 _SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
 
@@ -144,10 +151,38 @@ def message_text(message: dict[str, Any]) -> str:
 def strip_human_blocks(text: str) -> tuple[str, list[Stripped]]:
     """A human message's text as DeerFlow's UI shows it: upload and skill-activation blocks removed, trimmed."""
     removed: dict[str, list[int]] = {}
-    for match in _HUMAN_BLOCK_RE.finditer(text):
-        removed.setdefault(match.group(1), []).append(len(match.group(0)))
-    shown = _HUMAN_BLOCK_RE.sub("", text).strip() if removed else text
-    return shown, [Stripped(tag, True, len(sizes), sum(sizes)) for tag, sizes in removed.items()]
+    kept: list[str] = []
+    pos = 0
+    for tag, start, _, _, end in _blocks(text, _HUMAN_BLOCK_OPEN):
+        removed.setdefault(tag, []).append(end - start)
+        kept.append(text[pos:start])
+        pos = end
+    if not removed:
+        return text, []
+    kept.append(text[pos:])
+    return "".join(kept).strip(), [Stripped(tag, True, len(sizes), sum(sizes)) for tag, sizes in removed.items()]
+
+
+def _blocks(text: str, opening: re.Pattern[str]) -> Iterator[tuple[str, int, int, int, int]]:
+    """``(tag, start, body start, body end, end)`` of each block in ``text``: an opening tag up to the first
+    closing tag of its name, left to right. A name that never closes is searched for once (linear)."""
+    unclosed: set[str] = set()
+    pos = 0
+    while True:
+        found = opening.search(text, pos)
+        if found is None:
+            return
+        tag = found.group(1)
+        pos = found.end()
+        if tag in unclosed:
+            continue
+        close = text.find(f"</{tag}>", pos)
+        if close < 0:
+            unclosed.add(tag)
+            continue
+        end = close + len(tag) + 3
+        yield tag, found.start(), found.end(), close, end
+        pos = end
 
 
 def strip_marker_tags(text: str) -> tuple[str, list[Stripped]]:
@@ -245,15 +280,26 @@ def _size_in_bytes(raw: str) -> int:
 
 def parse_upload_block(text: str) -> list[Attachment]:
     """Files listed in the first ``<current_uploads>`` / ``<uploaded_files>`` block of ``text``."""
-    match = _UPLOAD_BLOCK_RE.search(text)
-    if not match:
+    block = next(_blocks(text, _UPLOAD_BLOCK_OPEN), None)
+    if block is None:
         return []
-    body = match.group(2)
+    tag, _, body_start, body_end, _ = block
+    body = text[body_start:body_end]
     if "No files have been uploaded yet." in body or "(empty)" in body:
         return []
-    source = f"<{match.group(1)}> block"
-    return [Attachment(m.group(1).strip(), _size_in_bytes(m.group(2)), m.group(3).strip(), None, source)
-            for m in _UPLOADED_FILE_RE.finditer(body)]
+    source = f"<{tag}> block"
+    found = []
+    lines = [line.strip() for line in body.split("\n")]
+    for i, line in enumerate(lines):
+        listed = _UPLOADED_FILE_LINE.match(line)
+        if listed is None:
+            continue
+        following = next((other for other in lines[i + 1:i + 20] if other), "")
+        path = _PATH_LINE.match(following)
+        if path is not None:
+            found.append(Attachment(listed.group(1).strip(), _size_in_bytes(listed.group(2)), path.group(1).strip(),
+                                    None, source))
+    return found
 
 
 def attachments(message: dict[str, Any]) -> list[Attachment]:

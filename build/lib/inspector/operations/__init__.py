@@ -1,8 +1,0 @@
-"""Operating a large store: how fast it grows and when it passes the disk budget (``growth``), what its
-files hold (``file_facts``), rows no checkpoint references (``orphans``), and a Prometheus endpoint
-over the same numbers (``metrics``).
-
-Everything here is read from keys, lengths and the database's own statistics through the ``Store``
-protocol; no blob content is read and nothing is written. May import ``store``, ``formatting``,
-``settings`` and ``retention.sql`` (the statements an operator would run).
-"""

@@ -1,1 +1,0 @@
-"""Page scripts for ``st.navigation``: each runs one page module's ``render()``."""
