@@ -44,7 +44,7 @@ def navigator(history: History, key: Key, select: Select) -> None:
     slider, and Play's speed and view."""
     path = history.path_through(key)
     index = path.index(key)
-    playing = bool(st.session_state.get(PLAY_KEY))
+    playing = play_view.playing(history.node(key).row.thread_id)
     # the buttons in one row that wraps, the slider below it: at 1024 px nothing is cut to "P."
     controls = st.container(horizontal=True, gap="small", vertical_alignment="center", key="nav_controls")
     slider_col = st.container()
