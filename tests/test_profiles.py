@@ -46,6 +46,9 @@ def test_operator_add_fields_named_like_deerflows_replay_without_a_mismatch(apps
     assert payload["profile"]["name"] == "langgraph" and "DeerFlow" not in payload["schema"]
     unknown = set(payload["verdict"]["unknown_reducer_fields"])
     assert "messages" in unknown and unknown <= {"messages", "todos", "artifacts"}
+    inferred = payload["verdict"]["inferred"]  # what the unknown reducers are consistent with: shown, not verified
+    assert inferred and all(what.startswith("consistent with operator.add on all") for what in inferred.values())
+    assert payload["verdict"]["verified"] < sum(len(s["fields"]) for s in payload["steps"])
     code, payload = _replay(capsys, apps_db, thread, "--schema", SPECS[thread])
     assert code == 0 and payload["verdict"]["mismatched"] == 0 and payload["verdict"]["unverified"] == 0
 

@@ -71,6 +71,8 @@ class FieldCheck:
 
     ``first_difference`` says where a mismatch starts; ``reason`` why a field is
     unverified (``reducer unknown``, values not stored, a reducer refusing a write).
+    ``inferred``: for a written field whose reducer is unknown, what the stored value is
+    consistent with (``operator.add``, ``replace``, ``both``; None: neither); never a verdict.
     """
 
     field: str
@@ -79,6 +81,7 @@ class FieldCheck:
     written: bool
     first_difference: str | None = None
     reason: str | None = None
+    inferred: str | None = None
 
 
 @dataclass
@@ -140,6 +143,7 @@ class ReplayVerdict:
     unverified_reasons: dict[str, int] = field(default_factory=dict)  # reason -> field checks
     unknown_reducer_fields: tuple[str, ...] = ()
     findings: int = 0
+    inferred: dict[str, str] = field(default_factory=dict)  # field -> what its unknown reducer is consistent with
 
     @property
     def matches(self) -> bool:
@@ -153,8 +157,9 @@ class ReplayVerdict:
             for reason, n in self.unverified_reasons.items()
         )
         unverified = f"{self.unverified} unverified" + (f" ({reasons})" if reasons else "")
+        inferred = "; ".join(f"{name} {what}" for name, what in self.inferred.items())
         return (f"{self.steps} step(s) replayed: {self.verified} field check(s) verified, {unverified}, "
-                f"{self.mismatched} mismatched")
+                f"{self.mismatched} mismatched" + (f"; inferred, not verified: {inferred}" if inferred else ""))
 
 
 def verdict(steps: list[StepReplay]) -> ReplayVerdict:
@@ -173,4 +178,21 @@ def verdict(steps: list[StepReplay]) -> ReplayVerdict:
         unverified_reasons=reasons,
         unknown_reducer_fields=tuple(sorted({f.field for f in checks if f.reason == UNKNOWN_REDUCER})),
         findings=sum(len(s.findings) for s in steps),
+        inferred=inferred_reducers(checks),
     )
+
+
+def inferred_reducers(checks: list[FieldCheck]) -> dict[str, str]:
+    """Per field of unknown reducer, the one reducer every written step is consistent with, in words
+    (``consistent with operator.add on all 12 steps``); a field some step contradicts is left out."""
+    candidates: dict[str, set[str]] = {}
+    steps: dict[str, int] = {}
+    for check in checks:
+        if check.reason != UNKNOWN_REDUCER or not check.written:
+            continue
+        steps[check.field] = steps.get(check.field, 0) + 1
+        seen = candidates.setdefault(check.field, {"operator.add", "replace"})
+        if check.inferred != "both":
+            seen &= {check.inferred} if check.inferred else set()
+    return {name: f"consistent with {next(iter(seen))} on all {steps[name]} step(s)"
+            for name, seen in sorted(candidates.items()) if len(seen) == 1}

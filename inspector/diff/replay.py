@@ -205,7 +205,8 @@ def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[
             checks.append(_carried(name, reducer, parent.values.get(name), stored, schema))
             continue
         if not schema.knows(name):
-            checks.append(FieldCheck(name, reducer, "unverified", True, reason=UNKNOWN_REDUCER))
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=UNKNOWN_REDUCER,
+                                     inferred=consistent_with(parent.values.get(name), written[name], stored)))
             continue
         if isinstance(stored, Opaque) or any(isinstance(value, Opaque) for value in written[name]):
             checks.append(FieldCheck(name, reducer, "unverified", True, reason=OPAQUE_VALUE))
@@ -221,6 +222,19 @@ def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[
             difference = None
         checks.append(FieldCheck(name, reducer, "mismatch" if difference else "confirmed", True, difference))
     return checks
+
+
+def consistent_with(before: Any, writes: list[Any], stored: Any) -> str | None:
+    """What a field's stored value is consistent with when its reducer is unknown: ``operator.add``
+    (the value before and the written lists concatenated), ``replace`` (the last write), ``both``, or None.
+    An inference shown beside the verdict, never counted as verified."""
+    overwrites = [inner for is_overwrite, inner in map(overwritten, writes) if is_overwrite]
+    if overwrites:  # an Overwrite bypasses any reducer: it says nothing of which one
+        return "both" if overwrites[-1] == stored else None
+    added = isinstance(before, (list, type(None))) and all(isinstance(w, list) for w in writes) \
+        and list(before or []) + [item for w in writes for item in w] == stored
+    replaced = bool(writes) and writes[-1] == stored
+    return "both" if added and replaced else "operator.add" if added else "replace" if replaced else None
 
 
 def _stored_wrapper_holds(name: str, expected: Any, stored: Any, schema: schemas.Schema) -> bool:
