@@ -187,7 +187,7 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     history = thread.history
     row = history.node(key).row
     guarded("Navigator", timeline_view.navigator, history, key, select)
-    if st.session_state.get(play_view.PLAY_KEY):
+    if play_view.playing(thread.thread_id):
         play_view.stage(store, thread, key, select, play_view.speed())
         return
     left, right = st.columns([2, 3], gap="medium")

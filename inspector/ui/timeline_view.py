@@ -44,7 +44,7 @@ def navigator(history: History, key: Key, select: Select) -> None:
     slider, and Play's speed and view."""
     path = history.path_through(key)
     index = path.index(key)
-    playing = bool(st.session_state.get(PLAY_KEY))
+    playing = play_view.playing(history.node(key).row.thread_id)
     play_col, prev_col, slider_col, next_col = st.columns([1.3, 1.3, 6, 1.3], vertical_alignment="bottom")
     if play_col.button("Pause" if playing else "Play", key="nav_play", shortcut="P",
                        icon=":material/pause:" if playing else ":material/play_arrow:",
