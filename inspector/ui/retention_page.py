@@ -29,9 +29,12 @@ def _plan(url: str, keep: int | None, older: float | None, inactive: float | Non
 
 
 def _number(name: str) -> float | None:
+    """The number in query parameter ``name``; one that is not a number is named on the page, then ignored."""
     try:
         return float(st.query_params[name]) if st.query_params.get(name) else None
     except ValueError:
+        st.warning(literal(f"{name}={st.query_params[name]!r} in the link is not a number; it is left out."),
+                   icon=":material/link_off:")
         return None
 
 
