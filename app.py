@@ -33,4 +33,5 @@ pages = routes.register(
 )
 page = st.navigation(pages)
 audit_trail.page_opened(page.url_path)
+routes.opened(page.url_path)
 page.run()

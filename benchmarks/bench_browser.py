@@ -9,7 +9,8 @@ until "hello" is). The first open of each page after the servers start is
 reported as cold; the median of ``-n`` further opens as warm (taken in rounds, one open of each
 page per round, so that the shared machine's changing load weighs on every page alike). Targets (warm): the
 long thread within 1.5x of a one-checkpoint thread of the same store, and that
-thread within 1.5x of the one-line page.
+thread within 1.5x of the one-line page; the first open of the 1-checkpoint thread on the freshly started
+dashboard within 2x of a warm open.
 """
 
 from __future__ import annotations
@@ -123,7 +124,10 @@ def report(label: str, results: dict[str, tuple[float, float]]) -> bool:
     small_vs_hello = results["1-checkpoint thread"][1] / results["one-line page"][1]
     print(f"2,000-checkpoint / 1-checkpoint thread (warm): {long_vs_small:.2f} (target <= 1.5)")
     print(f"1-checkpoint thread / one-line page (warm):    {small_vs_hello:.2f} (target <= 1.5)")
-    return long_vs_small <= 1.5 and small_vs_hello <= 1.5
+    # the first open after the dashboard's process started (imports, store opening, caches empty) against warm
+    first_vs_warm = results["1-checkpoint thread"][0] / results["1-checkpoint thread"][1]
+    print(f"1-checkpoint thread, first load on a fresh process / warm: {first_vs_warm:.2f} (target <= 2.0)")
+    return long_vs_small <= 1.5 and small_vs_hello <= 1.5 and first_vs_warm <= 2.0
 
 
 def main() -> int:

@@ -6,11 +6,13 @@ One server on the demo store for the module; each test loads few pages and check
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser_helpers import wait_for_app
+from browser_helpers import shot, wait_for_app
 from playwright.sync_api import expect
 
 from inspector.history.lineage import build_history
@@ -18,6 +20,7 @@ from inspector.store import open_store
 
 TABLE = "[data-testid='stDataFrame']"
 ROW_HEIGHT = 35
+expect.set_options(timeout=30_000)  # a busy machine: other suites run beside this one
 VIEWPORTS = {"1440": {"width": 1440, "height": 900}, "1024": {"width": 1024, "height": 768}}
 
 
@@ -71,7 +74,9 @@ def test_search_keeps_every_query_and_back_returns_to_the_list(sized, base_url, 
     # the alternating sequence that used to snap back to the query before
     for text in ("demo-research", "research", "vision", "demo", "demo-research", "research"):
         search(page, text)
+        until_url(page, re.compile(f"[?&]q={text}(&|$)"), timeout=20)
         assert params(page) == {"q": text, "sort": "checkpoints"}, text
+        expect(page.get_by_role("textbox", name="Search")).to_have_value(text)  # and it stays
     # what the list shows: a title, a checkpoint id
     search(page, "EV battery")
     assert listed(page, ["demo-research"]) == ["demo-research"]
@@ -100,3 +105,131 @@ def test_search_keeps_every_query_and_back_returns_to_the_list(sized, base_url, 
     expect(page.get_by_role("textbox", name="Search")).to_have_value("vision")
     assert params(page) == {"q": "vision", "sort": "checkpoints"}
     assert listed(page, ["demo-vision"]) == ["demo-vision"]
+
+
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+MAIN = "[data-testid='stMainBlockContainer']"
+
+
+def cut_controls(page) -> list[str]:
+    """Buttons, links, toggles and panel tabs on screen whose text does not fit their box ("R…", "P.")."""
+    return page.evaluate("""() => {
+        const cut = [];
+        for (const el of document.querySelectorAll(
+                "[data-testid='stMainBlockContainer'] button, [data-testid='stMainBlockContainer'] a,"
+                + " [data-testid='stMainBlockContainer'] [data-testid='stWidgetLabel']")) {
+            const box = el.getBoundingClientRect();
+            if (!box.width || !el.innerText.trim()) continue;
+            const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
+            for (const text of el.querySelectorAll("p, span")) {
+                if (text.scrollWidth > text.clientWidth + 1 && getComputedStyle(text).overflow !== "visible") {
+                    cut.push(el.innerText.trim()); break;
+                }
+            }
+            if (box.right > main.right + 1) cut.push("outside: " + el.innerText.trim());
+        }
+        return cut;
+    }""")
+
+
+def until_url(page, pattern: re.Pattern, timeout: float = 60) -> None:
+    """Wait until the URL matches (a page link moves on without a load event)."""
+    deadline = time.monotonic() + timeout
+    while not pattern.search(page.url):
+        assert time.monotonic() < deadline, f"the URL stayed {page.url}"
+        page.wait_for_timeout(200)
+
+
+def link_to(page, checkpoint_id: str, panel: str):
+    return page.locator(f"{MAIN} a[href*='checkpoint={checkpoint_id}'][href*='panel={panel}']").first
+
+
+def test_thread_page_header_tabs_units_and_the_size_warning_link(sized, base_url, store):
+    """demo-bloated's Size panel: nothing cut at this width, read-only said, units shown, and the warning's
+    step opens that checkpoint with the Size panel still open."""
+    page = sized
+    page.goto(f"{base_url}/thread?thread=demo-bloated&panel=size")
+    wait_for_app(page, timeout=120_000)
+    expect(page.get_by_text("Stored", exact=True).first).to_be_visible(timeout=120_000)
+    expect(page.locator(f"{MAIN} [data-testid='stMarkdownContainer']").filter(has_text="Read-only").first).to_be_visible()
+    expect(page.get_by_text("since step -1").first).to_be_visible()  # the growth names its baseline
+    tabs = page.locator("[data-testid='stButtonGroup'] button")
+    assert tabs.count() >= 4 and all(tabs.nth(i).is_visible() for i in range(tabs.count()))
+    assert cut_controls(page) == []
+    if page.width == 1024:
+        shot(page.locator(".st-key-thread_header"), "thread-header-1024").replace(SCREENSHOTS / "thread-header-1024.png")
+        shot(page.locator(".st-key-thread_panel_tabs"), "panel-tabs-1024").replace(SCREENSHOTS / "panel-tabs-1024.png")
+    rows = sorted((r for r in store.timeline("demo-bloated") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+    from inspector.settings import Settings
+    from inspector.sizes.accounting import measure_thread
+    from inspector.sizes.chart import first_over
+
+    report = measure_thread(store, "demo-bloated")
+    crossing = report.checkpoints[first_over(report, Settings().oversize_state_bytes)]
+    assert crossing.checkpoint_id in {r.checkpoint_id for r in rows}
+    # on the thread page itself the step is a link-styled button that moves the page
+    link = page.locator(f"{MAIN} [data-testid='stAlert']").filter(has_text="passes the").locator("xpath=following::button[1]")
+    expect(link).to_have_text(re.compile(f"step {crossing.step}$"))
+    link.click()
+    until_url(page, re.compile(f"checkpoint={crossing.checkpoint_id}"))
+    wait_for_app(page, timeout=120_000)
+    assert params(page) == {"thread": "demo-bloated", "checkpoint": crossing.checkpoint_id, "panel": "size",
+                            "step": str(crossing.step)}
+    expect(page.locator("[data-testid='stSliderThumbValue']").first).to_have_text(re.compile(f"step {crossing.step}\\b"))
+    # the size chart's axes in the timeline's terms
+    spec_text = page.locator("[data-testid='stVegaLiteChart']").last.inner_text()
+    assert "stored MB per checkpoint" in spec_text and "step (oldest first)" in spec_text
+
+
+def test_image_history_and_replay_verdict_open_and_look_alike(sized, base_url, store):
+    """demo-vision: "ended at step N · cleared" links to that step with the diff open, whose replay box is
+    green with what was checked; the thread-wide replay box beside the history looks the same."""
+    page = sized
+    page.goto(f"{base_url}/thread?thread=demo-vision&panel=images-over-time")
+    wait_for_app(page, timeout=120_000)
+    cleared = page.locator(f"{MAIN} button").filter(has_text=re.compile(r"step \d+: .* cleared")).first
+    expect(cleared).to_be_visible(timeout=120_000)
+    step = int(re.search(r"step (\d+)", cleared.inner_text()).group(1))
+    cleared.click()
+    until_url(page, re.compile("panel=diff-vs-parent"))
+    wait_for_app(page, timeout=120_000)
+    shown = params(page)["checkpoint"]
+    assert next(r for r in store.timeline("demo-vision") if r.checkpoint_id == shown).step == step
+    expect(page.get_by_text("viewed_images").first).to_be_visible()
+    verdict = page.locator("[data-testid='stAlertContentSuccess']").filter(has_text="Replay matches").first
+    expect(verdict).to_be_visible()
+    expect(page.get_by_text(re.compile("^What was checked: each step's stored writes")).first).to_be_visible()
+    page.get_by_text("Check every step's replay").click()
+    wait_for_app(page, timeout=120_000)
+    boxes = page.locator("[data-testid='stAlertContentSuccess']").filter(has_text="Replay matches")
+    expect(boxes).to_have_count(2)
+    assert "step(s) replayed" in boxes.first.inner_text() + boxes.last.inner_text()
+    assert cut_controls(page) == []
+
+
+def test_health_flags_and_table_open_their_thread(sized, base_url):
+    page = sized
+    page.goto(f"{base_url}/health")
+    wait_for_app(page, timeout=180_000)
+    flag = page.locator("[data-testid='stExpander'] summary").filter(has_text="oversized-state").first
+    expect(flag).to_be_visible(timeout=180_000)
+    flag.click()
+    link = page.locator("[data-testid='stExpander']").filter(has_text="oversized-state").first.locator(
+        "[data-testid='stPageLink'] a").filter(has_text=re.compile(r"step -?\d+$")).first
+    expect(link).to_be_visible(timeout=30_000)
+    step = int(re.search(r"step (-?\d+)", link.inner_text()).group(1))
+    link.click()
+    until_url(page, re.compile("/thread\\?"))
+    wait_for_app(page, timeout=120_000)
+    assert params(page)["thread"] == "demo-bloated" and params(page)["panel"] == "size"
+    expect(page.locator("[data-testid='stSliderThumbValue']").first).to_have_text(re.compile(f"step {step}\\b"))
+    page.go_back()
+    wait_for_app(page, timeout=180_000)
+    table = page.locator(TABLE).first
+    table.wait_for()
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 12, box["y"] + ROW_HEIGHT * 1.5)  # the largest thread
+    until_url(page, re.compile("/thread\\?"))
+    wait_for_app(page, timeout=120_000)
+    assert params(page)["thread"] == "demo-bloated"
+    expect(page.get_by_role("heading", name="demo-bloated")).to_be_visible()

@@ -60,7 +60,8 @@ class MessageMemo:
     """While a thread is replayed, each stored message dict is rebuilt as a LangChain message once.
 
     Consecutive states share their message dicts (``store.carried``), so a step converts only the
-    messages it adds to the list before it, and a message the reducer kept is given back as the very
+    messages it adds to the list before it (and those a step wrote are the messages converted from its
+    writes, when the stored dict equals the written one), and a message the reducer kept is given back as the very
     dict it came from when that dict is what dumping the message gives (checked once per message): the
     comparison with the child's stored value then meets the same objects. Results are equal to
     converting every message at every step. Messages without an id are not remembered:
@@ -69,10 +70,13 @@ class MessageMemo:
 
     def __init__(self) -> None:
         self.dicts: dict[int, tuple[BaseMessage, dict | None]] = {}  # id(message) -> (message, its dict or None)
+        self.written: dict[str, tuple[dict, BaseMessage]] = {}  # message id -> (a write's dict, its message)
         self.last: _Converted | None = None
 
     def convert(self, value: Any) -> Any:
-        message = as_message(value)
+        found = self.written.get(value.get("id")) if isinstance(value, dict) else None
+        # the message a step wrote comes back stored in the child: an equal dict gives an equal message
+        message = found[1] if found is not None and found[0] == value else as_message(value)
         if isinstance(message, BaseMessage) and message.id is not None and message is not value:
             same = {**message.model_dump()} == value
             self.dicts[id(message)] = (message, value if same else None)
@@ -155,6 +159,11 @@ def as_messages(value: Any, known: KnownIds) -> Any:
     converted = [as_message(v) for v in value] if isinstance(value, list) else as_message(value)
     items = converted if isinstance(converted, list) else [converted]
     known.update(m.id for m in items if isinstance(m, BaseMessage) and m.id)
+    memo = _MEMO.get()
+    if memo is not None:
+        for source, message in zip(value if isinstance(value, list) else [value], items):
+            if isinstance(message, BaseMessage) and message is not source and message.id is not None:
+                memo.written[message.id] = (source, message)
     return converted
 
 

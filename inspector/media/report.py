@@ -159,7 +159,8 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
     step = state.metadata.get("step") if isinstance(state.metadata.get("step"), int) else None
     if not knows(USER_DATA):  # files named by a state are an app's knowledge (DeerFlow's user-data folders)
         return MediaReport(thread_id, state.checkpoint_id, step, None,
-                           problems=[f"read with the {in_force().title} profile, which knows no files of the thread's"])
+                           problems=[f"read with the {in_force().title} profile, which names no files in a thread's state: "
+                                     "there are none to look for"])
     if history and rows is None:
         rows = store.timeline(thread_id)
     user_data, problems = thread_user_data(state, data_dir, store, rows)

@@ -56,6 +56,7 @@ _LITERAL_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$*~|"})
 _UNDERSCORE_AT_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _SHORTCODE_COLON = re.compile(r":(?=[\w+/-])")  # :emoji:, :material/icon:, :red[...]
 _LINE_MARKER = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")  # headings, quotes, lists, setext lines
+_LINE_MARKERS = re.compile(r"^([^\S\n]*)(?:([#>+=-])|(\d+)([.)]))", re.MULTILINE)  # the same, on every line
 # What GitHub-flavoured Markdown turns into a link even in escaped text: URLs, www. names, e-mail addresses.
 # Found by ``_linkifiable`` in time linear in the text: a URL or an "@" before a dotted domain is searched for, and an address's
 # local part is read backwards from its "@" (a pattern starting at the local part would rescan a long run
@@ -151,8 +152,32 @@ def _escape_literal(text: str, at_line_start: bool) -> str:
 
 
 def literal(text: object) -> str:
-    """Markdown that shows ``text`` exactly as written (line breaks kept, nothing interpreted)."""
-    return "  \n".join(_escaped(line, _escape_literal) for line in _lines(text))
+    """Markdown that shows ``text`` exactly as written (line breaks kept, nothing interpreted).
+
+    The whole text is escaped at once (no URL, address or escape crosses a line break), and line-start
+    markers are found on every line start of a piece, so many short lines cost what one long line costs."""
+    text = str(text).replace("\r\n", "\n").replace("\r", "\n")
+    out: list[str] = []
+    pos = 0
+    for start, end in _linkifiable(text):
+        out.append(_escape_literal_lines(text[pos:start], pos == 0 or text[pos - 1] == "\n"))
+        out.append(code_span(text[start:end]))
+        pos = end
+    out.append(_escape_literal_lines(text[pos:], pos == 0 or text[pos - 1] == "\n"))
+    return "".join(out).replace("\n", "  \n")
+
+
+def _escape_literal_lines(text: str, at_line_start: bool) -> str:
+    """``_escape_literal`` over a piece holding line breaks: the markers of each line that starts in it."""
+    text = _SHORTCODE_COLON.sub(r"\\:", _UNDERSCORE_AT_EDGE.sub(r"\\_", text.translate(_LITERAL_SPECIALS)))
+    first_break = 0 if at_line_start else text.find("\n") + 1
+    if at_line_start or first_break:
+        text = text[:first_break] + _LINE_MARKERS.sub(_marker, text[first_break:])
+    return text
+
+
+def _marker(m: re.Match[str]) -> str:
+    return m.group(1) + (f"\\{m.group(2)}" if m.group(2) else f"{m.group(3)}\\{m.group(4)}")
 
 
 def code_span(text: object) -> str:

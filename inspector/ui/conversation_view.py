@@ -64,8 +64,12 @@ def image_part(part: Part, image: InlineImage | None) -> None:
 THUMBNAIL = (240, 240)
 
 
-def _part(part: Part, image: InlineImage | None = None) -> None:
-    if part.kind == "text":
+def _part(part: Part, image: InlineImage | None = None, as_text: bool = False) -> None:
+    """One part of a message; ``as_text``: a tool's output, shown as the text it is (monospaced, line breaks
+    kept, ``# notes`` never a heading), where a person's or the model's words are Markdown."""
+    if part.kind == "text" and as_text:
+        st.code(part.text, language=None, wrap_lines=True)
+    elif part.kind == "text":
         show_markdown(part.text)
     elif part.kind == "image":
         image_part(part, image)
@@ -128,10 +132,10 @@ def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
         by_part = {image.part: image for image in images or []}
         if everything:
             for i, part in enumerate(turn.parts):
-                _part(part, by_part.get(i))
+                _part(part, by_part.get(i), as_text=turn.type == "tool")
         else:
             for part in turn.shown_parts:
-                _part(part)
+                _part(part, as_text=turn.type == "tool")
         for stripped in turn.stripped:
             st.caption(f":material/content_cut: {literal(stripped.note)}" + (" (shown above as stored)" if everything else ""))
         for call in turn.tool_calls:

@@ -32,7 +32,7 @@ from . import data, diff_view, flow_views, model_input_view
 from .guard import guarded
 from .inert import literal
 
-PLAY_KEY = "nav_playing"  # a plain flag, not a widget's value: the browser can never hand back a stale one
+PLAY_KEY = "nav_playing"  # the thread being played: a plain value, not a widget's, so never handed back stale
 SPEED_KEY = "play_speed"
 SHOW_KEY = "play_show"
 ENDED_KEY = "play_ended"  # Play stopped at the branch's newest checkpoint
@@ -73,14 +73,19 @@ def moved_to(shown: Location) -> Location:
 
 def start(history: History, path: list[Key], index: int, select: Select) -> None:
     """Play at ``path[index]``: from the newest checkpoint or an input one it starts at the first step."""
-    st.session_state[PLAY_KEY] = True
+    st.session_state[PLAY_KEY] = history.node(path[index]).row.thread_id
     begin = first_step(history, path)
     if index == len(path) - 1 or index < begin:
         select(location(history, path[begin]))
 
 
 def stop() -> None:
-    st.session_state[PLAY_KEY] = False
+    st.session_state[PLAY_KEY] = None
+
+
+def playing(thread_id: str) -> bool:
+    """Whether Play runs on ``thread_id`` (opening another thread stops it)."""
+    return st.session_state.get(PLAY_KEY) == thread_id
 
 
 def controls() -> None:
@@ -114,7 +119,7 @@ def _tick(store: Store, thread: ThreadHistory, select: Select) -> None:
 
 def _advance(store: Store, thread: ThreadHistory, select: Select) -> None:
     history = thread.history
-    key = st.session_state.get(AT_KEY)
+    key = st.session_state.get(AT_KEY)  # the last frame drawn whole
     if key not in history.nodes:
         return
     path = history.path_through(key)
@@ -125,11 +130,13 @@ def _advance(store: Store, thread: ThreadHistory, select: Select) -> None:
             st.session_state[ENDED_KEY] = True
             st.rerun(scope="app")
         index += 1
-        key = path[index]
-        st.session_state[AT_KEY] = key
-        st.session_state[MOVED_KEY] = location(history, key)
-        select(st.session_state[MOVED_KEY])
+    shown = location(history, path[index])
+    select(shown)
     draw(store, thread, path, index)
+    # only now is the frame on screen: a tick cut short by a rerun leaves these, and the next one draws it again,
+    # so a slow machine slows Play down rather than skipping steps
+    st.session_state[AT_KEY] = path[index]
+    st.session_state[MOVED_KEY] = shown
 
 
 def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int) -> None:
@@ -151,24 +158,26 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int) -> No
                                                           f"{index + 1} of {len(path)} on this branch"))
         st.vega_lite_chart(tree_chart(tree_data(history, window, key, made)), width="stretch")
     with right:
-        _ran(made.get(key))
+        _ran(made.get(key), row.step)
         guarded(chosen, views.get(chosen, _diff), store, row.thread_id, row, state)
     _prefetch(store, history, path, index)
 
 
-def _ran(made: Attribution | None) -> None:
-    """The node(s) that ran in this step (the one attribution), highlighted, and the fields they wrote."""
+def _ran(made: Attribution | None, step: int | None) -> None:
+    """The step, the node(s) that ran in it (the one attribution), highlighted, and the fields they wrote: one
+    element, so the step and its node never show apart."""
+    head = f"Step {'?' if step is None else step} ·"
     with st.container(key="play-node"):
         if made is None or not made.tasks:
             what = made.what if made is not None else "?"
-            st.markdown(f"### :gray-badge[{literal(what)}]")
+            st.markdown(f"### {head} :gray-badge[{literal(what)}]")
             if made is not None and made.note:
                 st.caption(literal(made.note))
             return
         colour = "blue" if made.made_by == STEP else "orange"
         badges = " ".join(f":{colour}-badge[{literal(node)}]" for node in made.nodes)
-        wrote = ", ".join(f":green-badge[{literal(f)}]" for f in made.fields) or "no field"
-        st.markdown(f"### {badges} → {wrote}")
+        wrote = ", ".join(f":green-badge[{literal(f)}]" for f in made.fields) or ":gray-badge[no field]"
+        st.markdown(f"### {head} {badges} → {wrote}")
 
 
 def _diff(store: Store, thread_id: str, row: object, state: CheckpointState) -> None:

@@ -29,9 +29,12 @@ def _plan(url: str, keep: int | None, older: float | None, inactive: float | Non
 
 
 def _number(name: str) -> float | None:
+    """The number in query parameter ``name``; one that is not a number is named on the page, then ignored."""
     try:
         return float(st.query_params[name]) if st.query_params.get(name) else None
     except ValueError:
+        st.warning(literal(f"{name}={st.query_params[name]!r} in the link is not a number; it is left out."),
+                   icon=":material/link_off:")
         return None
 
 
@@ -101,9 +104,10 @@ def _render_plan(plan: Plan) -> None:
     st.altair_chart(bytes_chart(plan), width="stretch")
     if plan.breaks:
         st.subheader("What it would break")
-        for row in break_rows(plan)[:BREAKS_SHOWN]:
+        for i, row in enumerate(break_rows(plan)[:BREAKS_SHOWN]):
             st.error(literal(f"{row['thread']}: {row['what breaks']}"), icon=":material/heart_broken:")
-            routes.checkpoint_links(row["thread"], [row["checkpoint"]], row["namespace"] or "", lead="The checkpoint:")
+            routes.checkpoint_links(row["thread"], [row["checkpoint"]], row["namespace"] or "", lead="The checkpoint:",
+                                    key=f"break-{i}")
         if len(plan.breaks) > BREAKS_SHOWN:
             st.dataframe(table(break_rows(plan)), hide_index=True, width="stretch")
     protected = [(t.thread_id, p.message) for t in plan.threads for p in t.protected]

@@ -122,21 +122,39 @@ def keep(key: str, param: str, value: Any, default: Any) -> None:
     st.session_state[_synced(key)] = text
 
 
+def opened(url_path: str) -> None:
+    """Called by app.py with the page about to run: links to that same page become buttons (a page link to
+    the page already shown does not move)."""
+    st.session_state["_routes_page"] = url_path or "threads"
+
+
+def _show(params: dict[str, str]) -> None:
+    st.query_params.from_dict(params)
+
+
 def checkpoint_links(thread_id: str, checkpoint_ids: list[str], ns: str = "", panel: str | None = None,
-                     lead: str | None = None, limit: int = 12, labels: list[str] | None = None) -> None:
+                     lead: str | None = None, limit: int = 12, labels: list[str] | None = None,
+                     key: str = "") -> None:
     """One row of links (wrapping), each opening one of ``checkpoint_ids`` on the thread page with ``panel``
-    open; labelled by step (``step 7``) unless ``labels`` are given; past ``limit``, a count of the rest."""
+    open; labelled by step (``step 7``) unless ``labels`` are given; past ``limit``, a count of the rest.
+    ``key`` tells apart several rows on one page that may name the same checkpoint."""
     if not checkpoint_ids:
         return
     from ..store.model import checkpoint_step
 
+    here = st.session_state.get("_routes_page") == "thread"
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         if lead:
             st.caption(literal(lead))
         for i, checkpoint_id in enumerate(checkpoint_ids[:limit]):
             step = checkpoint_step(checkpoint_id)
             label = labels[i] if labels else (f"step {step}" if step is not None else checkpoint_id[:13])
-            checkpoint_link(label, thread_id, checkpoint_id, ns, panel, icon=None,
-                            help=f"Open checkpoint {checkpoint_id} on the thread page")
+            params = checkpoint_params(thread_id, checkpoint_id, ns, panel)
+            tip = f"Open checkpoint {checkpoint_id} on the thread page"
+            if here:  # on the thread page already: move it to that checkpoint
+                st.button(literal(label), type="tertiary", icon=":material/my_location:", help=tip, on_click=_show,
+                          args=(params,), key=f"goto-{key}-{lead}-{panel}-{ns}-{i}-{checkpoint_id}")
+            else:
+                checkpoint_link(label, thread_id, checkpoint_id, ns, panel, help=tip)
         if len(checkpoint_ids) > limit:
             st.caption(f"and {len(checkpoint_ids) - limit} more")

@@ -110,7 +110,7 @@ def render_flags(health: ThreadHealth | HealthRow) -> None:
         with st.expander(f":material/flag: {literal(title)}: {literal(flag.summary)}"):
             st.markdown(f"**Why it matters:** {literal(flag.why)}\n\n**Usual fix:** {literal(flag.fix)}")
             routes.checkpoint_links(flag.thread_id, list(flag.checkpoint_ids), panel=FLAG_PANELS.get(flag.code, SIZE_PANEL),
-                                    lead="Flagged checkpoints:")
+                                    lead="Flagged checkpoints:", key=f"flag-{flag.code}-{flag.field}")
 
 
 def list_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str, object]]:

@@ -43,6 +43,12 @@ from .inert import literal
 # in SQLite, so reading it costs about the thread's bytes); beyond, only the pages shown.
 SMALL_HISTORY_BYTES = 16_000_000
 PANEL_KEY = "thread_panel"
+# The panel tabs wrap onto a second line in a narrow column instead of scrolling out of sight (our own CSS,
+# no data in it).
+PANEL_TABS_WRAP = ("<style>.st-key-thread_panel_tabs [role='radiogroup'] {flex-wrap: wrap; row-gap: 0.25rem;}"
+                   "</style>")
+READ_ONLY_HELP = ("The inspector opens the store read-only: nothing on this page can change the thread, "
+                  "its checkpoints or its files.")
 
 
 # Parameters that are not the location but travel with it: the open panel, and the list a reader came from.
@@ -124,18 +130,17 @@ def render() -> None:
 
 def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
     """The title, Follow (which reads newer checkpoints before the history is laid out), Refresh and Export."""
-    title_col, follow_col, refresh_col, export_col = st.columns([5, 1.3, 1.3, 1.4], vertical_alignment="bottom")
-    title_col.title(literal(thread.thread_id))
-    if refresh_col.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
-        data.refresh_thread(store, thread.thread_id)
-        profiles.forget(store, thread.thread_id)
-        st.rerun()
-    with export_col:
-        bundle_view.export_button(store, thread.thread_id)
-    with follow_col:
+    st.title(literal(thread.thread_id))
+    # one row that wraps on a narrow window: nothing is cut to "R…"
+    with st.container(horizontal=True, gap="small", vertical_alignment="center", key="thread_header"):
+        st.markdown(":green-badge[:material/lock: Read-only]", help=READ_ONLY_HELP)
+        routes.link("threads", "All threads", {k: st.query_params[k] for k in ("q", "sort") if st.query_params.get(k)},
+                    icon=":material/arrow_back:")
         st.toggle("Follow", key=follow.TOGGLE_KEY, help=follow.HELP)
-    routes.link("threads", "All threads", {k: st.query_params[k] for k in ("q", "sort") if st.query_params.get(k)},
-                icon=":material/arrow_back:")
+        if st.button("Refresh", icon=":material/refresh:", help="Re-read this thread's history from the store"):
+            data.refresh_thread(store, thread.thread_id)
+            st.rerun()
+        bundle_view.export_button(store, thread.thread_id)
     follow.poll(store, thread, location, select)
 
 
@@ -178,6 +183,7 @@ def _panel() -> tuple[str, panels.Panel]:
     problem = routes.bind(PANEL_KEY, routes.PANEL_PARAM, titles[0], parse)
     if problem:
         st.warning(literal(problem), icon=":material/link_off:")
+    st.html(PANEL_TABS_WRAP)
     chosen = st.segmented_control("Panel", titles, key=PANEL_KEY, label_visibility="collapsed") or titles[0]
     routes.keep(PANEL_KEY, routes.PANEL_PARAM, routes.panel_slug(chosen), routes.panel_slug(titles[0]))
     return next(((t, p) for t, p in offered if t == chosen), offered[0])
@@ -187,7 +193,7 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     history = thread.history
     row = history.node(key).row
     guarded("Navigator", timeline_view.navigator, history, key, select)
-    if st.session_state.get(play_view.PLAY_KEY):
+    if play_view.playing(thread.thread_id):
         play_view.stage(store, thread, key, select, play_view.speed())
         return
     left, right = st.columns([2, 3], gap="medium")
@@ -199,7 +205,8 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
 
 
 def _selected(store: Store, thread_id: str, row: CheckpointRow) -> None:
-    title, panel = _panel()
+    with st.container(key="thread_panel_tabs"):
+        title, panel = _panel()
     try:
         state = data.state(store, thread_id, row.checkpoint_id, row.checkpoint_ns)
     except Exception as exc:  # noqa: BLE001 - the history beside it must still render

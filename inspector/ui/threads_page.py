@@ -7,7 +7,7 @@ import streamlit as st
 
 from ..history.thread_list import ThreadPages, thread_records
 from ..store import StoreError
-from . import connection, data, reveal, routes, sizes_views
+from . import connection, data, reveal, routes, sizes_views, timeline_view
 from .inert import literal
 from .tables import in_units
 
@@ -20,7 +20,7 @@ def render() -> None:
     store = connection.store()
     if store is None:
         return
-    for stray in ("thread", "checkpoint", "ns", routes.PANEL_PARAM):  # Back from a thread lands here with them
+    for stray in ("thread", "checkpoint", "ns", "step", routes.PANEL_PARAM):  # Back from a thread lands here with them
         st.query_params.pop(stray, None)
     routes.bind(SEARCH_KEY, "q", "")
     search = st.text_input("Search", key=SEARCH_KEY, placeholder="thread id, title, checkpoint id or metadata value",
@@ -57,7 +57,7 @@ def render() -> None:
         selection_mode="single-row",
         key=f"threads_table_{nonce}",
         column_config={
-            "thread": st.column_config.TextColumn(width="medium"),
+            "thread": st.column_config.TextColumn(width="medium", pinned=True),
             "title": st.column_config.TextColumn(width="medium"),
             "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
@@ -72,17 +72,19 @@ def render() -> None:
         st.session_state["threads_table_nonce"] = nonce + 1  # coming back must not reopen it
         # the list's own parameters ride along: Back lands on an entry holding them, and the list keeps them
         kept = {k: v for k, v in (("q", search), ("sort", order if order != "newest" else "")) if v}
-        routes.go("thread", {**routes.checkpoint_params(thread_id, _newest(store, thread_id)), **kept})
+        routes.go("thread", {**_opening(store, thread_id), **kept})
 
 
-def _newest(store, thread_id: str) -> str | None:
-    """The checkpoint the thread page opens on, named in the link so that page does not rewrite its URL
-    (which would cost one more Back to return to the list)."""
+def _opening(store, thread_id: str) -> dict[str, str]:
+    """The thread page's parameters for the checkpoint it opens on, named whole in the link so that page does
+    not rewrite its URL (which would cost one more Back to return to the list)."""
     try:
-        head = data.thread_history(store, thread_id).history.head
+        history = data.thread_history(store, thread_id).history
     except StoreError:
-        return None
-    return head[1] if head is not None and not head[0] else None
+        return {"thread": thread_id}
+    if history.head is None:
+        return {"thread": thread_id}
+    return timeline_view.location_of(history, history.head).params()
 
 
 def _clear_search() -> None:

@@ -44,8 +44,11 @@ def navigator(history: History, key: Key, select: Select) -> None:
     slider, and Play's speed and view."""
     path = history.path_through(key)
     index = path.index(key)
-    playing = bool(st.session_state.get(PLAY_KEY))
-    play_col, prev_col, slider_col, next_col = st.columns([1.3, 1.3, 6, 1.3], vertical_alignment="bottom")
+    playing = play_view.playing(history.node(key).row.thread_id)
+    # the buttons in one row that wraps, the slider below it: at 1024 px nothing is cut to "P."
+    controls = st.container(horizontal=True, gap="small", vertical_alignment="center", key="nav_controls")
+    slider_col = st.container()
+    play_col = prev_col = next_col = controls
     if play_col.button("Pause" if playing else "Play", key="nav_play", shortcut="P",
                        icon=":material/pause:" if playing else ":material/play_arrow:",
                        help="Step through this branch of the history from its first step, at the speed chosen "

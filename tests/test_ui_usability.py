@@ -1,0 +1,28 @@
+"""Page details a support person meets: tool output shown as the text it is (a code block: line breaks kept,
+no Markdown heading) while the user's and the model's words stay Markdown; a bad number in a link named."""
+
+from ui_app import open_page
+
+from inspector.store import open_store
+
+
+def test_tool_results_are_text_not_markdown(demo_db, app_on_demo):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        rows = [r for r in store.timeline("demo-research") if not r.checkpoint_ns]
+        newest = max(rows, key=lambda r: r.checkpoint_id)
+        messages = store.state("demo-research", newest.checkpoint_id).values["messages"]
+    tool_texts = [m["content"] for m in messages if m.get("type") == "tool" and isinstance(m.get("content"), str)
+                  and m["content"].strip()]
+    assert tool_texts
+    at = open_page("thread", thread="demo-research", checkpoint=newest.checkpoint_id)
+    assert not at.exception, at.exception
+    codes = [c.value for c in at.code]
+    assert any(text in codes for text in tool_texts)
+    shown = [m.value for m in at.markdown]
+    assert not any(text.strip() and text in shown for text in tool_texts)  # never rendered as Markdown
+
+
+def test_a_bad_number_in_a_retention_link_is_named(app_on_demo):
+    at = open_page("retention", keep="abc")
+    assert not at.exception, at.exception
+    assert any("keep='abc' in the link is not a number" in w.value for w in at.warning)
