@@ -40,6 +40,7 @@ def app_on_secrets(secret_db, monkeypatch):
     monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{secret_db}")
     for name in [k for k in os.environ if k.startswith("INSPECTOR_") and k != "INSPECTOR_DB"]:
         monkeypatch.delenv(name)
+    monkeypatch.setenv("INSPECTOR_PROFILE", "deerflow")  # its files are DeerFlow's; nothing else in it says so
     connection.settings.clear()
     yield secret_db
     connection.settings.clear()
