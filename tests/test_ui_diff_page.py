@@ -56,8 +56,10 @@ def test_diff_page_defaults_to_newest_against_its_parent(store):
     newest = max((r for r in store.timeline("demo-research") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
     at = open_page("diff", thread="demo-research")
     assert not at.exception, at.exception
-    assert at.selectbox[0].value == newest.checkpoint_id
-    assert at.selectbox[1].value == newest.parent_checkpoint_id
+    picked = {s.label: s.value for s in at.selectbox}  # From sits left of To
+    assert [s.label for s in at.selectbox] == ["From (the earlier checkpoint)", "To (the later checkpoint)"]
+    assert picked["To (the later checkpoint)"] == newest.checkpoint_id
+    assert picked["From (the earlier checkpoint)"] == newest.parent_checkpoint_id
     assert "(parent → child)" in all_text(at)
 
 

@@ -26,3 +26,18 @@ def test_a_bad_number_in_a_retention_link_is_named(app_on_demo):
     at = open_page("retention", keep="abc")
     assert not at.exception, at.exception
     assert any("keep='abc' in the link is not a number" in w.value for w in at.warning)
+
+
+def test_diff_page_swaps_a_reversed_range_and_names_an_unknown_thread(demo_db, app_on_demo):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        rows = [r for r in store.timeline("demo-research") if not r.checkpoint_ns]  # newest first
+    newer, older = rows[2].checkpoint_id, rows[10].checkpoint_id
+    at = open_page("diff", thread="demo-research", **{"from": newer, "to": older})
+    assert not at.exception, at.exception
+    assert any("is newer than To" in i.value and "swapped" in i.value for i in at.info)
+    picked = {s.label: s.value for s in at.selectbox}
+    assert picked["From (the earlier checkpoint)"] == older and picked["To (the later checkpoint)"] == newer
+    assert at.query_params["from"] in (older, [older]) and at.query_params["to"] in (newer, [newer])
+    at = open_page("diff", thread="no-such-thread")
+    assert not at.exception, at.exception
+    assert [e.value for e in at.error] == ["There is no thread 'no-such-thread' in this store."]

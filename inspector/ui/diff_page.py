@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..store import CheckpointRow, NotFound, Store, StoreError
-from . import audit_trail, connection, data
+from . import audit_trail, connection, data, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
 from .inert import literal
 
@@ -37,7 +37,11 @@ def render() -> None:
         return
     try:
         timeline = data.timeline(store, thread_id)
-    except (NotFound, StoreError) as exc:
+    except NotFound:
+        st.error(literal(f"There is no thread {thread_id!r} in this store."), icon=":material/error:")
+        routes.link("threads", "Find it in the thread list", {"q": thread_id}, icon=":material/search:")
+        return
+    except StoreError as exc:
         st.error(literal(exc))
         return
     other = st.text_input("Against another thread", value=params.get("against", ""),
@@ -60,10 +64,16 @@ def render() -> None:
     if unknown:
         st.warning(literal(f"Not a checkpoint of this thread in namespace {ns or 'root'!r}: {', '.join(unknown)}. "
                            "Showing the newest checkpoint against its parent instead."), icon=":material/warning:")
-    to_col, from_col = st.columns(2)
+    position = {r.checkpoint_id: i for i, r in enumerate(rows)}  # 0: the newest
+    wanted_from, wanted_to = params.get("from"), params.get("to")
+    if wanted_from in position and wanted_to in position and position[wanted_from] < position[wanted_to]:
+        st.info(literal(f"From ({_label(by_id[wanted_from])}) is newer than To ({_label(by_id[wanted_to])}): "
+                        "swapped, so the diff reads forward in time."), icon=":material/swap_horiz:")
+        wanted_from, wanted_to = wanted_to, wanted_from
+    from_col, to_col = st.columns(2)  # From left of To: the order they happened in
     with to_col:
-        to_id = _pick("To (the later checkpoint)", rows, params.get("to"), "diff-to")
-    default_from = params.get("from") if params.get("from") in by_id else by_id[to_id].parent_checkpoint_id
+        to_id = _pick("To (the later checkpoint)", rows, wanted_to, "diff-to")
+    default_from = wanted_from if wanted_from in by_id else by_id[to_id].parent_checkpoint_id
     with from_col:
         from_id = _pick("From (the earlier checkpoint)", rows, default_from or rows[-1].checkpoint_id, "diff-from")
     internal = st.toggle("Show LangGraph's internal channels", value=False)
