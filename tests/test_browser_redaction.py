@@ -15,7 +15,8 @@ def secret_db(tmp_path_factory) -> Path:
 
 
 def test_downloads_are_masked(secret_db, streamlit_app, page, tmp_path):
-    base = streamlit_app(f"sqlite:///{secret_db}")
+    # the secret store's files are DeerFlow's, though nothing in its channels says so: name its profile
+    base = streamlit_app(f"sqlite:///{secret_db}", env={"INSPECTOR_PROFILE": "deerflow"})
     page.goto(f"{base}/thread?thread={THREAD}")
     wait_for_app(page)
     texts = []
