@@ -5,7 +5,7 @@ by ``PostgresSaver``) and must agree field by field: the checkpoint's config and
 its versions, metadata, channel values and pending writes in order. Values are compared up
 to representation: LangGraph's objects are turned into plain data here, independently of
 the inspector's decoder (a LangChain message as its ``model_dump()``, a dataclass as
-``{"__type__": "module.Name", "value": fields}``, a ``DeltaSnapshot`` as the value it holds).
+``{"__type__": "module.Name", "value": fields}``, a ``Send`` as its ``[node, arg]``, a ``DeltaSnapshot`` as the value it holds).
 Channels the store rebuilt from deltas, which LangGraph's saver leaves out of the
 checkpoint, are compared with the values LangGraph's ``get_state_history`` rebuilds.
 """
@@ -22,6 +22,7 @@ from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Send
 from psycopg.rows import dict_row
 
 from conformance.conftest import BACKENDS
@@ -52,6 +53,8 @@ def langgraph_plain(value: Any) -> Any:
         return langgraph_plain(value.value)
     if isinstance(value, BaseMessage):
         return langgraph_plain(value.model_dump())
+    if isinstance(value, Send):  # stored by position: (node, arg)
+        return {"__type__": "langgraph.types.Send", "value": [value.node, langgraph_plain(value.arg)]}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         kind = type(value)
         fields = {f.name: langgraph_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
