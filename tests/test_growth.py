@@ -7,7 +7,6 @@ here with plain SQL and dated in Python from each id; the forecast is recomputed
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections import Counter
 from datetime import datetime, timezone
@@ -225,20 +224,3 @@ def test_health_page_shows_growth_and_the_forecast(sqlite_growth, app_on_store, 
     hours = next(d.value for d in at.dataframe if "hour" in d.value.columns)
     assert hours["stored bytes"].sum() == days["stored bytes"].sum() and len(hours) > len(days)
     assert {h[-5:] for h in hours["hour"]} == {"12:00", "13:00", "14:00"}  # one hour per thread
-
-
-def test_growth_chart_is_drawn_in_the_browser(sqlite_growth, streamlit_app, page):
-    from browser_helpers import shot, wait_for_app
-
-    url = streamlit_app(f"sqlite:///{sqlite_growth}", env={"INSPECTOR_DISK_BUDGET_BYTES": "5000000"})
-    page.goto(f"{url}/health")
-    wait_for_app(page, timeout=120_000)
-    heading = page.get_by_role("heading", name="Growth")
-    heading.wait_for(timeout=60_000)
-    charts = page.locator("[data-testid='stVegaLiteChart']")
-    charts.nth(1).wait_for(timeout=60_000)  # bytes per field, then growth
-    assert charts.nth(1).locator("canvas, svg").count() > 0
-    assert page.get_by_text("Disk budget passed").count() == 1
-    assert page.get_by_text(re.compile(r"Forecast: passes the budget of 5\.00 MB in")).count() == 1
-    assert page.get_by_role("heading", name="Leftovers").count() == 1
-    shot(page.locator("[data-testid='stMainBlockContainer']"), "health-growth")

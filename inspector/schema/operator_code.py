@@ -42,7 +42,7 @@ def _python() -> str:
 
 
 def fix(spec: str) -> str:
-    return (f"run the inspector in the app's own environment (there: pip install state-inspector, then "
+    return (f"run the inspector in the app's own environment (there: pip install /path/to/state-inspector, then "
             f"python -m inspector ... --schema {spec})")
 
 

@@ -1,0 +1,32 @@
+"""The Health page's growth in Chromium: the chart drawn, the disk-budget forecast and the leftovers."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from browser_helpers import shot, wait_for_app
+from growth_store import write_sqlite
+
+NOW = time.time()
+
+
+@pytest.fixture(scope="module")
+def sqlite_growth(tmp_path_factory):
+    return write_sqlite(tmp_path_factory.mktemp("growth") / "growth.db", NOW)
+
+
+def test_growth_chart_is_drawn_in_the_browser(sqlite_growth, streamlit_app, page):
+    url = streamlit_app(f"sqlite:///{sqlite_growth}", env={"INSPECTOR_DISK_BUDGET_BYTES": "5000000"})
+    page.goto(f"{url}/health")
+    wait_for_app(page, timeout=120_000)
+    heading = page.get_by_role("heading", name="Growth")
+    heading.wait_for(timeout=60_000)
+    charts = page.locator("[data-testid='stVegaLiteChart']")
+    charts.nth(1).wait_for(timeout=60_000)  # bytes per field, then growth
+    assert charts.nth(1).locator("canvas, svg").count() > 0
+    assert page.get_by_text("Disk budget passed").count() == 1
+    assert page.get_by_text(re.compile(r"Forecast: passes the budget of 5\.00 MB in")).count() == 1
+    assert page.get_by_role("heading", name="Leftovers").count() == 1
+    shot(page.locator("[data-testid='stMainBlockContainer']"), "health-growth")
