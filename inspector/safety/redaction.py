@@ -16,14 +16,14 @@ text stays readable. What it masks:
   text; names that only contain such a word are not (``max_tokens``, ``token_usage``,
   ``passage``, ``compass``, ``bypass``, ``passport``, ``password_policy_url``, ``PWD``);
 - ``bytes`` values and keys: UTF-8 text is masked as text (and shown as text), other
-  bytes that hold a secret's shape become one mark.
+  bytes that hold a secret's shape become one mark;
+- the operator's own patterns (setting ``redact_patterns``; a pattern with a
+  group masks only its first group).
 
 Every rule runs in time linear in the text's length, however long the text (base64
 runs and data URLs are scanned too): the shapes are patterns without nested or
 overlapping repetition, and ``NAME=value`` is found from the secret word before a
 separator, then the whole name around it is checked.
-- the operator's own patterns (setting ``redact_patterns``; a pattern with a
-  group masks only its first group).
 
 Identifiers (thread, checkpoint and task ids, namespaces) are left alone so
 what is shown stays navigable. ``redact`` keeps types (dataclasses, dicts,
@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
+from .secret_names import is_secret_key, name_words
+
 MARK_PREFIX = "[redacted "
 
 # Record members that name things rather than hold values: never masked.
@@ -56,61 +58,6 @@ LABEL_FIELDS = IDENTIFIER_FIELDS | {
     "field", "channel", "reducer", "status", "kind", "node", "written", "internal", "type", "size", "idx",
     "step", "source", "changed",
 }
-
-# A name holds a secret when its LAST words say so, with words split at ``_ - . :`` and spaces and at
-# camelCase humps (``dbPassword``, ``openaiApiKey``, ``githubToken``, ``DB_PASS``, ``x-api-key``), or when a
-# name written run-together ends with a long secret word (``PGPASSWORD``, ``apikey``). Names that merely
-# contain one stay readable: ``max_tokens``, ``token_usage``, ``passage``, ``compass``, ``bypass``,
-# ``passport``, ``password_policy_url``, ``tokenizer``, ``monkey``.
-_LAST_WORDS = frozenset({
-    "password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "authorization", "credential",
-    "credentials", "cookie", "dsn", "apikey", "accesskey", "secretkey", "privatekey",
-})
-# ``key`` after one of these (``api_key``, ``secretKey``, ``AWS_SECRET_ACCESS_KEY``), and ``key id`` after ``access``
-_KEY_QUALIFIERS = frozenset({"api", "secret", "private", "access", "signing", "encryption", "master", "client"})
-# a run-together name's ending (``pass`` and ``key`` alone are too short: ``compass``, ``monkey``)
-_RUN_TOGETHER = ("password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "accesskey", "secretkey",
-                 "privatekey", "accesskeyid", "credentials", "credential", "authorization", "connectionstring")
-# exact names that look like secret names but name something else (the shell's working directory)
-_NOT_SECRET = frozenset({"PWD", "OLDPWD"})
-_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-
-
-def name_words(name: str) -> list[str]:
-    """``name`` split into lower-case words at separators and camelCase humps (``"dbPassword"`` -> db, password)."""
-    return [w.lower() for w in _NAME_PARTS.findall(name)]
-
-
-def is_secret_key(name: Any) -> bool:
-    """True for a mapping key whose value is a secret by its name (``bytes`` names are read as UTF-8)."""
-    if isinstance(name, (bytes, bytearray)):
-        try:
-            name = bytes(name).decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-    return isinstance(name, str) and len(name) <= 100 and _secret_name(name)
-
-
-@lru_cache(maxsize=4096)
-def _secret_name(name: str) -> bool:
-    name = name.strip()
-    if name in _NOT_SECRET:
-        return False
-    words = name_words(name)
-    if not words:
-        return False
-    last = words[-1]
-    if last in _LAST_WORDS:
-        return True
-    before = words[-2] if len(words) > 1 else ""
-    if last == "key" and before in _KEY_QUALIFIERS:
-        return True
-    if last == "id" and before == "key" and len(words) > 2 and words[-3] in _KEY_QUALIFIERS:
-        return True
-    if last == "string" and before == "connection":
-        return True
-    return last.endswith(_RUN_TOGETHER)
-
 
 @dataclass(frozen=True)
 class Rule:
