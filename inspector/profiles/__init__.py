@@ -87,7 +87,8 @@ class Profile:
     ``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints
     live in ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the
     conversation view (an object with ``hidden_reason``, ``displayed_text``, ``attachments``,
-    ``reasoning_text``, ``subagent_result``, as ``profiles.deerflow.messages``); None: none.
+    ``reasoning_text``, ``subagent_result`` and optionally ``transient_reason``, as
+    ``profiles.deerflow.messages``); None: none.
     """
 
     name: str
