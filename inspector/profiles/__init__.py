@@ -88,6 +88,8 @@ class Profile:
     live in ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the
     conversation view (an object with ``hidden_reason``, ``displayed_text``, ``attachments``,
     ``reasoning_text``, ``subagent_result``, as ``profiles.deerflow.messages``); None: none.
+    ``uploads(values)``: the files a user uploaded that a state names (``media.located.FileRef``
+    entries), opened like artifacts; None: the app names none.
     """
 
     name: str
@@ -100,6 +102,7 @@ class Profile:
     value_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
     size_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
     chat: Any = None
+    uploads: Callable[[dict[str, Any]], list[Any]] | None = None
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, CHECKPOINT_KINDS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
-from . import messages
+from . import messages, uploads
 from .evidence import evidence
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
@@ -31,4 +31,5 @@ PROFILE = Profile(
     value_lints=VALUE_LINTS,
     size_lints=SIZE_LINTS,
     chat=messages,
+    uploads=uploads.uploaded_files,
 )
