@@ -14,9 +14,10 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
 
 from inspector.demo.deerflow_writes import branch_thread, persist_run_durations, write_thread_goal
-from inspector.history.checkpoint_kinds import branch_origin, checkpoint_kind, delta_marker, kind_at, seconds, step_label
+from inspector.history.checkpoint_kinds import checkpoint_kind, delta_marker, kind_at, seconds, step_label
 from inspector.history.lineage import build_history
 from inspector.history.timeline_rows import timeline_records
+from inspector.profiles.deerflow.checkpoint_kinds import branch_origin
 from inspector.store import CheckpointRow, open_store
 
 
@@ -184,3 +185,16 @@ def test_delta_mode_comes_from_deerflows_marker_first():
 def test_seconds():
     assert [seconds(s) for s in (0, 59, 60, 3599, 3600, 3725)] == ["0 s", "59 s", "1 min 00 s", "59 min 59 s",
                                                                    "1 h 00 min", "1 h 02 min"]
+
+
+def test_deerflows_kinds_and_marker_apply_only_where_its_profile_reads(store):
+    """Read with the generic LangGraph profile, DeerFlow's run-duration checkpoints are plain puts or unnamed."""
+    from inspector.profiles import reading
+
+    with reading(store, "parent", named="langgraph"):
+        history = build_history(store.timeline("parent"))
+        names = {kind.name for key in history.ordered if (kind := kind_at(history, key)) is not None}
+        assert delta_marker({"deerflow_checkpoint_channel_mode": "delta"}) is None
+    with reading(store, "parent", named="deerflow"):
+        assert "run finished" in {k.name for key in history.ordered if (k := kind_at(history, key)) is not None}
+    assert "run finished" not in names and "goal set" not in names

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from inspector.cli.output import print_table
 from inspector.formatting import human_bytes
-from inspector.sizes.accounting import StoreSizes, WhatIf, store_sizes
+from inspector.sizes.accounting import WhatIf
+from inspector.sizes.store_sizes import StoreSizes, store_sizes
 from inspector.sizes.what_if import what_if_lines, what_if_text
 
 

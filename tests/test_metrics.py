@@ -129,3 +129,18 @@ def test_postgres_snapshot_equals_the_store(pg_demo):
     assert snap.largest_thread_bytes == largest.stored_bytes
     assert snap.table_bytes["checkpoint_blobs"] == next(r.bytes for r in facts.relations if r.name == "checkpoint_blobs")
     assert snap.flagged_threads >= 1  # demo-bloated's newest state passes 1 MB
+
+
+def test_metrics_refuses_no_cache_and_warns_beyond_loopback(metrics_db, capsys):
+    for seconds in ("0", "-5", "nan"):
+        assert main(["metrics", "--db", str(metrics_db), "--cache-seconds", seconds]) == 2
+        err = capsys.readouterr().err
+        assert "--cache-seconds must be a positive number" in err and len(err.strip().splitlines()) == 1
+    # 192.0.2.1 (TEST-NET-1) is no address of this machine: the warning comes first, then binding fails
+    assert main(["metrics", "--db", str(metrics_db), "--host", "192.0.2.1", "--port", str(free_port())]) == 2
+    err = capsys.readouterr().err
+    assert "warning: --host 192.0.2.1 is not loopback" in err and "cannot listen on 192.0.2.1" in err
+    from inspector.cli.operations_commands import exposure_warning
+
+    assert [exposure_warning(h) for h in ("127.0.0.1", "127.8.0.1", "::1", "[::1]", "localhost")] == [None] * 5
+    assert exposure_warning("0.0.0.0") and exposure_warning("example.internal")

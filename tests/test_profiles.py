@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 from pathlib import Path
 
 import operator_add_states as apps
 import pytest
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.checkpoint.sqlite import SqliteSaver
+from altered_copies import rewrite_checkpoint
 
 from inspector import profiles
 from inspector.cli import main
@@ -55,18 +53,9 @@ def test_operator_add_fields_named_like_deerflows_replay_without_a_mismatch(apps
 
 def _alter_newest_artifacts(db: Path) -> str:
     """Drop one path from the newest checkpoint's artifacts (the step that wrote them)."""
-    conn = sqlite3.connect(db, check_same_thread=False)
-    try:
-        tup = SqliteSaver(conn).get_tuple({"configurable": {"thread_id": apps.DATACLASS_THREAD, "checkpoint_ns": ""}})
-        checkpoint = tup.checkpoint
-        checkpoint["channel_values"]["artifacts"] = checkpoint["channel_values"]["artifacts"][:-1]
-        type_tag, blob = JsonPlusSerializer().dumps_typed(checkpoint)
-        conn.execute("UPDATE checkpoints SET type = ?, checkpoint = ? WHERE checkpoint_id = ?",
-                     (type_tag, blob, checkpoint["id"]))
-        conn.commit()
-        return checkpoint["id"]
-    finally:
-        conn.close()
+    def drop_last(values):
+        values["artifacts"] = values["artifacts"][:-1]
+    return rewrite_checkpoint(db, apps.DATACLASS_THREAD, drop_last)
 
 
 def test_an_altered_copy_flags_exactly_the_altered_step_and_field_when_the_schema_is_known(apps_db, tmp_path, capsys):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import operator
 import shutil
-import sqlite3
 from typing import Annotated, TypedDict
 
 import pytest
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from altered_copies import rewrite_checkpoint
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.cli import main
@@ -82,20 +81,9 @@ def test_replay_of_remove_all_messages():
 
 def alter_todos(db_path, thread_id: str, checkpoint_id: str) -> None:
     """Rewrite one checkpoint's ``todos`` the way a buggy writer would, with LangGraph's serializer."""
-    conn = sqlite3.connect(db_path, check_same_thread=False)
-    try:
-        saver = SqliteSaver(conn)
-        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
-        checkpoint = saver.get_tuple(config).checkpoint
-        checkpoint["channel_values"]["todos"][0]["status"] = "blocked"
-        type_tag, blob = JsonPlusSerializer().dumps_typed(checkpoint)
-        conn.execute(
-            "UPDATE checkpoints SET type = ?, checkpoint = ? WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
-            (type_tag, blob, thread_id, checkpoint_id),
-        )
-        conn.commit()
-    finally:
-        conn.close()
+    def block_first(values):
+        values["todos"][0]["status"] = "blocked"
+    rewrite_checkpoint(db_path, thread_id, block_first, checkpoint_id)
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 
 import pytest
+from altered_copies import rewrite_checkpoint
 from deerflow_main_graph import BRANCH_THREAD, DELTA_THREAD, FULL_THREAD, MODE_KEY
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
-from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.cli import main
 from inspector.diff import replay_thread, verdict
@@ -91,19 +89,6 @@ def test_update_state_steps_with_overwrite_are_verified(replays):
 # -- altered copies --------------------------------------------------------------
 
 
-def _rewrite(db, thread_id: str, checkpoint_id: str, change) -> None:
-    """Change one stored checkpoint the way a buggy writer would, through LangGraph's serializer."""
-    conn = sqlite3.connect(db, check_same_thread=False)
-    try:
-        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
-        checkpoint = SqliteSaver(conn).get_tuple(config).checkpoint
-        change(checkpoint["channel_values"])
-        type_tag, blob = JsonPlusSerializer().dumps_typed(checkpoint)
-        conn.execute("UPDATE checkpoints SET type = ?, checkpoint = ? WHERE thread_id = ? AND checkpoint_ns = '' "
-                     "AND checkpoint_id = ?", (type_tag, blob, thread_id, checkpoint_id))
-        conn.commit()
-    finally:
-        conn.close()
 
 
 def _promoted_before_catalog_change(store) -> str:
@@ -146,8 +131,8 @@ def altered(df_db, store, tmp_path_factory):
         messages[1] = messages[1].model_copy(update={"content": "edited after the fact"})
         values["messages"] = _DeltaSnapshot(messages)
 
-    _rewrite(copy, FULL_THREAD, promoted_at, drop_a_name)
-    _rewrite(copy, DELTA_THREAD, snapshot_at, edit_a_message)
+    rewrite_checkpoint(copy, FULL_THREAD, drop_a_name, promoted_at)
+    rewrite_checkpoint(copy, DELTA_THREAD, edit_a_message, snapshot_at)
     return copy, promoted_at, snapshot_at
 
 

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import operator
 import shutil
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated, TypedDict
 
 import custom_schema
 import pytest
+from altered_copies import rewrite_checkpoint
 from langgraph.channels import DeltaChannel
 from langgraph.channels.ephemeral_value import EphemeralValue
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector import profiles
 from inspector import schema as schemas
@@ -158,20 +156,9 @@ def test_a_bad_schema_flag_exits_2_with_one_line(scored_db, capsys):
 
 def _alter_score(db: Path) -> str:
     """Lower the score stored in the newest checkpoint whose own step does not write it."""
-    conn = sqlite3.connect(db, check_same_thread=False)
-    try:
-        saver = SqliteSaver(conn)
-        config = {"configurable": {"thread_id": custom_schema.THREAD, "checkpoint_ns": ""}}
-        tup = saver.get_tuple(config)
-        checkpoint = tup.checkpoint
-        checkpoint["channel_values"]["score"] = -1
-        type_tag, blob = JsonPlusSerializer().dumps_typed(checkpoint)
-        conn.execute("UPDATE checkpoints SET type = ?, checkpoint = ? WHERE checkpoint_id = ?",
-                     (type_tag, blob, checkpoint["id"]))
-        conn.commit()
-        return checkpoint["id"]
-    finally:
-        conn.close()
+    def lower(values):
+        values["score"] = -1
+    return rewrite_checkpoint(db, custom_schema.THREAD, lower)
 
 
 def test_an_altered_custom_field_is_a_mismatch_only_when_its_reducer_is_known(scored_db, tmp_path, capsys):

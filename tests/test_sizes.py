@@ -6,13 +6,8 @@ import msgpack
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from inspector.sizes.accounting import (
-    keep_newest_saved,
-    measure_store,
-    measure_thread,
-    stored_total,
-    thread_sizes,
-)
+from inspector.sizes.accounting import keep_newest_saved, measure_thread, stored_total, thread_sizes
+from inspector.sizes.store_sizes import measure_store
 from inspector.store import PER_CHECKPOINT_COPY, SHARED_BLOBS, CheckpointSizes, NotFound, open_store
 from inspector.store.measure import ChannelSize, ItemSize, digest, measure_checkpoint_blob
 

@@ -52,10 +52,10 @@ def test_store_wide_pages(app_on_corpus):
 def test_thread_and_diff_pages_of_each_hostile_thread(app_on_corpus, thread):
     at = open_page("thread", thread=thread)
     check(at)
-    for key in ("show_internal", "show_writes", "show_raw"):
-        toggles = [t for t in at.toggle if t.key == key]
-        if toggles:
-            toggles[0].set_value(True)
+    toggles = {t.key: t for t in at.toggle}
+    for key in ("show_internal", "show_writes", "show_raw"):  # every hostile thread's state opens with them
+        assert key in toggles, f"{thread!r}: no {key} toggle"
+        toggles[key].set_value(True)
     check(at.run())
     check(open_page("diff", thread=thread, replay="1"))
 

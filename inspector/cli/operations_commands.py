@@ -5,6 +5,8 @@ numbers for Prometheus)."""
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import math
 import sys
 
 from ..formatting import human_bytes
@@ -12,7 +14,7 @@ from ..operations.file_report import fact_lines, relation_rows
 from ..operations.growth import BUCKETS, growth_report, growth_table
 from ..operations.orphans import orphan_report
 from ..settings import load_settings
-from .output import print_json, print_table, say
+from .output import print_json, print_table, say, warn
 from .store_commands import add_store_args, open_from_args
 
 
@@ -101,6 +103,21 @@ def print_store_health(store, as_json: bool) -> int:
     return 0
 
 
+def exposure_warning(host: str) -> str | None:
+    """A warning when ``host`` is not this machine's loopback: every machine that reaches it can read the
+    store's sizes, thread counts and growth (no values, but an operator's numbers all the same)."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(name).is_loopback:
+            return None
+    except ValueError:
+        pass
+    return (f"warning: --host {host} is not loopback: any machine that can reach it can read these metrics "
+            "(store sizes, thread counts, growth); put it behind a firewall or a reverse proxy with authentication")
+
+
 def cmd_metrics(args: argparse.Namespace) -> int:
     import time
 
@@ -109,6 +126,11 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     settings = load_settings()
     if args.port <= 0 or args.port > 65535:
         raise ValueError(f"--port must be between 1 and 65535, got {args.port}")
+    if not math.isfinite(args.cache_seconds) or args.cache_seconds <= 0:
+        raise ValueError(f"--cache-seconds must be a positive number of seconds, got {args.cache_seconds:g}")
+    exposed = exposure_warning(args.host)
+    if exposed and not args.once:
+        warn(exposed)
     with open_from_args(args) as store:
         def take():
             return metrics_snapshot(store, settings.oversize_state_bytes, settings.disk_budget_bytes)

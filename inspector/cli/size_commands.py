@@ -11,7 +11,8 @@ from contextlib import nullcontext
 from ..formatting import human_bytes
 from ..profiles import reading
 from ..settings import load_settings
-from ..sizes.accounting import StoreSizes, ThreadSizes, measure_store, measure_thread
+from ..sizes.accounting import ThreadSizes, measure_thread
+from ..sizes.store_sizes import StoreSizes, measure_store
 from ..sizes.tables import FIELD_BYTES, field_rows, rebuilt_note
 from ..sizes.what_if import what_if_lines
 from .output import print_json, print_table, say

@@ -11,12 +11,12 @@ from typing import Any
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..formatting import human_bytes, to_jsonable
 from ..history.attribution import attribute_keys
-from ..history.checkpoint_kinds import branch_origin
 from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
 from ..history.thread_list import thread_list, thread_records
 from ..history.timeline_rows import kind_columns
 from ..profiles import name_profile, reading
+from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..safety.audit import AuditTrail
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url, store_options

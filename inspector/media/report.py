@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis_cache import AnalysisCache
-from ..history.checkpoint_kinds import branch_origin
 from ..history.field_history import field_history
 from ..profiles import in_force, knows, reads_thread
+from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..profiles.pieces import USER_DATA
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..store.model import branch_of

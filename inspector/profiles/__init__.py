@@ -87,7 +87,10 @@ class Profile:
     ``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints
     live in ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the
     conversation view (an object with ``hidden_reason``, ``displayed_text``, ``attachments``,
-    ``reasoning_text``, ``subagent_result``, as ``profiles.deerflow.messages``); None: none.
+    ``reasoning_text``, ``subagent_result`` and optionally ``transient_reason``, as
+    ``profiles.deerflow.messages``); None: none. ``checkpoint_kind(metadata, parent_row)``: names the
+    app's own checkpoints written outside graph steps (``inspector.history.checkpoint_kinds``);
+    ``delta_marker(metadata)``: the app's metadata key marking delta mode; None: the app has none.
     """
 
     name: str
@@ -100,6 +103,8 @@ class Profile:
     value_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
     size_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
     chat: Any = None
+    checkpoint_kind: Callable[..., Any] | None = None
+    delta_marker: Callable[[dict[str, Any]], str | None] | None = None
 
 
 @dataclass(frozen=True)

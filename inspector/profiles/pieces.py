@@ -12,7 +12,6 @@ USER_DATA = "user-data"
 VIEWED_IMAGES = "viewed-images"
 ARTIFACTS = "artifacts"
 HIDDEN_MESSAGES = "hidden-messages"
-CHECKPOINT_KINDS = "checkpoint-kinds"
 
 PIECES = {
     USER_DATA: "the app keeps a thread's files in folders its state's paths point into (workspace, uploads, "
@@ -21,6 +20,4 @@ PIECES = {
                    "the model for one call",
     ARTIFACTS: "``artifacts`` lists files presented to the user, paths under the outputs folder",
     HIDDEN_MESSAGES: "some messages are hidden by the app's own chat UI, and some text carries its internal tags",
-    CHECKPOINT_KINDS: "the app writes checkpoints outside graph steps (run durations, branch threads), named by "
-                      "their metadata",
 }

@@ -23,10 +23,11 @@ from ..schema.default import SchemaDrift
 from ..settings import Settings
 from ..state.drift import thread_drift
 from ..store import CheckpointSizes, CheckpointState, Store, StoreError, ThreadSummary, is_internal_channel
-from .accounting import ThreadSizes, across_threads, largest_threads, thread_sizes
+from .accounting import ThreadSizes, thread_sizes
 from .cached import Progress, sizes_stream
 from .health_base64 import Decode, base64_flags, state_decoder
 from .health_values import value_flags
+from .store_sizes import across_threads, largest_threads
 
 SUMMARY_FIELDS = ("summary_text", "summary")
 

@@ -13,8 +13,8 @@ from typing import Any
 from ..schema.default import SchemaDrift, active_schema_name
 from ..settings import Settings
 from ..store import StoreTotals
-from .accounting import StoreSizes, store_sizes
 from .health import Flag, ThreadHealth, health_settings_note
+from .store_sizes import StoreSizes, store_sizes
 
 
 @dataclass(frozen=True)

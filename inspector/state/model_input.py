@@ -6,8 +6,8 @@ them). When they put an assistant (``ai``) message into ``messages``, the step
 called a model, and the model ran on the messages of the parent's state: the
 state at the step's start. They are listed in the order a model node sends
 them, every one of them: the ones a chat UI hides, and those a middleware put
-in the state for this one call (DeerFlow's view-image context, marked by
-``deerflow_model_input``). Their text is as stored (no chat UI's tag
+in the state for this one call (an app's rule, its profile's ``chat.transient_reason``:
+DeerFlow's view-image context, ``profiles.deerflow.model_input``). Their text is as stored (no chat UI's tag
 stripping); their inline images are decoded and checked with Pillow, so a page
 can show them as pictures. What the step added is the child's messages the
 parent lacked (by id), and the ids it rewrote or removed.
@@ -26,9 +26,9 @@ from typing import Any, Callable
 from ..diff.writes import node_of
 from ..history.attribution import STEP, Attribution
 from ..media.images import MAX_IMAGE_FILE_BYTES, ImageFacts, canonical_mime, decode_base64, inspect_bytes
+from ..profiles import in_force
 from ..store import CheckpointState, WriteRecord
 from .conversation import Turn, conversation
-from .deerflow_model_input import transient_reason
 
 MESSAGES = "messages"
 IMAGE_BLOCKS = ("image_url", "image", "input_image")
@@ -141,6 +141,13 @@ def inline_images(message: Any) -> list[InlineImage]:
             if image is not None:
                 found.append(image)
     return found
+
+
+def transient_reason(message: Any) -> str | None:
+    """Why ``message`` is in the state for one model call only, by the rules of the thread's app (its
+    profile's ``chat.transient_reason``); None when it is not, or the app has no such rule."""
+    rule = getattr(in_force().chat, "transient_reason", None)
+    return rule(message) if rule is not None else None
 
 
 def _seen(messages: list[Any]) -> list[SeenMessage]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..history.checkpoint_kinds import branch_origin
 from ..history.lineage import History
+from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..store import BranchThread, Store
 from . import data, routes
 

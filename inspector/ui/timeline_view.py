@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ..history.attribution import Attribution
-from ..history.checkpoint_kinds import DELTA_MARKER, delta_marker, kind_at, step_label
+from ..history.checkpoint_kinds import DELTA_COUNTERS, delta_marker, kind_at, step_label
 from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.timeline_rows import timeline_records
@@ -149,12 +149,14 @@ def _summary(history: History) -> str:
     kinds = Counter(kind.name for key in history.ordered if (kind := kind_at(history, key)) is not None)
     parts += [f"{n} {name}" for name, n in sorted(kinds.items())]
     marked = Counter(delta_marker(node.row.metadata) for node in history.nodes.values())
-    if marked[DELTA_MARKER]:
-        parts.append(f"delta mode: {DELTA_MARKER} on {marked[DELTA_MARKER]} checkpoint(s)")
-    elif marked["counters_since_delta_snapshot"]:
-        parts.append(f"delta channels on {marked['counters_since_delta_snapshot']} checkpoint(s)")
+    marked.pop(None, None)
+    app_marker = next((m for m in marked if m != DELTA_COUNTERS), None)  # the app's own delta-mode marker
+    if app_marker:
+        parts.append(f"delta mode: {app_marker} on {marked[app_marker]} checkpoint(s)")
+    elif marked[DELTA_COUNTERS]:
+        parts.append(f"delta channels on {marked[DELTA_COUNTERS]} checkpoint(s)")
     read = sum(1 for node in history.nodes.values() if not node.row.keys_only)
-    if read < len(history) and (kinds or marked[DELTA_MARKER] or marked["counters_since_delta_snapshot"]):
+    if read < len(history) and (kinds or marked):
         parts.append(f"(kinds counted on the {read} checkpoint(s) read so far)")
     return " · ".join(parts)
 

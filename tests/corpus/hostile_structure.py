@@ -32,7 +32,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from PIL import Image
 
 FOLDER_LINK = "hostile-folder-link"
-ETC_LINK = "hostile-etc-link"  # outputs -> /etc itself, as the issue found it
+ETC_LINK = "hostile-etc-link"  # outputs -> /etc itself: a link to a real system folder
 ROOT_LINK = "hostile-root-link"
 BRANCH = "hostile-branch-child"
 BRANCH_PARENT = "hostile-branch-parent"

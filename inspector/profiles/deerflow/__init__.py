@@ -11,13 +11,13 @@ records, run durations), or channels only DeerFlow's ThreadState declares
 from __future__ import annotations
 
 from .. import DEFAULT, Profile
-from ..pieces import ARTIFACTS, CHECKPOINT_KINDS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
-from . import messages
+from ..pieces import ARTIFACTS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
+from . import checkpoint_kinds, messages
 from .evidence import evidence
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
 # The pieces of knowledge DeerFlow's profile claims (``inspector.profiles.pieces``).
-KNOWLEDGE = frozenset({USER_DATA, VIEWED_IMAGES, ARTIFACTS, HIDDEN_MESSAGES, CHECKPOINT_KINDS})
+KNOWLEDGE = frozenset({USER_DATA, VIEWED_IMAGES, ARTIFACTS, HIDDEN_MESSAGES})
 
 PROFILE = Profile(
     name="deerflow",
@@ -31,4 +31,6 @@ PROFILE = Profile(
     value_lints=VALUE_LINTS,
     size_lints=SIZE_LINTS,
     chat=messages,
+    checkpoint_kind=checkpoint_kinds.checkpoint_kind,
+    delta_marker=checkpoint_kinds.delta_marker,
 )

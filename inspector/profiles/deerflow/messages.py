@@ -14,6 +14,8 @@ The rules follow DeerFlow's frontend (``frontend/src/core/messages/utils.ts`` an
   content stays), except inside code blocks.
 - attachments: ``additional_kwargs.files``, else the files listed in an upload block.
 - subagent results: ``task`` tool messages carry ``subagent_*`` keys in ``additional_kwargs``.
+- transient: the view-image middleware's image context is in the state for one model call
+  (``model_input.transient_reason``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
+
+from .model_input import transient_reason  # noqa: F401 - part of the chat rules (``Profile.chat``)
 
 HIDDEN_CONTROL_NAMES = ("summary", "loop_warning", "todo_reminder", "todo_completion_reminder")
 HUMAN_BLOCK_TAGS = ("current_uploads", "uploaded_files", "slash_skill_activation")
