@@ -114,7 +114,7 @@ def test_a_reversed_range_is_swapped_with_a_note(store):
     caption = next(c.value for c in at.caption if "(not a checkpoint and its parent)" in c.value)
     assert caption.index(f"step {early.step} ") < caption.index(f"step {late.step} ")
     # picking a From newer than To in the page swaps them too
-    at = at.selectbox(key=f"diff-from-demo-research-").set_value(rows[30].checkpoint_id).run()
+    at = at.selectbox(key="diff-from-demo-research-").set_value(rows[30].checkpoint_id).run()
     assert any("From was newer than To: swapped" in i.value for i in at.info)
     assert picked(at)["From (the earlier checkpoint)"] == late.checkpoint_id
     assert picked(at)["To (the later checkpoint)"] == rows[30].checkpoint_id
