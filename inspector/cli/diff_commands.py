@@ -70,12 +70,12 @@ def print_diff(result: StateDiff, profile_line: str | None = None) -> None:
         say(f"  {write['node']} wrote {write['channel']}: {write['value']}")
     for field in result.changed_fields:
         note = f": {field.note}" if field.note else ""
-        say(f"{field.field} ({field.reducer}) {field.status}{note}")
+        say(f"{field.field} ({field.reducer_label}) {field.status}{note}")
         for change in field.changes:
             say(f"  {change.summary}")
     unchanged = [f for f in result.fields if not f.changed]
     if unchanged:
-        say(f"unchanged: {', '.join(f'{f.field} ({f.reducer})' for f in unchanged)}")
+        say(f"unchanged: {', '.join(f'{f.field} ({f.reducer_label})' for f in unchanged)}")
     for field in (f for f in unchanged if f.note):
         say(f"  {field.field}: {field.note}")
 
