@@ -158,7 +158,7 @@ def test_refused_missing_and_oversized_files_are_left_out_and_stay_refused(case,
     reasons = {item["what"]: item["reason"] for item in manifest["left_out"]}
     assert reasons["/etc/passwd"].startswith("refused: outside /mnt/user-data")
     assert reasons["/mnt/user-data/outputs/../../../../escape.txt"].startswith("refused:")
-    assert reasons["/mnt/user-data/outputs/gone.md"] == "missing on disk"
+    assert reasons["/mnt/user-data/outputs/gone.md"].startswith("not found on this machine")
     assert "over the 4,000-byte limit" in reasons["/mnt/user-data/outputs/big.bin"]
     with open_store(str(out)) as bundle:
         artifacts = {a.path: a for a in media_report(bundle, CASE).artifacts}

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import schema as schemas
-from ..schema.thread_state import SandboxConflict
+from ..schema.model import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
 from ..store.decode import Opaque, overwritten
 from ..store.delta import delta_channels

@@ -91,6 +91,8 @@ class Profile:
     ``profiles.deerflow.messages``); None: none. ``checkpoint_kind(metadata, parent_row)``: names the
     app's own checkpoints written outside graph steps (``inspector.history.checkpoint_kinds``);
     ``delta_marker(metadata)``: the app's metadata key marking delta mode; None: the app has none.
+    ``uploads(values)``: the files a user uploaded that a state names (``media.located.FileRef``
+    entries), opened like artifacts; None: the app names none.
     """
 
     name: str
@@ -105,6 +107,7 @@ class Profile:
     chat: Any = None
     checkpoint_kind: Callable[..., Any] | None = None
     delta_marker: Callable[[dict[str, Any]], str | None] | None = None
+    uploads: Callable[[dict[str, Any]], list[Any]] | None = None
 
 
 @dataclass(frozen=True)

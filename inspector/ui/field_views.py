@@ -8,8 +8,7 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from ..formatting import to_jsonable
-from ..media.paths import area_rows, both_paths
+from ..media.paths import area_rows
 from ..state.todos import STATUS_LABELS, progress, todo_board
 from ..store import CheckpointState, Store
 from .inert import code_span, literal
@@ -65,15 +64,3 @@ def todos_view(value: Any, ctx: FieldContext) -> None:
             st.markdown(f"**{literal(STATUS_LABELS.get(status, status))}** ({len(items)})")
             for todo in items:
                 st.markdown(f"- {literal(todo.text)}" if todo.text else f"- {code_span(todo.raw)}")
-
-
-def uploaded_files_view(value: Any, ctx: FieldContext) -> None:
-    if not value:
-        st.caption("no uploads in this turn")
-        return
-    rows = []
-    for item in value if isinstance(value, list) else [value]:
-        entry = dict(item) if isinstance(item, dict) else {"value": item}
-        entry["physical"] = both_paths(entry.get("path"), ctx.thread_data)[1] if entry.get("path") else None
-        rows.append(entry)
-    st.dataframe(pd.DataFrame(to_jsonable(rows)), hide_index=True)

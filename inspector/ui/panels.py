@@ -26,7 +26,7 @@ from typing import Callable
 from ..store import CheckpointRow, CheckpointState, Store
 from . import diff_view, flow_views, media_views, model_input_view, reveal, sizes_views
 from .conversation_view import messages_view
-from .field_views import FieldView, sandbox_view, thread_data_view, title_view, todos_view, uploaded_files_view
+from .field_views import FieldView, sandbox_view, thread_data_view, title_view, todos_view
 from .state_view import render_state
 
 Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]
@@ -37,7 +37,7 @@ FIELD_VIEWS: dict[str, FieldView] = {
     "sandbox": sandbox_view,
     "thread_data": thread_data_view,
     "todos": todos_view,
-    "uploaded_files": uploaded_files_view,
+    "uploaded_files": media_views.uploads_view,
     "artifacts": media_views.artifacts_view,
     "viewed_images": media_views.viewed_images_view,
 }

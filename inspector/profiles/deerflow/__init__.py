@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
-from . import checkpoint_kinds, messages
+from . import checkpoint_kinds, messages, uploads
 from .evidence import evidence
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
@@ -33,4 +33,5 @@ PROFILE = Profile(
     chat=messages,
     checkpoint_kind=checkpoint_kinds.checkpoint_kind,
     delta_marker=checkpoint_kinds.delta_marker,
+    uploads=uploads.uploaded_files,
 )
