@@ -99,7 +99,7 @@ def gallery(checks: list[ImageCheck], viewed: dict[str, Any], user_data: UserDat
 
 
 def viewed_images_view(value: Any, ctx: Any) -> None:
-    """``FIELD_VIEWS["viewed_images"]``: the selected checkpoint's images as pictures, with their problems."""
+    """``VIEWS["viewed images"]``: the selected checkpoint's images as pictures, with their problems."""
     if not value:
         st.caption("no viewed images" if value == {} else "empty")
         return
@@ -160,7 +160,7 @@ def _download(path: str, user_data: UserData) -> bytes:
 
 
 def artifacts_view(value: Any, ctx: Any) -> None:
-    """``FIELD_VIEWS["artifacts"]``: each artifact with its first step and flags, and a preview of one."""
+    """``VIEWS["artifacts"]``: each artifact with its first step and flags, and a preview of one."""
     if not value:
         st.caption("no artifacts")
         return
@@ -184,7 +184,7 @@ def artifacts_view(value: Any, ctx: Any) -> None:
 
 
 def uploads_view(value: Any, ctx: Any) -> None:
-    """``FIELD_VIEWS["uploaded_files"]``: the files the user uploaded, found on disk and flagged, and one opened
+    """``VIEWS["uploaded files"]``: the files the user uploaded, found on disk and flagged, and one opened
     as artifacts are (preview, download, the same refusals)."""
     if not value:
         st.caption("no uploads in this turn")

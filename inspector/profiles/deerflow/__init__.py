@@ -19,6 +19,17 @@ from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 # The pieces of knowledge DeerFlow's profile claims (``inspector.profiles.pieces``).
 KNOWLEDGE = frozenset({USER_DATA, VIEWED_IMAGES, ARTIFACTS, HIDDEN_MESSAGES})
 
+# How the state page draws ThreadState's fields (views the UI declares, ``inspector.ui.panels.VIEWS``).
+FIELD_VIEWS = {
+    "title": "heading",
+    "sandbox": "sandbox id",
+    "thread_data": "user-data folders",
+    "todos": "todo board",
+    "uploaded_files": "uploaded files",
+    "artifacts": "artifacts",
+    "viewed_images": "viewed images",
+}
+
 PROFILE = Profile(
     name="deerflow",
     title="DeerFlow",
@@ -34,4 +45,5 @@ PROFILE = Profile(
     checkpoint_kind=checkpoint_kinds.checkpoint_kind,
     delta_marker=checkpoint_kinds.delta_marker,
     uploads=uploads.uploaded_files,
+    field_views=FIELD_VIEWS,
 )
