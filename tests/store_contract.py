@@ -207,10 +207,7 @@ class ReadContract(Contract):
     def test_same_timelines(self, backend, reference):
         assert timeline_shape(backend[0]) == timeline_shape(reference[0])
 
-    # The LangChain agent's thread is left out here: each backend's demo is written by its own run, and that
-    # agent's middleware writes content that differs between runs. Its reads are held against LangGraph's own
-    # saver on both backends by tests/conformance/test_differential.py instead.
-    @pytest.mark.parametrize("thread_id", [t for t in DEMO_THREADS if t != "demo-langchain-agent"])
+    @pytest.mark.parametrize("thread_id", DEMO_THREADS)
     def test_same_decoded_states(self, backend, reference, thread_id):
         store, base = backend
         ref, ref_base = reference

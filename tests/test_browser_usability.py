@@ -233,3 +233,51 @@ def test_health_flags_and_table_open_their_thread(sized, base_url):
     wait_for_app(page, timeout=120_000)
     assert params(page)["thread"] == "demo-bloated"
     expect(page.get_by_role("heading", name="demo-bloated")).to_be_visible()
+
+
+def test_diff_page_picker_range_and_ways_back_then_retention_words(sized, base_url, store):
+    """/diff with no thread: pick one by typing part of its title, From left of To on the newest step that
+    wrote something; a typed id that is no thread is said, with a way back to the list. /retention?keep=abc
+    names the parameter and asks for a policy in the page's words."""
+    from inspector.history.thread_history import ThreadHistory
+
+    page = sized
+    page.goto(f"{base_url}/diff")
+    wait_for_app(page)
+    expect(page.get_by_text("Choose a thread above").first).to_be_visible()
+    picker = page.locator(".st-key-diff_thread input")
+    picker.click()
+    picker.fill("EV batt")  # a title, not the id: the suggestions carry both
+    option = page.get_by_role("option").filter(has_text="demo-research")
+    expect(option).to_have_count(1)
+    option.click()
+    until_url(page, re.compile("[?&]to="))
+    wait_for_app(page, timeout=120_000)
+    thread = ThreadHistory(store, "demo-research")
+    wrote = thread.newest_writing(store, thread.history.head)
+    assert params(page)["thread"] == "demo-research" and params(page)["to"] == wrote.key[1]
+    expect(page.get_by_text(f"showing the newest step that did: step {wrote.step}").first).to_be_visible()
+    labels = page.locator(f"{MAIN} [data-testid='stWidgetLabel']")
+    from_box = labels.filter(has_text="From (the earlier checkpoint)").bounding_box()
+    to_box = labels.filter(has_text="To (the later checkpoint)").bounding_box()
+    assert from_box["x"] < to_box["x"] and abs(from_box["y"] - to_box["y"]) < 2  # side by side, From first
+    assert cut_controls(page) == []
+    if page.width == 1024:
+        shot(page.locator(MAIN), "diff-picker-1024").replace(SCREENSHOTS / "diff-picker-1024.png")
+    picker.click()
+    picker.fill("no-such-thread-typed")
+    picker.press("Enter")
+    until_url(page, re.compile("thread=no-such-thread-typed"))
+    wait_for_app(page)
+    expect(page.get_by_text("There is no thread 'no-such-thread-typed' in this store.")).to_be_visible()
+    assert "to" not in params(page) and "from" not in params(page)
+    page.locator(f"{MAIN} [data-testid='stPageLink'] a").filter(has_text="Back to the thread list").click()
+    until_url(page, re.compile(r"/(threads)?(\?|$)"))
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Threads")).to_be_visible()
+
+    page.goto(f"{base_url}/retention?keep=abc")
+    wait_for_app(page)
+    expect(page.get_by_text(re.compile(r"^keep='abc' in the link: keep .* must be a whole number"))).to_be_visible()
+    expect(page.get_by_text(re.compile("^Choose a policy above, then press Preview"))).to_be_visible()
+    assert "--keep-latest" not in page.locator(MAIN).inner_text()

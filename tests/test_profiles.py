@@ -200,3 +200,33 @@ def test_a_delta_channel_is_named_by_its_channel_and_fold(demo_db, capsys):
     main(["state", "--db", str(demo_db), "demo-delta"])
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("messages "))
     assert "merge_message_writes (DeltaChannel, rebuilt from writes)" in line and "add_messages" not in line
+
+
+def test_diff_and_replay_name_a_delta_channel_by_its_channel_and_fold(demo_db, capsys):
+    main(["replay", "--db", str(demo_db), "demo-delta", "--json", "--quiet"])
+    checks = [f for step in json.loads(capsys.readouterr().out)["steps"] for f in step["fields"]]
+    messages = {(f["reducer"], f["channel"]) for f in checks if f["field"] == "messages"}
+    assert messages == {("merge_message_writes", "DeltaChannel")}
+    assert {f["channel"] for f in checks if f["field"] != "messages"} == {""}
+    main(["diff", "--db", str(demo_db), "demo-delta"])
+    out = capsys.readouterr().out
+    assert "messages (merge_message_writes (DeltaChannel))" in out and "add_messages" not in out
+    main(["diff", "--db", str(demo_db), "demo-vision"])  # full mode: LangGraph's reducer, no channel kind
+    assert "(add_messages)" in capsys.readouterr().out
+
+
+def test_field_views_are_the_ones_the_threads_profile_names(demo_db):
+    """Every view a profile names is declared by the UI; DeerFlow's views apply only on its threads."""
+    from inspector.ui import panels
+
+    assert {view for p in profiles.profiles() for view in p.field_views.values()} <= set(panels.VIEWS)
+    with open_store(str(demo_db)) as store:
+        with profiles.reading(store, "demo-research"):
+            deerflow = panels.field_views()
+        with profiles.reading(store, "demo-research", named="langgraph"):
+            generic = panels.field_views()
+        with profiles.reading(store, "demo-langchain-agent"):
+            agent = panels.field_views()
+    assert deerflow["thread_data"] is panels.VIEWS["user-data folders"] and deerflow["title"] is panels.VIEWS["heading"]
+    assert set(generic) == {"messages"} and generic["messages"] is panels.VIEWS["conversation"]
+    assert set(agent) == {"messages", "todos"} and agent["todos"] is panels.VIEWS["todo board"]

@@ -9,9 +9,12 @@ import pytest
 from ui_app import all_text, open_page, shown
 
 from inspector.demo import DEMO_THREADS
+from inspector.history.attribution import attribute_keys
+from inspector.history.checkpoint_kinds import step_label
 from inspector.history.lineage import build_history
 from inspector.store import open_store
 from inspector.ui import panels
+from inspector.ui.inert import literal
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 
@@ -20,6 +23,14 @@ pytestmark = pytest.mark.usefixtures("app_on_demo")
 def histories(demo_db):
     with open_store(f"sqlite:///{demo_db}") as store:
         yield {t: build_history(store.timeline(t)) for t in DEMO_THREADS}
+
+
+@pytest.fixture(scope="module")
+def named(demo_db, histories):
+    """thread -> key -> the step as the one attribution names it (from the stored writes), as the tree does."""
+    with open_store(f"sqlite:///{demo_db}") as store:
+        return {t: {k: literal(f"step {step_label(h, k, m)}") for k, m in attribute_keys(store, h, h.ordered).items()}
+                for t, h in histories.items()}
 
 
 def charts(at):
@@ -87,23 +98,36 @@ def test_research_thread_shows_conversation_and_todo_board():
     assert "answered by message" in " ".join(e.label for e in at.expander)
 
 
-def test_deep_link_opens_that_checkpoint(histories):
+def test_deep_link_opens_that_checkpoint(histories, named):
     history = histories["demo-research"]
     middle = history.ordered[len(history) // 2]
-    row = history.node(middle).row
     at = open_page("thread", thread="demo-research", checkpoint=middle[1])
     assert not at.exception
-    assert selected_step(at) == f"step {row.step} · {row.source}"
+    assert selected_step(at) == named["demo-research"][middle] != f"step {history.node(middle).row.step} · loop"
+    assert "→" in selected_step(at)  # the node that ran and the fields it wrote, not LangGraph's source
     assert at.query_params["checkpoint"] == [middle[1]] or at.query_params["checkpoint"] == middle[1]
 
 
-def test_deep_link_into_a_subgraph_namespace(histories):
+def test_deep_link_into_a_subgraph_namespace(histories, named):
     history = histories["demo-subgraph"]
     key = next(k for k in history.ordered if k[0].count("|") == 1)
     at = open_page("thread", thread="demo-subgraph", checkpoint=key[1], ns=key[0])
     assert not at.exception
     assert not at.main.warning
-    assert selected_step(at) == f"step {history.node(key).row.step} · {history.node(key).row.source}"
+    assert selected_step(at) == named["demo-subgraph"][key]
+
+
+def test_the_slider_names_every_step_as_the_tree_does(histories, named):
+    history = histories["demo-vision"]
+    at = open_page("thread", thread="demo-vision")
+    slider = at.select_slider[0]
+    path = history.path_through(history.head)
+    options = [slider.format_func(i) for i in range(len(path))]
+    assert options == [named["demo-vision"][k] for k in path]
+    tree = next(json.loads(c.proto.spec) for c in charts(at) if (c.key or "").startswith("tree"))
+    labels = {p["checkpoint"]: p["label"] for p in tree["layer"][1]["data"]["values"]}
+    assert all(options[i] == literal(f"step {labels[k[1]]}") for i, k in enumerate(path) if k[1] in labels)
+    assert sum("→" in o for o in options) >= len(path) // 2
 
 
 def test_previous_and_next_walk_the_branch_and_update_the_url(histories):
@@ -181,7 +205,7 @@ def test_the_panels_offered_are_the_declared_ones_on_every_run():
     declared = ["State", "Diff vs parent", "Flow grid", "Graph", "Step timeline", "Model input", "Images over time",
                 "Size"]
     assert [title for title, _ in panels.THREAD_PANELS] == declared
-    assert panels.FIELD_VIEWS["viewed_images"] is media_views.viewed_images_view
+    assert panels.VIEWS["viewed images"] is media_views.viewed_images_view
     at = open_page("thread", thread="demo-bloated")
     for _ in range(2):  # reruns and other sessions add nothing to the table
         assert at.segmented_control(key="thread_panel").options == declared

@@ -10,6 +10,9 @@ does not name, in order), so the real reducer runs on the short tail and the res
 is the one the long call gives. Any other write (a ``RemoveMessage``, an id already
 there, a chunk, a conversation holding a message without an id) goes through the
 reducer on the whole list, as before.
+
+LangChain's messages and LangGraph's ``add_messages`` load when a channel holding messages is
+replayed (``_load``): a thread whose schema names no message reducer replays without them.
 """
 
 from __future__ import annotations
@@ -20,14 +23,26 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from langchain_core.messages import BaseMessage, BaseMessageChunk, RemoveMessage, messages_from_dict
-from langgraph.graph.message import add_messages
+# LangChain's message classes and LangGraph's reducer, bound by ``_load`` on first use
+BaseMessage: Any = None
+BaseMessageChunk: Any = None
+RemoveMessage: Any = None
+messages_from_dict: Any = None
+add_messages: Any = None
 
 GENERATED_ID = "(id assigned by add_messages)"
 MESSAGE_TYPES = {"human", "ai", "system", "tool", "function", "chat", "remove"}
 MESSAGE_TYPES |= {f"{t}Chunk" for t in ("AIMessage", "HumanMessage", "SystemMessage", "ToolMessage",
                                         "FunctionMessage", "ChatMessage")}
 REDUCER_FAILED = "the reducer refused a stored write"
+
+
+def _load() -> None:
+    """Import LangChain's messages and LangGraph's ``add_messages`` (once; a message channel is replayed)."""
+    global BaseMessage, BaseMessageChunk, RemoveMessage, messages_from_dict, add_messages
+    if add_messages is None:
+        from langchain_core.messages import BaseMessage, BaseMessageChunk, RemoveMessage, messages_from_dict
+        from langgraph.graph.message import add_messages
 
 
 class ReplayError(Exception):
@@ -135,6 +150,7 @@ class KnownIds:
 
 def as_message(value: Any) -> Any:
     """A stored message dict as a LangChain message; anything else as it is."""
+    _load()
     if isinstance(value, dict) and value.get("type") in MESSAGE_TYPES:
         data = {k: v for k, v in value.items() if k != "__type__"}
         try:
@@ -149,6 +165,7 @@ def stored_messages(value: list[Any], known: KnownIds) -> _Converted | None:
     memo = _MEMO.get()
     if memo is None:
         return None
+    _load()
     converted = memo.convert_list(value)
     known.base = converted.ids
     return converted
@@ -156,6 +173,7 @@ def stored_messages(value: list[Any], known: KnownIds) -> _Converted | None:
 
 def as_messages(value: Any, known: KnownIds) -> Any:
     """``value`` (a write, or a stored value outside a thread's replay) as LangChain messages."""
+    _load()
     converted = [as_message(v) for v in value] if isinstance(value, list) else as_message(value)
     items = converted if isinstance(converted, list) else [converted]
     known.update(m.id for m in items if isinstance(m, BaseMessage) and m.id)
@@ -179,6 +197,7 @@ class MessageFold:
     the memo converted it (None: fold into ``result`` as it is)."""
 
     def __init__(self, reducer: Callable[[Any, Any], Any], result: Any, base: _Converted | None = None) -> None:
+        _load()
         self.reducer, self.result, self.base = reducer, result, base
         spare = base is not None and reducer is add_messages and base.all_identified
         self.tail: list[Any] | None = [] if spare else None
@@ -199,6 +218,7 @@ def plain_messages(value: Any, known: KnownIds) -> Any:
     """The reducer's messages as stored dicts again; ids the reducer assigned read as ``GENERATED_ID``."""
     if not isinstance(value, list):
         return value
+    _load()
     memo = _MEMO.get()
     last = memo.last if memo is not None else None
     start = 0

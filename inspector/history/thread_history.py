@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..store import CheckpointRow, Store, WriteKey
-from .attribution import Attribution, attribute, last_writes, writes_needed
+from .attribution import Attribution, attribute, last_writes, newest_writing, writes_needed
 from .lineage import History, Key, build_history, key_of
 
 
@@ -33,6 +33,8 @@ class ThreadHistory:
             self._rows.setdefault(key_of(row), row)
         self.history: History = build_history(self._order)
         self._write_keys: dict[Key, list[WriteKey]] = {}  # read so far (``attributions``), keys without writes too
+        self._made: dict[Key, Attribution] = {}  # attributions given so far: a checkpoint's never changes once
+        # its rows and writes are read, but for the newest (``follow``) and rows completed since
 
     @property
     def oldest_root(self) -> Key | None:
@@ -53,6 +55,7 @@ class ThreadHistory:
             return
         rows = self._mask(store.checkpoint_rows(self.thread_id, missing))
         with self._lock:
+            self._made.clear()  # a full row (its source) can name what made a checkpoint, or its child
             for row in rows:
                 key = key_of(row)
                 self._rows[key] = row
@@ -71,21 +74,35 @@ class ThreadHistory:
 
     def attributions(self, store: Store, keys: list[Key]) -> dict[Key, Attribution]:
         """What produced each of ``keys`` (``attribution.attribute``), from the write keys of those checkpoints
-        and their parents and grandparents only."""
+        and their parents and grandparents only; each given once."""
         keys = [k for k in keys if k in self.history.nodes]
-        writes = self.write_keys(store, writes_needed(self.history, keys))
-        return {key: attribute(self.history, key, writes) for key in keys}
+        found = {key: self._made.get(key) for key in keys}
+        new = [key for key, made in found.items() if made is None]
+        if new:
+            writes = self.write_keys(store, writes_needed(self.history, new))
+            made = {key: attribute(self.history, key, writes) for key in new}
+            found.update(made)
+            with self._lock:
+                self._made.update(made)
+        return found  # type: ignore[return-value]
 
-    def last_writes(self, store: Store, key: Key, fields: list[str]) -> dict[str, Attribution]:
-        """``attribution.last_writes`` over the write keys read so far (and those it still needs)."""
+    def _reader(self, store: Store):
         thread = self
 
-        class _Keys:  # what ``last_writes`` reads through: this history's write keys
+        class _Keys:  # what the attribution walks read through: this history's write keys
             @staticmethod
             def write_keys(thread_id: str, keys: list[Key]) -> dict[Key, list[WriteKey]]:
                 return thread.write_keys(store, keys)
 
-        return last_writes(_Keys(), self.history, key, fields) if key in self.history.nodes else {}
+        return _Keys()
+
+    def last_writes(self, store: Store, key: Key, fields: list[str]) -> dict[str, Attribution]:
+        """``attribution.last_writes`` over the write keys read so far (and those it still needs)."""
+        return last_writes(self._reader(store), self.history, key, fields) if key in self.history.nodes else {}
+
+    def newest_writing(self, store: Store, key: Key) -> Attribution | None:
+        """``attribution.newest_writing`` over the write keys read so far (and those it still needs)."""
+        return newest_writing(self._reader(store), self.history, key)
 
     def follow(self, store: Store) -> list[CheckpointRow]:
         """Read checkpoints newer than the newest held (and the newest's writes again: its step may have
@@ -103,4 +120,5 @@ class ThreadHistory:
             self._order = [self._rows[key_of(r)] for r in self._order] + fresh
             self.history = build_history(self._order)
             self._write_keys.pop(newest_key, None)  # its step may have finished since: its writes are read again
+            self._made.clear()
         return fresh

@@ -12,6 +12,8 @@ from typing import Any
 
 from .user_data import FOLDERS, VIRTUAL_ROOT, PathRefused, virtual_parts
 
+AREA_KEYS = tuple(f"{area}_path" for area in FOLDERS)  # thread_data's keys for the folders
+
 
 def _roots(thread_data: Any) -> dict[str, str]:
     if not isinstance(thread_data, dict):

@@ -15,6 +15,8 @@ from typing import Annotated, Any, NotRequired, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+from .model import SandboxConflict  # noqa: F401 (raised by merge_sandbox; replay catches it without loading this)
+
 
 class SandboxState(TypedDict):
     sandbox_id: NotRequired[str | None]
@@ -78,10 +80,6 @@ class BackgroundTaskState(TypedDict):
     task_name: str
     status: str
     updated_at: str
-
-
-class SandboxConflict(ValueError):
-    """Two different sandbox ids written to one thread: DeerFlow treats that as a lifecycle bug."""
 
 
 # -- the reducers ------------------------------------------------------------------

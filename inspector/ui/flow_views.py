@@ -104,7 +104,7 @@ def _field_diff(store: Store, thread_id: str, state: CheckpointState, made: Attr
         show_value(write["value"], expanded=True)
     for field in (f for f in result.fields if f.field == name):
         st.markdown(f"{diff_view.STATUS_ICONS.get(field.status, '')} **{literal(field.field)}** · "
-                    f"{code_span(field.reducer)} · {literal(field.status)}")
+                    f"{code_span(field.reducer_label)} · {literal(field.status)}")
         if field.note:
             st.info(literal(field.note))
         if field.changes:

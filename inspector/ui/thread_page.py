@@ -192,7 +192,8 @@ def _panel() -> tuple[str, panels.Panel]:
 def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     history = thread.history
     row = history.node(key).row
-    guarded("Navigator", timeline_view.navigator, history, key, select)
+    guarded("Navigator", timeline_view.navigator, history, key, select,
+            made_for=lambda keys: thread.attributions(store, keys))
     if play_view.playing(thread.thread_id):
         play_view.stage(store, thread, key, select, play_view.speed())
         return

@@ -32,16 +32,25 @@ def location_of(history: History, key: Key) -> Location:
 _location = location_of
 
 
-def _label(history: History, key: Key) -> str:
+# Up to this many checkpoints on a branch, every step of the slider is named by what made it; beyond, the
+# steps around the selected one (the others by their number).
+SLIDER_NAMED = 5_000
+LABEL_CHARS = 72
+
+
+def _label(history: History, key: Key, made: Attribution | None) -> str:
+    """``step 7 · agent → messages``: the one attribution, as the tree and the table name the step."""
     row = history.node(key).row
-    if row.keys_only:  # off the pages read so far: the step from the checkpoint id, no source yet
+    if made is None:  # off the steps named: the step from the checkpoint id
         return literal(f"step {row.step}")
-    return literal(f"step {step_label(history, key)}")  # select_slider options are Markdown
+    text = f"step {step_label(history, key, made)}"
+    return literal(text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…")  # options are Markdown
 
 
-def navigator(history: History, key: Key, select: Select) -> None:
+def navigator(history: History, key: Key, select: Select,
+              made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None) -> None:
     """Play, previous / next along the selected checkpoint's branch (also the left / right arrow keys), a step
-    slider, and Play's speed and view."""
+    slider whose steps are named by ``made_for(keys)`` (their attributions), and Play's speed and view."""
     path = history.path_through(key)
     index = path.index(key)
     playing = play_view.playing(history.node(key).row.thread_id)
@@ -68,9 +77,11 @@ def navigator(history: History, key: Key, select: Select) -> None:
         slider_col.caption(f"Playing this branch from checkpoint {index + 1} of {len(path)}; Pause, Prev or Next stop it")
     elif len(path) > 1:
         slider_key = f"nav_slider_{key[0]}_{key[1]}"
+        named = path if len(path) <= SLIDER_NAMED else path[max(0, index - PAGE_SIZE): index + PAGE_SIZE + 1]
+        made = made_for(named) if made_for is not None else {}
         chosen = slider_col.select_slider(
             "Checkpoint on this branch", options=list(range(len(path))), value=index,
-            format_func=lambda i: _label(history, path[i]), key=slider_key,
+            format_func=lambda i: _label(history, path[i], made.get(path[i])), key=slider_key,
         )
         if chosen != index:
             select(_location(history, path[chosen]))

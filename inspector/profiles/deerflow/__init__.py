@@ -12,12 +12,23 @@ from __future__ import annotations
 
 from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
-from . import checkpoint_kinds, messages
+from . import checkpoint_kinds, messages, uploads
 from .evidence import evidence
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
 # The pieces of knowledge DeerFlow's profile claims (``inspector.profiles.pieces``).
 KNOWLEDGE = frozenset({USER_DATA, VIEWED_IMAGES, ARTIFACTS, HIDDEN_MESSAGES})
+
+# How the state page draws ThreadState's fields (views the UI declares, ``inspector.ui.panels.VIEWS``).
+FIELD_VIEWS = {
+    "title": "heading",
+    "sandbox": "sandbox id",
+    "thread_data": "user-data folders",
+    "todos": "todo board",
+    "uploaded_files": "uploaded files",
+    "artifacts": "artifacts",
+    "viewed_images": "viewed images",
+}
 
 PROFILE = Profile(
     name="deerflow",
@@ -33,4 +44,6 @@ PROFILE = Profile(
     chat=messages,
     checkpoint_kind=checkpoint_kinds.checkpoint_kind,
     delta_marker=checkpoint_kinds.delta_marker,
+    uploads=uploads.uploaded_files,
+    field_views=FIELD_VIEWS,
 )
