@@ -218,8 +218,8 @@ def span_rows(spans: list[ImageSpan]) -> list[dict[str, Any]]:
 
 def upload_rows(found: list[LocatedFile]) -> list[dict[str, Any]]:
     """One table row per uploaded file the state names."""
-    return [{"file": u.name, "path": u.path, "bytes": u.size, "on disk": u.exists,
-             "problems": "; ".join(u.problems) or "ok"} for u in found]
+    return [{"file": u.name, "bytes": u.size, "on disk": u.exists, "problems": "; ".join(u.problems) or "ok",
+             "path": u.path} for u in found]
 
 
 def artifact_rows(found: list[Artifact]) -> list[dict[str, Any]]:

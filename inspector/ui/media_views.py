@@ -35,7 +35,7 @@ from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection, data, routes
 from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor
 from .inert import code_span, literal, show_markdown
-from .tables import table
+from .tables import UNIT_HELP, in_units, table
 from .values import show_value
 
 HISTORY_PANEL = "Images over time"
@@ -194,7 +194,8 @@ def uploads_view(value: Any, ctx: Any) -> None:
     if not found.uploads:
         show_value(value, expanded=1)  # a profile that names no uploads: the value as stored
         return
-    st.dataframe(table(upload_rows(found.uploads)), hide_index=True)
+    frame, config = in_units(table(upload_rows(found.uploads)), "bytes", help=UNIT_HELP)
+    st.dataframe(frame, column_config=config, hide_index=True)
     labels = [u.path for u in found.uploads]
     key = f"upload-preview-{ctx.state.thread_id}-{sha256_of(chr(0).join(labels).encode())[:12]}"
     chosen = st.selectbox("Preview an uploaded file", labels, key=key)
