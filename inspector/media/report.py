@@ -1,4 +1,5 @@
-"""The images and artifacts of one checkpoint, with their history: one report for the page and the CLI."""
+"""The images, artifacts and uploaded files of one checkpoint, with their history: one report for the page and
+the CLI."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from typing import Any
 from ..analysis_cache import AnalysisCache
 from ..history.field_history import field_history
 from ..profiles import in_force, knows, reads_thread
+from ..profiles.deerflow.artifacts import Artifact, first_appearances, list_artifacts
 from ..profiles.deerflow.checkpoint_kinds import branch_origin
+from ..profiles.deerflow.image_facts import FIELD, cached_image_spans
+from ..profiles.deerflow.image_history import ImageSpan
 from ..profiles.pieces import USER_DATA
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..store.model import branch_of
-from .artifacts import Artifact, first_appearances, list_artifacts
-from .image_facts import FIELD, cached_image_spans
-from .image_history import ImageSpan
 from .images import ImageCheck, check_viewed_images
+from .located import LocatedFile, locate_refs
 from .user_data import PathRefused, UserData, data_bases, in_bundle, locate
 
 FOLDER_NOT_FOUND = ("the thread's user-data folder was not found on this machine; "
@@ -32,6 +34,7 @@ class MediaReport:
     images: list[ImageCheck] = field(default_factory=list)
     spans: list[ImageSpan] = field(default_factory=list)
     artifacts: list[Artifact] = field(default_factory=list)
+    uploads: list[LocatedFile] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     viewed_images: dict[str, Any] = field(default_factory=dict)
 
@@ -46,6 +49,7 @@ class MediaReport:
             data["history"] = [s.as_dict() for s in self.spans]
         if artifacts:
             data["artifacts"] = [a.as_dict() for a in self.artifacts]
+            data["uploads"] = [u.as_dict() for u in self.uploads]
         return data
 
 
@@ -164,7 +168,8 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
     if history and rows is None:
         rows = store.timeline(thread_id)
     user_data, problems = thread_user_data(state, data_dir, store, rows)
-    named = (images and state.values.get("viewed_images")) or (artifacts and state.values.get("artifacts"))
+    refs = in_force().uploads(state.values) if artifacts and in_force().uploads else []
+    named = (images and state.values.get("viewed_images")) or (artifacts and state.values.get("artifacts")) or refs
     if not named:  # nothing to look for: a folder not found is no problem
         problems = [p for p in problems if p != FOLDER_NOT_FOUND]
     report = MediaReport(thread_id, state.checkpoint_id, step, user_data, problems=problems)
@@ -179,6 +184,7 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
         if history:
             first = first_appearances(field_history(store, thread_id, "artifacts", state.checkpoint_id, ns, rows))
         report.artifacts = list_artifacts(state.values.get("artifacts"), user_data, first)
+        report.uploads = locate_refs(refs, user_data, "uploads")
     return report
 
 
@@ -208,6 +214,12 @@ def span_rows(spans: list[ImageSpan]) -> list[dict[str, Any]]:
     return [{"path": s.path, "appeared at step": s.appeared_step, "ended at step": s.ended_step,
              "ended by": s.ended_by or "still held", "checkpoints carrying it": s.checkpoints,
              "base64 chars": s.stored_chars or None} for s in spans]
+
+
+def upload_rows(found: list[LocatedFile]) -> list[dict[str, Any]]:
+    """One table row per uploaded file the state names."""
+    return [{"file": u.name, "bytes": u.size, "on disk": u.exists, "problems": "; ".join(u.problems) or "ok",
+             "path": u.path} for u in found]
 
 
 def artifact_rows(found: list[Artifact]) -> list[dict[str, Any]]:

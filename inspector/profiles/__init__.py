@@ -91,6 +91,8 @@ class Profile:
     ``profiles.deerflow.messages``); None: none. ``checkpoint_kind(metadata, parent_row)``: names the
     app's own checkpoints written outside graph steps (``inspector.history.checkpoint_kinds``);
     ``delta_marker(metadata)``: the app's metadata key marking delta mode; None: the app has none.
+    ``uploads(values)``: the files a user uploaded that a state names (``media.located.FileRef``
+    entries), opened like artifacts; None: the app names none.
     """
 
     name: str
@@ -105,6 +107,8 @@ class Profile:
     chat: Any = None
     checkpoint_kind: Callable[..., Any] | None = None
     delta_marker: Callable[[dict[str, Any]], str | None] | None = None
+    field_views: Mapping[str, str] = field(default_factory=dict)
+    uploads: Callable[[dict[str, Any]], list[Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -300,6 +304,11 @@ def text(key: str) -> str:
     return own if own is not None else base().texts[key]
 
 
+def field_views() -> dict[str, str]:
+    """Field -> view name for the thread being read: its profile's, filled by the generic base's."""
+    return {**base().field_views, **in_force().field_views}
+
+
 def delta_fold(channel: str) -> str | None:
     """The fold a delta channel of the profile in force is rebuilt with (its ``texts["delta-fold:<channel>"]``),
     or None when the profile names none."""
@@ -376,6 +385,7 @@ __all__ = [
     "current",
     "current_knows",
     "delta_fold",
+    "field_views",
     "forget",
     "in_force",
     "knows",
