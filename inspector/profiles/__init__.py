@@ -223,7 +223,11 @@ def thread_facts(store: Any, thread_id: str, rows: list[Any] | None = None, cach
     path = getattr(store, "path", None)
     store_file = Path(path).name if path else ""
     try:
-        rows = list(rows) if rows is not None else store.timeline_keys(thread_id)
+        if rows is not None:
+            rows = list(rows)
+        else:
+            rows = store.timeline_keys(thread_id)
+            _keys_read[(str(getattr(store, "identity", id(store))), thread_id)] = rows
     except StoreError:
         return ThreadFacts(thread_id, url, store_file)
     root = sorted((r for r in rows if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id, reverse=True)
@@ -260,6 +264,9 @@ def _newest_channels(store: Any, thread_id: str, newest: tuple[str, str], cache:
 
 
 _chosen: dict[tuple[Any, ...], tuple[float, Reading]] = {}
+# The timeline keys ``thread_facts`` read for a choice, handed to the ``reading`` that asked for it (and
+# through it to the analyses inside: ``keys_read``), so a look at a thread reads its keys once.
+_keys_read: dict[tuple[str, str], list[Any]] = {}
 _CHOSEN_MAX = 256
 CHOSEN_SECONDS = 60.0  # a thread's profile is read again after this long (a running thread may show more)
 
@@ -289,7 +296,16 @@ def forget(store: Any, thread_id: str) -> None:
         _chosen.pop(key, None)
 
 
-_CURRENT: ContextVar[tuple[str, str, Reading] | None] = ContextVar("profile_reading", default=None)
+_CURRENT: ContextVar[tuple[str, str, Reading, list[Any] | None] | None] = ContextVar("profile_reading", default=None)
+
+
+def keys_read(store: Any, thread_id: str) -> list[Any] | None:
+    """The timeline keys (``Store.timeline_keys`` rows) the reading of ``thread_id`` in force read to choose its
+    profile, or None (no reading, another thread, or a choice remembered from before)."""
+    found = _CURRENT.get()
+    if found is None or found[:2] != (str(getattr(store, "identity", id(store))), thread_id):
+        return None
+    return found[3]
 
 
 def current() -> Reading | None:
@@ -369,8 +385,10 @@ def reading(store: Any, thread_id: str, named: str | None = None, rows: list[Any
     if here is not None and here[:2] == (identity, thread_id) and named is None:
         yield here[2]
         return
+    _keys_read.clear()
     chosen = reading_for(store, thread_id, named, rows, cache)
-    token = _CURRENT.set((identity, thread_id, chosen))
+    token = _CURRENT.set((identity, thread_id, chosen, _keys_read.pop((identity, thread_id), None)))
+    _keys_read.clear()
     try:
         with reading_schema(schema_of_reading(chosen)):
             yield chosen
@@ -417,6 +435,7 @@ __all__ = [
     "field_views",
     "forget",
     "in_force",
+    "keys_read",
     "knows",
     "name_profile",
     "named_profile",
