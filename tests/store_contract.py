@@ -316,6 +316,16 @@ class ReadContract(Contract):
         assert all(r.bucket % 3600 == 0 for r in found.rows)
         assert {r.thread_id for r in found.rows} == {t.thread_id for t in store.threads(limit=1000)}
         assert sum(r.checkpoints for r in found.rows if r.channel != CHECKPOINT_KEY) == 0
+        assert (found.stored_bytes, found.checkpoints) == (totals.stored_bytes, totals.checkpoints)
+        # grouped by the database: the same bytes per bucket, and the top threads ranked by them
+        by_store = store.growth_rows(3600, by="store", top=2)
+        buckets = {(r.bucket, r.part) for r in found.rows}
+        assert {(r.bucket, r.part): r.bytes for r in by_store.rows} == {
+            key: sum(r.bytes for r in found.rows if (r.bucket, r.part) == key) for key in buckets}
+        per_thread: dict[str, int] = {}
+        for r in found.rows:
+            per_thread[r.thread_id] = per_thread.get(r.thread_id, 0) + r.bytes
+        assert [g.bytes for g in by_store.top_threads] == sorted(per_thread.values(), reverse=True)[:2]
 
     @pytest.mark.parametrize("thread_id", ["no-such-thread", "a'; DROP TABLE checkpoints; --", "../../etc", "%",
                                            "ünïcode 🧵"])

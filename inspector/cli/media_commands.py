@@ -64,8 +64,8 @@ def cmd_images(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.as_dict(artifacts=False))
         return 0
-    from ..media.image_history import lifecycle_note
     from ..media.report import image_rows, span_rows
+    from ..profiles.deerflow.image_history import lifecycle_note
 
     _header(report)
     print_table(None, image_rows(report.images), formats={"bytes": human_bytes})

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .regular_files import not_regular
+from .regular_files import not_regular, read_regular
 from .user_data import VIRTUAL_ROOT, PathRefused, UserData, check_physical, normalise, resolve
 
 FOLDER_NOT_FOUND = "not found on this machine: the thread's user-data folder is not here (set --data-dir)"
@@ -129,3 +129,9 @@ def locate_refs(refs: list[FileRef], user_data: UserData | None, area: str | Non
             found.problems.append(f"recorded as {ref.recorded_size:,} bytes, the file has {found.size:,}")
         result.append(found)
     return result
+
+
+def read_head(path: str | Path, user_data: UserData, limit: int) -> tuple[bytes, int]:
+    """At most ``limit`` bytes of a located file's physical file, re-checked against the thread's folders, and its
+    size; ``PathRefused`` for a path outside them or a file that is not a regular one (a named pipe)."""
+    return read_regular(check_physical(str(path), user_data), limit)

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..store.depth import loads
 from . import images
-from .artifacts import read_head
+from .located import read_head
 from .user_data import PathRefused, UserData
 
 PREVIEW_BYTES = 256_000

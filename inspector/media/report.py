@@ -11,13 +11,13 @@ from typing import Any
 from ..analysis_cache import AnalysisCache
 from ..history.field_history import field_history
 from ..profiles import in_force, knows, reads_thread
+from ..profiles.deerflow.artifacts import Artifact, first_appearances, list_artifacts
 from ..profiles.deerflow.checkpoint_kinds import branch_origin
+from ..profiles.deerflow.image_facts import FIELD, cached_image_spans
+from ..profiles.deerflow.image_history import ImageSpan
 from ..profiles.pieces import USER_DATA
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, StoreError
 from ..store.model import branch_of
-from .artifacts import Artifact, first_appearances, list_artifacts
-from .image_facts import FIELD, cached_image_spans
-from .image_history import ImageSpan
 from .images import ImageCheck, check_viewed_images
 from .located import LocatedFile, locate_refs
 from .user_data import PathRefused, UserData, data_bases, in_bundle, locate

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ..media.paths import AREA_KEYS, area_rows
+from ..profiles.deerflow.paths import AREA_KEYS, area_rows
 from .field_views import FieldContext, json_view
 from .inert import code_span
 

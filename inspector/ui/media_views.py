@@ -16,8 +16,6 @@ import streamlit as st
 
 from ..analysis_cache import AnalysisCache
 from ..formatting import human_bytes
-from ..media.artifacts import Artifact
-from ..media.image_history import lifecycle_note
 from ..media.images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
 from ..media.located import LocatedFile, locate_file
 from ..media.previews import Preview, download_bytes, preview_file
@@ -31,6 +29,8 @@ from ..media.report import (
     upload_rows,
 )
 from ..media.user_data import PathRefused, UserData
+from ..profiles.deerflow.artifacts import Artifact
+from ..profiles.deerflow.image_history import lifecycle_note
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection, data, routes
 from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor

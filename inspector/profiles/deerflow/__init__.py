@@ -6,6 +6,12 @@ refers to them. It applies to a thread on evidence (``evidence``): DeerFlow's st
 records, run durations), or channels only DeerFlow's ThreadState declares
 (``thread_data``, ``sandbox``, ``uploaded_files``, ...). It claims the knowledge pieces
 (``KNOWLEDGE``, declared in ``inspector.profiles.pieces``) the core asks ``profiles.knows`` about.
+
+Its modules: ``evidence`` (the clues), ``messages`` and ``model_input`` (its chat UI's rules, the
+view-image context), ``checkpoint_kinds`` (its checkpoints outside graph steps, delta marker, branch
+origins), ``health`` (its lints and advice), ``paths`` (``/mnt/user-data`` beside ``thread_data``),
+``artifacts``, ``uploads``, ``image_history`` and ``image_facts`` (``viewed_images`` along a history).
+The modules that read files or the history are imported where they are used, not with the profile.
 """
 
 from __future__ import annotations

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ..history.field_history import FieldPoint
-from .located import locate_file
-from .regular_files import read_regular
-from .user_data import VIRTUAL_ROOT, UserData, check_physical, normalise
+from ...history.field_history import FieldPoint
+from ...media.located import locate_file
+from ...media.user_data import VIRTUAL_ROOT, UserData, normalise
 
 OUTPUTS = f"{VIRTUAL_ROOT}/outputs/"
 
@@ -82,9 +80,3 @@ def list_artifacts(value: Any, user_data: UserData | None = None,
             artifact.first_step, artifact.first_checkpoint = point.row.step, point.row.checkpoint_id
         result.append(artifact)
     return result
-
-
-def read_head(path: str | Path, user_data: UserData, limit: int) -> tuple[bytes, int]:
-    """At most ``limit`` bytes of an artifact's physical file, re-checked against the thread's folders, and its
-    size; ``PathRefused`` for a path outside them or a file that is not a regular one (a named pipe)."""
-    return read_regular(check_physical(str(path), user_data), limit)
