@@ -230,3 +230,30 @@ def test_field_views_are_the_ones_the_threads_profile_names(demo_db):
     assert deerflow["thread_data"] is panels.VIEWS["user-data folders"] and deerflow["title"] is panels.VIEWS["heading"]
     assert set(generic) == {"messages"} and generic["messages"] is panels.VIEWS["conversation"]
     assert set(agent) == {"messages", "todos"} and agent["todos"] is panels.VIEWS["todo board"]
+
+
+def test_the_channels_of_a_thread_without_writes_are_read_once_and_kept_in_the_analysis_cache(tmp_path):
+    import sqlite3
+
+    from langgraph.checkpoint.base import empty_checkpoint
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.analysis_cache import AnalysisCache
+
+    db = tmp_path / "put.db"
+    with sqlite3.connect(db, check_same_thread=False) as conn:  # put straight into the saver: no writes stored
+        checkpoint = empty_checkpoint()
+        checkpoint["channel_values"] = {"messages": ["hello"], "todos": [], "title": "put"}
+        checkpoint["channel_versions"] = {"messages": 1, "todos": 1, "title": 1}
+        SqliteSaver(conn).put({"configurable": {"thread_id": "put", "checkpoint_ns": ""}}, checkpoint,
+                              {"source": "update", "step": 0}, {"messages": 1, "todos": 1, "title": 1})
+    cache = AnalysisCache(tmp_path / "cache")
+    store = open_store(str(db))
+    rows = store.timeline("put")  # full rows: their metadata needs no second read
+    first = profiles.thread_facts(store, "put", rows, cache)
+    assert {"messages", "todos", "title"} <= first.channels
+    store.close()
+    db.rename(tmp_path / "elsewhere.db")  # the store cannot be read again: the channels come from the cache alone
+    assert profiles.thread_facts(store, "put", rows, cache).channels == first.channels
+    assert profiles.thread_facts(store, "put", rows).channels == frozenset()  # without the cache: unreadable
+    cache.close()

@@ -153,7 +153,9 @@ def test_unknown_ids_in_a_deep_link_are_named_with_a_way_back(store):
     assert not at.exception, at.exception
     assert len(at.main.warning) == 1 and "from 'xx', to 'yy'" in at.main.warning[0].value
     links = {link.proto.label: link.proto.query_string for link in at.get("page_link")}
-    assert links["Open the thread"] == "thread=demo-research" and "Back to the thread list" in links
+    head = max((r for r in rows.values() if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+    assert links["Open the thread"] == f"thread=demo-research&checkpoint={head.checkpoint_id}&step={head.step}"
+    assert "Back to the thread list" in links
     assert at.query_params["to"] in (wrote.key[1], [wrote.key[1]])
     parent = rows[wrote.key[1]].parent_checkpoint_id
     assert at.query_params["from"] in (parent, [parent])

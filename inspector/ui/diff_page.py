@@ -65,10 +65,10 @@ def _pick_thread(store: Store) -> str | None:
     return picked
 
 
-def _way_back(thread_id: str | None = None) -> None:
+def _way_back(store: Store, thread_id: str | None = None) -> None:
     with st.container(horizontal=True, gap="small"):
         if thread_id:
-            routes.link("thread", "Open the thread", {"thread": thread_id}, icon=":material/timeline:")
+            routes.link("thread", "Open the thread", routes.thread_params(store, thread_id), icon=":material/timeline:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
 
 
@@ -112,7 +112,7 @@ def render() -> None:
         return
     except StoreError as exc:
         st.error(literal(exc))
-        _way_back()
+        _way_back(store)
         return
     other = st.text_input("Against another thread", value=params.get("against", ""),
                           placeholder="optional: another thread's id, to compare two runs of one task")
@@ -128,7 +128,7 @@ def render() -> None:
     rows = [r for r in timeline if r.checkpoint_ns == ns]  # newest first
     if not rows:
         st.error(literal(f"No checkpoints in namespace {ns!r} for thread {thread_id!r}."))
-        _way_back(thread_id)
+        _way_back(store, thread_id)
         return
     by_id = {r.checkpoint_id: r for r in rows}
     position = {r.checkpoint_id: i for i, r in enumerate(rows)}  # 0: the newest
@@ -139,7 +139,7 @@ def render() -> None:
         st.warning(literal(f"Not a checkpoint of thread {thread_id!r} in namespace {ns or 'root'!r}: "
                            f"{', '.join(unknown)}. Showing the newest step that wrote something instead; pick "
                            "another below, or go back."), icon=":material/warning:")
-        _way_back(thread_id)
+        _way_back(store, thread_id)
     elif default_note:
         st.caption(literal(default_note))
     if wanted_from in position and wanted_to in position and position[wanted_from] < position[wanted_to]:

@@ -30,7 +30,7 @@ from typing import Callable
 
 from .. import profiles
 from ..store import CheckpointRow, CheckpointState, Store
-from . import diff_view, flow_views, media_views, model_input_view, reveal, sizes_views
+from . import diff_view, flow_views, media_views, model_input_view, reveal, routes, sizes_views
 from .conversation_view import messages_view
 from .deerflow_views import sandbox_view, thread_data_view
 from .field_views import FieldView, title_view, todos_view
@@ -64,7 +64,7 @@ def state_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpo
 
 
 THREAD_PANELS: list[tuple[str, Panel]] = [
-    ("State", state_panel),
+    (routes.DEFAULT_PANEL, state_panel),
     ("Diff vs parent", diff_view.render_parent_diff),
     (flow_views.GRID_PANEL, flow_views.flow_grid_panel),
     (flow_views.GRAPH_PANEL, flow_views.graph_panel),

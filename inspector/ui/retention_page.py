@@ -15,7 +15,7 @@ from ..retention.report import break_rows, thread_rows, totals_line, variant_lin
 from ..store import Store, StoreError
 from . import audit_trail, connection, data, routes
 from .inert import literal
-from .tables import in_units, table
+from .tables import in_units, metric_row, table
 
 SQL_SHOWN_CHARS = 200_000  # longer scripts are offered as a download only
 BREAKS_SHOWN = 20  # one box each; all of them in a table below when there are more
@@ -114,12 +114,13 @@ def render() -> None:
 
 
 def _render_plan(plan: Plan) -> None:
-    a, b, c, d = st.columns(4)
-    a.metric("Would reclaim", human_bytes(plan.reclaim_bytes),
-             help=f"{human_bytes(plan.rows_bytes)} of rows, {human_bytes(plan.facts.free_bytes)} already free")
-    b.metric("Checkpoints deleted", f"{plan.checkpoints:,}")
-    c.metric("Threads touched", f"{len(plan.threads)} of {plan.threads_examined}")
-    d.metric("Breaks", len(plan.breaks))
+    with metric_row("retention_metrics"):
+        st.metric("Would reclaim", human_bytes(plan.reclaim_bytes), width="content",
+                  help=f"{plan.reclaim_bytes:,} bytes: {human_bytes(plan.rows_bytes)} of rows, "
+                       f"{human_bytes(plan.facts.free_bytes)} already free")
+        st.metric("Checkpoints deleted", f"{plan.checkpoints:,}", width="content")
+        st.metric("Threads touched", f"{len(plan.threads)} of {plan.threads_examined}", width="content")
+        st.metric("Breaks", len(plan.breaks), width="content")
     st.caption(literal(totals_line(plan)))
     line = variant_line(plan, how="switch on “Keep what the policy would break”")
     (st.warning if plan.breaks else st.success)(literal(line), icon=":material/warning:" if plan.breaks
