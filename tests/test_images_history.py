@@ -8,8 +8,9 @@ import pytest
 
 from inspector.cli import main
 from inspector.history.field_history import field_history, lineage
-from inspector.media.report import media_report, thread_user_data
+from inspector.media.report import media_report
 from inspector.profiles.deerflow.image_history import image_spans
+from inspector.profiles.deerflow.user_data import thread_user_data
 from inspector.store import NotFound, open_store
 
 VISION_IMAGES = {"/mnt/user-data/uploads/architecture.png", "/mnt/user-data/uploads/whiteboard.jpg"}

@@ -16,6 +16,7 @@ import streamlit as st
 
 from ..analysis_cache import AnalysisCache
 from ..formatting import human_bytes
+from ..media.folders import PathRefused, UserData
 from ..media.images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
 from ..media.located import LocatedFile, locate_file
 from ..media.previews import Preview, download_bytes, preview_file
@@ -28,7 +29,6 @@ from ..media.report import (
     span_rows,
     upload_rows,
 )
-from ..media.user_data import PathRefused, UserData
 from ..profiles.deerflow.artifacts import Artifact
 from ..profiles.deerflow.image_history import lifecycle_note
 from ..store import CheckpointRow, CheckpointState, Store
