@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from inspector.media import images
-from inspector.media.user_data import locate
+from inspector.profiles.deerflow.user_data import locate
 
 
 def encode(fmt: str, size=(64, 48), colour=(200, 30, 30), mode="RGB") -> bytes:

@@ -8,8 +8,9 @@ import pytest
 
 from inspector.cli import main
 from inspector.history.field_history import field_history, lineage
-from inspector.media.image_history import image_spans
-from inspector.media.report import media_report, thread_user_data
+from inspector.media.report import media_report
+from inspector.profiles.deerflow.image_history import image_spans
+from inspector.profiles.deerflow.user_data import thread_user_data
 from inspector.store import NotFound, open_store
 
 VISION_IMAGES = {"/mnt/user-data/uploads/architecture.png", "/mnt/user-data/uploads/whiteboard.jpg"}
@@ -171,7 +172,7 @@ def test_a_branch_reads_its_images_from_the_parent_threads_folder(store, demo_di
 
 
 def test_lifecycle_note_describes_file_references_kept_for_the_threads_life():
-    from inspector.media.image_history import ImageSpan, lifecycle_note
+    from inspector.profiles.deerflow.image_history import ImageSpan, lifecycle_note
 
     held = ImageSpan("/mnt/user-data/uploads/a.png", 3, "c3", "c9", 7, file_reference=True)
     assert "kept for the thread's life" in lifecycle_note([held])

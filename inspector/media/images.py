@@ -2,7 +2,7 @@
 
 Two entry shapes exist: the documented ``{base64, mime_type}`` (the bytes live in
 the state) and today's DeerFlow ``{mime_type, size, actual_path}`` (the bytes live
-on disk, found through ``inspector.media.user_data``). Every check result is plain data
+on disk, found through ``inspector.media.folders``). Every check result is plain data
 the dashboard and the CLI share; a broken image is a list of problems, never an
 exception.
 """
@@ -23,8 +23,8 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
+from .folders import PathRefused, UserData, check_physical, resolve
 from .regular_files import open_regular
-from .user_data import PathRefused, UserData, check_physical, resolve
 
 # Pillow's own guard warns above Image.MAX_IMAGE_PIXELS and refuses at twice that; the
 # inspector applies its own, explicit limit to the header's dimensions before decoding.

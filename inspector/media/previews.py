@@ -20,8 +20,8 @@ import pandas as pd
 
 from ..store.depth import loads
 from . import images
-from .artifacts import read_head
-from .user_data import PathRefused, UserData
+from .folders import PathRefused, UserData
+from .located import read_head
 
 PREVIEW_BYTES = 256_000
 MAX_DOWNLOAD_BYTES = 200_000_000

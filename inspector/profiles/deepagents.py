@@ -67,4 +67,5 @@ PROFILE = Profile(
     evidence=evidence,
     schema=deep_agent_schema,
     knowledge=frozenset({HITL, TASK_RESULTS}),
+    field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items
 )

@@ -13,7 +13,7 @@ from ..formatting import human_bytes
 from ..sizes.delta_what_if import DEFAULT_FREQUENCIES, delta_what_if
 from ..store import StoreError
 from .inert import literal
-from .tables import byte_columns
+from .tables import in_units
 
 
 def render_delta_what_if(store, thread_id: str) -> None:
@@ -27,9 +27,10 @@ def render_delta_what_if(store, thread_id: str) -> None:
             st.info(f"The delta what-if is not available: {literal(exc)}")
             return
         st.caption(f"Stored now: {human_bytes(report.stored_bytes)} ({report.mode} mode).")
-        st.dataframe(pd.DataFrame([{"snapshot every": o.frequency, "would store": o.stored_bytes,
-                                    "saves": o.saved_bytes, "saves %": round(100 * o.saved_share, 1),
-                                    "snapshots": o.snapshots, "max writes a read replays": o.max_replayed_writes}
-                                   for o in report.options]),
-                     hide_index=True, width="stretch", column_config=byte_columns("would store", "saves"))
+        options = pd.DataFrame([{"snapshot every": o.frequency, "would store": o.stored_bytes,
+                                 "saves": o.saved_bytes, "saves %": round(100 * o.saved_share, 1),
+                                 "snapshots": o.snapshots, "max writes a read replays": o.max_replayed_writes}
+                                for o in report.options])
+        frame, units = in_units(options, "would store", "saves")
+        st.dataframe(frame, hide_index=True, width="stretch", column_config=units)
         st.caption(literal(report.basis))

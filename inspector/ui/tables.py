@@ -44,14 +44,17 @@ def byte_columns(*names: str, help: str | None = None) -> dict[str, object]:
 UNIT_HELP = "1 KB = 1,000 bytes, 1 MB = 1,000,000 bytes"
 
 
-def in_units(frame: pd.DataFrame, *names: str, help: str | None = None) -> tuple[pd.DataFrame, dict[str, object]]:
+def in_units(frame: pd.DataFrame, *names: str, help: str | None = None,
+             exact: bool | tuple[str, ...] = ()) -> tuple[pd.DataFrame, dict[str, object]]:
     """``frame`` with each byte-count column of ``names`` in one unit per column (B, KB, MB or GB, chosen by
     the column's largest value) and the ``column_config`` that prints the unit in every cell; the columns
-    stay numbers, so they still sort as sizes."""
+    stay numbers, so they still sort as sizes. ``exact`` (True: every one of ``names``) adds, right after
+    each such column, ``<name>, exact``: the byte count itself, digits grouped."""
     from ..sizes.chart import byte_unit
 
     frame = frame.copy()
     config: dict[str, object] = {}
+    exact_names = names if exact is True else tuple(exact or ())
     for name in (n for n in names if n in frame.columns):
         values = pd.to_numeric(frame[name], errors="coerce")
         unit, scale = byte_unit(int(values.max()) if values.notna().any() else 0)
@@ -59,4 +62,13 @@ def in_units(frame: pd.DataFrame, *names: str, help: str | None = None) -> tuple
         config[name] = st.column_config.NumberColumn(
             format=f"%d {unit}" if scale == 1 else f"%.{1 if unit == 'KB' else 2}f {unit}",
             help="; ".join(p for p in (help, UNIT_HELP) if p))
+        if name in exact_names:
+            frame.insert(frame.columns.get_loc(name) + 1, f"{name}, exact", values)
+            config[f"{name}, exact"] = st.column_config.NumberColumn(format="localized", help="bytes")
     return frame, config
+
+
+def metric_row(key: str):
+    """A row of ``st.metric`` (each drawn with ``width="content"``) that wraps onto a second line where it
+    does not fit, so no value is cut to "20.22 …" in a narrow window."""
+    return st.container(horizontal=True, gap="large", key=key)

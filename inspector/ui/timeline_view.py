@@ -47,6 +47,9 @@ def _label(history: History, key: Key, made: Attribution | None) -> str:
     return literal(text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…")  # options are Markdown
 
 
+CHOICES_WRAP = ("<style>.st-key-nav_choices [role='radiogroup'] {flex-wrap: wrap; row-gap: 0.25rem;}</style>")
+
+
 def navigator(history: History, key: Key, select: Select,
               made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None) -> None:
     """Play, previous / next along the selected checkpoint's branch (also the left / right arrow keys), a step
@@ -86,10 +89,11 @@ def navigator(history: History, key: Key, select: Select,
         if chosen != index:
             select(_location(history, path[chosen]))
             st.rerun()
-    speed_col, show_col = st.columns([2, 3], vertical_alignment="bottom")
-    with speed_col:
+    # Play's speed and view side by side where they fit, one under the other where not, each one's options
+    # wrapping in a narrow column: at 1024 px no option is cut to "2 ste"
+    st.html(CHOICES_WRAP)
+    with st.container(horizontal=True, gap="medium", vertical_alignment="bottom", key="nav_choices"):
         play_view.controls()
-    with show_col:
         play_view.show_choice()
     if not playing and index == len(path) - 1 and st.session_state.pop(play_view.ENDED_KEY, False):
         st.caption("Reached the newest checkpoint of this branch.")
