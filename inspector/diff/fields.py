@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from ..schema.thread_state import DELEGATIONS_MAX_ENTRIES, SKILL_CONTEXT_MAX_ENTRIES, TERMINAL_STATUSES
+from ..schema.thread_state_reducers import DELEGATIONS_MAX_ENTRIES, SKILL_CONTEXT_MAX_ENTRIES, TERMINAL_STATUSES
 from ..store.decode import overwritten
 from .model import Change
 from .nested import first_difference, nested_changes
