@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..media.folders import UserData
 from ..media.located import NOT_FOUND, locate_file
 from ..media.regular_files import open_regular
-from ..media.user_data import UserData
 from ..store.bundle import user_data_prefix
 
 

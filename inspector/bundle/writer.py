@@ -21,8 +21,8 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from ..media.report import folder_refusals, thread_folders
-from ..media.user_data import PathRefused, check_id
+from ..media.folders import PathRefused, check_id
+from ..profiles.deerflow.user_data import folder_refusals, thread_folders
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
 from ..store.depth import json_object

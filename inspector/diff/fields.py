@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..schema.thread_state_reducers import DELEGATIONS_MAX_ENTRIES, SKILL_CONTEXT_MAX_ENTRIES, TERMINAL_STATUSES
 from ..store.decode import overwritten
 from .model import Change
 from .nested import first_difference, nested_changes
@@ -221,8 +222,6 @@ def todo_changes(before: Any, after: Any, writes: list[Any] | None = None) -> Re
 
 def delegation_changes(before: Any, after: Any, writes: list[Any] | None = None) -> Result:
     """Ledger entries by id: added, status changes, stale writes the terminal rule refused, the cap."""
-    from ..schema.thread_state import DELEGATIONS_MAX_ENTRIES, TERMINAL_STATUSES  # DeerFlow's, with its reducers
-
     changes, _ = todo_changes(before, after, writes)
     old = {e.get("id"): e for e in before or [] if isinstance(e, dict)}
     for value in writes or []:
@@ -239,8 +238,6 @@ def delegation_changes(before: Any, after: Any, writes: list[Any] | None = None)
 
 def skill_changes(before: Any, after: Any, writes: list[Any] | None = None) -> Result:
     """Skill references by path: added, read again (moved to the end), normalised, removed by the cap."""
-    from ..schema.thread_state import SKILL_CONTEXT_MAX_ENTRIES  # DeerFlow's, with its reducers
-
     old = {e.get("path"): e for e in before or [] if isinstance(e, dict)}
     new = {e.get("path"): e for e in after or [] if isinstance(e, dict)}
     written = {e.get("path") for e in _written_items(writes) if isinstance(e, dict)}

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .folders import PathRefused, UserData, check_physical, normalise, resolve
 from .regular_files import not_regular, read_regular
-from .user_data import VIRTUAL_ROOT, PathRefused, UserData, check_physical, normalise, resolve
 
 FOLDER_NOT_FOUND = "not found on this machine: the thread's user-data folder is not here (set --data-dir)"
 NOT_FOUND = "not found on this machine (set --data-dir if the thread's files are elsewhere)"
@@ -122,8 +122,9 @@ def locate_refs(refs: list[FileRef], user_data: UserData | None, area: str | Non
             continue
         found = locate_file(ref.path, user_data)
         found.filename = ref.name
-        inside = f"{VIRTUAL_ROOT}/{area}/"
-        if area and ref.path.startswith(VIRTUAL_ROOT) and not normalise(ref.path).startswith(inside):
+        inside = f"{user_data.virtual_root}/{area}/" if user_data is not None else ""
+        if area and user_data is not None and user_data.is_agent_path(ref.path) \
+                and not normalise(ref.path).startswith(inside):
             found.problems.insert(0, f"outside {inside}")
         if found.exists and ref.recorded_size is not None and ref.recorded_size != found.size:
             found.problems.append(f"recorded as {ref.recorded_size:,} bytes, the file has {found.size:,}")

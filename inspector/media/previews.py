@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..store.depth import loads
 from . import images
+from .folders import PathRefused, UserData
 from .located import read_head
-from .user_data import PathRefused, UserData
 
 if TYPE_CHECKING:
     import pandas as pd

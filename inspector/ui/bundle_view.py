@@ -39,11 +39,6 @@ def build_bundle(store: Store, thread_id: str, created_by: str) -> tuple[bytes, 
         return path.read_bytes(), manifest
 
 
-def bundle_bytes(store: Store, thread_id: str, created_by: str) -> bytes:
-    """The masked bundle of ``thread_id``, as the bytes of its zip."""
-    return build_bundle(store, thread_id, created_by)[0]
-
-
 def show_summary(manifest: dict[str, Any]) -> None:
     """What a bundle holds, from its manifest: four lines, then the files and what was left out, as tables."""
     from ..bundle.summary import summarize

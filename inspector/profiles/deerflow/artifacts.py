@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...history.field_history import FieldPoint
+from ...media.folders import UserData, normalise
 from ...media.located import locate_file
-from ...media.user_data import VIRTUAL_ROOT, UserData, normalise
+from .user_data import VIRTUAL_ROOT
 
 OUTPUTS = f"{VIRTUAL_ROOT}/outputs/"
 
