@@ -165,7 +165,7 @@ def test_a_branch_reads_its_images_from_the_parent_threads_folder(store, demo_di
     alone = dataclasses.replace(state, metadata={})
     found, _ = thread_user_data(alone, None, None)
     assert found is not None and found.parents == ()
-    from inspector.media.images import check_viewed_images
+    from inspector.profiles.deerflow.viewed_images import check_viewed_images
 
     checks = check_viewed_images(state.values["viewed_images"], found)
     assert all(any("actual_path refused" in p for p in c.problems) for c in checks)

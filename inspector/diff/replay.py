@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import schema as schemas
+from ..schema.default_schema import is_add_messages
 from ..schema.model import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
 from ..store.decode import Opaque, overwritten
@@ -29,6 +30,7 @@ from .replay_messages import (  # noqa: F401 (GENERATED_ID, ReplayError, remembe
     KnownIds,
     MessageFold,
     ReplayError,
+    appended,
     as_messages,
     plain_messages,
     remembering_messages,
@@ -73,6 +75,10 @@ def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.
     if reducer is None:
         return values[-1]
     messages = schema.holds_messages(channel)
+    if messages and is_add_messages(reducer) and not any(overwritten(value)[0] for value in values):
+        added = appended(current, values)
+        if added is not None:
+            return added
     known = KnownIds()
 
     def prepared(value: Any) -> Any:

@@ -59,8 +59,9 @@ def default_fingerprint() -> str:
 def schema_fingerprint(schema: schemas.Schema) -> str:
     """A hash of what a verdict depends on: the schema's fields, channel kinds and reducers' code, and the
     replay's own code (DeerFlow's ThreadState: ``default_fingerprint``)."""
-    loaded = sys.modules.get("inspector.schema.reading")
-    if loaded is not None and schema is loaded.DEFAULT_SCHEMA:
+    from ..schema.default_schema import is_default
+
+    if is_default(schema):
         return default_fingerprint()
     parts = [schema.name, repr(schema.fields), repr(sorted(schema.opaque)), importlib.metadata.version("langgraph"),
              *_files(_REPLAY_CODE)]

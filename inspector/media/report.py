@@ -14,10 +14,10 @@ from ..profiles import in_force, knows, reads_thread
 from ..profiles.deerflow.artifacts import Artifact, first_appearances, list_artifacts
 from ..profiles.deerflow.image_facts import FIELD, cached_image_spans
 from ..profiles.deerflow.image_history import ImageSpan
+from ..profiles.deerflow.viewed_images import ImageCheck, check_viewed_images
 from ..profiles.pieces import USER_DATA
 from ..store import CheckpointRow, CheckpointState, Store
 from .folders import UserData
-from .images import ImageCheck, check_viewed_images
 from .located import LocatedFile, locate_refs
 
 

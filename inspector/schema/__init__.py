@@ -39,14 +39,18 @@ __all__ = sorted([*_EXPORTS, "DEFAULT_SCHEMA_NAME", "MESSAGE_REDUCERS", "SchemaD
 
 
 def resolve(schema: Any) -> Any:
-    """``schema``, or the active one; a thread read with a profile's own schema (not DeerFlow's) loads nothing
-    (while nothing has loaded ``reading``, no ``using`` block or operator's schema can be in force)."""
+    """``schema``, or the active one. While nothing has loaded ``reading`` (so no ``using`` block or operator's
+    schema can be in force), that is the thread's profile's schema, or DeerFlow's ThreadState read from its
+    source (``default_schema``): replaying loads LangGraph only when a write needs its message reducer."""
     if schema is not None:
         return schema
     if "inspector.schema.reading" not in sys.modules:
         chosen = thread_schema()
         if chosen is not None and chosen != DEFAULT:
             return chosen
+        from .default_schema import unloaded_default
+
+        return unloaded_default()
     return importlib.import_module(".reading", __name__).active()
 
 

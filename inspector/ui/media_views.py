@@ -17,7 +17,7 @@ import streamlit as st
 from ..analysis_cache import AnalysisCache
 from ..formatting import human_bytes
 from ..media.folders import PathRefused, UserData
-from ..media.images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
+from ..media.images import sha256_of
 from ..media.located import LocatedFile, locate_file
 from ..media.previews import Preview, download_bytes, preview_file
 from ..media.report import (
@@ -31,6 +31,7 @@ from ..media.report import (
 )
 from ..profiles.deerflow.artifacts import Artifact
 from ..profiles.deerflow.image_history import lifecycle_note
+from ..profiles.deerflow.viewed_images import ImageCheck, check_entry, checked_bytes, entry_thumbnail
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection, data, routes
 from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor

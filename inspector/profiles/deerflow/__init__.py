@@ -10,7 +10,8 @@ records, run durations), or channels only DeerFlow's ThreadState declares
 Its modules: ``evidence`` (the clues), ``messages`` and ``model_input`` (its chat UI's rules, the
 view-image context), ``checkpoint_kinds`` (its checkpoints outside graph steps, delta marker, branch
 origins), ``health`` (its lints and advice), ``paths`` (``/mnt/user-data`` beside ``thread_data``),
-``artifacts``, ``uploads``, ``image_history`` and ``image_facts`` (``viewed_images`` along a history).
+``user_data`` (where its user-data folders are), ``artifacts``, ``uploads``, ``viewed_images`` (its
+entries checked) and ``image_history`` and ``image_facts`` (``viewed_images`` along a history).
 The modules that read files or the history are imported where they are used, not with the profile.
 """
 
