@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable
 
-import pandas as pd
 import streamlit as st
 
 from ..history.attribution import Attribution
@@ -204,6 +203,8 @@ def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
            made: dict[Key, Attribution]) -> None:
+    import pandas as pd
+
     frame, units = in_units(pd.DataFrame(timeline_records(history, keys, marks, made)), "size",
                             help="stored bytes: checkpoint and its writes")
     event = st.dataframe(
