@@ -94,8 +94,7 @@ class Profile:
     ``uploads(values)``: the files a user uploaded that a state names (``media.located.FileRef``
     entries), opened like artifacts; None: the app names none. ``field_views``: field -> the name of
     the view the state page draws it with (``inspector.ui.panels.VIEWS``), the base's filling what an
-    app leaves out. ``folders(state, data_dir, store, rows, needed)``: where the app keeps the thread's
-    files on this machine, ``(media.folders.UserData or None, problems)``; None: it keeps none.
+    app leaves out.
     """
 
     name: str
@@ -112,7 +111,6 @@ class Profile:
     delta_marker: Callable[[dict[str, Any]], str | None] | None = None
     field_views: Mapping[str, str] = field(default_factory=dict)
     uploads: Callable[[dict[str, Any]], list[Any]] | None = None
-    folders: Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True)
