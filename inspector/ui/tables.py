@@ -7,13 +7,17 @@ blank where the value is missing (the JSON and CLI output keep their nulls).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import streamlit as st
+
+if TYPE_CHECKING:  # loaded when a table is drawn, not with the pages that may draw one
+    import pandas as pd
 
 
 def _text(value: Any) -> str:
+    import pandas as pd
+
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -33,6 +37,8 @@ def blank_missing(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.D
 
 def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """A frame of ``rows`` for display, missing values blank."""
+    import pandas as pd
+
     return blank_missing(pd.DataFrame(rows))
 
 
@@ -50,6 +56,8 @@ def in_units(frame: pd.DataFrame, *names: str, help: str | None = None,
     the column's largest value) and the ``column_config`` that prints the unit in every cell; the columns
     stay numbers, so they still sort as sizes. ``exact`` (True: every one of ``names``) adds, right after
     each such column, ``<name>, exact``: the byte count itself, digits grouped."""
+    import pandas as pd
+
     from ..sizes.chart import byte_unit
 
     frame = frame.copy()
