@@ -159,3 +159,11 @@ def test_unknown_ids_in_a_deep_link_are_named_with_a_way_back(store):
     assert at.query_params["to"] in (wrote.key[1], [wrote.key[1]])
     parent = rows[wrote.key[1]].parent_checkpoint_id
     assert at.query_params["from"] in (parent, [parent])
+
+
+def test_a_namespace_the_thread_lacks_is_named():
+    at = open_page("diff", thread="demo-subgraph", ns="no-such-ns")
+    assert not at.exception, at.exception
+    assert any(w.value.startswith("ns='no-such-ns' in the link is not a namespace of thread 'demo-subgraph'")
+               for w in at.main.warning)
+    assert picked(at)["Namespace"] == ""
