@@ -167,3 +167,10 @@ def test_a_namespace_the_thread_lacks_is_named():
     assert any(w.value.startswith("ns='no-such-ns' in the link is not a namespace of thread 'demo-subgraph'")
                for w in at.main.warning)
     assert picked(at)["Namespace"] == ""
+
+
+def test_a_delta_channel_is_named_by_its_channel_and_fold_on_the_page():
+    at = open_page("diff", thread="demo-delta")
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "merge_message_writes (DeltaChannel)" in text and "add_messages" not in text
