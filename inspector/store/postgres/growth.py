@@ -140,3 +140,13 @@ class PgGrowth:
         found = self._query(growth_sql(_dated(bucket_seconds, since, None if named is None else len(named)), by, top),
                             _params(named or []))
         return growth_result(found, bucket_seconds, since, PG_CHANNEL_BASIS)
+
+    def growth_fingerprint(self) -> tuple:
+        """What growth depends on, summed: each table's rows, stored lengths and id range (see ``growth_rows``)."""
+        return tuple(str(v) for v in self._query(
+            """SELECT (SELECT row(count(*), sum(pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0)),
+                                  min(checkpoint_id), max(checkpoint_id))::text FROM checkpoints),
+                      (SELECT row(count(*), sum(octet_length(blob)), min(version), max(version))::text
+                       FROM checkpoint_blobs),
+                      (SELECT row(count(*), sum(octet_length(blob)), min(checkpoint_id), max(checkpoint_id))::text
+                       FROM checkpoint_writes)""")[0])
