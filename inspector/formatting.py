@@ -28,12 +28,27 @@ def human_bytes(size: int | None) -> str:
     return f"{size / 1_000_000_000:.2f} GB"
 
 
+_PLAIN = (str, int, float, bool, type(None))
+_FIELDS: dict[type, tuple[str, ...]] = {}  # a dataclass -> its field names, looked up once
+
+
 def to_jsonable(obj: Any) -> Any:
     """Plain JSON data for dataclasses, datetimes, bytes and opaque values, recursively."""
+    kind = type(obj)
+    if kind in _PLAIN:
+        return obj
+    if kind is dict:
+        return {k if type(k) is str else str(k): to_jsonable(v) for k, v in obj.items()}
+    if kind is list:
+        return [to_jsonable(v) for v in obj]
+    names = _FIELDS.get(kind)
+    if names is not None:
+        return {name: to_jsonable(getattr(obj, name)) for name in names}
     if isinstance(obj, Opaque):
         return obj.as_dict()
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(obj))
+        return {name: to_jsonable(getattr(obj, name)) for name in names}
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set, frozenset)):

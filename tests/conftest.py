@@ -227,6 +227,20 @@ def fresh_database(admin_dsn: str, name: str) -> str:
     return make_conninfo(admin_dsn, dbname=name)
 
 
+def written_database(postgres_dsn, name: str, write) -> tuple[str, str]:
+    """A fresh database ``name`` on the session's server, filled by ``write(admin_url)`` and readable by the
+    read-only role: its (admin, read-only) URLs."""
+    import urllib.parse
+
+    def url(base: str) -> str:
+        return urllib.parse.urlunsplit(urllib.parse.urlsplit(base)._replace(path=f"/{name}"))
+
+    fresh_database(postgres_dsn.admin_dsn, name)
+    write(url(postgres_dsn.admin_dsn))
+    grant_readonly_role(url(postgres_dsn.admin_dsn))
+    return url(postgres_dsn.admin_dsn), url(postgres_dsn.readonly_dsn)
+
+
 def count_state_reads(store, monkeypatch):
     """A Counter of ``store.state`` calls per checkpoint id, filled as the test runs."""
     from collections import Counter

@@ -207,10 +207,7 @@ class ReadContract(Contract):
     def test_same_timelines(self, backend, reference):
         assert timeline_shape(backend[0]) == timeline_shape(reference[0])
 
-    # The LangChain agent's thread is left out here: each backend's demo is written by its own run, and that
-    # agent's middleware writes content that differs between runs. Its reads are held against LangGraph's own
-    # saver on both backends by tests/conformance/test_differential.py instead.
-    @pytest.mark.parametrize("thread_id", [t for t in DEMO_THREADS if t != "demo-langchain-agent"])
+    @pytest.mark.parametrize("thread_id", DEMO_THREADS)
     def test_same_decoded_states(self, backend, reference, thread_id):
         store, base = backend
         ref, ref_base = reference
@@ -319,6 +316,16 @@ class ReadContract(Contract):
         assert all(r.bucket % 3600 == 0 for r in found.rows)
         assert {r.thread_id for r in found.rows} == {t.thread_id for t in store.threads(limit=1000)}
         assert sum(r.checkpoints for r in found.rows if r.channel != CHECKPOINT_KEY) == 0
+        assert (found.stored_bytes, found.checkpoints) == (totals.stored_bytes, totals.checkpoints)
+        # grouped by the database: the same bytes per bucket, and the top threads ranked by them
+        by_store = store.growth_rows(3600, by="store", top=2)
+        buckets = {(r.bucket, r.part) for r in found.rows}
+        assert {(r.bucket, r.part): r.bytes for r in by_store.rows} == {
+            key: sum(r.bytes for r in found.rows if (r.bucket, r.part) == key) for key in buckets}
+        per_thread: dict[str, int] = {}
+        for r in found.rows:
+            per_thread[r.thread_id] = per_thread.get(r.thread_id, 0) + r.bytes
+        assert [g.bytes for g in by_store.top_threads] == sorted(per_thread.values(), reverse=True)[:2]
 
     @pytest.mark.parametrize("thread_id", ["no-such-thread", "a'; DROP TABLE checkpoints; --", "../../etc", "%",
                                            "ünïcode 🧵"])

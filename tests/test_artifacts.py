@@ -11,10 +11,11 @@ import pytest
 from markdown_it import MarkdownIt
 from PIL import Image
 
-from inspector.media.artifacts import list_artifacts
+from inspector.media.located import NOT_FOUND
 from inspector.media.previews import PREVIEW_BYTES, preview_file
-from inspector.media.report import media_report
-from inspector.media.user_data import locate
+from inspector.profiles.deerflow.artifacts import list_artifacts
+from inspector.profiles.deerflow.media_report import media_report
+from inspector.profiles.deerflow.user_data import locate
 from inspector.safety.inert_text import inert_markdown
 from inspector.store import open_store
 
@@ -41,7 +42,7 @@ def test_flags(thread):
     assert found[f"{OUT}/b.txt"].exists and found[f"{OUT}/b.txt"].size == 1
     assert any("once normalised" in p for p in found[f"{OUT}/b.txt"].problems)
     assert any("once normalised" in p for p in found[f"{OUT}/a/../b.txt"].problems)
-    assert found[f"{OUT}/gone.md"].problems == ["missing on disk"]
+    assert found[f"{OUT}/gone.md"].problems == [NOT_FOUND]
     assert found["/mnt/user-data/uploads/in.csv"].exists and root_upload.exists()
     assert any("outside /mnt/user-data/outputs/" in p for p in found["/mnt/user-data/uploads/in.csv"].problems)
     for refused in (f"{OUT}/../../../etc/passwd", f"{OUT}/host.txt"):

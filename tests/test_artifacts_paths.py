@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.media.user_data import PathRefused, check_physical, data_bases, locate, resolve
+from inspector.media.folders import PathRefused, check_physical, resolve
+from inspector.profiles.deerflow.user_data import data_bases, locate
 
 
 def make_thread(base: Path, thread_id: str, user_id: str | None = None) -> Path:

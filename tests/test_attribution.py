@@ -9,7 +9,15 @@ import pytest
 from flow_graph import FLOW_THREAD
 
 from inspector.demo import DEMO_THREADS
-from inspector.history.attribution import INPUT, STEP, UPDATE_KIND, attribute_keys, last_writes, next_nodes
+from inspector.history.attribution import (
+    INPUT,
+    STEP,
+    UPDATE_KIND,
+    attribute_keys,
+    last_writes,
+    newest_writing,
+    next_nodes,
+)
 from inspector.history.lineage import build_history
 from inspector.store import is_internal_channel, open_store
 
@@ -100,6 +108,22 @@ def test_last_write_of_each_field_and_what_runs_next(flow):
     report = last_writes(flow, history, main_end, ["report", "summary"])
     assert (report["report"].step, report["report"].nodes) == (5, ("write",))
     assert (report["summary"].step, report["summary"].nodes) == (6, ("update_state",))
+
+
+@pytest.mark.parametrize("batch", [1, 200])
+def test_the_newest_step_that_wrote_is_the_newest_on_the_lineage_whose_attribution_has_fields(demo_db, batch):
+    with open_store(str(demo_db)) as store:
+        for thread_id in ("demo-research", "demo-bloated", "demo-subgraph"):
+            history = build_history(store.timeline(thread_id))
+            lineage = history.lineage(history.head)[::-1]
+            every = attribute_keys(store, history, lineage)
+            expected = next(k for k in lineage if every[k].fields)
+            found = newest_writing(store, history, history.head, batch=batch)
+            assert found.key == expected and found.fields == every[expected].fields, thread_id
+        research = build_history(store.timeline("demo-research"))
+        assert newest_writing(store, research, research.head).key != research.head  # its title node wrote nothing
+        first = research.lineage(research.head)[0]
+        assert newest_writing(store, research, first) is None  # the input checkpoint: nothing before it wrote
 
 
 def test_a_pushed_task_is_named_by_its_sends_node_from_the_write_keys(flow):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 
 import pytest
 from browser_helpers import shot, wait_for_app
 from bundle_helpers import CASE, FAKE_KEY, write_support_case
+from playwright.sync_api import expect
 from rerun_helpers import FIRST, SECOND, demo_with_second_run
 
 from inspector.bundle import write_bundle
@@ -65,8 +67,11 @@ def test_the_export_button_downloads_a_masked_bundle_and_records_it(page, stream
     url = streamlit_app(str(folder / "store.db"), env={"INSPECTOR_AUDIT_LOG": str(log)})
     page.goto(f"{url}/thread?thread={CASE}")
     wait_for_app(page, timeout=120_000)
+    page.get_by_role("button", name="Export thread").click()
+    dialog = page.locator("[data-testid='stDialog']")
+    expect(dialog).to_contain_text("The bundle holds", timeout=120_000)
     with page.expect_download(timeout=120_000) as download:
-        page.get_by_role("button", name="Export thread").click()
+        dialog.get_by_role("button", name=re.compile("Download the bundle")).click()
     saved = folder / download.value.suggested_filename
     download.value.save_as(saved)
     assert saved.name == f"{CASE}-bundle.zip"

@@ -112,21 +112,29 @@ MAIN = "[data-testid='stMainBlockContainer']"
 
 
 def cut_controls(page) -> list[str]:
-    """Buttons, links, toggles and panel tabs on screen whose text does not fit their box ("R…", "P.")."""
+    """Buttons, links, toggles, panel tabs, widget labels and metric values on screen whose text does not fit
+    their box ("R…", "P.", "20.22 …"), or that a clipping container cuts off ("2 ste")."""
     return page.evaluate("""() => {
         const cut = [];
-        for (const el of document.querySelectorAll(
-                "[data-testid='stMainBlockContainer'] button, [data-testid='stMainBlockContainer'] a,"
-                + " [data-testid='stMainBlockContainer'] [data-testid='stWidgetLabel']")) {
+        const main = document.querySelector("[data-testid='stMainBlockContainer']");
+        const bounds = main.getBoundingClientRect();
+        for (const el of main.querySelectorAll("button, a, [data-testid='stWidgetLabel'],"
+                                               + " [data-testid='stMetricValue'], [data-testid='stMetricLabel']")) {
             const box = el.getBoundingClientRect();
             if (!box.width || !el.innerText.trim()) continue;
-            const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
-            for (const text of el.querySelectorAll("p, span")) {
+            for (const text of [el, ...el.querySelectorAll("p, span, div")]) {
                 if (text.scrollWidth > text.clientWidth + 1 && getComputedStyle(text).overflow !== "visible") {
                     cut.push(el.innerText.trim()); break;
                 }
             }
-            if (box.right > main.right + 1) cut.push("outside: " + el.innerText.trim());
+            if (box.right > bounds.right + 1) cut.push("outside: " + el.innerText.trim());
+            for (let up = el.parentElement; up && up !== main; up = up.parentElement) {
+                if (getComputedStyle(up).overflowX === "visible") continue;
+                const clip = up.getBoundingClientRect();
+                if (box.right > clip.right + 1 || box.left < clip.left - 1) {
+                    cut.push("clipped: " + el.innerText.trim()); break;
+                }
+            }
         }
         return cut;
     }""")
@@ -156,9 +164,12 @@ def test_thread_page_header_tabs_units_and_the_size_warning_link(sized, base_url
     tabs = page.locator("[data-testid='stButtonGroup'] button")
     assert tabs.count() >= 4 and all(tabs.nth(i).is_visible() for i in range(tabs.count()))
     assert cut_controls(page) == []
+    speeds = page.locator(".st-key-play_speed button").filter(has_text=re.compile(r"steps?/s$"))
+    assert speeds.count() == 4 and all(speeds.nth(i).is_visible() for i in range(4))  # every Play speed on screen
     if page.width == 1024:
         shot(page.locator(".st-key-thread_header"), "thread-header-1024").replace(SCREENSHOTS / "thread-header-1024.png")
         shot(page.locator(".st-key-thread_panel_tabs"), "panel-tabs-1024").replace(SCREENSHOTS / "panel-tabs-1024.png")
+        shot(page.locator(".st-key-nav_choices"), "play-choices-1024").replace(SCREENSHOTS / "play-choices-1024.png")
     rows = sorted((r for r in store.timeline("demo-bloated") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
     from inspector.settings import Settings
     from inspector.sizes.accounting import measure_thread
@@ -207,21 +218,31 @@ def test_image_history_and_replay_verdict_open_and_look_alike(sized, base_url, s
     assert cut_controls(page) == []
 
 
-def test_health_flags_and_table_open_their_thread(sized, base_url):
+def test_health_flags_and_table_open_their_thread(sized, base_url, store):
     page = sized
     page.goto(f"{base_url}/health")
     wait_for_app(page, timeout=180_000)
     flag = page.locator("[data-testid='stExpander'] summary").filter(has_text="oversized-state").first
     expect(flag).to_be_visible(timeout=180_000)
+    # the metrics whole at this width: "20.34 MB", never "20.22 …"
+    metrics = page.locator(".st-key-health_metrics [data-testid='stMetricValue']")
+    expect(metrics.first).to_have_text(re.compile(r"^\d+(\.\d+)? (B|KB|MB|GB)$"))
+    assert metrics.count() == 4 and cut_controls(page) == []
+    if page.width == 1024:
+        shot(page.locator(".st-key-health_metrics"), "health-metrics-1024").replace(SCREENSHOTS / "health-metrics-1024.png")
     flag.click()
     link = page.locator("[data-testid='stExpander']").filter(has_text="oversized-state").first.locator(
         "[data-testid='stPageLink'] a").filter(has_text=re.compile(r"step -?\d+$")).first
     expect(link).to_be_visible(timeout=30_000)
     step = int(re.search(r"step (-?\d+)", link.inner_text()).group(1))
+    linked = {k: v[-1] for k, v in parse_qs(urlsplit(link.get_attribute("href")).query).items()}
+    assert linked["step"] == str(step) and linked["panel"] == "size" and linked["checkpoint"]
+    entries = page.evaluate("history.length")
     link.click()
     until_url(page, re.compile("/thread\\?"))
     wait_for_app(page, timeout=120_000)
-    assert params(page)["thread"] == "demo-bloated" and params(page)["panel"] == "size"
+    assert params(page) == linked  # the link named the view whole: the page had nothing to add
+    assert page.evaluate("history.length") == entries + 1  # so one Back undoes it
     expect(page.locator("[data-testid='stSliderThumbValue']").first).to_have_text(re.compile(f"step {step}\\b"))
     page.go_back()
     wait_for_app(page, timeout=180_000)
@@ -231,5 +252,55 @@ def test_health_flags_and_table_open_their_thread(sized, base_url):
     page.mouse.click(box["x"] + 12, box["y"] + ROW_HEIGHT * 1.5)  # the largest thread
     until_url(page, re.compile("/thread\\?"))
     wait_for_app(page, timeout=120_000)
-    assert params(page)["thread"] == "demo-bloated"
+    head = build_history(store.timeline("demo-bloated")).head
+    step = next(r.step for r in store.timeline("demo-bloated") if r.checkpoint_id == head[1])
+    assert params(page) == {"thread": "demo-bloated", "checkpoint": head[1], "step": str(step), "panel": "size"}
     expect(page.get_by_role("heading", name="demo-bloated")).to_be_visible()
+
+
+def test_diff_page_picker_range_and_ways_back_then_retention_words(sized, base_url, store):
+    """/diff with no thread: pick one by typing part of its title, From left of To on the newest step that
+    wrote something; a typed id that is no thread is said, with a way back to the list. /retention?keep=abc
+    names the parameter and asks for a policy in the page's words."""
+    from inspector.history.thread_history import ThreadHistory
+
+    page = sized
+    page.goto(f"{base_url}/diff")
+    wait_for_app(page)
+    expect(page.get_by_text("Choose a thread above").first).to_be_visible()
+    picker = page.locator(".st-key-diff_thread input")
+    picker.click()
+    picker.fill("EV batt")  # a title, not the id: the suggestions carry both
+    option = page.get_by_role("option").filter(has_text="demo-research")
+    expect(option).to_have_count(1)
+    option.click()
+    until_url(page, re.compile("[?&]to="))
+    wait_for_app(page, timeout=120_000)
+    thread = ThreadHistory(store, "demo-research")
+    wrote = thread.newest_writing(store, thread.history.head)
+    assert params(page)["thread"] == "demo-research" and params(page)["to"] == wrote.key[1]
+    expect(page.get_by_text(f"showing the newest step that did: step {wrote.step}").first).to_be_visible()
+    labels = page.locator(f"{MAIN} [data-testid='stWidgetLabel']")
+    from_box = labels.filter(has_text="From (the earlier checkpoint)").bounding_box()
+    to_box = labels.filter(has_text="To (the later checkpoint)").bounding_box()
+    assert from_box["x"] < to_box["x"] and abs(from_box["y"] - to_box["y"]) < 2  # side by side, From first
+    assert cut_controls(page) == []
+    if page.width == 1024:
+        shot(page.locator(MAIN), "diff-picker-1024").replace(SCREENSHOTS / "diff-picker-1024.png")
+    picker.click()
+    picker.fill("no-such-thread-typed")
+    picker.press("Enter")
+    until_url(page, re.compile("thread=no-such-thread-typed"))
+    wait_for_app(page)
+    expect(page.get_by_text("There is no thread 'no-such-thread-typed' in this store.")).to_be_visible()
+    assert "to" not in params(page) and "from" not in params(page)
+    page.locator(f"{MAIN} [data-testid='stPageLink'] a").filter(has_text="Back to the thread list").click()
+    until_url(page, re.compile(r"/(threads)?(\?|$)"))
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Threads")).to_be_visible()
+
+    page.goto(f"{base_url}/retention?keep=abc")
+    wait_for_app(page)
+    expect(page.get_by_text(re.compile(r"^keep='abc' in the link: keep .* must be a whole number"))).to_be_visible()
+    expect(page.get_by_text(re.compile("^Choose a policy above, then press Preview"))).to_be_visible()
+    assert "--keep-latest" not in page.locator(MAIN).inner_text()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
 import stat
@@ -23,8 +24,9 @@ from bundle_helpers import CASE, FAKE_KEY, write_support_case
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.bundle import write_bundle
+from inspector.bundle.summary import summarize
 from inspector.cli import main
-from inspector.media.report import media_report
+from inspector.profiles.deerflow.media_report import media_report
 from inspector.settings import Settings
 from inspector.store import StoreError, open_store
 from inspector.store.bundle import DB_MEMBER, MANIFEST_MEMBER, BundleStore
@@ -137,15 +139,20 @@ def test_bundle_is_an_exact_copy_langgraph_reads_and_every_page_needs(case, tmp_
 def test_refused_missing_and_oversized_files_are_left_out_and_stay_refused(case, tmp_path):
     db = tmp_path / "store.db"
     db.write_bytes(case.read_bytes())  # the copy's thread_data still names the case's folders, found first
-    big = case.parent / "threads" / CASE / "user-data" / "outputs" / "big.bin"
+    outputs = case.parent / "threads" / CASE / "user-data" / "outputs"
+    big = outputs / "big.bin"
     big.write_bytes(b"\x00" * 5000)
+    os.mkfifo(outputs / "pipe.txt")
+    (tmp_path / "host.txt").write_text("the host's file")
+    os.symlink(tmp_path / "host.txt", outputs / "link.txt")
     with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
         saver = SqliteSaver(conn)
         head = saver.get_tuple({"configurable": {"thread_id": CASE, "checkpoint_ns": ""}})
         checkpoint = {**head.checkpoint, "id": "1f1ffff0-0000-6000-8fff-000000000001"}
         checkpoint["channel_values"] = {**checkpoint["channel_values"], "artifacts": [
             "/mnt/user-data/outputs/notes.md", "/etc/passwd", "/mnt/user-data/outputs/../../../../escape.txt",
-            "/mnt/user-data/outputs/gone.md", "/mnt/user-data/outputs/big.bin"]}
+            "/mnt/user-data/outputs/gone.md", "/mnt/user-data/outputs/big.bin", "/mnt/user-data/outputs/pipe.txt",
+            "/mnt/user-data/outputs/link.txt"]}
         saver.put(head.config, checkpoint, {"source": "update", "step": 99, "parents": {}}, {})
         conn.commit()
     out = tmp_path / "case.zip"
@@ -154,12 +161,24 @@ def test_refused_missing_and_oversized_files_are_left_out_and_stay_refused(case,
             manifest = write_bundle(store, CASE, out,
                                     settings=replace(Settings(), bundle_max_file_bytes=4000))
     finally:
-        big.unlink()
+        for planted in (big, outputs / "pipe.txt", outputs / "link.txt"):
+            planted.unlink()
     reasons = {item["what"]: item["reason"] for item in manifest["left_out"]}
     assert reasons["/etc/passwd"].startswith("refused: outside /mnt/user-data")
     assert reasons["/mnt/user-data/outputs/../../../../escape.txt"].startswith("refused:")
-    assert reasons["/mnt/user-data/outputs/gone.md"] == "missing on disk"
+    assert reasons["/mnt/user-data/outputs/gone.md"].startswith("not found on this machine")
     assert "over the 4,000-byte limit" in reasons["/mnt/user-data/outputs/big.bin"]
+    assert "named pipe" in reasons["/mnt/user-data/outputs/pipe.txt"]
+    assert "outside the thread's user-data folder" in reasons["/mnt/user-data/outputs/link.txt"]
+    summary = summarize(manifest)  # what the page says beside the download
+    too_big = sum("over the 4,000-byte limit" in reason for reason in reasons.values())  # big.bin, an image
+    assert summary.left_out_by_why == {"refused: outside the thread's folder": 3, "not found on this machine": 1,
+                                       "too big for one file": too_big,
+                                       "not a regular file (a pipe, device or folder)": 1} and too_big >= 1
+    assert summary.lines()[2] == (f"Left out: {too_big} too big for one file, 3 refused: outside the thread's folder, "
+                                  "1 not found on this machine, 1 not a regular file (a pipe, device or folder).")
+    assert {f["path"] for f in summary.files} == {f["path"] for f in manifest["user_data"]["files"]}
+    assert "notes.md" in summary.lines()[1] and summary.masked and "notes.md" in summary.masking_line()
     with open_store(str(out)) as bundle:
         artifacts = {a.path: a for a in media_report(bundle, CASE).artifacts}
     assert artifacts["/etc/passwd"].refused and artifacts["/mnt/user-data/outputs/../../../../escape.txt"].refused
@@ -222,7 +241,8 @@ def test_bundle_command(case, tmp_path, capsys):
     assert [t["thread_id"] for t in json.loads(capsys.readouterr().out)["threads"]] == [CASE]
     assert main(["bundle", "--db", str(case), CASE, "--out", str(out)]) == 0
     said = capsys.readouterr().out
-    assert "secrets masked: " in said and "messages (" in said and "marks by kind: api-key (" in said
+    assert "Values masked by the redaction rules: " in said and "api-key in " in said and "messages (" in said
+    assert "checkpoint(s) and" in said and "3 file(s)" in said
     assert main(["bundle", "--db", str(case), CASE, "--out", str(tmp_path / "x.tar")]) == 2
     assert "--out must name a .zip file" in capsys.readouterr().err
     assert main(["bundle", "--db", str(case), "no-such-thread", "--out", str(tmp_path / "y.zip")]) == 2
@@ -247,6 +267,7 @@ def test_an_unmasked_bundle_needs_the_operators_allow_reveal_and_is_audited(case
     assert main(["bundle", "--db", str(case), CASE, "--out", str(out), "--reveal", "--json"]) == 0
     manifest = json.loads(capsys.readouterr().out)
     assert manifest["redaction"]["enabled"] is False
+    assert summarize(manifest).masking_line().startswith("Values NOT masked")
     with zipfile.ZipFile(out) as archive:
         assert FAKE_KEY.encode() in archive.read(DB_MEMBER)  # as stored, as the operator allowed
     records = [json.loads(line) for line in log.read_text().splitlines()]
@@ -287,3 +308,13 @@ def test_the_unpacked_size_limit_is_an_open_store_option_the_cli_takes_from_sett
     monkeypatch.setenv("INSPECTOR_BUNDLE_OPEN_MAX_BYTES", "1000")
     assert main(["threads", "--db", str(path)]) == 2
     assert "holds more than 1,000 bytes" in capsys.readouterr().err
+
+
+def test_a_manifest_of_odd_shape_is_summarised_without_failing():
+    """An older bundle (no ``kind``) or a hand-edited manifest: counts that are not counts read as 0."""
+    summary = summarize({"thread_id": "t", "checkpoints": "many", "writes": -3, "namespaces": ["", "a:1"],
+                         "user_data": {"files": ["x", {"path": "/mnt/user-data/uploads/a.txt", "bytes": True}]},
+                         "left_out": [{"what": "f", "reason": "why not"}, "junk"], "redaction": None})
+    assert summary.lines() == ["0 checkpoint(s) and 0 write(s) in the root graph and 1 subgraph namespace(s).",
+                               "1 file(s), 0 B in all: a.txt.", "Left out: 1 other.",
+                               "The manifest does not say whether values were masked: treat them as unmasked."]

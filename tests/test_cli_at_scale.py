@@ -95,6 +95,39 @@ def test_a_replay_whose_verdicts_are_cached_loads_no_reducer(bench_db, tmp_path)
     assert not {name for name in imported(warm) if name.startswith("langgraph.graph") or name == "inspector.schema.reading"}
 
 
+def test_a_replay_that_only_adds_messages_loads_no_langgraph_graph_and_flags_an_altered_message(tmp_path):
+    """DeerFlow's reducers applied at every step (its profile named), on a thread without images: no write
+    removes or replaces a message, so neither LangGraph's add_messages nor LangChain's messages load, and a
+    stored message changed in a copy is still the one step and field flagged."""
+    from altered_copies import rewrite_checkpoint
+
+    from benchmarks.store_generator import Shape, generate_sqlite
+
+    db = generate_sqlite(tmp_path / "plain.db", Shape(checkpoints=30, final_bytes=6_000, small_threads=0))
+
+    def replay(store: Path) -> tuple[subprocess.CompletedProcess, set[str]]:
+        out = subprocess.run([sys.executable, "-X", "importtime", "-m", "inspector", "replay", "--db", str(store),
+                              LONG_THREAD, "--profile", "deerflow", "--json", "--quiet"], capture_output=True,
+                             text=True, cwd=REPO_ROOT, env={**__import__("os").environ, "INSPECTOR_CACHE_MAX_MB": "0"},
+                             timeout=300)
+        return out, {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import")}
+
+    out, imported = replay(db)
+    verdict = json.loads(out.stdout)["verdict"]
+    assert out.returncode == 0 and verdict["mismatched"] == verdict["unverified"] == 0 and verdict["verified"] > 25
+    assert "inspector.diff.replay" in imported
+    assert not {name for name in imported if name.startswith(("langgraph.graph", "langchain_core.messages"))}
+
+    def change_last_message(values: dict) -> None:
+        values["messages"][-1] = values["messages"][-1].model_copy(update={"content": "not what the agent wrote"})
+
+    altered = rewrite_checkpoint(db, LONG_THREAD, change_last_message)
+    out, _ = replay(db)
+    payload = json.loads(out.stdout)
+    flagged = [(s["checkpoint_id"], f["field"]) for s in payload["steps"] for f in s["fields"] if f["status"] == "mismatch"]
+    assert out.returncode == 1 and flagged == [(altered, "messages")]
+
+
 def test_the_default_schema_read_from_its_source_is_the_one_langgraph_reads():
     from inspector import schema
     from inspector.schema.default import DEFAULT_SCHEMA_NAME, SchemaNames, _declared, default_fields
@@ -108,6 +141,16 @@ def test_the_default_schema_read_from_its_source_is_the_one_langgraph_reads():
             loaded.reducer_name(field), loaded.declares(field), loaded.knows(field)), field
     channels = ["score", *reversed(loaded.fields), "alpha"]
     assert names.order(channels) == loaded.order(channels)
+    # the schema replay uses before anything loads LangGraph's graph package: the same fields, reducers and starts
+    from inspector.schema.default_schema import is_add_messages, unloaded_default
+
+    unloaded = unloaded_default()
+    assert (unloaded.name, unloaded.fields, unloaded.initial, unloaded.opaque) == (
+        loaded.name, loaded.fields, loaded.initial, loaded.opaque)
+    assert set(unloaded.reducers) == set(loaded.reducers)
+    for field in loaded.reducers:
+        assert unloaded.reducer_name(field) == loaded.reducer_name(field)
+        assert unloaded.reducers[field] is loaded.reducers[field] or is_add_messages(loaded.reducers[field]), field
 
 
 def test_state_names_reducers_the_same_with_the_schema_loaded_or_not(demo_db, capsys):

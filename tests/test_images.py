@@ -11,7 +11,8 @@ import pytest
 from PIL import Image
 
 from inspector.media import images
-from inspector.media.user_data import locate
+from inspector.profiles.deerflow import viewed_images
+from inspector.profiles.deerflow.user_data import locate
 
 
 def encode(fmt: str, size=(64, 48), colour=(200, 30, 30), mode="RGB") -> bytes:
@@ -33,8 +34,8 @@ def thread_folders(tmp_path: Path):
 
 
 def test_png_and_jpeg_report_real_format_and_dimensions():
-    png = images.check_entry("/mnt/user-data/uploads/a.png", b64_entry(encode("PNG"), "image/png"))
-    jpeg = images.check_entry("/mnt/user-data/uploads/b.jpg", b64_entry(encode("JPEG", (30, 20)), "image/jpeg"))
+    png = viewed_images.check_entry("/mnt/user-data/uploads/a.png", b64_entry(encode("PNG"), "image/png"))
+    jpeg = viewed_images.check_entry("/mnt/user-data/uploads/b.jpg", b64_entry(encode("JPEG", (30, 20)), "image/jpeg"))
     assert (png.format, png.width, png.height, png.problems, png.decoded) == ("PNG", 64, 48, [], True)
     assert (jpeg.format, jpeg.mime_type, jpeg.width, jpeg.height, jpeg.problems) == ("JPEG", "image/jpeg", 30, 20, [])
     assert png.byte_size == len(encode("PNG")) and png.shape == "base64"
@@ -42,24 +43,24 @@ def test_png_and_jpeg_report_real_format_and_dimensions():
 
 
 def test_png_declared_as_jpeg_is_flagged_but_still_shown():
-    check = images.check_entry("x.jpg", b64_entry(encode("PNG"), "image/jpeg"))
+    check = viewed_images.check_entry("x.jpg", b64_entry(encode("PNG"), "image/jpeg"))
     assert check.format == "PNG" and check.decoded
     assert any("declared image/jpeg" in p and "PNG" in p for p in check.problems)
 
 
 def test_mime_aliases_are_not_flagged():
-    check = images.check_entry("x.jpg", b64_entry(encode("JPEG"), "image/jpg"))
+    check = viewed_images.check_entry("x.jpg", b64_entry(encode("JPEG"), "image/jpg"))
     assert check.problems == []
 
 
 def test_invalid_base64_is_a_problem_not_an_error():
-    check = images.check_entry("x.png", {"base64": "not*base64!", "mime_type": "image/png"})
+    check = viewed_images.check_entry("x.png", {"base64": "not*base64!", "mime_type": "image/png"})
     assert not check.decoded and check.format is None
     assert any("invalid base64" in p for p in check.problems)
 
 
 def test_bytes_that_are_no_image():
-    check = images.check_entry("x.png", b64_entry(b"hello, not a picture", "image/png"))
+    check = viewed_images.check_entry("x.png", b64_entry(b"hello, not a picture", "image/png"))
     assert not check.decoded and any("not an image in a shown format" in p for p in check.problems)
 
 
@@ -67,7 +68,7 @@ def test_formats_handled_by_outside_programs_are_never_opened():
     out = io.BytesIO()
     Image.new("RGB", (20, 20), "red").save(out, format="EPS")
     assert out.getvalue().startswith(b"%!PS")
-    check = images.check_entry("x.eps", b64_entry(out.getvalue(), "application/postscript"))
+    check = viewed_images.check_entry("x.eps", b64_entry(out.getvalue(), "application/postscript"))
     assert not check.decoded and check.format is None
     assert any("not an image in a shown format" in p for p in check.problems)
 
@@ -77,10 +78,10 @@ def test_truncated_png_is_refused():
     out = io.BytesIO()
     noisy.save(out, format="PNG")
     data = out.getvalue()
-    check = images.check_entry("x.png", b64_entry(data[: len(data) // 2], "image/png"))
+    check = viewed_images.check_entry("x.png", b64_entry(data[: len(data) // 2], "image/png"))
     assert not check.decoded
     assert any("truncated or corrupt" in p for p in check.problems)
-    assert images.entry_thumbnail("x.png", b64_entry(data[: len(data) // 2], "image/png"), check) is None
+    assert viewed_images.entry_thumbnail("x.png", b64_entry(data[: len(data) // 2], "image/png"), check) is None
 
 
 def test_truncated_jpeg_is_refused():
@@ -88,12 +89,12 @@ def test_truncated_jpeg_is_refused():
     out = io.BytesIO()
     noisy.save(out, format="JPEG")
     data = out.getvalue()
-    check = images.check_entry("x.jpg", b64_entry(data[: len(data) // 3], "image/jpeg"))
+    check = viewed_images.check_entry("x.jpg", b64_entry(data[: len(data) // 3], "image/jpeg"))
     assert not check.decoded and any("truncated or corrupt" in p for p in check.problems)
 
 
 def test_image_over_the_pixel_limit_is_not_decoded():
-    small_limit = images.check_entry("x.png", b64_entry(encode("PNG", (100, 100)), "image/png"), max_pixels=5_000)
+    small_limit = viewed_images.check_entry("x.png", b64_entry(encode("PNG", (100, 100)), "image/png"), max_pixels=5_000)
     assert not small_limit.decoded and (small_limit.width, small_limit.height) == (100, 100)
     assert any("over the pixel limit" in p for p in small_limit.problems)
 
@@ -103,13 +104,13 @@ def test_default_pixel_limit_stops_a_decompression_bomb():
     out = io.BytesIO()
     Image.new("1", (side, side)).save(out, format="PNG")
     assert len(out.getvalue()) < images.MAX_IMAGE_PIXELS // 100
-    check = images.check_entry("bomb.png", b64_entry(out.getvalue(), "image/png"))
+    check = viewed_images.check_entry("bomb.png", b64_entry(out.getvalue(), "image/png"))
     assert not check.decoded and any("over the pixel limit" in p for p in check.problems)
 
 
 def test_pillow_global_limit_is_untouched():
     before = Image.MAX_IMAGE_PIXELS
-    images.check_entry("x.png", b64_entry(encode("PNG"), "image/png"), max_pixels=10)
+    viewed_images.check_entry("x.png", b64_entry(encode("PNG"), "image/png"), max_pixels=10)
     assert before == Image.MAX_IMAGE_PIXELS
 
 
@@ -119,7 +120,7 @@ def test_file_entry_read_from_disk(thread_folders):
     physical.write_bytes(data)
     entry = {"mime_type": "image/png", "size": len(data), "actual_path": str(physical),
              "sha256": hashlib.sha256(data).hexdigest()}
-    check = images.check_entry("/mnt/user-data/uploads/chart.png", entry, thread_folders)
+    check = viewed_images.check_entry("/mnt/user-data/uploads/chart.png", entry, thread_folders)
     assert check.shape == "file" and check.problems == [] and (check.width, check.height) == (40, 30)
     assert check.physical_path == str(physical.resolve())
 
@@ -128,7 +129,7 @@ def test_file_entry_falls_back_to_the_agent_path_when_actual_path_is_elsewhere(t
     data = encode("JPEG")
     (thread_folders.folders["uploads"] / "b.jpg").write_bytes(data)
     entry = {"mime_type": "image/jpeg", "size": len(data), "actual_path": "/srv/other-machine/b.jpg"}
-    check = images.check_entry("/mnt/user-data/uploads/b.jpg", entry, thread_folders)
+    check = viewed_images.check_entry("/mnt/user-data/uploads/b.jpg", entry, thread_folders)
     assert check.decoded and check.problems == []
 
 
@@ -137,7 +138,7 @@ def test_file_entry_size_disagreeing_with_the_file(thread_folders):
     physical = thread_folders.folders["uploads"] / "c.png"
     physical.write_bytes(data)
     entry = {"mime_type": "image/png", "size": len(data) + 10, "actual_path": str(physical), "sha256": "0" * 64}
-    check = images.check_entry("/mnt/user-data/uploads/c.png", entry, thread_folders)
+    check = viewed_images.check_entry("/mnt/user-data/uploads/c.png", entry, thread_folders)
     assert any(f"declared size {len(data) + 10:,}" in p for p in check.problems)
     assert any("sha256" in p for p in check.problems)
 
@@ -145,7 +146,7 @@ def test_file_entry_size_disagreeing_with_the_file(thread_folders):
 def test_missing_file(thread_folders):
     entry = {"mime_type": "image/png", "size": 10,
              "actual_path": str(thread_folders.folders["uploads"] / "gone.png")}
-    check = images.check_entry("/mnt/user-data/uploads/gone.png", entry, thread_folders)
+    check = viewed_images.check_entry("/mnt/user-data/uploads/gone.png", entry, thread_folders)
     assert not check.decoded and any("missing on disk" in p for p in check.problems)
 
 
@@ -153,39 +154,39 @@ def test_a_folder_is_never_read_as_an_image(thread_folders):
     folder = thread_folders.folders["uploads"] / "dir.png"
     folder.mkdir()
     entry = {"mime_type": "image/png", "size": 10, "actual_path": str(folder)}
-    check = images.check_entry("/mnt/user-data/uploads/dir.png", entry, thread_folders)
+    check = viewed_images.check_entry("/mnt/user-data/uploads/dir.png", entry, thread_folders)
     assert not check.decoded and any("not a regular file (a folder)" in p for p in check.problems)
 
 
 def test_actual_path_outside_the_thread_is_never_read(thread_folders):
     entry = {"mime_type": "image/png", "size": 10, "actual_path": "/etc/passwd"}
-    check = images.check_entry("/mnt/user-data/uploads/none.png", entry, thread_folders)
+    check = viewed_images.check_entry("/mnt/user-data/uploads/none.png", entry, thread_folders)
     assert any("actual_path refused" in p for p in check.problems)
     assert check.physical_path != "/etc/passwd" and check.byte_size is None
 
 
 def test_file_entry_without_folders_says_where_to_look():
-    check = images.check_entry("/mnt/user-data/uploads/a.png", {"mime_type": "image/png", "actual_path": "/x/a.png"})
+    check = viewed_images.check_entry("/mnt/user-data/uploads/a.png", {"mime_type": "image/png", "actual_path": "/x/a.png"})
     assert any("--data-dir" in p for p in check.problems)
 
 
 def test_odd_values_become_problems():
-    assert images.check_viewed_images(None) == [] and images.check_viewed_images({}) == []
-    [odd] = images.check_viewed_images(["a"])
+    assert viewed_images.check_viewed_images(None) == [] and viewed_images.check_viewed_images({}) == []
+    [odd] = viewed_images.check_viewed_images(["a"])
     assert "not an object" in odd.problems[0]
-    [entry] = images.check_viewed_images({"k": "just a string"})
+    [entry] = viewed_images.check_viewed_images({"k": "just a string"})
     assert "not an object" in entry.problems[0]
 
 
 def test_thumbnail_is_a_small_png_made_once_per_content():
     data = encode("JPEG", (1200, 800))
     entry = b64_entry(data, "image/jpeg")
-    check = images.check_entry("big.jpg", entry)
-    first = images.entry_thumbnail("big.jpg", entry, check)
+    check = viewed_images.check_entry("big.jpg", entry)
+    first = viewed_images.entry_thumbnail("big.jpg", entry, check)
     with Image.open(io.BytesIO(first)) as thumb:
         assert thumb.format == "PNG" and max(thumb.size) <= max(images.THUMBNAIL_SIZE)
     assert images.cached_thumbnail(check.sha256) == first
-    assert images.entry_thumbnail("big.jpg", entry, check) is first  # from the cache, not re-made
+    assert viewed_images.entry_thumbnail("big.jpg", entry, check) is first  # from the cache, not re-made
 
 
 def test_thumbnail_cache_is_bounded(monkeypatch):

@@ -181,8 +181,8 @@ def test_langgraphs_own_channels_are_never_the_field_to_trim():
 
 
 def test_a_branch_without_a_folder_of_its_own_reads_its_artifacts_from_its_parents(demo_dir, tmp_path):
-    from inspector.media.artifacts import list_artifacts
-    from inspector.media.report import thread_folders
+    from inspector.profiles.deerflow.artifacts import list_artifacts
+    from inspector.profiles.deerflow.user_data import thread_folders
 
     parent = "demo-deerflow-current"
     shutil.copytree(demo_dir / "threads" / parent, tmp_path / "threads" / parent)  # the branch's folder never made
@@ -200,3 +200,60 @@ def test_a_delta_channel_is_named_by_its_channel_and_fold(demo_db, capsys):
     main(["state", "--db", str(demo_db), "demo-delta"])
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("messages "))
     assert "merge_message_writes (DeltaChannel, rebuilt from writes)" in line and "add_messages" not in line
+
+
+def test_diff_and_replay_name_a_delta_channel_by_its_channel_and_fold(demo_db, capsys):
+    main(["replay", "--db", str(demo_db), "demo-delta", "--json", "--quiet"])
+    checks = [f for step in json.loads(capsys.readouterr().out)["steps"] for f in step["fields"]]
+    messages = {(f["reducer"], f["channel"]) for f in checks if f["field"] == "messages"}
+    assert messages == {("merge_message_writes", "DeltaChannel")}
+    assert {f["channel"] for f in checks if f["field"] != "messages"} == {""}
+    main(["diff", "--db", str(demo_db), "demo-delta"])
+    out = capsys.readouterr().out
+    assert "messages (merge_message_writes (DeltaChannel))" in out and "add_messages" not in out
+    main(["diff", "--db", str(demo_db), "demo-vision"])  # full mode: LangGraph's reducer, no channel kind
+    assert "(add_messages)" in capsys.readouterr().out
+
+
+def test_field_views_are_the_ones_the_threads_profile_names(demo_db):
+    """Every view a profile names is declared by the UI; DeerFlow's views apply only on its threads."""
+    from inspector.ui import panels
+
+    assert {view for p in profiles.profiles() for view in p.field_views.values()} <= set(panels.VIEWS)
+    with open_store(str(demo_db)) as store:
+        with profiles.reading(store, "demo-research"):
+            deerflow = panels.field_views()
+        with profiles.reading(store, "demo-research", named="langgraph"):
+            generic = panels.field_views()
+        with profiles.reading(store, "demo-langchain-agent"):
+            agent = panels.field_views()
+    assert deerflow["thread_data"] is panels.VIEWS["user-data folders"] and deerflow["title"] is panels.VIEWS["heading"]
+    assert set(generic) == {"messages"} and generic["messages"] is panels.VIEWS["conversation"]
+    assert set(agent) == {"messages", "todos"} and agent["todos"] is panels.VIEWS["todo board"]
+
+
+def test_the_channels_of_a_thread_without_writes_are_read_once_and_kept_in_the_analysis_cache(tmp_path):
+    import sqlite3
+
+    from langgraph.checkpoint.base import empty_checkpoint
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.analysis_cache import AnalysisCache
+
+    db = tmp_path / "put.db"
+    with sqlite3.connect(db, check_same_thread=False) as conn:  # put straight into the saver: no writes stored
+        checkpoint = empty_checkpoint()
+        checkpoint["channel_values"] = {"messages": ["hello"], "todos": [], "title": "put"}
+        checkpoint["channel_versions"] = {"messages": 1, "todos": 1, "title": 1}
+        SqliteSaver(conn).put({"configurable": {"thread_id": "put", "checkpoint_ns": ""}}, checkpoint,
+                              {"source": "update", "step": 0}, {"messages": 1, "todos": 1, "title": 1})
+    cache = AnalysisCache(tmp_path / "cache")
+    store = open_store(str(db))
+    rows = store.timeline("put")  # full rows: their metadata needs no second read
+    first = profiles.thread_facts(store, "put", rows, cache)
+    assert {"messages", "todos", "title"} <= first.channels
+    store.close()
+    db.rename(tmp_path / "elsewhere.db")  # the store cannot be read again: the channels come from the cache alone
+    assert profiles.thread_facts(store, "put", rows, cache).channels == first.channels
+    assert profiles.thread_facts(store, "put", rows).channels == frozenset()  # without the cache: unreadable
+    cache.close()

@@ -48,7 +48,10 @@ def test_every_step_replays_without_a_mismatch(replays, thread_id):
 def test_every_reducer_is_written_and_verified(replays, thread_id):
     written = {(f.field, f.reducer) for s in replays[thread_id] for f in s.fields if f.written and f.status == "confirmed"}
     reducers = {reducer for _, reducer in written}
-    assert reducers >= {DEFAULT_SCHEMA.reducer_name(name) for name in DEFAULT_SCHEMA.reducers}
+    # in delta mode messages is a DeltaChannel named by its fold, merge_message_writes (add_messages' semantics)
+    folds = {"add_messages": "merge_message_writes"} if thread_id == DELTA_THREAD else {}
+    assert reducers >= {folds.get(r, r) for r in map(DEFAULT_SCHEMA.reducer_name, DEFAULT_SCHEMA.reducers)}
+    assert ("messages", "add_messages") not in written or thread_id == FULL_THREAD
     assert len({DEFAULT_SCHEMA.reducer_name(name) for name in DEFAULT_SCHEMA.reducers}) == 9
     assert {"thread_data", "title", "uploaded_files", "summary_text", "background_tasks"} <= {f for f, _ in written}
 
@@ -147,7 +150,8 @@ def test_altered_copy_flags_exactly_the_altered_step_and_field(altered):
     assert "promoted.names" in flagged[0].mismatches[0].first_difference
     flagged = [s for s in delta if s.status == "mismatch"]
     assert [s.checkpoint_id for s in flagged] == [snapshot_at]
-    assert [(f.field, f.reducer) for f in flagged[0].mismatches] == [("messages", "add_messages")]
+    assert [(f.field, f.reducer_label) for f in flagged[0].mismatches] == \
+        [("messages", "merge_message_writes (DeltaChannel)")]
     assert "edited after the fact" in flagged[0].mismatches[0].first_difference
     assert verdict(full).mismatched == 1 and verdict(delta).mismatched == 1
 

@@ -52,9 +52,17 @@ def test_the_sidebar_switch_opens_a_bundle(bundle, demo_db, app_on_store):
     assert list(at.dataframe[0].value["thread"]) == [CASE]
 
 
-def test_the_export_button(demo_db, app_on_store):
+def test_the_export_button_says_what_the_bundle_holds(demo_db, app_on_store):
     app_on_store(f"sqlite:///{demo_db}")
     at = open_page("thread", thread="demo-research")
     assert not at.exception
-    (button,) = [b for b in at.get("download_button") if b.proto.label == "Export thread"]
-    assert "secrets masked" in button.proto.help and not button.proto.disabled
+    (button,) = [b for b in at.button if b.label == "Export thread"]
+    assert "secrets masked" in button.help and not button.disabled
+    at = button.click().run()
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "The bundle holds" in text and "checkpoint(s) and" in text and "Nothing left out." in text
+    assert "Values masked by the redaction rules" in text
+    files = next(df.value for df in at.dataframe if "masked" in df.value.columns)
+    assert "/mnt/user-data/uploads/cell_prices.csv" in set(files["file"])
+    (download,) = [b for b in at.get("download_button") if b.proto.label.startswith("Download the bundle")]

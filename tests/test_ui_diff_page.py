@@ -52,22 +52,79 @@ def test_diff_page_deep_link_across_fork_branches(store):
     assert at.query_params["from"] == [a.checkpoint_id] or at.query_params["from"] == a.checkpoint_id
 
 
-def test_diff_page_defaults_to_newest_against_its_parent(store):
-    newest = max((r for r in store.timeline("demo-research") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+def newest_writing(store, thread_id):
+    """The newest step that wrote a field (the one attribution), and the newest checkpoint."""
+    from inspector.history.thread_history import ThreadHistory
+
+    thread = ThreadHistory(store, thread_id)
+    head = thread.history.head
+    return thread.newest_writing(store, head), head[1]
+
+
+def picked(at) -> dict[str, str]:
+    return {s.label: s.value for s in at.selectbox}
+
+
+def test_diff_page_defaults_to_the_newest_step_that_wrote_something(store):
+    wrote, newest = newest_writing(store, "demo-research")
+    assert wrote.key[1] != newest  # its last step (the title node) wrote nothing: the case this default is for
     at = open_page("diff", thread="demo-research")
     assert not at.exception, at.exception
-    picked = {s.label: s.value for s in at.selectbox}  # From sits left of To
-    assert [s.label for s in at.selectbox] == ["From (the earlier checkpoint)", "To (the later checkpoint)"]
-    assert picked["To (the later checkpoint)"] == newest.checkpoint_id
-    assert picked["From (the earlier checkpoint)"] == newest.parent_checkpoint_id
-    assert "(parent → child)" in all_text(at)
+    assert [s.label for s in at.selectbox] == ["Thread", "From (the earlier checkpoint)", "To (the later checkpoint)"]
+    rows = {r.checkpoint_id: r for r in store.timeline("demo-research")}
+    assert picked(at)["Thread"] == "demo-research"
+    assert picked(at)["To (the later checkpoint)"] == wrote.key[1]
+    assert picked(at)["From (the earlier checkpoint)"] == rows[wrote.key[1]].parent_checkpoint_id
+    text = all_text(at)
+    assert "(parent → child)" in text and "No field was written in this step" not in text
+    assert f"wrote no field; showing the newest step that did: step {wrote.step}" in text
+    # a thread whose newest checkpoint wrote something opens on it, with no such line
+    wrote, newest = newest_writing(store, "demo-bloated")
+    assert wrote.key[1] == newest
+    at = open_page("diff", thread="demo-bloated")
+    assert picked(at)["To (the later checkpoint)"] == newest and "wrote no field" not in all_text(at)
+
+
+def test_the_thread_picker_suggests_threads(store):
+    """(A typed id is tested in the browser: AppTest sets only listed options.)"""
+    at = open_page("diff")
+    assert not at.exception, at.exception
+    box = at.selectbox(key="diff_thread")
+    assert box.value is None and {"demo-research", "demo-vision"} <= {o.split(" · ")[0] for o in box.options}
+    assert any(o.startswith("demo-research · ") and "EV battery" in o for o in box.options)  # titles help to pick
+    assert "Choose a thread above" in all_text(at)
+    assert "Find a thread in the thread list" in [link.proto.label for link in at.get("page_link")]
+    at = box.set_value("demo-vision").run()
+    assert at.query_params["thread"] in ("demo-vision", ["demo-vision"])
+    assert picked(at)["To (the later checkpoint)"] == newest_writing(store, "demo-vision")[0].key[1]
+    # another thread drops the first one's checkpoints from the link
+    at = at.selectbox(key="diff_thread").set_value("demo-bloated").run()
+    assert not at.exception and not at.main.warning
+    assert at.query_params["to"] in (newest_writing(store, "demo-bloated")[1], [newest_writing(store, "demo-bloated")[1]])
+
+
+def test_a_reversed_range_is_swapped_with_a_note(store):
+    rows = sorted((r for r in store.timeline("demo-research") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+    late, early = rows[20], rows[5]
+    at = open_page("diff", thread="demo-research", **{"from": late.checkpoint_id, "to": early.checkpoint_id})
+    assert not at.exception, at.exception
+    assert any("is newer than To" in i.value and "swapped" in i.value for i in at.info)
+    assert picked(at)["From (the earlier checkpoint)"] == early.checkpoint_id
+    assert picked(at)["To (the later checkpoint)"] == late.checkpoint_id
+    caption = next(c.value for c in at.caption if "(not a checkpoint and its parent)" in c.value)
+    assert caption.index(f"step {early.step} ") < caption.index(f"step {late.step} ")
+    # picking a From newer than To in the page swaps them too
+    at = at.selectbox(key="diff-from-demo-research-").set_value(rows[30].checkpoint_id).run()
+    assert any("From was newer than To: swapped" in i.value for i in at.info)
+    assert picked(at)["From (the earlier checkpoint)"] == late.checkpoint_id
+    assert picked(at)["To (the later checkpoint)"] == rows[30].checkpoint_id
 
 
 def test_diff_page_subgraph_namespace(store):
     ns = next(r.checkpoint_ns for r in store.timeline("demo-subgraph") if r.checkpoint_ns)
     at = open_page("diff", thread="demo-subgraph", ns=ns)
     assert not at.exception, at.exception
-    assert at.selectbox[0].value == ns
+    assert picked(at)["Namespace"] == ns
     assert any(s.value.startswith("**Replay matches** · Replay through the reducers matches the stored state (")
                and "0 unverified, 0 mismatched" in s.value for s in at.success)
 
@@ -75,7 +132,9 @@ def test_diff_page_subgraph_namespace(store):
 def test_diff_page_unknown_thread_is_an_error_not_an_exception():
     at = open_page("diff", thread="no-such-thread")
     assert not at.exception
-    assert any("no thread 'no-such-thread'" in e.value for e in at.error)
+    assert any(e.value.startswith("There is no thread 'no-such-thread' in this store.") for e in at.error)
+    links = {link.proto.label: link.proto.query_string for link in at.get("page_link")}
+    assert links["Find it in the thread list"] == "q=no-such-thread" and "Back to the thread list" in links
 
 
 def test_a_written_string_is_shown_as_text_not_parsed_as_json(store):
@@ -87,10 +146,23 @@ def test_a_written_string_is_shown_as_text_not_parsed_as_json(store):
     assert "None" not in all_text(at)
 
 
-def test_unknown_ids_in_a_deep_link_are_named_and_the_newest_step_is_shown(store):
-    newest = max((r for r in store.timeline("demo-research") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+def test_unknown_ids_in_a_deep_link_are_named_with_a_way_back(store):
+    wrote, _ = newest_writing(store, "demo-research")
+    rows = {r.checkpoint_id: r for r in store.timeline("demo-research")}
     at = open_page("diff", thread="demo-research", **{"from": "xx", "to": "yy"})
     assert not at.exception, at.exception
-    assert len(at.main.warning) == 1 and "to 'yy', from 'xx'" in at.main.warning[0].value
-    assert at.query_params["to"] in (newest.checkpoint_id, [newest.checkpoint_id])
-    assert at.query_params["from"] in (newest.parent_checkpoint_id, [newest.parent_checkpoint_id])
+    assert len(at.main.warning) == 1 and "from 'xx', to 'yy'" in at.main.warning[0].value
+    links = {link.proto.label: link.proto.query_string for link in at.get("page_link")}
+    head = max((r for r in rows.values() if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+    assert links["Open the thread"] == f"thread=demo-research&checkpoint={head.checkpoint_id}&step={head.step}"
+    assert "Back to the thread list" in links
+    assert at.query_params["to"] in (wrote.key[1], [wrote.key[1]])
+    parent = rows[wrote.key[1]].parent_checkpoint_id
+    assert at.query_params["from"] in (parent, [parent])
+
+
+def test_a_delta_channel_is_named_by_its_channel_and_fold_on_the_page():
+    at = open_page("diff", thread="demo-delta")
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "merge_message_writes (DeltaChannel)" in text and "add_messages" not in text

@@ -68,6 +68,9 @@ def test_named_pipes_are_refused_on_the_thread_page_without_a_hang(app_on_struct
     at = open_page("thread", thread=FIFO, timeout=30)
     text = check(at)
     assert "not a regular file" in text
+    (uploads,) = [df.value for df in at.dataframe if "file" in df.value.columns and "on disk" in df.value.columns]
+    assert list(uploads["file"]) == ["pipe.txt"] and not uploads["on disk"].any()
+    assert "not a regular file (a named pipe)" in uploads["problems"][0]  # the upload, never opened
     box = next(s for s in at.selectbox if s.label == "Preview")
     for option in box.options:
         box.set_value(option).run(timeout=30)

@@ -51,3 +51,37 @@ def test_choosing_the_csv_artifact_shows_a_table(demo_dir):
     at = box.select("/mnt/user-data/outputs/comparison.csv").run()
     assert not at.exception, at.exception
     assert any(list(df.value.columns) == header.split(",") and len(df.value) > 0 for df in at.dataframe)
+
+
+def with_uploads(store, thread_id: str) -> str:
+    """The newest root checkpoint whose ``uploaded_files`` is not empty (a later turn clears it)."""
+    rows = [r for r in store.timeline(thread_id) if r.checkpoint_ns == ""]
+    return max((r for r in rows if store.state(thread_id, r.checkpoint_id).values.get("uploaded_files")),
+               key=lambda r: r.step).checkpoint_id
+
+
+def test_research_uploads_open_like_artifacts(demo_db, demo_dir):
+    notes = (demo_dir / "threads/demo-research/user-data/uploads/field_notes.md").read_text()
+    with open_store(str(demo_db)) as store:
+        checkpoint = with_uploads(store, "demo-research")
+    at = open_page("thread", thread="demo-research", checkpoint=checkpoint)
+    assert not at.exception, at.exception
+    (uploads,) = [df.value for df in at.dataframe if "file" in df.value.columns and "on disk" in df.value.columns]
+    assert list(uploads["file"]) == ["cell_prices.csv", "field_notes.md"] and uploads["on disk"].all()
+    box = next(s for s in at.selectbox if s.label == "Preview an uploaded file")
+    at = box.select("/mnt/user-data/uploads/field_notes.md").run()
+    assert not at.exception, at.exception
+    assert notes.splitlines()[0].lstrip("# ") in all_text(at)
+    assert any(b.proto.label == "Download" for b in at.get("download_button"))
+    # the same file, attached to the user's message: opened on request, the CSV as a table
+    at.toggle(key="att-open-0-0").set_value(True).run()
+    assert not at.exception, at.exception
+    assert any(list(df.value.columns)[:2] == ["chemistry", "year"] for df in at.dataframe)
+
+
+def test_vision_uploaded_image_previews_as_a_picture(demo_db):
+    with open_store(str(demo_db)) as store:
+        checkpoint = with_uploads(store, "demo-vision")
+    at = open_page("thread", thread="demo-vision", checkpoint=checkpoint)
+    assert not at.exception, at.exception
+    assert "PNG 640x200" in image_captions(at)  # the upload's preview, beside the gallery's cards

@@ -12,11 +12,36 @@ from inspector.store import open_store
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 
 
-def test_without_a_policy_the_page_asks_for_one():
+def test_without_a_policy_the_page_asks_for_one_in_its_own_words():
     at = open_page("retention")
     assert not at.exception, at.exception
-    assert "give a policy" in " ".join(i.value for i in at.info).lower()
-    assert not [c for c in at.code if c.language == "sql"]
+    (info,) = at.info
+    assert info.value.startswith("Choose a policy above, then press Preview: keep the latest N")
+    assert "--" not in info.value  # no CLI flags on the page
+    assert not [c for c in at.code if c.language == "sql"] and not at.main.warning
+
+
+@pytest.mark.parametrize(("params", "said"), [
+    ({"keep": "abc"}, "keep='abc' in the link: keep (“Keep the latest N”) must be a whole number from 1 to"),
+    ({"keep": "2.5"}, "keep='2.5' in the link: keep (“Keep the latest N”) must be a whole number"),
+    ({"keep": "0"}, "keep='0' in the link: keep (“Keep the latest N”) must be a whole number from 1"),
+    ({"older": "-3"}, "older='-3' in the link: older (“Older than (days)”) must be a number from 0"),
+    ({"inactive": "nan"}, "inactive='nan' in the link: inactive (“Whole threads inactive for (days)”) must be"),
+    ({"safe": "yes"}, "safe='yes' in the link: safe must be 1 (on) or 0 (off)"),
+])
+def test_a_bad_parameter_in_the_link_is_named(params, said):
+    at = open_page("retention", **params)
+    assert not at.exception, at.exception
+    assert [w.value for w in at.warning if w.value.startswith(said)], [w.value for w in at.warning]
+    assert at.info[-1].value.startswith("Choose a policy above")  # and nothing was planned from it
+
+
+def test_a_bad_parameter_beside_a_good_one_leaves_the_good_one_planned():
+    at = open_page("retention", keep="2", older="soon")
+    assert not at.exception, at.exception
+    assert at.warning[0].value.startswith("older='soon' in the link")
+    assert at.number_input[0].value == 2 and at.number_input[1].value is None
+    assert [m.label for m in at.metric][0] == "Would reclaim"
 
 
 def test_a_deep_link_plans_and_shows_breaks_and_sql(demo_db):

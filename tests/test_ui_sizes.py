@@ -53,3 +53,12 @@ def test_health_page():
     assert ranked == sorted(ranked, reverse=True)
     labels = " ".join(e.label for e in at.expander)
     assert "oversized-state" in labels and "uncleared-images" in labels and "base64-in-state" in labels
+    # growth and the store's files in units, the exact byte count beside (the column configs print the unit)
+    frames = [d.value for d in at.dataframe]
+    growth = next(f for f in frames if "stored bytes, exact" in f.columns and "checkpoints" in f.columns)
+    assert (growth["stored bytes, exact"] > 0).all() and growth["stored bytes, exact"].dtype.kind in "if"
+    ratio = growth["stored bytes, exact"] / growth["stored bytes"]
+    assert ratio.nunique() == 1 and ratio.iloc[0] in (1, 1_000, 1_000_000, 1_000_000_000)  # one unit per column
+    files = next(f for f in frames if "bytes, exact" in f.columns and "payload" in f.columns)
+    assert list(files.columns).index("bytes, exact") == list(files.columns).index("bytes") + 1
+    assert {m.label for m in at.metric} >= {"Stored", "On disk", "A day, on average"}

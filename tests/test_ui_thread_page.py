@@ -205,7 +205,7 @@ def test_the_panels_offered_are_the_declared_ones_on_every_run():
     declared = ["State", "Diff vs parent", "Flow grid", "Graph", "Step timeline", "Model input", "Images over time",
                 "Size"]
     assert [title for title, _ in panels.THREAD_PANELS] == declared
-    assert panels.FIELD_VIEWS["viewed_images"] is media_views.viewed_images_view
+    assert panels.VIEWS["viewed images"] is media_views.viewed_images_view
     at = open_page("thread", thread="demo-bloated")
     for _ in range(2):  # reruns and other sessions add nothing to the table
         assert at.segmented_control(key="thread_panel").options == declared

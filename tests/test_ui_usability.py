@@ -1,5 +1,6 @@
 """Page details a support person meets: tool output shown as the text it is (a code block: line breaks kept,
-no Markdown heading) while the user's and the model's words stay Markdown; a bad number in a link named."""
+no Markdown heading) while the user's and the model's words stay Markdown; the Diff page's reversed range and
+unknown thread."""
 
 from ui_app import open_page
 
@@ -22,12 +23,6 @@ def test_tool_results_are_text_not_markdown(demo_db, app_on_demo):
     assert not any(text.strip() and text in shown for text in tool_texts)  # never rendered as Markdown
 
 
-def test_a_bad_number_in_a_retention_link_is_named(app_on_demo):
-    at = open_page("retention", keep="abc")
-    assert not at.exception, at.exception
-    assert any("keep='abc' in the link is not a number" in w.value for w in at.warning)
-
-
 def test_diff_page_swaps_a_reversed_range_and_names_an_unknown_thread(demo_db, app_on_demo):
     with open_store(f"sqlite:///{demo_db}") as store:
         rows = [r for r in store.timeline("demo-research") if not r.checkpoint_ns]  # newest first
@@ -40,4 +35,17 @@ def test_diff_page_swaps_a_reversed_range_and_names_an_unknown_thread(demo_db, a
     assert at.query_params["from"] in (older, [older]) and at.query_params["to"] in (newer, [newer])
     at = open_page("diff", thread="no-such-thread")
     assert not at.exception, at.exception
-    assert [e.value for e in at.error] == ["There is no thread 'no-such-thread' in this store."]
+    assert [e.value for e in at.error] == ["There is no thread 'no-such-thread' in this store. Check the id, or find "
+                                           "the thread in the thread list."]
+
+
+def test_a_link_to_a_checkpoint_names_its_step_and_panel_as_the_page_would():
+    from inspector.ui import panels, routes
+
+    assert panels.THREAD_PANELS[0][0] == routes.DEFAULT_PANEL
+    cid = "1f1ed783-5aa5-6850-800f-ac6b3105364b"  # a uuid6 of step 15
+    assert routes.checkpoint_params("t", cid, panel="Size") == {"thread": "t", "checkpoint": cid, "step": "15",
+                                                                "panel": "size"}
+    assert routes.checkpoint_params("t", cid, "sub:1", panel="State", step=3) == {
+        "thread": "t", "checkpoint": cid, "ns": "sub:1", "step": "3"}  # the first panel: the page names none
+    assert routes.checkpoint_params("t", "not-a-uuid") == {"thread": "t", "checkpoint": "not-a-uuid"}

@@ -5,8 +5,8 @@ only read), masks every value with the redaction rules (``masking``, the one
 call point), writes it back in LangGraph's own format (``rewrite``, ``rows``)
 into a new SqliteSaver database, and adds the files its state names
 (``files``). ``inspector.store.bundle`` opens a bundle as a read-only store.
-Imports ``inspector.store``, ``inspector.media.user_data``, ``inspector.settings``,
-``inspector.safety.redaction``, ``inspector.media.report`` (the thread's folders) and
+Imports ``inspector.store``, ``inspector.media.folders``, ``inspector.settings``,
+``inspector.safety.redaction``, ``inspector.profiles.deerflow.user_data`` (the thread's folders) and
 LangGraph's SqliteSaver (for ``setup()`` only).
 """
 

@@ -1,8 +1,8 @@
 """The user-data files a thread's state names, found and read safely for a bundle.
 
 References come from every checkpoint's ``artifacts``, ``viewed_images`` (file
-entries) and ``uploaded_files``. Each is resolved with ``inspector.media.user_data``
-inside the thread's own folders (a physical ``actual_path`` may also lie in the
+entries) and ``uploaded_files``. Each is found with ``inspector.media.located`` (as the
+pages find them) inside the thread's own folders (a physical ``actual_path`` may also lie in the
 folders of a thread it was branched from): a path that would leave them is
 refused and the refusal is recorded, never read. Files over the per-file cap,
 or past the bundle's budget, are left out with the reason. A file's place in the
@@ -16,13 +16,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..media.regular_files import not_regular, open_regular
-from ..media.user_data import PathRefused, UserData, check_physical, resolve
+from ..media.folders import UserData
+from ..media.located import NOT_FOUND, locate_file
+from ..media.regular_files import open_regular
 from ..store.bundle import user_data_prefix
 
 
@@ -77,54 +77,50 @@ def place(real: Path, user_data: UserData) -> str | None:
     return None
 
 
-def _source(path: str, actual: str | None, user_data: UserData) -> Path:
-    """The file a reference names: its ``actual_path`` when that is inside the thread's folders, else the agent path."""
-    if actual and os.path.lexists(actual):
-        try:
-            return check_physical(actual, user_data)
-        except PathRefused:
-            pass
-    return resolve(path, user_data)
+# Why a file was left out, one word each: ``inspector.bundle.summary`` groups and names them.
+MISSING, REFUSED, NOT_REGULAR, TOO_BIG, BUDGET, NO_FOLDER = (
+    "missing", "refused", "not-regular", "too-big", "budget", "no-folder")
+UNREADABLE, SECRET, ROWS = "unreadable", "secret-in-binary", "rows"  # found when writing the bundle
+
+
+def _left_out(plan: FilePlan, what: str, kind: str, reason: str, count: int = 1) -> None:
+    plan.left_out.append({"what": what, "count": count, "kind": kind, "reason": reason})
 
 
 def plan_files(refs: References, user_data: UserData | None, max_file: int, max_total: int) -> FilePlan:
-    """Which referenced files go into the bundle, and what is left out and why."""
+    """Which referenced files go into the bundle, and what is left out and why (``kind``: one of the words
+    above; ``reason``: the sentence). Files are found by ``media.located``, as the pages find them."""
     plan = FilePlan()
     if not refs.paths:
         return plan
     if user_data is None:
-        plan.left_out.append({"what": f"{len(refs.paths)} file(s) the state names", "count": len(refs.paths),
-                              "reason": "the thread's user-data folder was not found (set --data-dir)"})
+        _left_out(plan, f"{len(refs.paths)} file(s) the state names", NO_FOLDER,
+                  "the thread's user-data folder was not found (set --data-dir)", len(refs.paths))
         return plan
     total = 0
     seen: set[Path] = set()
     for path, actual in refs.paths.items():
-        try:
-            real = _source(path, actual, user_data)
-        except PathRefused as exc:
-            plan.left_out.append({"what": path, "count": 1, "reason": f"refused: {exc}"})
+        found = locate_file(path, user_data, actual)
+        if found.refused:
+            _left_out(plan, path, REFUSED, found.problems[0])
             continue
+        real = Path(found.physical_path or path)
         if real in seen:
             continue
         seen.add(real)
         member = place(real, user_data)
-        try:
-            info = real.stat()
-        except OSError:
-            info = None
-        if member is None or info is None:
-            plan.left_out.append({"what": path, "count": 1, "reason": "missing on disk"})
-        elif not stat.S_ISREG(info.st_mode):
-            plan.left_out.append({"what": path, "count": 1, "reason": not_regular(info.st_mode)})
-        elif info.st_size > max_file:
-            plan.left_out.append({"what": path, "count": 1, "reason": f"{info.st_size:,} bytes, over the "
-                                                                      f"{max_file:,}-byte limit for one file"})
-        elif total + info.st_size > max_total:
-            plan.left_out.append({"what": path, "count": 1, "reason": f"the bundle's {max_total:,}-byte budget for "
-                                                                      "files was used up"})
+        if found.problems and not found.exists:
+            kind = MISSING if found.problems[0] == NOT_FOUND else NOT_REGULAR
+            _left_out(plan, path, kind, found.problems[0])
+        elif member is None:
+            _left_out(plan, path, MISSING, NOT_FOUND)
+        elif found.size > max_file:
+            _left_out(plan, path, TOO_BIG, f"{found.size:,} bytes, over the {max_file:,}-byte limit for one file")
+        elif total + found.size > max_total:
+            _left_out(plan, path, BUDGET, f"the bundle's {max_total:,}-byte budget for files was used up")
         else:
-            total += info.st_size
-            plan.files.append(BundledFile(path, member, real, info.st_size))
+            total += found.size
+            plan.files.append(BundledFile(path, member, real, found.size))
     return plan
 
 

@@ -240,4 +240,5 @@ class RowConverter:
         return None
 
     def left_out_rows(self) -> list[dict[str, Any]]:
-        return [{"what": what, "count": count, "reason": reason} for (what, reason), count in self.left_out.items()]
+        return [{"what": what, "count": count, "kind": "rows", "reason": reason}
+                for (what, reason), count in self.left_out.items()]

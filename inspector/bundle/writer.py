@@ -21,12 +21,12 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from ..media.report import folder_refusals, thread_folders
-from ..media.user_data import PathRefused, check_id
+from ..media.folders import PathRefused, check_id
+from ..profiles.deerflow.user_data import folder_refusals, thread_folders
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
 from ..store.depth import json_object
-from .files import FilePlan, References, plan_files, read_file
+from .files import NO_FOLDER, REFUSED, ROWS, SECRET, UNREADABLE, FilePlan, References, plan_files, read_file
 from .masking import Masker
 from .rows import RowConverter
 
@@ -96,14 +96,16 @@ def _files(store: Store, thread_id: str, copied: _Copy, data_dir: Any, max_file:
     if user_data is None:
         plan = FilePlan()
         if problems and problems[0].startswith("refused:"):
-            plan.left_out.append({"what": "the thread's files", "count": len(copied.refs.paths), "reason": problems[0]})
+            plan.left_out.append({"what": "the thread's files", "count": len(copied.refs.paths), "kind": REFUSED,
+                                  "reason": problems[0]})
         else:
             plan = plan_files(copied.refs, None, max_file, max_total)
         return plan, {"source_folders": {}}
     plan = plan_files(copied.refs, user_data, max_file, max_total)
     own = folder_refusals(user_data)
-    plan.left_out += [{"what": "the thread's folders", "count": 1, "reason": p} for p in own]
-    plan.left_out += [{"what": "files of the threads it was branched from", "count": 1, "reason": p}
+    plan.left_out += [{"what": "the thread's folders", "count": 1, "kind": REFUSED, "reason": p} for p in own]
+    plan.left_out += [{"what": "files of the threads it was branched from", "count": 1,
+                       "kind": REFUSED if p.startswith("refused") else NO_FOLDER, "reason": p}
                       for p in problems if p not in own]
     folders: dict[str, Any] = {"source_folders": {k: str(v) for k, v in user_data.folders.items()}}
     if user_data.parents:
@@ -143,13 +145,14 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
                         data = read_file(bundled, masker)
                     except (PathRefused, OSError) as exc:
                         files.files.remove(bundled)
-                        files.left_out.append({"what": bundled.path, "count": 1,
+                        files.left_out.append({"what": bundled.path, "count": 1, "kind": REFUSED if isinstance(
+                                                   exc, PathRefused) else UNREADABLE,
                                                "reason": f"refused: {exc}" if isinstance(exc, PathRefused)
                                                else f"unreadable: {exc.strerror or exc}"})
                         continue
                     if data is None:
                         files.files.remove(bundled)
-                        files.left_out.append({"what": bundled.path, "count": 1, "reason": BINARY_SECRET})
+                        files.left_out.append({"what": bundled.path, "count": 1, "kind": SECRET, "reason": BINARY_SECRET})
                     else:
                         archive.writestr(bundled.member, data)
                 manifest = _manifest(store, thread_id, copied, convert, masker, files, source_folders, created_by)
@@ -181,7 +184,7 @@ def _manifest(store: Store, thread_id: str, copied: _Copy, convert: RowConverter
     left_out = convert.left_out_rows() + files.left_out
     if copied.stray_writes:
         left_out.append({"what": "writes stored against checkpoints the store does not hold",
-                         "count": copied.stray_writes, "reason": "nothing in the bundle would read them"})
+                         "count": copied.stray_writes, "kind": ROWS, "reason": "nothing in the bundle would read them"})
     manifest = {
         "format": BUNDLE_FORMAT,
         "version": BUNDLE_VERSION,

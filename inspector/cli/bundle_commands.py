@@ -33,17 +33,13 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     if args.json:
         print_json(manifest)
         return 0
-    files = manifest["user_data"]["files"]
-    say(f"bundle of {manifest['thread_id']} written to {args.out}: {manifest['checkpoints']} checkpoint(s), "
-        f"{manifest['writes']} write(s), {len(files)} file(s)")
-    redaction = manifest["redaction"]
-    if redaction["enabled"]:
-        where = ", ".join(f"{name} ({n})" for name, n in redaction["values_masked"].items())
-        kinds = ", ".join(f"{kind} ({n})" for kind, n in redaction["marks"].items())
-        say(f"secrets masked: {where or 'none found'}" + (f"; marks by kind: {kinds}" if kinds else ""))
-    else:
-        say("secrets NOT masked (--reveal): every value is as stored")
-    for item in manifest["left_out"]:
+    from ..bundle.summary import summarize
+
+    summary = summarize(manifest)
+    say(f"bundle of {summary.thread_id} written to {args.out}:")
+    for line in summary.lines():
+        say(f"  {line}")
+    for item in summary.left_out:
         say(f"left out: {item['what']} ({item['count']}): {item['reason']}")
     say(f"open it with: python -m inspector threads --db {args.out}")
     return 0

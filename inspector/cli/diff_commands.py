@@ -70,12 +70,12 @@ def print_diff(result: StateDiff, profile_line: str | None = None) -> None:
         say(f"  {write['node']} wrote {write['channel']}: {write['value']}")
     for field in result.changed_fields:
         note = f": {field.note}" if field.note else ""
-        say(f"{field.field} ({field.reducer}) {field.status}{note}")
+        say(f"{field.field} ({field.reducer_label}) {field.status}{note}")
         for change in field.changes:
             say(f"  {change.summary}")
     unchanged = [f for f in result.fields if not f.changed]
     if unchanged:
-        say(f"unchanged: {', '.join(f'{f.field} ({f.reducer})' for f in unchanged)}")
+        say(f"unchanged: {', '.join(f'{f.field} ({f.reducer_label})' for f in unchanged)}")
     for field in (f for f in unchanged if f.note):
         say(f"  {field.field}: {field.note}")
 
@@ -88,7 +88,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         schema = _schema_name(store, args.thread)
         cache = open_cache_for(store, args)
         try:
-            steps = masked(replay_thread(store, args.thread, args.ns, cache=cache, progress=progress))
+            steps = replay_thread(store, args.thread, args.ns, cache=cache, progress=progress)
         finally:
             if cache is not None:
                 cache.close()
@@ -100,9 +100,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
                     "profile": chosen.as_json(), "matches": result.matches,
                     "broken_history": [s.note for s in broken], "verdict": result,
                     "steps": steps})
-    else:
+    else:  # print_json masks what it prints; a table's cells are built from the steps masked as records
         say(chosen.line())
-        print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in steps])
+        print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in masked(steps)])
         say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
             + (f", {len(broken)} not replayed: broken history" if broken else ""))
         say(f"{result.summary()} (schema {schema})")

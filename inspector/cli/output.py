@@ -12,11 +12,12 @@ OSC 8 link. JSON escapes the C0 controls itself; the others are written as ``\\u
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
-from ..formatting import dumps, to_jsonable
+from ..formatting import to_jsonable
 from ..safety.redaction import Redactor, redactor_for
 
 _redactor: Redactor | None = None
@@ -51,7 +52,8 @@ def masked(value: Any, keys: bool = True) -> Any:
 
 
 def print_json(data: Any, out: TextIO | None = None, keys: bool = True) -> None:
-    (out or sys.stdout).write(dumps(masked(to_jsonable(data), keys)).translate(_JSON_ESCAPES) + "\n")
+    text = json.dumps(masked(to_jsonable(data), keys), indent=2, ensure_ascii=False)  # plain data: no second walk
+    (out or sys.stdout).write(text.translate(_JSON_ESCAPES) + "\n")
 
 
 def say(text: str, out: TextIO | None = None) -> None:

@@ -63,23 +63,23 @@ def print_store_sizes(report: StoreSizes) -> None:
 def cmd_sizes(args: argparse.Namespace) -> int:
     settings = load_settings()
     keep = settings.what_if_keep_newest
-    with open_from_args(args) as store, StderrProgress(f"sizes {args.thread or 'store'}", args.quiet) as progress, \
-            (reading(store, args.thread) if args.thread else nullcontext()):
+    with open_from_args(args) as store, StderrProgress(f"sizes {args.thread or 'store'}", args.quiet) as progress:
         cache = open_cache_for(store, args)
         try:
-            if args.thread:
-                report = measure_thread(store, args.thread, keep, cache, progress)
-            else:
-                report = measure_store(store, keep, settings.health_top_threads, cache, progress)
+            with reading(store, args.thread, cache=cache) if args.thread else nullcontext():
+                if args.thread:
+                    report = measure_thread(store, args.thread, keep, cache, progress)
+                else:
+                    report = measure_store(store, keep, settings.health_top_threads, cache, progress)
+                if args.json:
+                    print_json(report, keys=False)
+                elif args.thread:
+                    print_thread_sizes(report)
+                else:
+                    print_store_sizes(report)
         finally:
             if cache is not None:
                 cache.close()
-        if args.json:
-            print_json(report, keys=False)
-        elif args.thread:
-            print_thread_sizes(report)
-        else:
-            print_store_sizes(report)
     return 0
 
 

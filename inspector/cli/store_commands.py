@@ -23,6 +23,7 @@ from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..state.interrupts import pending_questions
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
+from ..store.delta import delta_channels
 from ..store.model import THREAD_SORTS
 from .output import masked, print_json, print_table, say, warn
 
@@ -215,7 +216,10 @@ def cmd_timeline(args: argparse.Namespace) -> int:
 
 
 def state_payload(state: Any, internal: bool) -> dict[str, Any]:
+    from ..diff.model import channel_reducer, reducer_text
+
     schema = active_names()  # reducer names, read from the default schema's source when no other is named
+    delta = delta_channels(state.metadata)
     return {
         "thread_id": state.thread_id,
         "checkpoint_ns": state.checkpoint_ns,
@@ -223,7 +227,8 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
         "parent_checkpoint_id": state.parent_checkpoint_id,
         "metadata": state.metadata,
         "schema": schema.name,
-        "reducers": {name: schema.reducer_name(name) for name in state.values},
+        "reducers": {name: reducer_text(*channel_reducer(name, schema.reducer_name(name), delta))
+                     for name in state.values},
         "values": state.values,
         "internal": state.internal if internal else None,
         "channel_bytes": state.channel_bytes,
@@ -249,6 +254,7 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
     from ..state.fields import reducer_label
 
     schema = active_names()
+    delta = delta_channels(state.metadata)
     say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
     say(profile_line)
@@ -256,7 +262,7 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
     print_table(
         ["field", "reducer", "stored", "value"],
         [
-            (name, reducer_label(name, schema, name in state.rebuilt_channels).removeprefix("reducer "),
+            (name, reducer_label(name, schema, name in state.rebuilt_channels, name in delta).removeprefix("reducer "),
              "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
              json.dumps(to_jsonable(value), ensure_ascii=False))
             for name, value in ((n, channels[n]) for n in schema.order(channels))

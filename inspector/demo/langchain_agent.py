@@ -8,17 +8,28 @@ Turn two starts past the summarisation trigger, so the middleware replaces the
 conversation with a summary (``RemoveMessage(REMOVE_ALL_MESSAGES)``; twice, as the turn grows), then
 the agent asks to book a hotel and the thread is left waiting for that answer.
 
+Every message id is fixed, so each run writes the same states: the script names the
+model's messages, and where LangChain leaves an id to ``add_messages`` (which draws a random
+one) the demo gives it one from what it holds: a tool result ``<tool_call_id>-result``
+(``StableToolResultIds``), a summary ``summary-<digest of its text>`` (``StableSummaryIds``).
+
 ``graph`` is the agent compiled without a checkpointer: what an operator names with
 ``--schema inspector.demo.langchain_agent:graph``.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from langchain.agents import create_agent
-from langchain.agents.middleware import HumanInTheLoopMiddleware, SummarizationMiddleware, TodoListMiddleware
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    HumanInTheLoopMiddleware,
+    SummarizationMiddleware,
+    TodoListMiddleware,
+)
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.types import Command
 
@@ -56,6 +67,36 @@ def book_hotel(hotel: str, nights: int) -> str:
 TOOLS = [search_flights, book_flight, search_hotels, book_hotel]
 GATED = {"book_flight": True, "book_hotel": {"allowed_decisions": ["approve", "reject"],
                                              "description": "Hotel bookings are paid up front."}}
+
+
+class StableToolResultIds(AgentMiddleware):
+    """Names each tool result ``<tool_call_id>-result`` (ToolNode leaves it without an id). Only wraps the
+    tool call, so the graph gets no node of its own."""
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        result = handler(request)
+        update = getattr(result, "update", None)
+        messages = [result] if isinstance(result, ToolMessage) else \
+            update.get("messages", []) if isinstance(update, dict) else []
+        for message in messages:
+            if isinstance(message, ToolMessage) and message.id is None:
+                message.id = f"{message.tool_call_id}-result"
+        return result
+
+
+class StableSummaryIds(SummarizationMiddleware):
+    """LangChain's summarisation middleware, its summary message named from its text (the middleware
+    leaves it to ``add_messages``); its nodes keep LangChain's name."""
+
+    @property
+    def name(self) -> str:
+        return SummarizationMiddleware.__name__
+
+    def _build_new_messages(self, summary: str) -> list[HumanMessage]:
+        messages = super()._build_new_messages(summary)
+        for message in messages:
+            message.id = message.id or f"summary-{hashlib.sha256(summary.encode()).hexdigest()[:16]}"
+        return messages
 
 
 def _todos(*pairs: tuple[str, str]) -> list[dict[str, str]]:
@@ -98,9 +139,10 @@ def build_agent(model: Any = None, summarizer: Any = None, checkpointer: Any = N
         system_prompt="You are a travel assistant. Plan with write_todos; bookings need the user's approval.",
         middleware=[
             TodoListMiddleware(),
-            SummarizationMiddleware(summarizer if summarizer is not None else ScriptedChatModel(script=[]),
-                                    trigger=SUMMARY_TRIGGER, keep=SUMMARY_KEEP),
+            StableSummaryIds(summarizer if summarizer is not None else ScriptedChatModel(script=[]),
+                             trigger=SUMMARY_TRIGGER, keep=SUMMARY_KEEP),
             HumanInTheLoopMiddleware(interrupt_on=GATED),
+            StableToolResultIds(),
         ],
         checkpointer=checkpointer,
     )

@@ -8,6 +8,25 @@ from typing import Any
 UNKNOWN_REDUCER = "reducer unknown"
 
 
+def channel_reducer(name: str, reducer: str, delta: "frozenset[str] | set[str]") -> tuple[str, str]:
+    """(reducer, channel) a field is named by: a delta channel (``delta``: the channels the checkpoints'
+    metadata names so) by ``DeltaChannel`` and the fold its profile knows (DeerFlow's ``messages``:
+    ``merge_message_writes``), or its schema reducer where the profile names none; other fields by their
+    reducer and no channel."""
+    if name not in delta:
+        return reducer, ""
+    from ..profiles import delta_fold
+    from ..store.delta import DELTA_CHANNEL
+
+    fold = delta_fold(name)
+    return (fold if fold is not None and reducer != "unknown" else reducer), DELTA_CHANNEL
+
+
+def reducer_text(reducer: str, channel: str) -> str:
+    """``add_messages``; ``merge_message_writes (DeltaChannel)``."""
+    return f"{reducer} ({channel})" if channel else reducer
+
+
 @dataclass(frozen=True)
 class Change:
     """One change inside a field, in the terms of that field's reducer.
@@ -34,6 +53,11 @@ class FieldDiff:
     before: Any = None  # summarised
     after: Any = None  # summarised
     internal: bool = False
+    channel: str = ""  # the channel kind where it is not the reducer's plain one: "DeltaChannel"
+
+    @property
+    def reducer_label(self) -> str:
+        return reducer_text(self.reducer, self.channel)
 
     @property
     def changed(self) -> bool:
@@ -82,6 +106,11 @@ class FieldCheck:
     first_difference: str | None = None
     reason: str | None = None
     inferred: str | None = None
+    channel: str = ""  # "DeltaChannel" for a delta channel (``channel_reducer``)
+
+    @property
+    def reducer_label(self) -> str:
+        return reducer_text(self.reducer, self.channel)
 
 
 @dataclass

@@ -17,10 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from .. import schema as schemas
-from ..schema.thread_state import SandboxConflict
+from ..schema.default_schema import is_add_messages
+from ..schema.model import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
 from ..store.decode import Opaque, overwritten
-from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay
+from ..store.delta import delta_channels
+from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay, channel_reducer
 from .nested import first_difference
 from .replay_messages import (  # noqa: F401 (GENERATED_ID, ReplayError, remembering_messages: re-exported)
     GENERATED_ID,
@@ -28,6 +30,7 @@ from .replay_messages import (  # noqa: F401 (GENERATED_ID, ReplayError, remembe
     KnownIds,
     MessageFold,
     ReplayError,
+    appended,
     as_messages,
     plain_messages,
     remembering_messages,
@@ -72,6 +75,10 @@ def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.
     if reducer is None:
         return values[-1]
     messages = schema.holds_messages(channel)
+    if messages and is_add_messages(reducer) and not any(overwritten(value)[0] for value in values):
+        added = appended(current, values)
+        if added is not None:
+            return added
     known = KnownIds()
 
     def prepared(value: Any) -> Any:
@@ -185,6 +192,9 @@ def replay_step(parent: CheckpointState, child: CheckpointState, schema: schemas
         result.fields = _check_update(parent, child, fields, schema)
     else:
         result.fields = _check_replay(parent, child, writes, fields, schema, result.findings)
+    delta = delta_channels(parent.metadata, child.metadata)
+    if delta:
+        result.fields = [_delta_named(check, delta) for check in result.fields]
     if result.mismatches:
         result.status = "mismatch"
     elif result.unverified:
@@ -222,6 +232,13 @@ def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[
             difference = None
         checks.append(FieldCheck(name, reducer, "mismatch" if difference else "confirmed", True, difference))
     return checks
+
+
+def _delta_named(check: FieldCheck, delta: frozenset[str]) -> FieldCheck:
+    from dataclasses import replace
+
+    reducer, channel = channel_reducer(check.field, check.reducer, delta)
+    return replace(check, reducer=reducer, channel=channel) if channel else check
 
 
 def consistent_with(before: Any, writes: list[Any], stored: Any) -> str | None:

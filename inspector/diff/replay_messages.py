@@ -10,6 +10,14 @@ does not name, in order), so the real reducer runs on the short tail and the res
 is the one the long call gives. Any other write (a ``RemoveMessage``, an id already
 there, a chunk, a conversation holding a message without an id) goes through the
 reducer on the whole list, as before.
+
+Most steps need neither: ``appended`` checks, on the stored dicts, that every write is plain messages
+(a base message type and an id) the conversation does not hold, once each and nothing removed, over a
+conversation of plain messages with ids. Then ``add_messages`` keeps the conversation as it is and adds
+the written messages after it, unchanged (a plain message with an id is neither converted nor given an
+id), and the child stores them as they were written: the result is the stored conversation followed by
+the written dicts. Only other writes load LangChain's messages and LangGraph's ``add_messages``
+(``_load``); a thread whose schema names no message reducer replays without them.
 """
 
 from __future__ import annotations
@@ -20,14 +28,29 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from langchain_core.messages import BaseMessage, BaseMessageChunk, RemoveMessage, messages_from_dict
-from langgraph.graph.message import add_messages
+from ..schema.default_schema import is_add_messages
+
+# LangChain's message classes and LangGraph's reducer, bound by ``_load`` on first use
+BaseMessage: Any = None
+BaseMessageChunk: Any = None
+RemoveMessage: Any = None
+messages_from_dict: Any = None
+add_messages: Any = None
 
 GENERATED_ID = "(id assigned by add_messages)"
 MESSAGE_TYPES = {"human", "ai", "system", "tool", "function", "chat", "remove"}
 MESSAGE_TYPES |= {f"{t}Chunk" for t in ("AIMessage", "HumanMessage", "SystemMessage", "ToolMessage",
                                         "FunctionMessage", "ChatMessage")}
 REDUCER_FAILED = "the reducer refused a stored write"
+PLAIN_TYPES = frozenset({"human", "ai", "system", "tool", "function", "chat"})  # not a chunk, not a removal
+
+
+def _load() -> None:
+    """Import LangChain's messages and LangGraph's ``add_messages`` (once; a message channel is replayed)."""
+    global BaseMessage, BaseMessageChunk, RemoveMessage, messages_from_dict, add_messages
+    if add_messages is None:
+        from langchain_core.messages import BaseMessage, BaseMessageChunk, RemoveMessage, messages_from_dict
+        from langgraph.graph.message import add_messages
 
 
 class ReplayError(Exception):
@@ -72,6 +95,8 @@ class MessageMemo:
         self.dicts: dict[int, tuple[BaseMessage, dict | None]] = {}  # id(message) -> (message, its dict or None)
         self.written: dict[str, tuple[dict, BaseMessage]] = {}  # message id -> (a write's dict, its message)
         self.last: _Converted | None = None
+        self.plain_list: list | None = None  # the last conversation ``appended`` found all plain, and its ids
+        self.plain_ids: set[str] = set()
 
     def convert(self, value: Any) -> Any:
         found = self.written.get(value.get("id")) if isinstance(value, dict) else None
@@ -118,6 +143,49 @@ def remembering_messages() -> Iterator[MessageMemo]:
         _MEMO.reset(token)
 
 
+def _plain_id(item: Any) -> str | None:
+    """The id of a stored plain message dict with an id (see ``appended``), else None."""
+    if type(item) is dict and item.get("type") in PLAIN_TYPES:
+        found = item.get("id")
+        return found if type(found) is str and found else None
+    return None
+
+
+def _plain_conversation(value: list, memo: MessageMemo) -> set[str] | None:
+    """The ids of ``value`` when all its items are plain messages with ids (the items a longer conversation
+    shares with the last one checked are not checked again), else None."""
+    last, ids, start = memo.plain_list, memo.plain_ids, 0
+    if last is not None and len(last) <= len(value) and value[: len(last)] == last:
+        start = len(last)
+    else:
+        ids = set()
+    memo.plain_list = None
+    for item in value[start:]:
+        found = _plain_id(item)
+        if found is None:
+            return None
+        ids.add(found)
+    memo.plain_list, memo.plain_ids = value, ids
+    return ids
+
+
+def appended(current: Any, writes: list[Any]) -> list[Any] | None:
+    """``add_messages`` folding ``writes`` into ``current``, on the stored dicts, when every write only adds
+    plain messages the conversation does not hold (see the module's docstring); None otherwise, and
+    outside a thread's replay (whose memo spares checking the conversation again at every step)."""
+    memo = _MEMO.get()
+    if memo is None or not isinstance(current, list):
+        return None
+    items = [item for write in writes for item in (write if isinstance(write, list) else [write])]
+    new = [_plain_id(item) for item in items]
+    if None in new or len(set(new)) != len(new):
+        return None
+    held = _plain_conversation(current, memo)
+    if held is None or not held.isdisjoint(new):
+        return None
+    return current + items
+
+
 class KnownIds:
     """The message ids a step's input held (the stored list's and the writes'): an id outside them was
     assigned by ``add_messages``. The stored list's ids are the memo's set, not copied."""
@@ -135,6 +203,7 @@ class KnownIds:
 
 def as_message(value: Any) -> Any:
     """A stored message dict as a LangChain message; anything else as it is."""
+    _load()
     if isinstance(value, dict) and value.get("type") in MESSAGE_TYPES:
         data = {k: v for k, v in value.items() if k != "__type__"}
         try:
@@ -149,6 +218,7 @@ def stored_messages(value: list[Any], known: KnownIds) -> _Converted | None:
     memo = _MEMO.get()
     if memo is None:
         return None
+    _load()
     converted = memo.convert_list(value)
     known.base = converted.ids
     return converted
@@ -156,6 +226,7 @@ def stored_messages(value: list[Any], known: KnownIds) -> _Converted | None:
 
 def as_messages(value: Any, known: KnownIds) -> Any:
     """``value`` (a write, or a stored value outside a thread's replay) as LangChain messages."""
+    _load()
     converted = [as_message(v) for v in value] if isinstance(value, list) else as_message(value)
     items = converted if isinstance(converted, list) else [converted]
     known.update(m.id for m in items if isinstance(m, BaseMessage) and m.id)
@@ -179,8 +250,9 @@ class MessageFold:
     the memo converted it (None: fold into ``result`` as it is)."""
 
     def __init__(self, reducer: Callable[[Any, Any], Any], result: Any, base: _Converted | None = None) -> None:
+        _load()
         self.reducer, self.result, self.base = reducer, result, base
-        spare = base is not None and reducer is add_messages and base.all_identified
+        spare = base is not None and is_add_messages(reducer) and base.all_identified
         self.tail: list[Any] | None = [] if spare else None
 
     def add(self, write: Any) -> None:
@@ -199,6 +271,7 @@ def plain_messages(value: Any, known: KnownIds) -> Any:
     """The reducer's messages as stored dicts again; ids the reducer assigned read as ``GENERATED_ID``."""
     if not isinstance(value, list):
         return value
+    _load()
     memo = _MEMO.get()
     last = memo.last if memo is not None else None
     start = 0

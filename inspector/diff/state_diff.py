@@ -9,8 +9,9 @@ from ..history.attribution import Attribution, attribute_keys
 from ..history.lineage import build_history
 from ..profiles import reads_thread
 from ..store import CheckpointState, Store, WriteRecord, is_internal_channel
+from ..store.delta import delta_channels
 from .fields import changes_for, has_field_diff, overwrite_change
-from .model import FieldDiff, StateDiff
+from .model import FieldDiff, StateDiff, channel_reducer
 from .nested import presence_change
 from .summaries import summarise
 from .writes import attributed_writes, describe_writes, step_writes, task_names, writes_by_channel
@@ -68,11 +69,13 @@ def diff(
     old, new = _values(before, internal), _values(after, internal)
     old_bytes = before.channel_bytes if isinstance(before, CheckpointState) else {}
     new_bytes = after.channel_bytes if isinstance(after, CheckpointState) else {}
+    delta = delta_channels(_attr(before, "metadata"), _attr(after, "metadata"))
     fields = []
     for name in schema.order(set(old) | set(new)):
         channel_writes = None if written is None else written.get(name, [])
-        fields.append(_field_diff(name, schema.reducer_name(name), old, new, channel_writes,
-                                  old_bytes.get(name), new_bytes.get(name)))
+        reducer, channel = channel_reducer(name, schema.reducer_name(name), delta)
+        fields.append(_field_diff(name, reducer, old, new, channel_writes, old_bytes.get(name), new_bytes.get(name)))
+        fields[-1].channel = channel
     return StateDiff(
         thread_id=_attr(after, "thread_id") or _attr(before, "thread_id"),
         checkpoint_ns=_attr(after, "checkpoint_ns") or "",

@@ -36,7 +36,7 @@ from .writes import describe_writes, is_update_write, step_writes, update_writes
 if TYPE_CHECKING:
     from .. import schema as schemas
 
-KIND = "replay/1"
+KIND = "replay/2"
 FLUSH_EVERY = 256
 # What a verdict depends on besides the schema: the replay's own code.
 _REPLAY_CODE = [Path(__file__).with_name(name)
@@ -59,8 +59,9 @@ def default_fingerprint() -> str:
 def schema_fingerprint(schema: schemas.Schema) -> str:
     """A hash of what a verdict depends on: the schema's fields, channel kinds and reducers' code, and the
     replay's own code (DeerFlow's ThreadState: ``default_fingerprint``)."""
-    loaded = sys.modules.get("inspector.schema.reading")
-    if loaded is not None and schema is loaded.DEFAULT_SCHEMA:
+    from ..schema.default_schema import is_default
+
+    if is_default(schema):
         return default_fingerprint()
     parts = [schema.name, repr(schema.fields), repr(sorted(schema.opaque)), importlib.metadata.version("langgraph"),
              *_files(_REPLAY_CODE)]
@@ -130,7 +131,7 @@ def _selected(selection: str | None, writes: list[WriteRecord], source: str | No
 
 def encode(result: StepReplay, selection: str | None) -> list[Any]:
     """A step's verdict without any value: statuses, reducers, reasons (the inspector's own words)."""
-    fields = [[f.field, f.reducer, f.status, f.written, f.reason, f.inferred] for f in result.fields]
+    fields = [[f.field, f.reducer, f.status, f.written, f.reason, f.inferred, f.channel] for f in result.fields]
     return [result.status, result.step, result.source, result.note, fields, selection, bool(result.findings)]
 
 
@@ -144,7 +145,7 @@ def decode(row: CheckpointRow, fact: list[Any], parent_writes: list[WriteRecord]
     result = StepReplay(thread_id=row.thread_id, checkpoint_ns=row.checkpoint_ns, checkpoint_id=row.checkpoint_id,
                         parent_checkpoint_id=row.parent_checkpoint_id, step=step, source=source, status=status,
                         note=note)
-    result.fields = [FieldCheck(name, reducer, state, written, None, reason, *rest[:1])
+    result.fields = [FieldCheck(name, reducer, state, written, None, reason, *rest[:2])
                      for name, reducer, state, written, reason, *rest in fields]
     result.wrote = describe_writes(_selected(selection, parent_writes, source))
     return result

@@ -19,6 +19,9 @@ Public names:
 - ``last_writes(store, history, key, fields) -> {field: Attribution}``: for each field, the newest
   checkpoint at or before ``key`` (on its lineage) whose attribution wrote it: "last written at step
   N by node X".
+- ``newest_writing(store, history, key) -> Attribution | None``: the newest checkpoint at or before
+  ``key`` (on its lineage) whose attribution wrote any state field: the step worth showing when the
+  newest one wrote nothing (a run's end, an input).
 - ``Attribution.label`` (``"7 · view_image_middleware → viewed_images, messages"``), ``.fields``,
   ``.nodes``, ``.writers(field)``; ``TaskWrites.node``.
 
@@ -361,3 +364,24 @@ def last_writes(store: "Store", history: History, key: Key, fields: Iterable[str
             if wanted <= set(found):
                 return found
     return found
+
+
+def newest_writing(store: "Store", history: History, key: Key, batch: int = LAST_WRITE_BATCH) -> Attribution | None:
+    """The attribution of the newest checkpoint at or before ``key`` (along its lineage, in its namespace)
+    that wrote at least one state field; None when none on the lineage did. Reads write keys in batches and
+    stops at the first found."""
+    lineage = history.lineage(key)[::-1] if key in history.nodes else []  # newest first
+    if not lineage:
+        return None
+    thread_id = history.nodes[key].row.thread_id
+    writes: dict[Key, Sequence[WriteKey]] = {}
+    for start in range(0, len(lineage), batch):
+        chunk = lineage[start : start + batch]
+        missing = [k for k in writes_needed(history, chunk) if k not in writes]
+        fetched = store.write_keys(thread_id, missing) if missing else {}
+        writes.update({k: fetched.get(k, ()) for k in missing})
+        for checkpoint in chunk:
+            attribution = attribute(history, checkpoint, writes)
+            if attribution.fields:
+                return attribution
+    return None

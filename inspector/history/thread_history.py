@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..store import CheckpointRow, Store, WriteKey
-from .attribution import Attribution, attribute, last_writes, writes_needed
+from .attribution import Attribution, attribute, last_writes, newest_writing, writes_needed
 from .lineage import History, Key, build_history, key_of
 
 
@@ -86,16 +86,23 @@ class ThreadHistory:
                 self._made.update(made)
         return found  # type: ignore[return-value]
 
-    def last_writes(self, store: Store, key: Key, fields: list[str]) -> dict[str, Attribution]:
-        """``attribution.last_writes`` over the write keys read so far (and those it still needs)."""
+    def _reader(self, store: Store):
         thread = self
 
-        class _Keys:  # what ``last_writes`` reads through: this history's write keys
+        class _Keys:  # what the attribution walks read through: this history's write keys
             @staticmethod
             def write_keys(thread_id: str, keys: list[Key]) -> dict[Key, list[WriteKey]]:
                 return thread.write_keys(store, keys)
 
-        return last_writes(_Keys(), self.history, key, fields) if key in self.history.nodes else {}
+        return _Keys()
+
+    def last_writes(self, store: Store, key: Key, fields: list[str]) -> dict[str, Attribution]:
+        """``attribution.last_writes`` over the write keys read so far (and those it still needs)."""
+        return last_writes(self._reader(store), self.history, key, fields) if key in self.history.nodes else {}
+
+    def newest_writing(self, store: Store, key: Key) -> Attribution | None:
+        """``attribution.newest_writing`` over the write keys read so far (and those it still needs)."""
+        return newest_writing(self._reader(store), self.history, key)
 
     def follow(self, store: Store) -> list[CheckpointRow]:
         """Read checkpoints newer than the newest held (and the newest's writes again: its step may have

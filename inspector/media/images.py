@@ -1,10 +1,6 @@
-"""``viewed_images``: decode each entry, check it with Pillow, and make cached thumbnails.
-
-Two entry shapes exist: the documented ``{base64, mime_type}`` (the bytes live in
-the state) and today's DeerFlow ``{mime_type, size, actual_path}`` (the bytes live
-on disk, found through ``inspector.media.user_data``). Every check result is plain data
-the dashboard and the CLI share; a broken image is a list of problems, never an
-exception.
+"""Image bytes checked with Pillow (format, dimensions, a full load, a pixel cap), base64 decoded, and
+cached thumbnails: for any picture a state holds or names. A broken image is a list of problems, never an
+exception. DeerFlow's ``viewed_images`` entries are checked with these by ``profiles.deerflow.viewed_images``.
 """
 
 from __future__ import annotations
@@ -13,18 +9,13 @@ import base64
 import binascii
 import hashlib
 import io
-import os
 import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from PIL import Image, UnidentifiedImageError
-
-from .regular_files import open_regular
-from .user_data import PathRefused, UserData, check_physical, resolve
 
 # Pillow's own guard warns above Image.MAX_IMAGE_PIXELS and refuses at twice that; the
 # inspector applies its own, explicit limit to the header's dimensions before decoding.
@@ -53,34 +44,6 @@ class ImageFacts:
     @property
     def ok(self) -> bool:
         return not self.problems and self.format is not None
-
-
-@dataclass
-class ImageCheck:
-    """One ``viewed_images`` entry, checked."""
-
-    key: str
-    shape: str  # "base64", "file" or "unknown"
-    declared_mime: str | None
-    format: str | None = None
-    mime_type: str | None = None
-    width: int | None = None
-    height: int | None = None
-    byte_size: int | None = None
-    declared_size: int | None = None
-    stored_chars: int = 0
-    physical_path: str | None = None
-    sha256: str | None = None
-    decoded: bool = False  # Pillow verified and fully loaded it, so a thumbnail can be made
-    problems: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.key, "shape": self.shape, "declared_mime": self.declared_mime,
-            "format": self.format, "mime_type": self.mime_type, "width": self.width, "height": self.height,
-            "byte_size": self.byte_size, "declared_size": self.declared_size, "stored_chars": self.stored_chars,
-            "physical_path": self.physical_path, "sha256": self.sha256, "decoded": self.decoded, "problems": list(self.problems),
-        }
 
 
 def canonical_mime(mime: Any) -> str | None:
@@ -177,142 +140,3 @@ def _make_thumbnail(data: bytes, size: tuple[int, int]) -> bytes:
         out = io.BytesIO()
         image.save(out, format="PNG")
         return out.getvalue()
-
-
-# -- entries ---------------------------------------------------------------------------
-
-
-def _read_capped(path: Path, check: ImageCheck) -> bytes | None:
-    try:
-        with open_regular(path) as (fh, size):
-            if size > MAX_IMAGE_FILE_BYTES:
-                check.byte_size = size
-                check.problems.append(f"file is {size:,} bytes, over the {MAX_IMAGE_FILE_BYTES:,}-byte limit; not read")
-                return None
-            return fh.read(MAX_IMAGE_FILE_BYTES)
-    except PathRefused as exc:
-        check.problems.append(f"file refused: {exc}")
-    except FileNotFoundError:
-        check.problems.append(f"file missing on disk: {path}")
-    except OSError as exc:
-        check.problems.append(f"file unreadable: {exc.strerror or exc}")
-    return None
-
-
-def _locate_file(key: str, entry: dict, user_data: UserData | None, check: ImageCheck) -> Path | None:
-    """The file a file-shaped entry names: its ``actual_path`` when inside the thread's folders, else its key."""
-    if user_data is None:
-        check.problems.append("the thread's user-data folder was not found on this machine (set --data-dir)")
-        return None
-    actual = entry.get("actual_path")
-    if isinstance(actual, str):
-        actual = user_data.local_path(actual)
-    if isinstance(actual, str) and "\x00" not in actual and os.path.lexists(actual):
-        try:  # an actual_path from another machine is simply not here: fall back to the agent path
-            return check_physical(actual, user_data)
-        except PathRefused as exc:
-            check.problems.append(f"actual_path refused: {exc}")
-    try:
-        return resolve(key, user_data)
-    except PathRefused as exc:
-        check.problems.append(f"path refused: {exc}")
-        return None
-
-
-def load_entry_bytes(key: str, entry: Any, user_data: UserData | None, check: ImageCheck | None = None) -> bytes | None:
-    """The image bytes of one entry (decoded base64, or the file read safely); problems go to ``check``."""
-    check = check or ImageCheck(key, "unknown", None)
-    if not isinstance(entry, dict):
-        check.problems.append(f"entry is a {type(entry).__name__}, not an object")
-        return None
-    if "base64" in entry:
-        try:
-            return decode_base64(entry["base64"])
-        except ValueError as exc:
-            check.problems.append(str(exc))
-            return None
-    if "actual_path" in entry or "size" in entry:
-        path = _locate_file(key, entry, user_data, check)
-        if path is None:
-            return None
-        check.physical_path = str(path)
-        return _read_capped(path, check)
-    check.problems.append("entry has neither base64 nor actual_path")
-    return None
-
-
-def _shape(entry: Any) -> str:
-    if isinstance(entry, dict) and "base64" in entry:
-        return "base64"
-    if isinstance(entry, dict) and ("actual_path" in entry or "size" in entry):
-        return "file"
-    return "unknown"
-
-
-def _compare_declared(check: ImageCheck, entry: dict, data: bytes) -> None:
-    declared_size = entry.get("size")
-    if isinstance(declared_size, int) and not isinstance(declared_size, bool):
-        check.declared_size = declared_size
-        if declared_size != len(data):
-            check.problems.append(f"declared size {declared_size:,} bytes, file has {len(data):,}")
-    declared_hash = entry.get("sha256")
-    if isinstance(declared_hash, str) and declared_hash.lower() != check.sha256:
-        check.problems.append("declared sha256 does not match the content")
-    if check.declared_mime and check.mime_type and check.declared_mime != check.mime_type:
-        check.problems.append(f"declared {check.declared_mime} but the content is {check.format} ({check.mime_type})")
-    if check.declared_mime is None:
-        check.problems.append("no mime_type declared")
-
-
-def check_entry(key: str, entry: Any, user_data: UserData | None = None,
-                max_pixels: int = MAX_IMAGE_PIXELS) -> ImageCheck:
-    """Everything known about one ``viewed_images`` entry: real format, size, dimensions, problems."""
-    check = ImageCheck(key, _shape(entry), canonical_mime(entry.get("mime_type")) if isinstance(entry, dict) else None)
-    if check.shape == "base64":
-        raw = entry.get("base64")
-        check.stored_chars = len(raw) if isinstance(raw, str) else 0
-    data = load_entry_bytes(key, entry, user_data, check)
-    if data is None:
-        return check
-    check.byte_size, check.sha256 = len(data), sha256_of(data)
-    facts = inspect_bytes(data, max_pixels)
-    check.format, check.mime_type, check.width, check.height = facts.format, facts.mime_type, facts.width, facts.height
-    check.problems += facts.problems
-    check.decoded = facts.ok
-    _compare_declared(check, entry, data)
-    return check
-
-
-def check_viewed_images(viewed: Any, user_data: UserData | None = None,
-                        max_pixels: int = MAX_IMAGE_PIXELS) -> list[ImageCheck]:
-    """Checks for every entry of a ``viewed_images`` value (``None`` and ``{}`` give none)."""
-    if not viewed:
-        return []
-    if not isinstance(viewed, dict):
-        return [ImageCheck("(viewed_images)", "unknown", None,
-                           problems=[f"viewed_images is a {type(viewed).__name__}, not an object"])]
-    return [check_entry(str(key), entry, user_data, max_pixels) for key, entry in viewed.items()]
-
-
-def checked_bytes(check: ImageCheck, entry: Any, user_data: UserData | None = None) -> bytes | None:
-    """The entry's bytes for showing in full, only while they are the image ``check`` decoded
-    (same sha256, still a valid image): a file swapped since the check is not shown."""
-    if not check.decoded:
-        return None
-    data = load_entry_bytes(check.key, entry, user_data)
-    if data is None or sha256_of(data) != check.sha256 or not inspect_bytes(data).ok:
-        return None
-    return data
-
-
-def entry_thumbnail(key: str, entry: Any, check: ImageCheck, user_data: UserData | None = None) -> bytes | None:
-    """The cached PNG thumbnail for a checked entry, or None when it cannot be shown."""
-    if not check.decoded or check.sha256 is None:
-        return None
-    hit = cached_thumbnail(check.sha256)
-    if hit is not None:
-        return hit
-    data = load_entry_bytes(key, entry, user_data)
-    if data is None or not inspect_bytes(data).ok:
-        return None
-    return thumbnail(data)

@@ -75,14 +75,10 @@ class GrowthReport:
     basis: str
 
 
-def _key(row, by: str) -> str:
-    return "" if by == "store" else row.thread_id if by == "thread" else row.channel
-
-
 def _points(rows: GrowthRows, by: str) -> list[GrowthPoint]:
     merged: dict[tuple[int, str], list] = {}
     for row in rows.rows:
-        key = _key(row, by)
+        key = "" if by == "store" else row.thread_id if by == "thread" else row.channel
         entry = merged.setdefault((row.bucket, key), [0, 0, defaultdict(int)])
         entry[0] += row.checkpoints
         entry[1] += row.bytes
@@ -90,16 +86,8 @@ def _points(rows: GrowthRows, by: str) -> list[GrowthPoint]:
     return [GrowthPoint(_utc(bucket), key, c, n, dict(parts)) for (bucket, key), (c, n, parts) in sorted(merged.items())]
 
 
-def _growers(rows: GrowthRows, by: str, top: int) -> list[Grower]:
-    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    index = 1 if by == "thread" else 2  # GrowthRow: (bucket, thread_id, channel, part, checkpoints, bytes)
-    for row in rows.rows:
-        entry = totals[row[index]]
-        entry[0] += row[5]
-        entry[1] += row[4]
-    window = sum(n for n, _ in totals.values())
-    ranked = sorted(totals.items(), key=lambda kv: (-kv[1][0], kv[0]))[:top]
-    return [Grower(key, n, c, n / window if window else 0.0) for key, (n, c) in ranked]
+def _growers(ranked: list, window: int) -> list[Grower]:
+    return [Grower(g.key, g.bytes, g.checkpoints, g.bytes / window if window else 0.0) for g in ranked]
 
 
 def _utc(seconds: float) -> datetime:
@@ -166,14 +154,13 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     width = BUCKETS[bucket]
     now = time.time() if now is None else float(now)
     window_start = math.floor((now - since_days * DAY) / width) * width
-    found = store.growth_rows(width, window_start)
+    found = store.growth_rows(width, window_start, by, top)
     points = _points(found, by)
     window_bytes = sum(r.bytes for r in found.rows)
-    current = store.totals().stored_bytes
     return GrowthReport(
         by, bucket, since_days, _utc(window_start), _utc(now), points,
-        _growers(found, "thread", top), _growers(found, "channel", top),
-        forecast(current, window_bytes, window_start, now, budget_bytes),
+        _growers(found.top_threads, window_bytes), _growers(found.top_channels, window_bytes),
+        forecast(found.stored_bytes, window_bytes, window_start, now, budget_bytes),
         found.untimed_checkpoints, found.untimed_bytes, found.channel_basis if by == "channel" else "",
         "Dated by each checkpoint's uuid6 id (the time LangGraph created it); bytes are stored lengths: the "
         "checkpoint row, the blob rows it introduced (PostgreSQL) and the writes stored against it.",

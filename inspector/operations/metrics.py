@@ -43,7 +43,7 @@ class MetricsSnapshot:
 
 def written_since(store: Store, seconds: int, now: float) -> int:
     """Bytes stored by checkpoints dated in the last ``seconds`` (their rows, blobs and writes)."""
-    found = store.growth_rows(seconds, int(now) - seconds)
+    found = store.growth_rows(seconds, int(now) - seconds, by="store")
     return sum(r.bytes for r in found.rows)
 
 
@@ -57,7 +57,7 @@ def metrics_snapshot(store: Store, oversize_state_bytes: int, disk_budget_bytes:
     largest = store.threads(limit=1, sort="stored")
     states = store.newest_state_sizes(oversize_state_bytes)
     window_start = now - FORECAST_DAYS * DAY
-    window_bytes = sum(r.bytes for r in store.growth_rows(DAY, int(window_start)).rows)
+    window_bytes = sum(r.bytes for r in store.growth_rows(DAY, int(window_start), by="store").rows)
     outlook = forecast(totals.stored_bytes, window_bytes, window_start, now, disk_budget_bytes or None)
     written = {"1h": written_since(store, 3600, now), "1d": written_since(store, DAY, now)}
     orphaned = orphan_report(store).total_bytes

@@ -86,11 +86,16 @@ class Profile:
     lints on a thread's size rows, each ``lint(rows, settings) -> [flag fields]`` (flag fields:
     ``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints
     live in ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the
-    conversation view (an object with ``hidden_reason``, ``displayed_text``, ``attachments``,
-    ``reasoning_text``, ``subagent_result`` and optionally ``transient_reason``, as
-    ``profiles.deerflow.messages``); None: none. ``checkpoint_kind(metadata, parent_row)``: names the
-    app's own checkpoints written outside graph steps (``inspector.history.checkpoint_kinds``);
+    conversation view (an object with any of ``hidden_reason``, ``displayed_text``, ``attachments``,
+    ``reasoning_text``, ``subagent_result`` and ``transient_reason``, their values declared in
+    ``profiles.chat``; DeerFlow's: ``profiles.deerflow.messages``); None: none.
+    ``checkpoint_kind(metadata, parent_row)``: names the app's own checkpoints written outside graph
+    steps (``inspector.history.checkpoint_kinds``);
     ``delta_marker(metadata)``: the app's metadata key marking delta mode; None: the app has none.
+    ``uploads(values)``: the files a user uploaded that a state names (``media.located.FileRef``
+    entries), opened like artifacts; None: the app names none. ``field_views``: field -> the name of
+    the view the state page draws it with (``inspector.ui.panels.VIEWS``), the base's filling what an
+    app leaves out.
     """
 
     name: str
@@ -105,6 +110,8 @@ class Profile:
     chat: Any = None
     checkpoint_kind: Callable[..., Any] | None = None
     delta_marker: Callable[[dict[str, Any]], str | None] | None = None
+    field_views: Mapping[str, str] = field(default_factory=dict)
+    uploads: Callable[[dict[str, Any]], list[Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -202,11 +209,15 @@ def choose(facts: ThreadFacts, named: str | None = None) -> Reading:
     return Reading(generic, f"{generic.title}: no app's profile matches the data", False)
 
 
-def thread_facts(store: Any, thread_id: str, rows: list[Any] | None = None) -> ThreadFacts:
+CHANNELS_KIND = "channels/1"  # analysis-cache facts: the channel names a checkpoint's blob holds
+
+
+def thread_facts(store: Any, thread_id: str, rows: list[Any] | None = None, cache: Any = None) -> ThreadFacts:
     """A thread's facts, read from its checkpoints' keys and written channels (``rows``, when the caller
     has read them: ``Store.timeline_keys`` or fuller rows) and the metadata of its newest and oldest root
     checkpoints (from ``rows`` where they hold it). Only a thread that stored no writes at all has its
-    newest checkpoint's channel names read (no value decoded)."""
+    newest checkpoint's channel names read (no value decoded), once: they are kept in the analysis
+    ``cache`` (a ``FactCache``) when one is given."""
     from pathlib import Path
 
     from ..store import StoreError
@@ -215,7 +226,11 @@ def thread_facts(store: Any, thread_id: str, rows: list[Any] | None = None) -> T
     path = getattr(store, "path", None)
     store_file = Path(path).name if path else ""
     try:
-        rows = list(rows) if rows is not None else store.timeline_keys(thread_id)
+        if rows is not None:
+            rows = list(rows)
+        else:
+            rows = store.timeline_keys(thread_id)
+            _keys_read[(str(getattr(store, "identity", id(store))), thread_id)] = rows
     except StoreError:
         return ThreadFacts(thread_id, url, store_file)
     root = sorted((r for r in rows if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id, reverse=True)
@@ -231,22 +246,38 @@ def thread_facts(store: Any, thread_id: str, rows: list[Any] | None = None) -> T
         if wanted:
             held += [r.metadata for r in store.checkpoint_rows(thread_id, wanted)]
         if not channels:  # no writes stored (checkpoints put straight into the saver): what the newest holds
-            newest = (root[0].checkpoint_ns, root[0].checkpoint_id)
-            for sizes in store.iter_field_sizes(thread_id, "", keys=[newest]):
-                channels.update(sizes.channels)
+            channels.update(_newest_channels(store, thread_id, (root[0].checkpoint_ns, root[0].checkpoint_id), cache))
     except StoreError:
         pass
     return ThreadFacts(thread_id, url, store_file, frozenset(channels), tuple(held))
 
 
+def _newest_channels(store: Any, thread_id: str, newest: tuple[str, str], cache: Any) -> list[str]:
+    """The channel names ``newest``'s blob holds: from ``cache`` when measured before (checkpoints never
+    change), else from the store's stored sizes (no value decoded), then kept in ``cache``."""
+    identity = str(getattr(store, "identity", ""))
+    if cache is not None and identity:
+        known = cache.get(identity, thread_id, CHANNELS_KIND, [newest]).get(newest)
+        if isinstance(known, list):
+            return [name for name in known if isinstance(name, str)]
+    names = sorted({name for sizes in store.iter_field_sizes(thread_id, "", keys=[newest]) for name in sizes.channels})
+    if cache is not None and identity:
+        cache.put(identity, thread_id, CHANNELS_KIND, {newest: names})
+    return names
+
+
 _chosen: dict[tuple[Any, ...], tuple[float, Reading]] = {}
+# The timeline keys ``thread_facts`` read for a choice, handed to the ``reading`` that asked for it (and
+# through it to the analyses inside: ``keys_read``), so a look at a thread reads its keys once.
+_keys_read: dict[tuple[str, str], list[Any]] = {}
 _CHOSEN_MAX = 256
 CHOSEN_SECONDS = 60.0  # a thread's profile is read again after this long (a running thread may show more)
 
 
-def reading_for(store: Any, thread_id: str, named: str | None = None, rows: list[Any] | None = None) -> Reading:
+def reading_for(store: Any, thread_id: str, named: str | None = None, rows: list[Any] | None = None,
+                cache: Any = None) -> Reading:
     """The profile ``thread_id`` is read with (remembered for ``CHOSEN_SECONDS``); ``rows``: the thread's
-    checkpoint rows when the caller has read them (see ``thread_facts``)."""
+    checkpoint rows when the caller has read them; ``cache``: the analysis cache (see ``thread_facts``)."""
     import time
 
     named = named if named is not None else _named[0]
@@ -254,7 +285,7 @@ def reading_for(store: Any, thread_id: str, named: str | None = None, rows: list
     found = _chosen.get(key)
     now = time.monotonic()
     if found is None or now - found[0] > CHOSEN_SECONDS:
-        found = (now, choose(thread_facts(store, thread_id, rows), named))
+        found = (now, choose(thread_facts(store, thread_id, rows, cache), named))
         if len(_chosen) >= _CHOSEN_MAX:
             _chosen.clear()
         _chosen[key] = found
@@ -268,7 +299,16 @@ def forget(store: Any, thread_id: str) -> None:
         _chosen.pop(key, None)
 
 
-_CURRENT: ContextVar[tuple[str, str, Reading] | None] = ContextVar("profile_reading", default=None)
+_CURRENT: ContextVar[tuple[str, str, Reading, list[Any] | None] | None] = ContextVar("profile_reading", default=None)
+
+
+def keys_read(store: Any, thread_id: str) -> list[Any] | None:
+    """The timeline keys (``Store.timeline_keys`` rows) the reading of ``thread_id`` in force read to choose its
+    profile, or None (no reading, another thread, or a choice remembered from before)."""
+    found = _CURRENT.get()
+    if found is None or found[:2] != (str(getattr(store, "identity", id(store))), thread_id):
+        return None
+    return found[3]
 
 
 def current() -> Reading | None:
@@ -298,6 +338,11 @@ def text(key: str) -> str:
     """The profile in force's wording for ``key`` (advice, a note), else the generic base's."""
     own = in_force().texts.get(key)
     return own if own is not None else base().texts[key]
+
+
+def field_views() -> dict[str, str]:
+    """Field -> view name for the thread being read: its profile's, filled by the generic base's."""
+    return {**base().field_views, **in_force().field_views}
 
 
 def delta_fold(channel: str) -> str | None:
@@ -334,16 +379,19 @@ def schema_of_reading(chosen: Reading) -> Any:
 
 
 @contextmanager
-def reading(store: Any, thread_id: str, named: str | None = None, rows: list[Any] | None = None) -> Iterator[Reading]:
+def reading(store: Any, thread_id: str, named: str | None = None, rows: list[Any] | None = None,
+            cache: Any = None) -> Iterator[Reading]:
     """Read ``thread_id`` with its profile inside the block (see the module's docstring); ``rows``: the
-    thread's checkpoint rows when the caller has read them."""
+    thread's checkpoint rows when the caller has read them; ``cache``: the analysis cache, if any."""
     here = _CURRENT.get()
     identity = str(getattr(store, "identity", id(store)))
     if here is not None and here[:2] == (identity, thread_id) and named is None:
         yield here[2]
         return
-    chosen = reading_for(store, thread_id, named, rows)
-    token = _CURRENT.set((identity, thread_id, chosen))
+    _keys_read.clear()
+    chosen = reading_for(store, thread_id, named, rows, cache)
+    token = _CURRENT.set((identity, thread_id, chosen, _keys_read.pop((identity, thread_id), None)))
+    _keys_read.clear()
     try:
         with reading_schema(schema_of_reading(chosen)):
             yield chosen
@@ -352,12 +400,23 @@ def reading(store: Any, thread_id: str, named: str | None = None, rows: list[Any
 
 
 def reads_thread(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Run ``function(store, thread_id, ...)`` inside ``reading(store, thread_id)``."""
+    """Run ``function(store, thread_id, ...)`` inside ``reading(store, thread_id)``, choosing the profile with
+    the analysis cache the function was handed (its ``cache`` argument, if it has one)."""
     import functools
+    import inspect
+
+    signature = inspect.signature(function)
+    takes_cache = "cache" in signature.parameters
 
     @functools.wraps(function)
     def wrapper(store: Any, thread_id: str, *args: Any, **kwargs: Any) -> Any:
-        with reading(store, thread_id):
+        cache = None
+        if takes_cache:
+            try:
+                cache = signature.bind_partial(store, thread_id, *args, **kwargs).arguments.get("cache")
+            except TypeError:
+                cache = None
+        with reading(store, thread_id, cache=cache):
             return function(store, thread_id, *args, **kwargs)
 
     return wrapper
@@ -376,8 +435,10 @@ __all__ = [
     "current",
     "current_knows",
     "delta_fold",
+    "field_views",
     "forget",
     "in_force",
+    "keys_read",
     "knows",
     "name_profile",
     "named_profile",

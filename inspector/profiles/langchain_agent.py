@@ -128,4 +128,5 @@ PROFILE = Profile(
     evidence=evidence,
     schema=agent_schema,
     knowledge=frozenset({HITL}),
+    field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items
 )

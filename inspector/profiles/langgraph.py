@@ -22,6 +22,10 @@ TEXTS = {
 }
 
 
+# LangGraph's message list (``MessagesState``, ``add_messages``) as a conversation; every other field as JSON.
+FIELD_VIEWS = {"messages": "conversation"}
+
+
 def evidence(facts: ThreadFacts) -> list[str]:
     """Every LangGraph thread is one; the base needs no clue."""
     return []
@@ -34,4 +38,5 @@ PROFILE = Profile(
     evidence=evidence,
     schema=lambda: GENERIC_SCHEMA,
     texts=TEXTS,
+    field_views=FIELD_VIEWS,
 )

@@ -25,16 +25,33 @@ May import ``store`` (a saver factory's loader, its errors); nothing else of ``i
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
-from .default import DEFAULT_SCHEMA_NAME, MESSAGE_REDUCERS, SchemaDrift, drift_between  # noqa: F401 (re-exported)
+from .default import DEFAULT, DEFAULT_SCHEMA_NAME, MESSAGE_REDUCERS, SchemaDrift, drift_between, thread_schema  # noqa: F401
 
 _EXPORTS = {name: ".reading" for name in (
     "Reducer", "REPLACE", "UNKNOWN", "SchemaError", "Schema", "schema_of", "reducers_of",
-    "DEFAULT_SCHEMA", "load_schema", "active", "activate", "activate_spec", "using", "resolve", "operator_schema")}
+    "DEFAULT_SCHEMA", "load_schema", "active", "activate", "activate_spec", "using", "operator_schema")}
 _EXPORTS["ThreadState"] = ".thread_state"
 
-__all__ = sorted([*_EXPORTS, "DEFAULT_SCHEMA_NAME", "MESSAGE_REDUCERS", "SchemaDrift", "drift_between"])
+__all__ = sorted([*_EXPORTS, "DEFAULT_SCHEMA_NAME", "MESSAGE_REDUCERS", "SchemaDrift", "drift_between", "resolve"])
+
+
+def resolve(schema: Any) -> Any:
+    """``schema``, or the active one. While nothing has loaded ``reading`` (so no ``using`` block or operator's
+    schema can be in force), that is the thread's profile's schema, or DeerFlow's ThreadState read from its
+    source (``default_schema``): replaying loads LangGraph only when a write needs its message reducer."""
+    if schema is not None:
+        return schema
+    if "inspector.schema.reading" not in sys.modules:
+        chosen = thread_schema()
+        if chosen is not None and chosen != DEFAULT:
+            return chosen
+        from .default_schema import unloaded_default
+
+        return unloaded_default()
+    return importlib.import_module(".reading", __name__).active()
 
 
 def __getattr__(name: str) -> Any:

@@ -24,7 +24,8 @@ DEFAULT_SCHEMA_NAME = "DeerFlow ThreadState"
 # Reducers that fold messages into their channel (LangGraph's, and DeerFlow's delta-mode ones).
 MESSAGE_REDUCERS = frozenset({"add_messages", "merge_message_writes", "messages_delta_reducer"})
 # The files the default schema is made of: its reducers, and how a schema is read.
-DEFAULT_SCHEMA_SOURCES = (Path(__file__).with_name("thread_state.py"), Path(__file__).with_name("reading.py"))
+DEFAULT_SCHEMA_SOURCES = tuple(Path(__file__).with_name(name) for name in (
+    "thread_state.py", "thread_state_reducers.py", "reading.py", "default_schema.py"))
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,11 @@ from .default import MESSAGE_REDUCERS, SchemaDrift, drift_between
 
 Reducer = Callable[[Any, Any], Any]
 
+class SandboxConflict(ValueError):
+    """Two different sandbox ids written to one thread: DeerFlow treats that as a lifecycle bug
+    (raised by ``thread_state.merge_sandbox``)."""
+
+
 REPLACE = "replace"
 UNKNOWN = "unknown"
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..analysis_cache import AnalysisCache
+from ..profiles import keys_read
 from ..safety.redaction import redactor_for
 from ..store import CheckpointSizes, Problem, Store
 from ..store.measure import ChannelSize, ItemSize
@@ -98,9 +99,12 @@ def _usable(order: list[Key], facts: dict[Key, list[Any]]) -> set[Key]:
 
 def sizes_stream(store: Store, thread_id: str, cache: AnalysisCache | None = None,
                  progress: Progress | None = None) -> Iterator[CheckpointSizes]:
-    """Every checkpoint's sizes, oldest first; measured ones come from ``cache``, new ones are stored in it."""
-    order = sorted(((r.checkpoint_ns, r.checkpoint_id) for r in store.timeline_keys(thread_id)),
-                   key=lambda k: (k[1], k[0]))
+    """Every checkpoint's sizes, oldest first; measured ones come from ``cache``, new ones are stored in it.
+    The thread's keys are those its profile reading read, when it read them (``profiles.keys_read``)."""
+    keys = keys_read(store, thread_id)
+    if keys is None:
+        keys = store.timeline_keys(thread_id)
+    order = sorted(((r.checkpoint_ns, r.checkpoint_id) for r in keys), key=lambda k: (k[1], k[0]))
     facts = cache.get(store.identity, thread_id, KIND, order) if cache is not None else {}
     usable = _usable(order, facts)
     missing = [key for key in order if key not in usable]

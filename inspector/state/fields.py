@@ -6,18 +6,20 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from ..formatting import human_bytes
 from ..store import CheckpointState
+from ..store.delta import delta_channels
 
 if TYPE_CHECKING:
     from .. import schema as schemas
 
 
 def _resolve(schema: Any) -> Any:
-    """``schema``, or the active one (loaded only when none is given)."""
+    """``schema``, or the active one; while no schema has been loaded, the default's names read from its source
+    (``schema.default.active_names``): naming a field's reducer does not load LangGraph's graph package."""
     if schema is not None:
         return schema
-    from .. import schema as schemas
+    from ..schema.default import active_names
 
-    return schemas.active()
+    return active_names()
 
 
 def field_order(values: Iterable[str], schema: schemas.Schema | None = None) -> list[str]:
@@ -25,21 +27,24 @@ def field_order(values: Iterable[str], schema: schemas.Schema | None = None) -> 
     return _resolve(schema).order(values)
 
 
-def reducer_label(name: str, schema: schemas.Schema | None = None, rebuilt: bool = False) -> str:
-    """``reducer merge_delegations``, ``reducer replace``, or why the reducer is unknown. ``rebuilt``: the
-    value was rebuilt from writes (a delta channel), named by its channel and the fold its app's profile
-    knows (DeerFlow's delta-mode ``messages``: ``merge_message_writes``)."""
+def reducer_label(name: str, schema: schemas.Schema | None = None, rebuilt: bool = False, delta: bool = False) -> str:
+    """``reducer merge_delegations``, ``reducer replace``, or why the reducer is unknown. ``delta``: the field
+    is a delta channel (its checkpoint's metadata names it so); ``rebuilt``: its value here was rebuilt from
+    writes. A delta channel is named by its channel and the fold its app's profile knows (DeerFlow's
+    delta-mode ``messages``: ``merge_message_writes``)."""
     from ..profiles import delta_fold
 
     schema = _resolve(schema)
-    fold = delta_fold(name) if rebuilt else None
+    delta = delta or rebuilt
+    fold = delta_fold(name) if delta else None
     if fold is not None:
-        return f"reducer {fold} (DeltaChannel, rebuilt from writes)"
+        return f"reducer {fold} (DeltaChannel{', rebuilt from writes' if rebuilt else ''})"
     if not schema.declares(name):
         return "reducer unknown (not in the schema)"
     if not schema.knows(name):
         return "reducer unknown (a channel kind replay does not model)"
-    return f"reducer {schema.reducer_name(name)}" + (" (delta channel, rebuilt from writes)" if rebuilt else "")
+    how = " (delta channel, rebuilt from writes)" if rebuilt else " (DeltaChannel)" if delta else ""
+    return f"reducer {schema.reducer_name(name)}{how}"
 
 
 def count_of(value: Any) -> str:
@@ -57,5 +62,5 @@ def field_summary(name: str, value: Any, state: CheckpointState, schema: schemas
         parts.append(f"{human_bytes(state.channel_bytes[name])} stored")
     if name in state.rebuilt_channels:
         parts.append("rebuilt from deltas (nothing stored at this checkpoint)")
-    parts.append(reducer_label(name, schema, name in state.rebuilt_channels))
+    parts.append(reducer_label(name, schema, name in state.rebuilt_channels, name in delta_channels(state.metadata)))
     return " · ".join(p for p in parts if p)

@@ -29,6 +29,7 @@ from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict, overwritten
 from .model import is_internal_channel
 
 DELTA_COUNTERS_KEY = "counters_since_delta_snapshot"
+DELTA_CHANNEL = "DeltaChannel"
 
 
 class Reducers(Protocol):
@@ -98,6 +99,17 @@ def is_snapshot(value: Any) -> bool:
 def unwrap_snapshots(values: dict[str, Any]) -> dict[str, Any]:
     """Channel values with each ``DeltaSnapshot`` replaced by the value it holds."""
     return {name: value.get("value") if is_snapshot(value) else value for name, value in values.items()}
+
+
+def delta_channels(*metadata: Any) -> frozenset[str]:
+    """The channels LangGraph names as delta channels in these checkpoints' metadata
+    (``counters_since_delta_snapshot``; a snapshot checkpoint has none, its parent and child name them)."""
+    names: set[str] = set()
+    for meta in metadata:
+        counters = meta.get(DELTA_COUNTERS_KEY) if isinstance(meta, dict) else None
+        if isinstance(counters, dict):
+            names.update(name for name in counters if isinstance(name, str) and not is_internal_channel(name))
+    return frozenset(names)
 
 
 def channels_to_rebuild(channel_versions: Any, stored: dict[str, Any], metadata: dict[str, Any]) -> list[str]:

@@ -7,12 +7,18 @@ checkpoint row itself: on SQLite every channel value is inside it), ``blobs`` (P
 ``checkpoint_blobs``, dated by the first checkpoint whose ``channel_versions`` names the version) and
 ``writes`` (dated by the checkpoint they are stored against). Rows whose id is not a uuid6 (or a blob no
 checkpoint names) carry no time: they are counted in ``untimed_*``.
+
+Each backend writes one SQL relation of dated rows, ``(b, t, c, p, k, n)``: bucket start (``BEFORE`` the
+window, NULL when not dated), thread, channel, part, checkpoints, bytes; ``growth_sql``
+aggregates it in the database in one statement (the buckets of the key asked for, the top threads and
+channels of the window, the totals), so what comes back is a few rows, not one per stored row.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 GROWTH_BY = ("store", "channel", "thread")
 PARTS = ("checkpoint", "blobs", "writes")
@@ -32,9 +38,20 @@ class GrowthRow(NamedTuple):
     bytes: int
 
 
+class Grower(NamedTuple):
+    key: str
+    checkpoints: int
+    bytes: int
+
+
 @dataclass(frozen=True)
 class GrowthRows:
-    """Everything ``Store.growth_rows`` read: the dated rows and what could not be dated."""
+    """Everything ``Store.growth_rows`` read: the dated rows of the window and what could not be dated.
+
+    ``rows`` are grouped by bucket, part and the keys asked for (``by``: a key not asked for is "");
+    ``top_threads`` and ``top_channels``: the window's largest, when asked for (``top``);
+    ``stored_bytes`` and ``checkpoints``: every row of the store, dated or not, in the window or before.
+    """
 
     bucket_seconds: int
     since: int | None
@@ -42,21 +59,30 @@ class GrowthRows:
     untimed_checkpoints: int = 0
     untimed_bytes: int = 0
     channel_basis: str = ""
+    top_threads: list[Grower] = field(default_factory=list)
+    top_channels: list[Grower] = field(default_factory=list)
+    stored_bytes: int = 0
+    checkpoints: int = 0
 
 
-def check_growth_args(bucket_seconds: int) -> None:
+def check_growth_args(bucket_seconds: int, by: str | None = None, top: int = 0) -> None:
     from .model import StoreError
 
     if not isinstance(bucket_seconds, int) or bucket_seconds <= 0:
         raise StoreError(f"a growth bucket must be a positive number of seconds, got {bucket_seconds!r}")
+    if by is not None and by not in GROWTH_BY:
+        raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
+    if not isinstance(top, int) or top < 0:
+        raise StoreError(f"top must be a whole number, got {top!r}")
 
 
 def since_ticks(since: int | None) -> int:
     """A uuid6 timestamp (100-ns ticks since 1582) for ``since`` seconds since 1970 (None: the beginning)."""
-    return 0 if since is None else since * TICKS_PER_SECOND + UUID_EPOCH_OFFSET
+    return 0 if since is None else int(since) * TICKS_PER_SECOND + UUID_EPOCH_OFFSET
 
 
 UUID6_HEAD_GLOB = "[0-9a-f]" * 8 + "-" + "[0-9a-f]" * 4 + "-6" + "[0-9a-f]" * 3  # an id's first 18 characters
+UUID6_HEAD_REGEX = "^[0-9a-f]{8}-[0-9a-f]{4}-6[0-9a-f]{3}"
 
 
 def id_floor(since: int | None) -> str:
@@ -76,35 +102,83 @@ def tick_of_head(head: str) -> int | None:
 
 
 _HEX_DIGITS = frozenset("0123456789abcdef")
+BEFORE = -(1 << 62)  # the bucket of a row dated before the window
 
 
-class BucketSums:
-    """Adds ``(id head, thread, channel, checkpoints, bytes)`` rows into buckets of ``bucket_seconds``."""
+def bucket_of(checkpoint_id: Any, width: int, since: int | None) -> int | None:
+    """The start of ``checkpoint_id``'s bucket (seconds), ``BEFORE`` when dated before ``since``, None when
+    the id carries no time (not a uuid6)."""
+    tick = tick_of_head(checkpoint_id[:18]) if isinstance(checkpoint_id, str) else None
+    if tick is None:
+        return None
+    if since is not None and tick < since_ticks(since):
+        return BEFORE
+    return (tick - UUID_EPOCH_OFFSET) // (width * TICKS_PER_SECOND) * width
 
-    def __init__(self, part: str, bucket_seconds: int) -> None:
-        self.part, self.width = part, bucket_seconds
-        self.sums: dict[tuple[int, str, str], list[int]] = {}
-        self.untimed_checkpoints = self.untimed_bytes = 0
 
-    def add(self, head: str | None, thread_id: str, channel: str, checkpoints: int, size: int) -> None:
-        self.add_rows([(head, thread_id, channel, checkpoints, size)])
+MAX_SPLITS = 128  # buckets a statement dates by comparing ids as text; older or newer rows are dated by a function
 
-    def add_rows(self, rows: Iterable[tuple]) -> None:
-        """``(id head, thread, channel, checkpoints, bytes)`` rows (one loop: this runs once per stored row)."""
-        sums, width, offset = self.sums, self.width * TICKS_PER_SECOND, UUID_EPOCH_OFFSET
-        for head, thread_id, channel, checkpoints, size in rows:
-            tick = tick_of_head(head) if isinstance(head, str) else None
-            if tick is None:
-                self.untimed_checkpoints += checkpoints
-                self.untimed_bytes += size
-                continue
-            key = ((tick - offset) // width * self.width, thread_id, channel)
-            entry = sums.get(key)
-            if entry is None:
-                sums[key] = [checkpoints, size]
-            else:
-                entry[0] += checkpoints
-                entry[1] += size
 
-    def rows(self) -> list[GrowthRow]:
-        return [GrowthRow(bucket, tid, channel, self.part, c, n) for (bucket, tid, channel), (c, n) in self.sums.items()]
+def id_range_bucket(column: str, width: int, since: int | None, now: float, fallback: str) -> str:
+    """A SQL expression giving a uuid6 ``column``'s bucket (as ``bucket_of``) by comparing the id as text
+    with each bucket's first id (a binary search: ids sort by time), for the buckets from ``since`` to just
+    after ``now`` (at most ``MAX_SPLITS``); ``fallback`` (SQL, computing ``bucket_of``) dates the rest.
+    The literals are hex digits this function wrote, never text from the data."""
+    high = (math.floor(now / width) + 2) * width
+    low = high - MAX_SPLITS * width
+    before = since is not None and since >= low
+    if before:
+        low = int(since)
+    points = [low] + list(range((low // width + 1) * width, high, width)) + [high]
+    labels = [p // width * width for p in points[:-1]]
+
+    def tree(lo: int, hi: int) -> str:  # labels[lo:hi] between points[lo] and points[hi]
+        if hi - lo == 1:
+            return str(labels[lo])
+        mid = (lo + hi) // 2
+        return f"CASE WHEN {column} < '{id_floor(points[mid])}' THEN {tree(lo, mid)} ELSE {tree(mid, hi)} END"
+
+    below = str(BEFORE) if before else fallback
+    return (f"CASE WHEN {column} < '{id_floor(points[0])}' THEN {below} "
+            f"WHEN {column} >= '{id_floor(points[-1])}' THEN {fallback} ELSE {tree(0, len(labels))} END")
+
+
+_NO_INT, _NO_TEXT = "CAST(NULL AS BIGINT)", "CAST(NULL AS TEXT)"  # typed, for PostgreSQL's UNION
+
+
+def growth_sql(dated: str, by: str | None, top: int, materialized: str = "MATERIALIZED") -> str:
+    """One statement over the dated rows ``dated`` (``b, t, c, p, k, n``, see the module's docstring):
+    the window's rows grouped by bucket, part and the keys of ``by`` (None: thread and channel), the top
+    ``top`` threads and channels of the window, and every row's totals, dated or not."""
+    thread = "t" if by in (None, "thread") else "''"
+    channel = "c" if by in (None, "channel") else "''"
+    keys = ", ".join(k for k in (thread, channel) if k != "''")
+    group = f"b, {keys + ', ' if keys else ''}p"
+    parts = [f"SELECT 'row' AS kind, b, {thread} AS t, {channel} AS c, p, sum(k) AS k, sum(n) AS n "
+             f"FROM d WHERE b > {BEFORE} GROUP BY {group}",
+             f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'dated', sum(k), sum(n) FROM d WHERE b IS NOT NULL",
+             f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'untimed', sum(k), sum(n) FROM d WHERE b IS NULL"]
+    if top:
+        for kind, key in (("thread", "t"), ("channel", "c")):
+            parts.append(f"SELECT * FROM (SELECT '{kind}', {_NO_INT}, {key} AS grower, {_NO_TEXT}, {_NO_TEXT}, "
+                         f"sum(k), sum(n) AS grown FROM d WHERE b > {BEFORE} GROUP BY {key} "
+                         f"ORDER BY grown DESC, grower LIMIT {int(top)}) AS top_{kind}")
+    return f"WITH d AS {materialized} ({dated})\n" + "\nUNION ALL ".join(parts)
+
+
+def growth_result(found: Iterable[tuple], bucket_seconds: int, since: int | None, basis: str) -> GrowthRows:
+    """``GrowthRows`` from the rows of ``growth_sql``."""
+    rows, threads, channels = [], [], []
+    totals = {"dated": (0, 0), "untimed": (0, 0)}
+    for kind, bucket, thread_id, channel, part, checkpoints, size in found:
+        checkpoints, size = int(checkpoints or 0), int(size or 0)
+        if kind == "row":
+            rows.append(GrowthRow(int(bucket), thread_id, channel, part, checkpoints, size))
+        elif kind == "all":
+            totals[part] = (checkpoints, size)
+        else:
+            (threads if kind == "thread" else channels).append(Grower(thread_id, checkpoints, size))
+    rows.sort()
+    untimed_checkpoints, untimed_bytes = totals["untimed"]
+    return GrowthRows(bucket_seconds, since, rows, untimed_checkpoints, untimed_bytes, basis, threads, channels,
+                      totals["dated"][1] + untimed_bytes, totals["dated"][0] + untimed_checkpoints)

@@ -249,16 +249,21 @@ class Store(Protocol):
         """
         ...
 
-    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None) -> "GrowthRows":
-        """Stored bytes and checkpoints per time bucket, dated by the uuid6 checkpoint ids (see ``growth_rows``).
+    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
+                    top: int = 0) -> "GrowthRows":
+        """Stored bytes and checkpoints per time bucket, dated by the uuid6 checkpoint ids (see ``growth_rows``),
+        aggregated by the database.
 
         Args:
             bucket_seconds: The buckets' width (86400: days, 3600: hours), aligned on 1970-01-01 UTC.
             since: Only rows dated at or after this time (seconds since 1970); None: all.
+            by: ``store``, ``channel`` or ``thread``: the key the rows keep besides bucket and part (None:
+                thread and channel).
+            top: How many of the window's largest threads and channels to rank (0: none).
 
         Returns:
-            ``GrowthRows``: one row per bucket, thread, channel and part (checkpoint rows, blob rows, writes), from
-            lengths alone, and the rows that carry no time.
+            ``GrowthRows``: one row per bucket, part and key (checkpoint rows, blob rows, writes), from lengths
+            alone; the top threads and channels; the rows that carry no time; the store's totals.
 
         Raises:
             StoreError: The store cannot list its rows (a saver read through its API).

@@ -15,14 +15,16 @@ def _branches(url: str, thread_id: str, generation: int, _store: Store) -> list[
     return data.masked(_store.branch_threads(thread_id))
 
 
+BRANCHES_NAMED_WHOLE = 20
+
+
 def render(store: Store, thread_id: str, history: History) -> None:
     """"Branched from" with a link to the parent checkpoint, and the list of this thread's branches
     (``routes.link`` shows labels as written: thread and checkpoint ids come from the data)."""
     origin = branch_origin(node.row for node in history.nodes.values())
     if origin is not None:
-        params = {"thread": origin.parent_thread_id}
-        if origin.parent_checkpoint_id:
-            params["checkpoint"] = origin.parent_checkpoint_id
+        params = (routes.checkpoint_params(origin.parent_thread_id, origin.parent_checkpoint_id)
+                  if origin.parent_checkpoint_id else routes.thread_params(store, origin.parent_thread_id))
         with st.container(key="branched-from"):
             routes.link("thread", f"Branched from {origin.parent_thread_id}"
                         + (f" at checkpoint {origin.parent_checkpoint_id}" if origin.parent_checkpoint_id else ""),
@@ -31,9 +33,11 @@ def render(store: Store, thread_id: str, history: History) -> None:
     if branches:
         with st.expander(f"Branches of this thread ({len(branches)})", icon=":material/call_split:",
                          expanded=len(branches) <= 3):
-            for branch in branches:
+            for i, branch in enumerate(branches):
                 label = f"{branch.thread_id}: from checkpoint {branch.parent_checkpoint_id or '?'}"
                 if branch.created_at:
                     label += f", created {branch.created_at}"
-                routes.link("thread", label, {"thread": branch.thread_id},
-                            icon=":material/subdirectory_arrow_right:")
+                # the first ones named whole (their keys read, cached); the rest open on the thread alone
+                params = (routes.thread_params(store, branch.thread_id) if i < BRANCHES_NAMED_WHOLE
+                          else {"thread": branch.thread_id})
+                routes.link("thread", label, params, icon=":material/subdirectory_arrow_right:")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -13,6 +14,7 @@ from ..profiles.pieces import HIDDEN_MESSAGES
 from ..state.conversation import Part, Turn, conversation, counts
 from ..state.model_input import InlineImage, inline_images
 from .inert import code_span, literal, show_markdown
+from .media_views import attachment_opener
 from .values import show_value
 
 RECENT = 60
@@ -41,10 +43,11 @@ def messages_view(value: Any, ctx: Any) -> None:
     # One place per turn, in order, filled newest first: the newest message reaches the browser first.
     places = [st.container() for _ in shown]
     messages = value if isinstance(value, list) else []
+    opener = attachment_opener(ctx) if getattr(ctx, "state", None) is not None else None
     for place, turn in zip(reversed(places), reversed(shown)):
         with place:
             images = inline_images(messages[turn.index]) if everything and turn.index < len(messages) else []
-            show_turn(turn, turns, show_ids, everything, images)
+            show_turn(turn, turns, show_ids, everything, images, open_file=opener)
 
 
 def image_part(part: Part, image: InlineImage | None) -> None:
@@ -105,9 +108,11 @@ def _subagent(turn: Turn) -> None:
 
 
 def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
-              images: list[InlineImage] | None = None, note: str | None = None) -> None:
+              images: list[InlineImage] | None = None, note: str | None = None,
+              open_file: Callable[[Any, str], None] | None = None) -> None:
     """One message as a chat bubble; ``everything``: as stored (hidden marks kept, no tag stripping), with
-    the thumbnails of its inline ``images``; ``note`` is a line shown under its header."""
+    the thumbnails of its inline ``images``; ``note`` is a line shown under its header; ``open_file``
+    offers to open each attachment (``media_views.attachment_opener``)."""
     with st.chat_message(turn.role if turn.role in ("user", "assistant") else turn.role[:1] or "?",
                          avatar=AVATARS.get(turn.role)):
         st.markdown(_header(turn, show_ids))
@@ -120,12 +125,14 @@ def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
             st.caption(f"result of the call in message #{turn.answers}"
                        + (f" (call id {code_span(turn.tool_call_id)})" if show_ids else ""))
         _subagent(turn)
-        for attachment in turn.attachments:
+        for i, attachment in enumerate(turn.attachments):
             size = f" · {human_bytes(attachment.size)}" if attachment.size is not None else ""
             status = f" · {attachment.status}" if attachment.status else ""
             st.caption(":material/attach_file: "
                        + literal(f"{attachment.filename}{size} · {attachment.path or 'no path'}{status}")
                        + f" · _from {literal(attachment.source)}_")
+            if open_file is not None:
+                open_file(attachment, f"{turn.index}-{i}")
         if turn.reasoning:
             with st.expander("Reasoning"):
                 st.text(turn.reasoning)

@@ -68,6 +68,16 @@ def _thread_history(url: str, thread_id: str, generation: int, _store: Store) ->
     return ThreadHistory(_store, thread_id, mask=masked)
 
 
+@st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
+def _thread_choices(url: str, limit: int, _store: Store) -> list[tuple[str, str | None]]:
+    return [(t.thread_id, t.title) for t in masked(_store.threads(limit=limit))]
+
+
+def thread_choices(store: Store, limit: int) -> list[tuple[str, str | None]]:
+    """The ``limit`` most recently updated threads as ``(id, title)``, titles masked: a picker's suggestions."""
+    return _thread_choices(store.url, limit, store)
+
+
 def thread_history(store: Store, thread_id: str) -> ThreadHistory:
     """The thread's history laid out from its keys (no state, no metadata read); pages complete it."""
     return _thread_history(store.url, thread_id, _GENERATIONS.get((store.url, thread_id), 0), store)

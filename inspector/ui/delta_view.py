@@ -6,17 +6,18 @@ Computed when asked (a button): it reads the thread's channel sizes and its writ
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from ..formatting import human_bytes
 from ..sizes.delta_what_if import DEFAULT_FREQUENCIES, delta_what_if
 from ..store import StoreError
 from .inert import literal
-from .tables import byte_columns
+from .tables import in_units
 
 
 def render_delta_what_if(store, thread_id: str) -> None:
+    import pandas as pd
+
     with st.expander("What delta mode would store (DeltaChannel for messages)", expanded=False):
         if not st.button("Compute", key=f"delta_what_if_{thread_id}"):
             st.caption("Reads this thread's channel sizes and writes once; nothing is decoded beyond its writes.")
@@ -27,9 +28,10 @@ def render_delta_what_if(store, thread_id: str) -> None:
             st.info(f"The delta what-if is not available: {literal(exc)}")
             return
         st.caption(f"Stored now: {human_bytes(report.stored_bytes)} ({report.mode} mode).")
-        st.dataframe(pd.DataFrame([{"snapshot every": o.frequency, "would store": o.stored_bytes,
-                                    "saves": o.saved_bytes, "saves %": round(100 * o.saved_share, 1),
-                                    "snapshots": o.snapshots, "max writes a read replays": o.max_replayed_writes}
-                                   for o in report.options]),
-                     hide_index=True, width="stretch", column_config=byte_columns("would store", "saves"))
+        options = pd.DataFrame([{"snapshot every": o.frequency, "would store": o.stored_bytes,
+                                 "saves": o.saved_bytes, "saves %": round(100 * o.saved_share, 1),
+                                 "snapshots": o.snapshots, "max writes a read replays": o.max_replayed_writes}
+                                for o in report.options])
+        frame, units = in_units(options, "would store", "saves")
+        st.dataframe(frame, hide_index=True, width="stretch", column_config=units)
         st.caption(literal(report.basis))

@@ -13,16 +13,81 @@ from . import audit_trail, connection, data, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
 from .inert import literal
 
+THREAD_KEY = "diff_thread"
+SUGGESTED_THREADS = 200  # the newest threads offered in the picker; any other id can be typed
+CLEARED_WITH_THE_THREAD = ("from", "to", "ns", "against", "replay")
+
 
 def _label(row: CheckpointRow) -> str:
     return f"step {row.step} · {row.source} · …{row.checkpoint_id[-12:]}"
 
 
-def _pick(label: str, rows: list[CheckpointRow], wanted: str | None, key: str) -> str:
+def _keep_forward(position: dict[str, int], from_key: str, to_key: str) -> None:
+    """After a pick: a From newer than To is swapped, so the diff always reads forward in time."""
+    a, b = st.session_state.get(from_key), st.session_state.get(to_key)
+    if a in position and b in position and position[a] < position[b]:
+        st.session_state[from_key], st.session_state[to_key] = b, a
+        st.session_state["diff_swapped"] = True
+
+
+def _pick(label: str, rows: list[CheckpointRow], wanted: str | None, key: str, on_change=None, args=()) -> str:
     ids = [r.checkpoint_id for r in rows]
-    index = ids.index(wanted) if wanted in ids else 0
+    if st.session_state.get(key) not in ids:
+        st.session_state.pop(key, None)
+    index = 0 if key in st.session_state else (ids.index(wanted) if wanted in ids else 0)
     names = {r.checkpoint_id: _label(r) for r in rows}
-    return st.selectbox(label, ids, index=index, format_func=names.get, key=key)
+    return st.selectbox(label, ids, index=index, format_func=names.get, key=key, on_change=on_change, args=args)
+
+
+def _pick_thread(store: Store) -> str | None:
+    """The thread: picked among the newest threads (their titles help), or typed; it lives in ``?thread=``."""
+    try:
+        choices = data.thread_choices(store, SUGGESTED_THREADS)
+    except StoreError as exc:
+        st.warning(literal(f"The thread list could not be read for suggestions: {exc}"), icon=":material/warning:")
+        choices = []
+    asked = st.query_params.get("thread") or None
+    titles = dict(choices)
+    ids = list(titles)
+    if asked and asked not in titles:
+        ids.insert(0, asked)
+    routes.bind(THREAD_KEY, "thread", None)
+    picked = st.selectbox("Thread", ids, key=THREAD_KEY, accept_new_options=True, filter_mode="contains",
+                          placeholder="Choose a thread, or type its id",
+                          format_func=lambda t: f"{t} · {titles[t]}" if titles.get(t) else str(t),
+                          help=f"The {SUGGESTED_THREADS} most recently updated threads, by id and title; "
+                               "type any other thread's id and press Enter")
+    picked = (picked or "").strip() or None
+    if picked != asked:  # another thread: the old one's checkpoints mean nothing there
+        for name in CLEARED_WITH_THE_THREAD:
+            st.query_params.pop(name, None)
+    routes.keep(THREAD_KEY, "thread", picked, None)
+    return picked
+
+
+def _way_back(store: Store, thread_id: str | None = None) -> None:
+    with st.container(horizontal=True, gap="small"):
+        if thread_id:
+            routes.link("thread", "Open the thread", routes.thread_params(store, thread_id), icon=":material/timeline:")
+        routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
+
+
+def _default_to(store: Store, thread_id: str, rows: list[CheckpointRow]) -> tuple[str, str | None]:
+    """The checkpoint shown when the link names none: the newest step that wrote something (one attribution,
+    ``history.attribution``), with a line saying so when that is not the newest checkpoint."""
+    newest = rows[0]
+    try:
+        thread = data.thread_history(store, thread_id)
+        found = thread.newest_writing(store, (newest.checkpoint_ns, newest.checkpoint_id))
+    except (NotFound, StoreError):
+        found = None
+    by_id = {r.checkpoint_id: r for r in rows}
+    if found is None or found.key[1] not in by_id:
+        return newest.checkpoint_id, None
+    if found.key[1] == newest.checkpoint_id:
+        return newest.checkpoint_id, None
+    return found.key[1], (f"The newest checkpoint ({_label(newest)}) wrote no field; showing the newest step that "
+                          f"did: {_label(by_id[found.key[1]])} ({found.what}).")
 
 
 def render() -> None:
@@ -30,19 +95,24 @@ def render() -> None:
     store = connection.store()
     if store is None:
         return
-    params = st.query_params
-    thread_id = st.text_input("Thread", value=params.get("thread", ""), placeholder="thread id")
+    thread_id = _pick_thread(store)
     if not thread_id:
-        st.info("Enter a thread id, or open this page from a thread.")
+        st.info("Choose a thread above (or type its id), or open this page from a thread.", icon=":material/info:")
+        routes.link("threads", "Find a thread in the thread list", icon=":material/search:")
         return
+    params = st.query_params
     try:
         timeline = data.timeline(store, thread_id)
     except NotFound:
-        st.error(literal(f"There is no thread {thread_id!r} in this store."), icon=":material/error:")
-        routes.link("threads", "Find it in the thread list", {"q": thread_id}, icon=":material/search:")
+        st.error(literal(f"There is no thread {thread_id!r} in this store. Check the id, or find the thread in the "
+                         "thread list."), icon=":material/error:")
+        with st.container(horizontal=True, gap="small"):
+            routes.link("threads", "Find it in the thread list", {"q": thread_id}, icon=":material/search:")
+            routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
         return
     except StoreError as exc:
         st.error(literal(exc))
+        _way_back(store)
         return
     other = st.text_input("Against another thread", value=params.get("against", ""),
                           placeholder="optional: another thread's id, to compare two runs of one task")
@@ -58,24 +128,35 @@ def render() -> None:
     rows = [r for r in timeline if r.checkpoint_ns == ns]  # newest first
     if not rows:
         st.error(literal(f"No checkpoints in namespace {ns!r} for thread {thread_id!r}."))
+        _way_back(store, thread_id)
         return
     by_id = {r.checkpoint_id: r for r in rows}
-    unknown = [f"{name} {params[name]!r}" for name in ("to", "from") if params.get(name) and params[name] not in by_id]
-    if unknown:
-        st.warning(literal(f"Not a checkpoint of this thread in namespace {ns or 'root'!r}: {', '.join(unknown)}. "
-                           "Showing the newest checkpoint against its parent instead."), icon=":material/warning:")
     position = {r.checkpoint_id: i for i, r in enumerate(rows)}  # 0: the newest
     wanted_from, wanted_to = params.get("from"), params.get("to")
+    unknown = [f"{name} {params[name]!r}" for name in ("from", "to") if params.get(name) and params[name] not in by_id]
+    default_to, default_note = _default_to(store, thread_id, rows) if wanted_to not in by_id else (wanted_to, None)
+    if unknown:
+        st.warning(literal(f"Not a checkpoint of thread {thread_id!r} in namespace {ns or 'root'!r}: "
+                           f"{', '.join(unknown)}. Showing the newest step that wrote something instead; pick "
+                           "another below, or go back."), icon=":material/warning:")
+        _way_back(store, thread_id)
+    elif default_note:
+        st.caption(literal(default_note))
     if wanted_from in position and wanted_to in position and position[wanted_from] < position[wanted_to]:
         st.info(literal(f"From ({_label(by_id[wanted_from])}) is newer than To ({_label(by_id[wanted_to])}): "
                         "swapped, so the diff reads forward in time."), icon=":material/swap_horiz:")
         wanted_from, wanted_to = wanted_to, wanted_from
+        default_to = wanted_to
+    if st.session_state.pop("diff_swapped", False):
+        st.info("From was newer than To: swapped, so the diff reads forward in time.", icon=":material/swap_horiz:")
+    keys = (f"diff-from-{thread_id}-{ns}", f"diff-to-{thread_id}-{ns}")
     from_col, to_col = st.columns(2)  # From left of To: the order they happened in
     with to_col:
-        to_id = _pick("To (the later checkpoint)", rows, wanted_to, "diff-to")
+        to_id = _pick("To (the later checkpoint)", rows, default_to, keys[1], _keep_forward, (position, *keys))
     default_from = wanted_from if wanted_from in by_id else by_id[to_id].parent_checkpoint_id
     with from_col:
-        from_id = _pick("From (the earlier checkpoint)", rows, default_from or rows[-1].checkpoint_id, "diff-from")
+        from_id = _pick("From (the earlier checkpoint)", rows, default_from or rows[-1].checkpoint_id, keys[0],
+                        _keep_forward, (position, *keys))
     internal = st.toggle("Show LangGraph's internal channels", value=False)
     st.query_params.update({"thread": thread_id, "from": from_id, "to": to_id, "ns": ns})
     try:

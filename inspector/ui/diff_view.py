@@ -187,13 +187,13 @@ def render_fields(result: StateDiff) -> None:
         st.caption("No field changed.")
     for field in changed:
         icon = STATUS_ICONS.get(field.status, "")
-        st.markdown(f"{icon} **{literal(field.field)}** · {code_span(field.reducer)} · {literal(field.status)}")
+        st.markdown(f"{icon} **{literal(field.field)}** · {code_span(field.reducer_label)} · {literal(field.status)}")
         if field.note:
             st.info(literal(field.note))
         lines = [f"- {literal(c.summary)}" for c in field.changes]
         if lines:
             st.markdown("\n".join(lines))
-    unchanged = [f"{f.field} ({f.reducer})" for f in result.fields if not f.changed]
+    unchanged = [f"{f.field} ({f.reducer_label})" for f in result.fields if not f.changed]
     if unchanged:
         with st.expander(f"{len(unchanged)} unchanged field(s)"):
             st.text(", ".join(unchanged))

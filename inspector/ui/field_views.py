@@ -1,15 +1,14 @@
-"""Field views for DeerFlow's ThreadState, and what every field view gets (listed in ``panels.FIELD_VIEWS``)."""
+"""What every field view gets (``FieldContext``), and the views any app's fields may use: JSON, a heading,
+a todo board. A thread's profile names which field gets which (``panels.VIEWS``); DeerFlow's own views
+are ``deerflow_views``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import pandas as pd
 import streamlit as st
 
-from ..formatting import to_jsonable
-from ..media.paths import area_rows, both_paths
 from ..state.todos import STATUS_LABELS, progress, todo_board
 from ..store import CheckpointState, Store
 from .inert import code_span, literal
@@ -24,10 +23,6 @@ class FieldContext:
     state: CheckpointState
     store: Store | None = None
 
-    @property
-    def thread_data(self) -> Any:
-        return self.state.values.get("thread_data")
-
 
 FieldView = Callable[[Any, FieldContext], None]
 
@@ -40,21 +35,6 @@ def title_view(value: Any, ctx: FieldContext) -> None:
     st.markdown(f"### {literal(value)}" if isinstance(value, str) and value else "_no title yet_")
 
 
-def sandbox_view(value: Any, ctx: FieldContext) -> None:
-    if isinstance(value, dict) and set(value) <= {"sandbox_id"}:
-        st.markdown(f"sandbox id: {code_span(value.get('sandbox_id'))}")
-    else:
-        json_view(value, ctx)
-
-
-def thread_data_view(value: Any, ctx: FieldContext) -> None:
-    st.dataframe(pd.DataFrame(area_rows(value)), hide_index=True)
-    extra = {k: v for k, v in (value or {}).items() if k not in {"workspace_path", "uploads_path", "outputs_path"}} \
-        if isinstance(value, dict) else value
-    if extra:
-        json_view(extra, ctx)
-
-
 def todos_view(value: Any, ctx: FieldContext) -> None:
     board = todo_board(value)
     done, total = progress(board)
@@ -65,15 +45,3 @@ def todos_view(value: Any, ctx: FieldContext) -> None:
             st.markdown(f"**{literal(STATUS_LABELS.get(status, status))}** ({len(items)})")
             for todo in items:
                 st.markdown(f"- {literal(todo.text)}" if todo.text else f"- {code_span(todo.raw)}")
-
-
-def uploaded_files_view(value: Any, ctx: FieldContext) -> None:
-    if not value:
-        st.caption("no uploads in this turn")
-        return
-    rows = []
-    for item in value if isinstance(value, list) else [value]:
-        entry = dict(item) if isinstance(item, dict) else {"value": item}
-        entry["physical"] = both_paths(entry.get("path"), ctx.thread_data)[1] if entry.get("path") else None
-        rows.append(entry)
-    st.dataframe(pd.DataFrame(to_jsonable(rows)), hide_index=True)

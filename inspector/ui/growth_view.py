@@ -14,7 +14,7 @@ from ..operations.growth import growth_report, growth_table
 from ..store import StoreError
 from .data import masked
 from .inert import literal
-from .tables import byte_columns
+from .tables import in_units, metric_row
 
 WINDOWS = {"7 days": 7, "30 days": 30, "90 days": 90}
 
@@ -31,11 +31,14 @@ def render_growth(store, settings) -> None:
         st.info(f"Growth over time is not available for this store: {literal(exc)}")
         return
     forecast = report.forecast
-    a, b, c = st.columns(3)
-    a.metric(f"Stored in the last {window}", human_bytes(forecast.window_bytes))
-    b.metric("A day, on average", human_bytes(round(forecast.bytes_per_day)))
-    c.metric("Disk budget passed", "—" if forecast.passes_at is None else f"{forecast.passes_at:%Y-%m-%d}",
-             help="setting disk_budget_bytes" + (f" = {forecast.budget_bytes:,}" if forecast.budget_bytes else ": not set"))
+    with metric_row("growth_metrics"):
+        st.metric(f"Stored in the last {window}", human_bytes(forecast.window_bytes), width="content",
+                  help=f"{forecast.window_bytes:,} bytes")
+        st.metric("A day, on average", human_bytes(round(forecast.bytes_per_day)), width="content",
+                  help=f"{round(forecast.bytes_per_day):,} bytes")
+        st.metric("Disk budget passed", "—" if forecast.passes_at is None else f"{forecast.passes_at:%Y-%m-%d}",
+                  width="content", help="setting disk_budget_bytes"
+                  + (f" = {forecast.budget_bytes:,}" if forecast.budget_bytes else ": not set"))
     st.caption(f"Forecast: {forecast.verdict}. Basis: {forecast.basis}")
     rows = growth_table(report)
     if not rows:
@@ -47,14 +50,15 @@ def render_growth(store, settings) -> None:
         x=alt.X("start:T", title=bucket), y=alt.Y("stored bytes:Q"),
         tooltip=[alt.Tooltip("start:T", title=bucket), alt.Tooltip("stored bytes:Q", format=","), "checkpoints"],
     ), width="stretch")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=byte_columns("stored bytes"))
+    frame, units = in_units(pd.DataFrame(rows), "stored bytes", exact=True)
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=units)
     left, right = st.columns(2)
     for column, title, growers in ((left, "Threads that grew most", report.top_threads),
                                    (right, "Channels that grew most", report.top_channels)):
         column.markdown(f"**{title}**")
-        column.dataframe(pd.DataFrame([{"key": g.key, "stored bytes": g.bytes, "share": f"{g.share:.0%}"}
-                                       for g in growers]),
-                         hide_index=True, width="stretch", column_config=byte_columns("stored bytes"))
+        frame, units = in_units(pd.DataFrame([{"key": g.key, "stored bytes": g.bytes, "share": f"{g.share:.0%}"}
+                                               for g in growers]), "stored bytes", exact=True)
+        column.dataframe(frame, hide_index=True, width="stretch", column_config=units)
     if report.channel_basis:
         st.caption(f"Per channel: {report.channel_basis}")
     if report.untimed_checkpoints or report.untimed_bytes:

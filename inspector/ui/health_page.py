@@ -23,7 +23,7 @@ from .growth_view import render_growth
 from .inert import literal
 from .sizes_views import health_of, render_flags
 from .store_files_view import render_files, render_leftovers
-from .tables import in_units
+from .tables import in_units, metric_row
 
 
 def _analyse(store, top: int, settings) -> list:
@@ -62,14 +62,15 @@ def render() -> None:
         return
     st.caption(f"All {totals.threads:,} thread(s) ranked by stored bytes; the largest {len(rows)} analysed in depth "
                f"(setting health_top_threads = {top}).")
-    a, b, c, d = st.columns(4)
-    a.metric("Stored", human_bytes(summary.store_bytes),
-             help=f"{summary.store_bytes:,} bytes: the whole store ({totals.threads:,} threads, "
-                  f"{totals.checkpoints:,} checkpoints); accounting: {summary.accounting}")
-    b.metric("Spent on repeats", human_bytes(summary.repeated_bytes),
-             help=f"{summary.repeated_bytes:,} bytes stored again, in the {len(rows)} threads analysed")
-    c.metric("Flags", report.flag_count)
-    d.metric("Threads flagged", f"{report.flagged_threads} of {len(rows)}", help="of the threads analysed in depth")
+    with metric_row("health_metrics"):
+        st.metric("Stored", human_bytes(summary.store_bytes), width="content",
+                  help=f"{summary.store_bytes:,} bytes: the whole store ({totals.threads:,} threads, "
+                       f"{totals.checkpoints:,} checkpoints); accounting: {summary.accounting}")
+        st.metric("Spent on repeats", human_bytes(summary.repeated_bytes), width="content",
+                  help=f"{summary.repeated_bytes:,} bytes stored again, in the {len(rows)} threads analysed")
+        st.metric("Flags", report.flag_count, width="content")
+        st.metric("Threads flagged", f"{report.flagged_threads} of {len(rows)}", width="content",
+                  help="of the threads analysed in depth")
     st.caption("In the threads analysed: " + what_if_text(summary.what_if))
     st.subheader("The largest threads, by stored bytes")
     largest, units = in_units(pd.DataFrame(health_table(rows)), "stored bytes", "newest state", "repeats")
@@ -77,7 +78,7 @@ def render() -> None:
                           selection_mode="single-row", key="health_largest", column_config=units)
     st.caption("Select a row to open its thread.")
     if picked.selection.rows:
-        routes.go("thread", routes.checkpoint_params(rows[picked.selection.rows[0]].thread_id, panel="Size"))
+        routes.go("thread", routes.thread_params(store, rows[picked.selection.rows[0]].thread_id, panel="Size"))
     st.subheader("Bytes per field, in the threads analysed")
     fields = pd.DataFrame({"field": list(summary.fields), "stored bytes": list(summary.fields.values())})
     st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
@@ -91,10 +92,10 @@ def render() -> None:
         st.subheader("Schema drift")
         st.caption("Channels these threads hold that the schema does not declare: replay leaves them unverified.")
         for row in drifted:
-            routes.link("thread", row.thread_id, {"thread": row.thread_id}, icon=":material/schema:")
+            routes.link("thread", row.thread_id, routes.thread_params(store, row.thread_id), icon=":material/schema:")
             st.text(drift_lines(row.schema_drift, unwritten=False)[0])
     st.subheader("Flags")
     for row in (r for r in rows if r.flags):
-        routes.link("thread", f"{row.thread_id}: {len(row.flags)} flag(s)", routes.checkpoint_params(row.thread_id, panel="Size"),
-                    icon=":material/timeline:")
+        routes.link("thread", f"{row.thread_id}: {len(row.flags)} flag(s)",
+                    routes.thread_params(store, row.thread_id, panel="Size"), icon=":material/timeline:")
         render_flags(row)

@@ -1,30 +1,43 @@
-"""Pictures and files: the viewed_images gallery, the artifacts panel with previews, and images over time.
+"""Pictures and files: the viewed_images gallery, artifacts and uploads with previews, and images over time.
 
-Here are the ``viewed_images`` and ``artifacts`` field views and the "Images
-over time" thread panel; ``panels`` lists them on the thread page.
+Here are the ``viewed_images``, ``artifacts`` and ``uploaded_files`` field views,
+the opener of a message's attachments (``file_preview`` opens every one of them the
+same way), and the "Images over time" thread panel; ``panels`` lists them on the thread page.
 Thumbnails are small PNGs made once per image content; the full image is only
 sent when asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from ..analysis_cache import AnalysisCache
 from ..formatting import human_bytes
-from ..media.artifacts import Artifact
-from ..media.image_history import lifecycle_note
-from ..media.images import ImageCheck, check_entry, checked_bytes, entry_thumbnail, sha256_of
+from ..media.folders import PathRefused, UserData
+from ..media.images import sha256_of
+from ..media.located import LocatedFile, locate_file
 from ..media.previews import Preview, download_bytes, preview_file
-from ..media.report import MediaReport, artifact_rows, image_rows, report_for_state, span_entries, span_rows
-from ..media.user_data import PathRefused, UserData
+from ..profiles.deerflow.artifacts import Artifact
+from ..profiles.deerflow.image_history import lifecycle_note
+from ..profiles.deerflow.media_report import (
+    MediaReport,
+    artifact_rows,
+    image_rows,
+    report_for_state,
+    span_entries,
+    span_rows,
+    upload_rows,
+)
+from ..profiles.deerflow.viewed_images import ImageCheck, check_entry, checked_bytes, entry_thumbnail
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection, data, routes
 from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor
 from .inert import code_span, literal, show_markdown
-from .tables import table
+from .tables import UNIT_HELP, in_units, table
+from .values import show_value
 
 HISTORY_PANEL = "Images over time"
 GALLERY_COLUMNS = 3
@@ -87,7 +100,7 @@ def gallery(checks: list[ImageCheck], viewed: dict[str, Any], user_data: UserDat
 
 
 def viewed_images_view(value: Any, ctx: Any) -> None:
-    """``FIELD_VIEWS["viewed_images"]``: the selected checkpoint's images as pictures, with their problems."""
+    """``VIEWS["viewed images"]``: the selected checkpoint's images as pictures, with their problems."""
     if not value:
         st.caption("no viewed images" if value == {} else "empty")
         return
@@ -122,19 +135,22 @@ def _render_preview(preview: Preview) -> None:
         st.markdown(literal(f"{preview.mime_type or 'binary file'} · {human_bytes(preview.size)}"))
 
 
-def _artifact_preview(artifact: Artifact, user_data: UserData | None, state: CheckpointState) -> None:
-    if not artifact.exists or artifact.physical_path is None or user_data is None:
-        st.info("No preview: " + literal('; '.join(artifact.problems) or 'file not found'))
+def file_preview(found: Artifact | LocatedFile, user_data: UserData | None, state: CheckpointState,
+                 what: str, key: str) -> None:
+    """One file the state names (an artifact, an upload, an attachment): its preview by type and a download,
+    or why it is not opened (refused, not a regular file, not found on this machine)."""
+    if not found.exists or found.physical_path is None or user_data is None:
+        st.info("No preview: " + literal('; '.join(found.problems) or 'file not found'))
         return
-    preview = masked(preview_file(artifact.physical_path, user_data))
+    preview = masked(preview_file(found.physical_path, user_data))
     _render_preview(preview)
     if preview.kind != "error":
-        path = artifact.physical_path
+        path = found.physical_path
         produce = audit_trail.exported(lambda: _download(path, user_data), state.thread_id, state.checkpoint_id,
-                                       state.checkpoint_ns, what="artifact", path=artifact.path)
+                                       state.checkpoint_ns, what=what, path=found.path)
         st.download_button("Download", data=produce, file_name=path.rsplit("/", 1)[-1],
                            mime=preview.mime_type or "application/octet-stream", icon=":material/download:",
-                           key=f"dl-{artifact.path}")
+                           key=f"dl-{key}-{found.path}")
 
 
 def _download(path: str, user_data: UserData) -> bytes:
@@ -145,7 +161,7 @@ def _download(path: str, user_data: UserData) -> bytes:
 
 
 def artifacts_view(value: Any, ctx: Any) -> None:
-    """``FIELD_VIEWS["artifacts"]``: each artifact with its first step and flags, and a preview of one."""
+    """``VIEWS["artifacts"]``: each artifact with its first step and flags, and a preview of one."""
     if not value:
         st.caption("no artifacts")
         return
@@ -161,7 +177,48 @@ def artifacts_view(value: Any, ctx: Any) -> None:
     key = f"artifact-preview-{ctx.state.thread_id}-{sha256_of(chr(0).join(labels).encode())[:12]}"
     chosen = st.selectbox("Preview", labels, key=key)
     with st.container(border=True, key="artifact-preview"):
-        _artifact_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data, ctx.state)
+        file_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data, ctx.state,
+                     "artifact", "artifact")
+
+
+# -- uploaded files and attachments ------------------------------------------------
+
+
+def uploads_view(value: Any, ctx: Any) -> None:
+    """``VIEWS["uploaded files"]``: the files the user uploaded, found on disk and flagged, and one opened
+    as artifacts are (preview, download, the same refusals)."""
+    if not value:
+        st.caption("no uploads in this turn")
+        return
+    found = report(ctx.store, ctx.state)
+    _problems(found)
+    if not found.uploads:
+        show_value(value, expanded=1)  # a profile that names no uploads: the value as stored
+        return
+    frame, config = in_units(table(upload_rows(found.uploads)), "bytes", help=UNIT_HELP)
+    st.dataframe(frame, column_config=config, hide_index=True)
+    labels = [u.path for u in found.uploads]
+    key = f"upload-preview-{ctx.state.thread_id}-{sha256_of(chr(0).join(labels).encode())[:12]}"
+    chosen = st.selectbox("Preview an uploaded file", labels, key=key)
+    with st.container(border=True, key="upload-preview"):
+        file_preview(found.uploads[labels.index(chosen) if chosen in labels else 0], found.user_data, ctx.state,
+                     "upload", "upload")
+
+
+def attachment_opener(ctx: Any) -> Callable[[Any, str], None]:
+    """For the conversation: ``open(attachment, key)`` offers to open a message's attached file (read only when
+    asked), found in the thread's folders as uploads are."""
+
+    def open_attachment(attachment: Any, key: str) -> None:
+        if not attachment.path:
+            return
+        if st.toggle(literal(f"Open {attachment.filename}"), key=f"att-open-{key}"):
+            found = report(ctx.store, ctx.state)
+            with st.container(border=True, key=f"attachment-{key}"):
+                file_preview(locate_file(attachment.path, found.user_data), found.user_data, ctx.state,
+                             "attachment", f"att-{key}")
+
+    return open_attachment
 
 
 # -- images over time --------------------------------------------------------------

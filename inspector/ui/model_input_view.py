@@ -84,8 +84,7 @@ def _jumps(store: Store, history: History, key: Key) -> None:
                 continue
             row = history.node(target).row
             routes.link("thread", f"{what} model call: step {step_label(history, target)}",
-                        {"thread": row.thread_id, "checkpoint": target[1], **({"ns": target[0]} if target[0] else {})},
-                        icon=icon)
+                        routes.checkpoint_params(row.thread_id, target[1], target[0], PANEL, row.step), icon=icon)
 
 
 def _summary(seen: ModelInput, step: str) -> str:

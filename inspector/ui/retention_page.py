@@ -15,7 +15,7 @@ from ..retention.report import break_rows, thread_rows, totals_line, variant_lin
 from ..store import Store, StoreError
 from . import audit_trail, connection, data, routes
 from .inert import literal
-from .tables import in_units, table
+from .tables import in_units, metric_row, table
 
 SQL_SHOWN_CHARS = 200_000  # longer scripts are offered as a download only
 BREAKS_SHOWN = 20  # one box each; all of them in a table below when there are more
@@ -28,28 +28,54 @@ def _plan(url: str, keep: int | None, older: float | None, inactive: float | Non
     return plan_store(_store, Policy(keep, older, inactive, threads, safe))
 
 
-def _number(name: str) -> float | None:
-    """The number in query parameter ``name``; one that is not a number is named on the page, then ignored."""
-    try:
-        return float(st.query_params[name]) if st.query_params.get(name) else None
-    except ValueError:
-        st.warning(literal(f"{name}={st.query_params[name]!r} in the link is not a number; it is left out."),
-                   icon=":material/link_off:")
+# The link's parameters: name, what the page calls it, whole number or not, smallest value
+URL_NUMBERS = {"keep": ("Keep the latest N", True, 1), "older": ("Older than (days)", False, 0),
+               "inactive": ("Whole threads inactive for (days)", False, 0)}
+LINK_MOST = 1_000_000_000  # beyond this a number in a link is a typo (and past what the inputs hold)
+NO_POLICY = ("Choose a policy above, then press Preview: keep the latest N checkpoints of each thread, "
+             "checkpoints older than some days, whole threads inactive for some days, or only the threads named "
+             "(alone, they are deleted whole). Policies given together narrow one another.")
+
+
+def _from_link(name: str) -> float | int | None:
+    """The number in query parameter ``name``; a value that is not one (``keep=abc``, ``older=-1``) is named
+    on the page in its own words, then left out."""
+    text = st.query_params.get(name)
+    if not text:
         return None
+    label, whole, least = URL_NUMBERS[name]
+    kind = "a whole number" if whole else "a number"
+    try:
+        value = int(text) if whole else float(text)
+        if value != value or value in (float("inf"), float("-inf")):  # nan, inf
+            raise ValueError
+    except ValueError:
+        value = None
+    if value is None or not least <= value <= LINK_MOST:
+        st.warning(literal(f"{name}={text!r} in the link: {name} (“{label}”) must be {kind} from {least} to "
+                           f"{LINK_MOST:,}; it is left out."), icon=":material/link_off:")
+        return None
+    return value
 
 
 def _form() -> tuple[int | None, float | None, float | None, tuple[str, ...] | None, bool, bool]:
-    keep_param = _number("keep")
+    linked = {name: _from_link(name) for name in URL_NUMBERS}
+    safe_param = st.query_params.get("safe")
+    if safe_param not in (None, "", "0", "1"):
+        st.warning(literal(f"safe={safe_param!r} in the link: safe must be 1 (on) or 0 (off); it is left off."),
+                   icon=":material/link_off:")
     with st.form("retention-policy"):
         a, b, c = st.columns(3)
-        keep = a.number_input("Keep the latest N (per thread and namespace)", min_value=1, step=1,
-                              value=int(keep_param) if keep_param else None, placeholder="off")
-        older = b.number_input("Older than (days)", min_value=0.0, value=_number("older"), placeholder="off")
-        inactive = c.number_input("Whole threads inactive for (days)", min_value=0.0, value=_number("inactive"),
+        keep = a.number_input(URL_NUMBERS["keep"][0] + " (per thread and namespace)", min_value=1, step=1,
+                              value=linked["keep"], placeholder="off")
+        older = b.number_input(URL_NUMBERS["older"][0], min_value=0.0,
+                               value=None if linked["older"] is None else float(linked["older"]), placeholder="off")
+        inactive = c.number_input(URL_NUMBERS["inactive"][0], min_value=0.0,
+                                  value=None if linked["inactive"] is None else float(linked["inactive"]),
                                   placeholder="off")
         names = st.text_input("Only these threads (ids separated by spaces or commas; alone: delete them whole)",
                               value=st.query_params.get("threads", "").replace(",", " "))
-        safe = st.toggle("Keep what the policy would break", value=st.query_params.get("safe") == "1")
+        safe = st.toggle("Keep what the policy would break", value=safe_param == "1")
         submitted = st.form_submit_button("Preview", type="primary")
     threads = tuple(n for n in names.replace(",", " ").split() if n) or None
     return keep, older, inactive, threads, safe, submitted
@@ -71,10 +97,13 @@ def render() -> None:
     keep, older, inactive, threads, safe, submitted = _form()
     if submitted:
         _remember(keep, older, inactive, threads, safe)
+    if (keep, older, inactive, threads) == (None,) * 4:
+        st.info(NO_POLICY, icon=":material/info:")
+        return
     try:
         Policy(keep, older, inactive, threads, safe)
-    except ValueError as exc:
-        st.info(literal(f"{str(exc)[0].upper()}{str(exc)[1:]}."), icon=":material/info:")
+    except ValueError as exc:  # the form's own bounds keep these out; said plainly if one gets through
+        st.info(literal(f"This policy cannot be planned: {exc}."), icon=":material/info:")
         return
     try:
         plan = _plan(store.url, keep, older, inactive, threads, safe, store)
@@ -85,12 +114,13 @@ def render() -> None:
 
 
 def _render_plan(plan: Plan) -> None:
-    a, b, c, d = st.columns(4)
-    a.metric("Would reclaim", human_bytes(plan.reclaim_bytes),
-             help=f"{human_bytes(plan.rows_bytes)} of rows, {human_bytes(plan.facts.free_bytes)} already free")
-    b.metric("Checkpoints deleted", f"{plan.checkpoints:,}")
-    c.metric("Threads touched", f"{len(plan.threads)} of {plan.threads_examined}")
-    d.metric("Breaks", len(plan.breaks))
+    with metric_row("retention_metrics"):
+        st.metric("Would reclaim", human_bytes(plan.reclaim_bytes), width="content",
+                  help=f"{plan.reclaim_bytes:,} bytes: {human_bytes(plan.rows_bytes)} of rows, "
+                       f"{human_bytes(plan.facts.free_bytes)} already free")
+        st.metric("Checkpoints deleted", f"{plan.checkpoints:,}", width="content")
+        st.metric("Threads touched", f"{len(plan.threads)} of {plan.threads_examined}", width="content")
+        st.metric("Breaks", len(plan.breaks), width="content")
     st.caption(literal(totals_line(plan)))
     line = variant_line(plan, how="switch on “Keep what the policy would break”")
     (st.warning if plan.breaks else st.success)(literal(line), icon=":material/warning:" if plan.breaks

@@ -41,18 +41,44 @@ def panel_slug(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
+DEFAULT_PANEL = "State"  # the thread page's first panel (panels.THREAD_PANELS[0]): its URL names no panel
+
+
 def checkpoint_params(thread_id: str, checkpoint_id: str | None = None, ns: str = "",
-                      panel: str | None = None) -> dict[str, str]:
+                      panel: str | None = None, step: int | None = None) -> dict[str, str]:
     """Query parameters of the thread page showing ``checkpoint_id`` (the newest when None) with the panel
-    titled ``panel`` open (the first when None)."""
+    titled ``panel`` open (the first when None), named whole: the checkpoint's ``step`` (given, or read from
+    the checkpoint id), and the panel unless it is the first. The page then has nothing to add to its URL,
+    so opening the link costs one Back to undo and lands on that very step."""
+    from ..store.model import checkpoint_step
+
     params = {"thread": thread_id}
     if checkpoint_id:
         params["checkpoint"] = checkpoint_id
     if ns:
         params["ns"] = ns
-    if panel:
+    if checkpoint_id:
+        step = checkpoint_step(checkpoint_id) if step is None else step
+        if step is not None:
+            params["step"] = str(step)
+    if panel and panel_slug(panel) != panel_slug(DEFAULT_PANEL):
         params[PANEL_PARAM] = panel_slug(panel)
     return params
+
+
+def thread_params(store: Any, thread_id: str, panel: str | None = None) -> dict[str, str]:
+    """``checkpoint_params`` for the checkpoint the thread page opens ``thread_id`` on (its newest), read from
+    the thread's keys (cached with the page's own read); just the thread when they cannot be read."""
+    from . import data
+
+    try:
+        history = data.thread_history(store, thread_id).history
+    except Exception:  # noqa: BLE001 - a link still opens the thread, which says what went wrong
+        return checkpoint_params(thread_id, panel=panel)
+    if history.head is None:
+        return checkpoint_params(thread_id, panel=panel)
+    row = history.node(history.head).row
+    return checkpoint_params(thread_id, row.checkpoint_id, row.checkpoint_ns, panel, row.step)
 
 
 def checkpoint_href(thread_id: str, checkpoint_id: str | None = None, ns: str = "", panel: str | None = None) -> str:

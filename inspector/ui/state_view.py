@@ -1,7 +1,7 @@
 """The state of one checkpoint, field by field.
 
 Each field is drawn by its view from the ``views`` table it is handed
-(``panels.FIELD_VIEWS`` on the thread page); fields without a view are shown
+(``panels.field_views()`` on the thread page: the views the thread's profile names); fields without a view are shown
 as JSON (never dropped). Each view runs guarded: if it raises, its field shows
 an error box and the other fields still render. Decoding problems attached to a field are shown above it by this
 module, so views need not handle them.

@@ -15,7 +15,7 @@ from ..operations.orphans import orphan_report
 from ..store import StoreError
 from .data import masked
 from .inert import literal
-from .tables import byte_columns, table
+from .tables import in_units, metric_row, table
 
 
 def render_files(store) -> None:
@@ -28,17 +28,20 @@ def render_files(store) -> None:
     except StoreError as exc:
         st.info(f"File facts are not available for this store: {literal(exc)}")
         return
-    a, b = st.columns(2)
-    a.metric("On disk", human_bytes(facts.total_bytes))
-    if facts.kind == "sqlite":
-        b.metric("VACUUM would give back", human_bytes(facts.free_bytes), help=f"{facts.free_pages:,} free pages")
-    else:
-        b.metric("Dead tuples", f"{facts.dead_rows or 0:,}", help="in LangGraph's tables, from pg_stat_all_tables")
+    with metric_row("files_metrics"):
+        st.metric("On disk", human_bytes(facts.total_bytes), width="content", help=f"{facts.total_bytes:,} bytes")
+        if facts.kind == "sqlite":
+            st.metric("VACUUM would give back", human_bytes(facts.free_bytes), width="content",
+                      help=f"{facts.free_bytes:,} bytes in {facts.free_pages:,} free pages")
+        else:
+            st.metric("Dead tuples", f"{facts.dead_rows or 0:,}", width="content",
+                      help="in LangGraph's tables, from pg_stat_all_tables")
     for line in fact_lines(facts):
         st.text(line)
     if facts.relations:
-        st.dataframe(table(relation_rows(facts)), hide_index=True, width="stretch",
-                     column_config=byte_columns("bytes", "payload", "heap", "toast", "indexes"))
+        frame, units = in_units(table(relation_rows(facts)), "bytes", "payload", "heap", "toast", "indexes",
+                                exact=("bytes",))
+        st.dataframe(frame, hide_index=True, width="stretch", column_config=units)
 
 
 def render_leftovers(store) -> None:
@@ -59,8 +62,9 @@ def render_leftovers(store) -> None:
             if not item.rows:
                 st.text("None.")
                 continue
-            st.dataframe(pd.DataFrame([{"thread": t.thread_id, "rows": t.rows, "bytes": t.bytes,
-                                        "every checkpoint gone": t.gone} for t in item.threads]),
-                         hide_index=True, width="stretch", column_config=byte_columns("bytes"))
+            frame, units = in_units(pd.DataFrame([{"thread": t.thread_id, "rows": t.rows, "bytes": t.bytes,
+                                                   "every checkpoint gone": t.gone} for t in item.threads]),
+                                    "bytes", exact=True)
+            st.dataframe(frame, hide_index=True, width="stretch", column_config=units)
             st.caption(item.caution)
             st.code(item.statements, language="sql")

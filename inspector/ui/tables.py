@@ -7,13 +7,17 @@ blank where the value is missing (the JSON and CLI output keep their nulls).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import streamlit as st
+
+if TYPE_CHECKING:  # loaded when a table is drawn, not with the pages that may draw one
+    import pandas as pd
 
 
 def _text(value: Any) -> str:
+    import pandas as pd
+
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -33,6 +37,8 @@ def blank_missing(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.D
 
 def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """A frame of ``rows`` for display, missing values blank."""
+    import pandas as pd
+
     return blank_missing(pd.DataFrame(rows))
 
 
@@ -44,14 +50,19 @@ def byte_columns(*names: str, help: str | None = None) -> dict[str, object]:
 UNIT_HELP = "1 KB = 1,000 bytes, 1 MB = 1,000,000 bytes"
 
 
-def in_units(frame: pd.DataFrame, *names: str, help: str | None = None) -> tuple[pd.DataFrame, dict[str, object]]:
+def in_units(frame: pd.DataFrame, *names: str, help: str | None = None,
+             exact: bool | tuple[str, ...] = ()) -> tuple[pd.DataFrame, dict[str, object]]:
     """``frame`` with each byte-count column of ``names`` in one unit per column (B, KB, MB or GB, chosen by
     the column's largest value) and the ``column_config`` that prints the unit in every cell; the columns
-    stay numbers, so they still sort as sizes."""
+    stay numbers, so they still sort as sizes. ``exact`` (True: every one of ``names``) adds, right after
+    each such column, ``<name>, exact``: the byte count itself, digits grouped."""
+    import pandas as pd
+
     from ..sizes.chart import byte_unit
 
     frame = frame.copy()
     config: dict[str, object] = {}
+    exact_names = names if exact is True else tuple(exact or ())
     for name in (n for n in names if n in frame.columns):
         values = pd.to_numeric(frame[name], errors="coerce")
         unit, scale = byte_unit(int(values.max()) if values.notna().any() else 0)
@@ -59,4 +70,13 @@ def in_units(frame: pd.DataFrame, *names: str, help: str | None = None) -> tuple
         config[name] = st.column_config.NumberColumn(
             format=f"%d {unit}" if scale == 1 else f"%.{1 if unit == 'KB' else 2}f {unit}",
             help="; ".join(p for p in (help, UNIT_HELP) if p))
+        if name in exact_names:
+            frame.insert(frame.columns.get_loc(name) + 1, f"{name}, exact", values)
+            config[f"{name}, exact"] = st.column_config.NumberColumn(format="localized", help="bytes")
     return frame, config
+
+
+def metric_row(key: str):
+    """A row of ``st.metric`` (each drawn with ``width="content"``) that wraps onto a second line where it
+    does not fit, so no value is cut to "20.22 …" in a narrow window."""
+    return st.container(horizontal=True, gap="large", key=key)

@@ -106,7 +106,8 @@ def render() -> None:
         st.warning(literal(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
                            if location.checkpoint else f"Step {location.step} is not on the newest branch of this thread."
                            if location.step is not None else f"Namespace {location.ns!r} has no checkpoint in this thread."))
-        routes.link("thread", "Show the newest checkpoint", {"thread": location.thread}, icon=":material/history:")
+        routes.link("thread", "Show the newest checkpoint", routes.thread_params(store, location.thread),
+                    icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
         return
     shown = timeline_view.location_of(history, key)

@@ -7,7 +7,7 @@ import streamlit as st
 
 from ..history.thread_list import ThreadPages, thread_records
 from ..store import StoreError
-from . import connection, data, reveal, routes, sizes_views, timeline_view
+from . import connection, data, reveal, routes, sizes_views
 from .inert import literal
 from .tables import in_units
 
@@ -72,19 +72,7 @@ def render() -> None:
         st.session_state["threads_table_nonce"] = nonce + 1  # coming back must not reopen it
         # the list's own parameters ride along: Back lands on an entry holding them, and the list keeps them
         kept = {k: v for k, v in (("q", search), ("sort", order if order != "newest" else "")) if v}
-        routes.go("thread", {**_opening(store, thread_id), **kept})
-
-
-def _opening(store, thread_id: str) -> dict[str, str]:
-    """The thread page's parameters for the checkpoint it opens on, named whole in the link so that page does
-    not rewrite its URL (which would cost one more Back to return to the list)."""
-    try:
-        history = data.thread_history(store, thread_id).history
-    except StoreError:
-        return {"thread": thread_id}
-    if history.head is None:
-        return {"thread": thread_id}
-    return timeline_view.location_of(history, history.head).params()
+        routes.go("thread", {**routes.thread_params(store, thread_id), **kept})
 
 
 def _clear_search() -> None:

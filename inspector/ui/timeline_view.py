@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable
 
-import pandas as pd
 import streamlit as st
 
 from ..history.attribution import Attribution
@@ -47,6 +46,9 @@ def _label(history: History, key: Key, made: Attribution | None) -> str:
     return literal(text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…")  # options are Markdown
 
 
+CHOICES_WRAP = ("<style>.st-key-nav_choices [role='radiogroup'] {flex-wrap: wrap; row-gap: 0.25rem;}</style>")
+
+
 def navigator(history: History, key: Key, select: Select,
               made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None) -> None:
     """Play, previous / next along the selected checkpoint's branch (also the left / right arrow keys), a step
@@ -86,10 +88,11 @@ def navigator(history: History, key: Key, select: Select,
         if chosen != index:
             select(_location(history, path[chosen]))
             st.rerun()
-    speed_col, show_col = st.columns([2, 3], vertical_alignment="bottom")
-    with speed_col:
+    # Play's speed and view side by side where they fit, one under the other where not, each one's options
+    # wrapping in a narrow column: at 1024 px no option is cut to "2 ste"
+    st.html(CHOICES_WRAP)
+    with st.container(horizontal=True, gap="medium", vertical_alignment="bottom", key="nav_choices"):
         play_view.controls()
-    with show_col:
         play_view.show_choice()
     if not playing and index == len(path) - 1 and st.session_state.pop(play_view.ENDED_KEY, False):
         st.caption("Reached the newest checkpoint of this branch.")
@@ -200,6 +203,8 @@ def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
            made: dict[Key, Attribution]) -> None:
+    import pandas as pd
+
     frame, units = in_units(pd.DataFrame(timeline_records(history, keys, marks, made)), "size",
                             help="stored bytes: checkpoint and its writes")
     event = st.dataframe(
@@ -216,8 +221,10 @@ def _table(history: History, keys: list[Key], key: Key, select: Select, marks: d
             "node": st.column_config.TextColumn(help="the task(s) whose writes produced this checkpoint (stored "
                                                 "against its parent)"),
             "wrote": st.column_config.TextColumn(help="the state fields those tasks wrote into this checkpoint"),
-            "kind": st.column_config.TextColumn(help="what DeerFlow wrote this checkpoint for, outside a graph step"),
-            "mode": st.column_config.TextColumn(help="delta: written in DeerFlow's delta mode (metadata marker)"),
+            "kind": st.column_config.TextColumn(help="what this checkpoint was written for outside a graph step: "
+                                                     "the app's own kinds (by its profile), or put"),
+            "mode": st.column_config.TextColumn(help="delta: written in delta mode (the app's marker, or "
+                                                     "LangGraph's delta counters)"),
         },
     )
     rows = event.selection.rows if event is not None else []

@@ -6,18 +6,36 @@ refers to them. It applies to a thread on evidence (``evidence``): DeerFlow's st
 records, run durations), or channels only DeerFlow's ThreadState declares
 (``thread_data``, ``sandbox``, ``uploaded_files``, ...). It claims the knowledge pieces
 (``KNOWLEDGE``, declared in ``inspector.profiles.pieces``) the core asks ``profiles.knows`` about.
+
+Its modules: ``evidence`` (the clues), ``messages`` and ``model_input`` (its chat UI's rules, the
+view-image context), ``checkpoint_kinds`` (its checkpoints outside graph steps, delta marker, branch
+origins), ``health`` (its lints and advice), ``paths`` (``/mnt/user-data`` beside ``thread_data``),
+``user_data`` (where its user-data folders are), ``artifacts``, ``uploads``, ``viewed_images`` (its
+entries checked) and ``image_history`` and ``image_facts`` (``viewed_images`` along a history).
+The modules that read files or the history are imported where they are used, not with the profile.
 """
 
 from __future__ import annotations
 
 from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
-from . import checkpoint_kinds, messages
+from . import checkpoint_kinds, messages, uploads
 from .evidence import evidence
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
 # The pieces of knowledge DeerFlow's profile claims (``inspector.profiles.pieces``).
 KNOWLEDGE = frozenset({USER_DATA, VIEWED_IMAGES, ARTIFACTS, HIDDEN_MESSAGES})
+
+# How the state page draws ThreadState's fields (views the UI declares, ``inspector.ui.panels.VIEWS``).
+FIELD_VIEWS = {
+    "title": "heading",
+    "sandbox": "sandbox id",
+    "thread_data": "user-data folders",
+    "todos": "todo board",
+    "uploaded_files": "uploaded files",
+    "artifacts": "artifacts",
+    "viewed_images": "viewed images",
+}
 
 PROFILE = Profile(
     name="deerflow",
@@ -33,4 +51,6 @@ PROFILE = Profile(
     chat=messages,
     checkpoint_kind=checkpoint_kinds.checkpoint_kind,
     delta_marker=checkpoint_kinds.delta_marker,
+    uploads=uploads.uploaded_files,
+    field_views=FIELD_VIEWS,
 )

@@ -1,13 +1,30 @@
 """Growth over time of a PostgreSQL store: stored lengths per time bucket, dated by the uuid6 checkpoint ids.
 
-Checkpoint rows and writes are dated by their checkpoint id; a ``checkpoint_blobs`` row (one channel
-version, shared by every checkpoint that kept it) by the first checkpoint whose ``channel_versions``
-names that version. Lengths only: ``pg_column_size`` and ``octet_length`` read no blob content.
+Checkpoint rows and writes are dated by their checkpoint id, decoded by the server (the id's 60-bit
+timestamp, read as hex). A ``checkpoint_blobs`` row (one channel version, shared by every checkpoint
+that kept it) is dated by the first checkpoint whose ``channel_versions`` names that version. LangGraph
+gives every channel a step updates the same new version, greater than all before it, so that checkpoint
+is the first whose greatest version is the blob's: one version per checkpoint to compare, then a hash
+join, checked against the checkpoint's own ``channel_versions``. A blob this does not date (versions
+another writer chose, a blob no checkpoint names) is looked up among every version its thread's
+checkpoints name. Lengths only: ``pg_column_size`` and ``octet_length`` read no blob content.
+Everything is aggregated by the server in one statement (``growth_sql``).
 """
 
 from __future__ import annotations
 
-from ..growth_rows import CHECKPOINT_KEY, BucketSums, GrowthRows, check_growth_args, id_floor
+from ..growth_rows import (
+    BEFORE,
+    CHECKPOINT_KEY,
+    TICKS_PER_SECOND,
+    UUID6_HEAD_REGEX,
+    UUID_EPOCH_OFFSET,
+    GrowthRows,
+    check_growth_args,
+    growth_result,
+    growth_sql,
+    since_ticks,
+)
 
 # Each channel version's first checkpoint: the checkpoint that stored the blob row.
 FIRST_CHECKPOINT_OF_VERSION = """
@@ -24,37 +41,93 @@ PG_CHANNEL_BASIS = (
 )
 
 
-_IN_WINDOW = "({cid} >= %s OR {cid} IS NULL OR NOT ({cid} ~ '^[0-9a-f]{{8}}-[0-9a-f]{{4}}-6[0-9a-f]{{3}}-'))"
+def _ticks(column: str) -> str:
+    """A uuid6 id's 60-bit timestamp, decoded from its hex digits by the server; NULL for another id. (Used in
+    a subquery kept apart by ``OFFSET 0``, so each id is decoded once.)"""
+    return (f"CASE WHEN {column} ~ '{UUID6_HEAD_REGEX}' THEN "
+            f"('x' || substr({column}, 1, 8) || substr({column}, 10, 4) || substr({column}, 16, 3))::bit(60)::bigint END")
+
+
+def _bucket(ticks: str, width: int, since: int | None) -> str:
+    """``bucket_of`` in SQL, from ``_ticks``."""
+    span = width * TICKS_PER_SECOND
+    before = f"WHEN {ticks} < {since_ticks(since)} THEN {BEFORE} " if since is not None else ""
+    return (f"CASE WHEN {ticks} IS NULL THEN NULL {before}"
+            f"ELSE ({ticks} - {UUID_EPOCH_OFFSET} - mod(mod({ticks} - {UUID_EPOCH_OFFSET}, {span}) + {span}, {span}))"
+            f" / {span} * {width} END")
+
+
+MAX_BLOB_CHANNELS = 64  # past this many channels with blob rows, versions are compared by expanding every object
+
+
+def _dated(width: int, since: int | None, blob_channels: int | None) -> str:
+    """The dated rows; ``blob_channels``: how many channels hold blob rows, named by the parameters of
+    ``_params`` (their greatest version per checkpoint is compared), None to compare every channel's."""
+    versions = ("CASE WHEN jsonb_typeof(checkpoint->'channel_versions') = 'object' "
+                "THEN checkpoint->'channel_versions' ELSE '{}'::jsonb END")
+    if blob_channels is None:
+        newest = "(SELECT max(value) FROM jsonb_each_text(cv))"
+        holding = "(SELECT array_agg(key) FROM jsonb_each_text(cv) WHERE value = top)"
+    elif blob_channels:
+        newest = f"GREATEST({', '.join(['cv->>%s'] * blob_channels)})"
+        holding = f"array_remove(ARRAY[{', '.join(['CASE WHEN cv->>%s = top THEN %s::text END'] * blob_channels)}], NULL)"
+    else:
+        newest, holding = "NULL::text", "NULL::text[]"
+    return f"""
+    WITH read AS (
+        SELECT thread_id, checkpoint_ns, checkpoint_id, {versions} AS cv,
+               pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0) AS n, {_ticks('checkpoint_id')} AS tk
+        FROM checkpoints OFFSET 0),
+    topped AS (SELECT *, {newest} AS top FROM read OFFSET 0),
+    cp AS MATERIALIZED (
+        SELECT thread_id, checkpoint_ns, checkpoint_id, n, {_bucket('tk', width, since)} AS b, top,
+               {holding} AS holding
+        FROM topped),
+    first_of_version AS (
+        SELECT DISTINCT ON (thread_id, checkpoint_ns, top) thread_id, checkpoint_ns, top, b, holding FROM cp
+        WHERE top IS NOT NULL ORDER BY thread_id, checkpoint_ns, top, checkpoint_id),
+    blobs AS MATERIALIZED (
+        SELECT bl.thread_id, bl.checkpoint_ns, bl.channel, bl.version, coalesce(octet_length(bl.blob), 0) AS n,
+               f.b, f.thread_id IS NOT NULL AS dated
+        FROM checkpoint_blobs bl LEFT JOIN first_of_version f
+          ON f.thread_id = bl.thread_id AND f.checkpoint_ns = bl.checkpoint_ns AND f.top = bl.version
+         AND bl.channel = ANY(f.holding)),
+    missed AS (SELECT * FROM blobs WHERE NOT dated),
+    named AS (
+        SELECT c.thread_id, c.checkpoint_ns, v.key AS channel, v.value AS version, min(c.checkpoint_id) AS cid
+        FROM checkpoints c JOIN (SELECT DISTINCT thread_id, checkpoint_ns FROM missed) m
+          ON m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns
+        CROSS JOIN LATERAL jsonb_each_text({versions.replace("checkpoint->", "c.checkpoint->")}) v
+        GROUP BY 1, 2, 3, 4)
+    SELECT b, thread_id AS t, '{CHECKPOINT_KEY}' AS c, 'checkpoint' AS p, 1 AS k, n FROM cp
+    UNION ALL SELECT b, thread_id, channel, 'blobs', 0, n FROM blobs WHERE dated
+    UNION ALL SELECT {_bucket('tk', width, since)}, thread_id, channel, 'blobs', 0, n
+        FROM (SELECT m.thread_id, m.channel, m.n, {_ticks('f.cid')} AS tk
+              FROM missed m LEFT JOIN named f ON f.thread_id = m.thread_id AND f.checkpoint_ns = m.checkpoint_ns
+               AND f.channel = m.channel AND f.version = m.version OFFSET 0) mf
+    UNION ALL SELECT {_bucket('tk', width, since)}, thread_id, channel, 'writes', 0, n
+        FROM (SELECT thread_id, channel, coalesce(octet_length(blob), 0) AS n, {_ticks('checkpoint_id')} AS tk
+              FROM checkpoint_writes OFFSET 0) w
+    """
+
+
+def _params(channels: list[str]) -> list[str]:
+    """The parameters of ``_dated`` for these blob channels: each once for the greatest version, then twice
+    for the channels holding it."""
+    return [*channels, *(name for channel in channels for name in (channel, channel))]
+
+
+_BLOB_CHANNELS = "SELECT DISTINCT channel FROM checkpoint_blobs LIMIT %s"  # the channels that hold blob rows
 
 
 class PgGrowth:
-    """``growth_rows`` (a mixin of ``PostgresStore``: needs ``_query``).
+    """``growth_rows`` (a mixin of ``PostgresStore``: needs ``_query``)."""
 
-    Like SQLite's, the server computes lengths and hands back each row's id head (the first 18
-    characters, which carry its time); they are summed into buckets here. Decoding the hex in SQL cost
-    more than reading the rows.
-    """
-
-    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None) -> GrowthRows:
-        check_growth_args(bucket_seconds)
-        floor = id_floor(since) if since is not None else ""
-        parts = (
-            ("checkpoint", f"""SELECT substr(checkpoint_id, 1, 18), thread_id, '{CHECKPOINT_KEY}', 1,
-                                      pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0)
-                               FROM checkpoints WHERE {_IN_WINDOW.format(cid='checkpoint_id')}"""),
-            ("blobs", f"""SELECT substr(f.cid, 1, 18), b.thread_id, b.channel, 0, coalesce(octet_length(b.blob), 0)
-                          FROM checkpoint_blobs b LEFT JOIN ({FIRST_CHECKPOINT_OF_VERSION}) f
-                            ON f.thread_id = b.thread_id AND f.checkpoint_ns = b.checkpoint_ns
-                           AND f.channel = b.channel AND f.version = b.version
-                          WHERE {_IN_WINDOW.format(cid='f.cid')}"""),
-            ("writes", f"""SELECT substr(checkpoint_id, 1, 18), thread_id, channel, 0, coalesce(octet_length(blob), 0)
-                           FROM checkpoint_writes WHERE {_IN_WINDOW.format(cid='checkpoint_id')}"""),
-        )
-        rows, untimed_checkpoints, untimed_bytes = [], 0, 0
-        for part, sql in parts:
-            sums = BucketSums(part, bucket_seconds)
-            sums.add_rows(self._query(sql, [floor]))
-            rows += sums.rows()
-            untimed_checkpoints += sums.untimed_checkpoints
-            untimed_bytes += sums.untimed_bytes
-        return GrowthRows(bucket_seconds, since, rows, untimed_checkpoints, untimed_bytes, PG_CHANNEL_BASIS)
+    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
+                    top: int = 0) -> GrowthRows:
+        check_growth_args(bucket_seconds, by, top)
+        channels = [r[0] for r in self._query(_BLOB_CHANNELS, [MAX_BLOB_CHANNELS + 1])]
+        named = channels if len(channels) <= MAX_BLOB_CHANNELS else None
+        found = self._query(growth_sql(_dated(bucket_seconds, since, None if named is None else len(named)), by, top),
+                            _params(named or []))
+        return growth_result(found, bucket_seconds, since, PG_CHANNEL_BASIS)

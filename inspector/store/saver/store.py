@@ -86,7 +86,8 @@ class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
         """Not supported: a saver's API lists checkpoints, not stored rows and their lengths."""
         not_supported("A retention preview")
 
-    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None) -> Any:
+    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
+                    top: int = 0) -> Any:
         """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
         not_supported("Growth over time")
 

@@ -1,22 +1,22 @@
 """``artifacts``: the files the agent presented, mapped to disk and flagged.
 
 Flags: a path the inspector refuses (it would leave the thread's user-data
-folder), a file missing on disk, a path outside ``/mnt/user-data/outputs``, and
-paths that name the same file once normalised (``merge_artifacts`` keeps
-``outputs/a/../b.txt`` and ``outputs/b.txt`` as two entries).
+folder), a file not found on this machine (both found by ``located``, as every
+file is), a path outside ``/mnt/user-data/outputs``, and paths that name the
+same file once normalised (``merge_artifacts`` keeps ``outputs/a/../b.txt`` and
+``outputs/b.txt`` as two entries).
 """
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ..history.field_history import FieldPoint
-from .regular_files import read_regular
-from .user_data import VIRTUAL_ROOT, PathRefused, UserData, check_physical, normalise, resolve
+from ...history.field_history import FieldPoint
+from ...media.folders import UserData, normalise
+from ...media.located import locate_file
+from .user_data import VIRTUAL_ROOT
 
 OUTPUTS = f"{VIRTUAL_ROOT}/outputs/"
 
@@ -53,41 +53,10 @@ def first_appearances(points: list[FieldPoint]) -> dict[str, FieldPoint]:
 
 
 def _locate(artifact: Artifact, user_data: UserData | None) -> None:
-    if user_data is None:
-        artifact.problems.append("the thread's user-data folder was not found on this machine (set --data-dir)")
-        return
-    try:
-        path = resolve(artifact.path, user_data)
-    except PathRefused as exc:
-        artifact.refused = True
-        artifact.problems.append(f"refused: {exc}")
-        return
-    path = _in_branch_parents(artifact.path, user_data, path)
-    artifact.physical_path = str(path)
-    try:
-        stat = path.stat()
-    except OSError:
-        artifact.problems.append("missing on disk")
-        return
-    if not path.is_file():
-        artifact.problems.append("not a regular file: never opened")
-        return
-    artifact.exists, artifact.size = True, stat.st_size
-
-
-def _in_branch_parents(virtual: str, user_data: UserData, own: Path) -> Path:
-    """``own`` when it exists; else the same agent path in the folder of a thread this one was branched from
-    (DeerFlow copies a branch's files only when it branches from the latest turn), nearest first."""
-    if os.path.lexists(own):
-        return own
-    for parent in user_data.parents:
-        try:
-            candidate = resolve(virtual, parent)
-        except PathRefused:
-            continue
-        if os.path.lexists(candidate):
-            return candidate
-    return own
+    found = locate_file(artifact.path, user_data)
+    artifact.physical_path, artifact.exists, artifact.size = found.physical_path, found.exists, found.size
+    artifact.refused = found.refused
+    artifact.problems += found.problems
 
 
 def list_artifacts(value: Any, user_data: UserData | None = None,
@@ -112,9 +81,3 @@ def list_artifacts(value: Any, user_data: UserData | None = None,
             artifact.first_step, artifact.first_checkpoint = point.row.step, point.row.checkpoint_id
         result.append(artifact)
     return result
-
-
-def read_head(path: str | Path, user_data: UserData, limit: int) -> tuple[bytes, int]:
-    """At most ``limit`` bytes of an artifact's physical file, re-checked against the thread's folders, and its
-    size; ``PathRefused`` for a path outside them or a file that is not a regular one (a named pipe)."""
-    return read_regular(check_physical(str(path), user_data), limit)

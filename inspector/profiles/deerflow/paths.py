@@ -10,7 +10,10 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from .user_data import FOLDERS, VIRTUAL_ROOT, PathRefused, virtual_parts
+from ...media.folders import PathRefused
+from .user_data import FOLDERS, VIRTUAL_ROOT, virtual_parts
+
+AREA_KEYS = tuple(f"{area}_path" for area in FOLDERS)  # thread_data's keys for the folders
 
 
 def _roots(thread_data: Any) -> dict[str, str]:
