@@ -291,3 +291,10 @@ def test_conversation_follows_deerflows_ui_until_everything_is_asked_for(demo_db
     at.toggle(key="msg_everything_messages").set_value(True).run()
     assert not at.exception and len(at.chat_message) == len(turns)
     assert any(shown(m.value).startswith("<current_uploads>") for m in at.markdown)  # shown as stored, as text
+
+
+def test_a_step_in_the_link_that_is_not_a_number_is_named():
+    at = open_page("thread", thread="demo-research", step="abc")
+    assert not at.exception, at.exception
+    assert any(w.value.startswith("step='abc' in the link is not a step number") for w in at.main.warning)
+    assert at.title[0].value == "demo-research"
