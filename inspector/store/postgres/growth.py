@@ -1,15 +1,16 @@
 """Growth over time of a PostgreSQL store: stored lengths per time bucket, dated by the uuid6 checkpoint ids.
 
 Checkpoint rows and writes are dated by their checkpoint id, compared as text with each bucket's first id
-(decoded from its hex digits only outside the buckets around now). A ``checkpoint_blobs`` row (one channel version, shared by every checkpoint
-that kept it) is dated by the first checkpoint whose ``channel_versions`` names that version. LangGraph
-gives every channel a step updates the same new version, greater than all before it, so that checkpoint
-is the first whose greatest version is the blob's: one version per checkpoint to compare, then a hash
-join, checked against the checkpoint's own ``channel_versions``. A blob this does not date (versions
-another writer chose, a blob no checkpoint names) is looked up among every version its thread's
-checkpoints name. Lengths only: ``pg_column_size`` and ``octet_length`` read no blob content.
-Everything is aggregated by the server in one pass (``growth_sql_grouping_sets``), with the dated blob rows
-held in memory (``work_mem`` raised for that statement's transaction alone).
+(decoded from its hex digits only outside the buckets around now). A ``checkpoint_blobs`` row (one
+channel version, shared by every checkpoint that kept it) is dated by the first checkpoint whose
+``channel_versions`` names that version. LangGraph gives every channel a step updates the same new
+version, greater than all before it, so that checkpoint is the first whose greatest version is the
+blob's: one version per checkpoint to compare, then a hash join, checked against the checkpoint's own
+``channel_versions``. A blob this does not date (versions another writer chose, a blob no checkpoint
+names) is looked up among every version its thread's checkpoints name. Lengths only: ``pg_column_size``
+and ``octet_length`` read no blob content. Everything is aggregated by the server in one pass
+(``growth_sql_grouping_sets``), with the dated blob rows held in memory (``work_mem`` raised for that
+statement's transaction alone).
 """
 
 from __future__ import annotations
