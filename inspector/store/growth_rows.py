@@ -160,7 +160,7 @@ def growth_sql(dated: str, by: str | None, top: int, materialized: str = "MATERI
     ranked = {kind: f"SELECT {key} AS grower, sum(k) AS k, sum(n) AS grown FROM d WHERE {window} GROUP BY {key} "
                     f"ORDER BY grown DESC, grower LIMIT {int(top)}" for kind, key in (("thread", "t"), ("channel", "c"))}
     if by in ("store", "channel"):  # one grouping gives the rows, the channels and the totals (``growth_result``)
-        cells = f"SELECT 'cell' AS kind, b, '' AS t, c, p, sum(k) AS k, sum(n) AS n FROM d GROUP BY b, c, p"
+        cells = "SELECT 'cell' AS kind, b, '' AS t, c, p, sum(k) AS k, sum(n) AS n FROM d GROUP BY b, c, p"
         if not top:
             return f"WITH d AS ({dated})\n{cells}"
         return (f"WITH d AS {materialized} ({dated}),\ntop_thread AS ({ranked['thread']})\n{cells}\n"
