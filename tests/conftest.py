@@ -149,6 +149,14 @@ def swarm_db(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def supervisor_db(tmp_path_factory) -> Path:
+    """A langgraph-supervisor thread: a supervisor handing work to two agents (``tests/apps/supervisor_agents.py``)."""
+    from apps.supervisor_agents import write_store
+
+    return write_store(tmp_path_factory.mktemp("supervisor") / "supervisor.db")
+
+
+@pytest.fixture(scope="session")
 def demo_dir(demo_db) -> Path:
     return demo_db.parent
 

@@ -48,7 +48,8 @@ class Grower(NamedTuple):
 class GrowthRows:
     """Everything ``Store.growth_rows`` read: the dated rows of the window and what could not be dated.
 
-    ``rows`` are grouped by bucket, part and the keys asked for (``by``: a key not asked for is "");
+    ``rows`` are grouped by bucket, part and the keys asked for (``by``: a key not asked for is ""; by thread
+    with ``top``, the top threads' rows alone);
     ``top_threads`` and ``top_channels``: the window's largest, when asked for (``top``);
     ``stored_bytes`` and ``checkpoints``: every row of the store, dated or not, in the window or before.
     """
@@ -148,22 +149,26 @@ _NO_INT, _NO_TEXT = "CAST(NULL AS BIGINT)", "CAST(NULL AS TEXT)"  # typed, for P
 
 def growth_sql(dated: str, by: str | None, top: int, materialized: str = "MATERIALIZED") -> str:
     """One statement over the dated rows ``dated`` (``b, t, c, p, k, n``, see the module's docstring):
-    the window's rows grouped by bucket, part and the keys of ``by`` (None: thread and channel), the top
-    ``top`` threads and channels of the window, and every row's totals, dated or not."""
+    the window's rows grouped by bucket, part and the keys of ``by`` (None: thread and channel; ``thread``
+    with ``top``: the top threads' rows alone), the top ``top`` threads and channels of the window, and
+    every row's totals, dated or not."""
     thread = "t" if by in (None, "thread") else "''"
     channel = "c" if by in (None, "channel") else "''"
     keys = ", ".join(k for k in (thread, channel) if k != "''")
     group = f"b, {keys + ', ' if keys else ''}p"
+    window = f"b > {BEFORE}"
+    ranked = {kind: f"SELECT {key} AS grower, sum(k) AS k, sum(n) AS grown FROM d WHERE {window} GROUP BY {key} "
+                    f"ORDER BY grown DESC, grower LIMIT {int(top)}" for kind, key in (("thread", "t"), ("channel", "c"))}
+    among = " AND t IN (SELECT grower FROM top_thread)" if by == "thread" and top else ""
     parts = [f"SELECT 'row' AS kind, b, {thread} AS t, {channel} AS c, p, sum(k) AS k, sum(n) AS n "
-             f"FROM d WHERE b > {BEFORE} GROUP BY {group}",
+             f"FROM d WHERE {window}{among} GROUP BY {group}",
              f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'dated', sum(k), sum(n) FROM d WHERE b IS NOT NULL",
              f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'untimed', sum(k), sum(n) FROM d WHERE b IS NULL"]
     if top:
-        for kind, key in (("thread", "t"), ("channel", "c")):
-            parts.append(f"SELECT * FROM (SELECT '{kind}', {_NO_INT}, {key} AS grower, {_NO_TEXT}, {_NO_TEXT}, "
-                         f"sum(k), sum(n) AS grown FROM d WHERE b > {BEFORE} GROUP BY {key} "
-                         f"ORDER BY grown DESC, grower LIMIT {int(top)}) AS top_{kind}")
-    return f"WITH d AS {materialized} ({dated})\n" + "\nUNION ALL ".join(parts)
+        parts += [f"SELECT '{kind}', {_NO_INT}, grower, {_NO_TEXT}, {_NO_TEXT}, k, grown FROM top_{kind}"
+                  for kind in ranked]
+    tops = "".join(f",\ntop_{kind} AS ({sql})" for kind, sql in ranked.items()) if top else ""
+    return f"WITH d AS {materialized} ({dated}){tops}\n" + "\nUNION ALL ".join(parts)
 
 
 def growth_result(found: Iterable[tuple], bucket_seconds: int, since: int | None, basis: str) -> GrowthRows:

@@ -13,6 +13,8 @@ Everything is aggregated by the server in one statement (``growth_sql``).
 
 from __future__ import annotations
 
+import time
+
 from ..growth_rows import (
     BEFORE,
     CHECKPOINT_KEY,
@@ -23,6 +25,7 @@ from ..growth_rows import (
     check_growth_args,
     growth_result,
     growth_sql,
+    id_range_bucket,
     since_ticks,
 )
 
@@ -42,8 +45,7 @@ PG_CHANNEL_BASIS = (
 
 
 def _ticks(column: str) -> str:
-    """A uuid6 id's 60-bit timestamp, decoded from its hex digits by the server; NULL for another id. (Used in
-    a subquery kept apart by ``OFFSET 0``, so each id is decoded once.)"""
+    """A uuid6 id's 60-bit timestamp, decoded from its hex digits by the server; NULL for another id."""
     return (f"CASE WHEN {column} ~ '{UUID6_HEAD_REGEX}' THEN "
             f"('x' || substr({column}, 1, 8) || substr({column}, 10, 4) || substr({column}, 16, 3))::bit(60)::bigint END")
 
@@ -58,6 +60,16 @@ def _bucket(ticks: str, width: int, since: int | None) -> str:
 
 
 MAX_BLOB_CHANNELS = 64  # past this many channels with blob rows, versions are compared by expanding every object
+
+
+def _dated_by(column: str, width: int, since: int | None) -> str:
+    """A uuid6 ``column``'s bucket (``bucket_of``): compared as text ("C" collation) with each bucket's first id
+    for the buckets around now (``id_range_bucket``); an id outside them is decoded (``_ticks``). An id whose
+    dashes and version digit are not a uuid6's carries no time."""
+    fallback = _bucket(_ticks(column), width, since)
+    as_text = column + ' COLLATE "C"'  # ids compared byte by byte, whatever the database's collation
+    return (f"CASE WHEN substr({column}, 9, 1) = '-' AND substr({column}, 14, 2) = '-6' THEN "
+            f"{id_range_bucket(as_text, width, since, time.time(), fallback)} END")
 
 
 def _dated(width: int, since: int | None, blob_channels: int | None) -> str:
@@ -76,13 +88,12 @@ def _dated(width: int, since: int | None, blob_channels: int | None) -> str:
     return f"""
     WITH read AS (
         SELECT thread_id, checkpoint_ns, checkpoint_id, {versions} AS cv,
-               pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0) AS n, {_ticks('checkpoint_id')} AS tk
+               pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0) AS n,
+               {_dated_by('checkpoint_id', width, since)} AS b
         FROM checkpoints OFFSET 0),
     topped AS (SELECT *, {newest} AS top FROM read OFFSET 0),
     cp AS MATERIALIZED (
-        SELECT thread_id, checkpoint_ns, checkpoint_id, n, {_bucket('tk', width, since)} AS b, top,
-               {holding} AS holding
-        FROM topped),
+        SELECT thread_id, checkpoint_ns, checkpoint_id, n, b, top, {holding} AS holding FROM topped),
     first_of_version AS (
         SELECT DISTINCT ON (thread_id, checkpoint_ns, top) thread_id, checkpoint_ns, top, b, holding FROM cp
         WHERE top IS NOT NULL ORDER BY thread_id, checkpoint_ns, top, checkpoint_id),
@@ -101,13 +112,11 @@ def _dated(width: int, since: int | None, blob_channels: int | None) -> str:
         GROUP BY 1, 2, 3, 4)
     SELECT b, thread_id AS t, '{CHECKPOINT_KEY}' AS c, 'checkpoint' AS p, 1 AS k, n FROM cp
     UNION ALL SELECT b, thread_id, channel, 'blobs', 0, n FROM blobs WHERE dated
-    UNION ALL SELECT {_bucket('tk', width, since)}, thread_id, channel, 'blobs', 0, n
-        FROM (SELECT m.thread_id, m.channel, m.n, {_ticks('f.cid')} AS tk
-              FROM missed m LEFT JOIN named f ON f.thread_id = m.thread_id AND f.checkpoint_ns = m.checkpoint_ns
-               AND f.channel = m.channel AND f.version = m.version OFFSET 0) mf
-    UNION ALL SELECT {_bucket('tk', width, since)}, thread_id, channel, 'writes', 0, n
-        FROM (SELECT thread_id, channel, coalesce(octet_length(blob), 0) AS n, {_ticks('checkpoint_id')} AS tk
-              FROM checkpoint_writes OFFSET 0) w
+    UNION ALL SELECT {_dated_by('f.cid', width, since)}, m.thread_id, m.channel, 'blobs', 0, m.n
+        FROM missed m LEFT JOIN named f ON f.thread_id = m.thread_id AND f.checkpoint_ns = m.checkpoint_ns
+         AND f.channel = m.channel AND f.version = m.version
+    UNION ALL SELECT {_dated_by('checkpoint_id', width, since)}, thread_id, channel, 'writes', 0,
+        coalesce(octet_length(blob), 0) FROM checkpoint_writes
     """
 
 
@@ -131,3 +140,13 @@ class PgGrowth:
         found = self._query(growth_sql(_dated(bucket_seconds, since, None if named is None else len(named)), by, top),
                             _params(named or []))
         return growth_result(found, bucket_seconds, since, PG_CHANNEL_BASIS)
+
+    def growth_fingerprint(self) -> tuple:
+        """What growth depends on, summed: each table's rows, stored lengths and id range (see ``growth_rows``)."""
+        return tuple(str(v) for v in self._query(
+            """SELECT (SELECT row(count(*), sum(pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0)),
+                                  min(checkpoint_id), max(checkpoint_id))::text FROM checkpoints),
+                      (SELECT row(count(*), sum(octet_length(blob)), min(version), max(version))::text
+                       FROM checkpoint_blobs),
+                      (SELECT row(count(*), sum(octet_length(blob)), min(checkpoint_id), max(checkpoint_id))::text
+                       FROM checkpoint_writes)""")[0])
