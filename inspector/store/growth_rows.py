@@ -171,6 +171,33 @@ def growth_sql(dated: str, by: str | None, top: int, materialized: str = "MATERI
     return f"WITH d AS {materialized} ({dated}){tops}\n" + "\nUNION ALL ".join(parts)
 
 
+def growth_sql_grouping_sets(dated: str, by: str | None, top: int) -> str:
+    """``growth_sql`` in one pass over the dated rows (PostgreSQL's ``GROUPING SETS``): the rows are never
+    materialized, each grouping is hashed as they stream."""
+    keys = {None: "t, c", "thread": "t", "channel": "c", "store": ""}[by]
+    rows_set = f"(b, {keys + ', ' if keys else ''}p)"
+    thread = "t" if by in (None, "thread") else "''"
+    channel = "c" if by in (None, "channel") else "''"
+    window = f"b > {BEFORE}"
+    ranked = {kind: f"SELECT {key} AS grower, wk, wn FROM g WHERE kind = '{kind}' AND wn IS NOT NULL "
+                    f"ORDER BY wn DESC, grower LIMIT {int(top)}" for kind, key in (("thread", "t"), ("channel", "c"))}
+    among = " AND t IN (SELECT grower FROM top_thread)" if by == "thread" and top else ""
+    parts = [f"SELECT 'row' AS kind, b, {thread} AS t, {channel} AS c, p, k, n FROM g WHERE kind = 'row' AND {window}{among}",
+             f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, CASE WHEN u THEN 'untimed' ELSE 'dated' END, k, n "
+             "FROM g WHERE kind = 'all'"]
+    if top:
+        parts += [f"SELECT '{kind}', {_NO_INT}, grower, {_NO_TEXT}, {_NO_TEXT}, wk, wn FROM top_{kind}" for kind in ranked]
+    tops = "".join(f",\ntop_{kind} AS ({sql})" for kind, sql in ranked.items()) if top else ""
+    return f"""WITH g AS MATERIALIZED (
+        SELECT CASE WHEN GROUPING(u) = 0 THEN 'all' WHEN GROUPING(b) = 0 THEN 'row'
+                    WHEN GROUPING(t) = 0 THEN 'thread' ELSE 'channel' END AS kind,
+               b, t, c, p, u, sum(k) AS k, sum(n) AS n,
+               sum(k) FILTER (WHERE {window}) AS wk, sum(n) FILTER (WHERE {window}) AS wn
+        FROM (SELECT *, b IS NULL AS u FROM ({dated}) dated) d
+        GROUP BY GROUPING SETS ({rows_set}, (t), (c), (u))){tops}
+    """ + "\nUNION ALL ".join(parts)
+
+
 def growth_result(found: Iterable[tuple], bucket_seconds: int, since: int | None, basis: str) -> GrowthRows:
     """``GrowthRows`` from the rows of ``growth_sql``."""
     rows, threads, channels = [], [], []
