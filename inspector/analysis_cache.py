@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .fact_cache import CacheError, FactCache, pack, unpack
+from .fact_cache import CacheError, FactCache, pack, read_key, stored_facts, stored_keys, unpack
 from .store.model import Key
 
 __all__ = ["FILE_NAME", "AnalysisCache", "CacheError", "FactCache", "default_cache_dir", "open_cache", "pack",
@@ -149,9 +149,7 @@ class AnalysisCache:
     # -- facts ----------------------------------------------------------------------------------
     def get(self, store: str, thread: str, kind: str, keys: Iterable[Key]) -> dict[Key, Any]:
         """The facts of ``kind`` stored for ``keys`` (missing keys are left out), and the thread marked used."""
-        by_ns: dict[str, list[str]] = {}
-        for ns, cid in keys:
-            by_ns.setdefault(ns, []).append(cid)
+        thread, by_ns = stored_keys(thread, keys)
 
         def read(conn: sqlite3.Connection) -> dict[Key, Any]:
             found: dict[Key, Any] = {}
@@ -163,7 +161,7 @@ class AnalysisCache:
                             AND checkpoint IN ({",".join("?" * len(chunk))})""",
                         [store, thread, kind, ns, *chunk],
                     ).fetchall()
-                    found.update({(ns, cid): unpack(value) for cid, value in rows})
+                    found.update({read_key(ns, cid): unpack(value) for cid, value in rows})
             if found:
                 conn.execute("UPDATE threads SET used = ? WHERE store = ? AND thread = ?", [time.time(), store, thread])
             return found
@@ -174,7 +172,8 @@ class AnalysisCache:
         """Store facts (a fact already there is kept: it was computed from the same immutable checkpoint)."""
         if not facts:
             return
-        rows = [(store, thread, ns, cid, kind, pack(value)) for (ns, cid), value in facts.items()]
+        thread, packed = stored_facts(thread, facts)
+        rows = [(store, thread, ns, cid, kind, value) for ns, cid, value in packed]
 
         def write(conn: sqlite3.Connection) -> None:
             conn.execute("BEGIN IMMEDIATE")

@@ -17,7 +17,7 @@ from typing import Any
 
 import psycopg
 
-from .fact_cache import CacheError, pack, unpack
+from .fact_cache import CacheError, read_key, stored_facts, stored_keys, unpack
 from .store.model import Key
 
 SCHEMA_VERSION = "1"
@@ -108,9 +108,7 @@ class PostgresAnalysisCache:
                 return action(self._conn)
 
     def get(self, store: str, thread: str, kind: str, keys: Iterable[Key]) -> dict[Key, Any]:
-        by_ns: dict[str, list[str]] = {}
-        for ns, cid in keys:
-            by_ns.setdefault(ns, []).append(cid)
+        thread, by_ns = stored_keys(thread, keys)
 
         def read(conn: psycopg.Connection) -> dict[Key, Any]:
             found: dict[Key, Any] = {}
@@ -120,7 +118,7 @@ class PostgresAnalysisCache:
                         "SELECT checkpoint, value FROM inspector_cache_facts WHERE store = %s AND thread = %s "
                         "AND kind = %s AND ns = %s AND checkpoint = ANY(%s)",
                         [store, thread, kind, ns, ids[start:start + _CHUNK]]).fetchall()
-                    found.update({(ns, cid): unpack(bytes(value)) for cid, value in rows})
+                    found.update({read_key(ns, cid): unpack(bytes(value)) for cid, value in rows})
             if found:
                 conn.execute("UPDATE inspector_cache_threads SET used = %s WHERE store = %s AND thread = %s",
                              [time.time(), store, thread])
@@ -135,7 +133,8 @@ class PostgresAnalysisCache:
     def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any]) -> None:
         if not facts:
             return
-        rows = [(store, thread, ns, cid, kind, pack(value)) for (ns, cid), value in facts.items()]
+        thread, packed = stored_facts(thread, facts)
+        rows = [(store, thread, ns, cid, kind, value) for ns, cid, value in packed]
 
         def write(conn: psycopg.Connection) -> None:
             with conn.transaction():

@@ -11,6 +11,7 @@ from typing import Any, Protocol, runtime_checkable
 import msgpack
 
 from .store.model import Key
+from .store.not_utf8 import from_token, token
 
 
 class CacheError(Exception):
@@ -23,6 +24,25 @@ def pack(value: Any) -> bytes:
 
 def unpack(raw: bytes) -> Any:
     return msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True)
+
+
+def stored_keys(thread: str, keys: Iterable[Key]) -> tuple[str, dict[str, list[str]]]:
+    """The thread and checkpoint keys as a cache stores them, by namespace: ids that are not UTF-8 (a
+    hostile SQLite store's) as their ``not_utf8.token``, which every cache backend can hold as text."""
+    by_ns: dict[str, list[str]] = {}
+    for ns, cid in keys:
+        by_ns.setdefault(token(ns), []).append(token(cid))
+    return token(thread), by_ns
+
+
+def stored_facts(thread: str, facts: dict[Key, Any]) -> tuple[str, list[tuple[str, str, bytes]]]:
+    """``facts`` as rows (namespace, checkpoint id, packed value) with ids as ``stored_keys`` writes them."""
+    return token(thread), [(token(ns), token(cid), pack(value)) for (ns, cid), value in facts.items()]
+
+
+def read_key(ns: str, cid: str) -> Key:
+    """A key as a cache stored it, back as the store's ids."""
+    return from_token(ns), from_token(cid)
 
 
 @runtime_checkable

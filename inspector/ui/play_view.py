@@ -188,7 +188,7 @@ def _diff(store: Store, thread_id: str, row: object, state: CheckpointState) -> 
     diff_view.render_fields(_compare(store, state))
 
 
-@st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _diff_of(url: str, thread_id: str, ns: str, parent_id: str, checkpoint_id: str, generation: int,
              _store: Store) -> StateDiff:
     return diff_view.compare(_store, thread_id, parent_id, checkpoint_id, ns)[0]

@@ -12,6 +12,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ..store.not_utf8 import is_not_utf8, shown
+
 
 def _text(value: Any) -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)):
@@ -19,6 +21,17 @@ def _text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def shown_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with every text cell that is not UTF-8 (an id a hostile SQLite store holds) as ``not_utf8.shown``
+    writes it: a table cannot hold it as it is, and the person sees it marked."""
+    return [{k: shown(v) if isinstance(v, str) and is_not_utf8(v) else v for k, v in row.items()} for row in rows]
+
+
+def frame_of(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """``pd.DataFrame(rows)`` of cells a table can show (``shown_cells``)."""
+    return pd.DataFrame(shown_cells(rows))
 
 
 def blank_missing(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
@@ -33,7 +46,7 @@ def blank_missing(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.D
 
 def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """A frame of ``rows`` for display, missing values blank."""
-    return blank_missing(pd.DataFrame(rows))
+    return blank_missing(frame_of(rows))
 
 
 def byte_columns(*names: str, help: str | None = None) -> dict[str, object]:
