@@ -153,7 +153,7 @@ def render() -> None:
         default_to = wanted_to
     if st.session_state.pop("diff_swapped", False):
         st.info("From was newer than To: swapped, so the diff reads forward in time.", icon=":material/swap_horiz:")
-    keys = (f"diff-from-{key_text(thread_id, ns)}", f"diff-to-{key_text(thread_id, ns)}")
+    keys = (f"diff-from-{key_text(thread_id)}-{key_text(ns)}", f"diff-to-{key_text(thread_id)}-{key_text(ns)}")
     from_col, to_col = st.columns(2)  # From left of To: the order they happened in
     with to_col:
         to_id = _pick("To (the later checkpoint)", rows, default_to, keys[1], _keep_forward, (position, *keys))
