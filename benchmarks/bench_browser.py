@@ -115,8 +115,13 @@ def measure(db_url: str, repeats: int) -> dict[str, tuple[float, float]]:
     return {name: (cold[name], statistics.median(warm[name])) for name in targets}
 
 
-def report(label: str, results: dict[str, tuple[float, float]]) -> bool:
-    print(f"\n{label}")
+def load() -> str:
+    """The machine's load averages (1, 5, 15 min): a shared machine's noise, printed beside the ratios."""
+    return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def report(label: str, results: dict[str, tuple[float, float]], before: str) -> bool:
+    print(f"\n{label} (load average before {before}, after {load()})")
     print(f"{'':26} {'cold s':>7} {'warm s':>7}")
     for name, (cold, warm) in results.items():
         print(f"{name:26} {cold:7.2f} {warm:7.2f}")
@@ -137,10 +142,14 @@ def main() -> int:
     parser.add_argument("--dsn", help="a PostgreSQL URL holding the generated store")
     parser.add_argument("-n", type=int, default=3)
     args = parser.parse_args()
-    ok = report(f"SQLite {args.db}", measure(f"sqlite:///{Path(args.db).resolve()}", args.n)) if args.db else True
+    ok = True
+    if args.db:
+        before = load()
+        ok = report(f"SQLite {args.db}", measure(f"sqlite:///{Path(args.db).resolve()}", args.n), before)
     with postgres(args.dsn, args.pg) as dsn:
         if dsn:
-            ok &= report(f"PostgreSQL {args.dsn or args.pg}", measure(dsn, args.n))
+            before = load()
+            ok &= report(f"PostgreSQL {args.dsn or args.pg}", measure(dsn, args.n), before)
     return 0 if ok else 1
 
 

@@ -29,12 +29,11 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .fact_cache import CacheError, FactCache, pack, read_key, stored_facts, stored_keys, unpack
-from .store.model import Key
+from .fact_cache import CacheError, FactCache, SqlFactCache, pack, unpack
 
 __all__ = ["FILE_NAME", "AnalysisCache", "CacheError", "FactCache", "default_cache_dir", "open_cache", "pack",
            "unpack"]
@@ -42,7 +41,6 @@ __all__ = ["FILE_NAME", "AnalysisCache", "CacheError", "FactCache", "default_cac
 FILE_NAME = "analysis-cache.sqlite3"
 SCHEMA_VERSION = "1"
 BUSY_TIMEOUT_MS = 10_000
-_CHUNK = 400  # ids per IN (...) query
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts (
@@ -65,14 +63,17 @@ def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
     return Path(base).expanduser() / "state-inspector"
 
 
-class AnalysisCache:
+class AnalysisCache(SqlFactCache):
     """Per-checkpoint facts in ``directory/analysis-cache.sqlite3``; safe to share between processes."""
 
+    FACTS, THREADS, MARK, LENGTH = "facts", "threads", "?", "length"
+    INSERT_FACT = "INSERT OR IGNORE INTO facts VALUES (?, ?, ?, ?, ?, ?)"
+    UPSERT_THREAD = "INSERT OR REPLACE INTO threads VALUES (?, ?, ?, ?)"
+
     def __init__(self, directory: str | Path, max_bytes: int = 512_000_000, store_files: Iterable[Path] = ()) -> None:
+        super().__init__(max_bytes)
         self.directory = Path(directory).expanduser()
         self.path = self.directory / FILE_NAME
-        self.max_bytes = max_bytes
-        self.notice: str | None = None
         self._lock = threading.Lock()
         resolved = self.path.resolve()
         for store_file in store_files:
@@ -127,12 +128,6 @@ class AnalysisCache:
         with self._lock:
             self._conn.close()
 
-    def __enter__(self) -> "AnalysisCache":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def _run(self, action: Any) -> Any:
         """Run ``action(conn)``; a cache found corrupt mid-run is set aside and rebuilt once."""
         with self._lock:
@@ -146,73 +141,18 @@ class AnalysisCache:
                 self._conn = self._rebuild(exc)
                 return action(self._conn)
 
-    # -- facts ----------------------------------------------------------------------------------
-    def get(self, store: str, thread: str, kind: str, keys: Iterable[Key]) -> dict[Key, Any]:
-        """The facts of ``kind`` stored for ``keys`` (missing keys are left out), and the thread marked used."""
-        thread, by_ns = stored_keys(thread, keys)
+    @contextlib.contextmanager
+    def _transaction(self, conn: sqlite3.Connection) -> Iterator[None]:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
-        def read(conn: sqlite3.Connection) -> dict[Key, Any]:
-            found: dict[Key, Any] = {}
-            for ns, ids in by_ns.items():
-                for start in range(0, len(ids), _CHUNK):
-                    chunk = ids[start : start + _CHUNK]
-                    rows = conn.execute(
-                        f"""SELECT checkpoint, value FROM facts WHERE store = ? AND thread = ? AND kind = ? AND ns = ?
-                            AND checkpoint IN ({",".join("?" * len(chunk))})""",
-                        [store, thread, kind, ns, *chunk],
-                    ).fetchall()
-                    found.update({read_key(ns, cid): unpack(value) for cid, value in rows})
-            if found:
-                conn.execute("UPDATE threads SET used = ? WHERE store = ? AND thread = ?", [time.time(), store, thread])
-            return found
-
-        return self._run(read)
-
-    def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any]) -> None:
-        """Store facts (a fact already there is kept: it was computed from the same immutable checkpoint)."""
-        if not facts:
-            return
-        thread, packed = stored_facts(thread, facts)
-        rows = [(store, thread, ns, cid, kind, value) for ns, cid, value in packed]
-
-        def write(conn: sqlite3.Connection) -> None:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.executemany("INSERT OR IGNORE INTO facts VALUES (?, ?, ?, ?, ?, ?)", rows)
-                size = conn.execute("SELECT coalesce(sum(length(value)), 0) FROM facts WHERE store = ? AND thread = ?",
-                                    [store, thread]).fetchone()[0]
-                conn.execute("INSERT OR REPLACE INTO threads VALUES (?, ?, ?, ?)", [store, thread, time.time(), size])
-                self._evict(conn, keep=(store, thread))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-
-        self._run(write)
-
-    def _evict(self, conn: sqlite3.Connection, keep: tuple[str, str]) -> None:
-        """Drop whole threads, least recently used first, until the facts fit in ``max_bytes``."""
-        total = conn.execute("SELECT coalesce(sum(bytes), 0) FROM threads").fetchone()[0]
-        if total <= self.max_bytes:
-            return
-        for store, thread, size in conn.execute(
-            "SELECT store, thread, bytes FROM threads ORDER BY used").fetchall():
-            if total <= self.max_bytes * 0.9:
-                break
-            if (store, thread) == keep:
-                continue
-            conn.execute("DELETE FROM facts WHERE store = ? AND thread = ?", [store, thread])
-            conn.execute("DELETE FROM threads WHERE store = ? AND thread = ?", [store, thread])
-            total -= size
-
-    def stats(self) -> dict[str, int]:
-        """Facts and threads held, and their bytes (for tests and the benchmarks)."""
-        def read(conn: sqlite3.Connection) -> dict[str, int]:
-            facts, size = conn.execute("SELECT count(*), coalesce(sum(length(value)), 0) FROM facts").fetchone()
-            threads = conn.execute("SELECT count(*) FROM threads").fetchone()[0]
-            return {"facts": facts, "bytes": size, "threads": threads}
-
-        return self._run(read)
+    def _ids_match(self, ids: list[str]) -> tuple[str, list[Any]]:
+        return f"checkpoint IN ({','.join('?' * len(ids))})", ids
 
 
 def open_cache(cache_dir: str | None, max_mb: int, store: Any = None, cache_url: str | None = None) -> FactCache | None:

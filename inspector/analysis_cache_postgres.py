@@ -11,17 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
-from collections.abc import Iterable
 from typing import Any
 
 import psycopg
 
-from .fact_cache import CacheError, read_key, stored_facts, stored_keys, unpack
-from .store.model import Key
+from .fact_cache import CacheError, SqlFactCache
 
 SCHEMA_VERSION = "1"
-_CHUNK = 400
 _EVICT_LOCK = 0x1A5C_CAC4E  # pg_advisory_xact_lock key of the eviction
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS inspector_cache_facts (
@@ -44,14 +40,17 @@ def _where(url: str) -> str:
     return parse_pg_url(url).where
 
 
-class PostgresAnalysisCache:
+class PostgresAnalysisCache(SqlFactCache):
     """Per-checkpoint facts in PostgreSQL tables; safe to share between processes and machines."""
 
+    FACTS, THREADS, MARK, LENGTH = "inspector_cache_facts", "inspector_cache_threads", "%s", "octet_length"
+    INSERT_FACT = "INSERT INTO inspector_cache_facts VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+    UPSERT_THREAD = ("INSERT INTO inspector_cache_threads VALUES (%s, %s, %s, %s) ON CONFLICT (store, thread) "
+                     "DO UPDATE SET used = excluded.used, bytes = excluded.bytes")
+
     def __init__(self, url: str, max_bytes: int = 512_000_000, store: Any = None) -> None:
+        super().__init__(max_bytes)
         self.url = url
-        self.max_bytes = max_bytes
-        self.notice: str | None = None
-        self.hits = self.misses = 0  # facts found and keys asked for but not found, in this process
         self._lock = threading.Lock()
         where = _where(url)
         try:
@@ -93,12 +92,6 @@ class PostgresAnalysisCache:
         with self._lock:
             self._conn.close()
 
-    def __enter__(self) -> "PostgresAnalysisCache":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def _run(self, action: Any) -> Any:
         with self._lock:
             try:
@@ -107,70 +100,15 @@ class PostgresAnalysisCache:
                 self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)  # once, after a restart
                 return action(self._conn)
 
-    def get(self, store: str, thread: str, kind: str, keys: Iterable[Key]) -> dict[Key, Any]:
-        thread, by_ns = stored_keys(thread, keys)
+    def _transaction(self, conn: psycopg.Connection) -> Any:
+        return conn.transaction()
 
-        def read(conn: psycopg.Connection) -> dict[Key, Any]:
-            found: dict[Key, Any] = {}
-            for ns, ids in by_ns.items():
-                for start in range(0, len(ids), _CHUNK):
-                    rows = conn.execute(
-                        "SELECT checkpoint, value FROM inspector_cache_facts WHERE store = %s AND thread = %s "
-                        "AND kind = %s AND ns = %s AND checkpoint = ANY(%s)",
-                        [store, thread, kind, ns, ids[start:start + _CHUNK]]).fetchall()
-                    found.update({read_key(ns, cid): unpack(bytes(value)) for cid, value in rows})
-            if found:
-                conn.execute("UPDATE inspector_cache_threads SET used = %s WHERE store = %s AND thread = %s",
-                             [time.time(), store, thread])
-            return found
+    def _insert_facts(self, conn: psycopg.Connection, rows: list[tuple]) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(self.INSERT_FACT, rows)
 
-        found = self._run(read)
-        asked = sum(len(ids) for ids in by_ns.values())
-        self.hits += len(found)
-        self.misses += asked - len(found)
-        return found
+    def _ids_match(self, ids: list[str]) -> tuple[str, list[Any]]:
+        return "checkpoint = ANY(%s)", [ids]
 
-    def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any]) -> None:
-        if not facts:
-            return
-        thread, packed = stored_facts(thread, facts)
-        rows = [(store, thread, ns, cid, kind, value) for ns, cid, value in packed]
-
-        def write(conn: psycopg.Connection) -> None:
-            with conn.transaction():
-                with conn.cursor() as cur:
-                    cur.executemany("INSERT INTO inspector_cache_facts VALUES (%s, %s, %s, %s, %s, %s) "
-                                    "ON CONFLICT DO NOTHING", rows)
-                size = conn.execute("SELECT coalesce(sum(octet_length(value)), 0) FROM inspector_cache_facts "
-                                    "WHERE store = %s AND thread = %s", [store, thread]).fetchone()[0]
-                conn.execute("INSERT INTO inspector_cache_threads VALUES (%s, %s, %s, %s) ON CONFLICT (store, thread) "
-                             "DO UPDATE SET used = excluded.used, bytes = excluded.bytes",
-                             [store, thread, time.time(), size])
-                self._evict(conn, keep=(store, thread))
-
-        self._run(write)
-
-    def _evict(self, conn: psycopg.Connection, keep: tuple[str, str]) -> None:
-        """Drop whole threads, least recently used first, until the facts fit in ``max_bytes``."""
-        total = conn.execute("SELECT coalesce(sum(bytes), 0) FROM inspector_cache_threads").fetchone()[0]
-        if total <= self.max_bytes:
-            return
+    def _lock_eviction(self, conn: psycopg.Connection) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_EVICT_LOCK])
-        for store, thread, size in conn.execute(
-                "SELECT store, thread, bytes FROM inspector_cache_threads ORDER BY used").fetchall():
-            if total <= self.max_bytes * 0.9:
-                break
-            if (store, thread) == keep:
-                continue
-            conn.execute("DELETE FROM inspector_cache_facts WHERE store = %s AND thread = %s", [store, thread])
-            conn.execute("DELETE FROM inspector_cache_threads WHERE store = %s AND thread = %s", [store, thread])
-            total -= size
-
-    def stats(self) -> dict[str, int]:
-        def read(conn: psycopg.Connection) -> dict[str, int]:
-            facts, size = conn.execute("SELECT count(*), coalesce(sum(octet_length(value)), 0) "
-                                       "FROM inspector_cache_facts").fetchone()
-            threads = conn.execute("SELECT count(*) FROM inspector_cache_threads").fetchone()[0]
-            return {"facts": int(facts), "bytes": int(size), "threads": int(threads)}
-
-        return self._run(read)

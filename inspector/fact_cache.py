@@ -1,10 +1,12 @@
-"""What every analysis cache backend offers (``FactCache``), and what they share: the error they raise and
-how facts are encoded. Backends: the embedded SQLite file (``analysis_cache``, the default) and a
-PostgreSQL database several processes share (``analysis_cache_postgres``, setting ``cache_url``).
+"""What every analysis cache backend offers (``FactCache``), and what they share: the error they raise, how
+facts are encoded, and the SQL over their two tables (``SqlFactCache``). Backends: the embedded SQLite
+file (``analysis_cache``, the default) and a PostgreSQL database several processes share
+(``analysis_cache_postgres``, setting ``cache_url``).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any, Protocol, runtime_checkable
 
@@ -69,3 +71,118 @@ class FactCache(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class SqlFactCache:
+    """What both backends do with their two tables, in SQL either database runs: reading facts in chunks,
+    storing them (a fact already there is kept), the per-thread byte counts and the eviction of whole
+    threads, least recently used first. A backend names its tables and SQL dialect (``FACTS``, ``THREADS``,
+    ``MARK``, ``LENGTH``, ``INSERT_FACT``, ``UPSERT_THREAD``), runs actions on its connection (``_run``),
+    writes inside a transaction (``_transaction``) and matches a chunk of ids (``_ids_match``)."""
+
+    FACTS = THREADS = MARK = LENGTH = INSERT_FACT = UPSERT_THREAD = ""
+    CHUNK = 400  # ids per query
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.notice: str | None = None
+        self.hits = self.misses = 0  # facts found and keys asked for but not found, in this process
+
+    # -- what a backend provides ------------------------------------------------------------------
+    def _run(self, action: Any) -> Any:
+        """``action(conn)`` on the backend's connection, recovering the way the backend can."""
+        raise NotImplementedError
+
+    def _transaction(self, conn: Any) -> Any:
+        """A context manager: the block's statements commit together, or none does."""
+        raise NotImplementedError
+
+    def _ids_match(self, ids: list[str]) -> tuple[str, list[Any]]:
+        """A condition on ``checkpoint`` matching ``ids``, and its parameters."""
+        raise NotImplementedError
+
+    def _lock_eviction(self, conn: Any) -> None:
+        """Called before a backend evicts: one process at a time where the facts are shared."""
+
+    def _insert_facts(self, conn: Any, rows: list[tuple]) -> None:
+        conn.executemany(self.INSERT_FACT, rows)
+
+    # -- shared -----------------------------------------------------------------------------------
+    def __enter__(self) -> "SqlFactCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def get(self, store: str, thread: str, kind: str, keys: Iterable[Key]) -> dict[Key, Any]:
+        """The facts of ``kind`` stored for ``keys`` (missing keys are left out), and the thread marked used."""
+        thread, by_ns = stored_keys(thread, keys)
+        m = self.MARK
+
+        def read(conn: Any) -> dict[Key, Any]:
+            found: dict[Key, Any] = {}
+            for ns, ids in by_ns.items():
+                for start in range(0, len(ids), self.CHUNK):
+                    match, params = self._ids_match(ids[start : start + self.CHUNK])
+                    rows = conn.execute(
+                        f"SELECT checkpoint, value FROM {self.FACTS} WHERE store = {m} AND thread = {m} AND kind = {m} "
+                        f"AND ns = {m} AND {match}", [store, thread, kind, ns, *params]).fetchall()
+                    found.update({read_key(ns, cid): unpack(bytes(value)) for cid, value in rows})
+            if found:
+                conn.execute(f"UPDATE {self.THREADS} SET used = {m} WHERE store = {m} AND thread = {m}",
+                             [time.time(), store, thread])
+            return found
+
+        found = self._run(read)
+        asked = sum(len(ids) for ids in by_ns.values())
+        self.hits += len(found)
+        self.misses += asked - len(found)
+        return found
+
+    def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any]) -> None:
+        """Store facts (a fact already there is kept: it was computed from the same immutable checkpoint)."""
+        if not facts:
+            return
+        thread, packed = stored_facts(thread, facts)
+        rows = [(store, thread, ns, cid, kind, value) for ns, cid, value in packed]
+        m = self.MARK
+
+        def write(conn: Any) -> None:
+            with self._transaction(conn):
+                self._insert_facts(conn, rows)
+                size = conn.execute(f"SELECT coalesce(sum({self.LENGTH}(value)), 0) FROM {self.FACTS} "
+                                    f"WHERE store = {m} AND thread = {m}", [store, thread]).fetchone()[0]
+                conn.execute(self.UPSERT_THREAD, [store, thread, time.time(), size])
+                self._evict(conn, keep=(store, thread))
+
+        self._run(write)
+
+    def _evict(self, conn: Any, keep: tuple[str, str]) -> None:
+        """Drop whole threads, least recently used first, until the facts fit in ``max_bytes``."""
+        m = self.MARK
+        total = conn.execute(f"SELECT coalesce(sum(bytes), 0) FROM {self.THREADS}").fetchone()[0]
+        if total <= self.max_bytes:
+            return
+        self._lock_eviction(conn)
+        for store, thread, size in conn.execute(
+                f"SELECT store, thread, bytes FROM {self.THREADS} ORDER BY used").fetchall():
+            if total <= self.max_bytes * 0.9:
+                break
+            if (store, thread) == keep:
+                continue
+            conn.execute(f"DELETE FROM {self.FACTS} WHERE store = {m} AND thread = {m}", [store, thread])
+            conn.execute(f"DELETE FROM {self.THREADS} WHERE store = {m} AND thread = {m}", [store, thread])
+            total -= size
+
+    def stats(self) -> dict[str, int]:
+        """``facts``, ``threads`` and ``bytes`` held (for tests and the benchmarks)."""
+        def read(conn: Any) -> dict[str, int]:
+            facts, size = conn.execute(f"SELECT count(*), coalesce(sum({self.LENGTH}(value)), 0) "
+                                       f"FROM {self.FACTS}").fetchone()
+            threads = conn.execute(f"SELECT count(*) FROM {self.THREADS}").fetchone()[0]
+            return {"facts": int(facts), "bytes": int(size), "threads": int(threads)}
+
+        return self._run(read)

@@ -149,6 +149,14 @@ def swarm_db(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def supervisor_db(tmp_path_factory) -> Path:
+    """A langgraph-supervisor thread: a supervisor handing work to two agents (``tests/apps/supervisor_agents.py``)."""
+    from apps.supervisor_agents import write_store
+
+    return write_store(tmp_path_factory.mktemp("supervisor") / "supervisor.db")
+
+
+@pytest.fixture(scope="session")
 def demo_dir(demo_db) -> Path:
     return demo_db.parent
 
@@ -225,6 +233,20 @@ def fresh_database(admin_dsn: str, name: str) -> str:
         admin.execute(f"DROP DATABASE IF EXISTS {name}")
         admin.execute(f"CREATE DATABASE {name}")
     return make_conninfo(admin_dsn, dbname=name)
+
+
+def written_database(postgres_dsn, name: str, write) -> tuple[str, str]:
+    """A fresh database ``name`` on the session's server, filled by ``write(admin_url)`` and readable by the
+    read-only role: its (admin, read-only) URLs."""
+    import urllib.parse
+
+    def url(base: str) -> str:
+        return urllib.parse.urlunsplit(urllib.parse.urlsplit(base)._replace(path=f"/{name}"))
+
+    fresh_database(postgres_dsn.admin_dsn, name)
+    write(url(postgres_dsn.admin_dsn))
+    grant_readonly_role(url(postgres_dsn.admin_dsn))
+    return url(postgres_dsn.admin_dsn), url(postgres_dsn.readonly_dsn)
 
 
 def count_state_reads(store, monkeypatch):

@@ -239,3 +239,11 @@ def test_skill_context_diff_names_rereads_normalisation_and_the_cap():
     assert "removed: /s/0" in summaries and any(s.startswith("normalised: /s/1") for s in summaries)
     assert "merge_skill_context keeps the newest 8" in note
     assert not any("/s/2" in s for s in summaries)  # only its position changed
+
+
+def test_the_remove_all_marker_is_langgraphs():
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    from inspector.diff import fields
+
+    assert fields.REMOVE_ALL_MESSAGES == REMOVE_ALL_MESSAGES

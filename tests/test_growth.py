@@ -13,9 +13,8 @@ from datetime import datetime, timezone
 
 import psycopg
 import pytest
-from conftest import grant_readonly_role
+from conftest import written_database
 from growth_store import PLAN, write_postgres, write_sqlite
-from test_retention_postgres import with_database
 
 from inspector.cli import main
 from inspector.operations.growth import DAY, growth_report
@@ -38,13 +37,7 @@ def sqlite_growth(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def pg_growth(postgres_dsn):
-    with psycopg.connect(postgres_dsn.admin_dsn, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {PG_DATABASE}")
-        conn.execute(f"CREATE DATABASE {PG_DATABASE}")
-    admin = with_database(postgres_dsn.admin_dsn, PG_DATABASE)
-    write_postgres(admin, NOW)
-    grant_readonly_role(admin)
-    return admin, with_database(postgres_dsn.readonly_dsn, PG_DATABASE)
+    return written_database(postgres_dsn, PG_DATABASE, lambda admin: write_postgres(admin, NOW))
 
 
 def sqlite_expected(path) -> dict[str, Counter]:
@@ -216,11 +209,11 @@ def test_health_page_shows_growth_and_the_forecast(sqlite_growth, app_on_store, 
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Disk budget passed"] == f"{report.forecast.passes_at:%Y-%m-%d}"
     days = next(d.value for d in at.dataframe if "day" in d.value.columns)
-    assert dict(zip(days["day"], days["stored bytes"])) == {p.start.strftime("%Y-%m-%d"): p.bytes
+    assert dict(zip(days["day"], days["stored bytes, exact"])) == {p.start.strftime("%Y-%m-%d"): p.bytes
                                                             for p in report.points}
     assert any("Days left = (budget - now) / rate" in c.value for c in at.caption)
     assert len(at.get("vega_lite_chart")) >= 2  # bytes per field, and growth
     at.segmented_control(key="growth_bucket").set_value("hour").run()
     hours = next(d.value for d in at.dataframe if "hour" in d.value.columns)
-    assert hours["stored bytes"].sum() == days["stored bytes"].sum() and len(hours) > len(days)
+    assert hours["stored bytes, exact"].sum() == days["stored bytes, exact"].sum() and len(hours) > len(days)
     assert {h[-5:] for h in hours["hour"]} == {"12:00", "13:00", "14:00"}  # one hour per thread

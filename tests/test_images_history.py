@@ -8,8 +8,8 @@ import pytest
 
 from inspector.cli import main
 from inspector.history.field_history import field_history, lineage
-from inspector.media.report import media_report
 from inspector.profiles.deerflow.image_history import image_spans
+from inspector.profiles.deerflow.media_report import media_report
 from inspector.profiles.deerflow.user_data import thread_user_data
 from inspector.store import NotFound, open_store
 
@@ -136,7 +136,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(capsys, demo_db):
 
 
 def test_table_rows_for_the_page(store):
-    from inspector.media.report import artifact_rows, image_rows, span_rows
+    from inspector.profiles.deerflow.media_report import artifact_rows, image_rows, span_rows
 
     report = media_report(store, "demo-deerflow-current")
     rows = image_rows(report.images)

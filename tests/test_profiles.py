@@ -12,7 +12,7 @@ from altered_copies import rewrite_checkpoint
 
 from inspector import profiles
 from inspector.cli import main
-from inspector.store import open_store
+from inspector.store import is_internal_channel, open_store
 
 SPECS = {apps.DATACLASS_THREAD: "operator_add_states:DataclassState",
          apps.PYDANTIC_THREAD: "operator_add_states:PydanticState",
@@ -116,10 +116,26 @@ DEERFLOW_WORDS = ("DeerFlow", "/mnt/user-data", "viewed_images", "SummarizationM
 
 @pytest.mark.parametrize("thread", list(SPECS))
 def test_no_deerflow_text_for_an_app_that_is_not_deerflow(apps_db, thread, capsys):
-    for command in ("health", "sizes", "images", "artifacts", "state", "diff", "replay"):
-        main([command, "--db", str(apps_db), thread, "--quiet"])
-        out = capsys.readouterr().out
-        assert not [w for w in DEERFLOW_WORDS if w in out], (command, out)
+    for flags in ((), ("--schema", SPECS[thread])):  # with and without the app's own schema
+        for command in ("health", "sizes", "images", "artifacts", "state", "diff", "replay"):
+            code = main([command, "--db", str(apps_db), thread, "--quiet", *flags])
+            out = capsys.readouterr().out
+            assert code in (0, 1) and out and not [w for w in DEERFLOW_WORDS if w in out], (command, flags, out)
+
+
+@pytest.mark.parametrize("thread", list(SPECS))
+def test_every_channel_of_an_operator_add_state_is_counted(apps_db, thread, capsys):
+    """Every field the thread stored or wrote has its bytes in ``sizes``, with and without the app's schema."""
+    with open_store(str(apps_db)) as store:
+        rows = store.timeline(thread)
+        seen = {c for r in rows for c in r.write_channels if not is_internal_channel(c)}
+        seen |= set(store.state(thread, rows[0].checkpoint_id).values)
+    assert {"messages"} <= seen
+    for flags in ((), ("--schema", SPECS[thread])):
+        main(["sizes", "--db", str(apps_db), thread, "--json", "--quiet", *flags])
+        fields = {f["field"]: f for f in json.loads(capsys.readouterr().out)["fields"] if not f["internal"]}
+        assert seen <= set(fields), (flags, seen - set(fields))
+        assert all(fields[name]["stored_bytes"] + fields[name]["written_bytes"] > 0 for name in seen), flags
 
 
 def test_diff_says_what_the_reducer_did(apps_db, capsys):

@@ -159,3 +159,18 @@ def test_unknown_ids_in_a_deep_link_are_named_with_a_way_back(store):
     assert at.query_params["to"] in (wrote.key[1], [wrote.key[1]])
     parent = rows[wrote.key[1]].parent_checkpoint_id
     assert at.query_params["from"] in (parent, [parent])
+
+
+def test_a_namespace_the_thread_lacks_is_named():
+    at = open_page("diff", thread="demo-subgraph", ns="no-such-ns")
+    assert not at.exception, at.exception
+    assert any(w.value.startswith("ns='no-such-ns' in the link is not a namespace of thread 'demo-subgraph'")
+               for w in at.main.warning)
+    assert picked(at)["Namespace"] == ""
+
+
+def test_a_delta_channel_is_named_by_its_channel_and_fold_on_the_page():
+    at = open_page("diff", thread="demo-delta")
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "merge_message_writes (DeltaChannel)" in text and "add_messages" not in text

@@ -49,6 +49,10 @@ def test_the_model_input_shows_every_message_and_the_pictures(viewed):
     after = next(c for c, s in found[index + 1:] if s)
     links = [link.proto.query_string for link in at.get("page_link")]
     assert any(before in q for q in links) and any(after in q for q in links)
+    # the steps are named by the one attribution (the node that ran, what it wrote), not LangGraph's source
+    jumps = [link.proto.label for link in at.get("page_link") if "model call: step" in link.proto.label]
+    assert len(jumps) == 2 and all("agent → messages" in j and "loop" not in j for j in jumps), jumps
+    assert "· loop" not in text
 
 
 def test_a_step_without_a_model_call_says_so(viewed):

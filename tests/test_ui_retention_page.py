@@ -85,3 +85,16 @@ def test_the_chart_marks_threads_that_break_in_red(demo_db):
     assert set(frame.loc[~broken, "status"]) == {SAFE}
     spec = bytes_chart(plan).to_dict()
     assert spec["encoding"]["color"]["scale"]["range"][spec["encoding"]["color"]["scale"]["domain"].index(BREAKS)] == "#d62728"
+
+
+def test_each_break_links_to_its_checkpoint_by_step(demo_db):
+    from urllib.parse import parse_qs
+
+    from inspector.store.model import checkpoint_step
+
+    at = open_page("retention", keep="2")
+    assert not at.exception, at.exception
+    links = [parse_qs(link.proto.query_string) for link in at.get("page_link") if "checkpoint=" in link.proto.query_string]
+    assert len(links) == 2  # the two breaks
+    for link in links:
+        assert link["step"] == [str(checkpoint_step(link["checkpoint"][0]))] and "panel" not in link  # the State panel

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_store_args(p)
     p.add_argument("--since", type=int, default=30, metavar="DAYS", help="the window, in days (default 30)")
     p.add_argument("--by", choices=("store", "channel", "thread"), default="store",
-                   help="one row per bucket (store), or per bucket and channel or thread")
+                   help="one row per bucket (store), or per bucket and channel, or per bucket and thread (the --top threads)")
     p.add_argument("--bucket", choices=tuple(BUCKETS), default="day")
     p.add_argument("--top", type=int, default=10, help="how many top threads and channels (default 10)")
     p.add_argument("--budget", type=int, metavar="BYTES",

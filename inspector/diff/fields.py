@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.graph.message import REMOVE_ALL_MESSAGES
-
 from ..schema.thread_state_reducers import DELEGATIONS_MAX_ENTRIES, SKILL_CONTEXT_MAX_ENTRIES, TERMINAL_STATUSES
 from ..store.decode import overwritten
 from .model import Change
@@ -18,6 +16,9 @@ from .nested import first_difference, nested_changes
 from .summaries import content_hash, message_line, preview, summarise
 
 Result = tuple[list[Change], str | None]
+# LangGraph's ``REMOVE_ALL_MESSAGES`` (``langgraph.graph.message``; a test holds them equal), named here so that
+# loading the diff does not load LangGraph's graph package: seconds on a dashboard's first page.
+REMOVE_ALL_MESSAGES = "__remove_all__"
 
 
 # -- messages (add_messages) ---------------------------------------------------

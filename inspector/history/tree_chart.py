@@ -76,11 +76,12 @@ def _when_selected(then: Any, otherwise: Any) -> dict[str, Any]:
     return {"condition": {"test": "datum.selected", "value": then}, "value": otherwise}
 
 
-def tree_chart(data: TreeData) -> dict[str, Any]:
+def tree_chart(data: TreeData, rows: int | None = None) -> dict[str, Any]:
     """The Vega-Lite spec (for ``st.vega_lite_chart``): edges, points carrying the ``pick`` selection, step
-    labels and branch labels. Written as a plain dict: building it through Altair's validated classes costs
-    more than the rest of a thread page's run."""
-    rows = max(len(data.points), 1)
+    labels and branch labels; ``rows``: the rows the chart is sized for (else as many as it has points), so
+    charts of windows that differ in length are of one size. Written as a plain dict: building it through
+    Altair's validated classes costs more than the rest of a thread page's run."""
+    rows = max(len(data.points), rows or 1, 1)
     lanes = sorted({p["lane"] for p in data.points}) or [0]
     x = _axis("lane", [min(lanes) - 0.5, max(lanes) + 2.5])
     y = _axis("row", [-1.5, rows - 0.5], reverse=True)

@@ -14,14 +14,15 @@ import json
 import mimetypes
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..store.depth import loads
 from . import images
 from .folders import PathRefused, UserData
 from .located import read_head
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PREVIEW_BYTES = 256_000
 MAX_DOWNLOAD_BYTES = 200_000_000
@@ -83,11 +84,15 @@ def _complete_lines(text: str, truncated: bool) -> str:
 
 
 def _csv_table(text: str, sep: str, truncated: bool) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.read_csv(io.StringIO(_complete_lines(text, truncated)), sep=sep, nrows=MAX_TABLE_ROWS,
                        dtype=str, keep_default_na=False, quoting=csv.QUOTE_MINIMAL)
 
 
 def _json_table(value: Any) -> pd.DataFrame | None:
+    import pandas as pd
+
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         return pd.json_normalize(value[:MAX_TABLE_ROWS])
     if isinstance(value, list):
@@ -98,6 +103,8 @@ def _json_table(value: Any) -> pd.DataFrame | None:
 
 
 def _table_preview(preview: Preview, text: str, suffix: str) -> Preview:
+    import pandas as pd
+
     try:
         if suffix == ".json":
             if preview.truncated:

@@ -9,8 +9,9 @@ than this says.
 from __future__ import annotations
 
 import math
+import threading
 import time
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -132,13 +133,39 @@ def _days(days: float) -> str:
     return f"{days:,.1f} days"
 
 
+_REMEMBERED: OrderedDict[tuple, GrowthRows] = OrderedDict()  # the newest reports' rows, by store fingerprint
+_REMEMBER = 16
+_LOCK = threading.Lock()
+
+
+def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: int) -> GrowthRows:
+    """``store.growth_rows``, remembered while the store's ``growth_fingerprint`` (each table's row count, summed
+    stored lengths and id range: one aggregate over lengths) is unchanged, so the Health page's reruns and
+    each scrape of a store that did not move cost that aggregate alone."""
+    fingerprint = getattr(store, "growth_fingerprint", None)
+    if fingerprint is None:
+        return store.growth_rows(width, since, by, top)
+    key = (store.identity, width, since, by, top, fingerprint())
+    with _LOCK:
+        found = _REMEMBERED.get(key)
+        if found is not None:
+            _REMEMBERED.move_to_end(key)
+            return found
+    found = store.growth_rows(width, since, by, top)
+    with _LOCK:
+        _REMEMBERED[key] = found
+        while len(_REMEMBERED) > _REMEMBER:
+            _REMEMBERED.popitem(last=False)
+    return found
+
+
 def growth_report(store: Store, by: str = "store", bucket: str = "day", since_days: int = 30, top: int = 10,
                   budget_bytes: int | None = None, now: float | None = None) -> GrowthReport:
     """Growth over the last ``since_days`` (from the start of that day or hour, UTC), grouped ``by``.
 
     Args:
         store: Any store with ``growth_rows`` (SQLite, PostgreSQL, bundles); a saver raises ``StoreError``.
-        by: ``store``, ``channel`` or ``thread``: the key of ``points``.
+        by: ``store``, ``channel`` or ``thread`` (the ``top`` threads): the key of ``points``.
         bucket: ``day`` or ``hour``.
         since_days: The window; top growers and the forecast's rate are over it.
         top: How many top threads and channels.
@@ -154,7 +181,7 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     width = BUCKETS[bucket]
     now = time.time() if now is None else float(now)
     window_start = math.floor((now - since_days * DAY) / width) * width
-    found = store.growth_rows(width, window_start, by, top)
+    found = remembered_growth_rows(store, width, window_start, by, top)
     points = _points(found, by)
     window_bytes = sum(r.bytes for r in found.rows)
     return GrowthReport(
@@ -163,7 +190,8 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
         forecast(found.stored_bytes, window_bytes, window_start, now, budget_bytes),
         found.untimed_checkpoints, found.untimed_bytes, found.channel_basis if by == "channel" else "",
         "Dated by each checkpoint's uuid6 id (the time LangGraph created it); bytes are stored lengths: the "
-        "checkpoint row, the blob rows it introduced (PostgreSQL) and the writes stored against it.",
+        "checkpoint row, the blob rows it introduced (PostgreSQL) and the writes stored against it."
+        + (f" Per thread: the {top} threads that stored most in the window." if by == "thread" else ""),
     )
 
 

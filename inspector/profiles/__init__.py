@@ -86,16 +86,16 @@ class Profile:
     lints on a thread's size rows, each ``lint(rows, settings) -> [flag fields]`` (flag fields:
     ``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints
     live in ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the
-    conversation view (an object with ``hidden_reason``, ``displayed_text``, ``attachments``,
-    ``reasoning_text``, ``subagent_result`` and optionally ``transient_reason``, as
-    ``profiles.deerflow.messages``); None: none. ``checkpoint_kind(metadata, parent_row)``: names the
-    app's own checkpoints written outside graph steps (``inspector.history.checkpoint_kinds``);
+    conversation view (an object with any of ``hidden_reason``, ``displayed_text``, ``attachments``,
+    ``reasoning_text``, ``subagent_result`` and ``transient_reason``, their values declared in
+    ``profiles.chat``; DeerFlow's: ``profiles.deerflow.messages``); None: none.
+    ``checkpoint_kind(metadata, parent_row)``: names the app's own checkpoints written outside graph
+    steps (``inspector.history.checkpoint_kinds``);
     ``delta_marker(metadata)``: the app's metadata key marking delta mode; None: the app has none.
     ``uploads(values)``: the files a user uploaded that a state names (``media.located.FileRef``
     entries), opened like artifacts; None: the app names none. ``field_views``: field -> the name of
     the view the state page draws it with (``inspector.ui.panels.VIEWS``), the base's filling what an
-    app leaves out. ``folders(state, data_dir, store, rows, needed)``: where the app keeps the thread's
-    files on this machine, ``(media.folders.UserData or None, problems)``; None: it keeps none.
+    app leaves out.
     """
 
     name: str
@@ -112,7 +112,6 @@ class Profile:
     delta_marker: Callable[[dict[str, Any]], str | None] | None = None
     field_views: Mapping[str, str] = field(default_factory=dict)
     uploads: Callable[[dict[str, Any]], list[Any]] | None = None
-    folders: Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -17,14 +17,15 @@ requests read as in LangChain agents.
 from __future__ import annotations
 
 from functools import cache
+from types import SimpleNamespace
 from typing import Any
 
 from . import Profile, ThreadFacts
+from .chat import SubagentResult
 from .langchain_agent import HITL, MARKER_KEY, marker, middleware_hooks
 
 MARKER = "deepagents"
 OWN_HOOKS = ("PatchToolCallsMiddleware.", "_ParentNotifierMiddleware.", "FilesystemMiddleware.", "SubAgentMiddleware.")
-TASK_RESULTS = "deepagents.task-results"  # a task tool message's status is the subagent's
 TASK_STATUS = {"success": "completed", "error": "failed"}
 
 
@@ -60,12 +61,19 @@ def task_result(message: dict[str, Any]) -> tuple[str | None, str] | None:
     return status, TASK_STATUS.get(status or "", "in_progress")
 
 
+def subagent_result(message: dict[str, Any]) -> SubagentResult | None:
+    """A ``task`` result's subagent status, from the tool message's own status (its chat rule)."""
+    found = task_result(message)
+    return SubagentResult(found[0], found[1]) if found is not None else None
+
+
 PROFILE = Profile(
     name="deepagents",
     title="deepagents",
     description="deepagents' create_deep_agent: files in state, task subagents, delta channels",
     evidence=evidence,
     schema=deep_agent_schema,
-    knowledge=frozenset({HITL, TASK_RESULTS}),
+    knowledge=frozenset({HITL}),
+    chat=SimpleNamespace(subagent_result=subagent_result),
     field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items
 )

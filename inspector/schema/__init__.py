@@ -16,8 +16,11 @@ The active schema is set once at start-up (``activate``) and read by the core
 through ``active()``; functions that use it also take an explicit ``schema``.
 
 Names are loaded on first use: naming the default schema or listing drift needs only
-``default``, so the CLI starts without LangGraph's graph package; the reducers (and
-``thread_state``, which imports LangChain's messages) load when a schema is read.
+``default``, so the CLI starts without LangGraph's graph package. ``resolve`` hands replay
+DeerFlow's ThreadState as ``default_schema`` reads it from the source (its reducers from
+``thread_state_reducers``, LangGraph's ``add_messages`` imported on its first call) while nothing
+has loaded ``reading``; ``thread_state`` (which imports LangChain's messages) and LangGraph's
+reading load when a schema is read the way LangGraph reads it (``active``, ``load_schema``).
 
 May import ``store`` (a saver factory's loader, its errors); nothing else of ``inspector``.
 """

@@ -7,13 +7,15 @@ read the spec and the frame directly.
 from __future__ import annotations
 
 import json
-
-import altair as alt
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..formatting import human_bytes
 from ..store import is_internal_channel
 from .accounting import ThreadSizes
+
+if TYPE_CHECKING:  # loaded when a chart is drawn, not with the module (``byte_unit`` names units for tables too)
+    import altair as alt
+    import pandas as pd
 
 INTERNAL = "(internal channels)"
 # The threshold line is drawn once the thread's peak reaches this share of it; below, it would
@@ -23,6 +25,8 @@ THRESHOLD_SHOWN_FROM = 0.25
 
 def size_frame(report: ThreadSizes) -> pd.DataFrame:
     """Long-form rows: one per (checkpoint, field), in timeline order; internal channels folded into one."""
+    import pandas as pd
+
     records = []
     for position, checkpoint in enumerate(report.checkpoints):
         folded: dict[str, int] = {}
@@ -51,6 +55,8 @@ def byte_unit(peak: int) -> tuple[str, int]:
 
 def step_axis(steps: list[int | None], title: str = "step (oldest first)") -> alt.Axis:
     """An x axis over checkpoint positions labelled with each checkpoint's step, as the timeline names it."""
+    import altair as alt
+
     labels = json.dumps(["?" if s is None else str(s) for s in steps])
     return alt.Axis(title=title, tickMinStep=1, format="d",
                     labelExpr=f"datum.value % 1 ? '' : ({labels}[datum.value] || '')")
@@ -64,6 +70,9 @@ def first_over(report: ThreadSizes, threshold: int) -> int | None:
 def size_chart(report: ThreadSizes, threshold: int, selected_id: str | None = None) -> alt.LayerChart:
     """Stacked area of bytes per field, a dashed threshold rule (when the thread comes near it),
     and the selected checkpoint marked."""
+    import altair as alt
+    import pandas as pd
+
     frame = size_frame(report)
     order = [f.field for f in report.fields if not f.internal and f.field in set(frame["field"])]
     if INTERNAL in set(frame["field"]):

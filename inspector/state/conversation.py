@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from ..profiles import in_force
 
 if TYPE_CHECKING:
-    from ..profiles.deerflow.messages import Attachment, Stripped, SubagentResult
+    from ..profiles.chat import Attachment, SubagentResult
+    from ..profiles.deerflow.messages import Stripped
 
 ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system", "function": "tool"}
 
@@ -139,18 +140,16 @@ def _displayed(kind: str, parts: list[Part], rules: Any) -> tuple[list[Part], li
 
 
 def _subagent(message: dict[str, Any], rules: Any) -> SubagentResult | None:
-    """A ``task`` result's subagent status, read the way the thread's app writes it: deepagents' tool
-    message status where the profile is deepagents', the profile's chat rules otherwise (DeerFlow's
-    ``subagent_*`` keys); none without either."""
-    from ..profiles import current_knows
-    from ..profiles.deepagents import TASK_RESULTS, task_result
+    """A ``task`` result's subagent status, read the way the thread's app writes it (its chat rules:
+    DeerFlow's ``subagent_*`` keys, deepagents' tool message status); none without such a rule."""
+    rule = getattr(rules, "subagent_result", None)
+    return rule(message) if rule is not None else None
 
-    if current_knows(TASK_RESULTS, default=False):
-        from ..profiles.deerflow.messages import SubagentResult
 
-        found = task_result(message)
-        return SubagentResult(found[0], found[1]) if found is not None else None
-    return rules.subagent_result(message) if rules else None
+def _rule(rules: Any, name: str, message: dict[str, Any]) -> Any:
+    """What the app's chat rule ``name`` says of ``message``; None where its rules offer no such rule."""
+    rule = getattr(rules, name, None)
+    return rule(message) if rule is not None else None
 
 
 def _turn(index: int, message: Any) -> Turn:
@@ -159,7 +158,7 @@ def _turn(index: int, message: Any) -> Turn:
     kind = str(message.get("type") or "unknown")
     parts = content_parts(message.get("content"))
     rules = in_force().chat  # the app's chat UI rules: hidden kinds, tag stripping, attached files
-    shown, stripped = _displayed(kind, parts, rules) if rules else (parts, [])
+    shown, stripped = _displayed(kind, parts, rules) if hasattr(rules, "displayed_text") else (parts, [])
     return Turn(
         index=index,
         role=ROLES.get(kind, kind),
@@ -170,12 +169,12 @@ def _turn(index: int, message: Any) -> Turn:
         tool_calls=_tool_calls(message),
         tool_call_id=message.get("tool_call_id"),
         status=message.get("status"),
-        hidden=rules.hidden_reason(message) if rules else None,
+        hidden=_rule(rules, "hidden_reason", message),
         shown_parts=shown,
         stripped=stripped,
-        attachments=rules.attachments(message) if rules else [],
+        attachments=_rule(rules, "attachments", message) or [],
         subagent=_subagent(message, rules),
-        reasoning=rules.reasoning_text(message) if rules else None,
+        reasoning=_rule(rules, "reasoning_text", message),
     )
 
 

@@ -13,12 +13,13 @@ if TYPE_CHECKING:
 
 
 def _resolve(schema: Any) -> Any:
-    """``schema``, or the active one (loaded only when none is given)."""
+    """``schema``, or the active one; while no schema has been loaded, the default's names read from its source
+    (``schema.default.active_names``): naming a field's reducer does not load LangGraph's graph package."""
     if schema is not None:
         return schema
-    from .. import schema as schemas
+    from ..schema.default import active_names
 
-    return schemas.active()
+    return active_names()
 
 
 def field_order(values: Iterable[str], schema: schemas.Schema | None = None) -> list[str]:

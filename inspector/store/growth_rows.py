@@ -48,7 +48,8 @@ class Grower(NamedTuple):
 class GrowthRows:
     """Everything ``Store.growth_rows`` read: the dated rows of the window and what could not be dated.
 
-    ``rows`` are grouped by bucket, part and the keys asked for (``by``: a key not asked for is "");
+    ``rows`` are grouped by bucket, part and the keys asked for (``by``: a key not asked for is ""; by thread
+    with ``top``, the top threads' rows alone);
     ``top_threads`` and ``top_channels``: the window's largest, when asked for (``top``);
     ``stored_bytes`` and ``checkpoints``: every row of the store, dated or not, in the window or before.
     """
@@ -148,36 +149,91 @@ _NO_INT, _NO_TEXT = "CAST(NULL AS BIGINT)", "CAST(NULL AS TEXT)"  # typed, for P
 
 def growth_sql(dated: str, by: str | None, top: int, materialized: str = "MATERIALIZED") -> str:
     """One statement over the dated rows ``dated`` (``b, t, c, p, k, n``, see the module's docstring):
-    the window's rows grouped by bucket, part and the keys of ``by`` (None: thread and channel), the top
-    ``top`` threads and channels of the window, and every row's totals, dated or not."""
+    the window's rows grouped by bucket, part and the keys of ``by`` (None: thread and channel; ``thread``
+    with ``top``: the top threads' rows alone), the top ``top`` threads and channels of the window, and
+    every row's totals, dated or not."""
     thread = "t" if by in (None, "thread") else "''"
     channel = "c" if by in (None, "channel") else "''"
     keys = ", ".join(k for k in (thread, channel) if k != "''")
     group = f"b, {keys + ', ' if keys else ''}p"
+    window = f"b > {BEFORE}"
+    ranked = {kind: f"SELECT {key} AS grower, sum(k) AS k, sum(n) AS grown FROM d WHERE {window} GROUP BY {key} "
+                    f"ORDER BY grown DESC, grower LIMIT {int(top)}" for kind, key in (("thread", "t"), ("channel", "c"))}
+    if by in ("store", "channel"):  # one grouping gives the rows, the channels and the totals (``growth_result``)
+        cells = "SELECT 'cell' AS kind, b, '' AS t, c, p, sum(k) AS k, sum(n) AS n FROM d GROUP BY b, c, p"
+        if not top:
+            return f"WITH d AS ({dated})\n{cells}"
+        return (f"WITH d AS {materialized} ({dated}),\ntop_thread AS ({ranked['thread']})\n{cells}\n"
+                f"UNION ALL SELECT 'thread', {_NO_INT}, grower, {_NO_TEXT}, {_NO_TEXT}, k, grown FROM top_thread")
+    among = " AND t IN (SELECT grower FROM top_thread)" if by == "thread" and top else ""
     parts = [f"SELECT 'row' AS kind, b, {thread} AS t, {channel} AS c, p, sum(k) AS k, sum(n) AS n "
-             f"FROM d WHERE b > {BEFORE} GROUP BY {group}",
+             f"FROM d WHERE {window}{among} GROUP BY {group}",
              f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'dated', sum(k), sum(n) FROM d WHERE b IS NOT NULL",
              f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'untimed', sum(k), sum(n) FROM d WHERE b IS NULL"]
     if top:
-        for kind, key in (("thread", "t"), ("channel", "c")):
-            parts.append(f"SELECT * FROM (SELECT '{kind}', {_NO_INT}, {key} AS grower, {_NO_TEXT}, {_NO_TEXT}, "
-                         f"sum(k), sum(n) AS grown FROM d WHERE b > {BEFORE} GROUP BY {key} "
-                         f"ORDER BY grown DESC, grower LIMIT {int(top)}) AS top_{kind}")
-    return f"WITH d AS {materialized} ({dated})\n" + "\nUNION ALL ".join(parts)
+        parts += [f"SELECT '{kind}', {_NO_INT}, grower, {_NO_TEXT}, {_NO_TEXT}, k, grown FROM top_{kind}"
+                  for kind in ranked]
+    tops = "".join(f",\ntop_{kind} AS ({sql})" for kind, sql in ranked.items()) if top else ""
+    return f"WITH d AS {materialized} ({dated}){tops}\n" + "\nUNION ALL ".join(parts)
 
 
-def growth_result(found: Iterable[tuple], bucket_seconds: int, since: int | None, basis: str) -> GrowthRows:
-    """``GrowthRows`` from the rows of ``growth_sql``."""
+def growth_sql_grouping_sets(dated: str, by: str | None, top: int) -> str:
+    """``growth_sql`` in one pass over the dated rows (PostgreSQL's ``GROUPING SETS``): the rows are never
+    materialized, each grouping is hashed as they stream."""
+    keys = {None: "t, c", "thread": "t", "channel": "c", "store": ""}[by]
+    rows_set = f"(b, {keys + ', ' if keys else ''}p)"
+    thread = "t" if by in (None, "thread") else "''"
+    channel = "c" if by in (None, "channel") else "''"
+    window = f"b > {BEFORE}"
+    ranked = {kind: f"SELECT {key} AS grower, wk, wn FROM g WHERE kind = '{kind}' AND wn IS NOT NULL "
+                    f"ORDER BY wn DESC, grower LIMIT {int(top)}" for kind, key in (("thread", "t"), ("channel", "c"))}
+    among = " AND t IN (SELECT grower FROM top_thread)" if by == "thread" and top else ""
+    parts = [f"SELECT 'row' AS kind, b, {thread} AS t, {channel} AS c, p, k, n FROM g WHERE kind = 'row' AND {window}{among}",
+             f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, CASE WHEN u THEN 'untimed' ELSE 'dated' END, k, n "
+             "FROM g WHERE kind = 'all'"]
+    if top:
+        parts += [f"SELECT '{kind}', {_NO_INT}, grower, {_NO_TEXT}, {_NO_TEXT}, wk, wn FROM top_{kind}" for kind in ranked]
+    tops = "".join(f",\ntop_{kind} AS ({sql})" for kind, sql in ranked.items()) if top else ""
+    return f"""WITH g AS MATERIALIZED (
+        SELECT CASE WHEN GROUPING(u) = 0 THEN 'all' WHEN GROUPING(b) = 0 THEN 'row'
+                    WHEN GROUPING(t) = 0 THEN 'thread' ELSE 'channel' END AS kind,
+               b, t, c, p, u, sum(k) AS k, sum(n) AS n,
+               sum(k) FILTER (WHERE {window}) AS wk, sum(n) FILTER (WHERE {window}) AS wn
+        FROM (SELECT *, b IS NULL AS u FROM ({dated}) dated) d
+        GROUP BY GROUPING SETS ({rows_set}, (t), (c), (u))){tops}
+    """ + "\nUNION ALL ".join(parts)
+
+
+def growth_result(found: Iterable[tuple], bucket_seconds: int, since: int | None, basis: str,
+                  by: str | None = None, top: int = 0) -> GrowthRows:
+    """``GrowthRows`` from the rows of ``growth_sql`` (``by`` and ``top`` as asked of it)."""
     rows, threads, channels = [], [], []
     totals = {"dated": (0, 0), "untimed": (0, 0)}
+    cells: dict[tuple, list[int]] = {}
+    grown: dict[str, list[int]] = {}
     for kind, bucket, thread_id, channel, part, checkpoints, size in found:
         checkpoints, size = int(checkpoints or 0), int(size or 0)
-        if kind == "row":
+        if kind == "cell":  # (bucket, channel, part): the rows, the channels and the totals summed from them
+            dated = "untimed" if bucket is None else "dated"
+            totals[dated] = (totals[dated][0] + checkpoints, totals[dated][1] + size)
+            if bucket is None or bucket <= BEFORE:
+                continue
+            entry = cells.setdefault((int(bucket), channel if by == "channel" else "", part), [0, 0])
+            entry[0] += checkpoints
+            entry[1] += size
+            entry = grown.setdefault(channel, [0, 0])
+            entry[0] += checkpoints
+            entry[1] += size
+        elif kind == "row":
             rows.append(GrowthRow(int(bucket), thread_id, channel, part, checkpoints, size))
         elif kind == "all":
             totals[part] = (checkpoints, size)
         else:
             (threads if kind == "thread" else channels).append(Grower(thread_id, checkpoints, size))
+    rows += [GrowthRow(bucket, "", channel, part, c, n) for (bucket, channel, part), (c, n) in cells.items()]
+    if grown and top:
+        ranked = sorted(grown.items(), key=lambda kv: (-kv[1][1], kv[0]))[:top]
+        channels = [Grower(key, c, n) for key, (c, n) in ranked]
     rows.sort()
     untimed_checkpoints, untimed_bytes = totals["untimed"]
     return GrowthRows(bucket_seconds, since, rows, untimed_checkpoints, untimed_bytes, basis, threads, channels,

@@ -16,8 +16,6 @@ from typing import Any
 
 import streamlit as st
 
-from ..bundle import write_bundle
-from ..bundle.summary import summarize
 from ..formatting import human_bytes
 from ..store import Store
 from . import audit_trail, connection, gate
@@ -31,6 +29,8 @@ HELP = ("A zip with this thread's checkpoints (every namespace, writes included,
 
 def build_bundle(store: Store, thread_id: str, created_by: str) -> tuple[bytes, dict[str, Any]]:
     """The masked bundle of ``thread_id``: the bytes of its zip, and its manifest."""
+    from ..bundle import write_bundle  # LangGraph's SqliteSaver: loaded when a bundle is made, not with the page
+
     config = connection.settings()
     with tempfile.TemporaryDirectory(prefix="inspector-export-") as tmp:
         path = Path(tmp) / "bundle.zip"
@@ -41,6 +41,8 @@ def build_bundle(store: Store, thread_id: str, created_by: str) -> tuple[bytes, 
 
 def show_summary(manifest: dict[str, Any]) -> None:
     """What a bundle holds, from its manifest: four lines, then the files and what was left out, as tables."""
+    from ..bundle.summary import summarize
+
     summary = summarize(manifest)
     st.markdown("**The bundle holds**")
     st.markdown("\n".join(f"- {literal(line)}" for line in summary.lines()))

@@ -3,6 +3,8 @@ state schema threads are read in, chosen by the operator only (it imports code).
 
 from __future__ import annotations
 
+import sys
+
 import streamlit as st
 
 from .. import schema as schemas
@@ -47,7 +49,8 @@ def use_schema(cli_schema: str | None, cli_profile: str | None = None) -> None:
                          icon=":material/error:")
     spec = cli_schema or settings().schema
     if not spec:
-        schemas.activate(None)
+        if "inspector.schema.reading" in sys.modules:  # until a schema is read, none is active: nothing to undo
+            schemas.activate(None)  # (reading one loads LangGraph's graph package: seconds on a first page)
         return
     try:
         schemas.activate(_schema(spec))
@@ -108,7 +111,7 @@ def _sidebar() -> None:
         url = current_url()
         st.caption("Store (through the saver API)" if is_saver_spec(url) else "Store (read-only)")
         st.code(display_url(url) or "none", language=None, wrap_lines=True)
-        named = schemas.operator_schema()
+        named = schemas.operator_schema() if "inspector.schema.reading" in sys.modules else None  # none read yet
         st.caption(f"Schema: {literal(named.name)}" if named else "Schema: each thread's profile")
         if refused := st.session_state.get("inspector_switch_refused"):
             st.error(literal(refused), icon=":material/block:")

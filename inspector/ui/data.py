@@ -14,9 +14,11 @@ masked state shares every unchanged part with its raw one, so both cost little m
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, ContextManager
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..history.lineage import History, build_history
@@ -113,15 +115,22 @@ def history(store: Store, thread_id: str) -> History:
         return _history(store.url, thread_id, generation, store)
 
 
+def _decoding() -> ContextManager[Any]:
+    """A spinner while a checkpoint is decoded for a page; nothing in a thread reading ahead of one (Play's)."""
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return contextlib.nullcontext()
+    return st.spinner("Decoding the checkpoint…")
+
+
 def state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
     """The decoded state of one checkpoint, secrets masked (cached; the pages never modify it)."""
-    with st.spinner("Decoding the checkpoint…"):
+    with _decoding():
         return _state(store.url, thread_id, ns, checkpoint_id, generation(store, thread_id), store)
 
 
 def raw_state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
     """The decoded state with secrets unmasked: for comparisons, never shown unless revealed."""
-    with st.spinner("Decoding the checkpoint…"):
+    with _decoding():
         return _raw_state(store.url, thread_id, ns, checkpoint_id, _GENERATIONS.get((store.url, thread_id), 0), store)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from ..profiles.deerflow.paths import AREA_KEYS, area_rows
@@ -22,6 +21,8 @@ def sandbox_view(value: Any, ctx: FieldContext) -> None:
 
 def thread_data_view(value: Any, ctx: FieldContext) -> None:
     """``thread_data``: each user-data folder's agent-visible path beside the physical one DeerFlow stored."""
+    import pandas as pd
+
     st.dataframe(pd.DataFrame(area_rows(value)), hide_index=True)
     extra = {k: v for k, v in (value or {}).items() if k not in AREA_KEYS} if isinstance(value, dict) else value
     if extra:

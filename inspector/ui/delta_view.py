@@ -6,7 +6,6 @@ Computed when asked (a button): it reads the thread's channel sizes and its writ
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from ..formatting import human_bytes
@@ -17,6 +16,8 @@ from .tables import in_units
 
 
 def render_delta_what_if(store, thread_id: str) -> None:
+    import pandas as pd
+
     with st.expander("What delta mode would store (DeltaChannel for messages)", expanded=False):
         if not st.button("Compute", key=f"delta_what_if_{key_text(thread_id)}"):
             st.caption("Reads this thread's channel sizes and writes once; nothing is decoded beyond its writes.")

@@ -125,6 +125,9 @@ def render() -> None:
     st.query_params.pop("against", None)
     namespaces = sorted({r.checkpoint_ns for r in timeline})
     ns = id_from_url(params.get("ns", ""))
+    if ns and ns not in namespaces and len(namespaces) > 1:
+        st.warning(literal(f"ns={ns!r} in the link is not a namespace of thread {thread_id!r}; showing the root "
+                           "graph (pick another below)."), icon=":material/link_off:")
     if len(namespaces) > 1:
         ns = st.selectbox("Namespace", namespaces, index=namespaces.index(ns) if ns in namespaces else 0,
                           format_func=lambda n: option_text(n or "(root graph)"))

@@ -7,7 +7,6 @@ window, the graph and the step timeline those of the whole thread, once, when th
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from ..history import durations
@@ -113,6 +112,8 @@ def _field_diff(store: Store, thread_id: str, state: CheckpointState, made: Attr
 
 def graph_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """The graph this thread ran, with the node(s) of the selected step and the fields they wrote highlighted."""
+    import pandas as pd
+
     key = _key(row)
     graph, every = whole_thread(store, thread_id)
     made = every.get(key)
@@ -144,6 +145,8 @@ PICK = "step"
 def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """Where the time went: every step as a bar from its parent's timestamp to its own, by node; the slowest
     steps and each node's total."""
+    import pandas as pd
+
     history, key = data.thread_history(store, thread_id).history, _key(row)
     every = whole_thread(store, thread_id)[1]
     times = durations.step_times(history, {k: a for k, a in every.items() if k[0] == key[0]})

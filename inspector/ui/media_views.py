@@ -20,7 +20,9 @@ from ..media.folders import PathRefused, UserData
 from ..media.images import sha256_of
 from ..media.located import LocatedFile, locate_file
 from ..media.previews import Preview, download_bytes, preview_file
-from ..media.report import (
+from ..profiles.deerflow.artifacts import Artifact
+from ..profiles.deerflow.image_history import lifecycle_note
+from ..profiles.deerflow.media_report import (
     MediaReport,
     artifact_rows,
     image_rows,
@@ -29,8 +31,6 @@ from ..media.report import (
     span_rows,
     upload_rows,
 )
-from ..profiles.deerflow.artifacts import Artifact
-from ..profiles.deerflow.image_history import lifecycle_note
 from ..profiles.deerflow.viewed_images import ImageCheck, check_entry, checked_bytes, entry_thumbnail
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection, data, routes

@@ -83,7 +83,8 @@ def _jumps(store: Store, history: History, key: Key) -> None:
                 st.caption(f"{what} model call: none within {SCAN} steps on this branch")
                 continue
             row = history.node(target).row
-            routes.link("thread", f"{what} model call: step {step_label(history, target)}",
+            made = data.thread_history(store, row.thread_id).attributions(store, [target]).get(target)
+            routes.link("thread", f"{what} model call: step {step_label(history, target, made)}",
                         routes.checkpoint_params(row.thread_id, target[1], target[0], PANEL, row.step), icon=icon)
 
 
@@ -125,7 +126,8 @@ def model_input_panel(store: Store, thread_id: str, row: CheckpointRow, state: C
     """The panel: the selected step's model input, the messages it added, and the nearest model calls."""
     history = data.thread_history(store, thread_id).history
     key = (state.checkpoint_ns, state.checkpoint_id)
-    step = step_label(history, key) if key in history.nodes else str(row.step)
+    made = data.thread_history(store, thread_id).attributions(store, [key]).get(key)
+    step = step_label(history, key, made) if key in history.nodes else str(row.step)  # the one attribution
     if not state.parent_checkpoint_id:
         st.caption("The first checkpoint of this namespace: no step led to it, so no model was called.")
     seen = step_input(store, row, state)
@@ -137,7 +139,7 @@ def model_input_panel(store: Store, thread_id: str, row: CheckpointRow, state: C
                     icon=":material/smart_toy:")
         return
     with st.container(key="model-input"):
-        st.markdown(_summary(seen, step))
+        st.markdown(_summary(seen, str(row.step)))  # the step's node(s) follow in the line
         st.caption(NOT_STORED)
         for note in seen.notes:
             st.warning(literal(note), icon=":material/warning:")

@@ -8,26 +8,38 @@ Each frame shows, beside a window of the branch drawn oldest first with the
 selected step in the middle (so it never leaves the screen), the node(s) that
 ran and the fields they wrote, highlighted, and the presenter's choice of view:
 the diff against the parent or what the model saw. Every frame writes its step
-into the URL, so a presenter can copy it and jump back. While a frame is on
-screen the next checkpoint is decoded into the bounded cache, so the next tick
-only draws. Prev / Next (and the left / right arrow keys) pause and step; Play / Pause has the key P.
+into the URL, so a presenter can copy it and jump back.
+
+Playback keeps its pace: the frames ahead are read (rows, attributions, decoded
+checkpoints, diffs) by a background thread into the bounded caches while the
+frame is on screen, so a tick only draws; the window is one chart whose spec
+stays the same from frame to frame (its rows travel as named datasets, which
+the browser updates in place instead of drawing a new chart); and a tick that
+comes late (a loaded machine coalesces ticks) moves on to the step Play's clock
+has reached, at most one step further than the next, so a late frame skips at
+most one step and never a run of them. Prev / Next (and the left / right arrow
+keys) pause and step; Play / Pause has the key P.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import threading
+import time
+from typing import Any, Callable
 
+import pyarrow as pa  # Streamlit's own dependency: its charts' datasets travel as Arrow
 import streamlit as st
+from streamlit.dataframe_util import convert_arrow_table_to_arrow_bytes
 
 from .. import profiles
-from ..diff import StateDiff
+from ..diff import StateDiff, diff
 from ..history.attribution import STEP, Attribution
 from ..history.checkpoint_kinds import step_label
 from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.thread_history import ThreadHistory
 from ..history.tree_chart import tree_chart, tree_data
-from ..store import CheckpointState, Store
+from ..store import CheckpointRow, CheckpointState, Store
 from . import data, diff_view, flow_views, model_input_view
 from .guard import guarded
 from .inert import literal
@@ -39,10 +51,13 @@ ENDED_KEY = "play_ended"  # Play stopped at the branch's newest checkpoint
 AT_KEY = "play_at"  # (ns, checkpoint id) of the frame on screen, moved by each tick
 MOVED_KEY = "play_moved"  # the location a tick moved to: the next full run starts from it
 FRESH_KEY = "play_fresh"  # the page drew the frame for the URL's step: the next tick advances
+CLOCK_KEY = "play_clock"  # (monotonic seconds, index on the path, speed) at Play's first tick: where its pace runs from
 SPEEDS = {"0.5 steps/s": 0.5, "1 step/s": 1.0, "2 steps/s": 2.0, "4 steps/s": 4.0}
 DEFAULT_SPEED = "1 step/s"
 DIFF = "The diff"
+MODEL_INPUT = "What the model saw"
 WINDOW = 7  # steps drawn on each side of the selected one
+AHEAD = 6  # frames read ahead of the one on screen
 Select = Callable[[Location], None]
 
 
@@ -99,9 +114,9 @@ def speed() -> float:
     return SPEEDS.get(st.session_state.get(SPEED_KEY) or DEFAULT_SPEED, 1.0)
 
 
-def frame_views() -> dict[str, Callable[[Store, str, object, CheckpointState], None]]:
+def frame_views() -> dict[str, Callable[[Store, str, CheckpointRow, CheckpointState | None], None]]:
     """What a frame can show beside the branch, by the presenter's choice."""
-    return {DIFF: _diff, "The graph": flow_views.graph_panel, "What the model saw": model_input_view.model_input_panel}
+    return {DIFF: _diff, "The graph": flow_views.graph_panel, MODEL_INPUT: model_input_view.model_input_panel}
 
 
 def stage(store: Store, thread: ThreadHistory, key: Key, select: Select, speed: float) -> None:
@@ -124,19 +139,34 @@ def _advance(store: Store, thread: ThreadHistory, select: Select) -> None:
         return
     path = history.path_through(key)
     index = path.index(key)
-    if not st.session_state.pop(FRESH_KEY, False):  # a tick: one step on, or stop at the end
+    rate = speed()
+    if st.session_state.pop(FRESH_KEY, False):  # the page's own frame (the browser is busy drawing the page)
+        st.session_state[CLOCK_KEY] = None
+    else:  # a tick: one step on (two when late), or stop at the end
         if index == len(path) - 1:
             stop()
             st.session_state[ENDED_KEY] = True
             st.rerun(scope="app")
-        index += 1
+        clock = st.session_state.get(CLOCK_KEY)
+        index = next_index(clock, index, len(path), rate, time.monotonic())
+        if clock is None or clock[2] != rate:  # Play's clock starts at its first tick, and again at a new speed
+            st.session_state[CLOCK_KEY] = (time.monotonic(), index, rate)
     shown = location(history, path[index])
     select(shown)
     draw(store, thread, path, index)
-    # only now is the frame on screen: a tick cut short by a rerun leaves these, and the next one draws it again,
-    # so a slow machine slows Play down rather than skipping steps
+    # only now is the frame on screen: a tick cut short by a rerun leaves these, and the next one draws it again
     st.session_state[AT_KEY] = path[index]
     st.session_state[MOVED_KEY] = shown
+
+
+def next_index(clock: tuple[float, int, float] | None, index: int, length: int, rate: float, now: float) -> int:
+    """The step a tick moves to from ``index``: the next one, or the one after it when Play's clock (started at
+    ``clock = (seconds, index, speed)``) is more than half a step past the next: a late tick skips one step to
+    keep the pace, never more, and never past the end."""
+    due = index + 1
+    if clock is not None and clock[2] == rate:
+        due = max(due, min(index + 2, clock[1] + round((now - clock[0]) * rate)))
+    return min(due, length - 1)
 
 
 def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int) -> None:
@@ -147,20 +177,53 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int) -> No
     thread.complete(store, window)
     made = thread.attributions(store, window)
     row = history.node(key).row
-    state = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
     views = frame_views()
     chosen = st.session_state.get(SHOW_KEY) or next(iter(views))
-    if chosen == DIFF and state.parent_checkpoint_id:  # computed before anything is drawn: no half-new frame
-        _compare(store, state)
+    # computed before anything is drawn (no half-new frame); the diff needs no masked state of its own
+    state = None if chosen == DIFF else data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
+    if chosen == DIFF and row.parent_checkpoint_id:
+        _compare(store, row)
     left, right = st.columns([2, 3], gap="medium")
     with left:
-        st.progress((index + 1) / len(path), text=literal(f"Step {step_label(history, key)} · "
+        st.progress((index + 1) / len(path), text=literal(f"Step {step_label(history, key, made.get(key))} · "
                                                           f"{index + 1} of {len(path)} on this branch"))
-        st.vega_lite_chart(tree_chart(tree_data(history, window, key, made)), width="stretch")
+        chart = steady(tree_chart(tree_data(history, window, key, made), rows=2 * WINDOW + 1))
+        st.vega_lite_chart(arrow_datasets(chart), width="stretch")
     with right:
         _ran(made.get(key), row.step)
         guarded(chosen, views.get(chosen, _diff), store, row.thread_id, row, state)
-    _prefetch(store, history, path, index)
+    prefetch(store, thread, path, index, chosen)
+
+
+def steady(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with each layer's rows moved to a named dataset (layers drawing the same rows share one): from
+    frame to frame only the datasets change, and the browser updates the chart in place instead of building a
+    new one."""
+    datasets: dict[str, Any] = {}
+    names: dict[int, str] = {}
+    layers = []
+    for i, layer in enumerate(spec.get("layer", [])):
+        values = (layer.get("data") or {}).get("values")
+        if values is None:
+            layers.append(layer)
+            continue
+        name = names.setdefault(id(values), f"layer{i}")
+        if name not in datasets:
+            datasets[name] = [row for row in values if row] or [{"_": 0}]  # an empty layer: one row of nothing
+        layers.append({**layer, "data": {"name": name}})
+    return {**spec, "layer": layers, "datasets": datasets}
+
+
+def arrow_datasets(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with its datasets as Arrow bytes, written here in a millisecond instead of through a pandas
+    frame per dataset (a tenth of a frame's time); a dataset Arrow cannot type is left to Streamlit."""
+    def arrow(rows: Any) -> Any:
+        try:
+            return convert_arrow_table_to_arrow_bytes(pa.Table.from_pylist(rows))
+        except (pa.ArrowException, TypeError, ValueError):
+            return rows
+
+    return {**spec, "datasets": {name: arrow(rows) for name, rows in spec.get("datasets", {}).items()}}
 
 
 def _ran(made: Attribution | None, step: int | None) -> None:
@@ -180,33 +243,76 @@ def _ran(made: Attribution | None, step: int | None) -> None:
         st.markdown(f"### {head} {badges} → {wrote}")
 
 
-def _diff(store: Store, thread_id: str, row: object, state: CheckpointState) -> None:
+def _diff(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState | None) -> None:
     """The frame's diff: what each field became (the node and the fields it wrote are the frame's header)."""
-    if not state.parent_checkpoint_id:
+    if not row.parent_checkpoint_id:
         st.caption("The first checkpoint of this namespace: there is no parent to compare with.")
         return
-    diff_view.render_fields(_compare(store, state))
+    diff_view.render_fields(_compare(store, row))
 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _diff_of(url: str, thread_id: str, ns: str, parent_id: str, checkpoint_id: str, generation: int,
              _store: Store) -> StateDiff:
-    return diff_view.compare(_store, thread_id, parent_id, checkpoint_id, ns)[0]
+    # the fields' changes only: a frame shows no replay verdict, which would cost more than the diff
+    before = data.raw_state(_store, thread_id, parent_id, ns)
+    after = data.raw_state(_store, thread_id, checkpoint_id, ns)
+    key = (ns, checkpoint_id)
+    made = data.thread_history(_store, thread_id).attributions(_store, [key]).get(key)
+    return data.masked(diff(before, after, made=made))
 
 
-def _compare(store: Store, state: CheckpointState) -> StateDiff:
-    """The diff of ``state`` against its parent (secrets masked), kept in the bounded cache."""
-    return _diff_of(store.url, state.thread_id, state.checkpoint_ns, state.parent_checkpoint_id or "",
-                    state.checkpoint_id, data.generation(store, state.thread_id), store)
+def _compare(store: Store, row: CheckpointRow) -> StateDiff:
+    """The diff of ``row``'s checkpoint against its parent, on raw values (secrets masked in the result: no
+    masked copy of either state is made), kept in the bounded cache; the parent's decoded values are the
+    previous frame's."""
+    return _diff_of(store.url, row.thread_id, row.checkpoint_ns, row.parent_checkpoint_id or "",
+                    row.checkpoint_id, data.generation(store, row.thread_id), store)
 
 
-def _prefetch(store: Store, history: History, path: list[Key], index: int) -> None:
-    """Decode the next checkpoint now, while this frame is on screen (kept in the bounded cache)."""
-    if index + 1 < len(path):
-        row = history.node(path[index + 1]).row
-        state = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
-        if state.parent_checkpoint_id and st.session_state.get(SHOW_KEY, DIFF) == DIFF:
-            _compare(store, state)
+_AHEAD_LOCK = threading.Lock()
+_READING_AHEAD: dict[tuple[str, str], threading.Thread] = {}  # (store, thread) -> the thread reading its frames ahead
+
+
+def prefetch(store: Store, thread: ThreadHistory, path: list[Key], index: int, chosen: str) -> threading.Thread | None:
+    """Read the next ``AHEAD`` frames of ``path`` (rows, attributions, decoded checkpoints, the diff when frames
+    show it) into the bounded caches in a background thread, off the frame's run; one such thread per store and
+    thread at a time (a frame that finds one still reading leaves it be). Returns the thread started, if any."""
+    name = (store.url, thread.thread_id)
+    upcoming = path[index + 1: index + 1 + AHEAD]
+    if not upcoming:
+        return None
+    with _AHEAD_LOCK:
+        running = _READING_AHEAD.get(name)
+        if running is not None and running.is_alive():
+            return None
+        for done in [k for k, t in _READING_AHEAD.items() if not t.is_alive()]:
+            del _READING_AHEAD[done]
+        worker = threading.Thread(target=_read_ahead, args=(store, thread, path, index, chosen),
+                                  name="play-read-ahead", daemon=True)
+        _READING_AHEAD[name] = worker
+    worker.start()
+    return worker
+
+
+def _read_ahead(store: Store, thread: ThreadHistory, path: list[Key], index: int, chosen: str) -> None:
+    rows = [node.row for node in thread.history.nodes.values()]
+    try:
+        with profiles.reading(store, thread.thread_id, rows=rows):
+            for i in range(index + 1, min(len(path), index + 1 + AHEAD)):
+                window = path[max(0, i - WINDOW): i + WINDOW + 1]
+                thread.complete(store, window)
+                thread.attributions(store, window)
+                row = thread.history.node(path[i]).row
+                if chosen == DIFF:
+                    if row.parent_checkpoint_id:
+                        _compare(store, row)
+                    continue
+                state = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
+                if chosen == MODEL_INPUT:
+                    model_input_view.step_input(store, row, state)
+    except Exception:  # noqa: BLE001 - only a head start: the frame reads what failed again and shows the problem
+        return
 
 
 def show_choice() -> None:

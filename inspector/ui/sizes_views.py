@@ -6,7 +6,8 @@ that gains checkpoints is measured again and an unchanged one is not.
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from .. import schema as schemas
@@ -25,6 +26,9 @@ from .delta_view import render_delta_what_if
 from .inert import literal
 from .progress import progress_bar
 from .tables import in_units
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=max(data.MAX_ENTRIES, 256), show_spinner=False)
@@ -94,6 +98,8 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
 
 
 def field_frame(health: ThreadHealth) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(field_rows(health.sizes))
 
 

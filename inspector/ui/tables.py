@@ -7,15 +7,19 @@ blank where the value is missing (the JSON and CLI output keep their nulls).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import streamlit as st
 
 from ..store.not_utf8 import is_not_utf8, shown
 
+if TYPE_CHECKING:  # loaded when a table is drawn, not with the pages that may draw one
+    import pandas as pd
+
 
 def _text(value: Any) -> str:
+    import pandas as pd
+
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -31,6 +35,8 @@ def shown_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def frame_of(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """``pd.DataFrame(rows)`` of cells a table can show (``shown_cells``)."""
+    import pandas as pd
+
     return pd.DataFrame(shown_cells(rows))
 
 
@@ -63,6 +69,8 @@ def in_units(frame: pd.DataFrame, *names: str, help: str | None = None,
     the column's largest value) and the ``column_config`` that prints the unit in every cell; the columns
     stay numbers, so they still sort as sizes. ``exact`` (True: every one of ``names``) adds, right after
     each such column, ``<name>, exact``: the byte count itself, digits grouped."""
+    import pandas as pd
+
     from ..sizes.chart import byte_unit
 
     frame = frame.copy()

@@ -220,8 +220,10 @@ def _table(history: History, keys: list[Key], key: Key, select: Select, marks: d
             "node": st.column_config.TextColumn(help="the task(s) whose writes produced this checkpoint (stored "
                                                 "against its parent)"),
             "wrote": st.column_config.TextColumn(help="the state fields those tasks wrote into this checkpoint"),
-            "kind": st.column_config.TextColumn(help="what DeerFlow wrote this checkpoint for, outside a graph step"),
-            "mode": st.column_config.TextColumn(help="delta: written in DeerFlow's delta mode (metadata marker)"),
+            "kind": st.column_config.TextColumn(help="what this checkpoint was written for outside a graph step: "
+                                                     "the app's own kinds (by its profile), or put"),
+            "mode": st.column_config.TextColumn(help="delta: written in delta mode (the app's marker, or "
+                                                     "LangGraph's delta counters)"),
         },
     )
     rows = event.selection.rows if event is not None else []

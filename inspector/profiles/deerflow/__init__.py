@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
-from . import checkpoint_kinds, messages, uploads, user_data
+from . import checkpoint_kinds, messages, uploads
 from .evidence import evidence
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
@@ -53,5 +53,4 @@ PROFILE = Profile(
     delta_marker=checkpoint_kinds.delta_marker,
     uploads=uploads.uploaded_files,
     field_views=FIELD_VIEWS,
-    folders=user_data.thread_user_data,
 )

@@ -21,9 +21,10 @@ The rules follow DeerFlow's frontend (``frontend/src/core/messages/utils.ts`` an
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator
 
+from ..chat import Attachment, SubagentResult
 from .model_input import transient_reason  # noqa: F401 - part of the chat rules (``Profile.chat``)
 
 HIDDEN_CONTROL_NAMES = ("summary", "loop_warning", "todo_reminder", "todo_completion_reminder")
@@ -92,47 +93,6 @@ class Stripped:
             return (f"DeerFlow's UI removes the <{self.tag}> block{times} ({self.chars:,} characters), "
                     f"added by {origin}")
         return f"DeerFlow's UI removes the <{self.tag}> tags{times} (written by {origin}) and shows what they enclose"
-
-
-@dataclass(frozen=True)
-class Attachment:
-    filename: str
-    size: int | None
-    path: str | None
-    status: str | None
-    source: str  # "additional_kwargs.files" or the upload block it was read from
-
-
-@dataclass(frozen=True)
-class SubagentResult:
-    """The structured result DeerFlow stamps on a ``task`` tool message, as its subtask card reads it."""
-
-    status: str | None  # the backend's value (completed, failed, cancelled, timed_out, ...)
-    pill: str  # what the card shows: completed, failed or in_progress
-    stop_reason: str | None = None
-    error: str | None = None
-    result_brief: str | None = None
-    result_sha256: str | None = None
-    model_name: str | None = None
-    token_usage: dict[str, int] | None = None
-    legacy: bool = False  # read from the result text (no subagent_* keys)
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def summary(self) -> str:
-        """``completed · stopped: token_capped · model gpt-4o · 1,801 tokens (1,234 in, 567 out)``."""
-        status = self.status or "no status"
-        bits = [status if status == self.pill else f"{status} (shown as {self.pill})"]
-        if self.legacy:
-            bits.append("read from the result text")
-        if self.stop_reason:
-            bits.append(f"stopped: {self.stop_reason}")
-        if self.model_name:
-            bits.append(f"model {self.model_name}")
-        if self.token_usage:
-            usage = self.token_usage
-            bits.append(f"{usage['total_tokens']:,} tokens ({usage['input_tokens']:,} in, {usage['output_tokens']:,} out)")
-        return " · ".join(bits)
 
 
 def _kwargs(message: dict[str, Any]) -> dict[str, Any]:

@@ -1,17 +1,23 @@
 """Growth over time of a PostgreSQL store: stored lengths per time bucket, dated by the uuid6 checkpoint ids.
 
-Checkpoint rows and writes are dated by their checkpoint id, decoded by the server (the id's 60-bit
-timestamp, read as hex). A ``checkpoint_blobs`` row (one channel version, shared by every checkpoint
-that kept it) is dated by the first checkpoint whose ``channel_versions`` names that version. LangGraph
-gives every channel a step updates the same new version, greater than all before it, so that checkpoint
-is the first whose greatest version is the blob's: one version per checkpoint to compare, then a hash
-join, checked against the checkpoint's own ``channel_versions``. A blob this does not date (versions
-another writer chose, a blob no checkpoint names) is looked up among every version its thread's
-checkpoints name. Lengths only: ``pg_column_size`` and ``octet_length`` read no blob content.
-Everything is aggregated by the server in one statement (``growth_sql``).
+Checkpoint rows and writes are dated by their checkpoint id, compared as text with each bucket's first id
+(decoded from its hex digits only outside the buckets around now). A ``checkpoint_blobs`` row (one
+channel version, shared by every checkpoint that kept it) is dated by the first checkpoint whose
+``channel_versions`` names that version. LangGraph gives every channel a step updates the same new
+version, greater than all before it, so that checkpoint is the first whose greatest version is the
+blob's: one version per checkpoint to compare, then a hash join, checked against the checkpoint's own
+``channel_versions``. A blob this does not date (versions another writer chose, a blob no checkpoint
+names) is looked up among every version its thread's checkpoints name. Lengths only: ``pg_column_size``
+and ``octet_length`` read no blob content. Everything is aggregated by the server in one pass
+(``growth_sql_grouping_sets``), with the dated blob rows held in memory (``work_mem`` raised for that
+statement's transaction alone).
 """
 
 from __future__ import annotations
+
+import time
+
+import psycopg
 
 from ..growth_rows import (
     BEFORE,
@@ -22,9 +28,11 @@ from ..growth_rows import (
     GrowthRows,
     check_growth_args,
     growth_result,
-    growth_sql,
+    growth_sql_grouping_sets,
+    id_range_bucket,
     since_ticks,
 )
+from .connect import read_error
 
 # Each channel version's first checkpoint: the checkpoint that stored the blob row.
 FIRST_CHECKPOINT_OF_VERSION = """
@@ -42,8 +50,7 @@ PG_CHANNEL_BASIS = (
 
 
 def _ticks(column: str) -> str:
-    """A uuid6 id's 60-bit timestamp, decoded from its hex digits by the server; NULL for another id. (Used in
-    a subquery kept apart by ``OFFSET 0``, so each id is decoded once.)"""
+    """A uuid6 id's 60-bit timestamp, decoded from its hex digits by the server; NULL for another id."""
     return (f"CASE WHEN {column} ~ '{UUID6_HEAD_REGEX}' THEN "
             f"('x' || substr({column}, 1, 8) || substr({column}, 10, 4) || substr({column}, 16, 3))::bit(60)::bigint END")
 
@@ -60,6 +67,16 @@ def _bucket(ticks: str, width: int, since: int | None) -> str:
 MAX_BLOB_CHANNELS = 64  # past this many channels with blob rows, versions are compared by expanding every object
 
 
+def _dated_by(column: str, width: int, since: int | None) -> str:
+    """A uuid6 ``column``'s bucket (``bucket_of``): compared as text ("C" collation) with each bucket's first id
+    for the buckets around now (``id_range_bucket``); an id outside them is decoded (``_ticks``). An id whose
+    dashes and version digit are not a uuid6's carries no time."""
+    fallback = _bucket(_ticks(column), width, since)
+    as_text = column + ' COLLATE "C"'  # ids compared byte by byte, whatever the database's collation
+    return (f"CASE WHEN substr({column}, 9, 1) = '-' AND substr({column}, 14, 2) = '-6' THEN "
+            f"{id_range_bucket(as_text, width, since, time.time(), fallback)} END")
+
+
 def _dated(width: int, since: int | None, blob_channels: int | None) -> str:
     """The dated rows; ``blob_channels``: how many channels hold blob rows, named by the parameters of
     ``_params`` (their greatest version per checkpoint is compared), None to compare every channel's."""
@@ -67,56 +84,50 @@ def _dated(width: int, since: int | None, blob_channels: int | None) -> str:
                 "THEN checkpoint->'channel_versions' ELSE '{}'::jsonb END")
     if blob_channels is None:
         newest = "(SELECT max(value) FROM jsonb_each_text(cv))"
-        holding = "(SELECT array_agg(key) FROM jsonb_each_text(cv) WHERE value = top)"
     elif blob_channels:
         newest = f"GREATEST({', '.join(['cv->>%s'] * blob_channels)})"
-        holding = f"array_remove(ARRAY[{', '.join(['CASE WHEN cv->>%s = top THEN %s::text END'] * blob_channels)}], NULL)"
     else:
-        newest, holding = "NULL::text", "NULL::text[]"
+        newest = "NULL::text"
     return f"""
     WITH read AS (
         SELECT thread_id, checkpoint_ns, checkpoint_id, {versions} AS cv,
-               pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0) AS n, {_ticks('checkpoint_id')} AS tk
+               pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0) AS n,
+               {_dated_by('checkpoint_id', width, since)} AS b
         FROM checkpoints OFFSET 0),
     topped AS (SELECT *, {newest} AS top FROM read OFFSET 0),
-    cp AS MATERIALIZED (
-        SELECT thread_id, checkpoint_ns, checkpoint_id, n, {_bucket('tk', width, since)} AS b, top,
-               {holding} AS holding
-        FROM topped),
+    cp AS MATERIALIZED (SELECT thread_id, checkpoint_ns, checkpoint_id, n, b, top, cv FROM topped),
     first_of_version AS (
-        SELECT DISTINCT ON (thread_id, checkpoint_ns, top) thread_id, checkpoint_ns, top, b, holding FROM cp
+        SELECT DISTINCT ON (thread_id, checkpoint_ns, top) thread_id, checkpoint_ns, top, b, cv FROM cp
         WHERE top IS NOT NULL ORDER BY thread_id, checkpoint_ns, top, checkpoint_id),
     blobs AS MATERIALIZED (
         SELECT bl.thread_id, bl.checkpoint_ns, bl.channel, bl.version, coalesce(octet_length(bl.blob), 0) AS n,
                f.b, f.thread_id IS NOT NULL AS dated
         FROM checkpoint_blobs bl LEFT JOIN first_of_version f
           ON f.thread_id = bl.thread_id AND f.checkpoint_ns = bl.checkpoint_ns AND f.top = bl.version
-         AND bl.channel = ANY(f.holding)),
+         AND f.cv->>bl.channel = bl.version),
     missed AS (SELECT * FROM blobs WHERE NOT dated),
     named AS (
         SELECT c.thread_id, c.checkpoint_ns, v.key AS channel, v.value AS version, min(c.checkpoint_id) AS cid
-        FROM checkpoints c JOIN (SELECT DISTINCT thread_id, checkpoint_ns FROM missed) m
+        FROM cp c JOIN (SELECT DISTINCT thread_id, checkpoint_ns FROM missed) m
           ON m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns
-        CROSS JOIN LATERAL jsonb_each_text({versions.replace("checkpoint->", "c.checkpoint->")}) v
+        CROSS JOIN LATERAL jsonb_each_text(c.cv) v
         GROUP BY 1, 2, 3, 4)
     SELECT b, thread_id AS t, '{CHECKPOINT_KEY}' AS c, 'checkpoint' AS p, 1 AS k, n FROM cp
     UNION ALL SELECT b, thread_id, channel, 'blobs', 0, n FROM blobs WHERE dated
-    UNION ALL SELECT {_bucket('tk', width, since)}, thread_id, channel, 'blobs', 0, n
-        FROM (SELECT m.thread_id, m.channel, m.n, {_ticks('f.cid')} AS tk
-              FROM missed m LEFT JOIN named f ON f.thread_id = m.thread_id AND f.checkpoint_ns = m.checkpoint_ns
-               AND f.channel = m.channel AND f.version = m.version OFFSET 0) mf
-    UNION ALL SELECT {_bucket('tk', width, since)}, thread_id, channel, 'writes', 0, n
-        FROM (SELECT thread_id, channel, coalesce(octet_length(blob), 0) AS n, {_ticks('checkpoint_id')} AS tk
-              FROM checkpoint_writes OFFSET 0) w
+    UNION ALL SELECT {_dated_by('f.cid', width, since)}, m.thread_id, m.channel, 'blobs', 0, m.n
+        FROM missed m LEFT JOIN named f ON f.thread_id = m.thread_id AND f.checkpoint_ns = m.checkpoint_ns
+         AND f.channel = m.channel AND f.version = m.version
+    UNION ALL SELECT {_dated_by('checkpoint_id', width, since)}, thread_id, channel, 'writes', 0,
+        coalesce(octet_length(blob), 0) FROM checkpoint_writes
     """
 
 
 def _params(channels: list[str]) -> list[str]:
-    """The parameters of ``_dated`` for these blob channels: each once for the greatest version, then twice
-    for the channels holding it."""
-    return [*channels, *(name for channel in channels for name in (channel, channel))]
+    """The parameters of ``_dated`` for these blob channels: each once, for the greatest version."""
+    return list(channels)
 
 
+_WORK_MEM = "SET LOCAL work_mem = '64MB'"  # this statement's transaction only
 _BLOB_CHANNELS = "SELECT DISTINCT channel FROM checkpoint_blobs LIMIT %s"  # the channels that hold blob rows
 
 
@@ -128,6 +139,22 @@ class PgGrowth:
         check_growth_args(bucket_seconds, by, top)
         channels = [r[0] for r in self._query(_BLOB_CHANNELS, [MAX_BLOB_CHANNELS + 1])]
         named = channels if len(channels) <= MAX_BLOB_CHANNELS else None
-        found = self._query(growth_sql(_dated(bucket_seconds, since, None if named is None else len(named)), by, top),
-                            _params(named or []))
+        dated = _dated(bucket_seconds, since, None if named is None else len(named))
+        sql = growth_sql_grouping_sets(dated, by, top)
+        try:
+            with self.connection() as conn, conn.transaction():
+                conn.execute(_WORK_MEM)  # the dated blob rows are held in memory, not spilled to a temporary file
+                found = conn.execute(sql, _params(named or [])).fetchall()
+        except psycopg.Error as exc:
+            raise read_error(exc, self.target) from None
         return growth_result(found, bucket_seconds, since, PG_CHANNEL_BASIS)
+
+    def growth_fingerprint(self) -> tuple:
+        """What growth depends on, summed: each table's rows, stored lengths and id range (see ``growth_rows``)."""
+        return tuple(str(v) for v in self._query(
+            """SELECT (SELECT row(count(*), sum(pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0)),
+                                  min(checkpoint_id), max(checkpoint_id))::text FROM checkpoints),
+                      (SELECT row(count(*), sum(octet_length(blob)), min(version), max(version))::text
+                       FROM checkpoint_blobs),
+                      (SELECT row(count(*), sum(octet_length(blob)), min(checkpoint_id), max(checkpoint_id))::text
+                       FROM checkpoint_writes)""")[0])

@@ -55,4 +55,12 @@ class SqliteGrowth:
             found = conn.execute(growth_sql(_dated(bucket_seconds, since), by, top)).fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._db.read_error(exc) from None
-        return growth_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS)
+        return growth_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, by, top)
+
+    def growth_fingerprint(self) -> tuple:
+        """What growth depends on, summed: each table's rows, stored lengths and id range (see ``growth_rows``)."""
+        return tuple(self._query(
+            f"""SELECT (SELECT json_array(count(*), coalesce(sum({OWN_BYTES}), 0), min(checkpoint_id),
+                                          max(checkpoint_id)) FROM checkpoints),
+                       (SELECT json_array(count(*), coalesce(sum(length(value)), 0), min(checkpoint_id),
+                                          max(checkpoint_id)) FROM writes)""")[0])

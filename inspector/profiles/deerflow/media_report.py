@@ -1,5 +1,6 @@
-"""The images, artifacts and uploaded files of one checkpoint, with their history: one report for the page and
-the CLI."""
+"""DeerFlow's files of one checkpoint, with their history: its viewed images, artifacts and uploaded files, one
+report for the page and the CLI (``images``, ``artifacts``). A thread read with a profile that names no files
+gets a report saying so, and nothing is looked for."""
 
 from __future__ import annotations
 
@@ -8,17 +9,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..analysis_cache import AnalysisCache
-from ..history.field_history import field_history
-from ..profiles import in_force, knows, reads_thread
-from ..profiles.deerflow.artifacts import Artifact, first_appearances, list_artifacts
-from ..profiles.deerflow.image_facts import FIELD, cached_image_spans
-from ..profiles.deerflow.image_history import ImageSpan
-from ..profiles.deerflow.viewed_images import ImageCheck, check_viewed_images
-from ..profiles.pieces import USER_DATA
-from ..store import CheckpointRow, CheckpointState, Store
-from .folders import UserData
-from .located import LocatedFile, locate_refs
+from ...analysis_cache import AnalysisCache
+from ...history.field_history import field_history
+from ...media.folders import UserData
+from ...media.located import LocatedFile, locate_refs
+from ...store import CheckpointRow, CheckpointState, Store
+from .. import in_force, knows, reads_thread
+from ..pieces import USER_DATA
+from .artifacts import Artifact, first_appearances, list_artifacts
+from .image_facts import FIELD, cached_image_spans
+from .image_history import ImageSpan
+from .user_data import thread_user_data
+from .viewed_images import ImageCheck, check_viewed_images
 
 
 @dataclass
@@ -73,8 +75,7 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
         rows = store.timeline(thread_id)
     refs = in_force().uploads(state.values) if artifacts and in_force().uploads else []
     named = (images and state.values.get("viewed_images")) or (artifacts and state.values.get("artifacts")) or refs
-    finder = in_force().folders  # the app's folders for this thread (DeerFlow's user-data folders)
-    user_data, problems = finder(state, data_dir, store, rows, bool(named)) if finder else (None, [])
+    user_data, problems = thread_user_data(state, data_dir, store, rows, bool(named))
     report = MediaReport(thread_id, state.checkpoint_id, step, user_data, problems=problems)
     if images:
         viewed = state.values.get("viewed_images")

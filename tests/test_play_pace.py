@@ -1,0 +1,65 @@
+"""Play keeps its pace: the step a tick moves to, a window chart whose spec stays the same from frame to frame,
+and the frames ahead read by a background thread (on the demo store)."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.history.lineage import build_history
+from inspector.history.thread_history import ThreadHistory
+from inspector.history.tree_chart import tree_chart, tree_data
+from inspector.store import open_store
+from inspector.ui.play_view import AHEAD, DIFF, WINDOW, arrow_datasets, next_index, prefetch, steady
+
+
+def test_a_tick_moves_one_step_on_time_and_skips_at_most_one_when_late():
+    clock = (100.0, 4, 2.0)  # Play's first tick drew index 4 at t=100 s, at 2 steps/s
+    assert next_index(None, 0, 36, 2.0, 0.0) == 1  # no clock yet (the first tick): one step
+    assert next_index(clock, 4, 36, 2.0, 100.5) == 5  # on time
+    assert next_index(clock, 5, 36, 2.0, 100.9) == 6  # a little late or early: still one step
+    assert next_index(clock, 5, 36, 2.0, 100.6) == 6
+    assert next_index(clock, 4, 36, 2.0, 101.3) == 6  # more than half a step late: skips one to keep the pace
+    assert next_index(clock, 4, 36, 2.0, 130.0) == 6  # far behind: never a run of skipped steps
+    assert next_index(clock, 9, 36, 2.0, 100.5) == 10  # ahead of the clock: never stands still
+    assert next_index(clock, 34, 36, 2.0, 200.0) == 35  # never past the end
+    assert next_index(clock, 4, 36, 1.0, 101.3) == 5  # the clock ran at another speed: one step
+
+
+@pytest.fixture(scope="module")
+def research(demo_db):
+    with open_store(f"sqlite:///{demo_db}") as store:
+        yield store, build_history(store.timeline("demo-research"))
+
+
+def frame_spec(history, path, index):
+    window = path[max(0, index - WINDOW): index + WINDOW + 1]
+    return steady(tree_chart(tree_data(history, window, path[index]), rows=2 * WINDOW + 1))
+
+
+def test_the_window_chart_changes_only_its_data_from_frame_to_frame(research):
+    _, history = research
+    path = history.path_through(history.head)
+    frames = [frame_spec(history, path, i) for i in (0, 3, 12, len(path) - 1)]
+    shapes = [{k: v for k, v in spec.items() if k != "datasets"} for spec in frames]
+    assert all(shape == shapes[0] for shape in shapes), "the browser updates the chart in place"
+    assert all("values" not in layer.get("data", {}) for layer in shapes[0]["layer"])
+    for index, spec in zip((0, 3, 12, len(path) - 1), frames):
+        points = spec["datasets"]["layer1"]
+        assert [p["checkpoint"] for p in points if p["selected"]] == [path[index][1]]
+    assert frames[1]["datasets"] != frames[2]["datasets"]
+    assert all(isinstance(rows, bytes) for rows in arrow_datasets(frames[2])["datasets"].values())
+
+
+def test_the_frames_ahead_are_read_off_the_frames_run(research):
+    store, _ = research
+    thread = ThreadHistory(store, "demo-research")  # keys only, as the thread page lays it out
+    history = thread.history
+    path = history.path_through(history.head)
+    ahead = path[4: 4 + AHEAD]
+    assert all(history.node(k).row.keys_only for k in ahead)
+    worker = prefetch(store, thread, path, 3, DIFF)
+    assert worker is not None
+    worker.join(timeout=120)
+    assert not worker.is_alive()
+    assert not any(history.node(k).row.keys_only for k in ahead), "their rows were read ahead"
+    assert prefetch(store, thread, path, len(path) - 1, DIFF) is None  # nothing ahead of the newest step
