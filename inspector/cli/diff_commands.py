@@ -84,11 +84,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from ..diff import replay_thread, verdict
 
     with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, unit="steps") as progress:
-        chosen = reading_for(store, args.thread)
+        keys = store.timeline_keys(args.thread)  # read once: for the profile's evidence and for the history
+        chosen = reading_for(store, args.thread, rows=keys)
         schema = _schema_name(store, args.thread)
         cache = open_cache_for(store, args)
         try:
-            steps = replay_thread(store, args.thread, args.ns, cache=cache, progress=progress)
+            steps = replay_thread(store, args.thread, args.ns, cache=cache, progress=progress, keys=keys)
         finally:
             if cache is not None:
                 cache.close()

@@ -168,14 +168,16 @@ def cached_verdicts(store: Store, thread_id: str, rows: list[CheckpointRow], cac
 
 @reads_thread
 def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Schema | None = None,
-                  cache: AnalysisCache | None = None, progress: Progress | None = None) -> list[StepReplay]:
+                  cache: AnalysisCache | None = None, progress: Progress | None = None,
+                  keys: list[CheckpointRow] | None = None) -> list[StepReplay]:
     """Replay every checkpoint of one namespace of a thread against its parent, oldest first.
 
     Each state is decoded once and dropped as soon as its last child was checked; verdicts ``cache``
-    holds are not replayed again (see the module's docstring).
+    holds are not replayed again (see the module's docstring). ``keys``: the thread's
+    ``Store.timeline_keys`` when the caller has read them.
     """
     schema = _namespace_schema(schema, ns)
-    history = build_history(store.timeline_keys(thread_id))
+    history = build_history(keys if keys is not None else store.timeline_keys(thread_id))
     rows = sorted((history.node(k).row for k in history.ordered if k[0] == ns), key=lambda r: r.checkpoint_id)
     if not rows:
         raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
