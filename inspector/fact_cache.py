@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 import msgpack
 
 from .store.model import Key
+from .store.not_utf8 import from_token, token
 
 
 class CacheError(Exception):
@@ -25,6 +26,25 @@ def pack(value: Any) -> bytes:
 
 def unpack(raw: bytes) -> Any:
     return msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True)
+
+
+def stored_keys(thread: str, keys: Iterable[Key]) -> tuple[str, dict[str, list[str]]]:
+    """The thread and checkpoint keys as a cache stores them, by namespace: ids that are not UTF-8 (a
+    hostile SQLite store's) as their ``not_utf8.token``, which every cache backend can hold as text."""
+    by_ns: dict[str, list[str]] = {}
+    for ns, cid in keys:
+        by_ns.setdefault(token(ns), []).append(token(cid))
+    return token(thread), by_ns
+
+
+def stored_facts(thread: str, facts: dict[Key, Any]) -> tuple[str, list[tuple[str, str, bytes]]]:
+    """``facts`` as rows (namespace, checkpoint id, packed value) with ids as ``stored_keys`` writes them."""
+    return token(thread), [(token(ns), token(cid), pack(value)) for (ns, cid), value in facts.items()]
+
+
+def read_key(ns: str, cid: str) -> Key:
+    """A key as a cache stored it, back as the store's ids."""
+    return from_token(ns), from_token(cid)
 
 
 @runtime_checkable
@@ -99,9 +119,7 @@ class SqlFactCache:
 
     def get(self, store: str, thread: str, kind: str, keys: Iterable[Key]) -> dict[Key, Any]:
         """The facts of ``kind`` stored for ``keys`` (missing keys are left out), and the thread marked used."""
-        by_ns: dict[str, list[str]] = {}
-        for ns, cid in keys:
-            by_ns.setdefault(ns, []).append(cid)
+        thread, by_ns = stored_keys(thread, keys)
         m = self.MARK
 
         def read(conn: Any) -> dict[Key, Any]:
@@ -112,7 +130,7 @@ class SqlFactCache:
                     rows = conn.execute(
                         f"SELECT checkpoint, value FROM {self.FACTS} WHERE store = {m} AND thread = {m} AND kind = {m} "
                         f"AND ns = {m} AND {match}", [store, thread, kind, ns, *params]).fetchall()
-                    found.update({(ns, cid): unpack(bytes(value)) for cid, value in rows})
+                    found.update({read_key(ns, cid): unpack(bytes(value)) for cid, value in rows})
             if found:
                 conn.execute(f"UPDATE {self.THREADS} SET used = {m} WHERE store = {m} AND thread = {m}",
                              [time.time(), store, thread])
@@ -128,7 +146,8 @@ class SqlFactCache:
         """Store facts (a fact already there is kept: it was computed from the same immutable checkpoint)."""
         if not facts:
             return
-        rows = [(store, thread, ns, cid, kind, pack(value)) for (ns, cid), value in facts.items()]
+        thread, packed = stored_facts(thread, facts)
+        rows = [(store, thread, ns, cid, kind, value) for ns, cid, value in packed]
         m = self.MARK
 
         def write(conn: Any) -> None:

@@ -337,6 +337,31 @@ def _invalid_utf8(p: Planting) -> None:
     p.put(GOOD_AFTER_BAD, {"messages": [HumanMessage("an ordinary thread", id="g1")], "title": "still listed"})
 
 
+# A real thread named with a backslash, and a planted one whose id is the bytes ``victim`` + 0xFF: the escaped
+# spelling of the planted id is the real thread's id, so they must never be taken for each other.
+VICTIM_REAL = "victim\\xff"
+VICTIM_PLANTED = b"victim\xff"
+VICTIM_REAL_TEXT = "the real thread named victim-backslash-x-f-f"
+VICTIM_PLANTED_TEXT = "planted: its id ends in the byte 0xFF"
+
+
+@case("not-utf8-collision", "a real thread named victim\\xff and a planted one whose id is victim + byte 0xFF",
+      threads=[VICTIM_REAL])
+def _not_utf8_collision(p: Planting) -> None:
+    first = p.put(VICTIM_REAL, {"messages": [HumanMessage(VICTIM_REAL_TEXT, id="r1")], "title": "real"})
+    p.put(VICTIM_REAL, {"messages": [HumanMessage(VICTIM_REAL_TEXT, id="r1")], "title": "real"}, parent=first,
+          writes=[("title", "real")])
+    source = "hostile-planted-victim-source"
+    p.put(source, {"messages": [HumanMessage(VICTIM_PLANTED_TEXT, id="p1")], "title": "planted"},
+          writes=[("messages", "pending planted write")])
+    for table, columns in (("checkpoints", "checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, "
+                                           "metadata"),
+                           ("writes", "checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value")):
+        p.sql(f"INSERT INTO {table} SELECT CAST(? AS TEXT), {columns} FROM {table} WHERE thread_id = ?",
+              [VICTIM_PLANTED, source])
+        p.sql(f"DELETE FROM {table} WHERE thread_id = ?", [source])
+
+
 ARTIFACT_THREAD = "hostile-artifact-secret"
 ARTIFACT_SECRET = "artifactPwFake3390"
 ARTIFACT_KEY = "AKIAFAKEARTIFACT00QZ"

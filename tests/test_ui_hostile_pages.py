@@ -12,6 +12,10 @@ import pytest
 from test_ui_redaction import rendered
 from ui_app import open_page
 
+from inspector.safety.inert_text import literal
+from inspector.store.not_utf8 import decode, shown, token
+from inspector.ui.routes import checkpoint_params
+
 pytestmark = pytest.mark.timeout(300)
 
 
@@ -42,7 +46,7 @@ def check(at) -> str:
 
 def test_store_wide_pages(app_on_corpus):
     page = check(open_page("threads"))
-    assert "bad-\\\\xff\\\\xfe-thread" in page or "bad-\\xff\\xfe-thread" in page
+    assert "bad-\\\\xff\\\\xfe-thread (not UTF-8)" in page  # escaped and marked (a backslash is escaped in Markdown)
     assert "hostile-listed-after-bad" in page
     for name in ("health", "retention"):
         check(open_page(name))
@@ -58,6 +62,23 @@ def test_thread_and_diff_pages_of_each_hostile_thread(app_on_corpus, thread):
         toggles[key].set_value(True)
     check(at.run())
     check(open_page("diff", thread=thread, replay="1"))
+
+
+def test_an_id_that_is_not_utf8_opens_its_own_thread(app_on_corpus):
+    """The planted id victim + 0xFF and the real id victim\\xff: each page, opened from the URL the other
+    pages link with, shows its own thread; the planted one's URL spells it as its token."""
+    planted = decode(corpus.VICTIM_PLANTED)
+    for thread, mine, theirs in ((planted, corpus.VICTIM_PLANTED_TEXT, corpus.VICTIM_REAL_TEXT),
+                                 (corpus.VICTIM_REAL, corpus.VICTIM_REAL_TEXT, corpus.VICTIM_PLANTED_TEXT)):
+        at = open_page("thread", **checkpoint_params(thread))
+        page = check(at)
+        assert mine in page and theirs not in page
+        assert at.query_params["thread"] == token(thread)
+        assert [t.value for t in at.title] == [literal(shown(thread))]
+    assert token(planted).startswith("~bytes:") and token(corpus.VICTIM_REAL) == corpus.VICTIM_REAL
+    at = open_page("thread", thread=token(decode(corpus.BAD_UTF8_THREAD + b"-cp")))  # its checkpoint id is not UTF-8
+    check(at)
+    assert at.query_params["checkpoint"] == token(decode(corpus.BAD_UTF8_CHECKPOINT))
 
 
 def test_a_long_message_is_cut_for_display_with_its_size_and_a_download(app_on_corpus):

@@ -249,6 +249,23 @@ def test_play_starts_at_step_zero_with_the_node_that_ran(histories):
     assert "Step 999 is not on the newest branch of this thread." in all_text(missing)
 
 
+def test_each_play_frame_view_draws_the_step(histories):
+    """A Play frame shows the presenter's choice: the diff (from raw values), the graph as it ran, or what the
+    model saw, each for the step on screen."""
+    at = open_page("thread", thread="demo-research", step="8")  # agent: a model call
+    at.segmented_control(key="play_show").set_value("The graph").run(timeout=120)
+    at.button(key="nav_play").click().run(timeout=120)
+    assert not at.exception, at.exception
+    assert _param(at, "step") == "8" and at.get("graphviz_chart")
+    assert any("Highlighted: step 8 · agent" in c.value for c in at.caption)
+    at.segmented_control(key="play_show").set_value("What the model saw").run(timeout=120)
+    assert not at.exception, at.exception
+    assert "called the model on" in all_text(at) and at.button(key="nav_play").label == "Pause"
+    at.segmented_control(key="play_show").set_value("The diff").run(timeout=120)
+    assert not at.exception, at.exception
+    assert "What the state became" in all_text(at) and "messages" in all_text(at)
+
+
 def test_an_unknown_text_field_is_shown_as_text_not_parsed_as_json():
     at = open_page("thread", thread="demo-deerflow-current")
     assert not at.exception, at.exception

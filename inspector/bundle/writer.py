@@ -26,6 +26,8 @@ from ..profiles.deerflow.user_data import folder_refusals, thread_folders
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
 from ..store.depth import json_object
+from ..store.not_utf8 import is_not_utf8
+from ..store.sqlite.connect import bound
 from .files import NO_FOLDER, REFUSED, ROWS, SECRET, UNREADABLE, FilePlan, References, plan_files, read_file
 from .masking import Masker
 from .rows import RowConverter
@@ -66,8 +68,9 @@ def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: 
         if converted is None:
             continue
         type_tag, blob, values = converted
-        conn.execute(_INSERT_CHECKPOINT, (thread_id, cp.checkpoint_ns, cp.checkpoint_id, cp.parent_checkpoint_id,
-                                          type_tag, blob, convert.metadata(cp.metadata)))
+        # ids that are not UTF-8 (a hostile SQLite store's) are copied as the bytes they are (``bound``)
+        conn.execute(*bound(_INSERT_CHECKPOINT, (thread_id, cp.checkpoint_ns, cp.checkpoint_id,
+                                                 cp.parent_checkpoint_id, type_tag, blob, convert.metadata(cp.metadata))))
         copied.checkpoints += 1
         copied.namespaces.add(cp.checkpoint_ns)
         copied.refs.collect(values)
@@ -76,8 +79,8 @@ def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: 
         for write in cp.writes:
             kept = convert.write(write)
             if kept is not None:
-                conn.execute(_INSERT_WRITE, (thread_id, cp.checkpoint_ns, cp.checkpoint_id, write.task_id,
-                                             write.task_path, write.idx, write.channel, *kept))
+                conn.execute(*bound(_INSERT_WRITE, (thread_id, cp.checkpoint_ns, cp.checkpoint_id, write.task_id,
+                                                    write.task_path, write.idx, write.channel, *kept)))
                 copied.writes += 1
     return copied
 
@@ -156,7 +159,10 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
                     else:
                         archive.writestr(bundled.member, data)
                 manifest = _manifest(store, thread_id, copied, convert, masker, files, source_folders, created_by)
-                archive.writestr(MANIFEST_MEMBER, json.dumps(manifest, indent=2, ensure_ascii=False))
+                text = json.dumps(manifest, indent=2, ensure_ascii=False)
+                if is_not_utf8(text):  # an id that is not UTF-8: written as JSON's \\udcff escapes, read back the same
+                    text = json.dumps(manifest, indent=2)
+                archive.writestr(MANIFEST_MEMBER, text)
             os.replace(building, out)
         finally:
             building.unlink(missing_ok=True)

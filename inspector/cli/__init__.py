@@ -18,6 +18,7 @@ from ..safety.audit import AuditError
 from ..safety.redaction import redactor_for
 from ..settings import load_settings
 from ..store import StoreError
+from ..store.not_utf8 import from_token
 from . import (
     bundle_commands,
     diff_commands,
@@ -29,6 +30,10 @@ from . import (
     size_commands,
     store_commands,
 )
+
+# Arguments naming an id: each may be given as the id's own bytes or as its ``not_utf8.token`` (``~bytes:<hex>``),
+# the spelling of an id that is not UTF-8 which a person can type.
+ID_ARGUMENTS = ("thread", "checkpoint", "ns", "from_id", "to_id", "against_thread", "threads")
 
 COMMAND_MODULES = (store_commands, flow_commands, diff_commands, media_commands, size_commands, retention_commands,
                    bundle_commands, operations_commands)
@@ -54,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        _read_id_tokens(args)
         output.use_redactor(redactor_for(load_settings(), reveal=getattr(args, "reveal", False)))
         return int(args.handler(args) or 0)
     except (CliError, StoreError, ValueError, PermissionError, AuditError) as exc:
@@ -66,6 +72,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the CLI answers in one line, never a traceback
         output.warn(f"error: {type(exc).__name__}: {exc}")
         return 1
+
+
+def _read_id_tokens(args: argparse.Namespace) -> None:
+    for name in ID_ARGUMENTS:
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            setattr(args, name, from_token(value))
+        elif isinstance(value, list):
+            setattr(args, name, [from_token(v) if isinstance(v, str) else v for v in value])
 
 
 if __name__ == "__main__":

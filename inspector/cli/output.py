@@ -7,6 +7,9 @@ characters escaped (``terminal_safe``): an ESC, BEL, CR, backspace, C1 or bidi
 control in an id, a title or a message never reaches the terminal as itself, so a
 stored value cannot set the window title, clear the screen, hide text or plant an
 OSC 8 link. JSON escapes the C0 controls itself; the others are written as ``\\uXXXX``.
+Text a SQLite store holds that is not UTF-8 (``store.not_utf8``) never breaks output: in tables its bad
+bytes are shown as ``\\xff`` and the cell marked ``(not UTF-8)``; JSON writes them as ``\\udcff``, which
+a JSON reader turns back into the same string.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any, TextIO
 
 from ..formatting import to_jsonable
 from ..safety.redaction import Redactor, redactor_for
+from ..store.not_utf8 import shown
 
 _redactor: Redactor | None = None
 
@@ -27,7 +31,10 @@ _UNSAFE = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), 0x061C, 0x200E, 0x200F,
            *range(0x2066, 0x206A), 0x2028, 0x2029]
 _NAMED = {0x09: "\\t", 0x0D: "\\r", 0x1B: "\\x1b"}
 _ESCAPES = {c: _NAMED.get(c, f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSAFE if c != 0x0A}
-_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in _UNSAFE if c >= 0x7F}
+# a lone surrogate (a byte that is not UTF-8, as ``not_utf8.decode`` reads it) as that byte, or its code point
+_SURROGATES = range(0xD800, 0xE000)
+_ESCAPES.update({c: f"\\x{c - 0xDC00:02x}" if c >= 0xDC80 else f"\\u{c:04x}" for c in _SURROGATES})
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in [*_UNSAFE, *_SURROGATES] if c >= 0x7F}
 
 
 def terminal_safe(text: str, newlines: bool = True) -> str:
@@ -58,12 +65,12 @@ def print_json(data: Any, out: TextIO | None = None, keys: bool = True) -> None:
 
 def say(text: str, out: TextIO | None = None) -> None:
     """One line of prose output (masked and escaped like every other output)."""
-    (out or sys.stdout).write(terminal_safe(masked(text)) + "\n")
+    (out or sys.stdout).write(terminal_safe(shown(masked(text))) + "\n")
 
 
 def warn(text: str) -> None:
     """One line on stderr (``warning: ...``, ``error: ...``), masked and escaped."""
-    sys.stderr.write(terminal_safe(safe_masked(text), newlines=False) + "\n")
+    sys.stderr.write(terminal_safe(shown(safe_masked(text)), newlines=False) + "\n")
 
 
 def safe_masked(text: str) -> str:
@@ -109,7 +116,7 @@ def _record(row: Any) -> Any:
 
 
 def _cell(value: Any) -> str:
-    text = "" if value is None else str(value)
+    text = "" if value is None else shown(str(value))
     text = terminal_safe(masked(text).replace("\n", " "), newlines=False)
     if len(text) <= 60:
         return text

@@ -3,6 +3,10 @@
 The location never names the store, so a link shows the same thing to anyone
 who opened the same store. ``step`` names the checkpoint's step for people (a
 presenter can type ``&step=12``); the checkpoint id, when given, decides.
+
+Ids travel as ``store.not_utf8.token``: an id a SQLite store holds as text that is not UTF-8 is
+``~bytes:<hex>`` in the URL (any id starting with that marker too), every other id as it is; so each
+id has one spelling in a URL, never shared with another id. ``url_id`` / ``id_from_url`` do it.
 """
 
 from __future__ import annotations
@@ -10,7 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from ..store.not_utf8 import from_token, token
+
 MAX_PARAM_LENGTH = 512
+
+
+def url_id(value: str) -> str:
+    """An id (thread, checkpoint, namespace) as a URL names it (``not_utf8.token``)."""
+    return token(value)
+
+
+def id_from_url(value: str) -> str:
+    """The id a URL parameter names (``url_id`` undone)."""
+    return from_token(value)
 
 
 @dataclass(frozen=True)
@@ -24,11 +40,11 @@ class Location:
         """Query parameters for this location; empty parts are left out."""
         out: dict[str, str] = {}
         if self.thread:
-            out["thread"] = self.thread
+            out["thread"] = url_id(self.thread)
         if self.thread and self.checkpoint:
-            out["checkpoint"] = self.checkpoint
+            out["checkpoint"] = url_id(self.checkpoint)
         if self.thread and self.ns:
-            out["ns"] = self.ns
+            out["ns"] = url_id(self.ns)
         if self.thread and self.step is not None:
             out["step"] = str(self.step)
         return out
@@ -43,6 +59,11 @@ def _clean(value: object) -> str | None:
     return text[:MAX_PARAM_LENGTH] or None
 
 
+def _id(value: object) -> str | None:
+    text = _clean(value)
+    return None if text is None else id_from_url(text)
+
+
 def _step(value: object) -> int | None:
     text = _clean(value)
     if text is None or len(text) > 9 or not text.lstrip("-").isdigit():
@@ -53,8 +74,8 @@ def _step(value: object) -> int | None:
 def parse_location(params: Mapping[str, object]) -> Location:
     """The location in query parameters; blank, missing or malformed parts become None (``ns`` becomes "")."""
     return Location(
-        thread=_clean(params.get("thread")),
-        checkpoint=_clean(params.get("checkpoint")),
-        ns=_clean(params.get("ns")) or "",
+        thread=_id(params.get("thread")),
+        checkpoint=_id(params.get("checkpoint")),
+        ns=_id(params.get("ns")) or "",
         step=_step(params.get("step")),
     )

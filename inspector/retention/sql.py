@@ -16,6 +16,7 @@ import re
 from typing import Iterable, Sequence
 
 from ..formatting import human_bytes
+from ..store.not_utf8 import is_not_utf8, shown, stored_bytes
 from .plan import NamespaceAction, Plan, ThreadPlan
 
 CHUNK = 500
@@ -38,7 +39,14 @@ def literal(value: str, dialect: str = "sqlite") -> str:
     that setting off, a backslash in a plain literal would escape the quote after it. A control character
     (ESC, BEL, CR, C1, a bidi control) is never written as itself, so printed statements cannot drive the
     terminal: ``char(27)`` joined in on SQLite, ``\\u001b`` in an escape string on PostgreSQL.
+
+    A SQLite id that is not UTF-8 (``store.not_utf8``) is written as its stored bytes, ``CAST(X'..' AS TEXT)``:
+    it equals that text and nothing else (never the valid id its escaped spelling would read as).
     """
+    if is_not_utf8(value):
+        if dialect != "sqlite":
+            raise ValueError(f"an id that is not UTF-8 cannot be written as {dialect} text: {shown(value)!r}")
+        return f"CAST(X'{stored_bytes(value).hex().upper()}' AS TEXT)"
     if "\x00" in value:
         raise ValueError(f"an id contains a NUL character and cannot be written as SQL: {value!r}")
     unsafe = _TERMINAL_UNSAFE.search(value) is not None  # written as code points: the statements are read on a terminal
@@ -59,8 +67,8 @@ def literal(value: str, dialect: str = "sqlite") -> str:
 
 def comment(text: str) -> str:
     """A one-line SQL comment: ids and names come from the data, so a line break in one must not
-    end the comment and turn the rest into a statement."""
-    return "-- " + "".join(" " if ch < " " or ch in "\x7f\u0085\u2028\u2029" else ch for ch in text)
+    end the comment and turn the rest into a statement; an id that is not UTF-8 is shown marked (``shown``)."""
+    return "-- " + "".join(" " if ch < " " or ch in "\x7f\u0085\u2028\u2029" else ch for ch in shown(text))
 
 
 def _identifier(name: str) -> str:

@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from ..store import display_url
+from ..store.not_utf8 import token
 from .access import ANONYMOUS
 
 ACTIONS = ("thread_view", "checkpoint_view", "diff_view", "reveal", "export")
@@ -36,6 +37,8 @@ class AuditError(Exception):
 
 
 def _field(value: Scalar) -> Scalar:
+    if isinstance(value, str):
+        value = token(value)  # an id that is not UTF-8 (a hostile SQLite store's) by its unambiguous token
     if isinstance(value, str) and len(value) > MAX_FIELD_CHARS:
         return value[:MAX_FIELD_CHARS] + "…"
     return value

@@ -18,6 +18,9 @@ may have been written by an attacker, so it never reaches those renderers as is:
 - ``code_span(text)`` is one inline code span holding ``text``.
 - ``links_in(text)`` lists the http(s) URLs a text mentions, for a control that
   opens one only when a person asks for it.
+- Text read from bytes that are not UTF-8 (``store.not_utf8``: an id planted by raw SQL) holds lone
+  surrogates, which no browser message can carry: every function here shows it as ``shown`` does, the
+  bad bytes as ``\\xff`` and the text marked ``(not UTF-8)``.
 - ``cut_for_display(text)`` is the part of a very long text a page shows (the first
   ``DISPLAY_CHARS`` characters), with the whole text's size, so the page can say what
   it cut and offer the whole text as a download: a browser is never sent megabytes of
@@ -43,6 +46,8 @@ import bisect
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
+
+from ..store.not_utf8 import shown
 
 __all__ = ["DISPLAY_CHARS", "Shown", "code_span", "cut_for_display", "cut_long_strings", "inert_markdown", "links_in",
            "literal"]
@@ -136,7 +141,7 @@ def cut_long_strings(value: Any, limit: int = DISPLAY_CHARS) -> tuple[Any, int]:
 
 def _lines(text: object) -> list[str]:
     """``text`` as lines; every CommonMark line ending (``\\r\\n``, ``\\r``, ``\\n``) splits."""
-    return str(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return shown(str(text)).replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _escape_prose(text: str, at_line_start: bool) -> str:
@@ -156,7 +161,7 @@ def literal(text: object) -> str:
 
     The whole text is escaped at once (no URL, address or escape crosses a line break), and line-start
     markers are found on every line start of a piece, so many short lines cost what one long line costs."""
-    text = str(text).replace("\r\n", "\n").replace("\r", "\n")
+    text = shown(str(text)).replace("\r\n", "\n").replace("\r", "\n")
     out: list[str] = []
     pos = 0
     for start, end in _linkifiable(text):

@@ -17,6 +17,7 @@ from itertools import groupby
 from typing import Any, Iterable, Iterator
 
 from .model import NotFound
+from .not_utf8 import stored_bytes
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,8 @@ class ExportCheckpoint:
 def with_writes(thread_id: str, checkpoints: Iterable[ExportCheckpoint],
                 writes: Iterable[tuple[str, str, ExportWrite]]) -> Iterator[ExportCheckpoint]:
     """Each checkpoint with the writes stored against it; both streams in (namespace, checkpoint id) order,
-    compared as Python compares strings. Writes whose checkpoint is not there come as ``missing`` entries.
+    compared as their UTF-8 bytes (the order of code points; an id that is not UTF-8 by its stored bytes).
+    Writes whose checkpoint is not there come as ``missing`` entries.
 
     Raises ``NotFound`` when the thread has no checkpoint.
     """
@@ -57,7 +59,7 @@ def with_writes(thread_id: str, checkpoints: Iterable[ExportCheckpoint],
     for checkpoint in checkpoints:
         found = True
         key = (checkpoint.checkpoint_ns, checkpoint.checkpoint_id)
-        while pending is not None and pending[0] < key:
+        while pending is not None and _order(pending[0]) < _order(key):
             yield _stray(pending)
             pending = next(groups, None)
         if pending is not None and pending[0] == key:
@@ -69,6 +71,10 @@ def with_writes(thread_id: str, checkpoints: Iterable[ExportCheckpoint],
         pending = next(groups, None)
     if not found:
         raise NotFound(f"no thread {thread_id!r} in this store")
+
+
+def _order(key: tuple[str, str]) -> tuple[bytes, bytes]:
+    return stored_bytes(key[0]), stored_bytes(key[1])
 
 
 def _stray(group: tuple) -> ExportCheckpoint:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from ..history.lineage import History
+from ..history.location import url_id
 from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..store import BranchThread, Store
 from . import data, routes
 
 
-@st.cache_data(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+@st.cache_data(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _branches(url: str, thread_id: str, generation: int, _store: Store) -> list[BranchThread]:
     return data.masked(_store.branch_threads(thread_id))
 
@@ -39,5 +40,5 @@ def render(store: Store, thread_id: str, history: History) -> None:
                     label += f", created {branch.created_at}"
                 # the first ones named whole (their keys read, cached); the rest open on the thread alone
                 params = (routes.thread_params(store, branch.thread_id) if i < BRANCHES_NAMED_WHOLE
-                          else {"thread": branch.thread_id})
+                          else {"thread": url_id(branch.thread_id)})
                 routes.link("thread", label, params, icon=":material/subdirectory_arrow_right:")

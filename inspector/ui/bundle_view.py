@@ -19,7 +19,7 @@ import streamlit as st
 from ..formatting import human_bytes
 from ..store import Store
 from . import audit_trail, connection, gate
-from .inert import literal
+from .inert import key_text, literal
 from .tables import UNIT_HELP, in_units, table
 
 HELP = ("A zip with this thread's checkpoints (every namespace, writes included, secrets masked inside the stored "
@@ -64,7 +64,7 @@ def _export(store: Store, thread_id: str, who: str) -> None:
         show_summary(manifest)
     produce = audit_trail.exported(lambda: payload, thread_id, what="support bundle", masked=True)
     st.download_button(f"Download the bundle ({human_bytes(len(payload))})", data=produce,
-                       file_name=f"{thread_id}-bundle.zip", mime="application/zip", icon=":material/download:",
+                       file_name=f"{key_text(thread_id)}-bundle.zip", mime="application/zip", icon=":material/download:",
                        on_click="ignore", type="primary", key="bundle-download")
 
 

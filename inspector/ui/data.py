@@ -38,6 +38,16 @@ MAX_ENTRIES = _SIZED_BY.cache_max_entries
 _GENERATIONS: dict[tuple[str, str], int] = {}
 
 
+def _text_key(text: str) -> bytes:
+    """A cache key of ``text``: Streamlit hashes text as UTF-8, which an id that is not UTF-8 (``store.not_utf8``)
+    is not; its lone surrogates are kept as themselves, so two ids never share a key."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+# every cached read is keyed through these (a thread id from a hostile SQLite store is a valid key)
+HASH_FUNCS = {str: _text_key}
+
+
 def redactor() -> Redactor:
     """The redaction rules of the settings."""
     return redactor_for(settings())
@@ -48,27 +58,27 @@ def masked(value: Any, keys: bool = True) -> Any:
     return redactor()(value, keys=keys)
 
 
-@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _timeline(url: str, thread_id: str, generation: int, _store: Store) -> list[CheckpointRow]:
     return masked(_store.timeline(thread_id))
 
 
-@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _history(url: str, thread_id: str, generation: int, _store: Store) -> History:
     return build_history(_timeline(url, thread_id, generation, _store))
 
 
-@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _raw_state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _store: Store) -> CheckpointState:
     return _store.state(thread_id, checkpoint_id, ns)
 
 
-@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _thread_history(url: str, thread_id: str, generation: int, _store: Store) -> ThreadHistory:
     return ThreadHistory(_store, thread_id, mask=masked)
 
 
-@st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
+@st.cache_data(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=16, show_spinner=False)
 def _thread_choices(url: str, limit: int, _store: Store) -> list[tuple[str, str | None]]:
     return [(t.thread_id, t.title) for t in masked(_store.threads(limit=limit))]
 
@@ -83,7 +93,7 @@ def thread_history(store: Store, thread_id: str) -> ThreadHistory:
     return _thread_history(store.url, thread_id, _GENERATIONS.get((store.url, thread_id), 0), store)
 
 
-@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _store: Store) -> CheckpointState:
     return masked(_raw_state(url, thread_id, ns, checkpoint_id, generation, _store))
 
@@ -130,7 +140,7 @@ def refresh_thread(store: Store, thread_id: str) -> None:
     _GENERATIONS[key] = _GENERATIONS.get(key, 0) + 1
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(hash_funcs=HASH_FUNCS, show_spinner=False)
 def _analysis_cache(cache_dir: str | None, max_mb: int, url: str, _store: Store,
                     cache_url: str | None = None) -> AnalysisCache | str | None:
     try:

@@ -11,7 +11,7 @@ import streamlit as st
 from ..formatting import human_bytes
 from ..sizes.delta_what_if import DEFAULT_FREQUENCIES, delta_what_if
 from ..store import StoreError
-from .inert import literal
+from .inert import key_text, literal
 from .tables import in_units
 
 
@@ -19,7 +19,7 @@ def render_delta_what_if(store, thread_id: str) -> None:
     import pandas as pd
 
     with st.expander("What delta mode would store (DeltaChannel for messages)", expanded=False):
-        if not st.button("Compute", key=f"delta_what_if_{thread_id}"):
+        if not st.button("Compute", key=f"delta_what_if_{key_text(thread_id)}"):
             st.caption("Reads this thread's channel sizes and writes once; nothing is decoded beyond its writes.")
             return
         try:

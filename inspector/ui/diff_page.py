@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..history.location import id_from_url, url_id
 from ..store import CheckpointRow, NotFound, Store, StoreError
 from . import audit_trail, connection, data, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
-from .inert import literal
+from .inert import key_text, literal, option_text
 
 THREAD_KEY = "diff_thread"
 SUGGESTED_THREADS = 200  # the newest threads offered in the picker; any other id can be typed
@@ -36,7 +37,8 @@ def _pick(label: str, rows: list[CheckpointRow], wanted: str | None, key: str, o
         st.session_state.pop(key, None)
     index = 0 if key in st.session_state else (ids.index(wanted) if wanted in ids else 0)
     names = {r.checkpoint_id: _label(r) for r in rows}
-    return st.selectbox(label, ids, index=index, format_func=names.get, key=key, on_change=on_change, args=args)
+    return st.selectbox(label, ids, index=index, format_func=lambda i: option_text(names[i]), key=key,
+                        on_change=on_change, args=args)
 
 
 def _pick_thread(store: Store) -> str | None:
@@ -46,15 +48,16 @@ def _pick_thread(store: Store) -> str | None:
     except StoreError as exc:
         st.warning(literal(f"The thread list could not be read for suggestions: {exc}"), icon=":material/warning:")
         choices = []
-    asked = st.query_params.get("thread") or None
-    titles = dict(choices)
+    asked = st.query_params.get("thread") or None  # ids as the URL spells them (``location.url_id``)
+    titles = {url_id(t): title for t, title in choices}
     ids = list(titles)
     if asked and asked not in titles:
         ids.insert(0, asked)
     routes.bind(THREAD_KEY, "thread", None)
     picked = st.selectbox("Thread", ids, key=THREAD_KEY, accept_new_options=True, filter_mode="contains",
                           placeholder="Choose a thread, or type its id",
-                          format_func=lambda t: f"{t} · {titles[t]}" if titles.get(t) else str(t),
+                          format_func=lambda t: option_text(f"{id_from_url(t)} · {titles[t]}" if titles.get(t)
+                                                            else id_from_url(str(t))),
                           help=f"The {SUGGESTED_THREADS} most recently updated threads, by id and title; "
                                "type any other thread's id and press Enter")
     picked = (picked or "").strip() or None
@@ -62,7 +65,7 @@ def _pick_thread(store: Store) -> str | None:
         for name in CLEARED_WITH_THE_THREAD:
             st.query_params.pop(name, None)
     routes.keep(THREAD_KEY, "thread", picked, None)
-    return picked
+    return id_from_url(picked) if picked else None
 
 
 def _way_back(store: Store, thread_id: str | None = None) -> None:
@@ -114,20 +117,20 @@ def render() -> None:
         st.error(literal(exc))
         _way_back(store)
         return
-    other = st.text_input("Against another thread", value=params.get("against", ""),
+    other = st.text_input("Against another thread", value=params.get("against", ""),  # as the URL spells it
                           placeholder="optional: another thread's id, to compare two runs of one task")
     if other:
-        _render_across(store, thread_id, timeline, other)
+        _render_across(store, thread_id, timeline, id_from_url(other))
         return
     st.query_params.pop("against", None)
     namespaces = sorted({r.checkpoint_ns for r in timeline})
-    ns = params.get("ns", "")
+    ns = id_from_url(params.get("ns", ""))
     if ns and ns not in namespaces and len(namespaces) > 1:
         st.warning(literal(f"ns={ns!r} in the link is not a namespace of thread {thread_id!r}; showing the root "
                            "graph (pick another below)."), icon=":material/link_off:")
     if len(namespaces) > 1:
         ns = st.selectbox("Namespace", namespaces, index=namespaces.index(ns) if ns in namespaces else 0,
-                          format_func=lambda n: n or "(root graph)")
+                          format_func=lambda n: option_text(n or "(root graph)"))
     rows = [r for r in timeline if r.checkpoint_ns == ns]  # newest first
     if not rows:
         st.error(literal(f"No checkpoints in namespace {ns!r} for thread {thread_id!r}."))
@@ -135,8 +138,9 @@ def render() -> None:
         return
     by_id = {r.checkpoint_id: r for r in rows}
     position = {r.checkpoint_id: i for i, r in enumerate(rows)}  # 0: the newest
-    wanted_from, wanted_to = params.get("from"), params.get("to")
-    unknown = [f"{name} {params[name]!r}" for name in ("from", "to") if params.get(name) and params[name] not in by_id]
+    wanted_from, wanted_to = (id_from_url(params[n]) if params.get(n) else None for n in ("from", "to"))
+    unknown = [f"{name} {params[name]!r}" for name, wanted in (("from", wanted_from), ("to", wanted_to))
+               if wanted and wanted not in by_id]
     default_to, default_note = _default_to(store, thread_id, rows) if wanted_to not in by_id else (wanted_to, None)
     if unknown:
         st.warning(literal(f"Not a checkpoint of thread {thread_id!r} in namespace {ns or 'root'!r}: "
@@ -152,7 +156,7 @@ def render() -> None:
         default_to = wanted_to
     if st.session_state.pop("diff_swapped", False):
         st.info("From was newer than To: swapped, so the diff reads forward in time.", icon=":material/swap_horiz:")
-    keys = (f"diff-from-{thread_id}-{ns}", f"diff-to-{thread_id}-{ns}")
+    keys = (f"diff-from-{key_text(thread_id)}-{key_text(ns)}", f"diff-to-{key_text(thread_id)}-{key_text(ns)}")
     from_col, to_col = st.columns(2)  # From left of To: the order they happened in
     with to_col:
         to_id = _pick("To (the later checkpoint)", rows, default_to, keys[1], _keep_forward, (position, *keys))
@@ -161,7 +165,7 @@ def render() -> None:
         from_id = _pick("From (the earlier checkpoint)", rows, default_from or rows[-1].checkpoint_id, keys[0],
                         _keep_forward, (position, *keys))
     internal = st.toggle("Show LangGraph's internal channels", value=False)
-    st.query_params.update({"thread": thread_id, "from": from_id, "to": to_id, "ns": ns})
+    st.query_params.update({"thread": url_id(thread_id), "from": url_id(from_id), "to": url_id(to_id), "ns": url_id(ns)})
     try:
         result, check = compare(store, thread_id, from_id, to_id, ns, internal)
     except (NotFound, StoreError, ValueError) as exc:
@@ -190,11 +194,14 @@ def _render_across(store: Store, thread_id: str, timeline: list[CheckpointRow], 
     params = st.query_params
     from_col, to_col = st.columns(2)
     with from_col:
-        from_id = _pick(f"From: a checkpoint of {literal(thread_id)}", rows, params.get("from"), "diff-across-from")
+        from_id = _pick(f"From: a checkpoint of {literal(thread_id)}", rows, id_from_url(params.get("from") or ""),
+                        "diff-across-from")
     with to_col:
-        to_id = _pick(f"To: a checkpoint of {literal(other)}", other_rows, params.get("to"), "diff-across-to")
+        to_id = _pick(f"To: a checkpoint of {literal(other)}", other_rows, id_from_url(params.get("to") or ""),
+                      "diff-across-to")
     internal = st.toggle("Show LangGraph's internal channels", value=False)
-    st.query_params.update({"thread": thread_id, "against": other, "from": from_id, "to": to_id})
+    st.query_params.update({"thread": url_id(thread_id), "against": url_id(other), "from": url_id(from_id),
+                            "to": url_id(to_id)})
     st.query_params.pop("ns", None)
     try:
         result = compare_threads(store, thread_id, from_id, other, to_id, internal)

@@ -19,9 +19,10 @@ from ..diff import (
 from ..diff.thread_replay import schema_fingerprint
 from ..formatting import dumps
 from ..history.lineage import MISSING_PARENT
+from ..history.location import url_id
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, data, routes
-from .inert import code_span, literal
+from .inert import code_span, key_text, literal
 from .progress import progress_bar
 from .values import show_value
 
@@ -57,7 +58,7 @@ def compare_threads(store: Store, thread_id: str, from_id: str, other_thread_id:
     return data.masked(compare_across(before, after, internal))
 
 
-@st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _thread_replay(url: str, schema: str, thread_id: str, ns: str, newest: str) -> dict[str, list[StepReplay]]:
     return {}  # filled once by the first page run that asks, with its progress bar
 
@@ -97,7 +98,7 @@ def thread_replay(store: Store, thread_id: str, namespaces: list[str], checkpoin
     """Namespace -> every step replayed, once the user asks for the check (it reads the whole history:
     opening a thread must not)."""
     if not st.toggle(
-        "Check every step's replay", key=f"replay_marks_{thread_id}",
+        "Check every step's replay", key=f"replay_marks_{key_text(thread_id)}",
         help=f"{checkpoints} checkpoints: each one is decoded once to replay its writes",
     ):
         return {}
@@ -230,7 +231,7 @@ def render_diff(result: StateDiff, check: StepReplay | None = None, key: str = "
         "Download the diff as JSON",
         audit_trail.exported(lambda: dumps(result), result.thread_id, result.after_id, result.checkpoint_ns,
                              what="diff json", from_checkpoint=result.before_id, **across),
-        file_name=f"diff-{result.thread_id}-{(result.after_id or '')[-12:]}.json",
+        file_name=f"diff-{key_text(result.thread_id)}-{key_text(result.after_id or '')[-12:]}.json",
         mime="application/json", key=f"{key}-download", on_click="ignore",
     )
 
@@ -246,6 +247,7 @@ def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: 
         if problem.kind == MISSING_PARENT:
             return
     result, check = compare(store, thread_id, state.parent_checkpoint_id, state.checkpoint_id, state.checkpoint_ns)
-    render_diff(result, None if problem is not None else check, key=f"panel-{state.checkpoint_id}")
+    render_diff(result, None if problem is not None else check, key=f"panel-{key_text(state.checkpoint_id)}")
     routes.link("diff", "Compare with another checkpoint", icon=":material/difference:", params={
-        "thread": thread_id, "from": state.parent_checkpoint_id, "to": state.checkpoint_id, "ns": state.checkpoint_ns})
+        "thread": url_id(thread_id), "from": url_id(state.parent_checkpoint_id or ""), "to": url_id(state.checkpoint_id),
+        "ns": url_id(state.checkpoint_ns)})

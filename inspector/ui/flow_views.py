@@ -18,7 +18,7 @@ from ..history.location import Location
 from ..history.thread_history import ThreadHistory
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, diff_view
-from .inert import code_span, literal
+from .inert import code_span, key_text, literal
 from .values import show_value
 
 GRID_PANEL, GRAPH_PANEL, TIMELINE_PANEL = "Flow grid", "Graph", "Step timeline"
@@ -28,7 +28,7 @@ GRAPH_NOTE = ("Drawn from what this thread ran, read from its stored writes: nod
               "code's whole graph: a node or edge this thread never took is not drawn.")
 
 
-@st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _whole_thread(url: str, thread_id: str, generation: int, newest: str, _store: Store,
                   _thread: ThreadHistory) -> tuple[FlowGraph, dict[Key, Attribution]]:
     """The graph and every checkpoint's attribution, once per thread and newest checkpoint (write keys only)."""
@@ -62,7 +62,7 @@ def flow_grid_panel(store: Store, thread_id: str, row: CheckpointRow, state: Che
     page = window.page
     if window.pages > 1:
         page = st.number_input(f"Steps {GRID_WIDTH} at a time: window (of {window.pages}, oldest first)", 1,
-                               window.pages, window.page + 1, key=f"flow_grid_page_{key[0]}_{key[1]}") - 1
+                               window.pages, window.page + 1, key=f"flow_grid_page_{key_text(*key)}") - 1
         if page != window.page:
             window = flow_window(history, key, page=page)
     made = thread.attributions(store, window.keys)
@@ -75,7 +75,7 @@ def flow_grid_panel(store: Store, thread_id: str, row: CheckpointRow, state: Che
         st.info("No field was written in these steps.")
         return
     event = st.vega_lite_chart(grid_chart(grid, key), on_select="rerun", selection_mode=SELECTION,
-                               key=f"flow_grid_{key[0]}_{key[1]}_{page}", width="stretch")
+                               key=f"flow_grid_{key_text(*key)}_{page}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
         target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
@@ -183,7 +183,7 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
                         {"field": "seconds", "type": "quantitative"}],
         },
     }
-    event = st.vega_lite_chart(spec, on_select="rerun", selection_mode=PICK, key=f"step_timeline_{key[0]}_{key[1]}",
+    event = st.vega_lite_chart(spec, on_select="rerun", selection_mode=PICK, key=f"step_timeline_{key_text(*key)}",
                                width="stretch")
     picked = (event.selection.get(PICK) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):

@@ -23,7 +23,7 @@ from .growth_view import render_growth
 from .inert import literal
 from .sizes_views import health_of, render_flags
 from .store_files_view import render_files, render_leftovers
-from .tables import in_units, metric_row
+from .tables import frame_of, in_units, metric_row
 
 
 def _analyse(store, top: int, settings) -> list:
@@ -73,7 +73,7 @@ def render() -> None:
                   help="of the threads analysed in depth")
     st.caption("In the threads analysed: " + what_if_text(summary.what_if))
     st.subheader("The largest threads, by stored bytes")
-    largest, units = in_units(pd.DataFrame(health_table(rows)), "stored bytes", "newest state", "repeats")
+    largest, units = in_units(frame_of(health_table(rows)), "stored bytes", "newest state", "repeats")
     picked = st.dataframe(largest, hide_index=True, width="stretch", on_select="rerun",
                           selection_mode="single-row", key="health_largest", column_config=units)
     st.caption("Select a row to open its thread.")

@@ -19,8 +19,9 @@ from streamlit.errors import StreamlitDuplicateElementKey
 
 from ..safety.inert_text import code_span, cut_for_display, inert_markdown, links_in
 from ..safety.inert_text import literal as _literal
+from ..store.not_utf8 import shown, token
 
-__all__ = ["code_span", "literal", "show_markdown"]
+__all__ = ["code_span", "key_text", "literal", "option_text", "show_markdown"]
 
 
 LITERAL_CHARS = 5_000  # of a title, a label, a todo or a problem's message; longer ones are cut, with their length
@@ -33,6 +34,18 @@ def literal(text: object) -> str:
     if len(text) <= LITERAL_CHARS:
         return _literal(text)
     return _literal(text[:LITERAL_CHARS]) + f" … *(cut for display: {len(text):,} characters in all)*"
+
+
+def key_text(*parts: object) -> str:
+    """Widget keys and file names built from ids: Streamlit encodes them as UTF-8, which an id a hostile SQLite
+    store holds as text that is not UTF-8 is not; such an id is spelled as its ``not_utf8.token``, so two ids
+    never share a key."""
+    return "_".join(token(p) if isinstance(p, str) else token(str(p)) for p in parts)
+
+
+def option_text(text: object) -> str:
+    """A select option's label from the data, as a plain-text widget can carry it (``not_utf8.shown``)."""
+    return shown(str(text))
 
 
 def show_markdown(text: object, key: str | None = None) -> None:

@@ -35,7 +35,7 @@ from ..profiles.deerflow.viewed_images import ImageCheck, check_entry, checked_b
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection, data, routes
 from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor
-from .inert import code_span, literal, show_markdown
+from .inert import code_span, key_text, literal, show_markdown
 from .tables import UNIT_HELP, in_units, table
 from .values import show_value
 
@@ -44,7 +44,7 @@ GALLERY_COLUMNS = 3
 MAX_HISTORY_THUMBNAILS = 24
 
 
-@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None, history: bool,
             _store: Store, _state: CheckpointState, _cache: AnalysisCache | None) -> MediaReport:
     return masked(report_for_state(_store, _state, data_dir, history=history, cache=_cache))
@@ -150,7 +150,7 @@ def file_preview(found: Artifact | LocatedFile, user_data: UserData | None, stat
                                        state.checkpoint_ns, what=what, path=found.path)
         st.download_button("Download", data=produce, file_name=path.rsplit("/", 1)[-1],
                            mime=preview.mime_type or "application/octet-stream", icon=":material/download:",
-                           key=f"dl-{key}-{found.path}")
+                           key=f"dl-{key}-{key_text(found.path)}")
 
 
 def _download(path: str, user_data: UserData) -> bytes:
@@ -174,7 +174,7 @@ def artifacts_view(value: Any, ctx: Any) -> None:
         return
     labels = [a.path for a in found.artifacts]
     # the key follows the list, so a checkpoint with other artifacts starts from its first one
-    key = f"artifact-preview-{ctx.state.thread_id}-{sha256_of(chr(0).join(labels).encode())[:12]}"
+    key = f"artifact-preview-{key_text(ctx.state.thread_id)}-{sha256_of(chr(0).join(labels).encode())[:12]}"
     chosen = st.selectbox("Preview", labels, key=key)
     with st.container(border=True, key="artifact-preview"):
         file_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data, ctx.state,
@@ -198,7 +198,7 @@ def uploads_view(value: Any, ctx: Any) -> None:
     frame, config = in_units(table(upload_rows(found.uploads)), "bytes", help=UNIT_HELP)
     st.dataframe(frame, column_config=config, hide_index=True)
     labels = [u.path for u in found.uploads]
-    key = f"upload-preview-{ctx.state.thread_id}-{sha256_of(chr(0).join(labels).encode())[:12]}"
+    key = f"upload-preview-{key_text(ctx.state.thread_id)}-{sha256_of(chr(0).join(labels).encode())[:12]}"
     chosen = st.selectbox("Preview an uploaded file", labels, key=key)
     with st.container(border=True, key="upload-preview"):
         file_preview(found.uploads[labels.index(chosen) if chosen in labels else 0], found.user_data, ctx.state,
@@ -224,7 +224,7 @@ def attachment_opener(ctx: Any) -> Callable[[Any, str], None]:
 # -- images over time --------------------------------------------------------------
 
 
-@st.cache_resource(ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _span_thumbnails(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None,
                      _found: MediaReport, _store: Store) -> list[tuple[str, bytes | None, list[str]]]:
     spans = _found.spans[:MAX_HISTORY_THUMBNAILS]

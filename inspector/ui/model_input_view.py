@@ -27,7 +27,7 @@ LATEST = 3  # the messages shown open; the earlier ones are folded
 SCAN = 60  # checkpoints looked at on each side for the nearest model calls
 
 
-@st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _input(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _parent: CheckpointState,
            _child: CheckpointState, _made: Attribution | None) -> ModelInput | None:
     return attributed_input(_parent, _child, _made)
@@ -46,7 +46,7 @@ def step_input(store: Store, row: CheckpointRow, state: CheckpointState) -> Mode
                   data.generation(store, state.thread_id), parent, state, made)
 
 
-@st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _calls_near(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int,
                 _store: Store, _steps: tuple[tuple[Key, str, frozenset[str]], ...]) -> list[Key]:
     """The keys among ``_steps`` (key, parent id, the step's task ids) whose tasks wrote an assistant message:

@@ -251,7 +251,7 @@ def _diff(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointSta
     diff_view.render_fields(_compare(store, row))
 
 
-@st.cache_resource(ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
+@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _diff_of(url: str, thread_id: str, ns: str, parent_id: str, checkpoint_id: str, generation: int,
              _store: Store) -> StateDiff:
     # the fields' changes only: a frame shows no replay verdict, which would cost more than the diff

@@ -22,7 +22,8 @@ BREAKS_SHOWN = 20  # one box each; all of them in a table below when there are m
 BREAK_STYLE = "background-color: rgba(214, 39, 40, 0.15)"
 
 
-@st.cache_data(ttl=data.TTL, max_entries=16, show_spinner="Planning over the store's keys and lengths…")
+@st.cache_data(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=16,
+               show_spinner="Planning over the store's keys and lengths…")
 def _plan(url: str, keep: int | None, older: float | None, inactive: float | None, threads: tuple[str, ...] | None,
           safe: bool, _store: Store) -> Plan:
     return plan_store(_store, Policy(keep, older, inactive, threads, safe))

@@ -13,6 +13,7 @@ import streamlit as st
 
 from ..store import CheckpointState, Store
 from . import audit_trail, connection, data
+from .inert import key_text
 
 
 def _switched(state: CheckpointState, key: str) -> None:
@@ -24,7 +25,7 @@ def shown_state(store: Store | None, state: CheckpointState) -> CheckpointState:
     """``state`` (masked), or its raw twin when the operator allows reveal and the user asked for it."""
     if store is None or not connection.settings().allow_reveal:
         return state
-    key = f"reveal-{state.checkpoint_ns}-{state.checkpoint_id}"
+    key = f"reveal-{key_text(state.checkpoint_ns, state.checkpoint_id)}"
     if not st.toggle("Reveal secrets", key=key, on_change=_switched, args=(state, key),
                      help="Show this checkpoint's values unmasked (allowed by the operator's allow_reveal setting)"):
         return state

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from .inert import literal
+from .inert import key_text, literal
 
 _PAGES: dict[str, st.Page] = {}
 
@@ -50,13 +50,14 @@ def checkpoint_params(thread_id: str, checkpoint_id: str | None = None, ns: str 
     titled ``panel`` open (the first when None), named whole: the checkpoint's ``step`` (given, or read from
     the checkpoint id), and the panel unless it is the first. The page then has nothing to add to its URL,
     so opening the link costs one Back to undo and lands on that very step."""
+    from ..history.location import url_id
     from ..store.model import checkpoint_step
 
-    params = {"thread": thread_id}
+    params = {"thread": url_id(thread_id)}
     if checkpoint_id:
-        params["checkpoint"] = checkpoint_id
+        params["checkpoint"] = url_id(checkpoint_id)
     if ns:
-        params["ns"] = ns
+        params["ns"] = url_id(ns)
     if checkpoint_id:
         step = checkpoint_step(checkpoint_id) if step is None else step
         if step is not None:
@@ -179,7 +180,7 @@ def checkpoint_links(thread_id: str, checkpoint_ids: list[str], ns: str = "", pa
             tip = f"Open checkpoint {checkpoint_id} on the thread page"
             if here:  # on the thread page already: move it to that checkpoint
                 st.button(literal(label), type="tertiary", icon=":material/my_location:", help=tip, on_click=_show,
-                          args=(params,), key=f"goto-{key}-{lead}-{panel}-{ns}-{i}-{checkpoint_id}")
+                          args=(params,), key=f"goto-{key}-{lead}-{panel}-{key_text(ns)}-{i}-{key_text(checkpoint_id)}")
             else:
                 checkpoint_link(label, thread_id, checkpoint_id, ns, panel, help=tip)
         if len(checkpoint_ids) > limit:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-@st.cache_resource(ttl=data.TTL, max_entries=max(data.MAX_ENTRIES, 256), show_spinner=False)
+@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=max(data.MAX_ENTRIES, 256), show_spinner=False)
 def _health(url: str, schema_name: str, thread_id: str, newest: str | None) -> dict[str, ThreadHealth]:
     return {}  # filled once by the first page run that asks, with its progress bar
 

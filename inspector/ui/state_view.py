@@ -21,7 +21,7 @@ from ..store import CheckpointState, Store
 from . import audit_trail
 from .field_views import FieldContext, FieldView, json_view
 from .guard import guarded
-from .inert import code_span, literal
+from .inert import code_span, key_text, literal
 from .values import show_value
 
 __all__ = ["FieldContext", "FieldView", "render_field", "render_state"]
@@ -108,7 +108,7 @@ def _extras(state: CheckpointState) -> None:
         "Download state as JSON",
         data=audit_trail.exported(lambda: dumps(state), state.thread_id, state.checkpoint_id, state.checkpoint_ns,
                                   what="state json"),  # serialized when clicked, not on every run
-        file_name=f"{state.thread_id}-{state.checkpoint_id}.json",
+        file_name=f"{key_text(state.thread_id)}-{key_text(state.checkpoint_id)}.json",
         mime="application/json",
         icon=":material/download:",
         on_click="ignore",

@@ -6,7 +6,6 @@ over keys; the statements shown are for an operator to review and run, never run
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from ..formatting import human_bytes
@@ -15,7 +14,7 @@ from ..operations.orphans import orphan_report
 from ..store import StoreError
 from .data import masked
 from .inert import literal
-from .tables import in_units, metric_row, table
+from .tables import frame_of, in_units, metric_row, table
 
 
 def render_files(store) -> None:
@@ -62,7 +61,7 @@ def render_leftovers(store) -> None:
             if not item.rows:
                 st.text("None.")
                 continue
-            frame, units = in_units(pd.DataFrame([{"thread": t.thread_id, "rows": t.rows, "bytes": t.bytes,
+            frame, units = in_units(frame_of([{"thread": t.thread_id, "rows": t.rows, "bytes": t.bytes,
                                                    "every checkpoint gone": t.gone} for t in item.threads]),
                                     "bytes", exact=True)
             st.dataframe(frame, hide_index=True, width="stretch", column_config=units)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from ..store.not_utf8 import is_not_utf8, shown
+
 if TYPE_CHECKING:  # loaded when a table is drawn, not with the pages that may draw one
     import pandas as pd
 
@@ -25,6 +27,19 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def shown_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with every text cell that is not UTF-8 (an id a hostile SQLite store holds) as ``not_utf8.shown``
+    writes it: a table cannot hold it as it is, and the person sees it marked."""
+    return [{k: shown(v) if isinstance(v, str) and is_not_utf8(v) else v for k, v in row.items()} for row in rows]
+
+
+def frame_of(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """``pd.DataFrame(rows)`` of cells a table can show (``shown_cells``)."""
+    import pandas as pd
+
+    return pd.DataFrame(shown_cells(rows))
+
+
 def blank_missing(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
     """``frame`` with every column (of ``columns``, default all) that has a missing value turned
     into text, blank where missing."""
@@ -37,9 +52,7 @@ def blank_missing(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.D
 
 def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """A frame of ``rows`` for display, missing values blank."""
-    import pandas as pd
-
-    return blank_missing(pd.DataFrame(rows))
+    return blank_missing(frame_of(rows))
 
 
 def byte_columns(*names: str, help: str | None = None) -> dict[str, object]:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from ..history.thread_list import ThreadPages, thread_records
 from ..store import StoreError
 from . import connection, data, reveal, routes, sizes_views
 from .inert import literal
-from .tables import in_units
+from .tables import frame_of, in_units
 
 PAGE_SIZE = 50
 SEARCH_KEY = "threads_q"
@@ -45,7 +44,7 @@ def render() -> None:
         _nothing_found(search)
         return
     st.caption(f"{total} thread(s) · select a row to open it")
-    frame = sizes_views.add_size_columns(pd.DataFrame(thread_records(rows)), rows, sizes)
+    frame = sizes_views.add_size_columns(frame_of(thread_records(rows)), rows, sizes)
     frame, stored = in_units(frame, "stored bytes", help="checkpoints and writes as stored")
     frame, state = in_units(frame, "state size", help="bytes of the newest root state, all fields")
     nonce = st.session_state.get("threads_table_nonce", 0)

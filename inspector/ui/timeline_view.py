@@ -15,8 +15,8 @@ from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
 from . import play_view, routes
 from .diff_view import MISMATCH_MARK
-from .inert import literal
-from .tables import in_units
+from .inert import key_text, literal, option_text
+from .tables import frame_of, in_units
 
 PAGE_SIZE = 40
 PLAY_KEY = play_view.PLAY_KEY
@@ -78,12 +78,12 @@ def navigator(history: History, key: Key, select: Select,
     if playing:
         slider_col.caption(f"Playing this branch from checkpoint {index + 1} of {len(path)}; Pause, Prev or Next stop it")
     elif len(path) > 1:
-        slider_key = f"nav_slider_{key[0]}_{key[1]}"
+        slider_key = f"nav_slider_{key_text(*key)}"
         named = path if len(path) <= SLIDER_NAMED else path[max(0, index - PAGE_SIZE): index + PAGE_SIZE + 1]
         made = made_for(named) if made_for is not None else {}
         chosen = slider_col.select_slider(
             "Checkpoint on this branch", options=list(range(len(path))), value=index,
-            format_func=lambda i: _label(history, path[i], made.get(path[i])), key=slider_key,
+            format_func=lambda i: option_text(_label(history, path[i], made.get(path[i]))), key=slider_key,
         )
         if chosen != index:
             select(_location(history, path[chosen]))
@@ -115,7 +115,8 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
     pages = history.page_count(PAGE_SIZE)
     page = history.page_of(key, PAGE_SIZE)
     if pages > 1:
-        page = st.number_input(f"History page (of {pages}, newest first)", 1, pages, page + 1, key=f"hist_page_{key}") - 1
+        page = st.number_input(f"History page (of {pages}, newest first)", 1, pages, page + 1,
+                               key=f"hist_page_{key_text(*key)}") - 1
     keys = history.page(page, PAGE_SIZE)
     if complete is not None:
         complete(keys)
@@ -178,7 +179,7 @@ def _summary(history: History) -> str:
 def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dict[Key, Attribution]) -> None:
     data = tree_data(history, keys, key, made)
     event = st.vega_lite_chart(tree_chart(data), on_select="rerun", selection_mode=SELECTION,
-                               key=f"tree_{key[0]}_{key[1]}", width="stretch")
+                               key=f"tree_{key_text(*key)}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
         target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
@@ -193,7 +194,7 @@ def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data
     several = len({p["branch"] for p in data.points}) > 1
     names = {(p["ns"], p["checkpoint"]): p["label"] + (f" ({p['branch']})" if several else "") for p in data.points}
     chosen = st.selectbox("Checkpoint (the tree's labels, by keyboard)", keys, index=keys.index(key) if key in keys else None,
-                          format_func=lambda k: names.get(k, k[1]), key=f"tree_keys_{key[0]}_{key[1]}",
+                          format_func=lambda k: option_text(names.get(k, k[1])), key=f"tree_keys_{key_text(*key)}",
                           placeholder="Choose a checkpoint of this page",
                           help="Every checkpoint of the tree above, named as it labels them")
     if chosen is not None and chosen != key and chosen in history.nodes:
@@ -203,16 +204,14 @@ def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
            made: dict[Key, Attribution]) -> None:
-    import pandas as pd
-
-    frame, units = in_units(pd.DataFrame(timeline_records(history, keys, marks, made)), "size",
+    frame, units = in_units(frame_of(timeline_records(history, keys, marks, made)), "size",
                             help="stored bytes: checkpoint and its writes")
     event = st.dataframe(
         frame,
         hide_index=True,
         on_select="rerun",
         selection_mode="single-row",
-        key=f"cp_table_{key[0]}_{key[1]}",
+        key=f"cp_table_{key_text(*key)}",
         column_order=["step", "node", "wrote", "source", "kind", "mode", "time", "namespace", "branch", "size", "fork",
                       "replay"],
         column_config={

@@ -11,19 +11,66 @@ journal mode) waits ``BUSY_TIMEOUT_SECONDS``, then says so; the next read tries 
 
 from __future__ import annotations
 
-import functools
+import json
 import sqlite3
 import threading
 import urllib.parse
 from pathlib import Path
+from typing import Any, Iterable
 
 from ..model import StoreError
+from ..not_utf8 import decode, is_not_utf8, stored_bytes
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
-# Text columns read as UTF-8, with bytes that are not UTF-8 shown escaped (``bad-\\xff-id``): a thread id
-# written as invalid text by raw SQL must not break the listing of every other thread.
-read_text = functools.partial(str, encoding="utf-8", errors="backslashreplace")
+# Text columns read losslessly: bytes that are not UTF-8 become lone surrogates (``not_utf8``), so an id
+# written as invalid text by raw SQL is a str unequal to every valid id, and ``bound`` binds it back by its bytes.
+read_text = decode
 BUSY_TIMEOUT_SECONDS = 5.0
+
+
+def bound(sql: str, params: Iterable[Any] = ()) -> tuple[str, tuple]:
+    """``sql`` and ``params`` ready to execute: a text parameter that is not UTF-8 (an id read by ``read_text``)
+    is bound as its stored bytes, its placeholder turned into ``CAST(? AS TEXT)``, so it equals exactly the
+    text it was read from and nothing else. Every other statement is returned as it is."""
+    params = tuple(params)
+    bad = {i for i, p in enumerate(params) if type(p) is str and is_not_utf8(p)}
+    if not bad:
+        return sql, params
+    out, n, quote, i = [], 0, "", 0
+    while i < len(sql):  # the positional placeholders, outside quoted literals, identifiers and comments
+        ch = sql[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "[":
+            quote = "]"
+        elif sql.startswith("--", i):
+            end = sql.find("\n", i)
+            end = len(sql) if end < 0 else end
+            out.append(sql[i:end])
+            i = end
+            continue
+        elif ch == "?":
+            out.append("CAST(? AS TEXT)" if n in bad else "?")
+            n, i = n + 1, i + 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out), tuple(stored_bytes(p) if j in bad else p for j, p in enumerate(params))
+
+
+def ids_among(column: str, ids: Iterable[str]) -> tuple[str, list[Any]]:
+    """A condition ``column`` is one of ``ids`` (any number, one parameter: a JSON list), and its parameters;
+    an id that is not UTF-8 has no JSON form, so it gets a placeholder of its own (bound by ``bound``)."""
+    ids = list(ids)
+    bad = [i for i in ids if is_not_utf8(i)]
+    good = json.dumps([i for i in ids if not is_not_utf8(i)]) if bad else json.dumps(ids)
+    condition = f"{column} IN (SELECT value FROM json_each(?))"
+    if not bad:
+        return condition, [good]
+    return f"({condition} OR {column} IN ({','.join('?' * len(bad))}))", [good, *bad]
 
 
 def _ro_uri(path: Path) -> str:

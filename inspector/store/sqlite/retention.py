@@ -27,9 +27,10 @@ from typing import Any, Iterator, Sequence
 
 from ..depth import json_object
 from ..model import BranchThread, StoreError
+from ..not_utf8 import stored_bytes
 from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
 from . import pages
-from .connect import read_text
+from .connect import bound, ids_among, read_text
 
 INTERRUPT_CHANNEL = "__interrupt__"
 # dbstat visits every page of a b-tree; past this size only the indexes are measured.
@@ -51,7 +52,6 @@ _WRITE_KEYS = """
     ORDER BY thread_id, checkpoint_ns, checkpoint_id
 """
 
-_THREAD_FILTER = "WHERE thread_id IN (SELECT value FROM json_each(?))"
 
 # Each table's columns in record order, and their kinds: t(ext), b(lob), i(nteger).
 _CHECKPOINT_COLUMNS = ("thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint",
@@ -72,7 +72,7 @@ def _write_lengths(row: tuple) -> tuple:
 
 
 def _utf8_len(value: str | None) -> int | None:
-    return None if value is None else len(value.encode("utf-8", "surrogatepass"))
+    return None if value is None else len(stored_bytes(value))
 
 
 def _json(raw: Any) -> dict[str, Any] | None:
@@ -152,7 +152,7 @@ class SqliteRetentionReader:
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         try:
-            return self._conn.execute(sql, tuple(params))
+            return self._conn.execute(*bound(sql, params))
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"reading {self.path} failed: {exc}") from None
 
@@ -226,7 +226,8 @@ class SqliteRetentionReader:
     def _filter(self, thread_ids: Sequence[str] | None) -> tuple[str, list[Any]]:
         if thread_ids is None:
             return "", []
-        return _THREAD_FILTER, [json.dumps(list(thread_ids))]
+        among, params = ids_among("thread_id", thread_ids)
+        return f"WHERE {among}", params
 
     def threads(self, thread_ids: Sequence[str] | None = None) -> Iterator[ThreadKeys]:
         where, params = self._filter(thread_ids)
@@ -235,7 +236,7 @@ class SqliteRetentionReader:
                          key=lambda r: r[0])
         pending = next(writes, None)
         for thread_id, rows in groupby(checkpoints, key=lambda r: r[0]):
-            while pending is not None and pending[0] < thread_id:
+            while pending is not None and stored_bytes(pending[0]) < stored_bytes(thread_id):  # SQLite's order
                 pending = next(writes, None)  # writes of a thread without checkpoints: not this plan's
             thread_writes: list[tuple] = []
             if pending is not None and pending[0] == thread_id:
@@ -280,10 +281,10 @@ class SqliteRetentionReader:
             by_ns.setdefault(ns, []).append(cid)
         for ns, ids in by_ns.items():
             for start in range(0, len(ids), 500):
-                chunk = json.dumps(ids[start:start + 500])
+                among, params = ids_among("checkpoint_id", ids[start:start + 500])
                 for cid, raw in self._query(
-                    "SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? "
-                    "AND checkpoint_id IN (SELECT value FROM json_each(?))", [thread_id, ns, chunk]):
+                    f"SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? "
+                    f"AND {among}", [thread_id, ns, *params]):
                     value = _json(raw)
                     if value is not None:
                         found[(ns, cid)] = value

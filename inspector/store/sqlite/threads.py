@@ -40,22 +40,6 @@ _BRANCH_ROOTS = """
 _MATCHES = "(thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')"
 
 
-def _decodes(raw: bytes) -> bool:
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _ids_condition(ids: list[str], undecodable: Sequence[bytes]) -> tuple[str, list[Any]]:
-    """``thread_id IN (...)``, and the stored bytes of ids that are not UTF-8 (read escaped, so unequal)."""
-    match = f"thread_id IN ({in_clause(ids)})"
-    if not undecodable:
-        return match, list(ids)
-    return f"({match} OR CAST(thread_id AS BLOB) IN ({in_clause(list(undecodable))}))", [*ids, *undecodable]
-
-
 class SqliteThreads:
     """Thread listing, totals and branches (a mixin of ``SqliteStore``: needs ``_query``)."""
 
@@ -100,7 +84,7 @@ class SqliteThreads:
         if sort == "stored":
             ranked = self._query(
                 f"""
-                SELECT c.thread_id, CAST(c.thread_id AS BLOB)
+                SELECT c.thread_id
                 FROM (SELECT thread_id, sum({OWN_BYTES}) AS own FROM checkpoints {where} GROUP BY thread_id) c
                 LEFT JOIN (SELECT thread_id, sum(length(value)) AS n FROM writes GROUP BY thread_id) w
                   ON w.thread_id = c.thread_id
@@ -111,41 +95,38 @@ class SqliteThreads:
             )
         else:
             ranked = self._query(
-                f"SELECT thread_id, CAST(thread_id AS BLOB) FROM checkpoints {where} GROUP BY thread_id "
+                f"SELECT thread_id FROM checkpoints {where} GROUP BY thread_id "
                 f"ORDER BY {_THREAD_ORDER[sort]} LIMIT ? OFFSET ?",
                 [*params, limit, offset],
             )
         ids = [r[0] for r in ranked]
         if not ids:
             return []
-        # ids stored as text that is not UTF-8 are read escaped; they are matched again by their stored bytes
-        undecodable = [raw for tid, raw in ranked if not _decodes(raw)]
-        match, params = _ids_condition(ids, undecodable)
+        match, params = f"thread_id IN ({in_clause(ids)})", ids
         rows = {r[0]: r for r in self._query(
             f"""SELECT thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
                        sum({OWN_BYTES}), count(DISTINCT checkpoint_ns), max(checkpoint_id)
                 FROM checkpoints WHERE {match} GROUP BY thread_id""",
             params,
         )}
-        return thread_summaries([rows[tid] for tid in ids if tid in rows], self._writes_bytes_by_thread(ids, undecodable),
-                                self._titles(ids, undecodable))
+        return thread_summaries([rows[tid] for tid in ids if tid in rows], self._writes_bytes_by_thread(ids),
+                                self._titles(ids))
 
-    def _writes_bytes_by_thread(self, ids: list[str], undecodable: Sequence[bytes] = ()) -> dict[str, int]:
+    def _writes_bytes_by_thread(self, ids: list[str]) -> dict[str, int]:
         if not ids:
             return {}
-        match, params = _ids_condition(ids, undecodable)
-        rows = self._query(f"SELECT thread_id, sum(length(value)) FROM writes WHERE {match} GROUP BY thread_id", params)
+        rows = self._query(f"SELECT thread_id, sum(length(value)) FROM writes WHERE thread_id IN ({in_clause(ids)}) "
+                           "GROUP BY thread_id", ids)
         return {tid: total or 0 for tid, total in rows}
 
-    def _titles(self, ids: list[str] | None, undecodable: Sequence[bytes] = ()) -> dict[str, str]:
+    def _titles(self, ids: list[str] | None) -> dict[str, str]:
         """The newest ``title`` each thread's tasks wrote (of ``ids``; None: every thread): a small write,
         not a state blob."""
         if ids is not None and not ids:
             return {}
         among, params = "", []
         if ids is not None:
-            match, params = _ids_condition(ids, undecodable)
-            among = f"AND {match}"
+            among, params = f"AND thread_id IN ({in_clause(ids)})", list(ids)
         rows = self._query(
             f"""
             SELECT w.thread_id, w.type, w.value FROM writes w

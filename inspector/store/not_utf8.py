@@ -1,0 +1,86 @@
+"""Ids (and other text) a store holds as text that is not UTF-8, read losslessly and named without collisions.
+
+SQLite lets raw SQL store any bytes as TEXT, so a planted thread, namespace or checkpoint id may not be
+UTF-8. The SQLite store reads text columns with ``decode`` (``surrogateescape``): each byte that is not
+part of valid UTF-8 becomes one lone surrogate (U+DC80..U+DCFF), so the Python ``str`` of such an id
+differs from every valid UTF-8 id (``victim`` + 0xFF is never equal to the real id ``victim\\xff``), and
+``stored_bytes`` gives back exactly the stored bytes, which the store binds such an id by. PostgreSQL text
+cannot hold such bytes; every function here is the identity on valid text.
+
+How such a text leaves the core:
+
+- ``shown(text)``: for people (pages, tables): the bad bytes as ``\\xff`` and the text marked
+  ``(not UTF-8)``, so it can never be mistaken for a real id spelled with a backslash.
+- ``token(text)`` / ``from_token(text)``: a reversible, collision-free spelling in valid UTF-8, for URLs
+  (``?thread=``), CLI arguments and cache keys. Valid text is itself; text that is not UTF-8, and valid text
+  that happens to start with the marker, is the marker followed by its bytes in hex
+  (``~bytes:6261642dff``). Two different ids never share a token.
+"""
+
+from __future__ import annotations
+
+import binascii
+
+__all__ = ["MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "shown", "stored_bytes", "token"]
+
+MARK = " (not UTF-8)"
+TOKEN_PREFIX = "~bytes:"
+
+
+def decode(raw: bytes) -> str:
+    """Stored text as ``str``: valid UTF-8 as it is, each other byte as a lone surrogate (lossless)."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def is_not_utf8(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (read from bytes that are not UTF-8, or otherwise unencodable)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def stored_bytes(text: str) -> bytes:
+    """The bytes ``text`` was read from (its UTF-8; a lone surrogate of ``decode`` back as its byte)."""
+    return text.encode("utf-8", "surrogateescape" if _escaped_only(text) else "surrogatepass")
+
+
+def _escaped_only(text: str) -> bool:
+    return all(not 0xD800 <= ord(c) < 0xDC80 for c in text if 0xD800 <= ord(c) < 0xE000)
+
+
+def shown(text: str) -> str:
+    """``text`` for a person: itself when it is UTF-8; else its bad bytes as ``\\xHH``, marked ``(not UTF-8)``."""
+    if not is_not_utf8(text):
+        return text
+    return escaped(text) + MARK
+
+
+def escaped(text: str) -> str:
+    """Every lone surrogate of ``text`` as ``\\xHH`` (the byte it was read from) or ``\\udXXX``; no mark."""
+    return "".join(_escape(c) if 0xD800 <= ord(c) < 0xE000 else c for c in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code - 0xDC00:02x}" if code >= 0xDC80 else f"\\u{code:04x}"
+
+
+def token(text: str) -> str:
+    """A spelling of ``text`` in valid UTF-8 that ``from_token`` turns back into it, never shared by two texts."""
+    if text.startswith(TOKEN_PREFIX) or is_not_utf8(text):
+        return TOKEN_PREFIX + stored_bytes(text).hex()
+    return text
+
+
+def from_token(text: str) -> str:
+    """The text a ``token`` spells (a value that is no token, or no whole hex after the marker, as it is)."""
+    if not text.startswith(TOKEN_PREFIX):
+        return text
+    try:
+        return decode(binascii.unhexlify(text[len(TOKEN_PREFIX):]))
+    except (binascii.Error, ValueError):
+        return text
