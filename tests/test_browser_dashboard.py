@@ -9,10 +9,13 @@ import pytest
 from browser_helpers import shot, wait_for_app
 from playwright.sync_api import expect
 
+from inspector.history.attribution import attribute_keys
+from inspector.history.checkpoint_kinds import step_label
 from inspector.history.lineage import build_history
 from inspector.state.conversation import conversation, counts
 from inspector.state.todos import todo_board
 from inspector.store import open_store
+from inspector.ui.timeline_view import LABEL_CHARS
 
 CHART = "[data-testid='stVegaLiteChart']"
 TABLE = "[data-testid='stDataFrame']"
@@ -79,6 +82,12 @@ def test_threads_page_opens_the_research_thread(page, base_url, store):
     assert urlsplit(page.url).path.endswith("/thread")
 
 
+def navigator_label(store, history, key) -> str:
+    """The navigator's name of a step: the one attribution (the node that ran and the fields it wrote)."""
+    label = f"step {step_label(history, key, attribute_keys(store, history, [key])[key])}"
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+
+
 def test_select_a_middle_checkpoint_then_share_the_link(page, browser, base_url, store):
     history = build_history(store.timeline("demo-research"))
     path = history.path_through(history.head)
@@ -90,7 +99,8 @@ def test_select_a_middle_checkpoint_then_share_the_link(page, browser, base_url,
 
     open_url(page, f"{base_url}/thread?thread=demo-research")
     select_point(page, middle[1])
-    label = f"step {row.step} · {row.source}"
+    label = navigator_label(store, history, middle)
+    assert row.source not in label.split(" · ")[1], "the step is named by its node, not by LangGraph's source"
     main = page.locator("[data-testid='stMainBlockContainer']")
     expect(main.get_by_text(label, exact=True).first).to_be_visible()
     expect(page.get_by_text(conversation_caption(state), exact=True)).to_be_visible()
@@ -129,8 +139,7 @@ def test_fork_thread_shows_both_branches_in_the_tree(page, base_url, store):
     other_head = history.branches[1].head
     select_point(page, other_head[1])
     assert params(page)["checkpoint"] == other_head[1]
-    head_row = history.node(other_head).row
-    expect(page.get_by_text(f"step {head_row.step} · {head_row.source}", exact=True).first).to_be_visible()
+    expect(page.get_by_text(navigator_label(store, history, other_head), exact=True).first).to_be_visible()
 
 
 def test_interrupted_thread_shows_its_pending_question(page, base_url, store):
