@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..formatting import human_bytes
 from ..store import is_internal_channel
+from ..store.not_utf8 import shown
 from .accounting import ThreadSizes
 
 if TYPE_CHECKING:  # loaded when a chart is drawn, not with the module (``byte_unit`` names units for tables too)
@@ -37,8 +38,8 @@ def size_frame(report: ThreadSizes) -> pd.DataFrame:
             records.append({
                 "checkpoint": position,
                 "step": checkpoint.step,
-                "checkpoint_id": checkpoint.checkpoint_id,
-                "field": name,
+                "checkpoint_id": shown(checkpoint.checkpoint_id),  # a tooltip: an id not UTF-8 escaped, marked
+                "field": shown(name),
                 "bytes": size,
                 "total": checkpoint.total_bytes,
             })

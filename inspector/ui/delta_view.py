@@ -12,11 +12,10 @@ from ..formatting import human_bytes
 from ..sizes.delta_what_if import DEFAULT_FREQUENCIES, delta_what_if
 from ..store import StoreError
 from .inert import key_text, literal
-from .tables import in_units
+from .tables import frame_of, in_units
 
 
 def render_delta_what_if(store, thread_id: str) -> None:
-    import pandas as pd
 
     with st.expander("What delta mode would store (DeltaChannel for messages)", expanded=False):
         if not st.button("Compute", key=f"delta_what_if_{key_text(thread_id)}"):
@@ -28,7 +27,7 @@ def render_delta_what_if(store, thread_id: str) -> None:
             st.info(f"The delta what-if is not available: {literal(exc)}")
             return
         st.caption(f"Stored now: {human_bytes(report.stored_bytes)} ({report.mode} mode).")
-        options = pd.DataFrame([{"snapshot every": o.frequency, "would store": o.stored_bytes,
+        options = frame_of([{"snapshot every": o.frequency, "would store": o.stored_bytes,
                                  "saves": o.saved_bytes, "saves %": round(100 * o.saved_share, 1),
                                  "snapshots": o.snapshots, "max writes a read replays": o.max_replayed_writes}
                                 for o in report.options])

@@ -19,6 +19,7 @@ from ..history.thread_history import ThreadHistory
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, diff_view
 from .inert import code_span, key_text, literal
+from .tables import frame_of
 from .values import show_value
 
 GRID_PANEL, GRAPH_PANEL, TIMELINE_PANEL = "Flow grid", "Graph", "Step timeline"
@@ -112,7 +113,6 @@ def _field_diff(store: Store, thread_id: str, state: CheckpointState, made: Attr
 
 def graph_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """The graph this thread ran, with the node(s) of the selected step and the fields they wrote highlighted."""
-    import pandas as pd
 
     key = _key(row)
     graph, every = whole_thread(store, thread_id)
@@ -134,7 +134,7 @@ def graph_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpo
         parts.append("next at the newest checkpoint: " + ", ".join(due))
     st.caption(literal(" · ".join(parts)))
     with st.expander("Edges taken"):
-        st.dataframe(pd.DataFrame([{"from": e.source, "to": e.target, "times": e.count, "how": e.kind}
+        st.dataframe(frame_of([{"from": e.source, "to": e.target, "times": e.count, "how": e.kind}
                                    for e in sorted(graph.edges.values(), key=lambda e: -e.count)]),
                      hide_index=True, width="stretch")
 
@@ -145,7 +145,6 @@ PICK = "step"
 def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """Where the time went: every step as a bar from its parent's timestamp to its own, by node; the slowest
     steps and each node's total."""
-    import pandas as pd
 
     history, key = data.thread_history(store, thread_id).history, _key(row)
     every = whole_thread(store, thread_id)[1]
@@ -194,10 +193,10 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
     slow_col, total_col = st.columns(2)
     with slow_col:
         st.markdown("**Slowest steps**")
-        st.dataframe(pd.DataFrame([{"step": t.step, "ran": ", ".join(t.charged_to), "took": durations.seconds_text(t.seconds)}
+        st.dataframe(frame_of([{"step": t.step, "ran": ", ".join(t.charged_to), "took": durations.seconds_text(t.seconds)}
                                    for t in durations.slowest_steps(times)]), hide_index=True, width="stretch")
     with total_col:
         st.markdown("**Time by node**")
-        st.dataframe(pd.DataFrame([{"node": n.node, "total": durations.seconds_text(n.seconds), "steps": n.steps,
+        st.dataframe(frame_of([{"node": n.node, "total": durations.seconds_text(n.seconds), "steps": n.steps,
                                     "slowest": durations.seconds_text(n.slowest)}
                                    for n in durations.node_totals(times)]), hide_index=True, width="stretch")

@@ -6,7 +6,6 @@ Three aggregates over keys and lengths (``operations.growth``); no blob is read.
 from __future__ import annotations
 
 import altair as alt
-import pandas as pd
 import streamlit as st
 
 from ..formatting import human_bytes
@@ -14,7 +13,7 @@ from ..operations.growth import growth_report, growth_table
 from ..store import StoreError
 from .data import masked
 from .inert import literal
-from .tables import in_units, metric_row
+from .tables import frame_of, in_units, metric_row
 
 WINDOWS = {"7 days": 7, "30 days": 30, "90 days": 90}
 
@@ -44,19 +43,19 @@ def render_growth(store, settings) -> None:
     if not rows:
         st.info(f"No checkpoint is dated in the last {window}.")
         return
-    frame = pd.DataFrame([{"start": p.start, "stored bytes": p.bytes, "checkpoints": p.checkpoints}
+    frame = frame_of([{"start": p.start, "stored bytes": p.bytes, "checkpoints": p.checkpoints}
                           for p in report.points])
     st.altair_chart(alt.Chart(frame).mark_bar().encode(
         x=alt.X("start:T", title=bucket), y=alt.Y("stored bytes:Q"),
         tooltip=[alt.Tooltip("start:T", title=bucket), alt.Tooltip("stored bytes:Q", format=","), "checkpoints"],
     ), width="stretch")
-    frame, units = in_units(pd.DataFrame(rows), "stored bytes", exact=True)
+    frame, units = in_units(frame_of(rows), "stored bytes", exact=True)
     st.dataframe(frame, hide_index=True, width="stretch", column_config=units)
     left, right = st.columns(2)
     for column, title, growers in ((left, "Threads that grew most", report.top_threads),
                                    (right, "Channels that grew most", report.top_channels)):
         column.markdown(f"**{title}**")
-        frame, units = in_units(pd.DataFrame([{"key": g.key, "stored bytes": g.bytes, "share": f"{g.share:.0%}"}
+        frame, units = in_units(frame_of([{"key": g.key, "stored bytes": g.bytes, "share": f"{g.share:.0%}"}
                                                for g in growers]), "stored bytes", exact=True)
         column.dataframe(frame, hide_index=True, width="stretch", column_config=units)
     if report.channel_basis:

@@ -25,7 +25,7 @@ from . import connection, data, routes
 from .delta_view import render_delta_what_if
 from .inert import literal
 from .progress import progress_bar
-from .tables import in_units
+from .tables import frame_of, in_units
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -98,9 +98,8 @@ def render_thread_sizes(health: ThreadHealth, config: Settings, selected_id: str
 
 
 def field_frame(health: ThreadHealth) -> pd.DataFrame:
-    import pandas as pd
 
-    return pd.DataFrame(field_rows(health.sizes))
+    return frame_of(field_rows(health.sizes))
 
 
 SIZE_PANEL = "Size"
