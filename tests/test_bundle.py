@@ -318,3 +318,33 @@ def test_a_manifest_of_odd_shape_is_summarised_without_failing():
     assert summary.lines() == ["0 checkpoint(s) and 0 write(s) in the root graph and 1 subgraph namespace(s).",
                                "1 file(s), 0 B in all: a.txt.", "Left out: 1 other.",
                                "The manifest does not say whether values were masked: treat them as unmasked."]
+
+
+def test_a_thread_no_app_profile_reads_is_bundled_without_deerflow_folders(tmp_path):
+    """A plain LangGraph thread whose ``artifacts`` names a file that sits where DeerFlow keeps a thread's files
+    (beside the store): the generic profile keeps no folders, so no file is looked for; named DeerFlow, it is."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    from inspector import profiles
+    from inspector.bundle.files import NO_FOLDER
+
+    outputs = tmp_path / "threads" / "plain" / "user-data" / "outputs"
+    outputs.mkdir(parents=True)
+    (outputs / "notes.txt").write_text("beside the store")
+    db = tmp_path / "store.db"
+    with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
+        checkpoint = empty_checkpoint()
+        checkpoint["channel_values"] = {"messages": [], "artifacts": ["/mnt/user-data/outputs/notes.txt"]}
+        checkpoint["channel_versions"] = {name: 1 for name in checkpoint["channel_values"]}
+        SqliteSaver(conn).put({"configurable": {"thread_id": "plain", "checkpoint_ns": ""}}, checkpoint,
+                              {"source": "input", "step": -1, "parents": {}}, {})
+        conn.commit()
+    with open_store(str(db)) as store:
+        generic = write_bundle(store, "plain", tmp_path / "generic.zip", settings=Settings())
+        profiles.name_profile("deerflow")
+        named = write_bundle(store, "plain", tmp_path / "named.zip", settings=Settings())
+    assert generic["user_data"] == {"source_folders": {}, "files": []}
+    (left,) = generic["left_out"]
+    assert left["kind"] == NO_FOLDER and "LangGraph profile, which keeps no user-data folders" in left["reason"]
+    assert [f["path"] for f in named["user_data"]["files"]] == ["/mnt/user-data/outputs/notes.txt"]
+    assert named["user_data"]["source_folders"]["outputs"] == str(outputs.resolve())

@@ -6,7 +6,7 @@ call point), writes it back in LangGraph's own format (``rewrite``, ``rows``)
 into a new SqliteSaver database, and adds the files its state names
 (``files``). ``inspector.store.bundle`` opens a bundle as a read-only store.
 Imports ``inspector.store``, ``inspector.media.folders``, ``inspector.settings``,
-``inspector.safety.redaction``, ``inspector.profiles.deerflow.user_data`` (the thread's folders) and
+``inspector.safety.redaction``, ``inspector.profiles`` (the thread's profile finds its folders) and
 LangGraph's SqliteSaver (for ``setup()`` only).
 """
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from ..media.folders import PathRefused, check_id
-from ..profiles.deerflow.user_data import folder_refusals, thread_folders
+from ..media.folders import PathRefused, check_id, folder_refusals
+from ..profiles import reading
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
 from ..store.depth import json_object
@@ -93,9 +93,20 @@ def _metadata(raw: Any) -> dict[str, Any]:
 
 def _files(store: Store, thread_id: str, copied: _Copy, data_dir: Any, max_file: int, max_total: int,
            ) -> tuple[FilePlan, dict[str, Any]]:
-    """The files to bundle, and where their folders were (the thread's, and those it was branched from)."""
+    """The files to bundle, and where their folders were (the thread's, and those it was branched from), as
+    the thread's profile finds them (``Profile.folders``); a profile that keeps no folders bundles no file."""
     values, metadata = (copied.newest_root[1], copied.newest_root[2]) if copied.newest_root else ({}, None)
-    user_data, problems = thread_folders(thread_id, values.get("thread_data"), _metadata(metadata), data_dir, store)
+    with reading(store, thread_id) as chosen:
+        finder = chosen.profile.folders
+    if finder is None:
+        plan = FilePlan()
+        if copied.refs.paths:
+            count = len(copied.refs.paths)
+            plan.left_out.append({"what": f"{count} file(s) the state names", "count": count, "kind": NO_FOLDER,
+                                  "reason": f"read with the {chosen.title} profile, which keeps no user-data folders "
+                                            "(name the app's profile with --profile if it has one)"})
+        return plan, {"source_folders": {}}
+    user_data, problems = finder(thread_id, values, _metadata(metadata), data_dir, store)
     if user_data is None:
         plan = FilePlan()
         if problems and problems[0].startswith("refused:"):

@@ -162,6 +162,11 @@ def check_physical(path: Any, user_data: UserData) -> Path:
     return real
 
 
+def folder_refusals(found: UserData) -> list[str]:
+    """One problem per distinct reason a folder of ``found`` is refused."""
+    return [f"refused: {why}" for why in dict.fromkeys(why for _, why in found.refused)]
+
+
 def fenced(user_data: UserData, data_dir: Path) -> UserData:
     """``user_data`` with every folder that resolves outside ``data_dir`` refused, with the reason: all of
     them when the folder holding them (their common parent) itself leads elsewhere."""

@@ -48,7 +48,9 @@ class Profile:
     ``uploads(values)``: the files a user uploaded that a state names (``media.located.FileRef``
     entries), opened like artifacts; None: the app names none. ``field_views``: field -> the name of
     the view the state page draws it with (``inspector.ui.panels.VIEWS``), the base's filling what an
-    app leaves out.
+    app leaves out. ``folders(thread_id, values, metadata, data_dir, store)``: the folders on this
+    machine that hold the files a thread's state names, as ``(media.folders.UserData or None,
+    problems)``, each folder checked (support bundles copy files from them); None: the app keeps none.
     """
 
     name: str
@@ -65,6 +67,7 @@ class Profile:
     delta_marker: Callable[[dict[str, Any]], str | None] | None = None
     field_views: Mapping[str, str] = field(default_factory=dict)
     uploads: Callable[[dict[str, Any]], list[Any]] | None = None
+    folders: Callable[..., tuple[Any, list[str]]] | None = None
 
 
 @dataclass(frozen=True)

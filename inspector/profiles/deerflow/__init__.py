@@ -17,6 +17,8 @@ The modules that read files or the history are imported where they are used, not
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
 from . import checkpoint_kinds, messages, uploads
@@ -37,6 +39,15 @@ FIELD_VIEWS = {
     "viewed_images": "viewed images",
 }
 
+def folders(thread_id: str, values: dict[str, Any], metadata: dict[str, Any], data_dir: Any = None,
+            store: Any = None) -> tuple[Any, list[str]]:
+    """The thread's user-data folders (``user_data.thread_folders``: ``thread_data``, --data-dir, next to the
+    store), with those of the threads it was branched from."""
+    from .user_data import thread_folders
+
+    return thread_folders(thread_id, values.get("thread_data"), metadata, data_dir, store)
+
+
 PROFILE = Profile(
     name="deerflow",
     title="DeerFlow",
@@ -53,4 +64,5 @@ PROFILE = Profile(
     delta_marker=checkpoint_kinds.delta_marker,
     uploads=uploads.uploaded_files,
     field_views=FIELD_VIEWS,
+    folders=folders,
 )

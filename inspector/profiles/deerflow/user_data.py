@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ...media import folders as generic
-from ...media.folders import PathRefused, UserData, check_id, fenced
+from ...media.folders import PathRefused, UserData, check_id, fenced, folder_refusals
 from ...store import CheckpointRow, CheckpointState, NotFound, StoreError
 from ...store.model import branch_of
 from .checkpoint_kinds import branch_origin
@@ -217,11 +217,6 @@ def _branch_without_folder(thread_id: str, origin: Any, bases: list[Path], user_
     found = replace(nearest, origin=f"{nearest.origin}: the folder of {nearest.thread_id}, which this branch was "
                                     "taken from (the branch has no folder of its own)", parents=tuple(parents[1:]))
     return found, problems + [p for holder in parents for p in folder_refusals(holder)]
-
-
-def folder_refusals(found: UserData) -> list[str]:
-    """One problem per distinct reason a folder of ``found`` is refused."""
-    return [f"refused: {why}" for why in dict.fromkeys(why for _, why in found.refused)]
 
 
 def _timeline(store: Any, thread_id: str) -> list[CheckpointRow]:
