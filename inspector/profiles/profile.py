@@ -1,0 +1,123 @@
+"""The profile type and the registry: ``Profile`` (one app's knowledge), ``Reading`` (the profile a thread
+is read with, and why), ``PROFILE_MODULES`` (the registered profiles) and look-ups by name."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from .facts import ThreadFacts
+
+# The registered profiles, most specific first; the generic LangGraph base is last and always applies.
+PROFILE_MODULES = (
+    "inspector.profiles.deerflow",
+    "inspector.profiles.deepagents",
+    "inspector.profiles.langchain_agent",
+    "inspector.profiles.swarm",
+    "inspector.profiles.langgraph",
+)
+BASE = "langgraph"
+# Outside any reading (a function handed bare values, not a thread of a store) DeerFlow's profile is in
+# force, as DeerFlow's ThreadState is the schema there (``inspector.schema.active``).
+FALLBACK = "deerflow"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One app's knowledge.
+
+    ``name``: the word the operator names it by (``--profile deerflow``); ``title``: how pages
+    name it; ``evidence(facts)``: the clues in the data that this app wrote the thread, as short
+    phrases (empty: none); ``schema()``: the app's state schema (``inspector.schema.Schema``, or
+    ``DEFAULT`` for DeerFlow's ThreadState; None: every reducer unknown); ``knowledge``: named
+    pieces other packages ask for (``knows``); ``texts``: advice and wording by key, the base's
+    filling what an app leaves out (``text``); ``value_lints``: the app's health lints on a decoded
+    newest state, each ``lint(state, rows) -> [flag fields]``; ``size_lints``: the app's health
+    lints on a thread's size rows, each ``lint(rows, settings) -> [flag fields]`` (flag fields:
+    ``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints
+    live in ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the
+    conversation view (an object with any of ``hidden_reason``, ``displayed_text``, ``attachments``,
+    ``reasoning_text``, ``subagent_result`` and ``transient_reason``, their values declared in
+    ``profiles.chat``; DeerFlow's: ``profiles.deerflow.messages``); None: none.
+    ``checkpoint_kind(metadata, parent_row)``: names the app's own checkpoints written outside graph
+    steps (``inspector.history.checkpoint_kinds``);
+    ``delta_marker(metadata)``: the app's metadata key marking delta mode; None: the app has none.
+    ``uploads(values)``: the files a user uploaded that a state names (``media.located.FileRef``
+    entries), opened like artifacts; None: the app names none. ``field_views``: field -> the name of
+    the view the state page draws it with (``inspector.ui.panels.VIEWS``), the base's filling what an
+    app leaves out.
+    """
+
+    name: str
+    title: str
+    description: str
+    evidence: Callable[[ThreadFacts], list[str]]
+    schema: Callable[[], Any]
+    knowledge: frozenset[str] = frozenset()
+    texts: Mapping[str, str] = field(default_factory=dict)
+    value_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
+    size_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
+    chat: Any = None
+    checkpoint_kind: Callable[..., Any] | None = None
+    delta_marker: Callable[[dict[str, Any]], str | None] | None = None
+    field_views: Mapping[str, str] = field(default_factory=dict)
+    uploads: Callable[[dict[str, Any]], list[Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The profile a thread is read with, and why."""
+
+    profile: Profile
+    reason: str
+    named: bool = False
+    clues: tuple[str, ...] = field(default=())
+
+    @property
+    def name(self) -> str:
+        return self.profile.name
+
+    @property
+    def title(self) -> str:
+        return self.profile.title
+
+    def knows(self, piece: str) -> bool:
+        """Whether the profile holds a piece of app knowledge (``deerflow.user-data``, ...)."""
+        return piece in self.profile.knowledge
+
+    def is_app(self) -> bool:
+        """True for an app's profile, False for the generic LangGraph base."""
+        return self.profile.name != BASE
+
+    def line(self) -> str:
+        """``Profile: DeerFlow (deerflow.db, 11 of 14 ThreadState channels)``."""
+        return f"Profile: {self.reason}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "title": self.title, "named": self.named, "reason": self.reason,
+                "evidence": list(self.clues)}
+
+
+class ProfileError(ValueError):
+    """An operator named a profile that is not registered."""
+
+
+@cache
+def profiles() -> tuple[Profile, ...]:
+    """The registered profiles, in ``PROFILE_MODULES`` order."""
+    return tuple(importlib.import_module(name).PROFILE for name in PROFILE_MODULES)
+
+
+def profile_named(name: str) -> Profile:
+    for profile in profiles():
+        if profile.name == name.strip().lower():
+            return profile
+    known = ", ".join(p.name for p in profiles())
+    raise ProfileError(f"unknown profile {name!r}: known profiles are {known}")
+
+
+def base() -> Profile:
+    return profile_named(BASE)
