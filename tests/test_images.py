@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from inspector.media import images
+from inspector.media.located import NOT_FOUND
 from inspector.profiles.deerflow import viewed_images
 from inspector.profiles.deerflow.user_data import locate
 
@@ -147,7 +148,7 @@ def test_missing_file(thread_folders):
     entry = {"mime_type": "image/png", "size": 10,
              "actual_path": str(thread_folders.folders["uploads"] / "gone.png")}
     check = viewed_images.check_entry("/mnt/user-data/uploads/gone.png", entry, thread_folders)
-    assert not check.decoded and any("missing on disk" in p for p in check.problems)
+    assert not check.decoded and check.problems == [NOT_FOUND]
 
 
 def test_a_folder_is_never_read_as_an_image(thread_folders):

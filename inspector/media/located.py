@@ -21,6 +21,7 @@ from .regular_files import not_regular, read_regular
 
 FOLDER_NOT_FOUND = "not found on this machine: the thread's user-data folder is not here (set --data-dir)"
 NOT_FOUND = "not found on this machine (set --data-dir if the thread's files are elsewhere)"
+ACTUAL_REFUSED = "actual_path refused"  # the physical path recorded beside a reference leads outside the folders
 
 
 @dataclass(frozen=True)
@@ -70,16 +71,18 @@ def _in_branch_parents(virtual: str, user_data: UserData, own: Path) -> Path:
     return own
 
 
-def _real_path(path: str, actual: str | None, user_data: UserData) -> Path:
+def _real_path(path: str, actual: str | None, user_data: UserData, found: LocatedFile) -> Path:
     """The real file: ``actual`` (a physical path recorded beside the reference) when it is here and inside
-    the thread's folders, else the agent path; ``PathRefused`` when it would leave them."""
+    the thread's folders, else the agent path; ``PathRefused`` when it would leave them. A recorded path
+    that is here but outside them is never read: ``found`` says so (``ACTUAL_REFUSED``) and the agent path
+    decides."""
     if isinstance(actual, str) and actual:
         actual = user_data.local_path(actual)
         if "\x00" not in actual and os.path.lexists(actual):
             try:
                 return check_physical(actual, user_data)
-            except PathRefused:
-                pass  # the agent path decides
+            except PathRefused as exc:
+                found.problems.append(f"{ACTUAL_REFUSED}: {exc}")
     return _in_branch_parents(path, user_data, resolve(path, user_data))
 
 
@@ -94,19 +97,19 @@ def locate_file(path: Any, user_data: UserData | None, actual: str | None = None
     try:
         if not isinstance(path, str) or not path:
             raise PathRefused(f"not a path: {path!r}")
-        real = _real_path(path, actual, user_data)
+        real = _real_path(path, actual, user_data, found)
     except PathRefused as exc:
         found.refused = True
-        found.problems.append(f"refused: {exc}")
+        found.problems.insert(0, f"refused: {exc}")
         return found
     found.physical_path = str(real)
     try:
         info = os.stat(real)
     except OSError:
-        found.problems.append(NOT_FOUND)
+        found.problems.insert(0, NOT_FOUND)
         return found
     if not stat.S_ISREG(info.st_mode):
-        found.problems.append(not_regular(info.st_mode))
+        found.problems.insert(0, not_regular(info.st_mode))
         return found
     found.exists, found.size = True, info.st_size
     return found

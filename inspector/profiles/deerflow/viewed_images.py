@@ -2,19 +2,17 @@
 
 Two entry shapes exist: the documented ``{base64, mime_type}`` (the bytes live in
 the state) and today's DeerFlow ``{mime_type, size, actual_path}`` (the bytes live
-on disk in the thread's folders, ``media.folders``). Every check result is plain data
+on disk in the thread's folders, found by ``media.located`` as every file is). Every check result is plain data
 the dashboard and the CLI share; a broken image is a list of problems, never an
 exception. The checks of the bytes themselves are ``media.images``.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ...media.folders import PathRefused, UserData, check_physical, resolve
+from ...media.folders import PathRefused, UserData
 from ...media.images import (
     MAX_IMAGE_FILE_BYTES,
     MAX_IMAGE_PIXELS,
@@ -25,7 +23,7 @@ from ...media.images import (
     sha256_of,
     thumbnail,
 )
-from ...media.regular_files import open_regular
+from ...media.located import NOT_FOUND, locate_file, read_head
 
 
 @dataclass
@@ -60,41 +58,35 @@ class ImageCheck:
 # -- entries ---------------------------------------------------------------------------
 
 
-def _read_capped(path: Path, check: ImageCheck) -> bytes | None:
+def _read_file(key: str, entry: dict, user_data: UserData | None, check: ImageCheck) -> bytes | None:
+    """The bytes of the file a file-shaped entry names, found by ``media.located`` as every file is (its
+    ``actual_path`` when inside the thread's folders, else its key), read capped; problems go to ``check``."""
+    actual = entry.get("actual_path")
+    found = locate_file(key, user_data, actual if isinstance(actual, str) else None)
+    check.physical_path = found.physical_path
+    check.problems += found.problems
+    if not found.exists or found.physical_path is None or user_data is None:
+        return None
+    if found.size is not None and found.size > MAX_IMAGE_FILE_BYTES:
+        check.byte_size = found.size
+        check.problems.append(f"file is {found.size:,} bytes, over the {MAX_IMAGE_FILE_BYTES:,}-byte limit; not read")
+        return None
     try:
-        with open_regular(path) as (fh, size):
-            if size > MAX_IMAGE_FILE_BYTES:
-                check.byte_size = size
-                check.problems.append(f"file is {size:,} bytes, over the {MAX_IMAGE_FILE_BYTES:,}-byte limit; not read")
-                return None
-            return fh.read(MAX_IMAGE_FILE_BYTES)
+        data, size = read_head(found.physical_path, user_data, MAX_IMAGE_FILE_BYTES + 1)
     except PathRefused as exc:
-        check.problems.append(f"file refused: {exc}")
+        check.problems.append(f"refused: {exc}")
+        return None
     except FileNotFoundError:
-        check.problems.append(f"file missing on disk: {path}")
+        check.problems.append(NOT_FOUND)
+        return None
     except OSError as exc:
         check.problems.append(f"file unreadable: {exc.strerror or exc}")
-    return None
-
-
-def _locate_file(key: str, entry: dict, user_data: UserData | None, check: ImageCheck) -> Path | None:
-    """The file a file-shaped entry names: its ``actual_path`` when inside the thread's folders, else its key."""
-    if user_data is None:
-        check.problems.append("the thread's user-data folder was not found on this machine (set --data-dir)")
         return None
-    actual = entry.get("actual_path")
-    if isinstance(actual, str):
-        actual = user_data.local_path(actual)
-    if isinstance(actual, str) and "\x00" not in actual and os.path.lexists(actual):
-        try:  # an actual_path from another machine is simply not here: fall back to the agent path
-            return check_physical(actual, user_data)
-        except PathRefused as exc:
-            check.problems.append(f"actual_path refused: {exc}")
-    try:
-        return resolve(key, user_data)
-    except PathRefused as exc:
-        check.problems.append(f"path refused: {exc}")
+    if size > MAX_IMAGE_FILE_BYTES or len(data) > MAX_IMAGE_FILE_BYTES:
+        check.byte_size = max(size, len(data))
+        check.problems.append(f"file is {check.byte_size:,} bytes, over the {MAX_IMAGE_FILE_BYTES:,}-byte limit; not read")
         return None
+    return data
 
 
 def load_entry_bytes(key: str, entry: Any, user_data: UserData | None, check: ImageCheck | None = None) -> bytes | None:
@@ -110,11 +102,7 @@ def load_entry_bytes(key: str, entry: Any, user_data: UserData | None, check: Im
             check.problems.append(str(exc))
             return None
     if "actual_path" in entry or "size" in entry:
-        path = _locate_file(key, entry, user_data, check)
-        if path is None:
-            return None
-        check.physical_path = str(path)
-        return _read_capped(path, check)
+        return _read_file(key, entry, user_data, check)
     check.problems.append("entry has neither base64 nor actual_path")
     return None
 
