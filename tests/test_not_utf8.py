@@ -6,7 +6,7 @@ import sqlite3
 
 from inspector.retention.sql import literal
 from inspector.store.not_utf8 import decode, from_token, shown, stored_bytes, token
-from inspector.store.sqlite.connect import bound, ids_among
+from inspector.store.sqlite.connect import bound, ids_among, read_text
 
 PLANTED = decode(b"victim\xff")
 REAL = "victim\\xff"
@@ -17,6 +17,7 @@ def test_ids_read_from_bad_bytes_never_meet_a_real_id():
     assert len({token(t) for t in texts}) == len(texts)  # one spelling each
     assert all(from_token(token(t)) == t for t in texts)
     assert all(token(t).encode("utf-8") for t in texts)  # every spelling is valid UTF-8
+    assert read_text(b"victim\xff") == PLANTED and read_text("caf\u00e9".encode()) == "caf\u00e9"
     assert token("plain") == "plain" and token(PLANTED) == "~bytes:76696374696dff"
     assert stored_bytes(PLANTED) == b"victim\xff" and shown(PLANTED) == "victim\\xff (not UTF-8)" and shown(REAL) == REAL
 

@@ -78,10 +78,18 @@ def test_an_id_that_is_not_utf8_opens_its_own_thread(app_on_corpus):
         assert at.query_params["thread"] == token(thread)
         assert [t.value for t in at.title] == [literal(shown(thread))]
     assert token(planted).startswith("~bytes:") and token(corpus.VICTIM_REAL) == corpus.VICTIM_REAL
-    at = open_page("thread", thread=token(decode(corpus.BAD_UTF8_THREAD + b"-cp")), panel="size")  # a checkpoint id
-    check(at)                                                                                       # not UTF-8
+    checkpoint = token(decode(corpus.BAD_UTF8_CHECKPOINT))  # a checkpoint id that is not UTF-8, named in the URL
+    at = open_page("thread", thread=token(decode(corpus.BAD_UTF8_THREAD + b"-cp")), checkpoint=checkpoint, panel="size")
+    check(at)
     assert not [e.value for e in at.error if "could not be shown" in e.value]
-    assert at.query_params["checkpoint"] == token(decode(corpus.BAD_UTF8_CHECKPOINT))
+    assert not [w.value for w in at.warning if "is not in this thread" in w.value]
+    assert at.query_params["checkpoint"] == checkpoint
+    for thread, named, other in ((token(planted), "CAST(X'76696374696DFF' AS TEXT)", "'victim\\xff'"),
+                                 (corpus.VICTIM_REAL, "'victim\\xff'", "CAST(X'")):
+        at = open_page("retention", threads=thread)  # the preview's statements name that thread alone
+        check(at)
+        statements = "\n".join(c.value for c in at.code if "DELETE" in c.value)
+        assert f"thread_id = {named};" in statements and other not in statements
 
 
 def test_a_long_message_is_cut_for_display_with_its_size_and_a_download(app_on_corpus):

@@ -9,6 +9,7 @@ import altair as alt
 import pandas as pd
 
 from ..formatting import human_bytes
+from ..store.not_utf8 import shown
 from .plan import Plan
 
 BREAKS = "breaks something"
@@ -19,7 +20,7 @@ COLOURS = {SAFE: "#4c78a8", BREAKS: "#d62728"}
 def bytes_frame(plan: Plan, limit: int = 25) -> pd.DataFrame:
     """The ``limit`` threads reclaiming most, biggest first."""
     return pd.DataFrame([
-        {"thread": t.thread_id, "bytes": t.bytes, "reclaimed": human_bytes(t.bytes), "checkpoints": t.checkpoints,
+        {"thread": shown(t.thread_id), "bytes": t.bytes, "reclaimed": human_bytes(t.bytes), "checkpoints": t.checkpoints,
          "breaks": len(t.breaks), "status": BREAKS if t.breaks else SAFE}
         for t in plan.threads[:limit]
     ], columns=["thread", "bytes", "reclaimed", "checkpoints", "breaks", "status"])

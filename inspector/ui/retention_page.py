@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..formatting import human_bytes
+from ..history.location import id_from_url, url_id
 from ..retention import Plan, Policy, plan_store, statements
 from ..retention.chart import bytes_chart
 from ..retention.report import break_rows, thread_rows, totals_line, variant_line
@@ -78,12 +79,13 @@ def _form() -> tuple[int | None, float | None, float | None, tuple[str, ...] | N
                               value=st.query_params.get("threads", "").replace(",", " "))
         safe = st.toggle("Keep what the policy would break", value=safe_param == "1")
         submitted = st.form_submit_button("Preview", type="primary")
-    threads = tuple(n for n in names.replace(",", " ").split() if n) or None
+    # typed or linked as the URL spells ids (``location.url_id``: an id that is not UTF-8 as ~bytes:<hex>)
+    threads = tuple(id_from_url(n) for n in names.replace(",", " ").split() if n) or None
     return keep, older, inactive, threads, safe, submitted
 
 
 def _remember(keep, older, inactive, threads, safe) -> None:
-    params = {"keep": keep, "older": older, "inactive": inactive, "threads": ",".join(threads or ()) or None,
+    params = {"keep": keep, "older": older, "inactive": inactive, "threads": ",".join(url_id(t) for t in threads or ()) or None,
               "safe": "1" if safe else None}
     st.query_params.from_dict({k: f"{v:g}" if isinstance(v, float) else str(v) for k, v in params.items() if v})
 

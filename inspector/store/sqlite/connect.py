@@ -11,6 +11,7 @@ journal mode) waits ``BUSY_TIMEOUT_SECONDS``, then says so; the next read tries 
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import threading
@@ -19,12 +20,12 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..model import StoreError
-from ..not_utf8 import decode, is_not_utf8, stored_bytes
+from ..not_utf8 import is_not_utf8, stored_bytes
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
 # Text columns read losslessly: bytes that are not UTF-8 become lone surrogates (``not_utf8``), so an id
 # written as invalid text by raw SQL is a str unequal to every valid id, and ``bound`` binds it back by its bytes.
-read_text = decode
+read_text = functools.partial(str, encoding="utf-8", errors="surrogateescape")  # ``not_utf8.decode``, called from C
 BUSY_TIMEOUT_SECONDS = 5.0
 
 
