@@ -149,7 +149,14 @@ def test_a_bundle_of_each_hostile_thread_holds_no_secret(hostile_db, capsys, tmp
             for member in bundle.namelist():
                 data = bundle.read(member).decode("latin-1")
                 assert corpus.leaked(data) == [], (thread, member)
-    with zipfile.ZipFile(tmp_path / f"bundle-{corpus.thread_ids().index(corpus.ARTIFACT_THREAD)}.zip") as bundle:
+    # the artifact thread's files sit in DeerFlow's folder layout: its bundle holds them when DeerFlow's profile
+    # reads it (named here: this mixed store shows no app), still masked
+    out_zip = tmp_path / "bundle-artifacts-deerflow.zip"
+    code, out = run(capsys, "bundle", "--db", str(hostile_db), corpus.ARTIFACT_THREAD, "--out", str(out_zip),
+                    "--data-dir", str(hostile_db.parent), "--profile", "deerflow")
+    check(code, out, allowed=(0,))
+    with zipfile.ZipFile(out_zip) as bundle:
+        assert all(corpus.leaked(bundle.read(m).decode("latin-1")) == [] for m in bundle.namelist())
         texts = [bundle.read(m).decode("utf-8", "replace") for m in bundle.namelist() if m.endswith(".md")]
     assert any("All services are up" in t for t in texts)
 
