@@ -28,7 +28,7 @@ def test_every_case_writes_its_threads(corpus_db):
     for thread in corpus.thread_ids():
         assert thread.encode() in stored, thread
     undecodable = [t for t in stored if not _decodes(t)]
-    assert len(undecodable) == 3 and corpus.BAD_UTF8_THREAD in undecodable
+    assert len(undecodable) == 4 and corpus.BAD_UTF8_THREAD in undecodable and corpus.VICTIM_PLANTED in undecodable
     assert not _decodes(_raw(corpus_db, "SELECT checkpoint_id FROM checkpoints WHERE checkpoint_id LIKE '1f0-bad-%'")[0][0])
 
 
