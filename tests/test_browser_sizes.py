@@ -4,6 +4,7 @@ import re
 
 import pytest
 from browser_helpers import choose_panel, shot, wait_for_app
+from playwright.sync_api import expect
 
 CHART = "[data-testid='stVegaLiteChart']"
 
@@ -48,7 +49,7 @@ def test_health_page_ranks_threads_and_lists_flags(page, app_url):
     page.goto(f"{app_url}/health")
     wait_for_app(page, timeout=120_000)
     page.locator(CHART).first.wait_for(timeout=60_000)
-    assert page.get_by_text("Threads flagged").count() == 1
+    expect(page.get_by_text("Threads flagged")).to_have_count(1)  # the metrics row may draw after the chart
     expanders = page.locator("[data-testid='stExpander']")
     titles = " ".join(expanders.all_inner_texts())
     assert "oversized-state" in titles and "base64-in-state" in titles
