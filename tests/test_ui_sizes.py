@@ -57,7 +57,7 @@ def test_health_page():
     frames = [d.value for d in at.dataframe]
     growth = next(f for f in frames if "stored bytes, exact" in f.columns and "checkpoints" in f.columns)
     assert (growth["stored bytes, exact"] > 0).all() and growth["stored bytes, exact"].dtype.kind in "if"
-    ratio = growth["stored bytes, exact"] / growth["stored bytes"]
+    ratio = (growth["stored bytes, exact"] / growth["stored bytes"]).round(3)  # a float quotient, not always exact
     assert ratio.nunique() == 1 and ratio.iloc[0] in (1, 1_000, 1_000_000, 1_000_000_000)  # one unit per column
     files = next(f for f in frames if "bytes, exact" in f.columns and "payload" in f.columns)
     assert list(files.columns).index("bytes, exact") == list(files.columns).index("bytes") + 1
