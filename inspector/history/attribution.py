@@ -45,7 +45,7 @@ from the parent's writes: update writes make an update, task writes a step.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from ..store import WriteKey, is_internal_channel
 from ..store.model import TASKS_CHANNEL
@@ -339,6 +339,23 @@ def attribute_keys(store: "Store", history: History, keys: Sequence[Key]) -> dic
 LAST_WRITE_BATCH = 200
 
 
+def _lineage_attributions(store: "Store", history: History, key: Key, batch: int) -> Iterator[Attribution]:
+    """The attributions of the checkpoints at or before ``key`` (along its lineage, in its namespace), newest
+    first; write keys are read in batches of ``batch`` checkpoints, only as far as the caller goes."""
+    lineage = history.lineage(key)[::-1] if key in history.nodes else []  # newest first
+    if not lineage:
+        return
+    thread_id = history.nodes[key].row.thread_id
+    writes: dict[Key, Sequence[WriteKey]] = {}
+    for start in range(0, len(lineage), batch):
+        chunk = lineage[start : start + batch]
+        missing = [k for k in writes_needed(history, chunk) if k not in writes]
+        fetched = store.write_keys(thread_id, missing) if missing else {}
+        writes.update({k: fetched.get(k, ()) for k in missing})
+        for checkpoint in chunk:
+            yield attribute(history, checkpoint, writes)
+
+
 def last_writes(store: "Store", history: History, key: Key, fields: Iterable[str],
                 batch: int = LAST_WRITE_BATCH) -> dict[str, Attribution]:
     """For each of ``fields``, the attribution of the newest checkpoint at or before ``key`` (along its
@@ -346,23 +363,14 @@ def last_writes(store: "Store", history: History, key: Key, fields: Iterable[str
     field is found; a field no checkpoint on the lineage wrote is left out."""
     wanted = set(fields)
     found: dict[str, Attribution] = {}
-    lineage = history.lineage(key)[::-1]  # newest first
-    if not lineage or not wanted:
+    if not wanted:
         return found
-    thread_id = history.nodes[key].row.thread_id
-    writes: dict[Key, Sequence[WriteKey]] = {}
-    for start in range(0, len(lineage), batch):
-        chunk = lineage[start : start + batch]
-        missing = [k for k in writes_needed(history, chunk) if k not in writes]
-        fetched = store.write_keys(thread_id, missing) if missing else {}
-        writes.update({k: fetched.get(k, ()) for k in missing})
-        for checkpoint in chunk:
-            attribution = attribute(history, checkpoint, writes)
-            for name in attribution.fields:
-                if name in wanted and name not in found:
-                    found[name] = attribution
-            if wanted <= set(found):
-                return found
+    for attribution in _lineage_attributions(store, history, key, batch):
+        for name in attribution.fields:
+            if name in wanted and name not in found:
+                found[name] = attribution
+        if wanted <= set(found):
+            break
     return found
 
 
@@ -370,18 +378,4 @@ def newest_writing(store: "Store", history: History, key: Key, batch: int = LAST
     """The attribution of the newest checkpoint at or before ``key`` (along its lineage, in its namespace)
     that wrote at least one state field; None when none on the lineage did. Reads write keys in batches and
     stops at the first found."""
-    lineage = history.lineage(key)[::-1] if key in history.nodes else []  # newest first
-    if not lineage:
-        return None
-    thread_id = history.nodes[key].row.thread_id
-    writes: dict[Key, Sequence[WriteKey]] = {}
-    for start in range(0, len(lineage), batch):
-        chunk = lineage[start : start + batch]
-        missing = [k for k in writes_needed(history, chunk) if k not in writes]
-        fetched = store.write_keys(thread_id, missing) if missing else {}
-        writes.update({k: fetched.get(k, ()) for k in missing})
-        for checkpoint in chunk:
-            attribution = attribute(history, checkpoint, writes)
-            if attribution.fields:
-                return attribution
-    return None
+    return next((a for a in _lineage_attributions(store, history, key, batch) if a.fields), None)
