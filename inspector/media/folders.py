@@ -2,7 +2,7 @@
 
 An app keeps a thread's files in folders its agent sees under one root
 (``UserData.virtual_root``: DeerFlow's ``/mnt/user-data/{workspace,uploads,outputs}``);
-its profile finds those folders here (``inspector.profiles.deerflow.user_data``) and
+its profile finds those folders here (``inspector.profiles.deerflow.files.user_data``) and
 hands them over as a ``UserData``. Every mapping is checked twice: lexically (no ``..``
 escaping a folder, no path outside the agent's root) and physically (the real path,
 symlinks followed, must stay inside one of the thread's folders). The folders are
