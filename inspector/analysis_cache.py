@@ -10,7 +10,7 @@ checkpoints, costs only what is new.
   the ``cache_dir`` setting (``INSPECTOR_CACHE_DIR``) moves it. It is never the
   inspected store: a cache path that resolves to the store's own file is refused.
 - What: sizes, hashes, verdicts, flags and image entry metadata (path, content
-  fingerprint, base64 length, file reference: ``profiles.deerflow.image_facts``), encoded by the
+  fingerprint, base64 length, file reference: ``profiles.deerflow.files.image_facts``), encoded by the
   analyses themselves as msgpack; and each thread's stored bytes per day, channel and part, for growth
   (``fact_cache_growth``). Never the text of a value, so no secret reaches it.
 - Bounded: ``cache_max_mb``; whole threads are evicted, least recently used first.

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import shutil
+import struct
 from pathlib import Path
 
 from playwright.sync_api import Locator, Page
@@ -11,6 +14,10 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 APP = "[data-testid='stApp']"
+MAIN = "[data-testid='stMainBlockContainer']"
+# A folder to copy the layout screenshots into (scripts/screenshots names docs/screenshots); unset, a test run
+# writes only into its own temporary folders and never changes the repository's files.
+SCREENSHOTS_ENV = "INSPECTOR_SCREENSHOTS"
 
 
 def wait_for_app(page: Page, timeout: float = 30_000, start_ms: float = 500) -> None:
@@ -34,6 +41,69 @@ def shot(target: Page | Locator, name: str) -> Path:
         target.screenshot(path=path, full_page=True)
     else:
         target.screenshot(path=path)
+    return path
+
+
+def cut_controls(page: Page, within: str = MAIN) -> list[str]:
+    """Buttons, links, widget labels and metric values inside ``within`` (a CSS selector, the page's main block
+    by default) whose text does not fit their box ("R…", "P.", "20.22 …"), that stick out of ``within``, or that
+    a clipping container cuts off ("2 ste")."""
+    return page.evaluate("""(within) => {
+        const cut = [];
+        const root = document.querySelector(within);
+        const stop = root.closest("[data-testid='stMainBlockContainer']") || document.body;
+        const bounds = root.getBoundingClientRect();
+        for (const el of root.querySelectorAll("button, a, [data-testid='stWidgetLabel'],"
+                                               + " [data-testid='stMetricValue'], [data-testid='stMetricLabel']")) {
+            const box = el.getBoundingClientRect();
+            if (!box.width || !el.innerText.trim()) continue;
+            for (const text of [el, ...el.querySelectorAll("p, span, div")]) {
+                if (text.scrollWidth > text.clientWidth + 1 && getComputedStyle(text).overflow !== "visible") {
+                    cut.push(el.innerText.trim()); break;
+                }
+            }
+            if (box.right > bounds.right + 1) cut.push("outside: " + el.innerText.trim());
+            for (let up = el.parentElement; up && up !== stop; up = up.parentElement) {
+                if (getComputedStyle(up).overflowX === "visible") continue;
+                const clip = up.getBoundingClientRect();
+                if (box.right > clip.right + 1 || box.left < clip.left - 1) {
+                    cut.push("clipped: " + el.innerText.trim()); break;
+                }
+            }
+        }
+        return cut;
+    }""", within)
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """A PNG's width and height, from its header."""
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", head[16:24])
+
+
+def layout_shot(page: Page, within: str, name: str, folder: Path, span: tuple[str, str] | None = None) -> Path:
+    """An element screenshot of ``within`` (a CSS selector) as ``folder``/``name``.png, once nothing in it is cut
+    and the picture holds the element whole inside the window's width; with ``span`` (two selectors inside it),
+    only the band from the first one's top to the second one's bottom. Copied into $INSPECTOR_SCREENSHOTS when
+    that is set (scripts/screenshots sets it to take the README's layout pictures)."""
+    assert cut_controls(page, within) == [], name
+    target = page.locator(within).first
+    path = folder / f"{name}.png"
+    if span is None:
+        target.screenshot(path=path)
+        box = target.bounding_box()
+    else:
+        target.scroll_into_view_if_needed()
+        outer = target.bounding_box()
+        top = target.locator(span[0]).first.bounding_box()["y"] - 8
+        bottom = target.locator(span[1]).first.bounding_box()
+        box = {"x": outer["x"], "y": top, "width": outer["width"], "height": bottom["y"] + bottom["height"] + 8 - top}
+        page.screenshot(path=path, clip=box)
+    width, height = png_size(path)
+    assert 0 < width <= page.viewport_size["width"] and abs(width - round(box["width"])) <= 2 and height > 0, name
+    if os.environ.get(SCREENSHOTS_ENV):
+        shutil.copyfile(path, Path(os.environ[SCREENSHOTS_ENV]) / path.name)
     return path
 
 

@@ -6,16 +6,14 @@ from __future__ import annotations
 import json
 import re
 import zipfile
-from pathlib import Path
 
 import pytest
-from browser_helpers import shot, wait_for_app
+from browser_helpers import layout_shot, wait_for_app
 from playwright.sync_api import expect
 
 from inspector.store import open_store
 
 VIEWPORTS = {"1440": {"width": 1440, "height": 900}, "1024": {"width": 1024, "height": 768}}
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 expect.set_options(timeout=30_000)  # a busy machine: other suites run beside this one
 
 
@@ -57,8 +55,7 @@ def test_uploads_preview_and_download_and_the_export_says_what_it_holds(sized, b
     if page.width == 1024:
         page.set_viewport_size({"width": 1024, "height": 1400})  # the whole field in one picture, at 1024 px
         wait_for_app(page)
-        field = page.locator(".st-key-field-uploaded_files")
-        shot(field, "upload-preview-1024").replace(SCREENSHOTS / "upload-preview-1024.png")
+        layout_shot(page, ".st-key-field-uploaded_files", "upload-preview-1024", tmp_path)
         page.set_viewport_size(VIEWPORTS["1024"])
     # the user's message names the same files: one opens on request, its Markdown as text with a download
     page.get_by_text("Open field_notes.md", exact=True).first.click()
@@ -84,4 +81,4 @@ def test_uploads_preview_and_download_and_the_export_says_what_it_holds(sized, b
     assert f"{len(manifest['user_data']['files'])} file(s)" in said and "cell_prices.csv" in said
     assert ("Nothing left out." in said) == (not manifest["left_out"])
     if page.width == 1024:
-        shot(dialog.locator("[role='dialog']"), "export-summary-1024").replace(SCREENSHOTS / "export-summary-1024.png")
+        layout_shot(page, "[data-testid='stDialog'] [role='dialog']", "export-summary-1024", tmp_path)

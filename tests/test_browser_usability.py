@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser_helpers import shot, wait_for_app
+from browser_helpers import MAIN, cut_controls, layout_shot, wait_for_app
 from playwright.sync_api import expect
 
 from inspector.history.lineage import build_history
@@ -107,39 +106,6 @@ def test_search_keeps_every_query_and_back_returns_to_the_list(sized, base_url, 
     assert listed(page, ["demo-vision"]) == ["demo-vision"]
 
 
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
-MAIN = "[data-testid='stMainBlockContainer']"
-
-
-def cut_controls(page) -> list[str]:
-    """Buttons, links, toggles, panel tabs, widget labels and metric values on screen whose text does not fit
-    their box ("R…", "P.", "20.22 …"), or that a clipping container cuts off ("2 ste")."""
-    return page.evaluate("""() => {
-        const cut = [];
-        const main = document.querySelector("[data-testid='stMainBlockContainer']");
-        const bounds = main.getBoundingClientRect();
-        for (const el of main.querySelectorAll("button, a, [data-testid='stWidgetLabel'],"
-                                               + " [data-testid='stMetricValue'], [data-testid='stMetricLabel']")) {
-            const box = el.getBoundingClientRect();
-            if (!box.width || !el.innerText.trim()) continue;
-            for (const text of [el, ...el.querySelectorAll("p, span, div")]) {
-                if (text.scrollWidth > text.clientWidth + 1 && getComputedStyle(text).overflow !== "visible") {
-                    cut.push(el.innerText.trim()); break;
-                }
-            }
-            if (box.right > bounds.right + 1) cut.push("outside: " + el.innerText.trim());
-            for (let up = el.parentElement; up && up !== main; up = up.parentElement) {
-                if (getComputedStyle(up).overflowX === "visible") continue;
-                const clip = up.getBoundingClientRect();
-                if (box.right > clip.right + 1 || box.left < clip.left - 1) {
-                    cut.push("clipped: " + el.innerText.trim()); break;
-                }
-            }
-        }
-        return cut;
-    }""")
-
-
 def until_url(page, pattern: re.Pattern, timeout: float = 60) -> None:
     """Wait until the URL matches (a page link moves on without a load event)."""
     deadline = time.monotonic() + timeout
@@ -152,7 +118,7 @@ def link_to(page, checkpoint_id: str, panel: str):
     return page.locator(f"{MAIN} a[href*='checkpoint={checkpoint_id}'][href*='panel={panel}']").first
 
 
-def test_thread_page_header_tabs_units_and_the_size_warning_link(sized, base_url, store):
+def test_thread_page_header_tabs_units_and_the_size_warning_link(sized, base_url, store, tmp_path):
     """demo-bloated's Size panel: nothing cut at this width, read-only said, units shown, and the warning's
     step opens that checkpoint with the Size panel still open."""
     page = sized
@@ -167,9 +133,9 @@ def test_thread_page_header_tabs_units_and_the_size_warning_link(sized, base_url
     speeds = page.locator(".st-key-play_speed button").filter(has_text=re.compile(r"steps?/s$"))
     assert speeds.count() == 4 and all(speeds.nth(i).is_visible() for i in range(4))  # every Play speed on screen
     if page.width == 1024:
-        shot(page.locator(".st-key-thread_header"), "thread-header-1024").replace(SCREENSHOTS / "thread-header-1024.png")
-        shot(page.locator(".st-key-thread_panel_tabs"), "panel-tabs-1024").replace(SCREENSHOTS / "panel-tabs-1024.png")
-        shot(page.locator(".st-key-nav_choices"), "play-choices-1024").replace(SCREENSHOTS / "play-choices-1024.png")
+        for within, name in ((".st-key-thread_header", "thread-header-1024"),
+                             (".st-key-thread_panel_tabs", "panel-tabs-1024"), (".st-key-nav_choices", "play-choices-1024")):
+            layout_shot(page, within, name, tmp_path)
     rows = sorted((r for r in store.timeline("demo-bloated") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
     from inspector.settings import Settings
     from inspector.sizes.accounting import measure_thread
@@ -218,7 +184,7 @@ def test_image_history_and_replay_verdict_open_and_look_alike(sized, base_url, s
     assert cut_controls(page) == []
 
 
-def test_health_flags_and_table_open_their_thread(sized, base_url, store):
+def test_health_flags_and_table_open_their_thread(sized, base_url, store, tmp_path):
     page = sized
     page.goto(f"{base_url}/health")
     wait_for_app(page, timeout=180_000)
@@ -229,7 +195,7 @@ def test_health_flags_and_table_open_their_thread(sized, base_url, store):
     expect(metrics.first).to_have_text(re.compile(r"^\d+(\.\d+)? (B|KB|MB|GB)$"))
     assert metrics.count() == 4 and cut_controls(page) == []
     if page.width == 1024:
-        shot(page.locator(".st-key-health_metrics"), "health-metrics-1024").replace(SCREENSHOTS / "health-metrics-1024.png")
+        layout_shot(page, ".st-key-health_metrics", "health-metrics-1024", tmp_path)
     flag.click()
     link = page.locator("[data-testid='stExpander']").filter(has_text="oversized-state").first.locator(
         "[data-testid='stPageLink'] a").filter(has_text=re.compile(r"step -?\d+$")).first
@@ -258,7 +224,7 @@ def test_health_flags_and_table_open_their_thread(sized, base_url, store):
     expect(page.get_by_role("heading", name="demo-bloated")).to_be_visible()
 
 
-def test_diff_page_picker_range_and_ways_back_then_retention_words(sized, base_url, store):
+def test_diff_page_picker_range_and_ways_back_then_retention_words(sized, base_url, store, tmp_path):
     """/diff with no thread: pick one by typing part of its title, From left of To on the newest step that
     wrote something; a typed id that is no thread is said, with a way back to the list. /retention?keep=abc
     names the parameter and asks for a policy in the page's words."""
@@ -286,7 +252,9 @@ def test_diff_page_picker_range_and_ways_back_then_retention_words(sized, base_u
     assert from_box["x"] < to_box["x"] and abs(from_box["y"] - to_box["y"]) < 2  # side by side, From first
     assert cut_controls(page) == []
     if page.width == 1024:
-        shot(page.locator(MAIN), "diff-picker-1024").replace(SCREENSHOTS / "diff-picker-1024.png")
+        # the picker and the range, from the title down to From and To (not the diff below them)
+        layout_shot(page, MAIN, "diff-picker-1024", tmp_path,
+                    span=("h1", "[data-testid='stHorizontalBlock']:has([class*='st-key-diff-from-'])"))
     picker.click()
     picker.fill("no-such-thread-typed")
     picker.press("Enter")
