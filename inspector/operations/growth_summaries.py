@@ -125,7 +125,18 @@ def cached_growth_rows(store: Store, cache: FactCache, bucket_seconds: int, sinc
     """``store.growth_rows`` summed from the day rows in ``cache`` (see the module's docstring), and how:
     ``cached`` (threads written since the cut read from the store), ``filled`` (every thread read, the cache
     filled) or ``store`` (the cache could not be used: read from the store)."""
+    found, how = cached_growth_views(store, cache, since, [(by, top)])
+    return found[0], how
+
+
+def cached_growth_views(store: Store, cache: FactCache, since: int | None,
+                        asks: list[tuple[str, int]]) -> tuple[list[GrowthRows], str]:
+    """``cached_growth_rows`` for several groupings ``(by, top)`` of one window, from one read of the store."""
     identity, basis = store.identity, getattr(store, "GROWTH_CHANNEL_BASIS", "")
+
+    def direct() -> list[GrowthRows]:
+        return [store.growth_rows(WIDTH, since, by, top) for by, top in asks]
+
     try:
         held = cache.growth_cut(identity)
         if held is not None:
@@ -134,15 +145,16 @@ def cached_growth_rows(store: Store, cache: FactCache, bucket_seconds: int, sinc
             if len(threads) <= LIVE_MAX and _storable(live.rows):
                 cells = cache.growth_cells(identity, threads)
                 if _totals(cells, live.rows) == live.totals:
-                    return _summed(cache, identity, live, threads, cells, since, by, top, basis), "cached"
+                    return [_summed(cache, identity, live, threads, cells, since, by, top, basis)
+                            for by, top in asks], "cached"
         whole = store.growth_thread_rows(WIDTH, None)
         if not _storable(whole.rows):
-            return store.growth_rows(bucket_seconds, since, by, top), "store"
+            return direct(), "store"
         cache.replace_growth_rows(identity, whole.cut, whole.rows)
-        empty = ThreadGrowth([], whole.cut, whole.totals)
-        return _summed(cache, identity, empty, [], cache.growth_cells(identity, []), since, by, top, basis), "filled"
+        empty, cells = ThreadGrowth([], whole.cut, whole.totals), cache.growth_cells(identity, [])
+        return [_summed(cache, identity, empty, [], cells, since, by, top, basis) for by, top in asks], "filled"
     except _cache_errors():
-        return store.growth_rows(bucket_seconds, since, by, top), "store"
+        return direct(), "store"
 
 
 def _cache_errors() -> tuple[type[BaseException], ...]:
