@@ -87,6 +87,9 @@ def cmd_health(args: argparse.Namespace) -> int:
     if args.store:
         from .operations_commands import print_store_health
 
+        if args.thread is not None:
+            raise ValueError("health --store reads the whole store: name no thread (health THREAD reads one)")
+
         with open_from_args(args) as store:
             return print_store_health(store, args.json)
     from ..sizes.health import store_health, thread_health

@@ -88,7 +88,7 @@ def check_growth_args(bucket_seconds: int, by: str | None = None, top: int = 0) 
     if by is not None and by not in GROWTH_BY:
         raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
     if not isinstance(top, int) or top < 0:
-        raise StoreError(f"top must be a whole number, got {top!r}")
+        raise StoreError(f"--top must be a whole number of threads and channels, got {top!r}")
 
 
 def since_ticks(since: int | None) -> int:
