@@ -23,7 +23,7 @@ from typing import Any
 
 from ..fact_cache import FactCache
 from ..store import Store
-from ..store.growth_rows import Grower, GrowthRow, GrowthRows, ThreadGrowth
+from ..store.growth_rows import Grower, GrowthRow, GrowthRows, ThreadGrowth, check_growth_args
 from ..store.not_utf8 import stored_bytes
 
 WIDTH = 86_400  # the cached bucket: a day
@@ -132,6 +132,8 @@ def cached_growth_rows(store: Store, cache: FactCache, bucket_seconds: int, sinc
 def cached_growth_views(store: Store, cache: FactCache, since: int | None,
                         asks: list[tuple[str, int]]) -> tuple[list[GrowthRows], str]:
     """``cached_growth_rows`` for several groupings ``(by, top)`` of one window, from one read of the store."""
+    for by, top in asks:
+        check_growth_args(WIDTH, by, top)  # as the store would
     identity, basis = store.identity, getattr(store, "GROWTH_CHANNEL_BASIS", "")
 
     def direct() -> list[GrowthRows]:
