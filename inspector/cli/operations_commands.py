@@ -15,7 +15,7 @@ from ..operations.growth import BUCKETS, growth_report, growth_table
 from ..operations.orphans import orphan_report
 from ..settings import load_settings
 from .output import print_json, print_table, say, warn
-from .store_commands import add_store_args, open_from_args
+from .store_commands import add_store_args, open_cache_for, open_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,7 +55,12 @@ def cmd_growth(args: argparse.Namespace) -> int:
     settings = load_settings()
     budget = args.budget if args.budget is not None else settings.disk_budget_bytes
     with open_from_args(args) as store:
-        report = growth_report(store, args.by, args.bucket, args.since, args.top, budget)
+        cache = open_cache_for(store, args)  # per-thread day summaries: the next run reads only what changed
+        try:
+            report = growth_report(store, args.by, args.bucket, args.since, args.top, budget, cache=cache)
+        finally:
+            if cache is not None:
+                cache.close()
     if args.json:
         print_json(report, keys=False)
         return 0

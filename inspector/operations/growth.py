@@ -15,9 +15,11 @@ from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from ..fact_cache import FactCache
 from ..formatting import human_bytes
 from ..store import Store, StoreError
 from ..store.growth_rows import GROWTH_BY, GrowthRows
+from .growth_summaries import cacheable, cached_growth_rows, cached_growth_views
 
 BUCKETS = {"day": 86_400, "hour": 3_600}
 DAY = 86_400
@@ -140,10 +142,15 @@ _REMEMBER = 16
 _LOCK = threading.Lock()
 
 
-def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: int) -> GrowthRows:
+def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: int,
+                           cache: FactCache | None = None) -> GrowthRows:
     """``store.growth_rows``, remembered while the store's ``growth_fingerprint`` (each table's row count, summed
     stored lengths and id range: one aggregate over lengths) is unchanged, so the Health page's reruns and
-    each scrape of a store that did not move cost that aggregate alone."""
+    each scrape of a store that did not move cost that aggregate alone. With an analysis ``cache``, day
+    buckets are summed from the day rows kept there (``growth_summaries``): this process, another one or
+    the next CLI run reads from the store only the threads written since, and the store's totals."""
+    if cacheable(store, cache, width, since):  # itself what changed since the last report, and no more
+        return cached_growth_rows(store, cache, width, since, by, top)[0]
     fingerprint = getattr(store, "growth_fingerprint", None)
     if fingerprint is None:
         return store.growth_rows(width, since, by, top)
@@ -162,7 +169,8 @@ def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: i
 
 
 def growth_report(store: Store, by: str = "store", bucket: str = "day", since_days: int = 30, top: int = 10,
-                  budget_bytes: int | None = None, now: float | None = None) -> GrowthReport:
+                  budget_bytes: int | None = None, now: float | None = None,
+                  cache: FactCache | None = None) -> GrowthReport:
     """Growth over the last ``since_days`` (from the start of that day or hour, UTC), grouped ``by``.
 
     Args:
@@ -173,6 +181,8 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
         top: How many top threads and channels.
         budget_bytes: The disk budget the forecast is against (None: no forecast date).
         now: The end of the window, seconds since 1970 (None: the clock).
+        cache: The analysis cache: day buckets are summed from each thread's summary kept there, and only the
+            threads that changed since are read from the store (None: read from the store).
     """
     if by not in GROWTH_BY:
         raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
@@ -183,10 +193,14 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     width = BUCKETS[bucket]
     now = time.time() if now is None else float(now)
     window_start = max(math.floor((now - since_days * DAY) / width) * width, 0)  # a longer window: since 1970
-    found = remembered_growth_rows(store, width, window_start, by, top)
-    points = _points(found, by)
     # by thread the rows are the top threads' alone: the window's total (shares, the forecast's rate) is the store's
-    whole = remembered_growth_rows(store, width, window_start, "store", 0) if by == "thread" and top else found
+    asks = [(by, top), ("store", 0)] if by == "thread" and top else [(by, top)]
+    if cacheable(store, cache, width, window_start):  # one read of what changed since the last report, and no more
+        views = cached_growth_views(store, cache, window_start, asks)[0]
+    else:
+        views = [remembered_growth_rows(store, width, window_start, grouping, n) for grouping, n in asks]
+    found, whole = views[0], views[-1]
+    points = _points(found, by)
     window_bytes = sum(r.bytes for r in whole.rows)
     rate_start = _rate_start(whole, window_start, window_bytes)
     return GrowthReport(
