@@ -18,7 +18,7 @@ import inspector.diff.replay  # noqa: E402,F401  (the reducers: imported here, n
 import inspector.schema  # noqa: E402,F401
 from inspector.analysis_cache import AnalysisCache  # noqa: E402
 from inspector.diff import replay_thread  # noqa: E402
-from inspector.profiles.deerflow.media_report import media_report  # noqa: E402
+from inspector.profiles.deerflow.files.media_report import media_report  # noqa: E402
 from inspector.sizes.accounting import measure_thread  # noqa: E402
 from inspector.sizes.health import thread_health  # noqa: E402
 from inspector.store import open_store  # noqa: E402

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from inspector.media.folders import PathRefused, check_physical, resolve
-from inspector.profiles.deerflow.user_data import data_bases, locate
+from inspector.profiles.deerflow.files.user_data import data_bases, locate
 
 
 def make_thread(base: Path, thread_id: str, user_id: str | None = None) -> Path:

@@ -26,7 +26,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from inspector.bundle import write_bundle
 from inspector.bundle.summary import summarize
 from inspector.cli import main
-from inspector.profiles.deerflow.media_report import media_report
+from inspector.profiles.deerflow.files.media_report import media_report
 from inspector.settings import Settings
 from inspector.store import StoreError, open_store
 from inspector.store.bundle import DB_MEMBER, MANIFEST_MEMBER, BundleStore
@@ -348,3 +348,57 @@ def test_a_thread_no_app_profile_reads_is_bundled_without_deerflow_folders(tmp_p
     assert left["kind"] == NO_FOLDER and "LangGraph profile, which keeps no user-data folders" in left["reason"]
     assert [f["path"] for f in named["user_data"]["files"]] == ["/mnt/user-data/outputs/notes.txt"]
     assert named["user_data"]["source_folders"]["outputs"] == str(outputs.resolve())
+
+
+def _deerflow_thread(db: Path, thread_id: str, values: dict) -> None:
+    """One checkpoint of a DeerFlow-shaped state written by LangGraph's SqliteSaver."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
+        saver = SqliteSaver(conn)
+        saver.setup()
+        checkpoint = empty_checkpoint()
+        checkpoint["channel_values"] = values
+        checkpoint["channel_versions"] = {name: 1 for name in values}
+        saver.put({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}, checkpoint,
+                  {"source": "input", "step": -1, "parents": {}}, {})
+        conn.commit()
+
+
+@pytest.mark.parametrize("thread_id", ["a\\b", "..", "id: ünï code", "x" * 300, "-\x1b[2J-"])
+def test_any_thread_id_is_bundled_and_names_no_member_of_the_zip(tmp_path, thread_id):
+    """An id with a backslash, ``..``, non-ASCII letters, more characters than a file name holds or control
+    characters: the thread is bundled; its files sit under a hashed folder name, found again when the bundle
+    is opened; where the id cannot name a folder at the source, its files are refused and the bundle says so."""
+    from inspector import profiles
+    from inspector.media.folders import PathRefused, check_id
+    from inspector.store.bundle import bundle_folder
+
+    outputs = tmp_path / "threads" / thread_id / "user-data" / "outputs"
+    try:
+        check_id(thread_id)
+        outputs.mkdir(parents=True)
+        (outputs / "notes.txt").write_text("the thread's notes")
+        source_folder = True
+    except (PathRefused, OSError):  # not a folder name here (a backslash, "..", too long)
+        source_folder = False
+    db = tmp_path / "store.db"
+    _deerflow_thread(db, thread_id, {"messages": [], "artifacts": ["/mnt/user-data/outputs/notes.txt"]})
+    profiles.name_profile("deerflow")
+    with open_store(str(db)) as store:
+        manifest = write_bundle(store, thread_id, tmp_path / "out.zip", settings=Settings())
+    with zipfile.ZipFile(tmp_path / "out.zip") as archive:
+        names = archive.namelist()
+    folder = bundle_folder(thread_id)
+    assert folder.startswith("~") and len(folder) == 33 and "\\" not in "".join(names)
+    assert manifest["thread_id"] == thread_id and manifest["checkpoints"] == 1
+    if not source_folder:
+        assert names == [DB_MEMBER, MANIFEST_MEMBER]
+        (left,) = manifest["left_out"]
+        assert left["kind"] == "refused" and left["reason"].startswith("refused: thread id ")
+        assert any(why in left["reason"] for why in ("path characters", "cannot name a folder", "longer than"))
+        return
+    assert f"threads/{folder}/user-data/outputs/notes.txt" in names
+    with open_store(str(tmp_path / "out.zip")) as bundle:
+        (artifact,) = media_report(bundle, thread_id).artifacts
+        assert artifact.exists and Path(artifact.physical_path).read_text() == "the thread's notes"

@@ -29,7 +29,7 @@ from inspector.cli import main
 from inspector.media.folders import PathRefused, check_physical, resolve
 from inspector.media.previews import download_bytes, preview_file
 from inspector.media.regular_files import open_regular, read_regular
-from inspector.profiles.deerflow.user_data import locate
+from inspector.profiles.deerflow.files.user_data import locate
 
 pytestmark = pytest.mark.timeout(120)
 

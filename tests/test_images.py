@@ -12,8 +12,8 @@ from PIL import Image
 
 from inspector.media import images
 from inspector.media.located import NOT_FOUND
-from inspector.profiles.deerflow import viewed_images
-from inspector.profiles.deerflow.user_data import locate
+from inspector.profiles.deerflow.files import viewed_images
+from inspector.profiles.deerflow.files.user_data import locate
 
 
 def encode(fmt: str, size=(64, 48), colour=(200, 30, 30), mode="RGB") -> bytes:

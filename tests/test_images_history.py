@@ -8,9 +8,9 @@ import pytest
 
 from inspector.cli import main
 from inspector.history.field_history import field_history, lineage
-from inspector.profiles.deerflow.image_history import image_spans
-from inspector.profiles.deerflow.media_report import media_report
-from inspector.profiles.deerflow.user_data import thread_user_data
+from inspector.profiles.deerflow.files.image_history import image_spans
+from inspector.profiles.deerflow.files.media_report import media_report
+from inspector.profiles.deerflow.files.user_data import thread_user_data
 from inspector.store import NotFound, open_store
 
 VISION_IMAGES = {"/mnt/user-data/uploads/architecture.png", "/mnt/user-data/uploads/whiteboard.jpg"}
@@ -136,7 +136,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(capsys, demo_db):
 
 
 def test_table_rows_for_the_page(store):
-    from inspector.profiles.deerflow.media_report import artifact_rows, image_rows, span_rows
+    from inspector.profiles.deerflow.files.media_report import artifact_rows, image_rows, span_rows
 
     report = media_report(store, "demo-deerflow-current")
     rows = image_rows(report.images)
@@ -165,14 +165,14 @@ def test_a_branch_reads_its_images_from_the_parent_threads_folder(store, demo_di
     alone = dataclasses.replace(state, metadata={})
     found, _ = thread_user_data(alone, None, None)
     assert found is not None and found.parents == ()
-    from inspector.profiles.deerflow.viewed_images import check_viewed_images
+    from inspector.profiles.deerflow.files.viewed_images import check_viewed_images
 
     checks = check_viewed_images(state.values["viewed_images"], found)
     assert all(any("actual_path refused" in p for p in c.problems) for c in checks)
 
 
 def test_lifecycle_note_describes_file_references_kept_for_the_threads_life():
-    from inspector.profiles.deerflow.image_history import ImageSpan, lifecycle_note
+    from inspector.profiles.deerflow.files.image_history import ImageSpan, lifecycle_note
 
     held = ImageSpan("/mnt/user-data/uploads/a.png", 3, "c3", "c9", 7, file_reference=True)
     assert "kept for the thread's life" in lifecycle_note([held])

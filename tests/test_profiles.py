@@ -197,8 +197,8 @@ def test_langgraphs_own_channels_are_never_the_field_to_trim():
 
 
 def test_a_branch_without_a_folder_of_its_own_reads_its_artifacts_from_its_parents(demo_dir, tmp_path):
-    from inspector.profiles.deerflow.artifacts import list_artifacts
-    from inspector.profiles.deerflow.user_data import thread_folders
+    from inspector.profiles.deerflow.files.artifacts import list_artifacts
+    from inspector.profiles.deerflow.files.user_data import thread_folders
 
     parent = "demo-deerflow-current"
     shutil.copytree(demo_dir / "threads" / parent, tmp_path / "threads" / parent)  # the branch's folder never made

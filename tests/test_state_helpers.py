@@ -7,7 +7,7 @@ import pytest
 from inspector.formatting import human_bytes
 from inspector.history.location import Location, parse_location
 from inspector.history.thread_list import thread_records
-from inspector.profiles.deerflow.paths import area_rows, both_paths, to_physical, to_virtual
+from inspector.profiles.deerflow.files.paths import area_rows, both_paths, to_physical, to_virtual
 from inspector.state.fields import field_order
 from inspector.state.interrupts import pending_questions
 from inspector.state.todos import progress, todo_board
@@ -49,7 +49,7 @@ def test_virtual_and_physical_paths():
 def test_display_paths_refuse_what_the_file_readers_refuse(virtual):
     """The display mapping uses the readers' lexical checks: what they refuse maps to no physical path."""
     from inspector.media.folders import PathRefused
-    from inspector.profiles.deerflow.user_data import split_virtual
+    from inspector.profiles.deerflow.files.user_data import split_virtual
 
     with pytest.raises(PathRefused):
         split_virtual(virtual)

@@ -21,7 +21,7 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from ..media.folders import PathRefused, check_id, folder_refusals
+from ..media.folders import PathRefused, folder_refusals
 from ..profiles import reading
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
@@ -109,7 +109,7 @@ def _files(store: Store, thread_id: str, copied: _Copy, data_dir: Any, max_file:
     user_data, problems = finder(thread_id, values, _metadata(metadata), data_dir, store)
     if user_data is None:
         plan = FilePlan()
-        if problems and problems[0].startswith("refused:"):
+        if problems and problems[0].startswith("refused:") and copied.refs.paths:
             plan.left_out.append({"what": "the thread's files", "count": len(copied.refs.paths), "kind": REFUSED,
                                   "reason": problems[0]})
         else:
@@ -141,7 +141,6 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
         from ..settings import load_settings
 
         settings = load_settings()
-    check_id(thread_id)
     out = Path(out)
     masker = Masker(settings, reveal=reveal)
     convert = RowConverter(masker)

@@ -6,7 +6,7 @@
 ``run_demo(checkpointer, dir)`` drives them through any other saver. The model is
 scripted, so the content is the same on every run; only checkpoint ids differ.
 
-May import ``schema`` (the state and its reducers) and ``profiles.deerflow.user_data`` (the folders' names);
+May import ``schema`` (the state and its reducers) and ``profiles.deerflow.files.user_data`` (the folders' names);
 nothing else of ``inspector``: the demo is an agent, not part of the inspector.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from inspector.profiles.deerflow.user_data import FOLDERS, VIRTUAL_ROOT
+from inspector.profiles.deerflow.files.user_data import FOLDERS, VIRTUAL_ROOT
 
 
 def thread_data_for(base: Path, thread_id: str) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 An app keeps a thread's files in folders its agent sees under one root
 (``UserData.virtual_root``: DeerFlow's ``/mnt/user-data/{workspace,uploads,outputs}``);
-its profile finds those folders here (``inspector.profiles.deerflow.user_data``) and
+its profile finds those folders here (``inspector.profiles.deerflow.files.user_data``) and
 hands them over as a ``UserData``. Every mapping is checked twice: lexically (no ``..``
 escaping a folder, no path outside the agent's root) and physically (the real path,
 symlinks followed, must stay inside one of the thread's folders). The folders are
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 _BAD_ID_CHARS = ("/", "\\", "\x00")
+MAX_NAME_BYTES = 255  # a longer id names no folder on any common file system
 
 
 class PathRefused(ValueError):
@@ -34,6 +35,8 @@ def check_id(value: Any, what: str = "thread id") -> str:
         raise PathRefused(f"{what} {value!r} cannot name a folder")
     if any(ch in value for ch in _BAD_ID_CHARS) or value != value.strip():
         raise PathRefused(f"{what} {value!r} contains path characters")
+    if len(value.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        raise PathRefused(f"{what} {value[:40]!r}… is longer than a folder name can be ({MAX_NAME_BYTES} bytes)")
     return value
 
 

@@ -1,6 +1,6 @@
 """Image bytes checked with Pillow (format, dimensions, a full load, a pixel cap), base64 decoded, and
 cached thumbnails: for any picture a state holds or names. A broken image is a list of problems, never an
-exception. DeerFlow's ``viewed_images`` entries are checked with these by ``profiles.deerflow.viewed_images``.
+exception. DeerFlow's ``viewed_images`` entries are checked with these by ``profiles.deerflow.files.viewed_images``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,6 @@ kept in the analysis cache by ``cached``) and across the largest threads of the 
 delta mode would store (``delta_what_if``).
 
 May import ``store``, ``schema``, ``state``, ``formatting``, ``settings``, ``analysis_cache``,
-``safety`` (what may be kept in the cache), and ``profiles.deerflow.user_data`` for DeerFlow's agent-visible
+``safety`` (what may be kept in the cache), and ``profiles.deerflow.files.user_data`` for DeerFlow's agent-visible
 ``/mnt/user-data`` paths.
 """

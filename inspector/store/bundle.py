@@ -6,6 +6,10 @@ A bundle (written by ``inspector.bundle``) is a zip holding::
     manifest.json                                       where it came from, what was masked or left out
     threads/{thread}/user-data/{workspace,uploads,outputs}/...   the files its state names
 
+``{thread}`` is the thread id where it is a plain folder name (letters, digits, ``.``, ``_``, ``-``), else
+``~`` and a hash of the id (``bundle_folder``): an id with a backslash, a slash, control characters, bytes
+that are not UTF-8 or more characters than a file name holds names no member of the zip.
+
 Before anything is extracted, the zip's central directory is checked against
 ``BundleLimits``: how many members, how many bytes unpacked in all, and how much
 one member expands (a zip bomb is refused, not unpacked). Then those members, and
@@ -49,9 +53,20 @@ _FILE_MEMBER = re.compile(r"threads/([^/\\\x00]+)/user-data/(?:workspace|uploads
 _CHUNK = 1 << 20
 
 
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+
+
+def bundle_folder(thread_id: str) -> str:
+    """The folder name of a thread inside a bundle: its id where that is a plain name, else ``~`` and the
+    first 32 hex digits of the SHA-256 of its bytes (an id that is not UTF-8 hashed by the bytes it is)."""
+    if _PLAIN_ID.fullmatch(thread_id):
+        return thread_id
+    return "~" + hashlib.sha256(thread_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
 def user_data_prefix(thread_id: str) -> str:
     """Where a thread's user-data folders sit inside a bundle."""
-    return f"threads/{thread_id}/user-data/"
+    return f"threads/{bundle_folder(thread_id)}/user-data/"
 
 
 def is_bundle_path(path: Path) -> bool:

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from ..profiles.deerflow.paths import AREA_KEYS, area_rows
+from ..profiles.deerflow.files.paths import AREA_KEYS, area_rows
 from .field_views import FieldContext, json_view
 from .inert import code_span, show_table
 

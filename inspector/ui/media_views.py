@@ -20,9 +20,9 @@ from ..media.folders import PathRefused, UserData
 from ..media.images import sha256_of
 from ..media.located import LocatedFile, locate_file
 from ..media.previews import Preview, download_bytes, preview_file
-from ..profiles.deerflow.artifacts import Artifact
-from ..profiles.deerflow.image_history import lifecycle_note
-from ..profiles.deerflow.media_report import (
+from ..profiles.deerflow.files.artifacts import Artifact
+from ..profiles.deerflow.files.image_history import lifecycle_note
+from ..profiles.deerflow.files.media_report import (
     MediaReport,
     artifact_rows,
     image_rows,
@@ -31,7 +31,7 @@ from ..profiles.deerflow.media_report import (
     span_rows,
     upload_rows,
 )
-from ..profiles.deerflow.viewed_images import ImageCheck, check_entry, checked_bytes, entry_thumbnail
+from ..profiles.deerflow.files.viewed_images import ImageCheck, check_entry, checked_bytes, entry_thumbnail
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection, data, routes
 from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor

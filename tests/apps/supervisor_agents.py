@@ -1,44 +1,29 @@
 """A langgraph-supervisor thread: a supervisor agent handing work to a flight agent and a hotel agent.
 
-``create_supervisor`` (langgraph-supervisor) over two ``create_agent`` agents; the supervisor calls
-``transfer_to_<agent>`` tools, each agent runs as a subgraph (its own checkpoint namespace) and hands
-back. A scripted chat model answers for all three, in call order; LangGraph's ``SqliteSaver`` stores
-the thread.
+``create_supervisor`` (langgraph-supervisor) over two ``create_agent`` agents (``trip_agents.py``); the
+supervisor calls ``transfer_to_<agent>`` tools, each agent runs as a subgraph (its own checkpoint namespace)
+and hands back. A scripted chat model answers for all three, in call order; LangGraph's ``SqliteSaver``
+stores the thread.
 
 ``graph``: the supervisor compiled without a checkpointer, for ``--schema apps.supervisor_agents:graph``.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import warnings
 from pathlib import Path
 from typing import Any
 
-from langchain.agents import create_agent
-from langchain_core.messages import AIMessage, HumanMessage
-from langchain_core.tools import tool
-from langgraph.checkpoint.sqlite import SqliteSaver
+from apps.trip_agents import trip_agents, unscripted, write_thread
+from langchain_core.messages import AIMessage
 
-from inspector.demo.chat_model import ScriptedChatModel, tool_call
+from inspector.demo.chat_model import tool_call
 
 with warnings.catch_warnings():  # the package builds its supervisor with LangGraph's deprecated prebuilt agent
     warnings.simplefilter("ignore")
     from langgraph_supervisor import create_supervisor
 
 THREAD = "supervisor-trip"
-
-
-@tool
-def find_flight(city: str) -> str:
-    """Find a flight to a city."""
-    return f"TP 1353 to {city}, Friday 12:45"
-
-
-@tool
-def find_hotel(city: str) -> str:
-    """Find a hotel in a city."""
-    return f"Rio Tejo, {city}, 140 EUR a night"
 
 
 def script(thread_id: str) -> list[AIMessage]:
@@ -55,12 +40,10 @@ def script(thread_id: str) -> list[AIMessage]:
 
 
 def build_supervisor(model: Any = None, checkpointer: Any = None) -> Any:
-    model = model if model is not None else ScriptedChatModel(script=[])
-    flights = create_agent(model, tools=[find_flight], system_prompt="You book flights.", name="flight_agent")
-    hotels = create_agent(model, tools=[find_hotel], system_prompt="You book hotels.", name="hotel_agent")
+    model = model if model is not None else unscripted()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        built = create_supervisor([flights, hotels], model=model, prompt="You plan trips.")
+        built = create_supervisor(trip_agents(model), model=model, prompt="You plan trips.")
     return built.compile(checkpointer=checkpointer)
 
 
@@ -68,12 +51,5 @@ graph = build_supervisor()
 
 
 def write_store(path: Path, thread_id: str = THREAD) -> Path:
-    conn = sqlite3.connect(path, check_same_thread=False)
-    try:
-        supervisor = build_supervisor(ScriptedChatModel(script=script(thread_id)), SqliteSaver(conn))
-        supervisor.invoke({"messages": [HumanMessage("A flight and a hotel in Lisbon, please.",
-                                                     id=f"{thread_id}-user-1")]},
-                          {"configurable": {"thread_id": thread_id}})
-    finally:
-        conn.close()
-    return path
+    return write_thread(path, thread_id, build_supervisor, script(thread_id),
+                        [("user-1", "A flight and a hotel in Lisbon, please.")])

@@ -1,6 +1,6 @@
 """A langgraph-swarm thread: two ``create_agent`` agents handing the conversation to each other.
 
-``create_swarm`` (langgraph-swarm) over a flight agent and a hotel agent, each with a
+``create_swarm`` (langgraph-swarm) over a flight agent and a hotel agent (``trip_agents.py``), each with a
 ``transfer_to_*`` handoff tool; the swarm's ``active_agent`` channel says who speaks.
 Each agent runs as a subgraph (its own checkpoint namespace). A scripted chat model
 answers for both, in call order; LangGraph's ``SqliteSaver`` stores the thread.
@@ -10,31 +10,16 @@ answers for both, in call order; LangGraph's ``SqliteSaver`` stores the thread.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
-from langchain.agents import create_agent
-from langchain_core.messages import AIMessage, HumanMessage
-from langchain_core.tools import tool
-from langgraph.checkpoint.sqlite import SqliteSaver
+from apps.trip_agents import trip_agents, unscripted, write_thread
+from langchain_core.messages import AIMessage
 from langgraph_swarm import create_handoff_tool, create_swarm
 
-from inspector.demo.chat_model import ScriptedChatModel, tool_call
+from inspector.demo.chat_model import tool_call
 
 THREAD = "swarm-trip"
-
-
-@tool
-def find_flight(city: str) -> str:
-    """Find a flight to a city."""
-    return f"TP 1353 to {city}, Friday 12:45"
-
-
-@tool
-def find_hotel(city: str) -> str:
-    """Find a hotel in a city."""
-    return f"Rio Tejo, {city}, 140 EUR a night"
 
 
 def script(thread_id: str) -> list[AIMessage]:
@@ -50,25 +35,16 @@ def script(thread_id: str) -> list[AIMessage]:
 
 
 def build_swarm(model: Any = None, checkpointer: Any = None) -> Any:
-    model = model if model is not None else ScriptedChatModel(script=[])
-    flights = create_agent(model, tools=[find_flight, create_handoff_tool(agent_name="hotel_agent")],
-                           system_prompt="You book flights.", name="flight_agent")
-    hotels = create_agent(model, tools=[find_hotel, create_handoff_tool(agent_name="flight_agent")],
-                          system_prompt="You book hotels.", name="hotel_agent")
-    return create_swarm([flights, hotels], default_active_agent="flight_agent").compile(checkpointer=checkpointer)
+    agents = trip_agents(model if model is not None else unscripted(),
+                         flight_tools=[create_handoff_tool(agent_name="hotel_agent")],
+                         hotel_tools=[create_handoff_tool(agent_name="flight_agent")])
+    return create_swarm(agents, default_active_agent="flight_agent").compile(checkpointer=checkpointer)
 
 
 graph = build_swarm()
 
 
 def write_store(path: Path, thread_id: str = THREAD) -> Path:
-    conn = sqlite3.connect(path, check_same_thread=False)
-    try:
-        swarm = build_swarm(ScriptedChatModel(script=script(thread_id)), SqliteSaver(conn))
-        config = {"configurable": {"thread_id": thread_id}}
-        swarm.invoke({"messages": [HumanMessage("A flight and a hotel in Lisbon, please.", id=f"{thread_id}-user-1")]},
-                     config)
-        swarm.invoke({"messages": [HumanMessage("When does the flight leave?", id=f"{thread_id}-user-2")]}, config)
-    finally:
-        conn.close()
-    return path
+    return write_thread(path, thread_id, build_swarm, script(thread_id),
+                        [("user-1", "A flight and a hotel in Lisbon, please."),
+                         ("user-2", "When does the flight leave?")])

@@ -9,9 +9,8 @@ records, run durations), or channels only DeerFlow's ThreadState declares
 
 Its modules: ``evidence`` (the clues), ``messages`` and ``model_input`` (its chat UI's rules, the
 view-image context), ``checkpoint_kinds`` (its checkpoints outside graph steps, delta marker, branch
-origins), ``health`` (its lints and advice), ``paths`` (``/mnt/user-data`` beside ``thread_data``),
-``user_data`` (where its user-data folders are), ``artifacts``, ``uploads``, ``viewed_images`` (its
-entries checked) and ``image_history`` and ``image_facts`` (``viewed_images`` along a history).
+origins), ``health`` (its lints and advice); ``files/`` holds everything about its files (user-data
+folders, paths, artifacts, uploads, viewed images, the media report; see its ``__init__``).
 The modules that read files or the history are imported where they are used, not with the profile.
 """
 
@@ -21,8 +20,9 @@ from typing import Any
 
 from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
-from . import checkpoint_kinds, messages, uploads
+from . import checkpoint_kinds, messages
 from .evidence import evidence
+from .files import uploads
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
 # The pieces of knowledge DeerFlow's profile claims (``inspector.profiles.pieces``).
@@ -43,7 +43,7 @@ def folders(thread_id: str, values: dict[str, Any], metadata: dict[str, Any], da
             store: Any = None) -> tuple[Any, list[str]]:
     """The thread's user-data folders (``user_data.thread_folders``: ``thread_data``, --data-dir, next to the
     store), with those of the threads it was branched from."""
-    from .user_data import thread_folders
+    from .files.user_data import thread_folders
 
     return thread_folders(thread_id, values.get("thread_data"), metadata, data_dir, store)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from .user_data import VIRTUAL_ROOT as USER_DATA
+from .files.user_data import VIRTUAL_ROOT as USER_DATA
 
 OUTPUTS = f"{USER_DATA}/outputs"
 # viewed_images entries smaller than this hold a file reference ({mime_type, size, actual_path}, as DeerFlow's

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...analysis_cache import AnalysisCache
-from ...history.field_history import field_history
-from ...media.folders import UserData
-from ...media.located import LocatedFile, locate_refs
-from ...store import CheckpointRow, CheckpointState, Store
-from .. import in_force, knows, reads_thread
-from ..pieces import USER_DATA
+from ....analysis_cache import AnalysisCache
+from ....history.field_history import field_history
+from ....media.folders import UserData
+from ....media.located import LocatedFile, locate_refs
+from ....store import CheckpointRow, CheckpointState, Store
+from ... import in_force, knows, reads_thread
+from ...pieces import USER_DATA
 from .artifacts import Artifact, first_appearances, list_artifacts
 from .image_facts import FIELD, cached_image_spans
 from .image_history import ImageSpan

@@ -13,9 +13,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...history.field_history import FieldPoint
-from ...media.folders import UserData, normalise
-from ...media.located import locate_file
+from ....history.field_history import FieldPoint
+from ....media.folders import UserData, normalise
+from ....media.located import locate_file
 from .user_data import VIRTUAL_ROOT
 
 OUTPUTS = f"{VIRTUAL_ROOT}/outputs/"

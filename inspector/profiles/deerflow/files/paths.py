@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from ...media.folders import PathRefused
+from ....media.folders import PathRefused
 from .user_data import FOLDERS, VIRTUAL_ROOT, virtual_parts
 
 AREA_KEYS = tuple(f"{area}_path" for area in FOLDERS)  # thread_data's keys for the folders

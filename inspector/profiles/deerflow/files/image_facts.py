@@ -16,11 +16,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ...analysis_cache import AnalysisCache
-from ...history.field_history import changing_ids, lineage
-from ...safety.redaction import redactor_for
-from ...store import CheckpointRow, Store
-from ...store.model import Key
+from ....analysis_cache import AnalysisCache
+from ....history.field_history import changing_ids, lineage
+from ....safety.redaction import redactor_for
+from ....store import CheckpointRow, Store
+from ....store.model import Key
 from .image_history import EntryFact, ImageSpan, entry_facts, spans_from_facts
 
 KIND = "images/1"  # a new name when what ``entry_facts`` or ``fingerprint`` compute changes

@@ -22,11 +22,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ...media import folders as generic
-from ...media.folders import PathRefused, UserData, check_id, fenced, folder_refusals
-from ...store import CheckpointRow, CheckpointState, NotFound, StoreError
-from ...store.model import branch_of
-from .checkpoint_kinds import branch_origin
+from ....media import folders as generic
+from ....media.folders import PathRefused, UserData, check_id, fenced, folder_refusals
+from ....store import CheckpointRow, CheckpointState, NotFound, StoreError
+from ....store.bundle import bundle_folder
+from ....store.model import branch_of
+from ..checkpoint_kinds import branch_origin
 
 VIRTUAL_ROOT = "/mnt/user-data"
 FOLDERS = ("workspace", "uploads", "outputs")
@@ -111,27 +112,37 @@ def locate(
     return None
 
 
+def _bundle_root(thread_id: str, root: Path) -> Path:
+    """Where a thread's folders are in an opened bundle: under its ``store.bundle.bundle_folder`` name, or (a
+    bundle written before ids were hashed there) under the id itself when that is a single folder name."""
+    here = root / "threads" / bundle_folder(thread_id) / "user-data"
+    if here.is_dir():
+        return here
+    try:
+        check_id(thread_id)
+    except PathRefused:
+        return here
+    old = root / "threads" / thread_id / "user-data"
+    return old if old.is_dir() else here
+
+
 def in_bundle(thread_id: str, root: Path, recorded: Mapping[str, Mapping[str, str]]) -> UserData | None:
     """A thread's folders inside an opened support bundle, with the copies of the folders of the threads it
     was branched from (nearest first). ``recorded`` maps each of those threads to its folders' paths at the
-    source, so ``actual_path`` values written there resolve to the copies here."""
-    check_id(thread_id)
+    source, so ``actual_path`` values written there resolve to the copies here. Any id is safe here: the
+    bundle names its folder (``bundle_folder``)."""
     own = _bundled(thread_id, root, recorded.get(thread_id, {}))
     parents = []
     for parent_id, folders in recorded.items():
-        try:
-            check_id(parent_id)
-        except PathRefused:
-            continue  # a manifest naming no single folder: nothing of it is in the bundle
-        if parent_id != thread_id and (root / "threads" / parent_id / "user-data").is_dir():
+        if parent_id != thread_id and _bundle_root(parent_id, root).is_dir():
             parents.append(_bundled(parent_id, root, folders))
-    if not parents and not (root / "threads" / thread_id / "user-data").is_dir():
+    if not parents and not _bundle_root(thread_id, root).is_dir():
         return None
     return replace(own, parents=tuple(parents), aliases=own.aliases + tuple(a for p in parents for a in p.aliases))
 
 
 def _bundled(thread_id: str, root: Path, recorded: Mapping[str, str]) -> UserData:
-    here = root / "threads" / thread_id / "user-data"
+    here = _bundle_root(thread_id, root)
     folders = {f: here / f for f in FOLDERS}
     aliases = tuple((path, str(folders[f])) for f, path in recorded.items() if f in folders and isinstance(path, str))
     return fenced(UserData(thread_id, folders, "support bundle", (str(here),), aliases=aliases,

@@ -22,7 +22,7 @@ def _size(value: Any) -> int | None:
 def uploaded_files(values: dict[str, Any]) -> list[Any]:
     """One reference per entry of the state's ``uploaded_files``; an entry that is not an object, or has no
     string ``path``, is a reference with no path (shown, never opened)."""
-    from ...media.located import FileRef
+    from ....media.located import FileRef
 
     value = values.get(FIELD)
     if not value:

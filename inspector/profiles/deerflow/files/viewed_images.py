@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...media.folders import PathRefused, UserData
-from ...media.images import (
+from ....media.folders import PathRefused, UserData
+from ....media.images import (
     MAX_IMAGE_FILE_BYTES,
     MAX_IMAGE_PIXELS,
     cached_thumbnail,
@@ -23,7 +23,7 @@ from ...media.images import (
     sha256_of,
     thumbnail,
 )
-from ...media.located import NOT_FOUND, locate_file, read_head
+from ....media.located import NOT_FOUND, locate_file, read_head
 
 
 @dataclass

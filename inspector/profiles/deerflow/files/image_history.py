@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ...history.field_history import FieldPoint
-from ...store import CheckpointRow
+from ....history.field_history import FieldPoint
+from ....store import CheckpointRow
 
 
 @dataclass
