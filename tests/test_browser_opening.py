@@ -35,7 +35,8 @@ def test_a_one_checkpoint_thread_loads_no_heavy_script(page, streamlit_app, benc
         assert page.locator(f"[data-testid='{kind}']").count() == 0, kind
     # the text tables (the history's row, thread_data's folders) fit their narrow columns at 1024 px
     overflow = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stMarkdownContainer'] table")]
-        .map(t => t.getBoundingClientRect().right - t.closest("[data-testid='stVerticalBlock']").getBoundingClientRect().right)""")
+        .map(t => t.getBoundingClientRect().right
+                  - t.closest("[data-testid='stVerticalBlock']").getBoundingClientRect().right)""")
     assert len(overflow) == 2 and max(overflow) <= 1, overflow
     page.get_by_text("Show the metadata", exact=True).click()
     wait_for_app(page)
