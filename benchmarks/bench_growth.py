@@ -4,15 +4,24 @@ aggregate (a page of 50 threads ranked by stored bytes), on the same store in th
     python benchmarks/bench_growth.py [--db bench-data/store.db] [--pg bench-data/pg | --dsn URL] [-n 5]
 
 Both read keys and lengths only; the target: growth answers in about the time of the thread-list
-aggregate (ratio <= 1.5). Prints the median of ``-n`` runs of each and their ratio, for each grouping:
-the first report (nothing remembered) and a report of a store unchanged since the last one (its rows are
-remembered while the store's fingerprint, one aggregate over lengths, stays the same).
+aggregate. Prints the median of ``-n`` runs of each and their ratio, for each grouping:
+
+- ``no cache``: the first report without an analysis cache (nothing remembered: the store dates every row);
+- ``cold cache``: the first report ever with an empty analysis cache (every row dated, and the day rows
+  kept in the cache);
+- ``warm cache``: the first report of another process (or the next CLI run) on a store the cache has
+  seen, unchanged since (the store's totals and the threads written since the cut, none here);
+- ``warm, 10 written``: the same with the ten newest threads written since (the cut moved back, so the
+  store reads them again: what a live store costs);
+- ``unchanged``: a report of a store unchanged since the last one in the same process, without a cache
+  (its rows remembered while the store's fingerprint, one aggregate over lengths, stays the same).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -23,27 +32,65 @@ sys.path.insert(0, str(HERE))
 from bench_thread_list import median_seconds  # noqa: E402
 from pg_cluster import postgres  # noqa: E402
 
+from inspector.analysis_cache import AnalysisCache  # noqa: E402
 from inspector.operations.growth import _REMEMBERED, growth_report  # noqa: E402
+from inspector.operations.growth_summaries import cached_growth_rows  # noqa: E402
 from inspector.store import open_store  # noqa: E402
+from inspector.store.not_utf8 import token  # noqa: E402
+
+LIVE = 10  # threads written since the cut, in the last column
 
 
-def measure(url: str, repeats: int) -> None:
+def move_cut_back(cache: AnalysisCache, store, threads: int) -> int:
+    """Move the cache's cut back to before the ``threads`` newest threads' newest ids: the next report reads
+    them from the store again, as if they had been written since. Returns how many threads that is."""
+    newest = sorted((cid for _, cid in store._query(
+        "SELECT thread_id, max(checkpoint_id) FROM checkpoints GROUP BY thread_id")), reverse=True)
+    cut = newest[threads] if len(newest) > threads else ""
+    cache._run(lambda conn: conn.execute("UPDATE growth_cuts SET cut = ? WHERE store = ?", [token(cut), store.identity]))
+    return len({r.thread_id for r in store.growth_thread_rows(86_400, cut).rows})
+
+
+def measure(url: str, repeats: int, folder: Path) -> None:
     with open_store(url) as store:
         totals = store.totals()
         report = growth_report(store, since_days=3650)
         print(f"{totals.threads:,} threads, {totals.checkpoints:,} checkpoints, {totals.stored_bytes:,} bytes; "
               f"{len(report.points)} day(s) with checkpoints")
         listing = median_seconds(lambda: store.threads(limit=50, sort="stored"), repeats)
-        print(f"{'thread list (stored)':34} {listing * 1000:9.1f} ms")
+        print(f"{'thread list (stored)':30} {listing * 1000:9.1f} ms")
+        print(f"{'':30} {'no cache':>16} {'cold cache':>16} {'warm cache':>16} {f'warm, {LIVE} written':>18} "
+              f"{'unchanged':>16}")
+        runs = iter(range(1_000_000))
         for by, days in (("store", 30), ("store", 3650), ("channel", 30), ("thread", 30)):
-            def cold(by=by, days=days):
+            def direct(by=by, days=days):
                 _REMEMBERED.clear()
                 return growth_report(store, by, since_days=days)
 
-            first = median_seconds(cold, repeats)
+            def cold(by=by, days=days):
+                with AnalysisCache(folder / f"cold-{next(runs)}") as cache:
+                    return growth_report(store, by, since_days=days, cache=cache)
+
+            first = median_seconds(direct, repeats)
             again = median_seconds(lambda by=by, days=days: growth_report(store, by, since_days=days), repeats)
-            print(f"{f'growth --by {by} --since {days}':34} {first * 1000:9.1f} ms  ratio {first / listing:5.2f}"
-                  f"   store unchanged since: {again * 1000:7.1f} ms  ratio {again / listing:5.2f}")
+            filling = median_seconds(cold, repeats)
+            with AnalysisCache(folder / "warm") as cache:
+                growth_report(store, by, since_days=days, cache=cache)  # filled by an earlier process
+            with AnalysisCache(folder / "warm") as cache:  # another process's first look
+                warm = median_seconds(lambda by=by, days=days: growth_report(store, by, since_days=days, cache=cache),
+                                      repeats)
+                live = move_cut_back(cache, store, LIVE)
+                written = median_seconds(lambda by=by, days=days: growth_report(store, by, since_days=days, cache=cache),
+                                         repeats)
+                how = cached_growth_rows(store, cache, 86_400, None, by, 10)[1]
+                assert how == "cached" and live >= 1, (how, live)
+
+            def cell(seconds: float) -> str:
+                return f"{seconds * 1000:7.1f} ms {seconds / listing:5.2f}"
+
+            print(f"{f'growth --by {by} --since {days}':30} {cell(first):>16} {cell(filling):>16} {cell(warm):>16} "
+                  f"{cell(written):>18} {cell(again):>16}")
+        print(f"(ms and the ratio to the thread list; 'warm, {LIVE} written': {live} thread(s) read from the store)")
 
 
 def main() -> int:
@@ -53,13 +100,14 @@ def main() -> int:
     parser.add_argument("--dsn", help="a PostgreSQL URL holding the generated store")
     parser.add_argument("-n", type=int, default=5)
     args = parser.parse_args()
-    if args.db:
-        print(f"SQLite {args.db}")
-        measure(f"sqlite:///{Path(args.db).resolve()}", args.n)
-    with postgres(args.dsn, args.pg) as dsn:
-        if dsn:
-            print(f"\nPostgreSQL {args.dsn or args.pg}")
-            measure(dsn, args.n)
+    with tempfile.TemporaryDirectory(prefix="bench-growth-cache-") as folder:
+        if args.db:
+            print(f"SQLite {args.db}")
+            measure(f"sqlite:///{Path(args.db).resolve()}", args.n, Path(folder) / "sqlite")
+        with postgres(args.dsn, args.pg) as dsn:
+            if dsn:
+                print(f"\nPostgreSQL {args.dsn or args.pg}")
+                measure(dsn, args.n, Path(folder) / "postgres")
     return 0
 
 

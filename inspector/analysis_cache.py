@@ -11,7 +11,8 @@ checkpoints, costs only what is new.
   inspected store: a cache path that resolves to the store's own file is refused.
 - What: sizes, hashes, verdicts, flags and image entry metadata (path, content
   fingerprint, base64 length, file reference: ``profiles.deerflow.files.image_facts``), encoded by the
-  analyses themselves as msgpack. Never the text of a value, so no secret reaches it.
+  analyses themselves as msgpack; and each thread's stored bytes per day, channel and part, for growth
+  (``fact_cache_growth``). Never the text of a value, so no secret reaches it.
 - Bounded: ``cache_max_mb``; whole threads are evicted, least recently used first.
 - Shared: the CLI and every dashboard process use one file (WAL, a busy timeout,
   ``INSERT OR IGNORE``: a fact two processes compute at once is stored once).
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .fact_cache import CacheError, FactCache, SqlFactCache, pack, unpack
+from .fact_cache_growth import GROWTH_SCHEMA
 
 __all__ = ["FILE_NAME", "AnalysisCache", "CacheError", "FactCache", "default_cache_dir", "open_cache", "pack",
            "unpack"]
@@ -42,6 +44,8 @@ FILE_NAME = "analysis-cache.sqlite3"
 SCHEMA_VERSION = "1"
 BUSY_TIMEOUT_MS = 10_000
 
+_GROWTH_TABLES = {"rows": "growth_rows", "cells": "growth_cells", "days": "growth_days", "cuts": "growth_cuts",
+                  "without_rowid": " WITHOUT ROWID"}
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts (
     store TEXT NOT NULL, thread TEXT NOT NULL, ns TEXT NOT NULL, checkpoint TEXT NOT NULL,
@@ -53,7 +57,7 @@ CREATE TABLE IF NOT EXISTS threads (
     PRIMARY KEY (store, thread)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
+""" + "".join(f"{statement.format(**_GROWTH_TABLES)};\n" for statement in GROWTH_SCHEMA)
 
 
 def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
@@ -69,6 +73,8 @@ class AnalysisCache(SqlFactCache):
     FACTS, THREADS, MARK, LENGTH = "facts", "threads", "?", "length"
     INSERT_FACT = "INSERT OR IGNORE INTO facts VALUES (?, ?, ?, ?, ?, ?)"
     UPSERT_THREAD = "INSERT OR REPLACE INTO threads VALUES (?, ?, ?, ?)"
+    GROWTH_ROWS, GROWTH_CELLS, GROWTH_DAYS, GROWTH_CUTS = "growth_rows", "growth_cells", "growth_days", "growth_cuts"
+    UPSERT_CUT = "INSERT OR REPLACE INTO growth_cuts VALUES (?, ?, ?)"
 
     def __init__(self, directory: str | Path, max_bytes: int = 512_000_000, store_files: Iterable[Path] = ()) -> None:
         super().__init__(max_bytes)
@@ -153,6 +159,9 @@ class AnalysisCache(SqlFactCache):
 
     def _ids_match(self, ids: list[str]) -> tuple[str, list[Any]]:
         return f"checkpoint IN ({','.join('?' * len(ids))})", ids
+
+    def _threads_match(self, tokens: list[str], negate: bool) -> tuple[str, list[Any]]:
+        return f"thread {'NOT ' if negate else ''}IN ({','.join('?' * len(tokens))})", tokens
 
 
 def open_cache(cache_dir: str | None, max_mb: int, store: Any = None, cache_url: str | None = None) -> FactCache | None:

@@ -1,7 +1,8 @@
 """The analysis cache in a PostgreSQL database the inspector may write (``cache_url``), shared by replicas.
 
-The same facts, keys, bound and eviction as the embedded SQLite cache (``analysis_cache``), in three
-tables of their own (``inspector_cache_facts``, ``inspector_cache_threads``, ``inspector_cache_about``),
+The same facts, keys, bound and eviction as the embedded SQLite cache (``analysis_cache``), in tables of
+their own (``inspector_cache_facts``, ``inspector_cache_threads``, ``inspector_cache_about``, and the growth
+rows ``inspector_cache_growth_*``: ``fact_cache_growth``),
 so several dashboard processes behind a load balancer reuse what any of them computed. It is never the
 inspected store: a ``cache_url`` whose server and database are the store's, or whose schema holds
 LangGraph's checkpoint tables, is refused. Eviction runs under an advisory lock, one process at a time.
@@ -16,6 +17,7 @@ from typing import Any
 import psycopg
 
 from .fact_cache import CacheError, SqlFactCache
+from .fact_cache_growth import GROWTH_SCHEMA
 
 SCHEMA_VERSION = "1"
 _EVICT_LOCK = 0x1A5C_CAC4E  # pg_advisory_xact_lock key of the eviction
@@ -27,6 +29,9 @@ _SCHEMA = (
         store TEXT NOT NULL, thread TEXT NOT NULL, used DOUBLE PRECISION NOT NULL, bytes BIGINT NOT NULL,
         PRIMARY KEY (store, thread))""",
     "CREATE TABLE IF NOT EXISTS inspector_cache_about (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    *(statement.format(rows="inspector_cache_growth_rows", cells="inspector_cache_growth_cells",
+                       days="inspector_cache_growth_days", cuts="inspector_cache_growth_cuts", without_rowid="")
+      for statement in GROWTH_SCHEMA),
 )
 # What tells two sessions apart by server and database, readable by any role.
 _WHERE_AM_I = "SELECT pg_postmaster_start_time()::text, inet_server_port(), current_database()"
@@ -47,6 +52,10 @@ class PostgresAnalysisCache(SqlFactCache):
     INSERT_FACT = "INSERT INTO inspector_cache_facts VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
     UPSERT_THREAD = ("INSERT INTO inspector_cache_threads VALUES (%s, %s, %s, %s) ON CONFLICT (store, thread) "
                      "DO UPDATE SET used = excluded.used, bytes = excluded.bytes")
+    GROWTH_ROWS, GROWTH_CELLS = "inspector_cache_growth_rows", "inspector_cache_growth_cells"
+    GROWTH_DAYS, GROWTH_CUTS = "inspector_cache_growth_days", "inspector_cache_growth_cuts"
+    UPSERT_CUT = ("INSERT INTO inspector_cache_growth_cuts VALUES (%s, %s, %s) ON CONFLICT (store) "
+                  "DO UPDATE SET cut = excluded.cut, threads = excluded.threads")
 
     def __init__(self, url: str, max_bytes: int = 512_000_000, store: Any = None) -> None:
         super().__init__(max_bytes)
@@ -109,6 +118,13 @@ class PostgresAnalysisCache(SqlFactCache):
 
     def _ids_match(self, ids: list[str]) -> tuple[str, list[Any]]:
         return "checkpoint = ANY(%s)", [ids]
+
+    def _threads_match(self, tokens: list[str], negate: bool) -> tuple[str, list[Any]]:
+        return ("NOT (thread = ANY(%s))" if negate else "thread = ANY(%s)"), [tokens]
+
+    def _execute_many(self, conn: psycopg.Connection, sql: str, rows: list[tuple]) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(sql, rows)
 
     def _lock_eviction(self, conn: psycopg.Connection) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_EVICT_LOCK])

@@ -12,6 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import msgpack
 
+from .fact_cache_growth import GrowthTables
 from .store.model import Key
 from .store.not_utf8 import from_token, token
 
@@ -73,12 +74,13 @@ class FactCache(Protocol):
     def close(self) -> None: ...
 
 
-class SqlFactCache:
+class SqlFactCache(GrowthTables):
     """What both backends do with their two tables, in SQL either database runs: reading facts in chunks,
     storing them (a fact already there is kept), the per-thread byte counts and the eviction of whole
     threads, least recently used first. A backend names its tables and SQL dialect (``FACTS``, ``THREADS``,
     ``MARK``, ``LENGTH``, ``INSERT_FACT``, ``UPSERT_THREAD``), runs actions on its connection (``_run``),
-    writes inside a transaction (``_transaction``) and matches a chunk of ids (``_ids_match``)."""
+    writes inside a transaction (``_transaction``) and matches a chunk of ids (``_ids_match``). The growth
+tables beside them: ``fact_cache_growth``."""
 
     FACTS = THREADS = MARK = LENGTH = INSERT_FACT = UPSERT_THREAD = ""
     CHUNK = 400  # ids per query

@@ -72,3 +72,14 @@ def test_control_characters_from_the_data_are_shown_escaped():
     assert not any(c in out.getvalue() for c in "\x1b\x07\r\x08\x9b\u202e")
     import json
     assert json.loads(out.getvalue())["v"] == hostile  # escaped as JSON, the same string
+
+
+def test_escaping_matches_every_unsafe_code_point_and_nothing_else():
+    """Output escaping replaces exactly the listed characters by their escapes, in tables and in JSON,
+    over all of Unicode (``str.translate`` with the same table is the reference)."""
+    from inspector.cli import output
+
+    every = "".join(chr(c) for c in range(0x110000))
+    assert output.terminal_safe(every) == every.translate(output._ESCAPES)
+    assert output._escape_json(every) == every.translate(output._JSON_ESCAPES)
+    assert output.terminal_safe("plain text\n") == "plain text\n"

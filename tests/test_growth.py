@@ -147,6 +147,34 @@ def test_the_forecast_is_reproducible_from_its_basis(growth_store):
     assert [g.key for g in report.top_threads] == [tid for tid, _ in threads.most_common()]
 
 
+def test_the_top_threads_alone_do_not_set_the_rate_or_the_shares(growth_store):
+    store, _ = growth_store
+    with store:
+        budget = store.totals().stored_bytes * 3
+        whole = growth_report(store, "store", "day", 3, budget_bytes=budget, now=NOW)
+        top_one = growth_report(store, "thread", "day", 3, top=1, budget_bytes=budget, now=NOW)
+    assert {p.key for p in top_one.points} == {top_one.top_threads[0].key}  # the rows: one thread's
+    assert top_one.forecast.window_bytes == whole.forecast.window_bytes
+    assert top_one.forecast.days_left == pytest.approx(whole.forecast.days_left)
+    assert top_one.top_threads[0].share == pytest.approx(whole.top_threads[0].share)
+    assert whole.top_threads[0].share < 1
+
+
+def test_a_store_younger_than_the_window_grows_over_its_own_life(growth_store):
+    store, expected = growth_store
+    with store:
+        budget = store.totals().stored_bytes * 3
+        report = growth_report(store, "store", "day", 30, budget_bytes=budget, now=NOW)
+        ancient = growth_report(store, "store", "day", 100_000_000, now=NOW)  # longer than the clock: since 1970
+    f, first = report.forecast, min(report.points, key=lambda p: p.start).start
+    assert report.window_start < first == f.window_start and first.strftime("%Y-%m-%d") == min(expected["day"])
+    assert f.window_days == pytest.approx((NOW - first.timestamp()) / DAY)
+    assert f.window_days < 6
+    assert f.bytes_per_day == pytest.approx(f.window_bytes / f.window_days)
+    assert "younger than the window" in f.basis and f"{f.window_days:.2f} days" in f.basis
+    assert ancient.window_start.year == 1970 and ancient.forecast.window_bytes == f.window_bytes
+
+
 def test_past_budget_and_no_budget_are_said(sqlite_growth):
     with open_store(str(sqlite_growth)) as store:
         assert growth_report(store, budget_bytes=1, now=NOW).forecast.verdict.startswith("already past")

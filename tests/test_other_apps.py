@@ -197,6 +197,36 @@ def test_no_deerflow_text_for_other_apps(request, capsys, thread_id, command):
     assert out and "deerflow" not in out and "user-data" not in out and "merge_" not in out
 
 
+STORE_COMMANDS = [["sizes"], ["health"], ["health", "--json"], ["delta-what-if"], ["growth"], ["health", "--store"],
+                  ["metrics", "--once", "--json"]]
+
+
+@pytest.mark.parametrize("fixture", sorted({f for f, _ in APPS.values()}))
+def test_no_deerflow_text_for_other_apps_store_wide(request, capsys, fixture):
+    db = request.getfixturevalue(fixture)
+    for command in STORE_COMMANDS:
+        assert main([*command, "--db", str(db), "--quiet"]) in (0, 1), command
+        out = capsys.readouterr().out.lower()
+        assert out and "deerflow" not in out and "user-data" not in out and "viewed_images" not in out, command
+
+
+def test_store_wide_field_table_leaves_langgraphs_own_channels_out(swarm_db, capsys):
+    assert main(["sizes", "--db", str(swarm_db), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("field  "):out.index("LangGraph's own channels")]
+    assert "messages" in table and "active_agent" in table
+    assert "__start__" not in table and "branch:to:" not in table and "__pregel_tasks" not in table
+    assert main(["sizes", "--db", str(swarm_db), "--quiet", "--json"]) == 0
+    assert "__start__" in json.loads(capsys.readouterr().out)["fields"]  # JSON keeps every channel
+
+
+def test_deerflow_store_wide_what_ifs_still_name_deerflow(deerflow_main_db, capsys):
+    assert main(["sizes", "--db", str(deerflow_main_db), "--quiet"]) == 0
+    assert "viewed_images copied into later checkpoints" in capsys.readouterr().out
+    main(["health", "--db", str(deerflow_main_db), "--quiet", "--json"])
+    assert json.loads(capsys.readouterr().out)["schema"] == "DeerFlow ThreadState"
+
+
 def test_a_compiled_graphs_subgraphs_read_their_own_namespaces_in_their_own_state(tmp_path):
     from apps.nested_graph import THREAD, write_store
 

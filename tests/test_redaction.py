@@ -228,3 +228,20 @@ def test_a_state_without_secrets_is_returned_as_it_is(demo_db):
         for thread in ("demo-vision", "demo-bloated", "demo-long", "demo-deerflow-current"):
             state = store.state(thread)
             assert r(state) is state, thread  # nothing masked, nothing copied (images and data URLs included)
+
+
+def test_repeated_strings_and_keys_are_masked_at_every_occurrence(r):
+    """A walk masks each distinct string once and reuses the result: every repeat is still masked, and
+    unchanged parts stay the caller's own objects."""
+    secret = "aws AKIAFAKE0123456789QZ here"
+    rows = [{"note": secret, "api_key": f"value-{i}", "status": "confirmed", "node": "agent"} for i in range(50)]
+    value = {"steps": rows, "plain": [{"status": "confirmed"} for _ in range(5)]}
+    masked = r(value)
+    for row in masked["steps"]:
+        assert row["note"].startswith("aws [redacted api-key") and "AKIAFAKE" not in row["note"]
+        assert row["api_key"].startswith("[redacted api-key") and row["status"] == "confirmed"
+    assert len({row["api_key"] for row in masked["steps"]}) == 50  # each value's own mark
+    assert masked["plain"] is value["plain"]  # nothing to mask: the same list, not a copy
+    long_secret = "x" * 600 + " password=hunter2hunter2"
+    twice = r([long_secret, long_secret])
+    assert all("hunter2" not in t for t in twice)

@@ -6,13 +6,13 @@ import argparse
 
 from ..settings import load_settings
 from .output import print_json, say
-from .store_commands import add_store_args, open_from_args
+from .store_commands import THREAD_HELP, add_store_args, open_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bundle", help="export one thread as a support bundle (secrets masked inside it)")
     add_store_args(p)
-    p.add_argument("thread")
+    p.add_argument("thread", help=THREAD_HELP)
     p.add_argument("--out", required=True, metavar="FILE.zip", help="where to write the bundle")
     p.add_argument("--data-dir", metavar="DIR",
                    help="DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "

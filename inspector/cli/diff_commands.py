@@ -9,7 +9,7 @@ from ..profiles import reading, reading_for
 from ..store import Store
 from .output import masked, print_json, print_table, say
 from .progress import StderrProgress
-from .store_commands import add_store_args, open_cache_for, open_from_args
+from .store_commands import THREAD_HELP, add_store_args, open_cache_for, open_from_args
 
 if TYPE_CHECKING:
     from ..diff import StateDiff, StepReplay
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diff", help="what changed between two checkpoints, field by field")
     add_store_args(p)
-    p.add_argument("thread")
+    p.add_argument("thread", help=THREAD_HELP)
     p.add_argument("--from", dest="from_id", metavar="ID",
                    help="the earlier checkpoint (default: the parent of --to; with --against-thread: the newest)")
     p.add_argument("--to", dest="to_id", metavar="ID",
@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("replay", help="replay every step's writes through the reducers; exit 1 on a mismatch "
                                       "(unverified fields do not count)")
     add_store_args(p)
-    p.add_argument("thread")
+    p.add_argument("thread", help=THREAD_HELP)
     p.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
     p.set_defaults(handler=cmd_replay)
 

@@ -9,7 +9,7 @@ from ..history.flow_graph import cluster_of, graph_json, infer_graph, to_dot
 from ..history.lineage import build_history
 from ..store import NotFound
 from .output import masked, print_json
-from .store_commands import add_store_args, open_from_args
+from .store_commands import THREAD_HELP, add_store_args, open_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "between consecutive steps, with counts. It shows what ran, not the code's "
                                    "whole graph. Prints Graphviz DOT (render with `dot -Tsvg`) or --json.")
     add_store_args(p)
-    p.add_argument("thread")
+    p.add_argument("thread", help=THREAD_HELP)
     p.add_argument("--checkpoint", metavar="ID", help="highlight the node(s) that produced this checkpoint")
     p.add_argument("--ns", default="", help="the checkpoint's namespace (default: the root graph)")
     p.set_defaults(handler=cmd_graph)

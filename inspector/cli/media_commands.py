@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..formatting import human_bytes
 from ..settings import load_settings
 from .output import print_json, print_table, say
-from .store_commands import add_store_args, open_cache_for, open_from_args
+from .store_commands import THREAD_HELP, add_store_args, open_cache_for, open_from_args
 
 if TYPE_CHECKING:
     from ..profiles.deerflow.files.media_report import MediaReport
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def _add_args(parser: argparse.ArgumentParser) -> None:
     add_store_args(parser)
-    parser.add_argument("thread")
+    parser.add_argument("thread", help=THREAD_HELP)
     parser.add_argument("--checkpoint", metavar="ID", help="checkpoint id (default: the newest)")
     parser.add_argument("--data-dir", metavar="DIR",
                         help="DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "

@@ -15,7 +15,7 @@ from ..operations.growth import BUCKETS, growth_report, growth_table
 from ..operations.orphans import orphan_report
 from ..settings import load_settings
 from .output import print_json, print_table, say, warn
-from .store_commands import add_store_args, open_from_args
+from .store_commands import add_store_args, open_cache_for, open_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,8 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--since", type=int, default=30, metavar="DAYS", help="the window, in days (default 30)")
     p.add_argument("--by", choices=("store", "channel", "thread"), default="store",
                    help="one row per bucket (store), or per bucket and channel, or per bucket and thread (the --top threads)")
-    p.add_argument("--bucket", choices=tuple(BUCKETS), default="day")
-    p.add_argument("--top", type=int, default=10, help="how many top threads and channels (default 10)")
+    p.add_argument("--bucket", choices=tuple(BUCKETS), default="day", help="the width of a row (default day, UTC)")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="how many top threads and channels (default 10)")
     p.add_argument("--budget", type=int, metavar="BYTES",
                    help="the disk budget to forecast against (default: the disk_budget_bytes setting)")
     p.set_defaults(handler=cmd_growth)
@@ -38,16 +38,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                                              "health_top_threads of them)")
     p.add_argument("--frequency", type=int, action="append", metavar="N",
                    help="a snapshot frequency (repeat it; default 1, 5, 10, 25, 100)")
-    p.add_argument("--channel", default="messages")
+    p.add_argument("--channel", default="messages", help="the channel priced as a DeltaChannel (default messages)")
     p.set_defaults(handler=cmd_delta_what_if)
 
     p = sub.add_parser("metrics", help="serve Prometheus metrics of the store (cheap aggregates, cached)")
     add_store_args(p)
-    p.add_argument("--port", type=int, default=9464)
+    p.add_argument("--port", type=int, default=9464, help="the port to serve /metrics on (default 9464)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    p.add_argument("--cache-seconds", type=float, default=60.0,
+    p.add_argument("--cache-seconds", type=float, default=60.0, metavar="SECONDS",
                    help="a scrape within this many seconds of the last snapshot is served from it (default 60)")
-    p.add_argument("--once", action="store_true", help="print one snapshot (a table, or --json) and exit")
+    p.add_argument("--once", action="store_true", help="print one snapshot (a table, or with --json) and exit")
     p.set_defaults(handler=cmd_metrics)
 
 
@@ -55,7 +55,12 @@ def cmd_growth(args: argparse.Namespace) -> int:
     settings = load_settings()
     budget = args.budget if args.budget is not None else settings.disk_budget_bytes
     with open_from_args(args) as store:
-        report = growth_report(store, args.by, args.bucket, args.since, args.top, budget)
+        cache = open_cache_for(store, args)  # per-thread day summaries: the next run reads only what changed
+        try:
+            report = growth_report(store, args.by, args.bucket, args.since, args.top, budget, cache=cache)
+        finally:
+            if cache is not None:
+                cache.close()
     if args.json:
         print_json(report, keys=False)
         return 0

@@ -27,6 +27,8 @@ from ..store.delta import delta_channels
 from ..store.model import THREAD_SORTS
 from .output import masked, print_json, print_table, say, warn
 
+THREAD_HELP = "a thread id, as `threads` lists it (~bytes:<hex> for one that is not UTF-8)"
+
 
 def add_store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help="store URL (default: INSPECTOR_DB, settings, or the demo database)")
@@ -122,20 +124,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("threads", help="list threads")
     add_store_args(p)
     p.add_argument("--search", help="match thread ids and metadata values (as shown: masked secrets do not match)")
-    p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=int, default=50, metavar="N", help="how many threads to list (default 50)")
+    p.add_argument("--offset", type=int, default=0, metavar="N", help="skip the first N threads of the order (default 0)")
     p.add_argument("--sort", choices=THREAD_SORTS, default="newest",
                    help="newest (last update), stored (stored bytes) or checkpoints; over every thread, not one page")
     p.set_defaults(handler=cmd_threads)
 
     p = sub.add_parser("timeline", help="list a thread's checkpoints")
     add_store_args(p)
-    p.add_argument("thread")
+    p.add_argument("thread", help=THREAD_HELP)
     p.set_defaults(handler=cmd_timeline)
 
     p = sub.add_parser("state", help="show the state at a checkpoint")
     add_store_args(p)
-    p.add_argument("thread")
+    p.add_argument("thread", help=THREAD_HELP)
     p.add_argument("--checkpoint", metavar="ID", help="checkpoint id (default: the newest)")
     p.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
     p.add_argument("--internal", action="store_true", help="include LangGraph's internal channels")
@@ -147,6 +149,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_threads(args: argparse.Namespace) -> int:
+    for flag, value in (("--limit", args.limit), ("--offset", args.offset)):
+        if value < 0:
+            raise ValueError(f"{flag} must be 0 or more, got {value}")
     with open_from_args(args) as store:
         listing = thread_list(store, args.search, args.limit, args.offset, args.sort,
                               mask=None if getattr(args, "reveal", False) else masked)

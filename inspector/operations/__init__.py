@@ -3,6 +3,7 @@ files hold (``file_facts``), rows no checkpoint references (``orphans``), and a 
 over the same numbers (``metrics``).
 
 Everything here is read from keys, lengths and the database's own statistics through the ``Store``
-protocol; no blob content is read and nothing is written. May import ``store``, ``formatting``,
-``settings`` and ``retention.sql`` (the statements an operator would run).
+protocol; no blob content is read and nothing is written to the store (growth keeps per-thread day
+summaries in the analysis cache, ``growth_summaries``). May import ``store``, ``formatting``, ``settings``,
+``fact_cache`` and ``retention.sql`` (the statements an operator would run).
 """

@@ -15,9 +15,11 @@ from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from ..fact_cache import FactCache
 from ..formatting import human_bytes
 from ..store import Store, StoreError
 from ..store.growth_rows import GROWTH_BY, GrowthRows
+from .growth_summaries import cacheable, cached_growth_rows, cached_growth_views
 
 BUCKETS = {"day": 86_400, "hour": 3_600}
 DAY = 86_400
@@ -96,14 +98,16 @@ def _utc(seconds: float) -> datetime:
 
 
 def forecast(current_bytes: int, window_bytes: int, window_start: float, now: float,
-             budget_bytes: int | None) -> Forecast:
-    """The store passes ``budget_bytes`` after ``(budget - current) / (window_bytes / window_days)`` days."""
+             budget_bytes: int | None, younger: bool = False) -> Forecast:
+    """The store passes ``budget_bytes`` after ``(budget - current) / (window_bytes / window_days)`` days
+    (``younger``: ``window_start`` is the store's first bucket, inside the window asked for)."""
     window_days = max(now - window_start, 1.0) / DAY
     rate = window_bytes / window_days
     start, at = _utc(window_start), _utc(now)
     rate_text = (f"{human_bytes(window_bytes)} ({window_bytes:,} bytes) stored by checkpoints dated "
                  f"{start:%Y-%m-%d %H:%M} to {at:%Y-%m-%d %H:%M} UTC ({window_days:.2f} days): "
-                 f"{human_bytes(round(rate))} a day on average")
+                 f"{human_bytes(round(rate))} a day on average"
+                 + (" (nothing is dated before: the store is younger than the window)" if younger else ""))
     now_text = f"the store holds {human_bytes(current_bytes)} ({current_bytes:,} bytes, the sum of its rows' lengths)"
     days_left = passes_at = None
     if not budget_bytes or budget_bytes <= 0:
@@ -138,10 +142,15 @@ _REMEMBER = 16
 _LOCK = threading.Lock()
 
 
-def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: int) -> GrowthRows:
+def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: int,
+                           cache: FactCache | None = None) -> GrowthRows:
     """``store.growth_rows``, remembered while the store's ``growth_fingerprint`` (each table's row count, summed
     stored lengths and id range: one aggregate over lengths) is unchanged, so the Health page's reruns and
-    each scrape of a store that did not move cost that aggregate alone."""
+    each scrape of a store that did not move cost that aggregate alone. With an analysis ``cache``, day
+    buckets are summed from the day rows kept there (``growth_summaries``): this process, another one or
+    the next CLI run reads from the store only the threads written since, and the store's totals."""
+    if cacheable(store, cache, width, since):  # itself what changed since the last report, and no more
+        return cached_growth_rows(store, cache, width, since, by, top)[0]
     fingerprint = getattr(store, "growth_fingerprint", None)
     if fingerprint is None:
         return store.growth_rows(width, since, by, top)
@@ -160,7 +169,8 @@ def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: i
 
 
 def growth_report(store: Store, by: str = "store", bucket: str = "day", since_days: int = 30, top: int = 10,
-                  budget_bytes: int | None = None, now: float | None = None) -> GrowthReport:
+                  budget_bytes: int | None = None, now: float | None = None,
+                  cache: FactCache | None = None) -> GrowthReport:
     """Growth over the last ``since_days`` (from the start of that day or hour, UTC), grouped ``by``.
 
     Args:
@@ -171,6 +181,8 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
         top: How many top threads and channels.
         budget_bytes: The disk budget the forecast is against (None: no forecast date).
         now: The end of the window, seconds since 1970 (None: the clock).
+        cache: The analysis cache: day buckets are summed from each thread's summary kept there, and only the
+            threads that changed since are read from the store (None: read from the store).
     """
     if by not in GROWTH_BY:
         raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
@@ -180,19 +192,34 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
         raise StoreError(f"--since must be a positive number of days, got {since_days!r}")
     width = BUCKETS[bucket]
     now = time.time() if now is None else float(now)
-    window_start = math.floor((now - since_days * DAY) / width) * width
-    found = remembered_growth_rows(store, width, window_start, by, top)
+    window_start = max(math.floor((now - since_days * DAY) / width) * width, 0)  # a longer window: since 1970
+    # by thread the rows are the top threads' alone: the window's total (shares, the forecast's rate) is the store's
+    asks = [(by, top), ("store", 0)] if by == "thread" and top else [(by, top)]
+    if cacheable(store, cache, width, window_start):  # one read of what changed since the last report, and no more
+        views = cached_growth_views(store, cache, window_start, asks)[0]
+    else:
+        views = [remembered_growth_rows(store, width, window_start, grouping, n) for grouping, n in asks]
+    found, whole = views[0], views[-1]
     points = _points(found, by)
-    window_bytes = sum(r.bytes for r in found.rows)
+    window_bytes = sum(r.bytes for r in whole.rows)
+    rate_start = _rate_start(whole, window_start, window_bytes)
     return GrowthReport(
         by, bucket, since_days, _utc(window_start), _utc(now), points,
         _growers(found.top_threads, window_bytes), _growers(found.top_channels, window_bytes),
-        forecast(found.stored_bytes, window_bytes, window_start, now, budget_bytes),
+        forecast(found.stored_bytes, window_bytes, rate_start, now, budget_bytes, rate_start != window_start),
         found.untimed_checkpoints, found.untimed_bytes, found.channel_basis if by == "channel" else "",
         "Dated by each checkpoint's uuid6 id (the time LangGraph created it); bytes are stored lengths: the "
         "checkpoint row, the blob rows it introduced (PostgreSQL) and the writes stored against it."
         + (f" Per thread: the {top} threads that stored most in the window." if by == "thread" else ""),
     )
+
+
+def _rate_start(rows: GrowthRows, window_start: int, window_bytes: int) -> int:
+    """Where the forecast's rate starts: the window's start, or the first bucket holding a checkpoint when the store
+    holds nothing dated before it (a store younger than the window grows over its own life, not the window's)."""
+    dated_before = rows.stored_bytes - rows.untimed_bytes - window_bytes
+    first = min((r.bucket for r in rows.rows), default=None)
+    return first if dated_before <= 0 and first is not None and first > window_start else window_start
 
 
 def growth_table(report: GrowthReport) -> list[dict]:

@@ -118,6 +118,7 @@ _TRIGGERS: tuple[tuple[str, int], ...] = tuple((t, i) for i, r in enumerate(BUIL
 # (keys, ids, labels, most values in a state) are not scanned.
 _SHORT = 16
 _NEEDS = re.compile(r"[:=\s]")
+_MEMO_LONGEST = 512  # strings up to this length are masked once per value walked
 
 def length_class(n: int) -> str:
     """``~40 chars``: the length rounded, so a marker does not give the exact length away."""
@@ -266,10 +267,32 @@ class _Walk:
         self.keys = keys
         self.keep_bytes = keep_bytes
         self.seen: dict[int, Any] = {}
+        # a value's strings repeat (keys, statuses, node names): each is masked once (``None``: unchanged)
+        self.texts: dict[str, str | None] = {}
+        self.kinds: dict[str, str] = {}
+
+    def text(self, text: str) -> str:
+        try:
+            masked = self.texts[text]
+        except KeyError:
+            masked = self.r.text(text)
+            if len(text) <= _MEMO_LONGEST:
+                self.texts[text] = None if masked is text else masked
+            return masked
+        return text if masked is None else masked  # the caller's own object when nothing changed
+
+    def secret_kind(self, name: Any) -> str:
+        """The kind of secret a key named ``name`` holds ("": none), decided once per name."""
+        if not isinstance(name, str):
+            return _kind_for(name) if is_secret_key(name) else ""
+        kind = self.kinds.get(name)
+        if kind is None:
+            kind = self.kinds[name] = _kind_for(name) if is_secret_key(name) else ""
+        return kind
 
     def value(self, obj: Any, forced: str | None) -> Any:
         if isinstance(obj, str):
-            return self.r.whole(forced, obj) if forced else self.r.text(obj)
+            return self.r.whole(forced, obj) if forced else self.text(obj)
         if isinstance(obj, (bytes, bytearray)):
             return self.r.whole(forced, obj) if forced else self.r.binary(obj, self.keep_bytes)
         if obj is None or isinstance(obj, (bool, int, float)):
@@ -303,15 +326,15 @@ class _Walk:
         for key, item in obj.items():
             new_key = key
             if isinstance(key, str) and not forced:
-                new_key = self.r.text(key)
+                new_key = self.text(key)
             elif isinstance(key, (bytes, bytearray)) and not forced:
                 new_key = self.r.binary(key, self.keep_bytes)
             if isinstance(key, str) and key in IDENTIFIER_FIELDS:
                 new = item
             elif forced:
                 new = self.value(item, forced)
-            elif self.keys and is_secret_key(key):
-                new = self.value(item, _kind_for(key))
+            elif self.keys and (kind := self.secret_kind(key)):
+                new = self.value(item, kind)
             elif label and key not in LABEL_FIELDS:
                 new = self.value(item, label)
             else:
@@ -344,7 +367,7 @@ class _Walk:
         """A record that names a secret field or channel holds that secret's value."""
         if not self.keys:
             return None
-        return next((_kind_for(n) for n in names if is_secret_key(n)), None)
+        return next((kind for n in names if n is not None and (kind := self.secret_kind(n))), None)
 
 
 def _kind_for(key: str | bytes) -> str:

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ..analysis_cache import AnalysisCache
-from ..profiles import reads_thread
+from ..profiles import pieces, reads_thread
+from ..profiles.active import current_knows
 from ..store import (
     PER_CHECKPOINT_COPY,
     SHARED_BLOBS,
@@ -79,6 +80,7 @@ class WhatIf:
     keep_newest_saved_bytes: int
     viewed_images_repeated_bytes: int
     base64_in_messages_bytes: int | None = 0
+    images_profile: bool | None = None  # DeerFlow's profile read the thread(s) (None: ask the profile in force)
 
 
 @dataclass(frozen=True)
@@ -307,7 +309,8 @@ class SizeAccumulator:
             growth_bytes=(root[-1].total_bytes - root[0].total_bytes) if root else 0,
             repeated_bytes=sum(f.repeated_bytes for f in fields),
             what_if=WhatIf(self.keep_newest, stored - kept - sum(kept_blobs.values()),
-                           viewed.repeated_bytes if viewed else 0, self.base64_in_messages),
+                           viewed.repeated_bytes if viewed else 0, self.base64_in_messages,
+                           current_knows(pieces.VIEWED_IMAGES, None)),
             namespaces=len(self.namespaces),
             problems=list(self.problems),
         )

@@ -72,4 +72,13 @@ def health_report(reports: list[ThreadHealth], settings: Settings, totals: Store
     """The report for ``reports`` (as ``store_health`` ranked them); ``totals`` covers the whole store."""
     accounting = reports[0].sizes.accounting if reports else ""
     summary = store_sizes([r.sizes for r in reports], accounting, totals, settings.what_if_keep_newest)
-    return HealthReport(health_rows(reports), health_settings_note(settings), active_schema_name(), summary)
+    return HealthReport(health_rows(reports), health_settings_note(settings), schema_read_with(reports), summary)
+
+
+def schema_read_with(reports: list[ThreadHealth]) -> str:
+    """The schema the threads were read with: each thread's own (its profile's, or ``--schema``), named once
+    when they agree; the schema in force when no thread says."""
+    names = list(dict.fromkeys(r.schema_drift.schema for r in reports if r.schema_drift.schema))
+    if not names:
+        return active_schema_name()
+    return names[0] if len(names) == 1 else "per thread: " + ", ".join(names)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..analysis_cache import AnalysisCache
-from ..store import PER_CHECKPOINT_COPY, Store, StoreTotals, ThreadSummary
+from ..store import PER_CHECKPOINT_COPY, Store, StoreTotals, ThreadSummary, is_internal_channel
 from .accounting import ThreadSizes, WhatIf, measure_thread
 from .cached import Progress
 
@@ -30,12 +30,20 @@ class StoreSizes:
     ranked_threads: int = 0
     store_bytes: int = 0
     keep_newest: int = 0
+    images_profile: bool | None = None  # any thread measured is read by DeerFlow's profile
 
     @property
     def what_if(self) -> WhatIf:
         """The what-ifs summed over the threads measured in depth."""
         return WhatIf(self.keep_newest, self.keep_newest_saved_bytes, self.viewed_images_repeated_bytes,
-                      self.base64_in_messages_bytes)
+                      self.base64_in_messages_bytes, self.images_profile)
+
+
+def app_fields(report: StoreSizes) -> tuple[dict[str, int], int]:
+    """The bytes per field the app's state holds (largest first), and the bytes of LangGraph's own channels
+    (``__start__``, ``branch:to:*``, ``__pregel_tasks``) left out of them, as a thread's field table leaves them."""
+    fields = {name: n for name, n in report.fields.items() if not is_internal_channel(name)}
+    return fields, sum(report.fields.values()) - sum(fields.values())
 
 
 def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT_COPY,
@@ -58,7 +66,16 @@ def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT
         ranked_threads=totals.threads if totals is not None else len(ranked),
         store_bytes=totals.stored_bytes if totals is not None else sum(r.stored_bytes for r in ranked),
         keep_newest=keep_newest if keep_newest is not None else (ranked[0].what_if.keep_newest if ranked else 0),
+        images_profile=_images_profile([r.what_if.images_profile for r in ranked]),
     )
+
+
+def _images_profile(known: list[bool | None]) -> bool | None:
+    """True when a thread's profile knows DeerFlow's images, False when every thread's profile says it does not,
+    None when some thread was measured outside a reading (the profile in force then decides)."""
+    if any(known):
+        return True
+    return False if all(k is False for k in known) else None
 
 
 def largest_threads(store: Store, top: int | None) -> list[ThreadSummary]:

@@ -11,9 +11,9 @@ from .accounting import WhatIf
 
 def what_if_lines(what_if: WhatIf) -> list[str]:
     """The what-ifs in words, one line each (``viewed_images`` and DeerFlow's image-context message only
-    where DeerFlow's profile reads the thread)."""
+    where DeerFlow's profile reads the thread, or one of a store's threads measured)."""
     base64_in_messages = what_if.base64_in_messages_bytes
-    deerflow = knows(VIEWED_IMAGES)
+    deerflow = knows(VIEWED_IMAGES) if what_if.images_profile is None else what_if.images_profile
     lines = [
         f"keeping only the newest {what_if.keep_newest} checkpoints per namespace would save "
         f"{human_bytes(what_if.keep_newest_saved_bytes)}",

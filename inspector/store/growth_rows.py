@@ -38,6 +38,20 @@ class GrowthRow(NamedTuple):
     bytes: int
 
 
+class ThreadGrowth(NamedTuple):
+    """What ``Store.growth_thread_rows`` read, in one statement (one view of the store).
+
+    ``rows``: the dated rows of the threads read, per day, thread, channel and part, with no window (bucket
+    None: not dated); ``cut``: the greatest uuid6 id of the store's checkpoints and writes ("" when none)
+    when every thread was read, else the cut the threads were read from;
+    ``totals``: the store's checkpoint rows, their bytes, the writes' bytes and the blob rows' bytes, every
+    row counted (the sums of ``rows`` when every thread was read)."""
+
+    rows: list[GrowthRow]
+    cut: str
+    totals: tuple[int, int, int, int]
+
+
 class Grower(NamedTuple):
     key: str
     checkpoints: int
@@ -74,7 +88,7 @@ def check_growth_args(bucket_seconds: int, by: str | None = None, top: int = 0) 
     if by is not None and by not in GROWTH_BY:
         raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
     if not isinstance(top, int) or top < 0:
-        raise StoreError(f"top must be a whole number, got {top!r}")
+        raise StoreError(f"--top must be a whole number of threads and channels, got {top!r}")
 
 
 def since_ticks(since: int | None) -> int:
@@ -186,7 +200,8 @@ def growth_sql_grouping_sets(dated: str, by: str | None, top: int) -> str:
     channel = "c" if by in (None, "channel") else "''"
     window = f"b > {BEFORE}"
     ranked = {kind: f"SELECT {key} AS grower, wk, wn FROM g WHERE kind = '{kind}' AND wn IS NOT NULL "
-                    f"ORDER BY wn DESC, grower LIMIT {int(top)}" for kind, key in (("thread", "t"), ("channel", "c"))}
+                    f'ORDER BY wn DESC, {key} COLLATE "C" LIMIT {int(top)}'  # ties byte by byte, as SQLite
+              for kind, key in (("thread", "t"), ("channel", "c"))}
     among = " AND t IN (SELECT grower FROM top_thread)" if by == "thread" and top else ""
     parts = [f"SELECT 'row' AS kind, b, {thread} AS t, {channel} AS c, p, k, n FROM g WHERE kind = 'row' AND {window}{among}",
              f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, CASE WHEN u THEN 'untimed' ELSE 'dated' END, k, n "
@@ -202,6 +217,31 @@ def growth_sql_grouping_sets(dated: str, by: str | None, top: int) -> str:
         FROM (SELECT *, b IS NULL AS u FROM ({dated}) dated) d
         GROUP BY GROUPING SETS ({rows_set}, (t), (c), (u))){tops}
     """ + "\nUNION ALL ".join(parts)
+
+
+def thread_growth_sql(dated: str, live: str, cut: str | None, totals: str) -> str:
+    """``Store.growth_thread_rows`` in one statement: the dated rows ``dated`` summed per bucket, thread,
+    channel and part (kind ``row``; a NULL bucket: not dated), the greatest uuid6 id ``cut`` (kind ``cut``,
+    in ``c``; None: not asked) and the totals (kind ``total``: ``p`` the part, ``k`` rows, ``n`` bytes),
+    after the CTE ``live`` (may be empty) that ``dated`` reads."""
+    cut_row = f"UNION ALL SELECT 'cut', {_NO_INT}, {_NO_TEXT}, ({cut}), {_NO_TEXT}, {_NO_INT}, {_NO_INT}\n" if cut else ""
+    return (f"WITH {live + ', ' if live else ''}d AS MATERIALIZED ({dated})\n"
+            "SELECT 'row' AS kind, b, t, c, p, sum(k) AS k, sum(n) AS n FROM d GROUP BY b, t, c, p\n"
+            f"{cut_row}UNION ALL {totals}")
+
+
+def thread_growth(found: Iterable[tuple], cut: str = "") -> ThreadGrowth:
+    """``ThreadGrowth`` from the rows of ``thread_growth_sql`` (``cut``: the one it was asked from, if any)."""
+    rows, totals = [], {"checkpoint": (0, 0), "writes": (0, 0), "blobs": (0, 0)}
+    for kind, bucket, thread_id, channel, part, checkpoints, size in found:
+        if kind == "row":
+            rows.append(GrowthRow(None if bucket is None else int(bucket), thread_id, channel, part,
+                                  int(checkpoints or 0), int(size or 0)))
+        elif kind == "cut":
+            cut = channel if channel is not None else ""
+        else:
+            totals[part] = (int(checkpoints or 0), int(size or 0))
+    return ThreadGrowth(rows, cut, (*totals["checkpoint"], totals["writes"][1], totals["blobs"][1]))
 
 
 def growth_result(found: Iterable[tuple], bucket_seconds: int, since: int | None, basis: str,

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .delta import DeltaHistory
     from .export_rows import ExportCheckpoint
     from .file_facts import FileFacts
-    from .growth_rows import GrowthRows
+    from .growth_rows import GrowthRows, ThreadGrowth
     from .orphan_rows import OrphanRows
     from .retention_keys import RetentionReader
     from .state_sizes import NewestStateSizes
@@ -39,7 +39,7 @@ class Store(Protocol):
     in bounded batches: ``iter_states``, ``iter_writes``, ``iter_field_sizes``.
     Sizes: ``field_sizes``. Operating the store: ``retention_reader`` (keys and lengths for a
     retention preview), ``growth_rows`` (stored bytes per
-    time bucket), ``export_thread`` (rows as stored, for a support bundle).
+    time bucket) and ``growth_thread_rows`` (per thread, for the cache), ``export_thread`` (rows as stored, for a support bundle).
 
     ``identity`` names the store without secrets (a file path, a server and database), so
     facts about its checkpoints can be kept in the analysis cache.
@@ -264,6 +264,25 @@ class Store(Protocol):
         Returns:
             ``GrowthRows``: one row per bucket, part and key (checkpoint rows, blob rows, writes), from lengths
             alone; the top threads and channels; the rows that carry no time; the store's totals.
+
+        Raises:
+            StoreError: The store cannot list its rows (a saver read through its API).
+        """
+        ...
+
+    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> "ThreadGrowth":
+        """Each thread's stored bytes per time bucket, channel and part (no window), in one statement, for the
+        growth rows the analysis cache keeps (``operations.growth_summaries``).
+
+        Args:
+            bucket_seconds: The buckets' width, as for ``growth_rows``.
+            cut: None: every thread; else only the threads holding a uuid6 id greater than ``cut`` (the
+                threads written since the store's greatest id was ``cut``).
+
+        Returns:
+            ``ThreadGrowth``: those rows (bucket None: not dated), the store's greatest uuid6 id (when every
+            thread was read) and the store's totals (checkpoint rows, their bytes, the writes' bytes, the
+            blob rows' bytes), all from one view of the store.
 
         Raises:
             StoreError: The store cannot list its rows (a saver read through its API).

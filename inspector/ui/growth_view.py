@@ -1,6 +1,8 @@
 """The Health page's growth section: bytes stored per day or hour, the top growers, the disk forecast.
 
-Three aggregates over keys and lengths (``operations.growth``); no blob is read.
+Three aggregates over keys and lengths (``operations.growth``); no blob is read. Per day, summed from each
+thread's summary in the analysis cache: another dashboard process, or the next run, reads only the threads
+that changed.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import streamlit as st
 from ..formatting import human_bytes
 from ..operations.growth import growth_report, growth_table
 from ..store import StoreError
-from .data import masked
+from .data import analysis_cache, masked
 from .inert import literal
 from .tables import frame_of, in_units, metric_row
 
@@ -24,7 +26,8 @@ def render_growth(store, settings) -> None:
     window = left.segmented_control("Window", list(WINDOWS), default="30 days", key="growth_window") or "30 days"
     bucket = right.segmented_control("Per", ["day", "hour"], default="day", key="growth_bucket") or "day"
     try:
-        report = masked(growth_report(store, "store", bucket, WINDOWS[window], budget_bytes=settings.disk_budget_bytes),
+        report = masked(growth_report(store, "store", bucket, WINDOWS[window], budget_bytes=settings.disk_budget_bytes,
+                                      cache=analysis_cache(store)),
                         keys=False)  # thread ids and channel names as the other pages show them
     except StoreError as exc:
         st.info(f"Growth over time is not available for this store: {literal(exc)}")

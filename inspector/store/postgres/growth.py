@@ -20,17 +20,22 @@ import time
 import psycopg
 
 from ..growth_rows import (
+    _NO_INT,
+    _NO_TEXT,
     BEFORE,
     CHECKPOINT_KEY,
     TICKS_PER_SECOND,
     UUID6_HEAD_REGEX,
     UUID_EPOCH_OFFSET,
     GrowthRows,
+    ThreadGrowth,
     check_growth_args,
     growth_result,
     growth_sql_grouping_sets,
     id_range_bucket,
     since_ticks,
+    thread_growth,
+    thread_growth_sql,
 )
 from .connect import read_error
 
@@ -77,9 +82,11 @@ def _dated_by(column: str, width: int, since: int | None) -> str:
             f"{id_range_bucket(as_text, width, since, time.time(), fallback)} END")
 
 
-def _dated(width: int, since: int | None, blob_channels: int | None) -> str:
+def _dated(width: int, since: int | None, blob_channels: int | None, among: str = "") -> str:
     """The dated rows; ``blob_channels``: how many channels hold blob rows, named by the parameters of
-    ``_params`` (their greatest version per checkpoint is compared), None to compare every channel's."""
+    ``_params`` (their greatest version per checkpoint is compared), None to compare every channel's;
+    ``among``: a condition on ``thread_id`` every table is read under ("": every row)."""
+    where = f"WHERE {among}" if among else ""
     versions = ("CASE WHEN jsonb_typeof(checkpoint->'channel_versions') = 'object' "
                 "THEN checkpoint->'channel_versions' ELSE '{}'::jsonb END")
     if blob_channels is None:
@@ -93,7 +100,7 @@ def _dated(width: int, since: int | None, blob_channels: int | None) -> str:
         SELECT thread_id, checkpoint_ns, checkpoint_id, {versions} AS cv,
                pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0) AS n,
                {_dated_by('checkpoint_id', width, since)} AS b
-        FROM checkpoints OFFSET 0),
+        FROM checkpoints {where} OFFSET 0),
     topped AS (SELECT *, {newest} AS top FROM read OFFSET 0),
     cp AS MATERIALIZED (SELECT thread_id, checkpoint_ns, checkpoint_id, n, b, top, cv FROM topped),
     first_of_version AS (
@@ -102,7 +109,7 @@ def _dated(width: int, since: int | None, blob_channels: int | None) -> str:
     blobs AS MATERIALIZED (
         SELECT bl.thread_id, bl.checkpoint_ns, bl.channel, bl.version, coalesce(octet_length(bl.blob), 0) AS n,
                f.b, f.thread_id IS NOT NULL AS dated
-        FROM checkpoint_blobs bl LEFT JOIN first_of_version f
+        FROM (SELECT * FROM checkpoint_blobs {where}) bl LEFT JOIN first_of_version f
           ON f.thread_id = bl.thread_id AND f.checkpoint_ns = bl.checkpoint_ns AND f.top = bl.version
          AND f.cv->>bl.channel = bl.version),
     missed AS (SELECT * FROM blobs WHERE NOT dated),
@@ -118,7 +125,7 @@ def _dated(width: int, since: int | None, blob_channels: int | None) -> str:
         FROM missed m LEFT JOIN named f ON f.thread_id = m.thread_id AND f.checkpoint_ns = m.checkpoint_ns
          AND f.channel = m.channel AND f.version = m.version
     UNION ALL SELECT {_dated_by('checkpoint_id', width, since)}, thread_id, channel, 'writes', 0,
-        coalesce(octet_length(blob), 0) FROM checkpoint_writes
+        coalesce(octet_length(blob), 0) FROM checkpoint_writes {where}
     """
 
 
@@ -127,12 +134,26 @@ def _params(channels: list[str]) -> list[str]:
     return list(channels)
 
 
+_UUID6 = f"checkpoint_id ~ '{UUID6_HEAD_REGEX}'"
+# The threads holding a uuid6 id past the cut (a parameter, twice), ids compared byte by byte.
+_LIVE = (f'live AS (SELECT thread_id FROM checkpoints WHERE checkpoint_id COLLATE "C" > %s AND {_UUID6} '
+         f'UNION SELECT thread_id FROM checkpoint_writes WHERE checkpoint_id COLLATE "C" > %s AND {_UUID6})')
+_CUT = (f'SELECT max(i COLLATE "C") FROM (SELECT max(checkpoint_id COLLATE "C") AS i FROM checkpoints WHERE {_UUID6} '
+        f'UNION ALL SELECT max(checkpoint_id COLLATE "C") FROM checkpoint_writes WHERE {_UUID6}) ids')
+_TOTALS = f"""SELECT 'total', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'checkpoint', count(*),
+        coalesce(sum(pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0)), 0) FROM checkpoints
+    UNION ALL SELECT 'total', NULL, NULL, NULL, 'writes', 0, coalesce(sum(coalesce(octet_length(blob), 0)), 0)
+        FROM checkpoint_writes
+    UNION ALL SELECT 'total', NULL, NULL, NULL, 'blobs', 0, coalesce(sum(coalesce(octet_length(blob), 0)), 0)
+        FROM checkpoint_blobs"""
 _WORK_MEM = "SET LOCAL work_mem = '64MB'"  # this statement's transaction only
 _BLOB_CHANNELS = "SELECT DISTINCT channel FROM checkpoint_blobs LIMIT %s"  # the channels that hold blob rows
 
 
 class PgGrowth:
     """``growth_rows`` (a mixin of ``PostgresStore``: needs ``_query``)."""
+
+    GROWTH_CHANNEL_BASIS = PG_CHANNEL_BASIS
 
     def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
                     top: int = 0) -> GrowthRows:
@@ -148,6 +169,25 @@ class PgGrowth:
         except psycopg.Error as exc:
             raise read_error(exc, self.target) from None
         return growth_result(found, bucket_seconds, since, PG_CHANNEL_BASIS)
+
+    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> ThreadGrowth:
+        """The dated rows of every thread (``cut`` None) or of the threads holding a uuid6 id greater than
+        ``cut``, with the store's greatest uuid6 id and totals, in one statement (see ``ThreadGrowth``)."""
+        check_growth_args(bucket_seconds)
+        named = None  # the threads written since the cut: few, every channel's versions compared
+        if cut is None:
+            channels = [r[0] for r in self._query(_BLOB_CHANNELS, [MAX_BLOB_CHANNELS + 1])]
+            named = channels if len(channels) <= MAX_BLOB_CHANNELS else None
+        among = "" if cut is None else "thread_id IN (SELECT thread_id FROM live)"
+        dated = _dated(bucket_seconds, None, None if named is None else len(named), among)
+        sql = thread_growth_sql(dated, "" if cut is None else _LIVE, _CUT if cut is None else None, _TOTALS)
+        try:
+            with self.connection() as conn, conn.transaction():
+                conn.execute(_WORK_MEM)
+                found = conn.execute(sql, ([] if cut is None else [cut, cut]) + _params(named or [])).fetchall()
+        except psycopg.Error as exc:
+            raise read_error(exc, self.target) from None
+        return thread_growth(found, cut or "")
 
     def growth_fingerprint(self) -> tuple:
         """What growth depends on, summed: each table's rows, stored lengths and id range (see ``growth_rows``)."""

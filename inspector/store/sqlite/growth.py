@@ -17,11 +17,14 @@ from ..growth_rows import (
     CHECKPOINT_KEY,
     UUID6_HEAD_GLOB,
     GrowthRows,
+    ThreadGrowth,
     bucket_of,
     check_growth_args,
     growth_result,
     growth_sql,
     id_range_bucket,
+    thread_growth,
+    thread_growth_sql,
 )
 from .queries import OWN_BYTES
 
@@ -31,20 +34,31 @@ SQLITE_CHANNEL_BASIS = (
     "bytes (what each node wrote, stored against the checkpoint its step started from)."
 )
 _BUCKET_FUNCTION = "inspector_growth_bucket"  # bucket_of(id, width, since) for ids outside the statement's range
+_UUID6 = f"checkpoint_id GLOB '{UUID6_HEAD_GLOB}*'"
+# The threads holding a uuid6 id past the cut (a parameter, twice): written since the rows were last read.
+_LIVE = (f"live AS (SELECT thread_id FROM checkpoints WHERE checkpoint_id > ? AND {_UUID6} "
+         f"UNION SELECT thread_id FROM writes WHERE checkpoint_id > ? AND {_UUID6})")
+_CUT = (f"SELECT max(i) FROM (SELECT max(checkpoint_id) AS i FROM checkpoints WHERE {_UUID6} "
+        f"UNION ALL SELECT max(checkpoint_id) FROM writes WHERE {_UUID6})")
+_TOTALS = (f"SELECT 'total', NULL, NULL, NULL, 'checkpoint', count(*), coalesce(sum({OWN_BYTES}), 0) FROM checkpoints "
+           "UNION ALL SELECT 'total', NULL, NULL, NULL, 'writes', 0, coalesce(sum(length(value)), 0) FROM writes")
 
 
-def _dated(width: int, since: int | None) -> str:
+def _dated(width: int, since: int | None, among: str = "") -> str:
+    """The dated rows; ``among``: a condition both tables are read under ("": every row)."""
     since_sql = "NULL" if since is None else str(int(since))
     fallback = f"{_BUCKET_FUNCTION}(checkpoint_id, {width}, {since_sql})"
     bucket = (f"CASE WHEN checkpoint_id GLOB '{UUID6_HEAD_GLOB}*' THEN "
               f"{id_range_bucket('checkpoint_id', width, since, time.time(), fallback)} END")
     return (f"SELECT {bucket} AS b, thread_id AS t, '{CHECKPOINT_KEY}' AS c, 'checkpoint' AS p, 1 AS k, "
-            f"{OWN_BYTES} AS n FROM checkpoints "
-            f"UNION ALL SELECT {bucket}, thread_id, channel, 'writes', 0, coalesce(length(value), 0) FROM writes")
+            f"{OWN_BYTES} AS n FROM checkpoints {among} "
+            f"UNION ALL SELECT {bucket}, thread_id, channel, 'writes', 0, coalesce(length(value), 0) FROM writes {among}")
 
 
 class SqliteGrowth:
     """``growth_rows`` (a mixin of ``SqliteStore``: needs ``_conn`` and ``_db``)."""
+
+    GROWTH_CHANNEL_BASIS = SQLITE_CHANNEL_BASIS
 
     def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
                     top: int = 0) -> GrowthRows:
@@ -56,6 +70,17 @@ class SqliteGrowth:
         except sqlite3.DatabaseError as exc:
             raise self._db.read_error(exc) from None
         return growth_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, by, top)
+
+    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> ThreadGrowth:
+        """The dated rows of every thread (``cut`` None) or of the threads holding a uuid6 id greater than
+        ``cut``, with the store's greatest uuid6 id and totals, in one statement (see ``ThreadGrowth``)."""
+        check_growth_args(bucket_seconds)
+        conn = self._conn
+        conn.create_function(_BUCKET_FUNCTION, 3, bucket_of, deterministic=True)
+        among = "" if cut is None else "WHERE thread_id IN (SELECT thread_id FROM live)"
+        sql = thread_growth_sql(_dated(bucket_seconds, None, among), "" if cut is None else _LIVE,
+                                _CUT if cut is None else None, _TOTALS)
+        return thread_growth(self._query(sql, [] if cut is None else [cut, cut]), cut or "")
 
     def growth_fingerprint(self) -> tuple:
         """What growth depends on, summed: each table's rows, stored lengths and id range (see ``growth_rows``)."""
