@@ -210,6 +210,16 @@ def test_no_deerflow_text_for_other_apps_store_wide(request, capsys, fixture):
         assert out and "deerflow" not in out and "user-data" not in out and "viewed_images" not in out, command
 
 
+def test_store_wide_field_table_leaves_langgraphs_own_channels_out(swarm_db, capsys):
+    assert main(["sizes", "--db", str(swarm_db), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("field  "):out.index("LangGraph's own channels")]
+    assert "messages" in table and "active_agent" in table
+    assert "__start__" not in table and "branch:to:" not in table and "__pregel_tasks" not in table
+    assert main(["sizes", "--db", str(swarm_db), "--quiet", "--json"]) == 0
+    assert "__start__" in json.loads(capsys.readouterr().out)["fields"]  # JSON keeps every channel
+
+
 def test_deerflow_store_wide_what_ifs_still_name_deerflow(deerflow_main_db, capsys):
     assert main(["sizes", "--db", str(deerflow_main_db), "--quiet"]) == 0
     assert "viewed_images copied into later checkpoints" in capsys.readouterr().out

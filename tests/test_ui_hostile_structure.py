@@ -83,6 +83,8 @@ def test_named_pipes_are_refused_on_the_thread_page_without_a_hang(app_on_struct
 @pytest.mark.parametrize("thread", [DEEP_MSGPACK, DEEP_JSON])
 def test_a_too_deep_value_is_a_problem_on_its_field_and_the_page_renders(app_on_structure, thread):
     at = open_page("thread", thread=thread)
+    check(at)
+    at.toggle(key="show_metadata").set_value(True).run()  # a too-deep metadata shows its problem there
     text = check(at)
     assert "nested deeper than 100 levels" in text
     assert f"{thread} title" in text  # the other fields are shown

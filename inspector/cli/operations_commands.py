@@ -150,7 +150,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             if args.json:
                 print_json(snap, keys=False)
             else:
-                print_table(["metric", "value"], [(k, v) for k, v in vars(snap).items()])
+                print_table(["metric", "value"], snapshot_rows(snap))
+                say(f"table bytes: {snap.table_basis}")
+                say(f"forecast: {snap.forecast_basis}")
             return 0
         from ..operations.metrics_server import SnapshotCollector, serve
 
@@ -165,6 +167,28 @@ def cmd_metrics(args: argparse.Namespace) -> int:
                 time.sleep(3600)
         finally:
             server.shutdown()
+
+
+def snapshot_rows(snap) -> list[tuple[str, str]]:
+    """A metrics snapshot as a person reads it: a time, bytes in units with the exact count, the bases apart."""
+    from datetime import datetime, timezone
+
+    def value(name: str, v) -> str:
+        if isinstance(v, dict):
+            return ", ".join(f"{k} {value(name, n)}" for k, n in v.items()) or "none"
+        if name == "taken_at":
+            return f"{datetime.fromtimestamp(v, tz=timezone.utc):%Y-%m-%d %H:%M:%S} UTC"
+        if name == "seconds":
+            return f"{v:.3f} s"
+        if name == "disk_budget_bytes" and not v:
+            return "none (setting disk_budget_bytes)"
+        if name.endswith("bytes") and isinstance(v, int):
+            return f"{human_bytes(v)} ({v:,})" if v >= 1000 else f"{v} B"
+        if name == "forecast_days_left":
+            return "no forecast (no disk budget, or no growth)" if v is None else f"{v:,.1f} days"
+        return f"{v:,}" if isinstance(v, int) else str(v)
+
+    return [(name, value(name, v)) for name, v in vars(snap).items() if name not in ("table_basis", "forecast_basis")]
 
 
 def cmd_delta_what_if(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ from ..formatting import human_bytes
 from ..profiles import reading
 from ..settings import load_settings
 from ..sizes.accounting import ThreadSizes, measure_thread
-from ..sizes.store_sizes import StoreSizes, measure_store
+from ..sizes.store_sizes import StoreSizes, app_fields, measure_store
 from ..sizes.tables import FIELD_BYTES, field_rows, rebuilt_note
 from ..sizes.what_if import what_if_lines
 from .output import print_json, print_table, say
@@ -55,7 +55,11 @@ def print_store_sizes(report: StoreSizes) -> None:
         [(t.thread_id, human_bytes(t.stored_bytes), human_bytes(t.repeated_bytes), len(t.checkpoints),
           human_bytes(t.last_total_bytes)) for t in report.threads],
     )
-    print_table(["field", "stored"], [(name, human_bytes(n)) for name, n in report.fields.items()])
+    fields, internal = app_fields(report)
+    print_table(["field", "stored"], [(name, human_bytes(n)) for name, n in fields.items()])
+    if internal:
+        say(f"LangGraph's own channels (__start__, branch:to:*, __pregel_tasks, ...): {human_bytes(internal)}, "
+            "not in the field table")
     for line in what_if_lines(report.what_if):
         say(line)
 

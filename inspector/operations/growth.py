@@ -203,11 +203,11 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     found, whole = views[0], views[-1]
     points = _points(found, by)
     window_bytes = sum(r.bytes for r in whole.rows)
-    rate_start = _rate_start(whole, window_start, window_bytes)
+    start = rate_start(whole, window_start, window_bytes)
     return GrowthReport(
         by, bucket, since_days, _utc(window_start), _utc(now), points,
         _growers(found.top_threads, window_bytes), _growers(found.top_channels, window_bytes),
-        forecast(found.stored_bytes, window_bytes, rate_start, now, budget_bytes, rate_start != window_start),
+        forecast(found.stored_bytes, window_bytes, start, now, budget_bytes, start != window_start),
         found.untimed_checkpoints, found.untimed_bytes, found.channel_basis if by == "channel" else "",
         "Dated by each checkpoint's uuid6 id (the time LangGraph created it); bytes are stored lengths: the "
         "checkpoint row, the blob rows it introduced (PostgreSQL) and the writes stored against it."
@@ -215,7 +215,7 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     )
 
 
-def _rate_start(rows: GrowthRows, window_start: int, window_bytes: int) -> int:
+def rate_start(rows: GrowthRows, window_start: int, window_bytes: int) -> int:
     """Where the forecast's rate starts: the window's start, or the first bucket holding a checkpoint when the store
     holds nothing dated before it (a store younger than the window grows over its own life, not the window's)."""
     dated_before = rows.stored_bytes - rows.untimed_bytes - window_bytes

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..analysis_cache import AnalysisCache
-from ..store import PER_CHECKPOINT_COPY, Store, StoreTotals, ThreadSummary
+from ..store import PER_CHECKPOINT_COPY, Store, StoreTotals, ThreadSummary, is_internal_channel
 from .accounting import ThreadSizes, WhatIf, measure_thread
 from .cached import Progress
 
@@ -37,6 +37,13 @@ class StoreSizes:
         """The what-ifs summed over the threads measured in depth."""
         return WhatIf(self.keep_newest, self.keep_newest_saved_bytes, self.viewed_images_repeated_bytes,
                       self.base64_in_messages_bytes, self.images_profile)
+
+
+def app_fields(report: StoreSizes) -> tuple[dict[str, int], int]:
+    """The bytes per field the app's state holds (largest first), and the bytes of LangGraph's own channels
+    (``__start__``, ``branch:to:*``, ``__pregel_tasks``) left out of them, as a thread's field table leaves them."""
+    fields = {name: n for name, n in report.fields.items() if not is_internal_channel(name)}
+    return fields, sum(report.fields.values()) - sum(fields.values())
 
 
 def store_sizes(reports: Iterable[ThreadSizes], accounting: str = PER_CHECKPOINT_COPY,

@@ -13,8 +13,10 @@ import pandas as pd
 import streamlit as st
 
 from ..formatting import human_bytes
+from ..sizes.chart import byte_unit
 from ..sizes.health import store_health
 from ..sizes.health_report import health_report, health_table
+from ..sizes.store_sizes import app_fields
 from ..sizes.what_if import what_if_text
 from ..state.drift import drift_lines
 from ..store import StoreError
@@ -80,10 +82,17 @@ def render() -> None:
     if picked.selection.rows:
         routes.go("thread", routes.thread_params(store, rows[picked.selection.rows[0]].thread_id, panel="Size"))
     st.subheader("Bytes per field, in the threads analysed")
-    fields = pd.DataFrame({"field": list(summary.fields), "stored bytes": list(summary.fields.values())})
+    named, internal = app_fields(summary)
+    unit, scale = byte_unit(max(named.values(), default=0))
+    fields = pd.DataFrame({"field": list(named), "stored bytes": list(named.values()),
+                           unit: [n / scale for n in named.values()]})
     st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
-        x=alt.X("stored bytes:Q"), y=alt.Y("field:N", sort="-x"), tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],
+        x=alt.X(f"{unit}:Q", title=f"stored ({unit})"), y=alt.Y("field:N", sort="-x"),
+        tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],
     ), width="stretch")
+    if internal:
+        st.caption(f"LangGraph's own channels (`__start__`, `branch:to:*`, `__pregel_tasks`, ...) are left out: "
+                   f"{human_bytes(internal)}.")
     render_growth(store, settings)
     render_files(store)
     render_leftovers(store)
