@@ -199,3 +199,29 @@ def test_replicas_share_the_growth_rows_in_a_postgresql_cache(postgres_dsn, tmp_
         written.write_turn("grow-a")
         with PostgresAnalysisCache(cache_url, store=store) as second:  # another process's first look
             assert set(same_as_the_store(store, second)) == {"cached"}
+
+
+def test_a_first_report_is_answered_by_the_store_and_fills_the_cache_behind_it(tmp_path, cache, capsys):
+    import json
+    import os
+
+    from inspector.cli import main
+    from inspector.operations.growth_summaries import wait_for_fills
+
+    written = Sqlite(tmp_path)
+    with open_store(written.url) as store:
+        first = growth_report(store, "thread", "day", 10, now=NOW, cache=cache)  # the cache held nothing
+        assert first == growth_report(store, "thread", "day", 10, now=NOW)
+        wait_for_fills()
+        assert cache.growth_cut(store.identity) is not None
+        assert growth_report(store, "thread", "day", 10, now=NOW, cache=cache) == first
+        assert cached_growth_rows(store, cache, WIDTH, window(10), "thread", 10)[1] == "cached"
+        identity = store.identity
+    outputs = []
+    for _ in range(2):  # the first run fills the session's cache before it exits, the second sums it
+        assert main(["growth", "--db", written.url, "--by", "thread", "--since", "10", "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        outputs.append((data["points"], data["top_threads"], data["top_channels"]))
+        with AnalysisCache(os.environ["INSPECTOR_CACHE_DIR"]) as shared:
+            assert shared.growth_cut(identity) is not None
+    assert outputs[0] == outputs[1]

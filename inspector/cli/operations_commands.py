@@ -12,6 +12,7 @@ import sys
 from ..formatting import human_bytes
 from ..operations.file_report import fact_lines, relation_rows
 from ..operations.growth import BUCKETS, growth_report, growth_table
+from ..operations.growth_summaries import wait_for_fills
 from ..operations.orphans import orphan_report
 from ..settings import load_settings
 from .output import print_json, print_table, say, warn
@@ -55,15 +56,20 @@ def cmd_growth(args: argparse.Namespace) -> int:
     settings = load_settings()
     budget = args.budget if args.budget is not None else settings.disk_budget_bytes
     with open_from_args(args) as store:
-        cache = open_cache_for(store, args)  # per-thread day summaries: the next run reads only what changed
+        cache = open_cache_for(store, args)  # each thread's day rows: the next run reads only the threads written since
         try:
-            report = growth_report(store, args.by, args.bucket, args.since, args.top, budget, cache=cache)
+            print_growth(growth_report(store, args.by, args.bucket, args.since, args.top, budget, cache=cache), args)
+            wait_for_fills()  # a cache the report filled is written before the store and the cache are closed
         finally:
             if cache is not None:
                 cache.close()
+    return 0
+
+
+def print_growth(report, args: argparse.Namespace) -> None:
     if args.json:
         print_json(report, keys=False)
-        return 0
+        return
     print_table(None, growth_table(report), formats={"stored bytes": human_bytes})
     if not report.points:
         say(f"no checkpoint dated since {report.window_start:%Y-%m-%d %H:%M} UTC")
@@ -78,7 +84,6 @@ def cmd_growth(args: argparse.Namespace) -> int:
             f"checkpoint(s), {human_bytes(report.untimed_bytes)}")
     say(f"forecast: {report.forecast.verdict}")
     say(f"basis: {report.forecast.basis}")
-    return 0
 
 
 def print_store_health(store, as_json: bool) -> int:

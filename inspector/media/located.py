@@ -27,12 +27,14 @@ ACTUAL_REFUSED = "actual_path refused"  # the physical path recorded beside a re
 @dataclass(frozen=True)
 class FileRef:
     """A file as the state names it: its name, its path (agent-visible or physical), the size recorded
-    beside it, and where the reference was read (``uploaded_files``, ``additional_kwargs.files``, ...)."""
+    beside it, where the reference was read (``uploaded_files``, ``additional_kwargs.files``, ...) and a
+    physical path recorded beside it (``actual_path``), which ``locate_file`` tries first."""
 
     name: str
     path: str | None
     recorded_size: int | None = None
     source: str = ""
+    actual_path: str | None = None
 
 
 @dataclass

@@ -181,8 +181,9 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
         top: How many top threads and channels.
         budget_bytes: The disk budget the forecast is against (None: no forecast date).
         now: The end of the window, seconds since 1970 (None: the clock).
-        cache: The analysis cache: day buckets are summed from each thread's summary kept there, and only the
-            threads that changed since are read from the store (None: read from the store).
+        cache: The analysis cache: day buckets are summed from the day rows kept there, and only the threads
+            written since are read from the store; when it holds none, the report is read from the store and
+            the cache filled in a thread (``growth_summaries.wait_for_fills``). None: read from the store.
     """
     if by not in GROWTH_BY:
         raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
@@ -196,7 +197,7 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     # by thread the rows are the top threads' alone: the window's total (shares, the forecast's rate) is the store's
     asks = [(by, top), ("store", 0)] if by == "thread" and top else [(by, top)]
     if cacheable(store, cache, width, window_start):  # one read of what changed since the last report, and no more
-        views = cached_growth_views(store, cache, window_start, asks)[0]
+        views = cached_growth_views(store, cache, window_start, asks, background=True)[0]
     else:
         views = [remembered_growth_rows(store, width, window_start, grouping, n) for grouping, n in asks]
     found, whole = views[0], views[-1]

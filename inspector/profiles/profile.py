@@ -51,6 +51,12 @@ class Profile:
     app leaves out. ``folders(thread_id, values, metadata, data_dir, store)``: the folders on this
     machine that hold the files a thread's state names, as ``(media.folders.UserData or None,
     problems)``, each folder checked (support bundles copy files from them); None: the app keeps none.
+    ``referenced_files(values)``: every file a state's values name (``media.located.FileRef`` entries,
+    each found by ``media.located`` as the pages find it), from any subset of the channels
+    ``file_channels`` names, a list's items one at a time (a support bundle asks it once per distinct
+    stored value, so a history re-storing the same messages costs the messages); None: the app names
+    none, and a bundle collects no file. ``file_channels``: the channels whose values name files or
+    the thread's folders (``folders`` reads those from the newest checkpoint).
     """
 
     name: str
@@ -68,6 +74,8 @@ class Profile:
     field_views: Mapping[str, str] = field(default_factory=dict)
     uploads: Callable[[dict[str, Any]], list[Any]] | None = None
     folders: Callable[..., tuple[Any, list[str]]] | None = None
+    referenced_files: Callable[[dict[str, Any]], list[Any]] | None = None
+    file_channels: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
