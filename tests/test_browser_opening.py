@@ -7,7 +7,7 @@ from __future__ import annotations
 from browser_helpers import wait_for_app
 from playwright.sync_api import expect
 
-from benchmarks.store_generator import SMALL_PREFIX
+from benchmarks.store_generator import LONG_THREAD, SMALL_PREFIX
 from inspector.store import open_store
 
 # Streamlit's script chunks for st.code / st.json, st.dataframe (its grid and Arrow formatting) and Vega-Lite
@@ -42,3 +42,22 @@ def test_a_one_checkpoint_thread_loads_no_heavy_script(page, streamlit_app, benc
     wait_for_app(page)
     expect(page.locator("[data-testid='stJson']")).to_have_count(1)
     expect(page.locator("[data-testid='stJson']")).to_contain_text("update")
+
+
+def test_a_long_thread_shows_tool_output_as_monospaced_text_without_the_highlighter(page, streamlit_app, bench_db):
+    """The long thread's tool results: plain text in the code font, spaces and line breaks kept, so the page
+    loads no code highlighter for them (only its tree chart's Vega)."""
+    base = streamlit_app(db_url=f"sqlite:///{bench_db}")
+    scripts: list[str] = []
+    page.on("response", lambda r: scripts.append(r.url.rsplit("/", 1)[-1]) if r.url.endswith(".js") else None)
+    page.goto(f"{base}/thread?thread={LONG_THREAD}")
+    wait_for_app(page, timeout=120_000)
+    tool = page.locator("[data-testid='stChatMessage']").filter(has_text="result of the call in message").first
+    expect(tool).to_be_visible(timeout=60_000)
+    output = tool.locator("[data-testid='stText'] span").first
+    expect(output).to_be_visible()
+    style = output.evaluate("e => [getComputedStyle(e).fontFamily, getComputedStyle(e).whiteSpace]")
+    assert "monospace" in style[0] and style[1] == "pre-wrap", style
+    page.locator("[data-testid='stVegaLiteChart']").first.wait_for()
+    page.wait_for_timeout(1_000)
+    assert not [name for name in scripts if name.startswith("StreamlitSyntaxHighlighter.")], sorted(scripts)

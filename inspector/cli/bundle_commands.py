@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..settings import load_settings
 from .output import print_json, say
@@ -24,6 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_bundle(args: argparse.Namespace) -> int:
     if not args.out.lower().endswith(".zip"):
         raise ValueError(f"--out must name a .zip file, got {args.out!r}")
+    out = Path(args.out).expanduser()
+    if out.is_dir():
+        raise ValueError(f"--out names a folder, not a file: {args.out!r}")
+    if not out.parent.is_dir():
+        raise ValueError(f"--out: there is no folder {str(out.parent)!r} to write the bundle into")
+    if args.db and out.exists() and Path(args.db).expanduser().exists() and out.samefile(Path(args.db).expanduser()):
+        raise ValueError(f"--out is the store being read: {args.out!r}")
     from ..bundle import write_bundle  # LangGraph's SqliteSaver, and its graph machinery: only here
 
     settings = load_settings()

@@ -169,6 +169,11 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             server.shutdown()
 
 
+def share(part: float) -> str:
+    """A share as a whole percent, or to a tenth below 1% (never "-0%")."""
+    return f"{part:.0%}" if abs(part) >= 0.01 or part == 0 else f"{part:.1%}"
+
+
 def snapshot_rows(snap) -> list[tuple[str, str]]:
     """A metrics snapshot as a person reads it: a time, bytes in units with the exact count, the bases apart."""
     from datetime import datetime, timezone
@@ -198,20 +203,23 @@ def cmd_delta_what_if(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         report = (delta_what_if(store, args.thread, frequencies, args.channel) if args.thread else
                   store_delta_what_if(store, load_settings().health_top_threads, frequencies, args.channel))
+    if args.thread and not report.present:
+        raise ValueError(f"thread {args.thread!r} stores no channel {args.channel!r} in its root graph: nothing to "
+                         "price (--channel names one of its fields, default messages)")
     if args.json:
         print_json(report, keys=False)
         return 0
     if not args.thread:
         say(f"store: {human_bytes(report.store_bytes)} stored; measured {human_bytes(report.measured_bytes)}")
         print_table(["snapshot every", "would store", "saves", "max writes a read replays"],
-                    [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({o.saved_share:.0%})",
+                    [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({share(o.saved_share)})",
                       o.max_replayed_writes) for o in report.options])
         say(f"basis: {report.basis}")
         return 0
     say(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.mode} mode), "
         f"{report.checkpoints} root checkpoint(s), {report.updates} updating {report.channel!r}")
     print_table(["snapshot every", "would store", "saves", "snapshots", "max writes a read replays"],
-                [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({o.saved_share:.0%})",
+                [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({share(o.saved_share)})",
                   o.snapshots, o.max_replayed_writes) for o in report.options])
     say(f"basis: {report.basis}")
     return 0

@@ -29,18 +29,18 @@ FALLBACK = "deerflow"
 class Profile:
     """One app's knowledge.
 
-    ``name``: the word the operator names it by (``--profile deerflow``); ``title``: how pages
-    name it; ``evidence(facts)``: the clues in the data that this app wrote the thread, as short
-    phrases (empty: none); ``schema()``: the app's state schema (``inspector.schema.Schema``, or
-    ``DEFAULT`` for DeerFlow's ThreadState; None: every reducer unknown); ``knowledge``: named
-    pieces other packages ask for (``knows``); ``texts``: advice and wording by key, the base's
-    filling what an app leaves out (``text``); ``value_lints``: the app's health lints on a decoded
-    newest state, each ``lint(state, rows) -> [flag fields]``; ``size_lints``: the app's health
-    lints on a thread's size rows, each ``lint(rows, settings) -> [flag fields]`` (flag fields:
-    ``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints
-    live in ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the
-    conversation view (an object with any of ``hidden_reason``, ``displayed_text``, ``attachments``,
-    ``reasoning_text``, ``subagent_result`` and ``transient_reason``, their values declared in
+    ``name``: the word the operator names it by (``--profile deerflow``); ``title``: how pages name it;
+    ``description``: one line of what it knows; ``evidence(facts)``: the clues in the data that this app
+    wrote the thread, as short phrases (empty: none); ``schema()``: the app's state schema
+    (``inspector.schema.Schema``, or ``DEFAULT`` for DeerFlow's ThreadState; None: every reducer unknown);
+    ``knowledge``: named pieces other packages ask for (``knows``); ``texts``: advice and wording by key,
+    the base's filling what an app leaves out (``text``); ``value_lints``: the app's health lints on a
+    decoded newest state, each ``lint(state, rows) -> [flag fields]``; ``size_lints``: the app's health
+    lints on a thread's size rows, each ``lint(rows, settings) -> [flag fields]`` (flag fields: ``code``,
+    ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints live in
+    ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the conversation
+    view (an object with any of ``hidden_reason``, ``displayed_text``, ``attachments``, ``reasoning_text``,
+    ``subagent_result`` and ``transient_reason``, their values declared in
     ``profiles.chat``; DeerFlow's: ``profiles.deerflow.messages``); None: none.
     ``checkpoint_kind(metadata, parent_row)``: names the app's own checkpoints written outside graph
     steps (``inspector.history.checkpoint_kinds``);
