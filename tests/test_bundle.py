@@ -355,11 +355,13 @@ def test_a_thread_no_app_profile_reads_is_bundled_without_deerflow_files(tmp_pat
     assert "files_note" not in named["user_data"]
     assert named["user_data"]["source_folders"]["outputs"] == str((folder / "outputs").resolve())
     line = summarize(named).lines()[1]
-    assert line.startswith("3 file(s)") and "messages (additional_kwargs.files) 1" in line, line
-    profiles.name_profile(None)
+    assert line.startswith("3 file(s)") and "(named by message attachments 1, artifacts 1, uploaded_files 1)" in line
+    assert main(["bundle", "--db", str(db), "plain", "--out", str(tmp_path / "cli-named.zip"), "--profile", "deerflow"]) == 0
+    out = capsys.readouterr().out
+    assert "file: /mnt/user-data/uploads/brief.pdf (26 bytes, named by messages (additional_kwargs.files))" in out
     assert main(["bundle", "--db", str(db), "plain", "--out", str(tmp_path / "cli.zip")]) == 0
     out = capsys.readouterr().out
-    assert "No files: read with the LangGraph profile" in out and "--profile" in out
+    assert "No files: read with the LangGraph profile" in out and "--profile" in out and "file: " not in out
 
 
 @pytest.mark.parametrize("thread_id", ["a\\b", "..", "id: ünï code", "x" * 300, "-\x1b[2J-"])

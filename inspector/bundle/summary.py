@@ -31,6 +31,12 @@ KIND_LABELS = {
 OTHER = "other"
 
 
+def named_by_label(named_by: str) -> str:
+    """How a file's ``named_by`` reads in the summary: a message's attachment as ``message attachments``
+    (``messages (additional_kwargs.files)``, ``messages (<current_uploads> block)``), a field by its name."""
+    return "message attachments" if named_by.startswith("messages") else named_by
+
+
 @dataclass
 class BundleSummary:
     thread_id: str
@@ -74,8 +80,8 @@ class BundleSummary:
         return [rows, files, left, self.masking_line()]
 
     def _named_by(self) -> str:
-        """`` (named by artifacts 1, messages (additional_kwargs.files) 2)``; empty when the manifest does not say."""
-        tally = Counter(f["named_by"] for f in self.files if f.get("named_by"))
+        """`` (named by artifacts 3, message attachments 2)``; empty when the manifest does not say."""
+        tally = Counter(named_by_label(f["named_by"]) for f in self.files if f.get("named_by"))
         return f" (named by {', '.join(f'{where} {n}' for where, n in tally.items())})" if tally else ""
 
     def masking_line(self) -> str:

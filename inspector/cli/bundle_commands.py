@@ -47,6 +47,9 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     say(f"bundle of {summary.thread_id} written to {args.out}:")
     for line in summary.lines():
         say(f"  {line}")
+    for item in summary.files:
+        named = f", named by {item['named_by']}" if item["named_by"] else ""
+        say(f"file: {item['path']} ({item['bytes']:,} bytes{named}{', masked' if item['masked'] else ''})")
     for item in summary.left_out:
         say(f"left out: {item['what']} ({item['count']}): {item['reason']}")
     say(f"open it with: python -m inspector threads --db {args.out}")

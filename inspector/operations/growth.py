@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from ..fact_cache import FactCache
 from ..formatting import human_bytes
 from ..store import Store, StoreError
-from ..store.growth_rows import GROWTH_BY, GrowthRows
+from ..store.growth_rows import GROWTH_BY, GrowthRows, text_order
 from .growth_summaries import cacheable, cached_growth_rows, cached_growth_views
 
 BUCKETS = {"day": 86_400, "hour": 3_600}
@@ -86,7 +86,8 @@ def _points(rows: GrowthRows, by: str) -> list[GrowthPoint]:
         entry[0] += row.checkpoints
         entry[1] += row.bytes
         entry[2][row.part] += row.bytes
-    return [GrowthPoint(_utc(bucket), key, c, n, dict(parts)) for (bucket, key), (c, n, parts) in sorted(merged.items())]
+    order = sorted(merged.items(), key=lambda kv: (kv[0][0], text_order(kv[0][1])))
+    return [GrowthPoint(_utc(bucket), key, c, n, dict(parts)) for (bucket, key), (c, n, parts) in order]
 
 
 def _growers(ranked: list, window: int) -> list[Grower]:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..fact_cache import FactCache
 from ..store import Store
-from ..store.growth_rows import Grower, GrowthRow, GrowthRows, ThreadGrowth, check_growth_args
+from ..store.growth_rows import Grower, GrowthRow, GrowthRows, ThreadGrowth, check_growth_args, row_order
 from ..store.not_utf8 import stored_bytes
 
 WIDTH = 86_400  # the cached bucket: a day
@@ -112,7 +112,7 @@ def _summed(cache: FactCache, identity: str, live: ThreadGrowth, live_threads: l
         for r in live.rows:
             if r.bucket is not None and (low is None or r.bucket >= low) and (chosen is None or r.thread_id in chosen):
                 _add(grouped, (r.bucket, r.thread_id, "", r.part), r.checkpoints, r.bytes)
-    rows = sorted(GrowthRow(day, t, c, p, k, n) for (day, t, c, p), (k, n) in grouped.items())
+    rows = sorted((GrowthRow(day, t, c, p, k, n) for (day, t, c, p), (k, n) in grouped.items()), key=row_order)
     return GrowthRows(WIDTH, since, rows, untimed[0], untimed[1], basis, top_threads,
                       _ranked({c: tuple(v) for c, v in channels.items()}, top) if top else [],
                       dated[1] + untimed[1], dated[0] + untimed[0])

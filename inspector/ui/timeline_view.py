@@ -156,9 +156,7 @@ def _view() -> str:
     problem = routes.bind(HISTORY_KEY, HISTORY_PARAM, TREE_VIEW, parse)
     if problem:
         st.warning(literal(problem), icon=":material/link_off:")
-    chosen = st.segmented_control("History view", views, key=HISTORY_KEY, label_visibility="collapsed",
-                                  help="The history as a tree of its branches, or as a table with what each step "
-                                  "wrote, its size and its replay mark") or TREE_VIEW
+    chosen = st.segmented_control("History view", views, key=HISTORY_KEY, label_visibility="collapsed") or TREE_VIEW
     routes.keep(HISTORY_KEY, HISTORY_PARAM, chosen.lower(), TREE_VIEW.lower())
     return chosen
 
