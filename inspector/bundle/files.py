@@ -81,7 +81,7 @@ UNREADABLE, SECRET, ROWS = "unreadable", "secret-in-binary", "rows"  # found whe
 def no_files_note(title: str) -> str:
     """Why a bundle holds no file: the thread's profile names none (the manifest's ``files_note``)."""
     return (f"read with the {title} profile, which names no files in a thread's state: none were looked for "
-            "(name the app's profile with --profile if it has one)")
+            "(name the app's profile with --profile or the profile setting, if it has one)")
 
 
 def _left_out(plan: FilePlan, what: str, kind: str, reason: str, count: int = 1) -> None:

@@ -125,7 +125,7 @@ def locate_refs(refs: list[FileRef], user_data: UserData | None, area: str | Non
         if ref.path is None:
             result.append(LocatedFile(ref.name, problems=["no path recorded: nothing to open"], filename=ref.name))
             continue
-        found = locate_file(ref.path, user_data)
+        found = locate_file(ref.path, user_data, ref.actual_path)
         found.filename = ref.name
         inside = f"{user_data.virtual_root}/{area}/" if user_data is not None else ""
         if area and user_data is not None and user_data.is_agent_path(ref.path) \
