@@ -10,7 +10,10 @@ reported as cold; the median of ``-n`` further opens as warm (taken in rounds, o
 page per round, so that the shared machine's changing load weighs on every page alike). Targets (warm): the
 long thread within 1.5x of a one-checkpoint thread of the same store, and that
 thread within 1.5x of the one-line page; the first open of the 1-checkpoint thread on the freshly started
-dashboard within 2x of a warm open.
+dashboard within 2x of a warm open. Beside the times, the megabytes of script the browser fetched for each
+page (the most over the warm opens): what a page's elements make it load (Streamlit fetches an element's
+script when one is drawn: the code highlighter, the data grid, Vega) is most of what it costs beyond the
+one-line page.
 """
 
 from __future__ import annotations
@@ -75,20 +78,24 @@ def newest_text(db_url: str, thread_id: str) -> str:
     return (content if isinstance(content, str) else str(content))[:60]
 
 
-def open_until(browser, url: str, text: str) -> float:
-    """Seconds from opening ``url`` until ``text`` is visible, in a new browser context."""
+def open_until(browser, url: str, text: str) -> tuple[float, int]:
+    """Seconds from opening ``url`` until ``text`` is visible, in a new browser context (an empty cache), and
+    the bytes of script the browser fetched by then."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
+        scripts: list[int] = []
+        page.on("response", lambda r: scripts.append(int(r.headers.get("content-length") or 0))
+                if r.url.endswith(".js") else None)
         started = time.perf_counter()
         page.goto(url)
         page.get_by_text(text, exact=False).first.wait_for(state="visible", timeout=180_000)
-        return time.perf_counter() - started
+        return time.perf_counter() - started, sum(scripts)
     finally:
         context.close()
 
 
-def measure(db_url: str, repeats: int) -> dict[str, tuple[float, float]]:
+def measure(db_url: str, repeats: int) -> dict[str, tuple[float, float, int]]:
     from playwright.sync_api import sync_playwright
 
     small = f"{SMALL_PREFIX}00001"
@@ -106,13 +113,16 @@ def measure(db_url: str, repeats: int) -> dict[str, tuple[float, float]]:
                 "1-checkpoint thread": (f"{app_url}/thread?thread={small}", texts["small"]),
                 "2,000-checkpoint thread": (f"{app_url}/thread?thread={LONG_THREAD}", texts["long"]),
             }
-            cold = {name: open_until(browser, url, text) for name, (url, text) in targets.items()}
+            cold = {name: open_until(browser, url, text)[0] for name, (url, text) in targets.items()}
             warm: dict[str, list[float]] = {name: [] for name in targets}
+            scripts: dict[str, list[int]] = {name: [] for name in targets}
             for _ in range(repeats):  # round after round: a change in the machine's load hits every target alike
                 for name, (url, text) in targets.items():
-                    warm[name].append(open_until(browser, url, text))
+                    seconds, script_bytes = open_until(browser, url, text)
+                    warm[name].append(seconds)
+                    scripts[name].append(script_bytes)
             browser.close()
-    return {name: (cold[name], statistics.median(warm[name])) for name in targets}
+    return {name: (cold[name], statistics.median(warm[name]), max(scripts[name])) for name in targets}
 
 
 def load() -> str:
@@ -120,11 +130,11 @@ def load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def report(label: str, results: dict[str, tuple[float, float]], before: str) -> bool:
+def report(label: str, results: dict[str, tuple[float, float, int]], before: str) -> bool:
     print(f"\n{label} (load average before {before}, after {load()})")
-    print(f"{'':26} {'cold s':>7} {'warm s':>7}")
-    for name, (cold, warm) in results.items():
-        print(f"{name:26} {cold:7.2f} {warm:7.2f}")
+    print(f"{'':26} {'cold s':>7} {'warm s':>7} {'script MB':>10}")  # fetched until the text showed (warm)
+    for name, (cold, warm, script_bytes) in results.items():
+        print(f"{name:26} {cold:7.2f} {warm:7.2f} {script_bytes / 1e6:10.2f}")
     long_vs_small = results["2,000-checkpoint thread"][1] / results["1-checkpoint thread"][1]
     small_vs_hello = results["1-checkpoint thread"][1] / results["one-line page"][1]
     print(f"2,000-checkpoint / 1-checkpoint thread (warm): {long_vs_small:.2f} (target <= 1.5)")

@@ -1,6 +1,6 @@
 """A masked support bundle / the same bundle written unmasked, on a long thread that re-stores its messages.
 
-    python benchmarks/bench_bundle.py [--steps 300] [--per-step 3] [--repeat 3]
+    python benchmarks/bench_bundle.py [--steps 300] [--per-step 3] [--repeat 3] [--profile deerflow]
 
 Writes one thread through SqliteSaver: ``--steps`` checkpoints, each adding
 ``--per-step`` messages (prose, tool calls with JSON arguments, tool results;
@@ -10,7 +10,8 @@ masked (every value decoded, masked, written back) against ``reveal=True``
 (rows copied as stored), both measured in this run, and checks the masked zip
 holds none of the fake keys. Masking costs the distinct messages, not the
 history: a message stored unchanged in many checkpoints is masked once, by its
-bytes.
+bytes. ``--profile deerflow`` reads the thread with DeerFlow's profile, whose bundles also
+look for the files every message attaches (each distinct message decoded once more).
 """
 
 from __future__ import annotations
@@ -65,7 +66,12 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--per-step", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", help="read the thread with this profile (default: chosen by evidence)")
     args = parser.parse_args()
+    if args.profile:
+        from inspector import profiles
+
+        profiles.name_profile(args.profile)
     settings = replace(Settings(), allow_reveal=True)
     with tempfile.TemporaryDirectory() as folder:
         db, out = Path(folder) / "long.db", Path(folder) / "bundle.zip"

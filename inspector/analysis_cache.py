@@ -44,7 +44,7 @@ FILE_NAME = "analysis-cache.sqlite3"
 SCHEMA_VERSION = "1"
 BUSY_TIMEOUT_MS = 10_000
 
-_GROWTH_TABLES = {"rows": "growth_rows", "cells": "growth_cells", "days": "growth_days", "cuts": "growth_cuts",
+_GROWTH_TABLES = {"cells": "growth_cells", "days": "growth_thread_days", "cuts": "growth_cuts", "blob": "BLOB",
                   "without_rowid": " WITHOUT ROWID"}
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts (
@@ -73,7 +73,7 @@ class AnalysisCache(SqlFactCache):
     FACTS, THREADS, MARK, LENGTH = "facts", "threads", "?", "length"
     INSERT_FACT = "INSERT OR IGNORE INTO facts VALUES (?, ?, ?, ?, ?, ?)"
     UPSERT_THREAD = "INSERT OR REPLACE INTO threads VALUES (?, ?, ?, ?)"
-    GROWTH_ROWS, GROWTH_CELLS, GROWTH_DAYS, GROWTH_CUTS = "growth_rows", "growth_cells", "growth_days", "growth_cuts"
+    GROWTH_CELLS, GROWTH_DAYS, GROWTH_CUTS = "growth_cells", "growth_thread_days", "growth_cuts"
     UPSERT_CUT = "INSERT OR REPLACE INTO growth_cuts VALUES (?, ?, ?)"
 
     def __init__(self, directory: str | Path, max_bytes: int = 512_000_000, store_files: Iterable[Path] = ()) -> None:

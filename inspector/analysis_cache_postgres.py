@@ -29,8 +29,8 @@ _SCHEMA = (
         store TEXT NOT NULL, thread TEXT NOT NULL, used DOUBLE PRECISION NOT NULL, bytes BIGINT NOT NULL,
         PRIMARY KEY (store, thread))""",
     "CREATE TABLE IF NOT EXISTS inspector_cache_about (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    *(statement.format(rows="inspector_cache_growth_rows", cells="inspector_cache_growth_cells",
-                       days="inspector_cache_growth_days", cuts="inspector_cache_growth_cuts", without_rowid="")
+    *(statement.format(cells="inspector_cache_growth_cells", days="inspector_cache_growth_thread_days",
+                       cuts="inspector_cache_growth_cuts", blob="BYTEA", without_rowid="")
       for statement in GROWTH_SCHEMA),
 )
 # What tells two sessions apart by server and database, readable by any role.
@@ -52,8 +52,8 @@ class PostgresAnalysisCache(SqlFactCache):
     INSERT_FACT = "INSERT INTO inspector_cache_facts VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
     UPSERT_THREAD = ("INSERT INTO inspector_cache_threads VALUES (%s, %s, %s, %s) ON CONFLICT (store, thread) "
                      "DO UPDATE SET used = excluded.used, bytes = excluded.bytes")
-    GROWTH_ROWS, GROWTH_CELLS = "inspector_cache_growth_rows", "inspector_cache_growth_cells"
-    GROWTH_DAYS, GROWTH_CUTS = "inspector_cache_growth_days", "inspector_cache_growth_cuts"
+    GROWTH_CELLS, GROWTH_DAYS = "inspector_cache_growth_cells", "inspector_cache_growth_thread_days"
+    GROWTH_CUTS = "inspector_cache_growth_cuts"
     UPSERT_CUT = ("INSERT INTO inspector_cache_growth_cuts VALUES (%s, %s, %s) ON CONFLICT (store) "
                   "DO UPDATE SET cut = excluded.cut, threads = excluded.threads")
 

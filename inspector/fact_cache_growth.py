@@ -2,34 +2,39 @@
 held them when they were last read whole (``operations.growth_summaries``), and the greatest uuid6 id
 the store held then (the cut: a thread holding an id past it was written since).
 
-A mixin of ``fact_cache.SqlFactCache``: both backends run the same SQL over their own two tables
-(``GROWTH_ROWS``, ``GROWTH_CUTS``), so a second dashboard process, or the next CLI run, sums these rows
-in the cache's database instead of dating the store's rows again. Ids and channel names are stored as
-``not_utf8.token`` (valid text whatever bytes they hold). Rows are replaced per store, whole, and are
-lengths and counts only: no value from the data.
+A mixin of ``fact_cache.SqlFactCache``: both backends run the same SQL over their own three tables, so a
+second dashboard process, or the next CLI run, sums these rows in the cache's database instead of dating
+the store's rows again. ``GROWTH_DAYS``: one row per thread and day (its checkpoints and bytes, and the
+day's channels and parts packed as msgpack); ``GROWTH_CELLS``: every thread's rows summed per day, channel
+and part; ``GROWTH_CUTS``: the cut. Ids and channel names are stored as ``not_utf8.token`` (valid text
+whatever bytes they hold). Rows are replaced per store, whole, and are lengths and counts only: no value
+from the data.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .store.not_utf8 import from_token, token
+import msgpack
 
-GROWTH_SCHEMA = (  # {rows}: per thread; {cells}: all threads summed (r: rows summed); {days}: per thread and day
-    """CREATE TABLE IF NOT EXISTS {rows} (
-        store TEXT NOT NULL, thread TEXT NOT NULL, day BIGINT, channel TEXT, part TEXT NOT NULL,
-        k BIGINT NOT NULL, n BIGINT NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS {rows}_by_thread ON {rows} (store, thread)",
+from .store.not_utf8 import TOKEN_PREFIX, from_token, token
+
+
+def unpack(raw: bytes) -> Any:
+    return msgpack.unpackb(raw, raw=False, use_list=True)
+
+GROWTH_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS {days} (
+        store TEXT NOT NULL, thread TEXT NOT NULL, day BIGINT NOT NULL, k BIGINT NOT NULL, n BIGINT NOT NULL,
+        detail {blob} NOT NULL, PRIMARY KEY (store, thread, day)){without_rowid}""",
     """CREATE TABLE IF NOT EXISTS {cells} (
         store TEXT NOT NULL, day BIGINT, channel TEXT, part TEXT NOT NULL, r BIGINT NOT NULL, k BIGINT NOT NULL,
         n BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS {cells}_by_store ON {cells} (store)",
-    """CREATE TABLE IF NOT EXISTS {days} (
-        store TEXT NOT NULL, thread TEXT NOT NULL, day BIGINT NOT NULL, k BIGINT NOT NULL, n BIGINT NOT NULL,
-        PRIMARY KEY (store, thread, day)){without_rowid}""",
     "CREATE TABLE IF NOT EXISTS {cuts} (store TEXT PRIMARY KEY, cut TEXT NOT NULL, threads BIGINT NOT NULL)",
 )
 RANK_AHEAD = 64  # threads ranked past the top, so that ties with the last are seen without a second query
+UNTIMED = -(1 << 62)  # the day of a thread's rows that carry no time
 
 
 class Cell(NamedTuple):
@@ -44,7 +49,7 @@ class Cell(NamedTuple):
 class GrowthTables:
     """Per-thread growth rows of each store (see the module's docstring)."""
 
-    GROWTH_ROWS = GROWTH_CELLS = GROWTH_DAYS = GROWTH_CUTS = UPSERT_CUT = ""
+    GROWTH_CELLS = GROWTH_DAYS = GROWTH_CUTS = UPSERT_CUT = ""
     MARK = ""
 
     def _run(self, action: Any) -> Any:  # provided by the backend
@@ -69,22 +74,32 @@ class GrowthTables:
         return None if found is None else (from_token(found[0]), int(found[1]))
 
     def replace_growth_rows(self, store: str, cut: str, rows: list[tuple]) -> None:
-        """The store's rows ``(day, thread, channel, part, checkpoints, bytes)`` and cut, replacing what was held."""
+        """The store's rows ``(day, thread, channel, part, checkpoints, bytes)`` (day None: not dated) and cut,
+        replacing what was held."""
         m = self.MARK
-        packed = [(store, token(thread), day, token(channel), part, k, n) for day, thread, channel, part, k, n in rows]
-        threads = len({r[1] for r in packed})
+        days: dict[tuple, list] = {}
+        cells: dict[tuple, list[int]] = {}
+        for day, thread, channel, part, k, n in rows:
+            channel = _token(channel)
+            entry = days.setdefault((_token(thread), UNTIMED if day is None else day), [0, 0, []])
+            entry[0] += k
+            entry[1] += n
+            entry[2].append((channel, part, k, n))
+            cell = cells.setdefault((day, channel, part), [0, 0, 0])
+            cell[0] += 1
+            cell[1] += k
+            cell[2] += n
+        packer = msgpack.Packer(use_bin_type=True)
+        day_rows = [(store, thread, day, k, n, packer.pack(detail)) for (thread, day), (k, n, detail) in days.items()]
+        cell_rows = [(store, day, channel, part, r, k, n) for (day, channel, part), (r, k, n) in cells.items()]
+        threads = len({thread for thread, _ in days})
 
         def write(conn: Any) -> None:
             with self._transaction(conn):
-                for table in (self.GROWTH_ROWS, self.GROWTH_CELLS, self.GROWTH_DAYS):
+                for table in (self.GROWTH_DAYS, self.GROWTH_CELLS):
                     conn.execute(f"DELETE FROM {table} WHERE store = {m}", [store])
-                self._execute_many(conn, f"INSERT INTO {self.GROWTH_ROWS} VALUES ({', '.join([m] * 7)})", packed)
-                conn.execute(f"INSERT INTO {self.GROWTH_CELLS} SELECT store, day, channel, part, count(*), sum(k), "
-                             f"sum(n) FROM {self.GROWTH_ROWS} WHERE store = {m} GROUP BY store, day, channel, part",
-                             [store])
-                conn.execute(f"INSERT INTO {self.GROWTH_DAYS} SELECT store, thread, day, sum(k), sum(n) "
-                             f"FROM {self.GROWTH_ROWS} WHERE store = {m} AND day IS NOT NULL "
-                             "GROUP BY store, thread, day", [store])
+                self._execute_many(conn, f"INSERT INTO {self.GROWTH_DAYS} VALUES ({', '.join([m] * 6)})", day_rows)
+                self._execute_many(conn, f"INSERT INTO {self.GROWTH_CELLS} VALUES ({', '.join([m] * 7)})", cell_rows)
                 conn.execute(self.UPSERT_CUT, [store, token(cut), threads])
 
         self._run(write)
@@ -95,6 +110,15 @@ class GrowthTables:
         sql, params = self._threads_match([token(t) for t in live], negate=True)
         return f" AND {sql}", params
 
+    def _details(self, conn: Any, store: str, threads: list[Any] | None, window: str) -> list[tuple]:
+        """``(day, thread, channel, part, k, n)`` of the held rows of ``threads`` (None: every thread)."""
+        m = self.MARK
+        among, params = ("", []) if threads is None else self._threads_match([token(t) for t in threads], False)
+        found = conn.execute(f"SELECT day, thread, detail FROM {self.GROWTH_DAYS} WHERE store = {m} AND {window}"
+                             f"{' AND ' + among if among else ''}", [store, *params]).fetchall()
+        return [(day, thread, channel, part, k, n) for day, thread, detail in found
+                for channel, part, k, n in unpack(bytes(detail))]
+
     def growth_cells(self, store: str, live: list[Any]) -> list[Cell]:
         """The held rows of every thread but ``live``, summed per day (None: not dated), channel and part."""
         m = self.MARK
@@ -102,18 +126,13 @@ class GrowthTables:
         def read(conn: Any) -> tuple[list, list]:
             every = conn.execute(f"SELECT r, day, channel, part, k, n FROM {self.GROWTH_CELLS} WHERE store = {m}",
                                  [store]).fetchall()
-            if not live:
-                return every, []
-            among, params = self._threads_match([token(t) for t in live], negate=False)
-            gone = conn.execute(f"SELECT count(*), day, channel, part, sum(k), sum(n) FROM {self.GROWTH_ROWS} "
-                                f"WHERE store = {m} AND {among} GROUP BY day, channel, part", [store, *params]).fetchall()
-            return every, gone
+            return every, (self._details(conn, store, live, "1 = 1") if live else [])
 
         every, gone = self._run(read)
         cells = {(day, channel, part): [int(r), int(k), int(n)] for r, day, channel, part, k, n in every}
-        for r, day, channel, part, k, n in gone:
-            cell = cells.setdefault((day, channel, part), [0, 0, 0])  # never missing, unless the rows were changed
-            cell[0] -= int(r)
+        for day, _, channel, part, k, n in gone:
+            cell = cells.setdefault((None if day == UNTIMED else day, channel, part), [0, 0, 0])  # never missing
+            cell[0] -= 1
             cell[1] -= int(k)
             cell[2] -= int(n)
         return [Cell(r, None if day is None else int(day), from_token(channel), part, k, n)
@@ -124,9 +143,8 @@ class GrowthTables:
         tied with the last of them, as ``(thread, checkpoints, bytes)``."""
         m = self.MARK
         among, params = self._not_live(live)
-        window = "" if since is None else f" AND day >= {int(since)}"
-        grouped = (f"SELECT thread, sum(k) AS k, sum(n) AS n FROM {self.GROWTH_DAYS} WHERE store = {m}{window}"
-                   f"{among} GROUP BY thread")
+        grouped = (f"SELECT thread, sum(k) AS k, sum(n) AS n FROM {self.GROWTH_DAYS} WHERE store = {m} "
+                   f"AND {_window(since)}{among} GROUP BY thread")
 
         def read(conn: Any) -> list[tuple]:
             ahead = conn.execute(f"{grouped} ORDER BY n DESC LIMIT {int(top) + RANK_AHEAD}", [store, *params]).fetchall()
@@ -142,10 +160,21 @@ class GrowthTables:
         ``(day, thread, part, k, n)``."""
         if threads is not None and not threads:
             return []
-        m = self.MARK
-        among, params = ("", []) if threads is None else self._threads_match([token(t) for t in threads], negate=False)
-        window = "day IS NOT NULL" if since is None else f"day >= {int(since)}"
-        found = self._run(lambda conn: conn.execute(
-            f"SELECT day, thread, part, sum(k), sum(n) FROM {self.GROWTH_ROWS} WHERE store = {m} AND {window} "
-            f"{'AND ' + among if among else ''} GROUP BY day, thread, part", [store, *params]).fetchall())
-        return [(int(day), from_token(thread), part, int(k), int(n)) for day, thread, part, k, n in found]
+        summed: dict[tuple, list[int]] = {}
+        for day, thread, _, part, k, n in self._run(lambda conn: self._details(conn, store, threads, _window(since))):
+            entry = summed.setdefault((int(day), from_token(thread), part), [0, 0])
+            entry[0] += int(k)
+            entry[1] += int(n)
+        return [(day, thread, part, k, n) for (day, thread, part), (k, n) in summed.items()]
+
+
+def _token(text: Any) -> str:
+    """``token``, at the cost of two checks for the plain ASCII ids nearly every store holds."""
+    if type(text) is str and text.isascii() and not text.startswith(TOKEN_PREFIX):
+        return text
+    return token(text)
+
+
+def _window(since: int | None) -> str:
+    """The dated days from ``since`` (None: every dated day)."""
+    return f"day > {UNTIMED}" if since is None else f"day >= {int(since)}"

@@ -4,8 +4,10 @@ fake API key in the user's message, the artifact's text, the tool call and the r
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
+from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.demo import images
@@ -54,3 +56,16 @@ def run_support_case(saver, base: Path) -> None:
     config = {"configurable": {"thread_id": CASE}, "recursion_limit": RECURSION_LIMIT,
               "metadata": {"customer_api_key": FAKE_KEY}}
     graph.invoke({"messages": [user_message(script, 0, files)]}, config)
+
+
+def put_checkpoint(db: Path, thread_id: str, values: dict) -> None:
+    """One root checkpoint holding ``values`` as its channels, written by LangGraph's SqliteSaver into ``db``."""
+    with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
+        saver = SqliteSaver(conn)
+        saver.setup()
+        checkpoint = empty_checkpoint()
+        checkpoint["channel_values"] = values
+        checkpoint["channel_versions"] = {name: 1 for name in values}
+        saver.put({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}, checkpoint,
+                  {"source": "input", "step": -1, "parents": {}}, {})
+        conn.commit()

@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from bundle_helpers import CASE, FAKE_KEY, write_support_case
+from bundle_helpers import CASE, FAKE_KEY, put_checkpoint, write_support_case
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.bundle import write_bundle
@@ -320,49 +320,48 @@ def test_a_manifest_of_odd_shape_is_summarised_without_failing():
                                "The manifest does not say whether values were masked: treat them as unmasked."]
 
 
-def test_a_thread_no_app_profile_reads_is_bundled_without_deerflow_folders(tmp_path):
-    """A plain LangGraph thread whose ``artifacts`` names a file that sits where DeerFlow keeps a thread's files
-    (beside the store): the generic profile keeps no folders, so no file is looked for; named DeerFlow, it is."""
-    from langgraph.checkpoint.base import empty_checkpoint
+def test_a_thread_no_app_profile_reads_is_bundled_without_deerflow_files(tmp_path, capsys):
+    """A plain LangGraph thread whose fields carry DeerFlow's names (``artifacts``, ``uploaded_files``, a
+    message's ``additional_kwargs.files``: one distinctive DeerFlow channel, too few to show DeerFlow), the
+    files sitting where DeerFlow keeps a thread's files: read with the generic profile no file is looked for,
+    and the manifest, the summary and the CLI say why; named DeerFlow, every one of them is bundled, the
+    message's attachment included."""
+    from langchain_core.messages import HumanMessage
 
     from inspector import profiles
-    from inspector.bundle.files import NO_FOLDER
 
-    outputs = tmp_path / "threads" / "plain" / "user-data" / "outputs"
-    outputs.mkdir(parents=True)
-    (outputs / "notes.txt").write_text("beside the store")
+    folder = tmp_path / "threads" / "plain" / "user-data"
+    for name, area in (("notes.txt", "outputs"), ("brief.pdf", "uploads"), ("data.csv", "uploads")):
+        (folder / area).mkdir(parents=True, exist_ok=True)
+        (folder / area / name).write_bytes(f"{name} beside the store".encode())
+    message = HumanMessage("see attached", id="m1", additional_kwargs={"files": [
+        {"filename": "brief.pdf", "size": 26, "path": "/mnt/user-data/uploads/brief.pdf", "status": "uploaded"}]})
     db = tmp_path / "store.db"
-    with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
-        checkpoint = empty_checkpoint()
-        checkpoint["channel_values"] = {"messages": [], "artifacts": ["/mnt/user-data/outputs/notes.txt"]}
-        checkpoint["channel_versions"] = {name: 1 for name in checkpoint["channel_values"]}
-        SqliteSaver(conn).put({"configurable": {"thread_id": "plain", "checkpoint_ns": ""}}, checkpoint,
-                              {"source": "input", "step": -1, "parents": {}}, {})
-        conn.commit()
+    put_checkpoint(db, "plain", {
+        "messages": [message], "artifacts": ["/mnt/user-data/outputs/notes.txt"],
+        "uploaded_files": [{"filename": "data.csv", "size": 23, "path": "/mnt/user-data/uploads/data.csv"}]})
     with open_store(str(db)) as store:
         generic = write_bundle(store, "plain", tmp_path / "generic.zip", settings=Settings())
         profiles.name_profile("deerflow")
         named = write_bundle(store, "plain", tmp_path / "named.zip", settings=Settings())
-    assert generic["user_data"] == {"source_folders": {}, "files": []}
-    (left,) = generic["left_out"]
-    assert left["kind"] == NO_FOLDER and "LangGraph profile, which keeps no user-data folders" in left["reason"]
-    assert [f["path"] for f in named["user_data"]["files"]] == ["/mnt/user-data/outputs/notes.txt"]
-    assert named["user_data"]["source_folders"]["outputs"] == str(outputs.resolve())
-
-
-def _deerflow_thread(db: Path, thread_id: str, values: dict) -> None:
-    """One checkpoint of a DeerFlow-shaped state written by LangGraph's SqliteSaver."""
-    from langgraph.checkpoint.base import empty_checkpoint
-
-    with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
-        saver = SqliteSaver(conn)
-        saver.setup()
-        checkpoint = empty_checkpoint()
-        checkpoint["channel_values"] = values
-        checkpoint["channel_versions"] = {name: 1 for name in values}
-        saver.put({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}, checkpoint,
-                  {"source": "input", "step": -1, "parents": {}}, {})
-        conn.commit()
+    assert generic["user_data"]["files"] == [] and generic["left_out"] == []
+    assert "LangGraph profile, which names no files" in generic["user_data"]["files_note"]
+    with zipfile.ZipFile(tmp_path / "generic.zip") as archive:
+        assert archive.namelist() == [DB_MEMBER, MANIFEST_MEMBER]
+    assert summarize(generic).lines()[1].startswith("No files: read with the LangGraph profile, which names no files")
+    assert {f["path"]: f["named_by"] for f in named["user_data"]["files"]} == {
+        "/mnt/user-data/outputs/notes.txt": "artifacts", "/mnt/user-data/uploads/data.csv": "uploaded_files",
+        "/mnt/user-data/uploads/brief.pdf": "messages (additional_kwargs.files)"}
+    assert "files_note" not in named["user_data"]
+    assert named["user_data"]["source_folders"]["outputs"] == str((folder / "outputs").resolve())
+    line = summarize(named).lines()[1]
+    assert line.startswith("3 file(s)") and "(named by message attachments 1, artifacts 1, uploaded_files 1)" in line
+    assert main(["bundle", "--db", str(db), "plain", "--out", str(tmp_path / "cli-named.zip"), "--profile", "deerflow"]) == 0
+    out = capsys.readouterr().out
+    assert "file: /mnt/user-data/uploads/brief.pdf (26 bytes, named by messages (additional_kwargs.files))" in out
+    assert main(["bundle", "--db", str(db), "plain", "--out", str(tmp_path / "cli.zip")]) == 0
+    out = capsys.readouterr().out
+    assert "No files: read with the LangGraph profile" in out and "--profile" in out and "file: " not in out
 
 
 @pytest.mark.parametrize("thread_id", ["a\\b", "..", "id: ünï code", "x" * 300, "-\x1b[2J-"])
@@ -383,7 +382,7 @@ def test_any_thread_id_is_bundled_and_names_no_member_of_the_zip(tmp_path, threa
     except (PathRefused, OSError):  # not a folder name here (a backslash, "..", too long)
         source_folder = False
     db = tmp_path / "store.db"
-    _deerflow_thread(db, thread_id, {"messages": [], "artifacts": ["/mnt/user-data/outputs/notes.txt"]})
+    put_checkpoint(db, thread_id, {"messages": [], "artifacts": ["/mnt/user-data/outputs/notes.txt"]})
     profiles.name_profile("deerflow")
     with open_store(str(db)) as store:
         manifest = write_bundle(store, thread_id, tmp_path / "out.zip", settings=Settings())

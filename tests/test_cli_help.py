@@ -52,8 +52,22 @@ def test_the_readme_names_real_commands_and_flags():
     (["threads", "--limit", "-1"], "--limit must be 0 or more"),
     (["health", "--store", "some-thread"], "name no thread"),
     (["growth", "--top", "-1"], "--top must be a whole number"),
+    (["bundle", "demo-research", "--out", "/no-such-folder/case.zip"], "no folder '/no-such-folder'"),
+    (["bundle", "demo-research", "--out", "/tmp"], "must name a .zip file"),
 ])
 def test_bad_numbers_and_arguments_are_refused_in_one_line(demo_db, capsys, argv, said):
     assert main([*argv, "--db", str(demo_db)]) == 2
     err = capsys.readouterr().err
     assert said in err and err.count("\n") == 1
+
+
+def test_a_bundle_is_not_written_over_a_folder_or_the_bundle_being_read(demo_db, tmp_path, capsys):
+    (tmp_path / "folder.zip").mkdir()
+    assert main(["bundle", "demo-research", "--db", str(demo_db), "--out", str(tmp_path / "folder.zip")]) == 2
+    assert "names a folder" in capsys.readouterr().err
+    case = tmp_path / "case.zip"
+    assert main(["bundle", "demo-research", "--db", str(demo_db), "--out", str(case), "--quiet"]) == 0
+    before = case.read_bytes()
+    capsys.readouterr()
+    assert main(["bundle", "demo-research", "--db", str(case), "--out", str(case)]) == 2
+    assert "the store being read" in capsys.readouterr().err and case.read_bytes() == before

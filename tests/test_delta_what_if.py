@@ -79,6 +79,15 @@ def test_delta_what_if_cli(modes_db, capsys):
     assert main(["delta-what-if", "--db", str(modes_db), FULL_THREAD, "--frequency", "0"]) == 2
     assert "positive" in capsys.readouterr().err
     assert main(["delta-what-if", "--db", str(modes_db), "no-such-thread"]) == 2
+    capsys.readouterr()
+    assert main(["delta-what-if", "--db", str(modes_db), FULL_THREAD, "--channel", "mesages"]) == 2
+    assert "stores no channel 'mesages'" in capsys.readouterr().err
+
+
+def test_a_share_below_one_percent_is_never_minus_zero():
+    from inspector.cli.operations_commands import share
+
+    assert [share(x) for x in (-0.0048, 0.0, 0.004, 0.31, -0.58)] == ["-0.5%", "0%", "0.4%", "31%", "-58%"]
 
 
 def test_store_what_if_sums_the_largest_threads(modes_db, capsys):

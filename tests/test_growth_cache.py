@@ -199,3 +199,64 @@ def test_replicas_share_the_growth_rows_in_a_postgresql_cache(postgres_dsn, tmp_
         written.write_turn("grow-a")
         with PostgresAnalysisCache(cache_url, store=store) as second:  # another process's first look
             assert set(same_as_the_store(store, second)) == {"cached"}
+
+
+def test_a_first_report_is_answered_by_the_store_and_fills_the_cache_behind_it(tmp_path, cache, capsys):
+    import json
+    import os
+
+    from inspector.cli import main
+    from inspector.operations.growth_summaries import wait_for_fills
+
+    written = Sqlite(tmp_path)
+    with open_store(written.url) as store:
+        first = growth_report(store, "thread", "day", 10, now=NOW, cache=cache)  # the cache held nothing
+        assert first == growth_report(store, "thread", "day", 10, now=NOW)
+        wait_for_fills()
+        assert cache.growth_cut(store.identity) is not None
+        assert growth_report(store, "thread", "day", 10, now=NOW, cache=cache) == first
+        assert cached_growth_rows(store, cache, WIDTH, window(10), "thread", 10)[1] == "cached"
+        identity = store.identity
+    outputs = []
+    for _ in range(2):  # the first run fills the session's cache before it exits, the second sums it
+        assert main(["growth", "--db", written.url, "--by", "thread", "--since", "10", "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        outputs.append((data["points"], data["top_threads"], data["top_channels"]))
+        with AnalysisCache(os.environ["INSPECTOR_CACHE_DIR"]) as shared:
+            assert shared.growth_cut(identity) is not None
+    assert outputs[0] == outputs[1]
+
+
+def test_many_threads_written_since_fill_the_cache_anew(tmp_path, cache, monkeypatch):
+    from inspector.operations import growth_summaries
+
+    written = Sqlite(tmp_path)
+    with open_store(written.url) as store:
+        assert same_as_the_store(store, cache)[0] == "filled"
+        first_cut = cache.growth_cut(store.identity)[0]
+        monkeypatch.setattr(growth_summaries, "LIVE_MAX", 1)  # past it, the cut moves on
+        written.write_turn("grow-a")
+        written.write_turn("grow-b")
+        hows = same_as_the_store(store, cache)
+        assert hows[0] == "filled" and set(hows[1:]) == {"cached"}
+        assert cache.growth_cut(store.identity)[0] > first_cut
+
+
+def test_thread_ids_the_cache_cannot_hold_are_read_from_the_store(tmp_path, cache):
+    from inspector.operations.growth_summaries import wait_for_fills
+
+    written = Sqlite(tmp_path)
+    written.sql("INSERT INTO checkpoints SELECT X'ff00', checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, "
+                "checkpoint, metadata FROM checkpoints WHERE thread_id = 'grow-c'")  # a blob, not text (raw SQL)
+    with open_store(written.url) as store:
+        for by, days in GROUPINGS:
+            found, how = cached_growth_rows(store, cache, WIDTH, window(days), by, 10)
+            assert how == "store" and found == store.growth_rows(WIDTH, window(days), by, 10)
+        report = growth_report(store, "store", "day", 10, now=NOW, cache=cache)
+        wait_for_fills()
+        assert report == growth_report(store, "store", "day", 10, now=NOW)
+        assert cache.growth_cut(store.identity) is None  # nothing kept, and no fill tried again in this process
+        growth_report(store, "store", "day", 10, now=NOW, cache=cache)
+        from inspector.operations import growth_summaries
+
+        assert store.identity in growth_summaries._UNFILLABLE

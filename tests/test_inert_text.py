@@ -137,3 +137,40 @@ def test_code_span_holds_any_text():
 def test_links_in_lists_distinct_http_urls():
     text = f"see [a]({TRACKER}/a), <{TRACKER}/b>, {TRACKER}/a again, javascript:alert(1) and https://x.invalid/p?q=1."
     assert links_in(text) == [f"{TRACKER}/a", f"{TRACKER}/b", "https://x.invalid/p?q=1"]
+
+
+def table_cells(markdown: str) -> list[list[str]]:
+    """The text of every cell of a Markdown table, row by row (the header first)."""
+    rows, row, cell = [], None, None
+    for token in tokens(markdown):
+        if token.type == "tr_open":
+            row = []
+        elif token.type in ("th_open", "td_open"):
+            cell = []
+        elif token.type in ("text", "code_inline") and cell is not None:
+            cell.append(token.content)
+        elif token.type in ("th_close", "td_close"):
+            row.append("".join(cell))
+            cell = None
+        elif token.type == "tr_close":
+            rows.append(row)
+    return rows
+
+
+def test_a_text_table_keeps_every_cell_whole_and_inert():
+    from inspector.safety.inert_text import CELL_CHARS, text_table
+
+    pieces = ["|", "\\", "`", "\n", "![x](http://t.invalid/i.png)", "<b>", "http://t.invalid/a|b", "www.t.invalid",
+              "a@b.invalid", "- ", "# ", "x", " ", "*", "$"]
+    rng = random.Random(99)
+    values = [*payloads(TRACKER).values(), None, "", "a" * (CELL_CHARS + 50)]
+    values += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) for _ in range(400)]
+    rows = [{"name": "row", "value": v} for v in values]
+    table = text_table(rows, ["name", "value"])
+    assert unsafe(table) == [] and linkifiable(table) == []
+    cells = table_cells(table)
+    assert cells[0] == ["name", "value"] and len(cells) == len(values) + 1
+    for value, row in zip(values, cells[1:]):
+        flat = " ".join(str(value).split()) if value is not None else ""
+        expected = flat if len(flat) <= CELL_CHARS else flat[: CELL_CHARS - 1] + "…"
+        assert row == ["row", expected] or (not expected and row == ["row", ""]), repr(value)

@@ -97,12 +97,24 @@ def test_scraped_metrics_equal_the_cli(served, metrics_db, capsys, monkeypatch):
     assert v["inspector_largest_state_bytes"] == snap["largest_state_bytes"] > OVERSIZE
     assert v["inspector_disk_budget_bytes"] == BUDGET
     assert v["inspector_forecast_days_left"] == pytest.approx(snap["forecast_days_left"], rel=1e-3)
+    # the same forecast as `growth --since 7`: five days stored, so the rate is over the store's own life
+    assert snap["forecast_days_left"] == pytest.approx(growth["forecast"]["days_left"], rel=1e-3)
+    assert "younger than the window" in snap["forecast_basis"]
     assert v["inspector_scrape_duration_seconds"] > 0
     # a second scrape within cache_seconds is served from the same snapshot
     second = scrape(url)
     assert second[("inspector_scrape_duration_seconds", ())] == v["inspector_scrape_duration_seconds"]
     assert second[("inspector_snapshot_age_seconds", ())] >= v["inspector_snapshot_age_seconds"]
     assert "serving Prometheus metrics on http://127.0.0.1:" in log.read_text()
+
+
+def test_one_snapshot_as_a_table_reads_in_units_with_the_exact_counts(metrics_db, capsys):
+    snap = cli_json(capsys, "metrics", "--once", "--db", str(metrics_db), "--json")
+    assert main(["metrics", "--once", "--db", str(metrics_db)]) == 0
+    rows = dict(line.split(None, 1) for line in capsys.readouterr().out.splitlines()[1:] if "  " in line)
+    assert rows["store_bytes"].strip().endswith(f"({snap['store_bytes']:,})")
+    assert rows["taken_at"].strip().endswith(" UTC") and rows["seconds"].strip().endswith(" s")
+    assert rows["disk_budget_bytes"].startswith("none")
 
 
 def test_metrics_refuses_a_bad_port_and_a_taken_one(metrics_db, served, capsys):

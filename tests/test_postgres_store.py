@@ -186,3 +186,13 @@ def test_timeout_and_pool_size_are_open_store_options(pg_demo):
         assert s._pool.max_size == 2
     with open_store(pg_demo[0].readonly_dsn) as s, s.connection() as conn:  # the settings' defaults
         assert conn.execute("SHOW statement_timeout").fetchone()[0] == "30s" and s._pool.max_size == 4
+
+
+def test_a_short_password_is_masked_where_it_stands_alone_not_cut_out_of_words():
+    from inspector.store.postgres.connect import one_line, parse_pg_url
+
+    short = parse_pg_url("postgresql://reader:p@127.0.0.1:5432/db")
+    said = one_line(Exception("permission denied for table checkpoint_migrations\nfor password p"), short)
+    assert said == "permission denied for table checkpoint_migrations; for password ***"
+    long = parse_pg_url("postgresql://reader:s3cr3t-Pw@127.0.0.1:5432/db")
+    assert one_line(Exception("auth failed (password=s3cr3t-Pw)"), long) == "auth failed (password=***)"

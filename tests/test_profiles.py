@@ -273,3 +273,13 @@ def test_the_channels_of_a_thread_without_writes_are_read_once_and_kept_in_the_a
     assert profiles.thread_facts(store, "put", rows, cache).channels == first.channels
     assert profiles.thread_facts(store, "put", rows).channels == frozenset()  # without the cache: unreadable
     cache.close()
+
+
+def test_every_profile_hook_is_documented_on_the_profile_type():
+    """Each field of ``Profile`` (a hook or piece an app may fill) is named in its docstring, as datasette
+    declares each hook once with its words."""
+    import dataclasses
+
+    from inspector.profiles import Profile
+
+    assert [f.name for f in dataclasses.fields(Profile) if f"``{f.name}" not in Profile.__doc__] == []

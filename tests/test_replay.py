@@ -128,7 +128,7 @@ def test_thread_page_marks_the_step_whose_replay_does_not_match(altered, monkeyp
     db, checkpoint_id = altered
     monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{db}")
     connection.settings.clear()
-    at = open_page("thread", thread="demo-research", checkpoint=checkpoint_id)
+    at = open_page("thread", thread="demo-research", checkpoint=checkpoint_id, history="table")
     assert not at.exception, at.exception
     at.toggle(key="replay_marks_demo-research").set_value(True).run()
     assert any("1 step(s) whose replay does not match" in w.value for w in at.warning)

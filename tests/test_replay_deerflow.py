@@ -196,7 +196,7 @@ def test_thread_page_names_every_reducer_and_counts_the_replay(df_db, monkeypatc
     monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{df_db}")
     connection.settings.clear()
     try:
-        at = open_page("thread", thread=FULL_THREAD)
+        at = open_page("thread", thread=FULL_THREAD, history="table")
         at.toggle(key=f"replay_marks_{FULL_THREAD}").set_value(True).run()  # the check reads every step
         assert not at.exception, at.exception
         text = all_text(at)

@@ -151,6 +151,15 @@ def test_health_store_cli_prints_facts_and_statements(sqlite_leftovers, capsys):
     assert data["file_facts"]["free_pages"] > 0 and data["orphans"]["total_bytes"] > 0
 
 
+def test_a_bundles_file_facts_say_they_are_its_private_copy(demo_db, tmp_path, capsys):
+    case = tmp_path / "case.zip"
+    assert main(["bundle", "demo-research", "--db", str(demo_db), "--out", str(case), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["health", "--store", "--db", str(case)]) == 0
+    out = capsys.readouterr().out
+    assert "a support bundle: these are the files of the private copy" in out and f"({demo_db})" in out
+
+
 def test_saver_stores_say_file_facts_and_orphans_are_not_available():
     from langgraph.checkpoint.memory import InMemorySaver
 

@@ -72,7 +72,7 @@ def test_replay_marks_come_from_the_analysis_cache_without_replaying(counting, a
 
     with AnalysisCache(analysis_cache_dir) as cache:
         replay_thread(counting._inner, LONG_THREAD, cache=cache)  # as `python -m inspector replay` would
-    at = open_page("thread", started=counting.calls.clear, thread=LONG_THREAD)
+    at = open_page("thread", started=counting.calls.clear, thread=LONG_THREAD, history="table")
     assert not at.exception, at.exception
     table = next(d.value for d in at.dataframe if "replay" in d.value.columns)
     assert len(table) == 40 and all(mark.startswith("✓") for mark in table["replay"])
@@ -126,3 +126,42 @@ def test_an_unreadable_analysis_cache_is_rebuilt_and_the_page_says_so(bench_db, 
     assert not at.exception, at.exception
     assert any("could not be read" in w.value and "set aside" in w.value for w in at.warning)
     assert any(".corrupt-" in p.name for p in folder.iterdir())
+
+
+def heavy_elements(at) -> dict[str, int]:
+    """The elements whose script is megabytes in the browser: charts, data grids, code blocks, JSON trees."""
+    return {"charts": len(at.get("vega_lite_chart")), "grids": len(at.dataframe), "code": len(at.code),
+            "json": len(at.json)}
+
+
+def test_a_one_checkpoint_thread_opens_without_a_chart_grid_code_block_or_json(bench_db, app_on_store):
+    from benchmarks.store_generator import SMALL_PREFIX
+
+    app_on_store(f"sqlite:///{bench_db}")
+    small = f"{SMALL_PREFIX}00001"
+    with open_store(f"sqlite:///{bench_db}") as store:
+        (row,) = store.timeline(small)
+    at = open_page("thread", thread=small)
+    assert not at.exception, at.exception
+    assert heavy_elements(at) == {"charts": 0, "grids": 0, "code": 0, "json": 0}
+    history = next(m.value for m in at.markdown if m.value.startswith("| checkpoint |"))
+    assert f"| step | {row.step} |" in history and f"| id | …{row.checkpoint_id[-12:]} |" in history
+    thread_data = next(m.value for m in at.markdown if m.value.startswith("| area | virtual | physical |"))
+    assert "/mnt/user-data/outputs" in thread_data.replace("\\", "")
+    at.toggle(key="show_metadata").set_value(True).run()  # what the page offers, one click away
+    assert len(at.json) == 1 and at.json[0].value and "update" in at.json[0].value
+
+
+def test_the_history_is_a_tree_or_a_table_one_drawn_and_kept_in_the_url(bench_db, app_on_store):
+    app_on_store(f"sqlite:///{bench_db}")
+    at = open_page("thread", thread=LONG_THREAD)
+    assert not at.exception, at.exception
+    tables = [d for d in at.dataframe if "replay" in d.value.columns]
+    assert len(at.get("vega_lite_chart")) == 1 and not tables and "history" not in at.query_params
+    at.segmented_control(key="history_view").set_value("Table").run()
+    assert not at.get("vega_lite_chart") and [d for d in at.dataframe if "replay" in d.value.columns]
+    assert at.query_params["history"] == "table"
+    at.button(key="nav_prev").click().run()  # another checkpoint: the table stays
+    assert at.query_params["history"] == "table" and [d for d in at.dataframe if "replay" in d.value.columns]
+    bad = open_page("thread", thread=LONG_THREAD, history="grid")
+    assert any("history='grid'" in w.value for w in bad.warning) and len(bad.get("vega_lite_chart")) == 1

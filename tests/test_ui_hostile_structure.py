@@ -60,6 +60,9 @@ def test_a_thread_whose_folders_lead_out_shows_why_and_no_host_file(app_on_struc
     at = open_page("thread", thread=thread)
     text = check(at)
     assert "resolves outside the data directory" in text
+    if thread == FOLDER_LINK:  # the message's attachment in the linked folder: opened on request, refused
+        at.toggle(key="att-open-2-0").set_value(True).run()
+        assert "refused" in check(at)
     at.segmented_control(key="thread_panel").set_value("Images over time").run()
     check(at)
 
@@ -76,6 +79,8 @@ def test_named_pipes_are_refused_on_the_thread_page_without_a_hang(app_on_struct
         box.set_value(option).run(timeout=30)
         text = check(at)
     assert "a plain file next to the pipes" in text  # the one regular file is previewed
+    at.toggle(key="att-open-2-0").set_value(True).run(timeout=30)  # the attached pipe: never opened
+    assert "No preview: not a regular file (a named pipe)" in check(at)
     at.segmented_control(key="thread_panel").set_value("Images over time").run(timeout=30)
     check(at)
 
@@ -83,6 +88,8 @@ def test_named_pipes_are_refused_on_the_thread_page_without_a_hang(app_on_struct
 @pytest.mark.parametrize("thread", [DEEP_MSGPACK, DEEP_JSON])
 def test_a_too_deep_value_is_a_problem_on_its_field_and_the_page_renders(app_on_structure, thread):
     at = open_page("thread", thread=thread)
+    check(at)
+    at.toggle(key="show_metadata").set_value(True).run()  # a too-deep metadata shows its problem there
     text = check(at)
     assert "nested deeper than 100 levels" in text
     assert f"{thread} title" in text  # the other fields are shown

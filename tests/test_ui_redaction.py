@@ -50,7 +50,7 @@ def test_thread_page_masks_secrets_on_every_checkpoint_with_every_toggle_on(app_
     pages = []
     for checkpoint in checkpoint_ids(app_on_secrets):  # newest first
         at = open_page("thread", thread=THREAD, checkpoint=checkpoint)
-        for key in ("show_internal", "show_writes", "show_raw"):
+        for key in ("show_internal", "show_metadata", "show_writes", "show_raw"):
             at.toggle(key=key).set_value(True)
         at.run()
         assert not at.exception, at.exception

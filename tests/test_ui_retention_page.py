@@ -73,7 +73,7 @@ def test_a_policy_that_matches_nothing_says_so():
     at = open_page("retention", threads="no-such-thread")
     assert not at.exception, at.exception
     assert "Nothing in this store matches the policy." in all_text(at)
-    assert "1 of the threads named are not in this store" in all_text(at)
+    assert "1 of the threads named are not in this store: 'no-such-thread'" in all_text(at)
 
 
 def test_the_chart_marks_threads_that_break_in_red(demo_db):

@@ -282,7 +282,7 @@ def test_branch_threads_are_linked_both_ways(histories):
     label = f"Branched from demo-deerflow-current at checkpoint {origin['branch_parent_checkpoint_id']}"
     assert label in links and origin["branch_parent_checkpoint_id"] in links[label]
     assert "2 branch copy" in all_text(at) and "1 run finished" in all_text(at)
-    parent = open_page("thread", thread="demo-deerflow-current")
+    parent = open_page("thread", thread="demo-deerflow-current", history="table")  # the history as a table
     labels = [link.proto.label for link in parent.get("page_link")]
     assert any(text.startswith("demo-branch: from checkpoint ") for text in labels)
     assert "3 goal set" in all_text(parent)  # set, then evaluated twice

@@ -17,8 +17,8 @@ def test_tool_results_are_text_not_markdown(demo_db, app_on_demo):
     assert tool_texts
     at = open_page("thread", thread="demo-research", checkpoint=newest.checkpoint_id)
     assert not at.exception, at.exception
-    codes = [c.value for c in at.code]
-    assert any(text in codes for text in tool_texts)
+    texts = [t.value for t in at.text]  # plain text, set in the code font
+    assert any(text in texts for text in tool_texts)
     shown = [m.value for m in at.markdown]
     assert not any(text.strip() and text in shown for text in tool_texts)  # never rendered as Markdown
 

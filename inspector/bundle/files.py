@@ -1,10 +1,11 @@
 """The user-data files a thread's state names, found and read safely for a bundle.
 
-References come from every checkpoint's ``artifacts``, ``viewed_images`` (file
-entries) and ``uploaded_files``. Each is found with ``inspector.media.located`` (as the
-pages find them) inside the thread's own folders (a physical ``actual_path`` may also lie in the
-folders of a thread it was branched from): a path that would leave them is
-refused and the refusal is recorded, never read. Files over the per-file cap,
+Which files a state names is its profile's knowledge (``Profile.referenced_files``: DeerFlow's
+artifacts, viewed images, uploads and message attachments, from every checkpoint and write);
+a thread read with a profile that names none gets no file, and the manifest says why. Each
+reference is found with ``inspector.media.located`` (as the pages find them) inside the
+thread's own folders (a physical ``actual_path`` may also lie in the folders of a thread it
+was branched from): a path that would leave them is refused and the refusal is recorded, never read. Files over the per-file cap,
 or past the bundle's budget, are left out with the reason. A file's place in the
 bundle is where it sits under its thread's folders
 (``threads/{thread}/user-data/outputs/report.md``), so the state's paths resolve
@@ -28,26 +29,19 @@ from ..store.bundle import user_data_prefix
 
 @dataclass
 class References:
-    """Paths the state names, in the order first seen: (path, ``actual_path`` or None)."""
+    """Paths the state names, in the order first seen: path -> (``actual_path`` or None, where it was named:
+    ``artifacts``, ``viewed_images``, ``messages (additional_kwargs.files)``...)."""
 
-    paths: dict[str, str | None] = field(default_factory=dict)
+    paths: dict[str, tuple[str | None, str]] = field(default_factory=dict)
 
-    def add(self, path: Any, actual: Any = None) -> None:
+    def add(self, path: Any, actual: Any = None, source: str = "") -> None:
         if isinstance(path, str) and path:
-            self.paths.setdefault(path, actual if isinstance(actual, str) else None)
+            self.paths.setdefault(path, (actual if isinstance(actual, str) else None, source))
 
-    def collect(self, values: dict[str, Any]) -> None:
-        artifacts = values.get("artifacts")
-        for path in artifacts if isinstance(artifacts, list) else []:
-            self.add(path)
-        images = values.get("viewed_images")
-        for key, entry in images.items() if isinstance(images, dict) else []:
-            if isinstance(entry, dict) and "base64" not in entry:
-                self.add(key, entry.get("actual_path"))
-        uploads = values.get("uploaded_files")
-        for entry in uploads if isinstance(uploads, list) else []:
-            if isinstance(entry, dict):
-                self.add(entry.get("path"))
+    def add_refs(self, refs: list[Any]) -> None:
+        """``media.located.FileRef`` entries, as a profile's ``referenced_files`` names them."""
+        for ref in refs:
+            self.add(getattr(ref, "path", None), getattr(ref, "actual_path", None), str(getattr(ref, "source", "")))
 
 
 @dataclass
@@ -56,6 +50,7 @@ class BundledFile:
     member: str  # where it sits in the bundle
     source: Path
     size: int
+    named_by: str = ""  # the field (or messages) that names it
     sha256: str = ""
     redacted: bool = False
 
@@ -83,6 +78,12 @@ MISSING, REFUSED, NOT_REGULAR, TOO_BIG, BUDGET, NO_FOLDER = (
 UNREADABLE, SECRET, ROWS = "unreadable", "secret-in-binary", "rows"  # found when writing the bundle
 
 
+def no_files_note(title: str) -> str:
+    """Why a bundle holds no file: the thread's profile names none (the manifest's ``files_note``)."""
+    return (f"read with the {title} profile, which names no files in a thread's state: none were looked for "
+            "(name the app's profile with --profile or the profile setting, if it has one)")
+
+
 def _left_out(plan: FilePlan, what: str, kind: str, reason: str, count: int = 1) -> None:
     plan.left_out.append({"what": what, "count": count, "kind": kind, "reason": reason})
 
@@ -99,7 +100,7 @@ def plan_files(refs: References, user_data: UserData | None, max_file: int, max_
         return plan
     total = 0
     seen: set[Path] = set()
-    for path, actual in refs.paths.items():
+    for path, (actual, named_by) in refs.paths.items():
         found = locate_file(path, user_data, actual)
         if found.refused:
             _left_out(plan, path, REFUSED, found.problems[0])
@@ -120,7 +121,7 @@ def plan_files(refs: References, user_data: UserData | None, max_file: int, max_
             _left_out(plan, path, BUDGET, f"the bundle's {max_total:,}-byte budget for files was used up")
         else:
             total += found.size
-            plan.files.append(BundledFile(path, member, real, found.size))
+            plan.files.append(BundledFile(path, member, real, found.size, named_by=named_by))
     return plan
 
 

@@ -186,14 +186,3 @@ def join_checkpoint(header: list[tuple[Any, bytes]], channels: list[tuple[Any, b
     for channel, raw in channels:
         out += packer.pack(channel) + raw
     return bytes(out)
-
-
-def plain(tree: Any) -> Any:
-    """A tree with extension values unwrapped to their data (for reading paths out of the state)."""
-    if isinstance(tree, Ext):
-        return plain(tree.data)
-    if isinstance(tree, dict):
-        return {k: plain(v) for k, v in tree.items()}
-    if isinstance(tree, list):
-        return [plain(v) for v in tree]
-    return tree

@@ -7,13 +7,19 @@ checkpoint: the JSONB header with every channel value inside one msgpack map.
 A channel stored unchanged in many checkpoints is masked once (by its bytes);
 a PostgreSQL blob row once (by its version). What cannot be decoded (pickled,
 unknown types) cannot be checked for secrets and is left out, and counted.
+
+The channels the thread's profile says name files (``Profile.file_channels``) are also
+decoded as the pages decode them (``store.decode``) and handed to ``on_file_value``, once
+per distinct stored value and, for a list (the messages), once per distinct item.
 """
 
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
+from collections.abc import Callable, Collection
 from typing import Any
 
+from ..store.decode import Opaque, unpack_msgpack
 from ..store.depth import MAX_DEPTH, TooDeep
 from ..store.export_rows import ExportCheckpoint, ExportWrite
 from .masking import Masker
@@ -26,11 +32,8 @@ from .rewrite import (
     join_checkpoint,
     load_json,
     load_msgpack,
-    plain,
 )
 
-# Channels whose values name the thread's files (read from the values as stored, before masking).
-REFERENCE_CHANNELS = frozenset({"artifacts", "viewed_images", "uploaded_files", "thread_data"})
 CACHE_ENTRIES = 4096  # values and list items already masked, by their bytes
 NIL = dump_msgpack(None)
 HEADER = "checkpoint headers"
@@ -43,39 +46,67 @@ def _unreadable(exc: ValueError, default: str) -> str:
 
 
 class RowConverter:
-    """Converts exported rows; ``left_out`` counts what could not be kept, with the reason."""
+    """Converts exported rows; ``left_out`` counts what could not be kept, with the reason.
 
-    def __init__(self, masker: Masker) -> None:
+    ``file_channels``: the channels whose values name files (the thread's profile's); each of their
+    values, as stored before masking, is handed to ``on_file_value(channel, value)`` once (a list's items
+    one at a time, each as a list of one).
+    """
+
+    def __init__(self, masker: Masker, file_channels: Collection[str] = (),
+                 on_file_value: Callable[[str, Any], None] | None = None) -> None:
         self.masker = masker
+        self.file_channels = frozenset(file_channels) if on_file_value is not None else frozenset()
+        self.on_file_value = on_file_value
         self.left_out: Counter[tuple[str, str]] = Counter()
         self._cache: OrderedDict[tuple[str, bytes], tuple[bytes, Any]] = OrderedDict()
         self._blobs: dict[tuple[str, str, str], Any] = {}
+        self._files_read: set[tuple[str, int, int]] = set()  # the (channel, value) pairs handed over already
 
     def _leave_out(self, what: str, reason: str) -> None:
         self.left_out[(what, reason)] += 1
 
     # -- one channel value, as msgpack ------------------------------------------
     def channel(self, name: str, raw: bytes) -> tuple[bytes, Any]:
-        """(masked msgpack bytes, the plain value when ``name`` names files) for one stored value.
+        """(masked msgpack bytes, the decoded value when ``name`` names files and is not a list) for one
+        stored value.
 
         A list (the messages) is masked item by item, each item once by its bytes, so a history
         that re-stores the same messages at every step costs the messages, not the history.
         """
-        reference = name in REFERENCE_CHANNELS
+        reference = name in self.file_channels
         if not self.masker.enabled and not reference:
             return raw, None
         key = (name, raw)
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        items = None if reference or self.masker.masks_whole(name) else array_items(raw)
+        items = None if self.masker.masks_whole(name) else array_items(raw)
         if items is not None:
+            if reference:
+                for item in items:
+                    self._read_files(name, item, item=True)
             result: tuple[bytes, Any] = (join_array([self._masked(name, item) for item in items]), None)
         else:
             masked = self._masked(name, raw, cache=False)
-            result = (masked, self._plain(name, raw) if reference else None)
+            result = (masked, self._read_files(name, raw) if reference else None)
         self._remember(key, result)
         return result
+
+    def _read_files(self, name: str, raw: bytes, item: bool = False) -> Any:
+        """Hand a file channel's value (or one item of its list) to ``on_file_value``, decoded as the pages
+        decode it, once per distinct value; returns the decoded value (None when it cannot be read)."""
+        digest = (name, len(raw), hash(raw))  # the process's keyed hash: no stored value can aim at a collision
+        seen = digest in self._files_read
+        if seen and item:
+            return None
+        decoded = unpack_msgpack(raw, name).value
+        if isinstance(decoded, Opaque):
+            return None
+        if not seen and self.on_file_value is not None:
+            self._files_read.add(digest)
+            self.on_file_value(name, [decoded] if item else decoded)
+        return decoded
 
     def _masked(self, name: str, raw: bytes, cache: bool = True) -> bytes:
         key = (name, raw)
@@ -95,13 +126,6 @@ class RowConverter:
         if cache:
             self._remember(key, (out, None))
         return out
-
-    @staticmethod
-    def _plain(name: str, raw: bytes) -> Any:
-        try:
-            return plain(load_msgpack(raw)[0])
-        except ValueError:
-            return None
 
     def _remember(self, key: tuple[str, bytes], result: tuple[bytes, Any]) -> None:
         self._cache[key] = result
@@ -158,7 +182,9 @@ class RowConverter:
                 tree = None
             if isinstance(tree, dict) and isinstance(tree.get("channel_values"), dict):
                 values = tree["channel_values"]
-                refs = {k: v for k, v in values.items() if k in REFERENCE_CHANNELS}
+                refs = {k: v for k, v in values.items() if k in self.file_channels}
+                for name, value in refs.items():
+                    self.on_file_value(name, value)  # type: ignore[misc]  # (file channels imply a reader)
                 tree = {k: self.masker.value(v, HEADER, keys=False) for k, v in tree.items() if k != "channel_values"}
                 tree["channel_values"] = {k: self.masker.channel(str(k), v) for k, v in values.items()}
                 return "json", dump_json(tree), refs
@@ -219,6 +245,8 @@ class RowConverter:
     def write(self, write: ExportWrite) -> tuple[str | None, bytes | None] | None:
         """(type, value) for SqliteSaver's ``writes`` row, or None when the write is left out."""
         tag, data = write.type, write.value
+        if tag == "msgpack" and write.channel in self.file_channels:
+            self.channel(write.channel, bytes(data or b""))  # the files a write names (delta channels' messages)
         if tag in (None, "null", "empty") or not self.masker.enabled:
             return tag, data
         if tag == "msgpack":

@@ -2,9 +2,10 @@
 
 The manifest is the bundle's own record (``writer._manifest``), so the summary says what
 the zip holds, not what was meant to go in: the checkpoints and writes copied, the files
-included, what was left out and why (grouped by ``kind``: too big, refused because it
-leads outside the thread's folder, not found on this machine, ...), and whether values
-were masked, where and how many.
+included and what named them (``artifacts``, ``viewed_images``, a message's attachment...)
+or why there are none (the thread's profile names no files), what was left out and why
+(grouped by ``kind``: too big, refused because it leads outside the thread's folder, not
+found on this machine, ...), and whether values were masked, where and how many.
 """
 
 from __future__ import annotations
@@ -30,13 +31,20 @@ KIND_LABELS = {
 OTHER = "other"
 
 
+def named_by_label(named_by: str) -> str:
+    """How a file's ``named_by`` reads in the summary: a message's attachment as ``message attachments``
+    (``messages (additional_kwargs.files)``, ``messages (<current_uploads> block)``), a field by its name."""
+    return "message attachments" if named_by.startswith("messages") else named_by
+
+
 @dataclass
 class BundleSummary:
     thread_id: str
     checkpoints: int
     writes: int
     namespaces: list[str]
-    files: list[dict[str, Any]] = field(default_factory=list)  # path, bytes, masked
+    files: list[dict[str, Any]] = field(default_factory=list)  # path, bytes, masked, named_by
+    files_note: str = ""  # why no file was looked for (the thread's profile names none)
     left_out: list[dict[str, Any]] = field(default_factory=list)  # what, count, why, reason
     masked: bool | None = True  # None: the manifest does not say
     masked_where: dict[str, int] = field(default_factory=dict)  # values or files -> how many values masked
@@ -63,13 +71,18 @@ class BundleSummary:
         if self.files:
             names = ", ".join(f["path"].rsplit("/", 1)[-1] for f in self.files[:8])
             more = f" and {len(self.files) - 8} more" if len(self.files) > 8 else ""
-            files = f"{len(self.files)} file(s), {human_bytes(self.file_bytes)} in all: {names}{more}."
+            files = f"{len(self.files)} file(s), {human_bytes(self.file_bytes)} in all: {names}{more}{self._named_by()}."
         else:
-            files = "No files."
+            files = f"No files: {self.files_note}." if self.files_note else "No files."
         tally = self.left_out_by_why
         left = ("Left out: " + ", ".join(f"{n} {why}" for why, n in tally.items()) + ".") if tally \
             else "Nothing left out."
         return [rows, files, left, self.masking_line()]
+
+    def _named_by(self) -> str:
+        """`` (named by artifacts 3, message attachments 2)``; empty when the manifest does not say."""
+        tally = Counter(named_by_label(f["named_by"]) for f in self.files if f.get("named_by"))
+        return f" (named by {', '.join(f'{where} {n}' for where, n in tally.items())})" if tally else ""
 
     def masking_line(self) -> str:
         if self.masked is None:
@@ -86,7 +99,8 @@ class BundleSummary:
 
     def as_dict(self) -> dict[str, Any]:
         return {"thread_id": self.thread_id, "checkpoints": self.checkpoints, "writes": self.writes,
-                "namespaces": list(self.namespaces), "files": list(self.files), "left_out": list(self.left_out),
+                "namespaces": list(self.namespaces), "files": list(self.files), "files_note": self.files_note,
+                "left_out": list(self.left_out),
                 "left_out_by_why": self.left_out_by_why, "masked": self.masked,
                 "masked_where": dict(self.masked_where), "marks": dict(self.marks), "lines": self.lines()}
 
@@ -98,7 +112,8 @@ def _count(value: Any) -> int:
 def summarize(manifest: dict[str, Any]) -> BundleSummary:
     """The summary of a bundle's manifest (as ``write_bundle`` returns it, or read from the zip)."""
     user_data = manifest.get("user_data") if isinstance(manifest.get("user_data"), dict) else {}
-    files = [{"path": str(f.get("path")), "bytes": _count(f.get("bytes")), "masked": bool(f.get("redacted"))}
+    files = [{"path": str(f.get("path")), "bytes": _count(f.get("bytes")), "masked": bool(f.get("redacted")),
+              "named_by": f.get("named_by") if isinstance(f.get("named_by"), str) else ""}
              for f in user_data.get("files") or [] if isinstance(f, dict)]
     left_out = [{"what": str(item.get("what")), "count": _count(item.get("count")) or 1,
                  "why": KIND_LABELS.get(item.get("kind"), OTHER), "reason": str(item.get("reason"))}
@@ -110,6 +125,7 @@ def summarize(manifest: dict[str, Any]) -> BundleSummary:
         writes=_count(manifest.get("writes")),
         namespaces=[str(ns) for ns in manifest.get("namespaces") or []],
         files=files,
+        files_note=user_data["files_note"] if isinstance(user_data.get("files_note"), str) else "",
         left_out=left_out,
         masked=bool(redaction["enabled"]) if "enabled" in redaction else None,
         masked_where={str(k): _count(v) for k, v in (redaction.get("values_masked") or {}).items()},

@@ -22,13 +22,24 @@ from typing import Any
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ..media.folders import PathRefused, folder_refusals
-from ..profiles import reading
+from ..profiles import Profile, Reading, reading_for
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
 from ..store.depth import json_object
 from ..store.not_utf8 import is_not_utf8
 from ..store.sqlite.connect import bound
-from .files import NO_FOLDER, REFUSED, ROWS, SECRET, UNREADABLE, FilePlan, References, plan_files, read_file
+from .files import (
+    NO_FOLDER,
+    REFUSED,
+    ROWS,
+    SECRET,
+    UNREADABLE,
+    FilePlan,
+    References,
+    no_files_note,
+    plan_files,
+    read_file,
+)
 from .masking import Masker
 from .rows import RowConverter
 
@@ -47,19 +58,31 @@ def default_user() -> str:
 
 
 class _Copy:
-    """The rows copied so far, and what the newest root checkpoint says about the thread's folders."""
+    """The rows copied so far, the files their values name, and what the newest root checkpoint says about
+    the thread's folders."""
 
-    def __init__(self) -> None:
+    def __init__(self, refs: References) -> None:
         self.checkpoints = 0
         self.writes = 0
         self.stray_writes = 0
         self.namespaces: set[str] = set()
-        self.refs = References()
+        self.refs = refs
         self.newest_root: tuple[str, dict[str, Any], Any] | None = None  # (id, file-naming values, metadata)
 
 
-def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: RowConverter) -> _Copy:
-    copied = _Copy()
+def _converter(masker: Masker, profile: Profile) -> tuple[RowConverter, References]:
+    """A row converter that hands every value of the channels the profile says name files to the profile's
+    ``referenced_files``, and the references it finds."""
+    refs = References()
+    names = profile.referenced_files
+    if names is None:
+        return RowConverter(masker), refs
+    return RowConverter(masker, profile.file_channels, lambda channel, value: refs.add_refs(names({channel: value}))), refs
+
+
+def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: RowConverter,
+               refs: References) -> _Copy:
+    copied = _Copy(refs)
     for cp in store.export_thread(thread_id):
         if cp.missing:
             copied.stray_writes += len(cp.writes)
@@ -73,7 +96,6 @@ def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: 
                                                  cp.parent_checkpoint_id, type_tag, blob, convert.metadata(cp.metadata))))
         copied.checkpoints += 1
         copied.namespaces.add(cp.checkpoint_ns)
-        copied.refs.collect(values)
         if not cp.checkpoint_ns and (copied.newest_root is None or cp.checkpoint_id > copied.newest_root[0]):
             copied.newest_root = (cp.checkpoint_id, values, cp.metadata)
         for write in cp.writes:
@@ -91,21 +113,14 @@ def _metadata(raw: Any) -> dict[str, Any]:
     return raw if isinstance(raw, dict) else {}
 
 
-def _files(store: Store, thread_id: str, copied: _Copy, data_dir: Any, max_file: int, max_total: int,
-           ) -> tuple[FilePlan, dict[str, Any]]:
+def _files(store: Store, thread_id: str, copied: _Copy, chosen: Reading, data_dir: Any, max_file: int,
+           max_total: int) -> tuple[FilePlan, dict[str, Any]]:
     """The files to bundle, and where their folders were (the thread's, and those it was branched from), as
-    the thread's profile finds them (``Profile.folders``); a profile that keeps no folders bundles no file."""
+    the thread's profile finds them (``Profile.folders``); a profile that names no files bundles none."""
     values, metadata = (copied.newest_root[1], copied.newest_root[2]) if copied.newest_root else ({}, None)
-    with reading(store, thread_id) as chosen:
-        finder = chosen.profile.folders
-    if finder is None:
-        plan = FilePlan()
-        if copied.refs.paths:
-            count = len(copied.refs.paths)
-            plan.left_out.append({"what": f"{count} file(s) the state names", "count": count, "kind": NO_FOLDER,
-                                  "reason": f"read with the {chosen.title} profile, which keeps no user-data folders "
-                                            "(name the app's profile with --profile if it has one)"})
-        return plan, {"source_folders": {}}
+    finder = chosen.profile.folders
+    if finder is None or chosen.profile.referenced_files is None:
+        return FilePlan(), {"source_folders": {}, "files_note": no_files_note(chosen.title)}
     user_data, problems = finder(thread_id, values, _metadata(metadata), data_dir, store)
     if user_data is None:
         plan = FilePlan()
@@ -143,11 +158,12 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
         settings = load_settings()
     out = Path(out)
     masker = Masker(settings, reveal=reveal)
-    convert = RowConverter(masker)
+    chosen = reading_for(store, thread_id)
+    convert, refs = _converter(masker, chosen.profile)
     with tempfile.TemporaryDirectory(prefix="inspector-bundle-") as tmp:
         db = Path(tmp) / DB_MEMBER
-        copied = _write_database(store, thread_id, db, convert)
-        files, source_folders = _files(store, thread_id, copied, data_dir, settings.bundle_max_file_bytes,
+        copied = _write_database(store, thread_id, db, convert, refs)
+        files, source_folders = _files(store, thread_id, copied, chosen, data_dir, settings.bundle_max_file_bytes,
                                        settings.bundle_max_files_bytes)
         building = out.with_name(out.name + ".building")
         try:
@@ -179,14 +195,14 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
     return manifest
 
 
-def _write_database(store: Store, thread_id: str, db: Path, convert: RowConverter) -> _Copy:
+def _write_database(store: Store, thread_id: str, db: Path, convert: RowConverter, refs: References) -> _Copy:
     """The thread's rows, masked, in a new SQLite file: inserted once, never updated or deleted, then
     VACUUMed, so no page of the file holds anything but the rows as written."""
     conn = sqlite3.connect(db, check_same_thread=False)
     try:
         conn.execute("PRAGMA secure_delete = ON")
         SqliteSaver(conn).setup()  # LangGraph's own schema, on the new file only
-        copied = _copy_rows(store, thread_id, conn, convert)
+        copied = _copy_rows(store, thread_id, conn, convert, refs)
         conn.commit()
         conn.execute("PRAGMA journal_mode=DELETE")  # one self-contained file: the WAL folded in and removed
         conn.execute("VACUUM")
@@ -215,7 +231,7 @@ def _manifest(store: Store, thread_id: str, copied: _Copy, convert: RowConverter
         "user_data": {
             **source_folders,
             "files": [{"path": f.path, "member": f.member, "bytes": f.size, "sha256": f.sha256,
-                       "redacted": f.redacted} for f in files.files],
+                       "redacted": f.redacted, "named_by": f.named_by} for f in files.files],
         },
         "left_out": left_out,
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..settings import load_settings
 from .output import print_json, say
@@ -24,6 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_bundle(args: argparse.Namespace) -> int:
     if not args.out.lower().endswith(".zip"):
         raise ValueError(f"--out must name a .zip file, got {args.out!r}")
+    out = Path(args.out).expanduser()
+    if out.is_dir():
+        raise ValueError(f"--out names a folder, not a file: {args.out!r}")
+    if not out.parent.is_dir():
+        raise ValueError(f"--out: there is no folder {str(out.parent)!r} to write the bundle into")
+    if args.db and out.exists() and Path(args.db).expanduser().exists() and out.samefile(Path(args.db).expanduser()):
+        raise ValueError(f"--out is the store being read: {args.out!r}")
     from ..bundle import write_bundle  # LangGraph's SqliteSaver, and its graph machinery: only here
 
     settings = load_settings()
@@ -39,6 +47,9 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     say(f"bundle of {summary.thread_id} written to {args.out}:")
     for line in summary.lines():
         say(f"  {line}")
+    for item in summary.files:
+        named = f", named by {item['named_by']}" if item["named_by"] else ""
+        say(f"file: {item['path']} ({item['bytes']:,} bytes{named}{', masked' if item['masked'] else ''})")
     for item in summary.left_out:
         say(f"left out: {item['what']} ({item['count']}): {item['reason']}")
     say(f"open it with: python -m inspector threads --db {args.out}")

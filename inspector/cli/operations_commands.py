@@ -12,6 +12,7 @@ import sys
 from ..formatting import human_bytes
 from ..operations.file_report import fact_lines, relation_rows
 from ..operations.growth import BUCKETS, growth_report, growth_table
+from ..operations.growth_summaries import wait_for_fills
 from ..operations.orphans import orphan_report
 from ..settings import load_settings
 from .output import print_json, print_table, say, warn
@@ -55,15 +56,20 @@ def cmd_growth(args: argparse.Namespace) -> int:
     settings = load_settings()
     budget = args.budget if args.budget is not None else settings.disk_budget_bytes
     with open_from_args(args) as store:
-        cache = open_cache_for(store, args)  # per-thread day summaries: the next run reads only what changed
+        cache = open_cache_for(store, args)  # each thread's day rows: the next run reads only the threads written since
         try:
-            report = growth_report(store, args.by, args.bucket, args.since, args.top, budget, cache=cache)
+            print_growth(growth_report(store, args.by, args.bucket, args.since, args.top, budget, cache=cache), args)
+            wait_for_fills()  # a cache the report filled is written before the store and the cache are closed
         finally:
             if cache is not None:
                 cache.close()
+    return 0
+
+
+def print_growth(report, args: argparse.Namespace) -> None:
     if args.json:
         print_json(report, keys=False)
-        return 0
+        return
     print_table(None, growth_table(report), formats={"stored bytes": human_bytes})
     if not report.points:
         say(f"no checkpoint dated since {report.window_start:%Y-%m-%d %H:%M} UTC")
@@ -78,7 +84,6 @@ def cmd_growth(args: argparse.Namespace) -> int:
             f"checkpoint(s), {human_bytes(report.untimed_bytes)}")
     say(f"forecast: {report.forecast.verdict}")
     say(f"basis: {report.forecast.basis}")
-    return 0
 
 
 def print_store_health(store, as_json: bool) -> int:
@@ -145,7 +150,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             if args.json:
                 print_json(snap, keys=False)
             else:
-                print_table(["metric", "value"], [(k, v) for k, v in vars(snap).items()])
+                print_table(["metric", "value"], snapshot_rows(snap))
+                say(f"table bytes: {snap.table_basis}")
+                say(f"forecast: {snap.forecast_basis}")
             return 0
         from ..operations.metrics_server import SnapshotCollector, serve
 
@@ -162,6 +169,33 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             server.shutdown()
 
 
+def share(part: float) -> str:
+    """A share as a whole percent, or to a tenth below 1% (never "-0%")."""
+    return f"{part:.0%}" if abs(part) >= 0.01 or part == 0 else f"{part:.1%}"
+
+
+def snapshot_rows(snap) -> list[tuple[str, str]]:
+    """A metrics snapshot as a person reads it: a time, bytes in units with the exact count, the bases apart."""
+    from datetime import datetime, timezone
+
+    def value(name: str, v) -> str:
+        if isinstance(v, dict):
+            return ", ".join(f"{k} {value(name, n)}" for k, n in v.items()) or "none"
+        if name == "taken_at":
+            return f"{datetime.fromtimestamp(v, tz=timezone.utc):%Y-%m-%d %H:%M:%S} UTC"
+        if name == "seconds":
+            return f"{v:.3f} s"
+        if name == "disk_budget_bytes" and not v:
+            return "none (setting disk_budget_bytes)"
+        if name.endswith("bytes") and isinstance(v, int):
+            return f"{human_bytes(v)} ({v:,})" if v >= 1000 else f"{v} B"
+        if name == "forecast_days_left":
+            return "no forecast (no disk budget, or no growth)" if v is None else f"{v:,.1f} days"
+        return f"{v:,}" if isinstance(v, int) else str(v)
+
+    return [(name, value(name, v)) for name, v in vars(snap).items() if name not in ("table_basis", "forecast_basis")]
+
+
 def cmd_delta_what_if(args: argparse.Namespace) -> int:
     from ..sizes.delta_what_if import DEFAULT_FREQUENCIES, delta_what_if, store_delta_what_if
 
@@ -169,20 +203,23 @@ def cmd_delta_what_if(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         report = (delta_what_if(store, args.thread, frequencies, args.channel) if args.thread else
                   store_delta_what_if(store, load_settings().health_top_threads, frequencies, args.channel))
+    if args.thread and not report.present:
+        raise ValueError(f"thread {args.thread!r} stores no channel {args.channel!r} in its root graph: nothing to "
+                         "price (--channel names one of its fields, default messages)")
     if args.json:
         print_json(report, keys=False)
         return 0
     if not args.thread:
         say(f"store: {human_bytes(report.store_bytes)} stored; measured {human_bytes(report.measured_bytes)}")
         print_table(["snapshot every", "would store", "saves", "max writes a read replays"],
-                    [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({o.saved_share:.0%})",
+                    [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({share(o.saved_share)})",
                       o.max_replayed_writes) for o in report.options])
         say(f"basis: {report.basis}")
         return 0
     say(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.mode} mode), "
         f"{report.checkpoints} root checkpoint(s), {report.updates} updating {report.channel!r}")
     print_table(["snapshot every", "would store", "saves", "snapshots", "max writes a read replays"],
-                [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({o.saved_share:.0%})",
+                [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({share(o.saved_share)})",
                   o.snapshots, o.max_replayed_writes) for o in report.options])
     say(f"basis: {report.basis}")
     return 0

@@ -27,12 +27,14 @@ ACTUAL_REFUSED = "actual_path refused"  # the physical path recorded beside a re
 @dataclass(frozen=True)
 class FileRef:
     """A file as the state names it: its name, its path (agent-visible or physical), the size recorded
-    beside it, and where the reference was read (``uploaded_files``, ``additional_kwargs.files``, ...)."""
+    beside it, where the reference was read (``uploaded_files``, ``additional_kwargs.files``, ...) and a
+    physical path recorded beside it (``actual_path``), which ``locate_file`` tries first."""
 
     name: str
     path: str | None
     recorded_size: int | None = None
     source: str = ""
+    actual_path: str | None = None
 
 
 @dataclass
@@ -123,7 +125,7 @@ def locate_refs(refs: list[FileRef], user_data: UserData | None, area: str | Non
         if ref.path is None:
             result.append(LocatedFile(ref.name, problems=["no path recorded: nothing to open"], filename=ref.name))
             continue
-        found = locate_file(ref.path, user_data)
+        found = locate_file(ref.path, user_data, ref.actual_path)
         found.filename = ref.name
         inside = f"{user_data.virtual_root}/{area}/" if user_data is not None else ""
         if area and user_data is not None and user_data.is_agent_path(ref.path) \

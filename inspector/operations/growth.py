@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from ..fact_cache import FactCache
 from ..formatting import human_bytes
 from ..store import Store, StoreError
-from ..store.growth_rows import GROWTH_BY, GrowthRows
+from ..store.growth_rows import GROWTH_BY, GrowthRows, text_order
 from .growth_summaries import cacheable, cached_growth_rows, cached_growth_views
 
 BUCKETS = {"day": 86_400, "hour": 3_600}
@@ -86,7 +86,8 @@ def _points(rows: GrowthRows, by: str) -> list[GrowthPoint]:
         entry[0] += row.checkpoints
         entry[1] += row.bytes
         entry[2][row.part] += row.bytes
-    return [GrowthPoint(_utc(bucket), key, c, n, dict(parts)) for (bucket, key), (c, n, parts) in sorted(merged.items())]
+    order = sorted(merged.items(), key=lambda kv: (kv[0][0], text_order(kv[0][1])))
+    return [GrowthPoint(_utc(bucket), key, c, n, dict(parts)) for (bucket, key), (c, n, parts) in order]
 
 
 def _growers(ranked: list, window: int) -> list[Grower]:
@@ -181,8 +182,9 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
         top: How many top threads and channels.
         budget_bytes: The disk budget the forecast is against (None: no forecast date).
         now: The end of the window, seconds since 1970 (None: the clock).
-        cache: The analysis cache: day buckets are summed from each thread's summary kept there, and only the
-            threads that changed since are read from the store (None: read from the store).
+        cache: The analysis cache: day buckets are summed from the day rows kept there, and only the threads
+            written since are read from the store; when it holds none, the report is read from the store and
+            the cache filled in a thread (``growth_summaries.wait_for_fills``). None: read from the store.
     """
     if by not in GROWTH_BY:
         raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
@@ -196,17 +198,17 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     # by thread the rows are the top threads' alone: the window's total (shares, the forecast's rate) is the store's
     asks = [(by, top), ("store", 0)] if by == "thread" and top else [(by, top)]
     if cacheable(store, cache, width, window_start):  # one read of what changed since the last report, and no more
-        views = cached_growth_views(store, cache, window_start, asks)[0]
+        views = cached_growth_views(store, cache, window_start, asks, background=True)[0]
     else:
         views = [remembered_growth_rows(store, width, window_start, grouping, n) for grouping, n in asks]
     found, whole = views[0], views[-1]
     points = _points(found, by)
     window_bytes = sum(r.bytes for r in whole.rows)
-    rate_start = _rate_start(whole, window_start, window_bytes)
+    start = rate_start(whole, window_start, window_bytes)
     return GrowthReport(
         by, bucket, since_days, _utc(window_start), _utc(now), points,
         _growers(found.top_threads, window_bytes), _growers(found.top_channels, window_bytes),
-        forecast(found.stored_bytes, window_bytes, rate_start, now, budget_bytes, rate_start != window_start),
+        forecast(found.stored_bytes, window_bytes, start, now, budget_bytes, start != window_start),
         found.untimed_checkpoints, found.untimed_bytes, found.channel_basis if by == "channel" else "",
         "Dated by each checkpoint's uuid6 id (the time LangGraph created it); bytes are stored lengths: the "
         "checkpoint row, the blob rows it introduced (PostgreSQL) and the writes stored against it."
@@ -214,7 +216,7 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     )
 
 
-def _rate_start(rows: GrowthRows, window_start: int, window_bytes: int) -> int:
+def rate_start(rows: GrowthRows, window_start: int, window_bytes: int) -> int:
     """Where the forecast's rate starts: the window's start, or the first bucket holding a checkpoint when the store
     holds nothing dated before it (a store younger than the window grows over its own life, not the window's)."""
     dated_before = rows.stored_bytes - rows.untimed_bytes - window_bytes

@@ -18,12 +18,14 @@ store each time). When more than ``LIVE_MAX`` threads were written since the cut
 
 from __future__ import annotations
 
+import contextlib
 import heapq
+import threading
 from typing import Any
 
 from ..fact_cache import FactCache
 from ..store import Store
-from ..store.growth_rows import Grower, GrowthRow, GrowthRows, ThreadGrowth, check_growth_args
+from ..store.growth_rows import Grower, GrowthRow, GrowthRows, ThreadGrowth, check_growth_args, row_order
 from ..store.not_utf8 import stored_bytes
 
 WIDTH = 86_400  # the cached bucket: a day
@@ -110,7 +112,7 @@ def _summed(cache: FactCache, identity: str, live: ThreadGrowth, live_threads: l
         for r in live.rows:
             if r.bucket is not None and (low is None or r.bucket >= low) and (chosen is None or r.thread_id in chosen):
                 _add(grouped, (r.bucket, r.thread_id, "", r.part), r.checkpoints, r.bytes)
-    rows = sorted(GrowthRow(day, t, c, p, k, n) for (day, t, c, p), (k, n) in grouped.items())
+    rows = sorted((GrowthRow(day, t, c, p, k, n) for (day, t, c, p), (k, n) in grouped.items()), key=row_order)
     return GrowthRows(WIDTH, since, rows, untimed[0], untimed[1], basis, top_threads,
                       _ranked({c: tuple(v) for c, v in channels.items()}, top) if top else [],
                       dated[1] + untimed[1], dated[0] + untimed[0])
@@ -129,9 +131,11 @@ def cached_growth_rows(store: Store, cache: FactCache, bucket_seconds: int, sinc
     return found[0], how
 
 
-def cached_growth_views(store: Store, cache: FactCache, since: int | None,
-                        asks: list[tuple[str, int]]) -> tuple[list[GrowthRows], str]:
-    """``cached_growth_rows`` for several groupings ``(by, top)`` of one window, from one read of the store."""
+def cached_growth_views(store: Store, cache: FactCache, since: int | None, asks: list[tuple[str, int]],
+                        background: bool = False) -> tuple[list[GrowthRows], str]:
+    """``cached_growth_rows`` for several groupings ``(by, top)`` of one window, from one read of the store.
+    ``background``: when the cache holds no rows that add up, answer from the store (``growth_rows``, as
+    without a cache) and fill the cache in a thread (``fill_in_background``; how: ``filling``)."""
     for by, top in asks:
         check_growth_args(WIDTH, by, top)  # as the store would
     identity, basis = store.identity, getattr(store, "GROWTH_CHANNEL_BASIS", "")
@@ -149,14 +153,59 @@ def cached_growth_views(store: Store, cache: FactCache, since: int | None,
                 if _totals(cells, live.rows) == live.totals:
                     return [_summed(cache, identity, live, threads, cells, since, by, top, basis)
                             for by, top in asks], "cached"
-        whole = store.growth_thread_rows(WIDTH, None)
-        if not _storable(whole.rows):
+        if background:
+            found = direct()
+            fill_in_background(store, cache)
+            return found, "filling"
+        whole = fill(store, cache)
+        if whole is None:
             return direct(), "store"
-        cache.replace_growth_rows(identity, whole.cut, whole.rows)
         empty, cells = ThreadGrowth([], whole.cut, whole.totals), cache.growth_cells(identity, [])
         return [_summed(cache, identity, empty, [], cells, since, by, top, basis) for by, top in asks], "filled"
     except _cache_errors():
         return direct(), "store"
+
+
+def fill(store: Store, cache: FactCache) -> ThreadGrowth | None:
+    """Read every thread's day rows and keep them in the cache (None: ids the cache cannot hold, not kept)."""
+    whole = store.growth_thread_rows(WIDTH, None)
+    if not _storable(whole.rows):
+        return None
+    cache.replace_growth_rows(store.identity, whole.cut, whole.rows)
+    return whole
+
+
+_FILLS: dict[str, threading.Thread] = {}  # the fill running (or last run) per store identity
+_FILLS_LOCK = threading.Lock()
+_UNFILLABLE: set[str] = set()  # stores whose ids the cache cannot hold (not text)
+
+
+def fill_in_background(store: Store, cache: FactCache) -> None:
+    """``fill`` in a thread, one per store at a time: the report that started it was answered from the store,
+    the next one sums the cache. Whoever closes the store or the cache first waits (``wait_for_fills``)."""
+    with _FILLS_LOCK:
+        running = _FILLS.get(store.identity)
+        if (running is not None and running.is_alive()) or store.identity in _UNFILLABLE:
+            return
+        thread = threading.Thread(target=_fill_quietly, args=(store, cache), name="growth-cache-fill")
+        _FILLS[store.identity] = thread
+        thread.start()
+
+
+def _fill_quietly(store: Store, cache: FactCache) -> None:
+    # a fill that fails (the store or the cache gone, locked) is tried again by the next report; one whose ids
+    # the cache cannot hold is not tried again in this process
+    with contextlib.suppress(Exception):
+        if fill(store, cache) is None:
+            _UNFILLABLE.add(store.identity)
+
+
+def wait_for_fills(timeout: float | None = None) -> None:
+    """Wait for the fills started in this process (the CLI, before it closes the store and the cache)."""
+    with _FILLS_LOCK:
+        threads = list(_FILLS.values())
+    for thread in threads:
+        thread.join(timeout)
 
 
 def _cache_errors() -> tuple[type[BaseException], ...]:

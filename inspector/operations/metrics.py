@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..store import Store
-from .growth import DAY, forecast
+from .growth import DAY, forecast, rate_start
 from .orphans import orphan_report
 
 FORECAST_DAYS = 7
@@ -56,9 +56,11 @@ def metrics_snapshot(store: Store, oversize_state_bytes: int, disk_budget_bytes:
     tables = {r.name: r.bytes for r in facts.relations if r.kind == "table"}
     largest = store.threads(limit=1, sort="stored")
     states = store.newest_state_sizes(oversize_state_bytes)
-    window_start = now - FORECAST_DAYS * DAY
-    window_bytes = sum(r.bytes for r in store.growth_rows(DAY, int(window_start), by="store").rows)
-    outlook = forecast(totals.stored_bytes, window_bytes, window_start, now, disk_budget_bytes or None)
+    window_start = int(now - FORECAST_DAYS * DAY)
+    window = store.growth_rows(DAY, window_start, by="store")
+    window_bytes = sum(r.bytes for r in window.rows)
+    start = rate_start(window, window_start, window_bytes)  # a store younger than the window: over its own life
+    outlook = forecast(totals.stored_bytes, window_bytes, start, now, disk_budget_bytes or None, start != window_start)
     written = {"1h": written_since(store, 3600, now), "1d": written_since(store, DAY, now)}
     orphaned = orphan_report(store).total_bytes
     return MetricsSnapshot(

@@ -29,18 +29,18 @@ FALLBACK = "deerflow"
 class Profile:
     """One app's knowledge.
 
-    ``name``: the word the operator names it by (``--profile deerflow``); ``title``: how pages
-    name it; ``evidence(facts)``: the clues in the data that this app wrote the thread, as short
-    phrases (empty: none); ``schema()``: the app's state schema (``inspector.schema.Schema``, or
-    ``DEFAULT`` for DeerFlow's ThreadState; None: every reducer unknown); ``knowledge``: named
-    pieces other packages ask for (``knows``); ``texts``: advice and wording by key, the base's
-    filling what an app leaves out (``text``); ``value_lints``: the app's health lints on a decoded
-    newest state, each ``lint(state, rows) -> [flag fields]``; ``size_lints``: the app's health
-    lints on a thread's size rows, each ``lint(rows, settings) -> [flag fields]`` (flag fields:
-    ``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints
-    live in ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the
-    conversation view (an object with any of ``hidden_reason``, ``displayed_text``, ``attachments``,
-    ``reasoning_text``, ``subagent_result`` and ``transient_reason``, their values declared in
+    ``name``: the word the operator names it by (``--profile deerflow``); ``title``: how pages name it;
+    ``description``: one line of what it knows; ``evidence(facts)``: the clues in the data that this app
+    wrote the thread, as short phrases (empty: none); ``schema()``: the app's state schema
+    (``inspector.schema.Schema``, or ``DEFAULT`` for DeerFlow's ThreadState; None: every reducer unknown);
+    ``knowledge``: named pieces other packages ask for (``knows``); ``texts``: advice and wording by key,
+    the base's filling what an app leaves out (``text``); ``value_lints``: the app's health lints on a
+    decoded newest state, each ``lint(state, rows) -> [flag fields]``; ``size_lints``: the app's health
+    lints on a thread's size rows, each ``lint(rows, settings) -> [flag fields]`` (flag fields: ``code``,
+    ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``). LangGraph's own lints live in
+    ``inspector.sizes`` and run for every thread. ``chat``: the app's chat-UI rules for the conversation
+    view (an object with any of ``hidden_reason``, ``displayed_text``, ``attachments``, ``reasoning_text``,
+    ``subagent_result`` and ``transient_reason``, their values declared in
     ``profiles.chat``; DeerFlow's: ``profiles.deerflow.messages``); None: none.
     ``checkpoint_kind(metadata, parent_row)``: names the app's own checkpoints written outside graph
     steps (``inspector.history.checkpoint_kinds``);
@@ -51,6 +51,12 @@ class Profile:
     app leaves out. ``folders(thread_id, values, metadata, data_dir, store)``: the folders on this
     machine that hold the files a thread's state names, as ``(media.folders.UserData or None,
     problems)``, each folder checked (support bundles copy files from them); None: the app keeps none.
+    ``referenced_files(values)``: every file a state's values name (``media.located.FileRef`` entries,
+    each found by ``media.located`` as the pages find it), from any subset of the channels
+    ``file_channels`` names, a list's items one at a time (a support bundle asks it once per distinct
+    stored value, so a history re-storing the same messages costs the messages); None: the app names
+    none, and a bundle collects no file. ``file_channels``: the channels whose values name files or
+    the thread's folders (``folders`` reads those from the newest checkpoint).
     """
 
     name: str
@@ -68,6 +74,8 @@ class Profile:
     field_views: Mapping[str, str] = field(default_factory=dict)
     uploads: Callable[[dict[str, Any]], list[Any]] | None = None
     folders: Callable[..., tuple[Any, list[str]]] | None = None
+    referenced_files: Callable[[dict[str, Any]], list[Any]] | None = None
+    file_channels: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -238,6 +238,7 @@ def plan_store(store: Store, policy: Policy, now: datetime | None = None) -> Pla
     other: list[ThreadPlan] = []
     examined = 0
     undated = 0
+    seen: set[str] = set()
     with store.retention_reader() as reader:
         facts = reader.facts()
         links: dict[str, list[BranchThread]] = defaultdict(list)
@@ -245,6 +246,7 @@ def plan_store(store: Store, policy: Policy, now: datetime | None = None) -> Pla
             links[link.parent_thread_id].append(link)
         for keys in reader.threads(list(policy.threads) if policy.threads is not None else None):
             examined += 1
+            seen.add(keys.thread_id)
             if (policy.older_than_days is not None or policy.inactive_for_days is not None) and any(
                     checkpoint_time(c.checkpoint_id) is None for c in keys.checkpoints):
                 undated += 1
@@ -264,7 +266,9 @@ def plan_store(store: Store, policy: Policy, now: datetime | None = None) -> Pla
         plan.notes.append(f"{undated} thread(s) have checkpoint ids that carry no time: "
                           "those checkpoints are kept by --older-than and --inactive-for")
     if policy.threads is not None and examined < len(set(policy.threads)):
-        plan.notes.append(f"{len(set(policy.threads)) - examined} of the threads named are not in this store")
+        missing = [t for t in dict.fromkeys(policy.threads) if t not in seen]
+        named = ", ".join(repr(t) for t in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        plan.notes.append(f"{len(missing)} of the threads named are not in this store: {named}")
     if any(t.protected for t in chosen) if policy.safe else any(t.breaks for t in chosen):
         reclaim = sum(t.bytes for t in other) + facts.free_bytes
         plan.variant = Variant(policy.describe(safe=not policy.safe), not policy.safe, reclaim,

@@ -45,7 +45,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ..store.not_utf8 import shown
 
@@ -317,3 +317,27 @@ def inert_markdown(text: object) -> str:
         out.append(_inline(lines[i]))
         i += 1
     return "\n".join(out)
+
+
+CELL_CHARS = 200  # of one cell of a ``text_table``; longer ones end in "…"
+_BARE_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def table_cell(value: object) -> str:
+    """One cell of a Markdown table showing ``value`` as written, on one line: blank for None, line breaks as
+    spaces, cut at ``CELL_CHARS``; every ``|`` escaped (``literal`` escapes the text's own; those in the code
+    spans it makes of addresses are escaped here), so a cell never splits."""
+    if value is None:
+        return ""
+    flat = " ".join(str(value).split())
+    flat = flat if len(flat) <= CELL_CHARS else flat[: CELL_CHARS - 1] + "…"
+    return _BARE_PIPE.sub(r"\\|", literal(flat)) or " "
+
+
+def text_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """A small table as Markdown, every cell through ``table_cell``: for a few rows where a data grid (and the
+    megabytes of script the browser loads for one) is not needed. ``columns`` are shown as named (no data)."""
+    head = "| " + " | ".join(columns) + " |"
+    rule = "|" + "|".join(" --- " for _ in columns) + "|"
+    body = ["| " + " | ".join(table_cell(row.get(c)) for c in columns) + " |" for row in rows]
+    return "\n".join([head, rule, *body])

@@ -47,6 +47,7 @@ class DeltaWhatIf:
     updates: int  # checkpoints whose step updated the channel
     options: list[DeltaOption] = field(default_factory=list)
     basis: str = ""
+    present: bool = True  # the channel is stored or written somewhere in the thread's root graph
 
 
 def _counters_bytes(updates: int, steps: int, channel: str) -> int:
@@ -118,8 +119,9 @@ def delta_what_if(store: Store, thread_id: str, frequencies: tuple[int, ...] = D
              + ("Between this thread's snapshots the value's size is the snapshot's plus the bytes written since."
                 if delta_mode else f"Each checkpoint's {channel!r} bytes are those stored now.")
              + " Max replayed writes: the most writes to the channel one read folds from its nearest snapshot.")
+    present = any(channel in s.channels for s in sizes.values()) or any(n for n, _ in write_counts.values())
     return DeltaWhatIf(thread_id, channel, "delta" if delta_mode else "full", stored_now, len(rows), sum(updated),
-                       options, basis)
+                       options, basis, present)
 
 
 def _counters(rows, channel: str):

@@ -244,6 +244,16 @@ def thread_growth(found: Iterable[tuple], cut: str = "") -> ThreadGrowth:
     return ThreadGrowth(rows, cut, (*totals["checkpoint"], totals["writes"][1], totals["blobs"][1]))
 
 
+def text_order(key: Any) -> tuple:
+    """A sort key for an id or channel name: text in its own order, then what raw SQL stored that is not text
+    (a blob, a number), so that such a row sorts instead of failing the report."""
+    return (0, key) if isinstance(key, str) else (1, type(key).__name__, repr(key))
+
+
+def row_order(row: GrowthRow) -> tuple:
+    return (row.bucket, text_order(row.thread_id), text_order(row.channel), row.part, row.checkpoints, row.bytes)
+
+
 def growth_result(found: Iterable[tuple], bucket_seconds: int, since: int | None, basis: str,
                   by: str | None = None, top: int = 0) -> GrowthRows:
     """``GrowthRows`` from the rows of ``growth_sql`` (``by`` and ``top`` as asked of it)."""
@@ -272,9 +282,9 @@ def growth_result(found: Iterable[tuple], bucket_seconds: int, since: int | None
             (threads if kind == "thread" else channels).append(Grower(thread_id, checkpoints, size))
     rows += [GrowthRow(bucket, "", channel, part, c, n) for (bucket, channel, part), (c, n) in cells.items()]
     if grown and top:
-        ranked = sorted(grown.items(), key=lambda kv: (-kv[1][1], kv[0]))[:top]
+        ranked = sorted(grown.items(), key=lambda kv: (-kv[1][1], text_order(kv[0])))[:top]
         channels = [Grower(key, c, n) for key, (c, n) in ranked]
-    rows.sort()
+    rows.sort(key=row_order)
     untimed_checkpoints, untimed_bytes = totals["untimed"]
     return GrowthRows(bucket_seconds, since, rows, untimed_checkpoints, untimed_bytes, basis, threads, channels,
                       totals["dated"][1] + untimed_bytes, totals["dated"][0] + untimed_checkpoints)

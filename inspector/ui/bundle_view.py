@@ -47,8 +47,8 @@ def show_summary(manifest: dict[str, Any]) -> None:
     st.markdown("**The bundle holds**")
     st.markdown("\n".join(f"- {literal(line)}" for line in summary.lines()))
     if summary.files:
-        frame, config = in_units(table([{"file": f["path"], "bytes": f["bytes"], "masked": f["masked"]}
-                                        for f in summary.files]), "bytes", help=UNIT_HELP)
+        frame, config = in_units(table([{"file": f["path"], "bytes": f["bytes"], "named by": f["named_by"],
+                                         "masked": f["masked"]} for f in summary.files]), "bytes", help=UNIT_HELP)
         st.dataframe(frame, column_config=config, hide_index=True)
     if summary.left_out:
         st.markdown("**Left out**")

@@ -11,7 +11,7 @@ from .. import schema as schemas
 from ..profiles import ProfileError, name_profile
 from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..store import Store, StoreError, display_url, is_saver_spec, open_store
-from .inert import literal
+from .inert import code_span, literal
 
 _URL_KEY = "inspector_store_url"
 
@@ -110,7 +110,8 @@ def _sidebar() -> None:
     with st.sidebar:
         url = current_url()
         st.caption("Store (through the saver API)" if is_saver_spec(url) else "Store (read-only)")
-        st.code(display_url(url) or "none", language=None, wrap_lines=True)
+        # inline code, not st.code: a code block makes every page load the syntax highlighter's megabytes
+        st.markdown(code_span(display_url(url) or "none"))
         named = schemas.operator_schema() if "inspector.schema.reading" in sys.modules else None  # none read yet
         st.caption(f"Schema: {literal(named.name)}" if named else "Schema: each thread's profile")
         if refused := st.session_state.get("inspector_switch_refused"):

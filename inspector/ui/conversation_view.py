@@ -24,6 +24,7 @@ AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "to
 
 def messages_view(value: Any, ctx: Any) -> None:
     turns = conversation(value)
+    st.html(MONOSPACED)
     tally = counts(turns)
     st.caption(literal(" · ".join(f"{n} {role}" for role, n in tally.items() if n)))
     chat_ui = f"{in_force().title}'s UI" if knows(HIDDEN_MESSAGES) else None
@@ -67,17 +68,24 @@ def image_part(part: Part, image: InlineImage | None) -> None:
 THUMBNAIL = (240, 240)
 
 
+# Plain text in a message (a tool's output, a structured part, reasoning, a result) in the code font, line
+# breaks and spaces kept, long lines wrapped: st.text in a monospaced face rather than st.code, whose
+# highlighter is megabytes of script the browser loads for the first code block of a page (our own CSS).
+MONOSPACED = ("<style>[data-testid='stChatMessageContent'] [data-testid='stText'] span {font-family: "
+              "'Source Code Pro', monospace; font-size: 0.875rem; overflow-wrap: anywhere;}</style>")
+
+
 def _part(part: Part, image: InlineImage | None = None, as_text: bool = False) -> None:
     """One part of a message; ``as_text``: a tool's output, shown as the text it is (monospaced, line breaks
     kept, ``# notes`` never a heading), where a person's or the model's words are Markdown."""
     if part.kind == "text" and as_text:
-        st.code(part.text, language=None, wrap_lines=True)
+        st.text(part.text)
     elif part.kind == "text":
         show_markdown(part.text)
     elif part.kind == "image":
         image_part(part, image)
     else:
-        st.code(part.text, language="json", wrap_lines=True)
+        st.text(part.text)
 
 
 def _header(turn: Turn, show_ids: bool) -> str:
@@ -110,9 +118,9 @@ def _subagent(turn: Turn) -> None:
 def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
               images: list[InlineImage] | None = None, note: str | None = None,
               open_file: Callable[[Any, str], None] | None = None) -> None:
-    """One message as a chat bubble; ``everything``: as stored (hidden marks kept, no tag stripping), with
-    the thumbnails of its inline ``images``; ``note`` is a line shown under its header; ``open_file``
-    offers to open each attachment (``media_views.attachment_opener``)."""
+    """One message as a chat bubble (after ``st.html(MONOSPACED)``, for its plain text); ``everything``: as
+    stored (hidden marks kept, no tag stripping), with the thumbnails of its inline ``images``; ``note`` is a
+    line shown under its header; ``open_file`` offers to open each attachment (``media_views.attachment_opener``)."""
     with st.chat_message(turn.role if turn.role in ("user", "assistant") else turn.role[:1] or "?",
                          avatar=AVATARS.get(turn.role)):
         st.markdown(_header(turn, show_ids))

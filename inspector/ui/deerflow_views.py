@@ -9,8 +9,7 @@ import streamlit as st
 
 from ..profiles.deerflow.files.paths import AREA_KEYS, area_rows
 from .field_views import FieldContext, json_view
-from .inert import code_span
-from .tables import frame_of
+from .inert import code_span, show_table
 
 
 def sandbox_view(value: Any, ctx: FieldContext) -> None:
@@ -21,9 +20,9 @@ def sandbox_view(value: Any, ctx: FieldContext) -> None:
 
 
 def thread_data_view(value: Any, ctx: FieldContext) -> None:
-    """``thread_data``: each user-data folder's agent-visible path beside the physical one DeerFlow stored."""
-
-    st.dataframe(frame_of(area_rows(value)), hide_index=True)
+    """``thread_data``: each user-data folder's agent-visible path beside the physical one DeerFlow stored (three
+    rows: a Markdown table, not a data grid, whose script the browser would load for them)."""
+    show_table(area_rows(value), ["area", "virtual", "physical"])
     extra = {k: v for k, v in (value or {}).items() if k not in AREA_KEYS} if isinstance(value, dict) else value
     if extra:
         json_view(extra, ctx)

@@ -13,15 +13,16 @@ cells, ``st.selectbox`` options) take the text as is.
 from __future__ import annotations
 
 import hashlib
+from typing import Any, Mapping, Sequence
 
 import streamlit as st
 from streamlit.errors import StreamlitDuplicateElementKey
 
-from ..safety.inert_text import code_span, cut_for_display, inert_markdown, links_in
+from ..safety.inert_text import code_span, cut_for_display, inert_markdown, links_in, text_table
 from ..safety.inert_text import literal as _literal
 from ..store.not_utf8 import shown, token
 
-__all__ = ["code_span", "key_text", "literal", "option_text", "show_markdown"]
+__all__ = ["code_span", "key_text", "literal", "option_text", "show_markdown", "show_table"]
 
 
 LITERAL_CHARS = 5_000  # of a title, a label, a todo or a problem's message; longer ones are cut, with their length
@@ -46,6 +47,19 @@ def key_text(*parts: object) -> str:
 def option_text(text: object) -> str:
     """A select option's label from the data, as a plain-text widget can carry it (``not_utf8.shown``)."""
     return shown(str(text))
+
+
+# Cells of a Markdown table break anywhere rather than push the table out of a narrow column (a path, an id):
+# our own CSS, no data in it.
+TABLE_WRAP = ("<style>[data-testid='stMarkdownContainer'] td, [data-testid='stMarkdownContainer'] th "
+              "{overflow-wrap: anywhere;}</style>")
+
+
+def show_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
+    """A few rows as a Markdown table (``text_table``: every cell inert, never split), no data grid: the grid's
+    script is megabytes the browser would load for them."""
+    st.html(TABLE_WRAP)
+    st.markdown(text_table(rows, columns))
 
 
 def show_markdown(text: object, key: str | None = None) -> None:

@@ -160,6 +160,19 @@ def _download(path: str, user_data: UserData) -> bytes:
         return f"not available: {exc}".encode()
 
 
+def _preview_one(files: list[Artifact] | list[LocatedFile], user_data: UserData | None, state: CheckpointState,
+                 label: str, what: str) -> None:
+    """A picker over ``files`` (by path) and the chosen one's preview in a bordered ``{what}-preview`` box."""
+    if not files:
+        return
+    labels = [f.path for f in files]
+    # the key follows the list, so a checkpoint with other files starts from its first one
+    key = f"{what}-preview-{key_text(state.thread_id)}-{sha256_of(chr(0).join(labels).encode())[:12]}"
+    chosen = st.selectbox(label, labels, key=key)
+    with st.container(border=True, key=f"{what}-preview"):
+        file_preview(files[labels.index(chosen) if chosen in labels else 0], user_data, state, what, what)
+
+
 def artifacts_view(value: Any, ctx: Any) -> None:
     """``VIEWS["artifacts"]``: each artifact with its first step and flags, and a preview of one."""
     if not value:
@@ -170,15 +183,7 @@ def artifacts_view(value: Any, ctx: Any) -> None:
     rows = [{k: v for k, v in row.items() if k != "first step"} for row in artifact_rows(found.artifacts)]
     st.dataframe(table(rows), hide_index=True)
     st.caption(f"When each one first appeared: the {HISTORY_PANEL!r} panel.")
-    if not found.artifacts:
-        return
-    labels = [a.path for a in found.artifacts]
-    # the key follows the list, so a checkpoint with other artifacts starts from its first one
-    key = f"artifact-preview-{key_text(ctx.state.thread_id)}-{sha256_of(chr(0).join(labels).encode())[:12]}"
-    chosen = st.selectbox("Preview", labels, key=key)
-    with st.container(border=True, key="artifact-preview"):
-        file_preview(found.artifacts[labels.index(chosen) if chosen in labels else 0], found.user_data, ctx.state,
-                     "artifact", "artifact")
+    _preview_one(found.artifacts, found.user_data, ctx.state, "Preview", "artifact")
 
 
 # -- uploaded files and attachments ------------------------------------------------
@@ -197,12 +202,7 @@ def uploads_view(value: Any, ctx: Any) -> None:
         return
     frame, config = in_units(table(upload_rows(found.uploads)), "bytes", help=UNIT_HELP)
     st.dataframe(frame, column_config=config, hide_index=True)
-    labels = [u.path for u in found.uploads]
-    key = f"upload-preview-{key_text(ctx.state.thread_id)}-{sha256_of(chr(0).join(labels).encode())[:12]}"
-    chosen = st.selectbox("Preview an uploaded file", labels, key=key)
-    with st.container(border=True, key="upload-preview"):
-        file_preview(found.uploads[labels.index(chosen) if chosen in labels else 0], found.user_data, ctx.state,
-                     "upload", "upload")
+    _preview_one(found.uploads, found.user_data, ctx.state, "Preview an uploaded file", "upload")
 
 
 def attachment_opener(ctx: Any) -> Callable[[Any, str], None]:

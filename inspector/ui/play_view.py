@@ -27,9 +27,7 @@ import threading
 import time
 from typing import Any, Callable
 
-import pyarrow as pa  # Streamlit's own dependency: its charts' datasets travel as Arrow
 import streamlit as st
-from streamlit.dataframe_util import convert_arrow_table_to_arrow_bytes
 
 from .. import profiles
 from ..diff import StateDiff, diff
@@ -216,7 +214,11 @@ def steady(spec: dict[str, Any]) -> dict[str, Any]:
 
 def arrow_datasets(spec: dict[str, Any]) -> dict[str, Any]:
     """``spec`` with its datasets as Arrow bytes, written here in a millisecond instead of through a pandas
-    frame per dataset (a tenth of a frame's time); a dataset Arrow cannot type is left to Streamlit."""
+    frame per dataset (a tenth of a frame's time); a dataset Arrow cannot type is left to Streamlit. Arrow is
+    imported here, when Play draws its first frame: a quarter second a thread page's first open need not pay."""
+    import pyarrow as pa  # Streamlit's own dependency: its charts' datasets travel as Arrow
+    from streamlit.dataframe_util import convert_arrow_table_to_arrow_bytes
+
     def arrow(rows: Any) -> Any:
         try:
             return convert_arrow_table_to_arrow_bytes(pa.Table.from_pylist(rows))

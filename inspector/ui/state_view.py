@@ -98,7 +98,7 @@ def _extras(state: CheckpointState) -> None:
     since a state can hold megabytes of base64."""
     if st.toggle("Show LangGraph's internal channels", key="show_internal"):
         st.json(to_jsonable(state.internal), expanded=1)
-    with st.expander("Metadata"):
+    if st.toggle("Show the metadata", key="show_metadata"):
         st.json(to_jsonable(state.metadata), expanded=2)
     if st.toggle(f"Show the pending writes ({len(state.writes)})", key="show_writes"):
         st.json(to_jsonable(state.writes), expanded=1)

@@ -52,7 +52,7 @@ READ_ONLY_HELP = ("The inspector opens the store read-only: nothing on this page
 
 
 # Parameters that are not the location but travel with it: the open panel, and the list a reader came from.
-CARRIED = (routes.PANEL_PARAM, "q", "sort")
+CARRIED = (routes.PANEL_PARAM, timeline_view.HISTORY_PARAM, "q", "sort")
 
 
 def select(location: Location) -> None:

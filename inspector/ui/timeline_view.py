@@ -15,7 +15,7 @@ from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
 from . import play_view, routes
 from .diff_view import MISMATCH_MARK
-from .inert import key_text, literal, option_text
+from .inert import key_text, literal, option_text, show_table
 from .tables import frame_of, in_units
 
 PAGE_SIZE = 40
@@ -126,11 +126,55 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
     st.caption(_summary(history))
     _problems(history)
     _replay_warning(history, marks or {})
-    tree_tab, table_tab = st.tabs(["Tree", "Table"])
-    with tree_tab:
-        _tree(history, keys, key, select, made)
-    with table_tab:
+    if len(history) == 1:  # nothing to pick from: the one row as text, no chart or grid to load
+        _only_checkpoint(history, keys, marks or {}, made)
+        return
+    if _view() == TABLE_VIEW:
         _table(history, keys, key, select, marks or {}, made)
+    else:
+        _tree(history, keys, key, select, made)
+
+
+# The history as a tree or a table: one is drawn (the other's chart or grid is not sent, nor is its script
+# loaded), the choice kept in the URL (``?history=table``) and carried to the next checkpoint shown.
+TREE_VIEW, TABLE_VIEW = "Tree", "Table"
+HISTORY_PARAM = "history"
+HISTORY_KEY = "history_view"
+TABLE_COLUMNS = ["step", "node", "wrote", "source", "kind", "mode", "time", "namespace", "branch", "size", "fork",
+                 "replay"]
+
+
+def _view() -> str:
+    views = [TREE_VIEW, TABLE_VIEW]
+    by_slug = {v.lower(): v for v in views}
+
+    def parse(slug: str) -> str:
+        if slug not in by_slug:
+            raise ValueError(f"the views are {', '.join(by_slug)}")
+        return by_slug[slug]
+
+    problem = routes.bind(HISTORY_KEY, HISTORY_PARAM, TREE_VIEW, parse)
+    if problem:
+        st.warning(literal(problem), icon=":material/link_off:")
+    chosen = st.segmented_control("History view", views, key=HISTORY_KEY, label_visibility="collapsed") or TREE_VIEW
+    routes.keep(HISTORY_KEY, HISTORY_PARAM, chosen.lower(), TREE_VIEW.lower())
+    return chosen
+
+
+def _only_checkpoint(history: History, keys: list[Key], marks: dict[Key, str], made: dict[Key, Attribution]) -> None:
+    """A one-checkpoint history: its table row as a two-column Markdown table (it fits the narrow column), the
+    columns that say something, then its id."""
+    from ..formatting import human_bytes
+
+    (record,) = timeline_records(history, keys, marks, made)
+    record["size"] = human_bytes(record["size"])
+    record["fork"] = "yes" if record["fork"] else None
+    if record["time"] is not None:
+        record["time"] = record["time"].strftime("%H:%M:%S.%f")[:-3]
+    checkpoint_id = record["checkpoint"]  # its end, as the Diff page names it (the whole id is in the URL)
+    record["checkpoint"] = f"…{checkpoint_id[-12:]}" if len(checkpoint_id) > 14 else checkpoint_id
+    shown = [c for c in TABLE_COLUMNS if c in ("step", "source") or record.get(c) not in (None, "")] + ["checkpoint"]
+    show_table([{"checkpoint": "id" if c == "checkpoint" else c, " ": record[c]} for c in shown], ["checkpoint", " "])
 
 
 def _problems(history: History) -> None:
@@ -146,7 +190,7 @@ def _replay_warning(history: History, marks: dict[Key, str]) -> None:
     if bad:
         steps = ", ".join(str(history.node(k).row.step) for k in bad[:10])
         st.warning(f"{len(bad)} step(s) whose replay does not match the stored state: step {literal(steps)}"
-                   " (see the Table tab and the Diff vs parent panel)", icon=":material/report:")
+                   " (see the history's Table and the Diff vs parent panel)", icon=":material/report:")
         for ns in dict.fromkeys(k[0] for k in bad[:10]):
             routes.checkpoint_links(history.node(bad[0]).row.thread_id, [k[1] for k in bad[:10] if k[0] == ns], ns,
                                     panel="Diff vs parent", lead="Open:")
@@ -212,8 +256,7 @@ def _table(history: History, keys: list[Key], key: Key, select: Select, marks: d
         on_select="rerun",
         selection_mode="single-row",
         key=f"cp_table_{key_text(*key)}",
-        column_order=["step", "node", "wrote", "source", "kind", "mode", "time", "namespace", "branch", "size", "fork",
-                      "replay"],
+        column_order=TABLE_COLUMNS,
         column_config={
             "time": st.column_config.DatetimeColumn(format="HH:mm:ss.SSS"),
             **units,

@@ -7,12 +7,13 @@ The "host's" files the threads try to reach sit in ``{corpus folder}-host``, bes
 so outside its data directory; each holds ``HOST_SECRET``, listed as the cases' secret so that
 ``hostile_corpus.leaked`` finds it in any output.
 
-* ``FOLDER_LINK``: its ``outputs`` folder is a symlink to the host folder; artifacts, a viewed image and
-  an upload name files in it. ``ETC_LINK``: its ``outputs`` is a symlink to ``/etc`` itself.
+* ``FOLDER_LINK``: its ``outputs`` folder is a symlink to the host folder; artifacts, a viewed image,
+  an upload and a message's attachment name files in it. ``ETC_LINK``: its ``outputs`` is a symlink to ``/etc`` itself.
 * ``ROOT_LINK``: its whole ``user-data`` folder is a symlink to a copy of the layout on the host.
 * ``BRANCH``: branched (DeerFlow's ``branch_parent_thread_id`` metadata) from ``BRANCH_PARENT``, whose
   ``outputs`` folder leads to the host; its image's ``actual_path`` points into that parent folder.
-* ``FIFO``: an artifact, an upload and a viewed image that are named pipes (opened, they block forever).
+* ``FIFO``: an artifact, an upload, a viewed image and a message's attachment that are named pipes (opened,
+  they block forever).
 * ``DEEP_JSON``: one checkpoint's metadata is 100,000 nested JSON lists.
 * ``DEEP_MSGPACK``: a channel value (and a write) that is a 900-deep msgpack map, and a write that is 3,000
   extension values inside one another.
@@ -88,9 +89,17 @@ def _link(path: Path, target: Path) -> None:
     path.symlink_to(target, target_is_directory=True)
 
 
+def _attaching(path: str) -> list:
+    """A user's message with ``path`` attached, as DeerFlow's uploads middleware keeps it."""
+    name = path.rsplit("/", 1)[-1]
+    return [HumanMessage(f"attached: {name}", id=f"attach-{name}",
+                         additional_kwargs={"files": [{"filename": name, "size": 10, "path": path, "status": "uploaded"}]})]
+
+
 def _reaching_files(thread_data: dict[str, str]) -> dict:
-    """Artifacts, a viewed image and an upload, all in the thread's ``outputs``."""
+    """Artifacts, a viewed image, an upload and a message's attachment, all in the thread's ``outputs``."""
     return {"thread_data": thread_data, "artifacts": [f"{OUT}/passwd", f"{OUT}/notes.md"],
+            "messages": _attaching(f"{OUT}/passwd"),
             "viewed_images": {f"{OUT}/pic.png": {"mime_type": "image/png", "size": len(png()),
                                                  "actual_path": f"{thread_data['outputs_path']}/pic.png"}},
             "uploaded_files": [{"filename": "passwd", "size": 10, "path": f"{OUT}/passwd", "extension": ""}]}
@@ -139,6 +148,7 @@ def _named_pipes(p: Planting) -> None:
     (outputs / "ok.md").write_text("# a plain file next to the pipes\n")
     p.run(FIFO, _message(FIFO), {
         "thread_data": data, "artifacts": [f"{OUT}/pipe.md", f"{OUT}/pipe.txt", f"{OUT}/ok.md"],
+        "messages": _attaching(f"{OUT}/pipe.txt"),
         "viewed_images": {f"{OUT}/pipe.png": {"mime_type": "image/png", "size": 100,
                                               "actual_path": f"{outputs}/pipe.png"}},
         "uploaded_files": [{"filename": "pipe.txt", "size": 3, "path": f"{OUT}/pipe.txt"}]})

@@ -22,7 +22,7 @@ from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
 from . import checkpoint_kinds, messages
 from .evidence import evidence
-from .files import uploads
+from .files import references, uploads
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
 # The pieces of knowledge DeerFlow's profile claims (``inspector.profiles.pieces``).
@@ -65,4 +65,6 @@ PROFILE = Profile(
     uploads=uploads.uploaded_files,
     field_views=FIELD_VIEWS,
     folders=folders,
+    referenced_files=references.referenced_files,
+    file_channels=references.CHANNELS,
 )

@@ -12,6 +12,7 @@ names the setting that raises it.
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any
@@ -86,7 +87,11 @@ def _quote_option(value: str) -> str:
 
 
 def _redact(text: str, password: str | None) -> str:
-    return text.replace(password, "***") if password else text
+    """``text`` with each occurrence of ``password`` that stands on its own (not inside a longer word) as ``***``:
+    a short password (``p``) is not cut out of the words around it."""
+    if not password:
+        return text
+    return re.sub(rf"(?<![0-9A-Za-z]){re.escape(password)}(?![0-9A-Za-z])", "***", text)
 
 
 def one_line(exc: BaseException, target: PgTarget) -> str:

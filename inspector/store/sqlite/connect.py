@@ -19,6 +19,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..growth_rows import bucket_of
 from ..model import StoreError
 from ..not_utf8 import is_not_utf8, stored_bytes
 
@@ -90,6 +91,9 @@ def _is_lock(exc: sqlite3.DatabaseError) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
+BUCKET_FUNCTION = "inspector_growth_bucket"  # growth_rows.bucket_of(id, width, since), for growth's statements
+
+
 class ReadOnlySqlite:
     """One read-only connection to the SQLite file at ``path``, following the file if it is replaced."""
 
@@ -110,6 +114,8 @@ class ReadOnlySqlite:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
         conn.text_factory = read_text
+        # registered once, here: SQLite refuses to add a function while another thread's statement runs
+        conn.create_function(BUCKET_FUNCTION, 3, bucket_of, deterministic=True)
         try:
             conn.execute("PRAGMA query_only = ON")
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

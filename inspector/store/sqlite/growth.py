@@ -18,7 +18,6 @@ from ..growth_rows import (
     UUID6_HEAD_GLOB,
     GrowthRows,
     ThreadGrowth,
-    bucket_of,
     check_growth_args,
     growth_result,
     growth_sql,
@@ -26,6 +25,7 @@ from ..growth_rows import (
     thread_growth,
     thread_growth_sql,
 )
+from .connect import BUCKET_FUNCTION as _BUCKET_FUNCTION
 from .queries import OWN_BYTES
 
 SQLITE_CHANNEL_BASIS = (
@@ -33,7 +33,6 @@ SQLITE_CHANNEL_BASIS = (
     f"channel without reading it: they are counted under {CHECKPOINT_KEY!r}; per channel are the writes' "
     "bytes (what each node wrote, stored against the checkpoint its step started from)."
 )
-_BUCKET_FUNCTION = "inspector_growth_bucket"  # bucket_of(id, width, since) for ids outside the statement's range
 _UUID6 = f"checkpoint_id GLOB '{UUID6_HEAD_GLOB}*'"
 # The threads holding a uuid6 id past the cut (a parameter, twice): written since the rows were last read.
 _LIVE = (f"live AS (SELECT thread_id FROM checkpoints WHERE checkpoint_id > ? AND {_UUID6} "
@@ -64,7 +63,6 @@ class SqliteGrowth:
                     top: int = 0) -> GrowthRows:
         check_growth_args(bucket_seconds, by, top)
         conn = self._conn
-        conn.create_function(_BUCKET_FUNCTION, 3, bucket_of, deterministic=True)
         try:
             found = conn.execute(growth_sql(_dated(bucket_seconds, since), by, top)).fetchall()
         except sqlite3.DatabaseError as exc:
@@ -75,8 +73,6 @@ class SqliteGrowth:
         """The dated rows of every thread (``cut`` None) or of the threads holding a uuid6 id greater than
         ``cut``, with the store's greatest uuid6 id and totals, in one statement (see ``ThreadGrowth``)."""
         check_growth_args(bucket_seconds)
-        conn = self._conn
-        conn.create_function(_BUCKET_FUNCTION, 3, bucket_of, deterministic=True)
         among = "" if cut is None else "WHERE thread_id IN (SELECT thread_id FROM live)"
         sql = thread_growth_sql(_dated(bucket_seconds, None, among), "" if cut is None else _LIVE,
                                 _CUT if cut is None else None, _TOTALS)

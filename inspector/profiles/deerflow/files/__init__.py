@@ -4,7 +4,7 @@
 machine or in a bundle), ``paths`` (``/mnt/user-data`` beside ``thread_data``), ``artifacts``,
 ``uploads`` (``uploaded_files``), ``viewed_images`` (its entries checked), ``image_history`` and
 ``image_facts`` (``viewed_images`` along a history), ``media_report`` (one checkpoint's files for
-the page and the CLI). Every file
+the page and the CLI) and ``references`` (every file a state names, for support bundles). Every file
 is found through ``inspector.media.located``, with its one list of refusals. Nothing here is imported
-with the profile but ``uploads``, which reads no file.
+with the profile but ``uploads`` and ``references``, which read no file.
 """
