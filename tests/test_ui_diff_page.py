@@ -174,3 +174,20 @@ def test_a_delta_channel_is_named_by_its_channel_and_fold_on_the_page():
     assert not at.exception, at.exception
     text = all_text(at)
     assert "merge_message_writes (DeltaChannel)" in text and "add_messages" not in text
+
+
+def test_the_pickers_and_the_caption_name_each_step_by_the_one_attribution(store):
+    from inspector.history.checkpoint_kinds import step_label
+    from inspector.history.thread_history import ThreadHistory
+
+    wrote, _ = newest_writing(store, "demo-research")
+    thread = ThreadHistory(store, "demo-research")
+    made = thread.attributions(store, [wrote.key])[wrote.key]
+    expected = f"step {step_label(thread.history, wrote.key, made)}"
+    assert "→" in expected  # a node and the fields it wrote, not the metadata's "loop"
+    at = open_page("diff", thread="demo-research")
+    assert not at.exception, at.exception
+    caption = next(c.value for c in at.caption if "(parent → child)" in c.value)
+    assert f"{expected} · …{wrote.key[1][-12:]}" in caption.replace("\\", "")
+    to_box = at.selectbox(key="diff-to-demo-research-")
+    assert any(option.startswith(expected.split(" →")[0]) and "→" in option for option in to_box.options)

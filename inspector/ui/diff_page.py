@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..history.checkpoint_kinds import step_label
 from ..history.location import id_from_url, url_id
 from ..store import CheckpointRow, NotFound, Store, StoreError
 from . import audit_trail, connection, data, routes
@@ -19,8 +20,32 @@ SUGGESTED_THREADS = 200  # the newest threads offered in the picker; any other i
 CLEARED_WITH_THE_THREAD = ("from", "to", "ns", "against", "replay")
 
 
-def _label(row: CheckpointRow) -> str:
-    return f"step {row.step} · {row.source} · …{row.checkpoint_id[-12:]}"
+NAMED_STEPS = 5_000  # up to this many checkpoints of a namespace are named by what made them (as the slider does)
+LABEL_CHARS = 72
+
+
+def _label(row: CheckpointRow, names: dict[str, str] | None = None) -> str:
+    """``step 7 · agent → messages · …8e8d0a824b3c``: the step as the thread page names it (``names``), else its
+    number and source."""
+    named = (names or {}).get(row.checkpoint_id)
+    return named or f"step {row.step} · {row.source} · …{row.checkpoint_id[-12:]}"
+
+
+def _step_names(store: Store, thread_id: str, rows: list[CheckpointRow]) -> dict[str, str]:
+    """Checkpoint id -> its label by the one attribution (``history.attribution``), for the newest
+    ``NAMED_STEPS`` of ``rows`` (one namespace); empty when the thread's writes cannot be read."""
+    try:
+        thread = data.thread_history(store, thread_id)
+        keys = [k for k in ((r.checkpoint_ns, r.checkpoint_id) for r in rows[:NAMED_STEPS]) if k in thread.history.nodes]
+        made = thread.attributions(store, keys)
+    except (NotFound, StoreError):
+        return {}
+    names = {}
+    for key in keys:
+        step = f"step {step_label(thread.history, key, made.get(key))}"
+        step = step if len(step) <= LABEL_CHARS else step[: LABEL_CHARS - 1] + "…"
+        names[key[1]] = f"{step} · …{key[1][-12:]}"
+    return names
 
 
 def _keep_forward(position: dict[str, int], from_key: str, to_key: str) -> None:
@@ -31,12 +56,13 @@ def _keep_forward(position: dict[str, int], from_key: str, to_key: str) -> None:
         st.session_state["diff_swapped"] = True
 
 
-def _pick(label: str, rows: list[CheckpointRow], wanted: str | None, key: str, on_change=None, args=()) -> str:
+def _pick(label: str, rows: list[CheckpointRow], wanted: str | None, key: str, on_change=None, args=(),
+          steps: dict[str, str] | None = None) -> str:
     ids = [r.checkpoint_id for r in rows]
     if st.session_state.get(key) not in ids:
         st.session_state.pop(key, None)
     index = 0 if key in st.session_state else (ids.index(wanted) if wanted in ids else 0)
-    names = {r.checkpoint_id: _label(r) for r in rows}
+    names = {r.checkpoint_id: _label(r, steps) for r in rows}
     return st.selectbox(label, ids, index=index, format_func=lambda i: option_text(names[i]), key=key,
                         on_change=on_change, args=args)
 
@@ -75,7 +101,8 @@ def _way_back(store: Store, thread_id: str | None = None) -> None:
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
 
 
-def _default_to(store: Store, thread_id: str, rows: list[CheckpointRow]) -> tuple[str, str | None]:
+def _default_to(store: Store, thread_id: str, rows: list[CheckpointRow],
+                steps: dict[str, str] | None = None) -> tuple[str, str | None]:
     """The checkpoint shown when the link names none: the newest step that wrote something (one attribution,
     ``history.attribution``), with a line saying so when that is not the newest checkpoint."""
     newest = rows[0]
@@ -89,8 +116,8 @@ def _default_to(store: Store, thread_id: str, rows: list[CheckpointRow]) -> tupl
         return newest.checkpoint_id, None
     if found.key[1] == newest.checkpoint_id:
         return newest.checkpoint_id, None
-    return found.key[1], (f"The newest checkpoint ({_label(newest)}) wrote no field; showing the newest step that "
-                          f"did: {_label(by_id[found.key[1]])} ({found.what}).")
+    return found.key[1], (f"The newest checkpoint ({_label(newest, steps)}) wrote no field; showing the newest step "
+                          f"that did: {_label(by_id[found.key[1]], steps)} ({found.what}).")
 
 
 def render() -> None:
@@ -137,11 +164,13 @@ def render() -> None:
         _way_back(store, thread_id)
         return
     by_id = {r.checkpoint_id: r for r in rows}
+    steps = _step_names(store, thread_id, rows)
     position = {r.checkpoint_id: i for i, r in enumerate(rows)}  # 0: the newest
     wanted_from, wanted_to = (id_from_url(params[n]) if params.get(n) else None for n in ("from", "to"))
     unknown = [f"{name} {params[name]!r}" for name, wanted in (("from", wanted_from), ("to", wanted_to))
                if wanted and wanted not in by_id]
-    default_to, default_note = _default_to(store, thread_id, rows) if wanted_to not in by_id else (wanted_to, None)
+    default_to, default_note = (_default_to(store, thread_id, rows, steps) if wanted_to not in by_id
+                                 else (wanted_to, None))
     if unknown:
         st.warning(literal(f"Not a checkpoint of thread {thread_id!r} in namespace {ns or 'root'!r}: "
                            f"{', '.join(unknown)}. Showing the newest step that wrote something instead; pick "
@@ -150,7 +179,7 @@ def render() -> None:
     elif default_note:
         st.caption(literal(default_note))
     if wanted_from in position and wanted_to in position and position[wanted_from] < position[wanted_to]:
-        st.info(literal(f"From ({_label(by_id[wanted_from])}) is newer than To ({_label(by_id[wanted_to])}): "
+        st.info(literal(f"From ({_label(by_id[wanted_from], steps)}) is newer than To ({_label(by_id[wanted_to], steps)}): "
                         "swapped, so the diff reads forward in time."), icon=":material/swap_horiz:")
         wanted_from, wanted_to = wanted_to, wanted_from
         default_to = wanted_to
@@ -159,11 +188,11 @@ def render() -> None:
     keys = (f"diff-from-{key_text(thread_id)}-{key_text(ns)}", f"diff-to-{key_text(thread_id)}-{key_text(ns)}")
     from_col, to_col = st.columns(2)  # From left of To: the order they happened in
     with to_col:
-        to_id = _pick("To (the later checkpoint)", rows, default_to, keys[1], _keep_forward, (position, *keys))
+        to_id = _pick("To (the later checkpoint)", rows, default_to, keys[1], _keep_forward, (position, *keys), steps)
     default_from = wanted_from if wanted_from in by_id else by_id[to_id].parent_checkpoint_id
     with from_col:
         from_id = _pick("From (the earlier checkpoint)", rows, default_from or rows[-1].checkpoint_id, keys[0],
-                        _keep_forward, (position, *keys))
+                        _keep_forward, (position, *keys), steps)
     internal = st.toggle("Show LangGraph's internal channels", value=False)
     st.query_params.update({"thread": url_id(thread_id), "from": url_id(from_id), "to": url_id(to_id), "ns": url_id(ns)})
     try:
@@ -173,7 +202,7 @@ def render() -> None:
         return
     audit_trail.record_view("diff_view", thread_id, to_id, ns, from_checkpoint=from_id)
     relation = "parent → child" if result.adjacent else "not a checkpoint and its parent"
-    st.caption(literal(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} ({relation})"))
+    st.caption(literal(f"{_label(by_id[from_id], steps)} → {_label(by_id[to_id], steps)} ({relation})"))
     render_diff(result, check)
     if st.toggle("Replay every step of this thread", value=params.get("replay") == "1", key="diff-replay-all"):
         render_replay_table(store, thread_id, ns)
@@ -192,13 +221,14 @@ def _render_across(store: Store, thread_id: str, timeline: list[CheckpointRow], 
         st.error("Both threads need a checkpoint in their root graph to be compared.")
         return
     params = st.query_params
+    steps = {**_step_names(store, other, other_rows), **_step_names(store, thread_id, rows)}
     from_col, to_col = st.columns(2)
     with from_col:
         from_id = _pick(f"From: a checkpoint of {literal(thread_id)}", rows, id_from_url(params.get("from") or ""),
-                        "diff-across-from")
+                        "diff-across-from", steps=steps)
     with to_col:
         to_id = _pick(f"To: a checkpoint of {literal(other)}", other_rows, id_from_url(params.get("to") or ""),
-                      "diff-across-to")
+                      "diff-across-to", steps=steps)
     internal = st.toggle("Show LangGraph's internal channels", value=False)
     st.query_params.update({"thread": url_id(thread_id), "against": url_id(other), "from": url_id(from_id),
                             "to": url_id(to_id)})
@@ -210,6 +240,6 @@ def _render_across(store: Store, thread_id: str, timeline: list[CheckpointRow], 
         return
     audit_trail.record_view("diff_view", other, to_id, "", from_checkpoint=from_id, from_thread=thread_id)
     by_id = {r.checkpoint_id: r for r in rows + other_rows}
-    st.caption(literal(f"{_label(by_id[from_id])} → {_label(by_id[to_id])} (two threads: messages are matched by "
+    st.caption(literal(f"{_label(by_id[from_id], steps)} → {_label(by_id[to_id], steps)} (two threads: messages are matched by "
                        "content, since each run gives them ids of its own)"))
     render_diff(result, None, key="diff-across")
