@@ -9,8 +9,12 @@ import shutil
 import struct
 from pathlib import Path
 
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+# Every browser test imports this module: one patience for all ``expect`` assertions on a busy machine (other
+# suites run beside this one), whichever test modules a run happens to collect.
+expect.set_options(timeout=30_000)
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 APP = "[data-testid='stApp']"

@@ -28,7 +28,7 @@ def open_diff(page, base_url, thread_id, to_id):
 def test_vision_step_reads_cleared_by_the_empty_dict_rule(page, streamlit_app, demo_db):
     row = step_where(demo_db, "demo-vision",
                      lambda d: d.field("viewed_images") is not None and d.field("viewed_images").note == CLEARED_NOTE)
-    open_diff(page, streamlit_app(str(demo_db)), "demo-vision", row.checkpoint_id)
+    open_diff(page, streamlit_app(f"sqlite:///{demo_db}"), "demo-vision", row.checkpoint_id)
     alerts = page.locator("[data-testid='stAlert']")
     assert any(CLEARED_NOTE in text for text in alerts.all_inner_texts())
     body = page.locator("[data-testid='stMainBlockContainer']").inner_text()
@@ -43,7 +43,7 @@ def test_research_step_shows_duplicate_artifact_dropped(page, streamlit_app, dem
     row = step_where(demo_db, "demo-research",
                      lambda d: d.field("artifacts") is not None
                      and any(c.kind == "dropped" for c in d.field("artifacts").changes))
-    open_diff(page, streamlit_app(str(demo_db)), "demo-research", row.checkpoint_id)
+    open_diff(page, streamlit_app(f"sqlite:///{demo_db}"), "demo-research", row.checkpoint_id)
     body = page.locator("[data-testid='stMainBlockContainer']").inner_text()
     assert "dropped as a duplicate: /mnt/user-data/outputs/report.md" in body
     assert "added: /mnt/user-data/outputs/price_trend.png" in body
@@ -53,7 +53,8 @@ def test_research_step_shows_duplicate_artifact_dropped(page, streamlit_app, dem
 
 
 def test_unknown_thread_is_a_clear_message(page, streamlit_app, demo_db):
-    page.goto(f"{streamlit_app(str(demo_db))}/diff?thread=no-such-thread")
+    base = streamlit_app(f"sqlite:///{demo_db}")
+    page.goto(f"{base}/diff?thread=no-such-thread")
     wait_for_app(page)
     alerts = page.locator("[data-testid='stAlert']")
     alerts.first.wait_for()

@@ -49,7 +49,8 @@ def open_panel(page, base: str, thread_id: str, checkpoint: str, panel: str) -> 
 
 
 def test_graph_renders_locally_with_the_step_highlighted(page, streamlit_app, demo_db, outside):
-    open_panel(page, streamlit_app(str(demo_db)), "demo-research", step_key(demo_db, "demo-research", 6), "graph")
+    base = streamlit_app(f"sqlite:///{demo_db}")  # the demo server the other browser tests use
+    open_panel(page, base, "demo-research", step_key(demo_db, "demo-research", 6), "graph")
     chart = page.locator("[data-testid='stGraphVizChart']")
     chart.locator("svg g.node").first.wait_for(timeout=60_000)
     texts = chart.locator("svg").text_content()
@@ -62,7 +63,7 @@ def test_graph_renders_locally_with_the_step_highlighted(page, streamlit_app, de
 
 
 def test_flow_grid_and_step_timeline_render(page, streamlit_app, demo_db, outside):
-    base = streamlit_app(str(demo_db))
+    base = streamlit_app(f"sqlite:///{demo_db}")
     head = step_key(demo_db, "demo-research", 20)
     open_panel(page, base, "demo-research", head, "flow-grid")
     grid = page.locator("[data-testid='stVegaLiteChart']").last

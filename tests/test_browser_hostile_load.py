@@ -8,7 +8,7 @@ import time
 
 import hostile_corpus as corpus
 import pytest
-from browser_helpers import wait_for_app
+from browser_helpers import APP, wait_for_app
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -41,7 +41,9 @@ def test_a_megabyte_message_does_not_hold_other_sessions(streamlit_app, browser,
 
         started = time.perf_counter()
         heavy.goto(heavy_url, wait_until="commit")
-        time.sleep(0.5)  # the heavy session's script run has started
+        # the heavy session's script run has started (or, on a fast machine, already drawn the message)
+        heavy.locator(f"{APP}[data-test-script-state='running']").or_(
+            heavy.get_by_text("Cut for display")).first.wait_for(state="attached", timeout=120_000)
         during = _render(other, other_url)
 
         wait_for_app(heavy, timeout=240_000)
