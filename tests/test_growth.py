@@ -194,6 +194,18 @@ def test_growth_cli_json_is_the_report(sqlite_growth, capsys):
     assert "forecast: already past" in out and "grow-a" in out
 
 
+def test_the_channel_table_leaves_out_rows_that_hold_nothing(sqlite_growth, capsys):
+    assert main(["growth", "--db", str(sqlite_growth), "--by", "channel", "--json"]) == 0
+    points = json.loads(capsys.readouterr().out)["points"]
+    empty = [p for p in points if not p["bytes"] and not p["checkpoints"]]
+    assert empty and any(p["key"].startswith("branch:to:") for p in empty)  # LangGraph's trigger writes: 0 B
+    assert main(["growth", "--db", str(sqlite_growth), "--by", "channel"]) == 0
+    out = capsys.readouterr().out
+    table = out[:out.index("top threads")]
+    assert "branch:to:" not in table and "messages" in table
+    assert f"{len(empty)} row(s) of 0 B and no checkpoint left out" in out
+
+
 def test_growth_refuses_bad_arguments_and_saver_stores(sqlite_growth, capsys):
     assert main(["growth", "--db", str(sqlite_growth), "--since", "0"]) == 2
     assert "--since" in capsys.readouterr().err

@@ -39,6 +39,19 @@ def test_the_server_refuses_writes_through_the_store_connection(store):
         assert conn.execute("SHOW statement_timeout").fetchone()[0] != "0"
 
 
+def test_repeated_reads_leave_no_prepared_statement_on_the_server(store):
+    """Every read is planned for its own thread: a long-lived session prepares nothing server-side, so no read
+    falls back to one generic plan shared by a store's short and long threads."""
+    threads = [row.thread_id for row in store.threads(limit=3)]
+    for _ in range(8):  # past psycopg's default threshold of 5 executions
+        for thread in threads:
+            store.timeline_keys(thread)
+            store.state(thread)
+    with store.connection() as conn:
+        assert conn.prepare_threshold is None
+        assert conn.execute("SELECT count(*) FROM pg_prepared_statements").fetchone()[0] == 0
+
+
 def test_even_the_superuser_cannot_write_through_the_store(pg_demo):
     with open_store(pg_demo[0].admin_dsn) as s, s.connection() as conn, pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
         conn.execute("DELETE FROM checkpoints")

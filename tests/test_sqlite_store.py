@@ -139,6 +139,7 @@ def test_a_full_read_leaves_the_file_unchanged(demo_db):
         ("/no/such/file.db", "no SQLite database"),
         ("sqlite://host/x.db", "malformed"),
         ("mysql://x/y", "unsupported store URL"),
+        ("mysql://u:hunter2@h/db", r"'mysql://u:\*\*\*@h/db': expected .*postgresql://.*deerflow:///path"),
         ("", "no store URL"),
         ("postgresql://[::1", "malformed store URL"),
         ("postgresql://user:pw@host:99999/db", "malformed store URL"),

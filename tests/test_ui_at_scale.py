@@ -11,6 +11,7 @@ from ui_app import all_text, open_page
 from benchmarks.store_generator import LONG_THREAD
 from inspector.store import open_store
 from inspector.ui import connection, data, thread_page
+from inspector.ui.timeline_view import ONLY_CHECKPOINT
 
 HISTORY_WIDE = {"timeline", "iter_states", "iter_field_sizes", "field_sizes", "totals"}
 
@@ -144,6 +145,10 @@ def test_a_one_checkpoint_thread_opens_without_a_chart_grid_code_block_or_json(b
     at = open_page("thread", thread=small)
     assert not at.exception, at.exception
     assert heavy_elements(at) == {"charts": 0, "grids": 0, "code": 0, "json": 0}
+    # nothing to step through, play or replay: the caption says so instead of controls that do nothing
+    assert not [b for b in at.button if b.key in ("nav_play", "nav_prev", "nav_next")] and not at.select_slider
+    assert not [t for t in at.toggle if (t.key or "").startswith("replay_marks_")]
+    assert any(c.value == ONLY_CHECKPOINT for c in at.caption)
     history = next(m.value for m in at.markdown if m.value.startswith("| checkpoint |"))
     assert f"| step | {row.step} |" in history and f"| id | …{row.checkpoint_id[-12:]} |" in history
     thread_data = next(m.value for m in at.markdown if m.value.startswith("| area | virtual | physical |"))

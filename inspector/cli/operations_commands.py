@@ -70,7 +70,11 @@ def print_growth(report, args: argparse.Namespace) -> None:
     if args.json:
         print_json(report, keys=False)
         return
-    print_table(None, growth_table(report), formats={"stored bytes": human_bytes})
+    rows = growth_table(report)
+    shown = [r for r in rows if r["stored bytes"] or r["checkpoints"]]  # LangGraph's branch:to:* writes hold 0 B
+    print_table(None, shown, formats={"stored bytes": human_bytes})
+    if len(shown) < len(rows):
+        say(f"{len(rows) - len(shown)} row(s) of 0 B and no checkpoint left out (--json lists them)")
     if not report.points:
         say(f"no checkpoint dated since {report.window_start:%Y-%m-%d %H:%M} UTC")
     for title, growers in (("threads", report.top_threads), ("channels", report.top_channels)):

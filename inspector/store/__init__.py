@@ -174,7 +174,9 @@ def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle: tuple[Any, st
     if url.startswith("file:"):
         path = Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path))
         return _sqlite_or_bundle(path, url, bundle, schema)
-    raise StoreError(f"unsupported store URL {url!r}: expected sqlite:///path.db or a file path")
+    raise StoreError(f"unsupported store URL {display_url(url)!r}: expected a SQLite file or bundle (a path, "
+                     "sqlite:///path.db, file:...), postgresql://..., deerflow:///path, or module:attribute naming a "
+                     "checkpoint saver")
 
 
 def _sqlite_or_bundle(path: Path, url: str, bundle: tuple[Any, str | Path | None], schema: SchemaSource | None) -> Store:

@@ -96,8 +96,8 @@ def step_mark(check: StepReplay) -> str:
 
 def thread_replay(store: Store, thread_id: str, namespaces: list[str], checkpoints: int) -> dict[str, list[StepReplay]]:
     """Namespace -> every step replayed, once the user asks for the check (it reads the whole history:
-    opening a thread must not)."""
-    if not st.toggle(
+    opening a thread must not). One checkpoint has no step to replay: no check is offered."""
+    if checkpoints < 2 or not st.toggle(
         "Check every step's replay", key=f"replay_marks_{key_text(thread_id)}",
         help=f"{checkpoints} checkpoints: each one is decoded once to replay its writes",
     ):

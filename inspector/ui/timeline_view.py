@@ -49,6 +49,9 @@ def _label(history: History, key: Key, made: Attribution | None) -> str:
 CHOICES_WRAP = ("<style>.st-key-nav_choices [role='radiogroup'] {flex-wrap: wrap; row-gap: 0.25rem;}</style>")
 
 
+ONLY_CHECKPOINT = "One checkpoint on this branch: nothing to step through or play."
+
+
 def navigator(history: History, key: Key, select: Select,
               made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None) -> None:
     """Play, previous / next along the selected checkpoint's branch (also the left / right arrow keys), a step
@@ -56,6 +59,9 @@ def navigator(history: History, key: Key, select: Select,
     path = history.path_through(key)
     index = path.index(key)
     playing = play_view.playing(history.node(key).row.thread_id)
+    if len(path) == 1 and not playing:  # nothing to step through: no buttons, slider or speed to load
+        st.caption(ONLY_CHECKPOINT)
+        return
     # the buttons in one row that wraps, the slider below it: at 1024 px nothing is cut to "P."
     controls = st.container(horizontal=True, gap="small", vertical_alignment="center", key="nav_controls")
     slider_col = st.container()

@@ -42,7 +42,10 @@ class PgTarget:
     statement_timeout_ms: int = 30_000
 
     def connect_kwargs(self) -> dict[str, Any]:
-        return {"autocommit": True, "options": self.options}
+        # prepare_threshold None: psycopg never prepares a statement on the server, so every read is planned
+        # for its own parameters; a long-lived session's prepared statements could switch to PostgreSQL's
+        # generic plan, one plan for every thread, the store's longest as its smallest.
+        return {"autocommit": True, "options": self.options, "prepare_threshold": None}
 
 
 def parse_pg_url(url: str, statement_timeout_ms: int = 30_000) -> PgTarget:
