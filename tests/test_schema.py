@@ -243,7 +243,7 @@ def test_dashboard_without_the_schema_shows_drift_and_unverified_counts(scored_a
     from ui_app import all_text, open_page
 
     scored_app.setenv("INSPECTOR_PROFILE", "deerflow")
-    at = open_page("thread", thread=custom_schema.THREAD)
+    at = open_page("thread", thread=custom_schema.THREAD, history="table")  # the table carries the replay marks
     at.toggle(key=f"replay_marks_{custom_schema.THREAD}").set_value(True).run()
     assert not at.exception, at.exception
     text = all_text(at)
