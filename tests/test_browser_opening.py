@@ -4,6 +4,8 @@ as a text table that fits its column at 1024 px, and the metadata one click away
 
 from __future__ import annotations
 
+import re
+
 from browser_helpers import wait_for_app
 from playwright.sync_api import expect
 
@@ -56,8 +58,9 @@ def test_a_long_thread_shows_tool_output_as_monospaced_text_without_the_highligh
     expect(tool).to_be_visible(timeout=60_000)
     output = tool.locator("[data-testid='stText'] span").first
     expect(output).to_be_visible()
-    style = output.evaluate("e => [getComputedStyle(e).fontFamily, getComputedStyle(e).whiteSpace]")
-    assert "monospace" in style[0] and style[1] == "pre-wrap", style
+    # the page's own style for message text may reach the browser just after the text itself: wait for it
+    expect(output).to_have_css("font-family", re.compile("monospace"))
+    expect(output).to_have_css("white-space", "pre-wrap")
     page.locator("[data-testid='stVegaLiteChart']").first.wait_for()
     page.wait_for_timeout(1_000)
     assert not [name for name in scripts if name.startswith("StreamlitSyntaxHighlighter.")], sorted(scripts)

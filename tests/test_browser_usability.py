@@ -247,8 +247,12 @@ def test_diff_page_picker_range_and_ways_back_then_retention_words(sized, base_u
     assert params(page)["thread"] == "demo-research" and params(page)["to"] == wrote.key[1]
     expect(page.get_by_text(f"showing the newest step that did: step {wrote.step}").first).to_be_visible()
     labels = page.locator(f"{MAIN} [data-testid='stWidgetLabel']")
-    from_box = labels.filter(has_text="From (the earlier checkpoint)").bounding_box()
-    to_box = labels.filter(has_text="To (the later checkpoint)").bounding_box()
+    for _ in range(50):  # the two columns settle once the run that drew them has finished
+        from_box = labels.filter(has_text="From (the earlier checkpoint)").bounding_box()
+        to_box = labels.filter(has_text="To (the later checkpoint)").bounding_box()
+        if from_box and to_box and abs(from_box["y"] - to_box["y"]) < 2:
+            break
+        page.wait_for_timeout(200)
     assert from_box["x"] < to_box["x"] and abs(from_box["y"] - to_box["y"]) < 2  # side by side, From first
     assert cut_controls(page) == []
     if page.width == 1024:
