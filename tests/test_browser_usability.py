@@ -131,7 +131,8 @@ def test_thread_page_header_tabs_units_and_the_size_warning_link(sized, base_url
     assert tabs.count() >= 4 and all(tabs.nth(i).is_visible() for i in range(tabs.count()))
     assert cut_controls(page) == []
     speeds = page.locator(".st-key-play_speed button").filter(has_text=re.compile(r"steps?/s$"))
-    assert speeds.count() == 4 and all(speeds.nth(i).is_visible() for i in range(4))  # every Play speed on screen
+    expect(speeds).to_have_count(4)  # drawn below the state, perhaps after it
+    assert all(speeds.nth(i).is_visible() for i in range(4))  # every Play speed on screen
     if page.width == 1024:
         for within, name in ((".st-key-thread_header", "thread-header-1024"),
                              (".st-key-thread_panel_tabs", "panel-tabs-1024"), (".st-key-nav_choices", "play-choices-1024")):
@@ -193,7 +194,8 @@ def test_health_flags_and_table_open_their_thread(sized, base_url, store, tmp_pa
     # the metrics whole at this width: "20.34 MB", never "20.22 …"
     metrics = page.locator(".st-key-health_metrics [data-testid='stMetricValue']")
     expect(metrics.first).to_have_text(re.compile(r"^\d+(\.\d+)? (B|KB|MB|GB)$"))
-    assert metrics.count() == 4 and cut_controls(page) == []
+    expect(metrics).to_have_count(4)
+    assert cut_controls(page) == []
     if page.width == 1024:
         layout_shot(page, ".st-key-health_metrics", "health-metrics-1024", tmp_path)
     flag.click()
