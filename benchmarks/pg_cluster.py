@@ -28,7 +28,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _owner() -> str | None:
+def cluster_owner() -> str | None:
+    """initdb and postgres refuse to run as root. As root, the cluster belongs
+    to the `postgres` user the Debian package creates (or `nobody`)."""
     if os.geteuid() != 0:
         return None
     try:
@@ -43,7 +45,7 @@ def cluster(folder: Path | None = None) -> Iterator[str]:
     binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
     if not binaries:
         sys.exit("PostgreSQL binaries not found under /usr/lib/postgresql/*/bin; pass --dsn")
-    bin_dir, owner = binaries[-1], _owner()
+    bin_dir, owner = binaries[-1], cluster_owner()
     base = Path(folder).resolve() if folder else Path(tempfile.mkdtemp(prefix="inspector-bench-pg-"))
     base.mkdir(parents=True, exist_ok=True)
     port = _free_port()

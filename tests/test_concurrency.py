@@ -130,29 +130,17 @@ def check(report: dict, url: str) -> None:
         assert f"{len(committed[thread])} checkpoint(s)" in all_text(at)
 
 
-@pytest.fixture
-def dashboard_on(monkeypatch):
-    from inspector.ui import connection
-
-    def point(url: str) -> None:
-        monkeypatch.setenv("INSPECTOR_DB", url)
-        connection.settings.clear()
-
-    yield point
-    connection.settings.clear()
-
-
 @pytest.mark.timeout(900)
-def test_sqlite_wal_writer_and_readers(tmp_path, dashboard_on):
+def test_sqlite_wal_writer_and_readers(tmp_path, app_on_store):
     db = tmp_path / "load.db"
     url = f"sqlite:///{db}"
-    dashboard_on(url)
+    app_on_store(url)
     check(run_load(url, url), url)
 
 
 @pytest.mark.postgres
 @pytest.mark.timeout(900)
-def test_postgres_writer_and_readers(postgres_dsn, dashboard_on):
+def test_postgres_writer_and_readers(postgres_dsn, app_on_store):
     import psycopg
 
     with psycopg.connect(postgres_dsn.admin_dsn, autocommit=True) as conn:
@@ -165,5 +153,5 @@ def test_postgres_writer_and_readers(postgres_dsn, dashboard_on):
         saver.setup()
     grant_readonly_role(admin)
     reader = pg_url(READONLY_ROLE, READONLY_ROLE, info["host"], info["port"], "load_test")
-    dashboard_on(reader)
+    app_on_store(reader)
     check(run_load(admin, reader), reader)
