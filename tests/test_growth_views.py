@@ -130,7 +130,8 @@ def hostile_pg(postgres_dsn):
                     conn.execute(f"INSERT INTO {table} (thread_id, {columns}) SELECT %s, {columns} FROM {table} "
                                  "WHERE thread_id = 'grow-c'", [thread])
             cid = conn.execute("SELECT min(checkpoint_id) FROM checkpoints WHERE thread_id = 'grow-b'").fetchone()[0]
-            for n, odd in enumerate(odd_ids(cid, hex_checked=False)):  # the thread's blobs named by checkpoints whose ids carry no time
+            # the thread's blobs named by checkpoints whose ids carry no time
+            for n, odd in enumerate(odd_ids(cid, hex_checked=False)):
                 conn.execute("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
                              "type, checkpoint, metadata) SELECT %s, checkpoint_ns, %s || checkpoint_id, "
                              "parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints "
