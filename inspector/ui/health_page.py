@@ -8,14 +8,12 @@ are then measured and linted (through the analysis cache), with a progress bar.
 
 from __future__ import annotations
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 from ..formatting import human_bytes
-from ..sizes.chart import byte_unit
 from ..sizes.health import store_health
 from ..sizes.health_report import health_report, health_table
+from ..sizes.store_charts import field_chart
 from ..sizes.store_sizes import app_fields
 from ..sizes.what_if import what_if_text
 from ..state.drift import drift_lines
@@ -60,7 +58,9 @@ def render() -> None:
         return
     rows, summary = report.threads, report.summary
     if not rows:
-        st.info("This store has no threads.")
+        st.info("This store holds no checkpoint yet: no thread to rank, analyse or flag.", icon=":material/inbox:")
+        render_files(store)  # what the files hold, and rows left behind, still say something
+        render_leftovers(store)
         return
     st.caption(f"All {totals.threads:,} thread(s) ranked by stored bytes; the largest {len(rows)} analysed in depth "
                f"(setting health_top_threads = {top}).")
@@ -83,13 +83,7 @@ def render() -> None:
         routes.go("thread", routes.thread_params(store, rows[picked.selection.rows[0]].thread_id, panel="Size"))
     st.subheader("Bytes per field, in the threads analysed")
     named, internal = app_fields(summary)
-    unit, scale = byte_unit(max(named.values(), default=0))
-    fields = pd.DataFrame({"field": list(named), "stored bytes": list(named.values()),
-                           unit: [n / scale for n in named.values()]})
-    st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
-        x=alt.X(f"{unit}:Q", title=f"stored ({unit})"), y=alt.Y("field:N", sort="-x"),
-        tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],
-    ), width="stretch")
+    st.altair_chart(field_chart(named), width="stretch")
     if internal:
         st.caption(f"LangGraph's own channels (`__start__`, `branch:to:*`, `__pregel_tasks`, ...) are left out: "
                    f"{human_bytes(internal)}.")
@@ -104,6 +98,8 @@ def render() -> None:
             routes.link("thread", row.thread_id, routes.thread_params(store, row.thread_id), icon=":material/schema:")
             st.text(drift_lines(row.schema_drift, unwritten=False)[0])
     st.subheader("Flags")
+    if not report.flag_count:
+        st.caption(f"None: no flag in the {len(rows)} thread(s) analysed.")
     for row in (r for r in rows if r.flags):
         routes.link("thread", f"{row.thread_id}: {len(row.flags)} flag(s)",
                     routes.thread_params(store, row.thread_id, panel="Size"), icon=":material/timeline:")
