@@ -115,3 +115,18 @@ def choose_panel(page: Page, title: str) -> None:
     """Pick a panel beside the thread page's history (a segmented control) and wait for it to render."""
     page.locator("[data-testid='stButtonGroup'] button").filter(has_text=title).first.click()
     wait_for_app(page, timeout=120_000)
+
+
+def chart_tooltip(page: Page, chart: Locator, height_share: float = 0.5, step: int = 4) -> str:
+    """The tooltip Vega shows over ``chart`` where the pointer first meets a mark, moving from the chart's right
+    edge leftwards at ``height_share`` of its height from the top (a canvas holds no marks to locate); "" when
+    none shows."""
+    chart.scroll_into_view_if_needed()
+    expect(chart.locator("canvas, svg").first).to_be_visible()
+    box = chart.bounding_box()
+    tip = page.locator("#vg-tooltip-element")
+    for dx in range(step, int(box["width"]), step):
+        page.mouse.move(box["x"] + box["width"] - dx, box["y"] + box["height"] * height_share)
+        if tip.count() and tip.is_visible():
+            return tip.inner_text()
+    return ""

@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from browser_helpers import choose_panel, shot, wait_for_app
+from browser_helpers import chart_tooltip, choose_panel, shot, wait_for_app
 from playwright.sync_api import expect
 
 CHART = "[data-testid='stVegaLiteChart']"
@@ -54,4 +54,8 @@ def test_health_page_ranks_threads_and_lists_flags(page, app_url):
     titles = " ".join(expanders.all_inner_texts())
     assert "oversized-state" in titles and "base64-in-state" in titles
     assert "uncleared-images" in titles
+    # The growth chart (the demo is written today: one bar, the tallest) speaks in a unit and in dates.
+    tip = chart_tooltip(page, page.locator(CHART).nth(1))
+    assert re.search(r"day\s+\d{4}-\d\d-\d\d UTC\s+stored\s+[\d.]+ MB\s+bytes\s+\d{1,3}(,\d{3})+\s+checkpoints", tip), tip
+    page.mouse.move(0, 0)
     shot(page.locator("[data-testid='stMainBlockContainer']"), "sizes-health-page")

@@ -75,3 +75,21 @@ def test_audit_log_never_holds_a_secret(secret_db, tmp_path):
     assert len(text.splitlines()) == 6 and '"action": "reveal"' in text.replace('":"', '": "')
     assert leaked(text) == []
 
+
+
+def test_a_store_url_in_an_error_line_is_masked_once(capsys):
+    """The URL an error names is shown with its password as ``***`` (``display_url``), and that ``***`` is not
+    masked again as a secret; one given already masked reads the same. A password is never shown."""
+    from inspector.cli import main
+    from inspector.safety.redaction import Redactor
+
+    for url, shown in (("foo://ro:s3cret-pw@db:5432/app", "'foo://ro:***@db:5432/app'"),
+                       ("foo://ro:***@db:5432/app", "'foo://ro:***@db:5432/app'"),
+                       ("postgresql://ro:s3cret-pw@[::1/app", "'postgresql://ro:***@[::1/app'")):
+        assert main(["threads", "--db", url, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert shown in err and "s3cret" not in err and "[redacted" not in err, err
+    redactor = Redactor()
+    assert redactor.text("at postgresql://ro:***@db/app") == "at postgresql://ro:***@db/app"
+    for text in ("postgresql://ro:****@db/app", "postgresql://ro:***x@db/app", "postgresql://ro:s3cret-pw@db/app"):
+        assert "[redacted url-password" in redactor.text(text) and "@db/app" in redactor.text(text), text

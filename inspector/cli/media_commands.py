@@ -19,6 +19,7 @@ def _add_args(parser: argparse.ArgumentParser) -> None:
     add_store_args(parser)
     parser.add_argument("thread", help=THREAD_HELP)
     parser.add_argument("--checkpoint", metavar="ID", help="checkpoint id (default: the newest)")
+    parser.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
     parser.add_argument("--data-dir", metavar="DIR",
                         help="DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "
                              "or the SQLite store's folder)")
@@ -43,14 +44,15 @@ def _report(args: argparse.Namespace, **which: bool) -> MediaReport:
     with open_from_args(args) as store:
         cache = open_cache_for(store, args) if which.get("images") else None  # image facts only
         try:
-            return media_report(store, args.thread, args.checkpoint, data_dir, cache=cache, **which)
+            return media_report(store, args.thread, args.checkpoint, data_dir, cache=cache, ns=args.ns, **which)
         finally:
             if cache is not None:
                 cache.close()
 
 
 def _header(report: MediaReport) -> None:
-    say(f"thread {report.thread_id}  checkpoint {report.checkpoint_id}  step {report.step}")
+    say(f"thread {report.thread_id}  checkpoint {report.checkpoint_id}  ns {report.checkpoint_ns or '(root)'}  "
+        f"step {report.step}")
     if report.user_data is not None:
         say(f"user-data folder: {report.user_data.origin}")
         for parent in report.user_data.parents:

@@ -32,8 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the disk budget to forecast against (default: the disk_budget_bytes setting)")
     p.set_defaults(handler=cmd_growth)
 
-    p = sub.add_parser("delta-what-if", help="what a thread would store with messages as LangGraph's DeltaChannel, "
-                                             "per snapshot frequency, and the writes a read would replay")
+    p = sub.add_parser("delta-what-if", help="what a thread (its root graph and subgraphs) would store with messages "
+                                             "as LangGraph's DeltaChannel, per snapshot frequency, and the writes a "
+                                             "read would replay")
     add_store_args(p)
     p.add_argument("thread", nargs="?", help="a thread id (default: the store's largest threads, "
                                              "health_top_threads of them)")
@@ -208,8 +209,8 @@ def cmd_delta_what_if(args: argparse.Namespace) -> int:
         report = (delta_what_if(store, args.thread, frequencies, args.channel) if args.thread else
                   store_delta_what_if(store, load_settings().health_top_threads, frequencies, args.channel))
     if args.thread and not report.present:
-        raise ValueError(f"thread {args.thread!r} stores no channel {args.channel!r} in its root graph: nothing to "
-                         "price (--channel names one of its fields, default messages)")
+        raise ValueError(f"thread {args.thread!r} stores no channel {args.channel!r} in its root graph or its "
+                         "subgraphs: nothing to price (--channel names one of its fields, default messages)")
     if args.json:
         print_json(report, keys=False)
         return 0
@@ -220,8 +221,10 @@ def cmd_delta_what_if(args: argparse.Namespace) -> int:
                       o.max_replayed_writes) for o in report.options])
         say(f"basis: {report.basis}")
         return 0
+    where = (f"{report.checkpoints} checkpoint(s) across the root graph and {report.subgraph_namespaces} subgraph "
+             "namespace(s)" if report.subgraph_namespaces else f"{report.checkpoints} root checkpoint(s)")
     say(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.mode} mode), "
-        f"{report.checkpoints} root checkpoint(s), {report.updates} updating {report.channel!r}")
+        f"{where}, {report.updates} updating {report.channel!r}")
     print_table(["snapshot every", "would store", "saves", "snapshots", "max writes a read replays"],
                 [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({share(o.saved_share)})",
                   o.snapshots, o.max_replayed_writes) for o in report.options])

@@ -50,7 +50,8 @@ def add_store_args(parser: argparse.ArgumentParser) -> None:
 # What a command with a thread argument shows, for the audit trail (``audit_log``).
 AUDITED = {"timeline": "thread_view", "graph": "thread_view", "replay": "thread_view", "sizes": "thread_view",
            "health": "thread_view",
-           "state": "checkpoint_view", "images": "checkpoint_view", "artifacts": "checkpoint_view", "diff": "diff_view",
+           "state": "checkpoint_view", "images": "checkpoint_view", "artifacts": "checkpoint_view",
+           "uploads": "checkpoint_view", "diff": "diff_view",
            "bundle": "export"}
 
 

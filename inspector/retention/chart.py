@@ -9,6 +9,7 @@ import altair as alt
 import pandas as pd
 
 from ..formatting import human_bytes
+from ..sizes.chart import byte_unit
 from ..store.not_utf8 import shown
 from .plan import Plan
 
@@ -18,20 +19,24 @@ COLOURS = {SAFE: "#4c78a8", BREAKS: "#d62728"}
 
 
 def bytes_frame(plan: Plan, limit: int = 25) -> pd.DataFrame:
-    """The ``limit`` threads reclaiming most, biggest first."""
+    """The ``limit`` threads reclaiming most, biggest first; ``shown``: their bytes in the unit of the largest."""
+    threads = plan.threads[:limit]
+    _unit, scale = byte_unit(max((t.bytes for t in threads), default=0))
     return pd.DataFrame([
-        {"thread": shown(t.thread_id), "bytes": t.bytes, "reclaimed": human_bytes(t.bytes), "checkpoints": t.checkpoints,
-         "breaks": len(t.breaks), "status": BREAKS if t.breaks else SAFE}
-        for t in plan.threads[:limit]
-    ], columns=["thread", "bytes", "reclaimed", "checkpoints", "breaks", "status"])
+        {"thread": shown(t.thread_id), "bytes": t.bytes, "shown": t.bytes / scale, "reclaimed": human_bytes(t.bytes),
+         "checkpoints": t.checkpoints, "breaks": len(t.breaks), "status": BREAKS if t.breaks else SAFE}
+        for t in threads
+    ], columns=["thread", "bytes", "shown", "reclaimed", "checkpoints", "breaks", "status"])
 
 
 def bytes_chart(plan: Plan, limit: int = 25) -> alt.Chart:
+    """Bars of bytes reclaimed per thread, the axis in one unit (B, KB, MB or GB) named in its title."""
     frame = bytes_frame(plan, limit)
+    unit, _scale = byte_unit(int(frame["bytes"].max()) if len(frame) else 0)
     return alt.Chart(frame).mark_bar().encode(
-        x=alt.X("bytes:Q", title="bytes reclaimed"),
+        x=alt.X("shown:Q", title=f"reclaimed ({unit})"),
         y=alt.Y("thread:N", sort="-x", title=None),
         color=alt.Color("status:N", scale=alt.Scale(domain=list(COLOURS), range=list(COLOURS.values())),
                         legend=alt.Legend(title=None, orient="bottom")),
-        tooltip=["thread", "reclaimed", "checkpoints", "breaks"],
+        tooltip=["thread", "reclaimed", alt.Tooltip("bytes:Q", format=",", title="bytes"), "checkpoints", "breaks"],
     )

@@ -84,7 +84,9 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     Rule("private-key", re.compile(
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL),
         triggers=("private key-----",)),
-    Rule("url-password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@?#]{0,200}:([^\s@/?#]{1,200})@"), 1,
+    # (a password already shown as ``***``, as ``store.display_url`` writes a URL, is no secret: not masked again)
+    Rule("url-password", re.compile(
+        r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@?#]{0,200}:(?!\*\*\*@)([^\s@/?#]{1,200})@"), 1,
          triggers=("://",)),
     # a bearer credential: 16+ token characters, at least one of them not a letter (not an English word)
     Rule("bearer-token", re.compile(

@@ -42,8 +42,10 @@ def size_frame(report: ThreadSizes) -> pd.DataFrame:
                 "field": shown(name),
                 "bytes": size,
                 "total": checkpoint.total_bytes,
+                "stored": human_bytes(size),  # the tooltip's sizes as a person reads them, beside the exact bytes
+                "state": human_bytes(checkpoint.total_bytes),
             })
-    return pd.DataFrame(records, columns=["checkpoint", "step", "checkpoint_id", "field", "bytes", "total"])
+    return pd.DataFrame(records, columns=["checkpoint", "step", "checkpoint_id", "field", "bytes", "total", "stored", "state"])
 
 
 def byte_unit(peak: int) -> tuple[str, int]:
@@ -88,7 +90,8 @@ def size_chart(report: ThreadSizes, threshold: int, selected_id: str | None = No
         color=alt.Color("field:N", sort=order, title="field"),
         order=alt.Order("field_rank:Q"),
         tooltip=[alt.Tooltip("step:Q", title="step"), alt.Tooltip("checkpoint_id:N", title="checkpoint"), "field:N",
-                 alt.Tooltip("bytes:Q", format=",", title="bytes"), alt.Tooltip("total:Q", format=",", title="state bytes")],
+                 alt.Tooltip("stored:N", title="stored"), alt.Tooltip("bytes:Q", format=",", title="bytes"),
+                 alt.Tooltip("state:N", title="state"), alt.Tooltip("total:Q", format=",", title="state bytes")],
     ).transform_calculate(field_rank=_rank_expression(order))
     layers: list[alt.Chart] = [areas]
     if peak >= threshold * THRESHOLD_SHOWN_FROM:

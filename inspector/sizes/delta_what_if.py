@@ -10,8 +10,10 @@ read replays at most.
 
 For a thread in full mode each checkpoint's stored ``messages`` bytes are known; for a thread already in
 delta mode they are known at its snapshots, and between them estimated as the snapshot's bytes plus the
-bytes written to the channel since (exact for an append-only conversation). Checkpoints are taken in id
-order along the root namespace (a fork is counted as if it continued the line).
+bytes written to the channel since (exact for an append-only conversation). Every namespace of the thread
+is priced (the root graph's and each subgraph's, whose checkpoints LangGraph counts apart): its checkpoints
+taken in id order (a fork is counted as if it continued the line). A namespace that neither stores nor
+writes the channel is left as it is stored.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 
 from ..store import SHARED_BLOBS, Store
 from ..store.delta import DELTA_COUNTERS_KEY
+from ..store.model import CheckpointSizes, Key
 
 SNAPSHOT_OVERHEAD = 4  # msgpack ext header a DeltaSnapshot adds around the value (measured, LangGraph 1.2)
 DEFAULT_FREQUENCIES = (1, 5, 10, 25, 100)
@@ -47,7 +50,8 @@ class DeltaWhatIf:
     updates: int  # checkpoints whose step updated the channel
     options: list[DeltaOption] = field(default_factory=list)
     basis: str = ""
-    present: bool = True  # the channel is stored or written somewhere in the thread's root graph
+    present: bool = True  # the channel is stored or written somewhere in the thread (any namespace)
+    subgraph_namespaces: int = 0  # namespaces priced besides the root graph's
 
 
 def _counters_bytes(updates: int, steps: int, channel: str) -> int:
@@ -57,30 +61,87 @@ def _counters_bytes(updates: int, steps: int, channel: str) -> int:
 
 def delta_what_if(store: Store, thread_id: str, frequencies: tuple[int, ...] = DEFAULT_FREQUENCIES,
                   channel: str = "messages") -> DeltaWhatIf:
+    """The thread's bytes, every namespace of it (the root graph and each subgraph's), if ``channel`` were a
+    ``DeltaChannel`` snapshotting every Nth update, for each N of ``frequencies``."""
     if any(not isinstance(f, int) or f <= 0 for f in frequencies):
         raise ValueError(f"snapshot frequencies must be positive integers, got {frequencies!r}")
-    rows = sorted((r for r in store.timeline(thread_id) if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id)
-    written_at = {r.checkpoint_id: channel in r.write_channels for r in rows}
-    sizes = {s.checkpoint_id: s for s in store.iter_field_sizes(thread_id, "")}
-    write_counts: dict[str, tuple[int, int]] = {}
-    for cid, writes in store.iter_writes(thread_id, ""):
+    timeline = store.timeline(thread_id)
+    by_ns: dict[str, list] = {}
+    for row in sorted(timeline, key=lambda r: (r.checkpoint_ns, r.checkpoint_id)):
+        by_ns.setdefault(row.checkpoint_ns, []).append(row)
+    sizes: dict[Key, CheckpointSizes] = {(s.checkpoint_ns, s.checkpoint_id): s
+                                         for s in store.iter_field_sizes(thread_id, None)}
+    write_counts: dict[Key, tuple[int, int]] = {}  # the channel's writes stored against a checkpoint: count, bytes
+    for key, writes in store.write_keys(thread_id, [(r.checkpoint_ns, r.checkpoint_id) for r in timeline]).items():
         mine = [w for w in writes if w.channel == channel]
-        write_counts[cid] = (len(mine), sum(w.size for w in mine))
-    delta_mode = any(DELTA_COUNTERS_KEY in (r.metadata or {}) for r in rows) or any(
-        channel not in s.channels for cid, s in sizes.items() if written_at.get(sizes[cid].parent_checkpoint_id or ""))
-    stored_now = sum(s.stored_bytes + s.writes_bytes for s in sizes.values())
+        write_counts[key] = (len(mine), sum(w.size for w in mine))
     shared = store.size_accounting == SHARED_BLOBS  # PostgreSQL: a blob row per channel version, kept once
-    blobs = {c.blob_key: c.bytes for s in sizes.values() for c in s.channels.values() if c.blob_key is not None}
-    stored_now += sum(blobs.values()) if shared else 0
-    seen_blobs: set[str] = set()
+    stored_now = sum(s.stored_bytes + s.writes_bytes for s in sizes.values())
+    if shared:
+        stored_now += sum({c.blob_key: c.bytes for s in sizes.values() for c in s.channels.values()
+                           if c.blob_key is not None}.values())
+    lines = [_price_line(ns, rows, sizes, write_counts, frequencies, channel, shared) for ns, rows in by_ns.items()]
+    priced = [line for line in lines if line.present]
+    delta_mode = any(line.delta_mode for line in priced)
+    options = []
+    for i, frequency in enumerate(frequencies):
+        predicted = stored_now - sum(line.saved[i] for line in priced)
+        channel_bytes = sum(line.channel_bytes[i] for line in priced)
+        options.append(DeltaOption(frequency, predicted, channel_bytes, sum(line.snapshots[i] for line in priced),
+                                   max((line.worst[i] for line in priced), default=0), stored_now - predicted,
+                                   (stored_now - predicted) / stored_now if stored_now else 0.0))
+    checkpoints, updates = len(timeline), sum(line.updates for line in lines)
+    subgraphs = [ns for ns in by_ns if ns]
+    where = (f"{checkpoints} checkpoint(s): {len(by_ns.get('', []))} in the root graph and "
+             f"{checkpoints - len(by_ns.get('', []))} in {len(subgraphs)} subgraph namespace(s), each namespace "
+             f"priced as its own line of checkpoints" if subgraphs else f"{checkpoints} root checkpoint(s)")
+    basis = (f"{where}; {updates} of them updating {channel!r}; stored now "
+             f"{stored_now:,} bytes ({'delta' if delta_mode else 'full'} mode). A snapshot is stored every Nth update "
+             f"(LangGraph's DeltaChannel rule); other checkpoints store no {channel!r} value but their metadata gains "
+             f"{DELTA_COUNTERS_KEY}. "
+             + ("Between this thread's snapshots the value's size is the snapshot's plus the bytes written since."
+                if delta_mode else f"Each checkpoint's {channel!r} bytes are those stored now.")
+             + " Max replayed writes: the most writes to the channel one read folds from its nearest snapshot.")
+    return DeltaWhatIf(thread_id, channel, "delta" if delta_mode else "full", stored_now, checkpoints, updates,
+                       options, basis, bool(priced), len(subgraphs))
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One namespace's checkpoints priced: per frequency, the bytes saved, the snapshots' bytes and count,
+    the most writes a read folds."""
+
+    present: bool  # the channel is stored or written in this namespace (else it is not priced: no DeltaChannel)
+    delta_mode: bool
+    updates: int
+    saved: list[int]
+    channel_bytes: list[int]
+    snapshots: list[int]
+    worst: list[int]
+
+
+def _price_line(ns: str, rows: list, sizes: dict[Key, CheckpointSizes], write_counts: dict[Key, tuple[int, int]],
+                frequencies: tuple[int, ...], channel: str, shared: bool) -> _Line:
+    """A namespace's checkpoints in id order (a fork counted as if it continued the line), priced."""
+    def parent_key(row) -> Key:
+        return ns, row.parent_checkpoint_id or ""
+
+    held_here = {row.checkpoint_id: sizes.get((ns, row.checkpoint_id)) for row in rows}
+    written_at = {row.checkpoint_id: channel in row.write_channels for row in rows}
+    delta_mode = any(DELTA_COUNTERS_KEY in (r.metadata or {}) for r in rows) or any(
+        channel not in s.channels for s in held_here.values() if s is not None
+        and written_at.get(s.parent_checkpoint_id or ""))
+    present = any(s is not None and channel in s.channels for s in held_here.values()) or any(
+        write_counts.get((ns, r.checkpoint_id), (0, 0))[0] for r in rows)
     # the channel's bytes at each checkpoint: stored, or (delta mode) the last stored value plus the writes since
     value_bytes: list[int] = []
     stored_value: list[int] = []
+    seen_blobs: set[str] = set()
     last = 0
     for row in rows:
-        held = sizes.get(row.checkpoint_id)
+        held = held_here[row.checkpoint_id]
         here = held.channels.get(channel) if held else None
-        parent_writes = write_counts.get(row.parent_checkpoint_id or "", (0, 0))[1]
+        parent_writes = write_counts.get(parent_key(row), (0, 0))[1]
         if here is not None:
             last = here.bytes - (SNAPSHOT_OVERHEAD if delta_mode else 0)
             first_copy = not shared or here.blob_key is None or here.blob_key not in seen_blobs
@@ -92,8 +153,8 @@ def delta_what_if(store: Store, thread_id: str, frequencies: tuple[int, ...] = D
         value_bytes.append(last)
     updated = [bool(written_at.get(r.parent_checkpoint_id or "")) for r in rows]
     now_counters = sum(_counters_bytes(*c, channel) for c in _counters(rows, channel) if c is not None) if delta_mode else 0
-    base = stored_now - sum(stored_value) - now_counters  # everything but the channel's stored values
-    options = []
+    now = sum(stored_value) + now_counters  # what the channel costs this line now: its stored values, its counters
+    line = _Line(present, delta_mode, sum(updated), [], [], [], [])
     for frequency in frequencies:
         count = steps = replay = worst = snapshots = 0
         channel_bytes = counters = 0
@@ -108,20 +169,12 @@ def delta_what_if(store: Store, thread_id: str, frequencies: tuple[int, ...] = D
                 count = steps = replay = 0
             else:
                 counters += _counters_bytes(count, steps, channel)
-            replay += write_counts.get(row.checkpoint_id, (0, 0))[0]
-        predicted = base + channel_bytes + counters
-        options.append(DeltaOption(frequency, predicted, channel_bytes, snapshots, worst, stored_now - predicted,
-                                   (stored_now - predicted) / stored_now if stored_now else 0.0))
-    basis = (f"{len(rows)} root checkpoint(s), {sum(updated)} of them updating {channel!r}; stored now "
-             f"{stored_now:,} bytes ({'delta' if delta_mode else 'full'} mode). A snapshot is stored every Nth update "
-             f"(LangGraph's DeltaChannel rule); other checkpoints store no {channel!r} value but their metadata gains "
-             f"{DELTA_COUNTERS_KEY}. "
-             + ("Between this thread's snapshots the value's size is the snapshot's plus the bytes written since."
-                if delta_mode else f"Each checkpoint's {channel!r} bytes are those stored now.")
-             + " Max replayed writes: the most writes to the channel one read folds from its nearest snapshot.")
-    present = any(channel in s.channels for s in sizes.values()) or any(n for n, _ in write_counts.values())
-    return DeltaWhatIf(thread_id, channel, "delta" if delta_mode else "full", stored_now, len(rows), sum(updated),
-                       options, basis, present)
+            replay += write_counts.get((ns, row.checkpoint_id), (0, 0))[0]
+        line.saved.append(now - channel_bytes - counters)
+        line.channel_bytes.append(channel_bytes)
+        line.snapshots.append(snapshots)
+        line.worst.append(worst)
+    return line
 
 
 def _counters(rows, channel: str):
@@ -156,6 +209,7 @@ def store_delta_what_if(store: Store, top: int, frequencies: tuple[int, ...] = D
                                    measured - predicted, (measured - predicted) / measured if measured else 0.0))
     total = store.totals().stored_bytes
     basis = (f"the {len(reports)} largest thread(s), {measured:,} of the store's {total:,} stored bytes "
-             f"({measured / total:.0%}), each priced as one thread is; the rest of the store is not measured."
+             f"({measured / total:.0%}), each priced as one thread is (its root graph and every subgraph namespace); "
+             "the rest of the store is not measured."
              if total else "the store is empty")
     return StoreDeltaWhatIf(reports, total, measured, options, basis)

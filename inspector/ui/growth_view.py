@@ -7,11 +7,11 @@ that changed.
 
 from __future__ import annotations
 
-import altair as alt
 import streamlit as st
 
 from ..formatting import human_bytes
 from ..operations.growth import growth_report, growth_table
+from ..sizes.store_charts import growth_chart
 from ..store import StoreError
 from .data import analysis_cache, masked
 from .inert import literal
@@ -46,12 +46,7 @@ def render_growth(store, settings) -> None:
     if not rows:
         st.info(f"No checkpoint is dated in the last {window}.")
         return
-    frame = frame_of([{"start": p.start, "stored bytes": p.bytes, "checkpoints": p.checkpoints}
-                          for p in report.points])
-    st.altair_chart(alt.Chart(frame).mark_bar().encode(
-        x=alt.X("start:T", title=bucket), y=alt.Y("stored bytes:Q"),
-        tooltip=[alt.Tooltip("start:T", title=bucket), alt.Tooltip("stored bytes:Q", format=","), "checkpoints"],
-    ), width="stretch")
+    st.altair_chart(growth_chart(report), width="stretch")
     frame, units = in_units(frame_of(rows), "stored bytes", exact=True)
     st.dataframe(frame, hide_index=True, width="stretch", column_config=units)
     left, right = st.columns(2)

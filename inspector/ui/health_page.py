@@ -8,14 +8,12 @@ are then measured and linted (through the analysis cache), with a progress bar.
 
 from __future__ import annotations
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 from ..formatting import human_bytes
-from ..sizes.chart import byte_unit
 from ..sizes.health import store_health
 from ..sizes.health_report import health_report, health_table
+from ..sizes.store_charts import field_chart
 from ..sizes.store_sizes import app_fields
 from ..sizes.what_if import what_if_text
 from ..state.drift import drift_lines
@@ -83,13 +81,7 @@ def render() -> None:
         routes.go("thread", routes.thread_params(store, rows[picked.selection.rows[0]].thread_id, panel="Size"))
     st.subheader("Bytes per field, in the threads analysed")
     named, internal = app_fields(summary)
-    unit, scale = byte_unit(max(named.values(), default=0))
-    fields = pd.DataFrame({"field": list(named), "stored bytes": list(named.values()),
-                           unit: [n / scale for n in named.values()]})
-    st.altair_chart(alt.Chart(fields.head(15)).mark_bar().encode(
-        x=alt.X(f"{unit}:Q", title=f"stored ({unit})"), y=alt.Y("field:N", sort="-x"),
-        tooltip=["field", alt.Tooltip("stored bytes:Q", format=",")],
-    ), width="stretch")
+    st.altair_chart(field_chart(named), width="stretch")
     if internal:
         st.caption(f"LangGraph's own channels (`__start__`, `branch:to:*`, `__pregel_tasks`, ...) are left out: "
                    f"{human_bytes(internal)}.")

@@ -35,10 +35,12 @@ class MediaReport:
     uploads: list[LocatedFile] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     viewed_images: dict[str, Any] = field(default_factory=dict)
+    checkpoint_ns: str = ""  # the checkpoint's namespace ("" the root graph)
 
     def as_dict(self, images: bool = True, artifacts: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "thread_id": self.thread_id, "checkpoint_id": self.checkpoint_id, "step": self.step,
+            "thread_id": self.thread_id, "checkpoint_ns": self.checkpoint_ns, "checkpoint_id": self.checkpoint_id,
+            "step": self.step,
             "user_data": None if self.user_data is None else self.user_data.as_dict(),
             "problems": list(self.problems),
         }
@@ -68,7 +70,7 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
     thread_id, ns = state.thread_id, state.checkpoint_ns
     step = state.metadata.get("step") if isinstance(state.metadata.get("step"), int) else None
     if not knows(USER_DATA):  # files named by a state are an app's knowledge (DeerFlow's user-data folders)
-        return MediaReport(thread_id, state.checkpoint_id, step, None,
+        return MediaReport(thread_id, state.checkpoint_id, step, None, checkpoint_ns=ns,
                            problems=[f"read with the {in_force().title} profile, which names no files in a thread's state: "
                                      "there are none to look for"])
     if history and rows is None:
@@ -76,7 +78,7 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
     refs = in_force().uploads(state.values) if artifacts and in_force().uploads else []
     named = (images and state.values.get("viewed_images")) or (artifacts and state.values.get("artifacts")) or refs
     user_data, problems = thread_user_data(state, data_dir, store, rows, bool(named))
-    report = MediaReport(thread_id, state.checkpoint_id, step, user_data, problems=problems)
+    report = MediaReport(thread_id, state.checkpoint_id, step, user_data, problems=problems, checkpoint_ns=ns)
     if images:
         viewed = state.values.get("viewed_images")
         report.viewed_images = viewed if isinstance(viewed, dict) else {}

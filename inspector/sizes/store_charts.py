@@ -1,0 +1,110 @@
+"""The Health page's charts: bytes per field in the threads analysed, and bytes stored per day or hour.
+
+Pure (pandas + Altair): the page hands each chart to ``st.altair_chart``; tests read the spec and the frame.
+Sizes are drawn in one unit chosen from the data (``byte_unit``: B, KB, MB or GB, named in the axis title);
+tooltips give the size as a person reads it and the exact byte count. Dates are UTC, as the checkpoint ids
+carry them, and say so.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from ..formatting import human_bytes
+from ..store.not_utf8 import shown
+from .chart import byte_unit
+
+if TYPE_CHECKING:  # loaded when a chart is drawn
+    import altair as alt
+    import pandas as pd
+
+    from ..operations.growth import GrowthReport
+
+FIELDS_SHOWN = 15
+# Per bucket: the axis labels' format, the tooltip's (the table's), and the bucket's length.
+BUCKETS = {
+    "day": ("%b %d", "%Y-%m-%d", timedelta(days=1)),
+    "hour": ("%b %d %H:%M", "%Y-%m-%d %H:00", timedelta(hours=1)),
+}
+
+
+def field_frame(named: dict[str, int], limit: int = FIELDS_SHOWN) -> pd.DataFrame:
+    """The ``limit`` largest fields of ``named`` (field -> stored bytes), largest first, with their bytes in the
+    unit of the largest (column ``shown``), as a person reads them (``stored``) and exact (``bytes``)."""
+    import pandas as pd
+
+    top = sorted(named.items(), key=lambda item: -item[1])[:limit]
+    _unit, scale = byte_unit(max((n for _, n in top), default=0))
+    return pd.DataFrame([{"field": shown(name), "bytes": size, "shown": size / scale, "stored": human_bytes(size)}
+                         for name, size in top], columns=["field", "bytes", "shown", "stored"])
+
+
+def field_chart(named: dict[str, int], limit: int = FIELDS_SHOWN) -> alt.Chart:
+    """Horizontal bars: stored bytes per field, largest on top, the x axis in one unit."""
+    import altair as alt
+
+    frame = field_frame(named, limit)
+    unit, _scale = byte_unit(int(frame["bytes"].max()) if len(frame) else 0)
+    return alt.Chart(frame).mark_bar().encode(
+        x=alt.X("shown:Q", title=f"stored ({unit})"),
+        y=alt.Y("field:N", sort="-x", title="field"),
+        tooltip=["field:N", alt.Tooltip("stored:N", title="stored"),
+                 alt.Tooltip("bytes:Q", format=",", title="bytes")],
+    )
+
+
+def growth_frame(report: GrowthReport) -> pd.DataFrame:
+    """One row per bucket with checkpoints: its start and end (milliseconds since the epoch: times the browser
+    reads the same in every time zone), its label as the table names it (``when``), the bytes
+    stored in the unit of the largest bucket (``shown``), as a person reads them (``stored``) and exact
+    (``bytes``), and the checkpoints written."""
+    import pandas as pd
+
+    _axis, label, step = BUCKETS[report.bucket]
+    _unit, scale = byte_unit(max((p.bytes for p in report.points), default=0))
+    return pd.DataFrame([{"start": _millis(_utc(p.start)), "end": _millis(_utc(p.start) + step),
+                          "when": _utc(p.start).strftime(label) + " UTC", "bytes": p.bytes, "shown": p.bytes / scale,
+                          "stored": human_bytes(p.bytes), "checkpoints": p.checkpoints}
+                         for p in report.points],
+                        columns=["start", "end", "when", "bytes", "shown", "stored", "checkpoints"])
+
+
+def growth_chart(report: GrowthReport) -> alt.Chart:
+    """Bars of bytes stored per day or hour over the report's whole window (an empty stretch shows as such), the
+    y axis in one unit, the x axis in dates."""
+    import altair as alt
+
+    axis_format, _label, step = BUCKETS[report.bucket]
+    frame = growth_frame(report)
+    unit, _scale = byte_unit(int(frame["bytes"].max()) if len(frame) else 0)
+    first = _floor(report.window_start, report.bucket)
+    last = _floor(report.now, report.bucket) + step
+    domain = [alt.DateTime(year=t.year, month=t.month, date=t.day, hours=t.hour, utc=True) for t in (first, last)]
+    return alt.Chart(frame).mark_bar().encode(
+        x=alt.X("start:T", title=f"{report.bucket} (UTC)",
+                scale=alt.Scale(type="utc", domain=domain),
+                axis=alt.Axis(format=axis_format, labelOverlap=True, labelAngle=0)),
+        x2="end:T",  # each bar spans its bucket
+        y=alt.Y("shown:Q", title=f"stored ({unit}) per {report.bucket}"), y2=alt.datum(0),
+        tooltip=[alt.Tooltip("when:N", title=report.bucket), alt.Tooltip("stored:N", title="stored"),
+                 alt.Tooltip("bytes:Q", format=",", title="bytes"),
+                 alt.Tooltip("checkpoints:Q", format=",", title="checkpoints")],
+    )
+
+
+def _utc(moment: datetime) -> datetime:
+    """``moment`` as a naive UTC datetime."""
+    from datetime import timezone
+
+    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def _floor(moment: datetime, bucket: str) -> datetime:
+    moment = _utc(moment).replace(minute=0, second=0, microsecond=0)
+    return moment.replace(hour=0) if bucket == "day" else moment
+
+
+def _millis(moment: datetime) -> int:
+    """Milliseconds since the epoch of a naive UTC datetime."""
+    return round((moment - datetime(1970, 1, 1)).total_seconds() * 1000)
