@@ -9,10 +9,11 @@ import subprocess
 import sys
 
 import pytest
+from fixtures import REPO_ROOT
+from ui_app import all_text, open_page
 
 from inspector.diff import UNKNOWN_REDUCER
 from inspector.schema.model import DeferredSchema, Schema
-from fixtures import REPO_ROOT
 
 # the packages an app's schema is read from; LangGraph's graph package is what reading a schema imports
 SCHEMA_MODULES = ("langchain", "langchain_core", "deepagents", "langgraph_swarm", "langgraph.graph")
@@ -83,10 +84,21 @@ def test_a_deferred_schema_is_built_on_first_use_once_and_names_what_it_cannot_r
     deferred = DeferredSchema(build, "App")
     assert not deferred.is_built and "built=False" in repr(deferred)
     with pytest.raises(AttributeError):
-        deferred._missing  # private names (copy and pickle probes) never build it
+        getattr(deferred, "_missing")  # noqa: B009 - private names (copy and pickle probes) never build it
     assert calls == []
     assert deferred.fields == ("messages", "todos") and deferred.reducer_name("todos") == "replace"
     assert deferred.name == "app state" and deferred.built() is built and calls == [1]
     # without the app's package every reducer is unknown, under the app's title
     missing = DeferredSchema(lambda: None, "App")
     assert missing.name == "App (reducers unknown)" and missing.fields == () and missing.reducer_name("x") == "unknown"
+
+
+def test_the_thread_page_of_a_deepagents_thread_names_the_apps_reducers(deep_agent_db, app_on_store):
+    app_on_store(f"sqlite:///{deep_agent_db}")
+    at = open_page("thread", thread="deep-report")
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "Profile: deepagents" in text
+    # the delta channels are rebuilt with deepagents' own reducers, named beside each field
+    assert "reducer file_data_delta_reducer" in text and "reducer messages_delta_reducer" in text
+    assert "reducer replace" in text  # todos

@@ -7,7 +7,8 @@ middleware hooks (``PatchToolCallsMiddleware``, ``_ParentNotifierMiddleware``).
 
 Schema: the state ``create_deep_agent`` builds (``messages`` and ``files`` are
 ``DeltaChannel``\\ s folded by deepagents' reducers; ``todos`` replaces), from the installed
-``deepagents``; without it every reducer is unknown.
+``deepagents``, built when a reducer or a field is first asked for (a state decoded with its
+delta channels, replay, diff); without it every reducer is unknown.
 
 Knowledge: a ``task`` result is the subagent's answer as a ``ToolMessage`` whose own
 ``status`` (``success``/``error``) is the subagent's status (``task_result``); human-in-the-loop

@@ -7,7 +7,8 @@ and middleware hooks named ``<Middleware>.<hook>`` among the written channels.
 
 Schema: the state ``create_agent`` builds with those middleware, read the way LangGraph
 reads it (``messages`` by ``add_messages``; ``todos`` and the counters replace), from the
-installed ``langchain``; without it every reducer is unknown and replay says unverified.
+installed ``langchain``, built when a reducer or a field is first asked for (importing
+``langchain`` costs seconds); without it every reducer is unknown and replay says unverified.
 
 Knowledge: LangChain's human-in-the-loop interrupt (``action_requests``,
 ``review_configs``) read as the pending question (``hitl_requests``).

@@ -4,7 +4,7 @@
 Evidence: the root graph writes ``active_agent`` beside ``messages`` and routes to agent nodes
 (``branch:to:<agent>``) while writing no middleware hook of its own. Schema: langgraph-swarm's
 ``SwarmState`` (``messages`` by ``add_messages``, ``active_agent`` replaced), from the installed
-package; without it every reducer is unknown.
+package, built when a reducer or a field is first asked for; without it every reducer is unknown.
 """
 
 from __future__ import annotations
