@@ -5,6 +5,7 @@ and what surrounds a secret still shown. Undecodable ids are listed escaped, and
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import shutil
 import sqlite3
@@ -14,7 +15,7 @@ from pathlib import Path
 import hostile_corpus as corpus
 import pytest
 
-from inspector.cli import main
+from inspector.cli import main, progress
 from inspector.store.not_utf8 import decode, from_token, shown, token
 
 pytestmark = pytest.mark.timeout(240)
@@ -45,6 +46,22 @@ def check(code: int, out: str, allowed=(0, 1, 2)) -> None:
     assert "Traceback" not in out
     assert corpus.leaked(out) == []
     assert corpus.controls_in(out) == []
+
+
+@pytest.mark.parametrize("command", ["replay", "sizes", "health"])
+def test_progress_on_stderr_names_a_hostile_thread_escaped_and_bounded(hostile_db, capsys, monkeypatch, command):
+    """The progress count names the thread: an id's ESC and BEL are shown escaped, never sent to the terminal,
+    and a 10,000-character label is cut to one short line that says its length."""
+    monkeypatch.setattr(progress, "SHOW_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(progress, "LOG_INTERVAL", 0.0)
+    monkeypatch.setenv("INSPECTOR_CACHE_MAX_MB", "0")  # every step is counted, none read from the cache
+    assert main([command, "--db", str(hostile_db), corpus.ESCAPES_THREAD]) in (0, 1)
+    err = capsys.readouterr().err
+    assert f"{command} hostile-esc-\\x1b]0;pwned-title\\x07-\\x1b[2J: " in err
+    assert corpus.controls_in(err) == []
+    stream = io.StringIO()
+    progress.StderrProgress("L" * 10_000, stream=stream)(1, 2)
+    assert stream.getvalue().endswith("... [10,000 chars]: 1 / 2 checkpoints\n") and len(stream.getvalue()) < 120
 
 
 def per_thread_commands(db: Path, thread: str, folder: Path) -> list[list[str]]:

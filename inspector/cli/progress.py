@@ -2,7 +2,8 @@
 
 On a terminal the line is rewritten in place; elsewhere (a log, a pipe) a line is
 written every few seconds. ``--quiet`` silences it; stdout (the table or JSON)
-is never touched.
+is never touched. The label names a thread from the data: it is masked, escaped and bounded like an
+error line, so an id holding ESC or 10,000 characters prints as one short inert line.
 """
 
 from __future__ import annotations
@@ -11,16 +12,20 @@ import sys
 import time
 from typing import TextIO
 
+from ..store.not_utf8 import shown
+from .output import safe_masked, terminal_safe
+
 SHOW_AFTER_SECONDS = 1.0
 TERMINAL_INTERVAL = 0.1
 LOG_INTERVAL = 2.0
+LABEL_CHARS = 80  # a longer label (a thread id from the data) is cut, its length said
 
 
 class StderrProgress:
     """A ``progress(done, total)`` callback that reports counts once work has run ``SHOW_AFTER_SECONDS``."""
 
     def __init__(self, label: str, quiet: bool = False, stream: TextIO | None = None, unit: str = "checkpoints") -> None:
-        self.label, self.quiet, self.unit = label, quiet, unit
+        self.label, self.quiet, self.unit = _inert(label), quiet, unit
         self.stream = stream or sys.stderr
         self.terminal = bool(getattr(self.stream, "isatty", lambda: False)())
         self.started = time.monotonic()
@@ -52,3 +57,12 @@ class StderrProgress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _inert(label: str) -> str:
+    """``label`` as one line a terminal prints as it is: secrets masked, controls escaped, at most ``LABEL_CHARS``."""
+    text = terminal_safe(shown(safe_masked(label)), newlines=False)
+    if len(text) <= LABEL_CHARS:
+        return text
+    size = f"... [{len(text):,} chars]"
+    return text[:LABEL_CHARS - len(size)] + size

@@ -19,7 +19,7 @@ from ..fact_cache import FactCache
 from ..formatting import human_bytes
 from ..store import Store, StoreError
 from ..store.growth_rows import GROWTH_BY, GrowthRows, text_order
-from .growth_summaries import cacheable, cached_growth_rows, cached_growth_views
+from .growth_summaries import cacheable, cached_growth_rows, cached_growth_views, store_growth_views
 
 BUCKETS = {"day": 86_400, "hour": 3_600}
 DAY = 86_400
@@ -138,7 +138,7 @@ def _days(days: float) -> str:
     return f"{days:,.1f} days"
 
 
-_REMEMBERED: OrderedDict[tuple, GrowthRows] = OrderedDict()  # the newest reports' rows, by store fingerprint
+_REMEMBERED: OrderedDict[tuple, list[GrowthRows]] = OrderedDict()  # the newest reports' rows, by store fingerprint
 _REMEMBER = 16
 _LOCK = threading.Lock()
 
@@ -152,16 +152,22 @@ def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: i
     the next CLI run reads from the store only the threads written since, and the store's totals."""
     if cacheable(store, cache, width, since):  # itself what changed since the last report, and no more
         return cached_growth_rows(store, cache, width, since, by, top)[0]
+    return remembered_growth_views(store, width, since, [(by, top)])[0]
+
+
+def remembered_growth_views(store: Store, width: int, since: int, asks: list[tuple[str, int]]) -> list[GrowthRows]:
+    """``store_growth_views`` (every grouping asked from one statement), remembered as ``remembered_growth_rows``
+    says: one fingerprint for them all."""
     fingerprint = getattr(store, "growth_fingerprint", None)
     if fingerprint is None:
-        return store.growth_rows(width, since, by, top)
-    key = (store.identity, width, since, by, top, fingerprint())
+        return store_growth_views(store, width, since, asks)
+    key = (store.identity, width, since, tuple(asks), fingerprint())
     with _LOCK:
         found = _REMEMBERED.get(key)
         if found is not None:
             _REMEMBERED.move_to_end(key)
             return found
-    found = store.growth_rows(width, since, by, top)
+    found = store_growth_views(store, width, since, asks)
     with _LOCK:
         _REMEMBERED[key] = found
         while len(_REMEMBERED) > _REMEMBER:
@@ -200,7 +206,7 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     if cacheable(store, cache, width, window_start):  # one read of what changed since the last report, and no more
         views = cached_growth_views(store, cache, window_start, asks, background=True)[0]
     else:
-        views = [remembered_growth_rows(store, width, window_start, grouping, n) for grouping, n in asks]
+        views = remembered_growth_views(store, width, window_start, asks)
     found, whole = views[0], views[-1]
     points = _points(found, by)
     window_bytes = sum(r.bytes for r in whole.rows)

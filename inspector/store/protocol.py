@@ -270,6 +270,22 @@ class Store(Protocol):
         """
         ...
 
+    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]]) -> list["GrowthRows"]:
+        """``growth_rows`` for several groupings of one window, in one statement (one view of the store).
+
+        Args:
+            bucket_seconds: The buckets' width, as for ``growth_rows``.
+            since: The window's start, as for ``growth_rows``.
+            asks: ``(by, top)`` pairs, ``by`` one of ``store``, ``channel`` or ``thread``.
+
+        Returns:
+            One ``GrowthRows`` per ask, each equal to ``growth_rows(bucket_seconds, since, by, top)``.
+
+        Raises:
+            StoreError: The store cannot list its rows (a saver read through its API).
+        """
+        ...
+
     def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> "ThreadGrowth":
         """Each thread's stored bytes per time bucket, channel and part (no window), in one statement, for the
         growth rows the analysis cache keeps (``operations.growth_summaries``).

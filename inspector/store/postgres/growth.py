@@ -30,8 +30,11 @@ from ..growth_rows import (
     GrowthRows,
     ThreadGrowth,
     check_growth_args,
+    check_growth_views,
     growth_result,
     growth_sql_grouping_sets,
+    growth_views_result,
+    growth_views_sql,
     id_range_bucket,
     since_ticks,
     thread_growth,
@@ -158,17 +161,28 @@ class PgGrowth:
     def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
                     top: int = 0) -> GrowthRows:
         check_growth_args(bucket_seconds, by, top)
+        if by is not None:
+            return self.growth_views(bucket_seconds, since, [(by, top)])[0]
+        return growth_result(self._growth_read(bucket_seconds, since, lambda dated: growth_sql_grouping_sets(
+            dated, by, top)), bucket_seconds, since, PG_CHANNEL_BASIS)
+
+    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]]) -> list[GrowthRows]:
+        """``growth_rows`` for each ask ``(by, top)`` of one window, from one statement."""
+        check_growth_views(bucket_seconds, asks)
+        found = self._growth_read(bucket_seconds, since, lambda dated: growth_views_sql(dated, asks, True))
+        return growth_views_result(found, bucket_seconds, since, PG_CHANNEL_BASIS, asks)
+
+    def _growth_read(self, bucket_seconds: int, since: int | None, statement) -> list[tuple]:
+        """The rows of ``statement(dated)`` over the store's dated rows."""
         channels = [r[0] for r in self._query(_BLOB_CHANNELS, [MAX_BLOB_CHANNELS + 1])]
         named = channels if len(channels) <= MAX_BLOB_CHANNELS else None
-        dated = _dated(bucket_seconds, since, None if named is None else len(named))
-        sql = growth_sql_grouping_sets(dated, by, top)
+        sql = statement(_dated(bucket_seconds, since, None if named is None else len(named)))
         try:
             with self.connection() as conn, conn.transaction():
                 conn.execute(_WORK_MEM)  # the dated blob rows are held in memory, not spilled to a temporary file
-                found = conn.execute(sql, _params(named or [])).fetchall()
+                return conn.execute(sql, _params(named or [])).fetchall()
         except psycopg.Error as exc:
             raise read_error(exc, self.target) from None
-        return growth_result(found, bucket_seconds, since, PG_CHANNEL_BASIS)
 
     def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> ThreadGrowth:
         """The dated rows of every thread (``cut`` None) or of the threads holding a uuid6 id greater than

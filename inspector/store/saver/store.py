@@ -91,6 +91,10 @@ class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
         """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
         not_supported("Growth over time")
 
+    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]]) -> Any:
+        """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
+        not_supported("Growth over time")
+
     def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> Any:
         """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
         not_supported("Growth over time")

@@ -10,7 +10,6 @@ row's bytes are counted under ``CHECKPOINT_KEY``.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 from ..growth_rows import (
@@ -19,8 +18,11 @@ from ..growth_rows import (
     GrowthRows,
     ThreadGrowth,
     check_growth_args,
+    check_growth_views,
     growth_result,
     growth_sql,
+    growth_views_result,
+    growth_views_sql,
     id_range_bucket,
     thread_growth,
     thread_growth_sql,
@@ -62,12 +64,16 @@ class SqliteGrowth:
     def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
                     top: int = 0) -> GrowthRows:
         check_growth_args(bucket_seconds, by, top)
-        conn = self._conn
-        try:
-            found = conn.execute(growth_sql(_dated(bucket_seconds, since), by, top)).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise self._db.read_error(exc) from None
+        if by is not None:
+            return self.growth_views(bucket_seconds, since, [(by, top)])[0]
+        found = self._query(growth_sql(_dated(bucket_seconds, since), by, top))
         return growth_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, by, top)
+
+    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]]) -> list[GrowthRows]:
+        """``growth_rows`` for each ask ``(by, top)`` of one window, from one statement."""
+        check_growth_views(bucket_seconds, asks)
+        found = self._query(growth_views_sql(_dated(bucket_seconds, since), asks))
+        return growth_views_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, asks)
 
     def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> ThreadGrowth:
         """The dated rows of every thread (``cut`` None) or of the threads holding a uuid6 id greater than
