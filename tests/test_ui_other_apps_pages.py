@@ -48,8 +48,9 @@ def page_text(at) -> str:
     return "\n".join([all_text(at), *cells, *(e.label for e in at.expander), *(m.label for m in at.metric)])
 
 
-@pytest.mark.parametrize("fixture", ["langchain_agent_db", "deep_agent_db", "plain_graph_db"])
-def test_health_and_export_speak_no_deerflow_on_other_apps_stores(request, app_on_store, fixture):
+@pytest.mark.parametrize("fixture, profile", [("langchain_agent_db", "LangChain agent"), ("deep_agent_db", "deepagents"),
+                                              ("plain_graph_db", "LangGraph")])
+def test_health_and_export_speak_no_deerflow_on_other_apps_stores(request, app_on_store, fixture, profile):
     db = request.getfixturevalue(fixture)
     app_on_store(f"sqlite:///{db}")
     at = open_page("health")
@@ -70,6 +71,9 @@ def test_health_and_export_speak_no_deerflow_on_other_apps_stores(request, app_o
     text = page_text(at)
     assert "The bundle holds" in text and "checkpoint(s) and" in text
     assert no_deerflow(text) == [], text
+    # no file is looked for; naming the app's profile is advised only where no app's profile reads the thread
+    assert f"No files: read with the {profile} profile" in text
+    assert ("name the app's profile with --profile" in text) == (profile == "LangGraph"), text
 
 
 def test_health_on_an_empty_store_says_so_and_still_shows_its_files(app_on_store, empty_db):
