@@ -237,6 +237,34 @@ def test_ids_that_are_not_uuid6_are_counted_as_undated(tmp_path):
     assert sum(p.bytes for p in report.points) + size == report.forecast.current_bytes
 
 
+def test_ids_dated_after_now_are_shown_but_left_out_of_the_rate_and_the_last_day(tmp_path):
+    """A writer whose clock is a year ahead (or an attacker) dates checkpoints in the future: they are in the
+    store's bytes and its table, but the window ending now, the forecast's rate and the metrics' last hour and
+    day do not count them, and the basis says how much was left out."""
+    import sqlite3
+
+    from growth_store import build_graph, simulated_clock
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.operations.metrics import metrics_snapshot
+
+    path = write_sqlite(tmp_path / "ahead.db", NOW)
+    with open_store(str(path)) as store:
+        before, written = growth_report(store, now=NOW).forecast, metrics_snapshot(store, 1, now=NOW).written_bytes
+    with sqlite3.connect(path, check_same_thread=False) as conn, simulated_clock(NOW + 365 * DAY):
+        build_graph(SqliteSaver(conn)).invoke({"messages": [HumanMessage("from the future")]},
+                                              {"configurable": {"thread_id": "ahead"}})
+    with open_store(str(path)) as store:
+        report, snapshot = growth_report(store, now=NOW), metrics_snapshot(store, 1, now=NOW)
+    ahead = report.forecast.current_bytes - before.current_bytes
+    assert ahead > 0 and any(p.start.timestamp() > NOW for p in report.points)
+    assert report.forecast.window_bytes == before.window_bytes
+    assert report.forecast.bytes_per_day == pytest.approx(before.bytes_per_day, rel=1e-3)
+    assert f"({ahead:,} bytes) dated after" in report.forecast.basis and "clock ahead" in report.forecast.basis
+    assert snapshot.written_bytes == written and "clock ahead" in snapshot.forecast_basis
+
+
 def test_health_page_shows_growth_and_the_forecast(sqlite_growth, app_on_store, monkeypatch):
     from ui_app import open_page
 

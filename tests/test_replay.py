@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 import shutil
+import sqlite3
 from typing import Annotated, TypedDict
 
 import pytest
@@ -118,6 +119,30 @@ def test_replay_command_exit_codes(demo_db, altered, capsys):
     assert main(["replay", "--db", str(db), "demo-research"]) == 1
     out = capsys.readouterr().out
     assert "1 replay mismatch(es)" in out and checkpoint_id in out and "todos[0].status" in out
+
+
+def test_a_truncated_checkpoint_blob_leaves_its_fields_unverified_never_mismatched(demo_db, store, tmp_path, capsys):
+    """A blob cut short (a disk fault; raw SQL, the saver cannot write one) hides the channels after the cut: the
+    step into it and the step out of it cannot compare them, so those fields are unverified and the corruption is
+    the steps' finding, never a mismatch in the thread's data."""
+    from inspector.diff.replay import UNREAD_CHECKPOINT
+
+    rows = sorted((r for r in store.timeline("demo-research") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
+    target = rows[len(rows) // 2].checkpoint_id
+    copy = tmp_path / "truncated.db"
+    shutil.copyfile(demo_db, copy)
+    with sqlite3.connect(copy) as conn:
+        conn.execute("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, length(checkpoint) / 3) "
+                     "WHERE thread_id = 'demo-research' AND checkpoint_ns = '' AND checkpoint_id = ?", [target])
+    with open_store(str(copy)) as opened:
+        steps = {s.checkpoint_id: s for s in replay_thread(opened, "demo-research")}
+    assert [s.checkpoint_id for s in steps.values() if s.status == "mismatch"] == []
+    touched = [s for s in steps.values() if any(f.reason == UNREAD_CHECKPOINT for f in s.fields)]
+    assert target in {s.checkpoint_id for s in touched} and len(touched) <= 2  # into the cut blob, and out of it
+    for step in touched:
+        assert step.status == "unverified" and any(target in f and "corrupt or truncated" in f for f in step.findings)
+    assert main(["replay", "--db", str(copy), "demo-research"]) == 0
+    assert "0 replay mismatch(es)" in capsys.readouterr().out
 
 
 def test_thread_page_marks_the_step_whose_replay_does_not_match(altered, monkeypatch):

@@ -111,3 +111,23 @@ def test_the_retention_chart_speaks_in_a_unit_too(demo_db):
     assert spec["encoding"]["x"]["title"] == f"reclaimed ({unit})" and unit != "B"
     assert all(abs(r["shown"] - r["bytes"] / scale) < 1e-9 for r in data_of(spec))
     assert {"field": "bytes", "format": ",", "title": "bytes", "type": "quantitative"} in spec["encoding"]["tooltip"]
+
+
+def test_a_checkpoint_dated_after_now_draws_inside_the_axis(tmp_path):
+    """A writer whose clock runs ten days ahead: its bar is drawn, inside the axis, which ends after it."""
+    import sqlite3
+
+    from growth_store import DAY, build_graph, simulated_clock
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = write_sqlite(tmp_path / "ahead.db", NOW)
+    with sqlite3.connect(path, check_same_thread=False) as conn, simulated_clock(NOW + 10 * DAY):
+        build_graph(SqliteSaver(conn)).invoke({"messages": [HumanMessage("from the future")]},
+                                              {"configurable": {"thread_id": "ahead"}})
+    report = report_of(path, "day", 30)
+    spec = growth_chart(report).to_dict()
+    ahead = [r for r in data_of(spec) if r["start"] > millis(report.now)]
+    assert ahead, data_of(spec)
+    last = spec["encoding"]["x"]["scale"]["domain"][1]
+    assert millis(datetime(last["year"], last["month"], last["date"], tzinfo=timezone.utc)) == max(r["end"] for r in ahead)

@@ -120,7 +120,7 @@ def _files(store: Store, thread_id: str, copied: _Copy, chosen: Reading, data_di
     values, metadata = (copied.newest_root[1], copied.newest_root[2]) if copied.newest_root else ({}, None)
     finder = chosen.profile.folders
     if finder is None or chosen.profile.referenced_files is None:
-        return FilePlan(), {"source_folders": {}, "files_note": no_files_note(chosen.title)}
+        return FilePlan(), {"source_folders": {}, "files_note": no_files_note(chosen.title, chosen.is_app())}
     user_data, problems = finder(thread_id, values, _metadata(metadata), data_dir, store)
     if user_data is None:
         plan = FilePlan()

@@ -20,7 +20,7 @@ from .. import schema as schemas
 from ..schema.default_schema import is_add_messages
 from ..schema.model import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
-from ..store.decode import Opaque, overwritten
+from ..store.decode import CORRUPT_BLOB, Opaque, overwritten
 from ..store.delta import delta_channels
 from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay, channel_reducer
 from .nested import first_difference
@@ -41,6 +41,7 @@ from .writes import describe_writes, step_writes, update_writes, writes_by_chann
 NOT_STORED = "written by update_state or the saver; the values written are not stored"
 SANDBOX_CONFLICT = "merge_sandbox refused the stored writes"
 OPAQUE_VALUE = "a value written or stored could not be decoded (opaque, undecodable or too deep to walk)"
+UNREAD_CHECKPOINT = "the stored checkpoint is corrupt or truncated: the field's value could not be read"
 
 
 class _Nothing:
@@ -192,6 +193,7 @@ def replay_step(parent: CheckpointState, child: CheckpointState, schema: schemas
         result.fields = _check_update(parent, child, fields, schema)
     else:
         result.fields = _check_replay(parent, child, writes, fields, schema, result.findings)
+    _unread_as_unverified(parent, child, result)
     delta = delta_channels(parent.metadata, child.metadata)
     if delta:
         result.fields = [_delta_named(check, delta) for check in result.fields]
@@ -200,6 +202,26 @@ def replay_step(parent: CheckpointState, child: CheckpointState, schema: schemas
     elif result.unverified:
         result.status = "unverified"
     return result
+
+
+def _unread(state: CheckpointState) -> list[str]:
+    """The checkpoint-wide problems of a blob that could not be read to its end (its later channels are unread)."""
+    return [p.message for p in state.problems if p.field is None and p.message.startswith(CORRUPT_BLOB)]
+
+
+def _unread_as_unverified(parent: CheckpointState, child: CheckpointState, result: StepReplay) -> None:
+    """A field the parent's or the child's corrupt blob did not yield cannot be compared: it is unverified, never a
+    mismatch (the corruption is the step's finding)."""
+    from dataclasses import replace
+
+    unread = [(state, problems) for state in (parent, child) if (problems := _unread(state))]
+    if not unread:
+        return
+    result.findings.extend(f"checkpoint {state.checkpoint_id}: {message}" for state, problems in unread
+                           for message in problems)
+    result.fields = [replace(check, status="unverified", first_difference=None, reason=UNREAD_CHECKPOINT)
+                     if check.status == "mismatch" and any(check.field not in state.values for state, _ in unread)
+                     else check for check in result.fields]
 
 
 def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[WriteRecord], fields: list[str],

@@ -99,16 +99,19 @@ def _utc(seconds: float) -> datetime:
 
 
 def forecast(current_bytes: int, window_bytes: int, window_start: float, now: float,
-             budget_bytes: int | None, younger: bool = False) -> Forecast:
+             budget_bytes: int | None, younger: bool = False, ahead_bytes: int = 0) -> Forecast:
     """The store passes ``budget_bytes`` after ``(budget - current) / (window_bytes / window_days)`` days
-    (``younger``: ``window_start`` is the store's first bucket, inside the window asked for)."""
+    (``younger``: ``window_start`` is the store's first bucket, inside the window asked for; ``ahead_bytes``: bytes
+    dated after ``now``, by a writer whose clock is ahead, left out of ``window_bytes`` and said so)."""
     window_days = max(now - window_start, 1.0) / DAY
     rate = window_bytes / window_days
     start, at = _utc(window_start), _utc(now)
     rate_text = (f"{human_bytes(window_bytes)} ({window_bytes:,} bytes) stored by checkpoints dated "
                  f"{start:%Y-%m-%d %H:%M} to {at:%Y-%m-%d %H:%M} UTC ({window_days:.2f} days): "
                  f"{human_bytes(round(rate))} a day on average"
-                 + (" (nothing is dated before: the store is younger than the window)" if younger else ""))
+                 + (" (nothing is dated before: the store is younger than the window)" if younger else "")
+                 + (f"; {human_bytes(ahead_bytes)} ({ahead_bytes:,} bytes) dated after {at:%Y-%m-%d %H:%M} UTC (a "
+                    "writer's clock ahead of this one) are left out of the rate" if ahead_bytes else ""))
     now_text = f"the store holds {human_bytes(current_bytes)} ({current_bytes:,} bytes, the sum of its rows' lengths)"
     days_left = passes_at = None
     if not budget_bytes or budget_bytes <= 0:
@@ -233,15 +236,22 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     points = _points(found, by)
     window_bytes = sum(r.bytes for r in whole.rows)
     start = rate_start(whole, window_start, window_bytes)
+    ahead = dated_after(whole, now)
     return GrowthReport(
         by, bucket, since_days, _utc(window_start), _utc(now), points,
         _growers(found.top_threads, window_bytes), _growers(found.top_channels, window_bytes),
-        forecast(found.stored_bytes, window_bytes, start, now, budget_bytes, start != window_start),
+        forecast(found.stored_bytes, window_bytes - ahead, start, now, budget_bytes, start != window_start, ahead),
         found.untimed_checkpoints, found.untimed_bytes, found.channel_basis if by == "channel" else "",
         "Dated by each checkpoint's uuid6 id (the time LangGraph created it); bytes are stored lengths: the "
         "checkpoint row, the blob rows it introduced (PostgreSQL) and the writes stored against it."
         + (f" Per thread: the {top} threads that stored most in the window." if by == "thread" else ""),
     )
+
+
+def dated_after(rows: GrowthRows, now: float) -> int:
+    """The bytes of ``rows`` in buckets that start after ``now``: ids dated in the future by a writer whose clock is
+    ahead (or planted), which no rate over a window ending now may count."""
+    return sum(r.bytes for r in rows.rows if r.bucket > now)
 
 
 def rate_start(rows: GrowthRows, window_start: int, window_bytes: int) -> int:

@@ -7,7 +7,8 @@ middleware hooks (``PatchToolCallsMiddleware``, ``_ParentNotifierMiddleware``).
 
 Schema: the state ``create_deep_agent`` builds (``messages`` and ``files`` are
 ``DeltaChannel``\\ s folded by deepagents' reducers; ``todos`` replaces), from the installed
-``deepagents``; without it every reducer is unknown.
+``deepagents``, built when a reducer or a field is first asked for (a state decoded with its
+delta channels, replay, diff); without it every reducer is unknown.
 
 Knowledge: a ``task`` result is the subagent's answer as a ``ToolMessage`` whose own
 ``status`` (``success``/``error``) is the subagent's status (``task_result``); human-in-the-loop
@@ -20,6 +21,7 @@ from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
+from ..schema.model import DeferredSchema
 from . import Profile, ThreadFacts
 from .chat import SubagentResult
 from .langchain_agent import HITL, MARKER_KEY, marker, middleware_hooks
@@ -52,6 +54,10 @@ def deep_agent_schema() -> Any:
     return schema_of(graph, "deepagents state")
 
 
+# built when a reducer or a field is first asked for (replay, diff, the state's fields), once per process
+SCHEMA = DeferredSchema(deep_agent_schema, "deepagents")
+
+
 def task_result(message: dict[str, Any]) -> tuple[str | None, str] | None:
     """A ``task`` tool message's (status as stored, status shown: completed/failed/in_progress); None for
     other messages."""
@@ -72,7 +78,7 @@ PROFILE = Profile(
     title="deepagents",
     description="deepagents' create_deep_agent: files in state, task subagents, delta channels",
     evidence=evidence,
-    schema=deep_agent_schema,
+    schema=lambda: SCHEMA,
     knowledge=frozenset({HITL}),
     chat=SimpleNamespace(subagent_result=subagent_result),
     field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items

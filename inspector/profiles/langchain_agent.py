@@ -7,7 +7,8 @@ and middleware hooks named ``<Middleware>.<hook>`` among the written channels.
 
 Schema: the state ``create_agent`` builds with those middleware, read the way LangGraph
 reads it (``messages`` by ``add_messages``; ``todos`` and the counters replace), from the
-installed ``langchain``; without it every reducer is unknown and replay says unverified.
+installed ``langchain``, built when a reducer or a field is first asked for (importing
+``langchain`` costs seconds); without it every reducer is unknown and replay says unverified.
 
 Knowledge: LangChain's human-in-the-loop interrupt (``action_requests``,
 ``review_configs``) read as the pending question (``hitl_requests``).
@@ -18,6 +19,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from ..schema.model import DeferredSchema
 from . import Profile, ThreadFacts
 
 MARKER_KEY = "ls_integration"
@@ -74,6 +76,10 @@ def agent_schema() -> Any:
     return schema_of(graph, "LangChain create_agent state")
 
 
+# built when a reducer or a field is first asked for (replay, diff, the state's fields), once per process
+SCHEMA = DeferredSchema(agent_schema, "LangChain agent")
+
+
 # -- the human-in-the-loop request ----------------------------------------------------
 
 
@@ -126,7 +132,7 @@ PROFILE = Profile(
     title="LangChain agent",
     description="langchain's create_agent and its middleware: todo list, human-in-the-loop, summarisation",
     evidence=evidence,
-    schema=agent_schema,
+    schema=lambda: SCHEMA,
     knowledge=frozenset({HITL}),
     field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items
 )

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from ..store.not_utf8 import quoted
 from .facts import ThreadFacts
 
 # The registered profiles, most specific first; the generic LangGraph base is last and always applies.
@@ -31,8 +32,10 @@ class Profile:
 
     ``name``: the word the operator names it by (``--profile deerflow``); ``title``: how pages name it;
     ``description``: one line of what it knows; ``evidence(facts)``: the clues in the data that this app
-    wrote the thread, as short phrases (empty: none); ``schema()``: the app's state schema
-    (``inspector.schema.Schema``, or ``DEFAULT`` for DeerFlow's ThreadState; None: every reducer unknown);
+    wrote the thread, as short phrases (empty: none); ``schema()``: the app's state schema,
+    returned without cost when a thread's reading starts (``inspector.schema.Schema``; a
+    ``schema.model.DeferredSchema`` when reading it imports the app's package, built when a reducer or a
+    field is first asked for; ``DEFAULT`` for DeerFlow's ThreadState; None: every reducer unknown);
     ``knowledge``: named pieces other packages ask for (``knows``); ``texts``: advice and wording by key,
     the base's filling what an app leaves out (``text``); ``value_lints``: the app's health lints on a
     decoded newest state, each ``lint(state, rows) -> [flag fields]``; ``size_lints``: the app's health
@@ -127,7 +130,7 @@ def profile_named(name: str) -> Profile:
         if profile.name == name.strip().lower():
             return profile
     known = ", ".join(p.name for p in profiles())
-    raise ProfileError(f"unknown profile {name!r}: known profiles are {known}")
+    raise ProfileError(f"unknown profile {quoted(name)}: known profiles are {known}")
 
 
 def base() -> Profile:

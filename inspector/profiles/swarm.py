@@ -4,7 +4,7 @@
 Evidence: the root graph writes ``active_agent`` beside ``messages`` and routes to agent nodes
 (``branch:to:<agent>``) while writing no middleware hook of its own. Schema: langgraph-swarm's
 ``SwarmState`` (``messages`` by ``add_messages``, ``active_agent`` replaced), from the installed
-package; without it every reducer is unknown.
+package, built when a reducer or a field is first asked for; without it every reducer is unknown.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from ..schema.model import DeferredSchema
 from . import Profile, ThreadFacts
 
 ACTIVE_AGENT = "active_agent"
@@ -36,10 +37,14 @@ def swarm_schema() -> Any:
     return schema_of(SwarmState, "langgraph-swarm SwarmState")
 
 
+# built when a reducer or a field is first asked for (replay, diff, the state's fields), once per process
+SCHEMA = DeferredSchema(swarm_schema, "langgraph-swarm")
+
+
 PROFILE = Profile(
     name="swarm",
     title="langgraph-swarm",
     description="multi-agent handoffs with langgraph-swarm: transfer_to_* tools and the active_agent channel",
     evidence=evidence,
-    schema=swarm_schema,
+    schema=lambda: SCHEMA,
 )

@@ -8,6 +8,7 @@ reducer is unknown.
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -90,3 +91,41 @@ class Schema:
     def drift(self, seen: Iterable[str]) -> SchemaDrift:
         """Channels in ``seen`` the schema lacks, and schema fields not in ``seen``."""
         return drift_between(self.fields, seen, self.name)
+
+
+class DeferredSchema:
+    """An app's schema, built on first use: reading it from the app's installed package (``create_agent``,
+    ``create_deep_agent``, ...) imports that package, seconds of CPU, which work that never asks for a
+    reducer or a field (listing uploads, measuring sizes) should not pay.
+
+    ``build()`` returns the ``Schema``, or None when the app's package is missing (then every reducer is
+    unknown: an empty schema named ``<title> (reducers unknown)``). Built at most once per instance (a
+    lock: dashboard sessions share it); every ``Schema`` attribute reads the built one.
+    """
+
+    def __init__(self, build: Callable[[], Schema | None], title: str) -> None:
+        self._build = build
+        self._title = title
+        self._schema: Schema | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def is_built(self) -> bool:
+        return self._schema is not None
+
+    def built(self) -> Schema:
+        """The schema, built on the first call."""
+        if self._schema is None:
+            with self._lock:
+                if self._schema is None:
+                    found = self._build()
+                    self._schema = found if found is not None else Schema(f"{self._title} (reducers unknown)", (), {})
+        return self._schema
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # copy/pickle probes and private names never build the schema
+            raise AttributeError(name)
+        return getattr(self.built(), name)
+
+    def __repr__(self) -> str:
+        return f"DeferredSchema({self._title!r}, built={self.is_built})"

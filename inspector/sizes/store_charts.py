@@ -71,8 +71,8 @@ def growth_frame(report: GrowthReport) -> pd.DataFrame:
 
 
 def growth_chart(report: GrowthReport) -> alt.Chart:
-    """Bars of bytes stored per day or hour over the report's whole window (an empty stretch shows as such), the
-    y axis in one unit, the x axis in dates."""
+    """Bars of bytes stored per day or hour over the report's whole window (an empty stretch shows as such, and
+    buckets dated past its end widen the axis), the y axis in one unit, the x axis in dates."""
     import altair as alt
 
     axis_format, _label, step = BUCKETS[report.bucket]
@@ -80,6 +80,9 @@ def growth_chart(report: GrowthReport) -> alt.Chart:
     unit, _scale = byte_unit(int(frame["bytes"].max()) if len(frame) else 0)
     first = _floor(report.window_start, report.bucket)
     last = _floor(report.now, report.bucket) + step
+    if report.points:  # a checkpoint dated after now (a writer's clock ahead) still draws inside the axis
+        first = min(first, _utc(min(p.start for p in report.points)))
+        last = max(last, _utc(max(p.start for p in report.points)) + step)
     domain = [alt.DateTime(year=t.year, month=t.month, date=t.day, hours=t.hour, utc=True) for t in (first, last)]
     return alt.Chart(frame).mark_bar().encode(
         x=alt.X("start:T", title=f"{report.bucket} (UTC)",

@@ -82,6 +82,9 @@ def overwritten(value: Any) -> tuple[bool, Any]:
     return False, None
 
 
+CORRUPT_BLOB = "checkpoint blob is corrupt or truncated"  # a checkpoint-wide problem: channels after it are unread
+
+
 @dataclass(frozen=True)
 class Problem:
     """Something that could not be read as it should; attached to a field when known."""
@@ -327,5 +330,5 @@ def _walk_checkpoint(payload: bytes, wanted: Collection[str] | None, before: dic
                 sizes[name] = unpacker.tell() - start
                 problems.extend(decoded.problems)
     except Exception as exc:  # truncated or corrupt blob: keep what was read
-        problems.append(Problem(f"checkpoint blob is corrupt or truncated after {len(values)} channel(s) ({type(exc).__name__})"))
+        problems.append(Problem(f"{CORRUPT_BLOB} after {len(values)} channel(s) ({type(exc).__name__})"))
     return DecodedCheckpoint(header, values, sizes, problems, carried)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import msgpack
 
-from .decode import Problem
+from .decode import CORRUPT_BLOB, Problem
 
 _ARRAY_TYPES = frozenset({0xDC, 0xDD})
 
@@ -246,7 +246,7 @@ def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None,
                     measured.regions[channel] = region
     except Exception as exc:  # truncated or corrupt blob: keep what was measured
         measured.problems.append(
-            Problem(f"checkpoint blob is corrupt or truncated after {len(measured.channels)} channel(s) "
+            Problem(f"{CORRUPT_BLOB} after {len(measured.channels)} channel(s) "
                     f"({type(exc).__name__})", None, "size")
         )
     return measured

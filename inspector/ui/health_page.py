@@ -58,7 +58,9 @@ def render() -> None:
         return
     rows, summary = report.threads, report.summary
     if not rows:
-        st.info("This store has no threads.")
+        st.info("This store holds no checkpoint yet: no thread to rank, analyse or flag.", icon=":material/inbox:")
+        render_files(store)  # what the files hold, and rows left behind, still say something
+        render_leftovers(store)
         return
     st.caption(f"All {totals.threads:,} thread(s) ranked by stored bytes; the largest {len(rows)} analysed in depth "
                f"(setting health_top_threads = {top}).")
@@ -96,6 +98,8 @@ def render() -> None:
             routes.link("thread", row.thread_id, routes.thread_params(store, row.thread_id), icon=":material/schema:")
             st.text(drift_lines(row.schema_drift, unwritten=False)[0])
     st.subheader("Flags")
+    if not report.flag_count:
+        st.caption(f"None: no flag in the {len(rows)} thread(s) analysed.")
     for row in (r for r in rows if r.flags):
         routes.link("thread", f"{row.thread_id}: {len(row.flags)} flag(s)",
                     routes.thread_params(store, row.thread_id, panel="Size"), icon=":material/timeline:")

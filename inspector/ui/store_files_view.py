@@ -52,8 +52,8 @@ def render_leftovers(store) -> None:
         return
     st.caption(f"Rows no checkpoint needs: {human_bytes(report.total_bytes)}. "
                + ("App thread tables read: " + ", ".join(f"{app} ({table})" for app, table in report.app_tables)
-                  if report.app_tables else "No app thread table (DeerFlow's threads_meta, Agent Server's thread) "
-                                            "is present or readable.")
+                  if report.app_tables else "No app's own thread table is present or readable: no thread is "
+                                            "compared with one.")
                + " The statements are for you to review and run; the inspector never runs them.")
     for item in report.leftovers:
         with st.expander(f"{item.title}: {item.rows:,} row(s), {human_bytes(item.bytes)}, "

@@ -14,6 +14,7 @@ from ....history.field_history import field_history
 from ....media.folders import UserData
 from ....media.located import LocatedFile, locate_refs
 from ....store import CheckpointRow, CheckpointState, Store
+from ....store.records import checkpoint_not_found
 from ... import in_force, knows, reads_thread
 from ...pieces import USER_DATA
 from .artifacts import Artifact, first_appearances, list_artifacts
@@ -58,9 +59,23 @@ def media_report(store: Store, thread_id: str, checkpoint_id: str | None = None,
                  images: bool = True, artifacts: bool = True, ns: str = "",
                  cache: AnalysisCache | None = None) -> MediaReport:
     """Images (checked, and their spans along the lineage) and artifacts (located, flagged, first step) at a
-    checkpoint; ``cache`` keeps the image facts of each checkpoint read (None: no cache)."""
+    checkpoint; ``cache`` keeps the image facts of each checkpoint read (None: no cache). A thread read with
+    a profile that names no files has nothing to look for: its checkpoint's row names the checkpoint, and no
+    state is decoded (rebuilding an app's delta channels would build its schema)."""
+    if not knows(USER_DATA):
+        found = store.checkpoint_rows(thread_id, [(ns, checkpoint_id)]) if checkpoint_id is not None \
+            else store.history(thread_id, ns, limit=1)
+        if not found:
+            raise checkpoint_not_found(thread_id, checkpoint_id, ns)
+        return _names_no_files(thread_id, found[0].checkpoint_id, found[0].step, ns)
     return report_for_state(store, store.state(thread_id, checkpoint_id, ns), data_dir, images, artifacts,
                             cache=cache)
+
+
+def _names_no_files(thread_id: str, checkpoint_id: str, step: int | None, ns: str) -> MediaReport:
+    return MediaReport(thread_id, checkpoint_id, step, None, checkpoint_ns=ns,
+                       problems=[f"read with the {in_force().title} profile, which names no files in a thread's state: "
+                                 "there are none to look for"])
 
 
 def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path | None = None,
@@ -70,9 +85,7 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
     thread_id, ns = state.thread_id, state.checkpoint_ns
     step = state.metadata.get("step") if isinstance(state.metadata.get("step"), int) else None
     if not knows(USER_DATA):  # files named by a state are an app's knowledge (DeerFlow's user-data folders)
-        return MediaReport(thread_id, state.checkpoint_id, step, None, checkpoint_ns=ns,
-                           problems=[f"read with the {in_force().title} profile, which names no files in a thread's state: "
-                                     "there are none to look for"])
+        return _names_no_files(thread_id, state.checkpoint_id, step, ns)
     if history and rows is None:
         rows = store.timeline(thread_id)
     refs = in_force().uploads(state.values) if artifacts and in_force().uploads else []
