@@ -191,3 +191,18 @@ def test_prune_statements_name_hostile_ids_without_control_characters(hostile_db
     value = corpus.ESCAPES_THREAD + "'\r\u202e"
     assert sqlite3.connect(":memory:").execute(f"SELECT {literal(value)}").fetchone()[0] == value
     assert corpus.controls_in(literal(value, "postgres")) == [] and "\\u001b" in literal(value, "postgres")
+
+
+def test_error_lines_name_stored_ids_as_tables_spell_them(hostile_db, capsys):
+    """An id the store holds, named in an error line (a first checkpoint has no parent to diff against): its bad
+    bytes as ``\\xed`` and the id marked ``(not UTF-8)``, its control characters escaped; never ``'\\udced'``."""
+    base = ["--db", str(hostile_db)]
+    cases = [([token(decode(corpus.BAD_UTF8_THREAD + b"-cp"))], "checkpoint '1f0-bad-\\xed\\xa0\\x80-id' (not UTF-8)"),
+             ([token(decode(corpus.BAD_UTF8_THREAD + b"-ns")), "--ns", token(decode(corpus.BAD_UTF8_NS))],
+              "has no parent"),
+             ([token(decode(corpus.BAD_UTF8_THREAD + b"-ns"))], "for thread 'bad-\\xff\\xfe-thread-ns' (not UTF-8)"),
+             ([corpus.ESCAPES_THREAD, "--ns", "sub\x1b[2J:task"], "checkpoint '1f0-esc-ns-\\x07' has no parent")]
+    for args, expected in cases:
+        code, out = run(capsys, "diff", *base, *args)
+        check(code, out, allowed=(2,))
+        assert expected in out and "\\udc" not in out, out

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..settings import load_settings
+from ..store.not_utf8 import quoted
 from .output import print_json, say
 from .store_commands import THREAD_HELP, add_store_args, open_from_args
 
@@ -24,20 +25,45 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_bundle(args: argparse.Namespace) -> int:
     if not args.out.lower().endswith(".zip"):
-        raise ValueError(f"--out must name a .zip file, got {args.out!r}")
+        raise ValueError(f"--out must name a .zip file, got {quoted(args.out)}")
     out = Path(args.out).expanduser()
-    if out.is_dir():
-        raise ValueError(f"--out names a folder, not a file: {args.out!r}")
-    if not out.parent.is_dir():
-        raise ValueError(f"--out: there is no folder {str(out.parent)!r} to write the bundle into")
-    if args.db and out.exists() and Path(args.db).expanduser().exists() and out.samefile(Path(args.db).expanduser()):
-        raise ValueError(f"--out is the store being read: {args.out!r}")
+    try:
+        _check_out(args, out)
+    except OSError as exc:  # a name the file system refuses (too long, ...): bad input
+        if exc.filename is None or not str(exc.filename).startswith(str(out.parent)):
+            raise
+        raise ValueError(f"--out: cannot write the bundle to {quoted(args.out)}: {exc.strerror or exc}") from None
     from ..bundle import write_bundle  # LangGraph's SqliteSaver, and its graph machinery: only here
 
     settings = load_settings()
     with open_from_args(args) as store:
-        manifest = write_bundle(store, args.thread, args.out, data_dir=args.data_dir or settings.data_dir,
-                                reveal=args.reveal, created_by=args.by, settings=settings)
+        try:
+            manifest = write_bundle(store, args.thread, out, data_dir=args.data_dir or settings.data_dir,
+                                    reveal=args.reveal, created_by=args.by, settings=settings)
+        except OSError as exc:  # the file --out names (or its .building neighbour) cannot be written: bad input
+            if exc.filename is None or not str(exc.filename).startswith(str(out)):
+                raise
+            raise ValueError(f"--out: cannot write the bundle to {quoted(args.out)}: {exc.strerror or exc}") from None
+    return _print_bundle(args, manifest)
+
+
+def _check_out(args: argparse.Namespace, out: Path) -> None:
+    if out.is_dir():
+        raise ValueError(f"--out names a folder, not a file: {quoted(args.out)}")
+    if not out.parent.is_dir():
+        raise ValueError(f"--out: there is no folder {quoted(str(out.parent))} to write the bundle into")
+    if args.db and out.exists() and _same_file(out, Path(args.db).expanduser()):
+        raise ValueError(f"--out is the store being read: {quoted(args.out)}")
+
+
+def _same_file(out: Path, db: Path) -> bool:
+    try:
+        return db.exists() and out.samefile(db)
+    except OSError:  # a --db no file system can name: not this file (opening it says what is wrong)
+        return False
+
+
+def _print_bundle(args: argparse.Namespace, manifest) -> int:
     if args.json:
         print_json(manifest)
         return 0

@@ -8,6 +8,7 @@ from ..history.attribution import attribute_keys
 from ..history.flow_graph import cluster_of, graph_json, infer_graph, to_dot
 from ..history.lineage import build_history
 from ..store import NotFound
+from ..store.not_utf8 import quoted
 from .output import masked, print_json
 from .store_commands import THREAD_HELP, add_store_args, open_from_args
 
@@ -32,8 +33,8 @@ def cmd_graph(args: argparse.Namespace) -> int:
         if args.checkpoint:
             key = history.find(args.checkpoint, args.ns)
             if key is None:
-                raise NotFound(f"no checkpoint {args.checkpoint!r} in namespace {args.ns or 'root'!r} "
-                               f"of thread {args.thread!r}")
+                raise NotFound(f"no checkpoint {quoted(args.checkpoint)} in namespace "
+                               f"{quoted(args.ns) if args.ns else 'root'} of thread {quoted(args.thread)}")
             made = attribute_keys(store, history, [key])[key]
     graph = infer_graph(history, writes)
     if args.json:

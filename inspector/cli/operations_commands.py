@@ -15,6 +15,7 @@ from ..operations.growth import BUCKETS, growth_report, growth_table
 from ..operations.growth_summaries import wait_for_fills
 from ..operations.orphans import orphan_report
 from ..settings import load_settings
+from ..store.not_utf8 import quoted
 from .output import print_json, print_table, say, warn
 from .store_commands import add_store_args, open_cache_for, open_from_args
 
@@ -209,7 +210,7 @@ def cmd_delta_what_if(args: argparse.Namespace) -> int:
         report = (delta_what_if(store, args.thread, frequencies, args.channel) if args.thread else
                   store_delta_what_if(store, load_settings().health_top_threads, frequencies, args.channel))
     if args.thread and not report.present:
-        raise ValueError(f"thread {args.thread!r} stores no channel {args.channel!r} in its root graph or its "
+        raise ValueError(f"thread {quoted(args.thread)} stores no channel {quoted(args.channel)} in its root graph or its "
                          "subgraphs: nothing to price (--channel names one of its fields, default messages)")
     if args.json:
         print_json(report, keys=False)

@@ -89,9 +89,15 @@ def say(text: str, out: TextIO | None = None) -> None:
     (out or sys.stdout).write(terminal_safe(shown(masked(text))) + "\n")
 
 
+WARN_LONGEST = 1_000  # an error line past this (a path or value of megabytes named in it) is cut, its length said
+
+
 def warn(text: str) -> None:
-    """One line on stderr (``warning: ...``, ``error: ...``), masked and escaped."""
-    sys.stderr.write(terminal_safe(shown(safe_masked(text)), newlines=False) + "\n")
+    """One line on stderr (``warning: ...``, ``error: ...``), masked and escaped; cut past ``WARN_LONGEST``."""
+    line = terminal_safe(shown(safe_masked(text)), newlines=False)
+    if len(line) > WARN_LONGEST:
+        line = line[:WARN_LONGEST - 40] + f"… [{len(line):,} characters]"
+    sys.stderr.write(line + "\n")
 
 
 def safe_masked(text: str) -> str:

@@ -10,6 +10,7 @@ from ..history.lineage import build_history
 from ..profiles import reads_thread
 from ..store import CheckpointState, Store, WriteRecord, is_internal_channel
 from ..store.delta import delta_channels
+from ..store.not_utf8 import quoted
 from .fields import changes_for, has_field_diff, overwrite_change
 from .model import FieldDiff, StateDiff, channel_reducer
 from .nested import presence_change
@@ -128,7 +129,7 @@ def diff_checkpoints(store: Store, thread_id: str, from_id: str | None = None, t
     after = store.state(thread_id, to_id, ns)
     if from_id is None:
         if after.parent_checkpoint_id is None:
-            raise ValueError(f"checkpoint {after.checkpoint_id} has no parent: pass --from")
+            raise ValueError(f"checkpoint {quoted(after.checkpoint_id)} has no parent: pass --from")
         from_id = after.parent_checkpoint_id
     before = store.state(thread_id, from_id, ns)
     made = None

@@ -30,6 +30,7 @@ from ..history.lineage import History, HistoryProblem, build_history, key_of
 from ..profiles import reads_thread
 from ..schema.default import DEFAULT, DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES, thread_schema
 from ..store import CheckpointRow, CheckpointState, NotFound, Store, WriteRecord
+from ..store.not_utf8 import quoted
 from .model import FieldCheck, StepReplay
 from .writes import describe_writes, is_update_write, step_writes, update_writes
 
@@ -180,7 +181,7 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
     history = build_history(keys if keys is not None else store.timeline_keys(thread_id))
     rows = sorted((history.node(k).row for k in history.ordered if k[0] == ns), key=lambda r: r.checkpoint_id)
     if not rows:
-        raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
+        raise NotFound(f"no checkpoints in namespace {quoted(ns)} for thread {quoted(thread_id)}")
     broken = _broken_steps(store, thread_id, history, rows)
     siblings: dict[str, int] = {}
     for row in rows:

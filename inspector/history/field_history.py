@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..store import CheckpointRow, NotFound, Store
+from ..store.not_utf8 import quoted
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ def lineage(rows: list[CheckpointRow], checkpoint_id: str | None = None, ns: str
             return []
         checkpoint_id = max(same_ns, key=lambda r: r.checkpoint_id).checkpoint_id
     if checkpoint_id not in by_id:
-        raise NotFound(f"checkpoint {checkpoint_id} is not in this thread")
+        raise NotFound(f"checkpoint {quoted(checkpoint_id)} is not in this thread")
     chain: list[CheckpointRow] = []
     seen: set[str] = set()
     current: CheckpointRow | None = by_id[checkpoint_id]

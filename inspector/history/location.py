@@ -16,7 +16,9 @@ from typing import Mapping
 
 from ..store.not_utf8 import from_token, token
 
-MAX_PARAM_LENGTH = 512
+# LangGraph bounds no id, and the thread list links every thread it lists: a longer value names nothing (never its
+# prefix, which could be another thread's id)
+MAX_PARAM_LENGTH = 65_536
 
 
 def url_id(value: str) -> str:
@@ -56,7 +58,7 @@ def _clean(value: object) -> str | None:
     if value is None:
         return None
     text = str(value).strip()
-    return text[:MAX_PARAM_LENGTH] or None
+    return text if 0 < len(text) <= MAX_PARAM_LENGTH else None
 
 
 def _id(value: object) -> str | None:

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..store.not_utf8 import quoted
+
 _BAD_ID_CHARS = ("/", "\\", "\x00")
 MAX_NAME_BYTES = 255  # a longer id names no folder on any common file system
 
@@ -32,11 +34,11 @@ class PathRefused(ValueError):
 def check_id(value: Any, what: str = "thread id") -> str:
     """``value`` if it is safe as one path component; raises ``PathRefused`` otherwise."""
     if not isinstance(value, str) or not value or value in (".", ".."):
-        raise PathRefused(f"{what} {value!r} cannot name a folder")
+        raise PathRefused(f"{what} {quoted(value) if isinstance(value, str) else repr(value)[:80]} cannot name a folder")
     if any(ch in value for ch in _BAD_ID_CHARS) or value != value.strip():
-        raise PathRefused(f"{what} {value!r} contains path characters")
+        raise PathRefused(f"{what} {quoted(value)} contains path characters")
     if len(value.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
-        raise PathRefused(f"{what} {value[:40]!r}… is longer than a folder name can be ({MAX_NAME_BYTES} bytes)")
+        raise PathRefused(f"{what} {quoted(value)} is longer than a folder name can be ({MAX_NAME_BYTES} bytes)")
     return value
 
 

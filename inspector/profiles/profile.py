@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from ..store.not_utf8 import quoted
 from .facts import ThreadFacts
 
 # The registered profiles, most specific first; the generic LangGraph base is last and always applies.
@@ -129,7 +130,7 @@ def profile_named(name: str) -> Profile:
         if profile.name == name.strip().lower():
             return profile
     known = ", ".join(p.name for p in profiles())
-    raise ProfileError(f"unknown profile {name!r}: known profiles are {known}")
+    raise ProfileError(f"unknown profile {quoted(name)}: known profiles are {known}")
 
 
 def base() -> Profile:

@@ -16,7 +16,7 @@ import re
 from typing import Iterable, Sequence
 
 from ..formatting import human_bytes
-from ..store.not_utf8 import is_not_utf8, shown, stored_bytes
+from ..store.not_utf8 import is_not_utf8, quoted, shown, stored_bytes
 from .plan import NamespaceAction, Plan, ThreadPlan
 
 CHUNK = 500
@@ -45,10 +45,10 @@ def literal(value: str, dialect: str = "sqlite") -> str:
     """
     if is_not_utf8(value):
         if dialect != "sqlite":
-            raise ValueError(f"an id that is not UTF-8 cannot be written as {dialect} text: {shown(value)!r}")
+            raise ValueError(f"an id that is not UTF-8 cannot be written as {dialect} text: {quoted(value)}")
         return f"CAST(X'{stored_bytes(value).hex().upper()}' AS TEXT)"
     if "\x00" in value:
-        raise ValueError(f"an id contains a NUL character and cannot be written as SQL: {value!r}")
+        raise ValueError(f"an id contains a NUL character and cannot be written as SQL: {quoted(value)}")
     unsafe = _TERMINAL_UNSAFE.search(value) is not None  # written as code points: the statements are read on a terminal
     if dialect == "postgres" and ("\\" in value or unsafe):
         escaped = value.replace("\\", "\\\\").replace("'", "''")

@@ -18,6 +18,8 @@ import platform
 import sys
 from pathlib import Path
 
+from ..store.not_utf8 import quoted
+
 MAX_SOURCE_BYTES = 4_000_000  # a schema module larger than this is imported without the pre-check
 
 
@@ -30,10 +32,10 @@ def check_spec(spec: str) -> tuple[str, str]:
     be imported here (``check_before_import``). Cheap: nothing of LangGraph is loaded."""
     target, sep, attribute = spec.strip().rpartition(":")
     if not sep or not target or not attribute.isidentifier():
-        raise SchemaError(f"schema {spec!r}: expected module.path:Class or path/to/file.py:Class")
+        raise SchemaError(f"schema {quoted(spec)}: expected module.path:Class or path/to/file.py:Class")
     missing = check_before_import(target, spec.strip())
     if missing:
-        raise SchemaError(f"schema {spec!r}: {missing}")
+        raise SchemaError(f"schema {quoted(spec)}: {missing}")
     return target, attribute
 
 

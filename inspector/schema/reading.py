@@ -118,6 +118,7 @@ def load_schema(spec: str) -> Schema:
 
     target, attribute = check_spec(spec)
     from ..store import StoreError
+    from ..store.not_utf8 import quoted
     from ..store.saver.loading import import_target
 
     try:
@@ -125,13 +126,13 @@ def load_schema(spec: str) -> Schema:
     except StoreError as exc:
         cause = exc.__cause__ or exc.__context__
         worded = import_failure(cause, spec.strip()) if cause is not None else None
-        raise SchemaError(f"schema {spec!r}: {worded or exc}") from None
+        raise SchemaError(f"schema {quoted(spec)}: {worded or exc}") from None
     try:
         obj = getattr(module, attribute)
     except AttributeError:
-        raise SchemaError(f"schema {spec!r}: {target} has no attribute {attribute!r}") from None
+        raise SchemaError(f"schema {quoted(spec)}: {target} has no attribute {attribute!r}") from None
     if _state_class(obj) is None and not isinstance(obj, type):
-        raise SchemaError(f"schema {spec!r} is a {type(obj).__name__}, not a state class or a LangGraph graph")
+        raise SchemaError(f"schema {quoted(spec)} is a {type(obj).__name__}, not a state class or a LangGraph graph")
     return schema_of(obj, spec.strip())
 
 

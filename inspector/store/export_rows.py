@@ -17,7 +17,7 @@ from itertools import groupby
 from typing import Any, Iterable, Iterator
 
 from .model import NotFound
-from .not_utf8 import stored_bytes
+from .not_utf8 import quoted, stored_bytes
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def with_writes(thread_id: str, checkpoints: Iterable[ExportCheckpoint],
         yield _stray(pending)
         pending = next(groups, None)
     if not found:
-        raise NotFound(f"no thread {thread_id!r} in this store")
+        raise NotFound(f"no thread {quoted(thread_id)} in this store")
 
 
 def _order(key: tuple[str, str]) -> tuple[bytes, bytes]:

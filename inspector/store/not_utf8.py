@@ -11,6 +11,9 @@ How such a text leaves the core:
 
 - ``shown(text)``: for people (pages, tables): the bad bytes as ``\\xff`` and the text marked
   ``(not UTF-8)``, so it can never be mistaken for a real id spelled with a backslash.
+- ``quoted(text)``: for a message that names an id (an error line, a page's error box): in quotes, spelled as
+  ``shown`` spells it, ``'bad-\\xff' (not UTF-8)``, with control and invisible characters escaped (``\\x1b``,
+  ``\\u202e``) so it is inert wherever the message goes, and a very long id cut, its length said.
 - ``token(text)`` / ``from_token(text)``: a reversible, collision-free spelling in valid UTF-8, for URLs
   (``?thread=``), CLI arguments and cache keys. Valid text is itself; text that is not UTF-8, and valid text
   that happens to start with the marker, is the marker followed by its bytes in hex
@@ -21,10 +24,11 @@ from __future__ import annotations
 
 import binascii
 
-__all__ = ["MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "shown", "stored_bytes", "token"]
+__all__ = ["MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "quoted", "shown", "stored_bytes", "token"]
 
 MARK = " (not UTF-8)"
 TOKEN_PREFIX = "~bytes:"
+QUOTED_LONGEST = 200  # an id longer than this is cut in a message, its length said
 
 
 def decode(raw: bytes) -> str:
@@ -67,6 +71,18 @@ def escaped(text: str) -> str:
 def _escape(char: str) -> str:
     code = ord(char)
     return f"\\x{code - 0xDC00:02x}" if code >= 0xDC80 else f"\\u{code:04x}"
+
+
+def quoted(text: str) -> str:
+    """``text`` (an id) as a message names it: ``'id'``; text that is not UTF-8 as ``'bad-\\xff' (not UTF-8)``;
+    every character that is not printable (C0 and C1 controls, DEL, bidi and other format characters, line
+    separators) escaped as ``repr`` escapes it; over ``QUOTED_LONGEST`` characters, its head and its length."""
+    text = str(text)
+    cut = len(text) > QUOTED_LONGEST
+    head = text[:QUOTED_LONGEST - 40] if cut else text
+    inner = head if head.isprintable() else "".join(_escape(c) if 0xD800 <= ord(c) < 0xE000
+                                                    else c if c.isprintable() else repr(c)[1:-1] for c in head)
+    return f"'{inner}" + (f"…' ({len(text):,} characters)" if cut else "'") + (MARK if is_not_utf8(text) else "")
 
 
 def token(text: str) -> str:

@@ -20,6 +20,7 @@ from .model import (
     checkpoint_time,
     is_internal_channel,
 )
+from .not_utf8 import quoted
 
 # Streaming reads fetch blobs in batches of at most this many rows or bytes, so a long history
 # is never held in memory at once.
@@ -108,9 +109,9 @@ def like_pattern(search: str) -> str:
 
 
 def checkpoint_not_found(thread_id: str, checkpoint_id: str | None, ns: str) -> NotFound:
-    where = f"checkpoint {checkpoint_id!r}" if checkpoint_id else "checkpoint"
-    ns_text = f" in namespace {ns!r}" if ns else ""
-    return NotFound(f"no {where}{ns_text} for thread {thread_id!r}")
+    where = f"checkpoint {quoted(checkpoint_id)}" if checkpoint_id else "checkpoint"
+    ns_text = f" in namespace {quoted(ns)}" if ns else ""
+    return NotFound(f"no {where}{ns_text} for thread {quoted(thread_id)}")
 
 
 def assemble_state(
@@ -271,7 +272,7 @@ def stream_writes(ids: list[str], checkpoint_ids: Collection[str] | None,
 
 
 def thread_not_found(thread_id: str) -> NotFound:
-    return NotFound(f"no thread {thread_id!r} in this store")
+    return NotFound(f"no thread {quoted(thread_id)} in this store")
 
 
 class HistoryTimeline:

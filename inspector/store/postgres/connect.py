@@ -23,7 +23,8 @@ from psycopg.types.json import set_json_loads
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..depth import TOO_DEEP_KEY, TooDeep, loads
-from ..model import StoreError
+from ..model import NotFound, StoreError
+from ..not_utf8 import is_not_utf8, quoted
 
 LANGGRAPH_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
 # langgraph-checkpoint-postgres' migration level that added checkpoint_writes.task_path,
@@ -139,6 +140,22 @@ def read_error(exc: psycopg.Error, target: PgTarget) -> StoreError:
         return StoreError(f"PostgreSQL at {target.where} is not answering ({one_line(exc, target)}); "
                           "the next read reconnects")
     return StoreError(f"reading PostgreSQL at {target.where} failed: {one_line(exc, target)}")
+
+
+def not_utf8_named(params: Any) -> NotFound:
+    """What a query bound to a text that is not UTF-8 (an id typed with bytes such as 0xFF) finds: nothing, since
+    PostgreSQL text cannot hold such bytes; said as a missing name rather than as psycopg's encoding error."""
+    stack, bad = [params], None
+    while stack and bad is None:
+        value = stack.pop()
+        if isinstance(value, str) and is_not_utf8(value):
+            bad = value
+        elif isinstance(value, (list, tuple)):
+            stack.extend(reversed(value))
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+    named = f"named {quoted(bad)}" if bad is not None else "named by text that is not UTF-8"
+    return NotFound(f"nothing in this store is {named}: PostgreSQL text cannot hold bytes that are not UTF-8")
 
 
 def check_schema(conn: psycopg.Connection, target: PgTarget) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Iterator, Sequence
 import psycopg
 
 from ..model import BranchThread, StoreError
+from ..not_utf8 import is_not_utf8
 from ..retention_keys import (
     BlobKeys,
     CheckpointKeys,
@@ -27,7 +28,7 @@ from ..retention_keys import (
     ThreadKeys,
     branch_link,
 )
-from .connect import read_error
+from .connect import not_utf8_named, read_error
 
 BATCH = 200
 METADATA_KEYS = ("step", "source", "parents", "counters_since_delta_snapshot",
@@ -87,6 +88,8 @@ class PgRetentionReader:
             return self._conn.execute(sql, params).fetchall()
         except psycopg.Error as exc:
             raise self._error(exc) from None
+        except UnicodeEncodeError:  # a text that is not UTF-8 bound to the query: no row can hold it
+            raise not_utf8_named(params) from None
 
     # -- lifecycle -------------------------------------------------------
     def close(self) -> None:
@@ -109,8 +112,8 @@ class PgRetentionReader:
         if thread_ids is None:
             ids = sorted(r[0] for r in self._query(_THREAD_IDS.format(where="")))
         else:
-            ids = sorted(r[0] for r in self._query(_THREAD_IDS.format(where="WHERE thread_id = ANY(%s)"),
-                                                   [list(thread_ids)]))
+            named = [t for t in thread_ids if not is_not_utf8(t)]  # PostgreSQL text holds no other: none of its threads
+            ids = sorted(r[0] for r in self._query(_THREAD_IDS.format(where="WHERE thread_id = ANY(%s)"), [named]))
         for start in range(0, len(ids), BATCH):
             yield from self._batch(ids[start:start + BATCH])
 

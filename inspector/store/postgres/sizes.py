@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from ..measure import ChannelSize, base64_image_bytes, digest
 from ..model import CheckpointSizes, NotFound
+from ..not_utf8 import quoted
 
 Query = Callable[[str, Any], list[tuple]]
 
@@ -65,7 +66,7 @@ def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "") -> list[Ch
     rows = query(_CHECKPOINTS.format(ns=ns_sql), [thread_id, *extra])
     if not rows:
         if ns is None or not query("SELECT 1 FROM checkpoints WHERE thread_id = %s LIMIT 1", [thread_id]):
-            raise NotFound(f"no thread {thread_id!r} in this store")
+            raise NotFound(f"no thread {quoted(thread_id)} in this store")
         return []
     blobs: dict[tuple[str, str], dict[str, ChannelSize]] = {}
     for cns, cid, channel, version, size, md5, b64 in query(

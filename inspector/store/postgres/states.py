@@ -12,6 +12,7 @@ from .. import delta
 from ..carried import Carried, decode_value
 from ..decode import Decoded, Problem, decode_typed
 from ..model import CheckpointState, NotFound, WriteRecord
+from ..not_utf8 import quoted
 from ..records import (
     assemble_state,
     batches,
@@ -164,7 +165,7 @@ class PgStates:
         if not listed:
             if not self._query("SELECT 1 FROM checkpoints WHERE thread_id = %s LIMIT 1", [thread_id]):
                 raise thread_not_found(thread_id)
-            raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
+            raise NotFound(f"no checkpoints in namespace {quoted(ns)} for thread {quoted(thread_id)}")
         wanted = None if checkpoint_ids is None else set(checkpoint_ids)
         order = [cid for cid, _ in listed if wanted is None or cid in wanted]
         return self._stream_states(thread_id, ns, order, channels)

@@ -20,7 +20,7 @@ import psycopg
 
 from ..delta import SchemaSource
 from ..model import SHARED_BLOBS, CheckpointSizes, Key, StoreError
-from .connect import PgTarget, check_schema, one_line, open_pool, parse_pg_url, read_error
+from .connect import PgTarget, check_schema, not_utf8_named, one_line, open_pool, parse_pg_url, read_error
 from .export import PgExport
 from .files import PgFiles
 from .growth import PgGrowth
@@ -75,6 +75,8 @@ class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgState
                 return conn.execute(sql, params).fetchall()
         except psycopg.Error as exc:
             raise read_error(exc, self.target) from None
+        except UnicodeEncodeError:  # a text that is not UTF-8 bound to the query: no row can hold it
+            raise not_utf8_named(params) from None
 
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
         """Per-channel sizes computed in SQL (blob lengths and md5; contents never fetched); see ``sizes``."""

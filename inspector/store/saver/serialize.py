@@ -12,6 +12,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from ..decode import Decoded, Opaque, Problem, decode_typed
 from ..model import StoreError, WriteRecord
+from ..not_utf8 import quoted
 from ..records import write_records
 
 _SERDE = JsonPlusSerializer()
@@ -54,7 +55,7 @@ def dump_checkpoint(checkpoint: Any) -> tuple[str, bytes, list[Problem]]:
     try:
         return (*_SERDE.dumps_typed({**checkpoint, "channel_values": values}), problems)
     except Exception as exc:  # noqa: BLE001 - the header itself: nothing to show
-        raise StoreError(f"checkpoint {checkpoint.get('id')!r} cannot be serialized for display "
+        raise StoreError(f"checkpoint {quoted(str(checkpoint.get('id')))} cannot be serialized for display "
                          f"({type(exc).__name__})") from None
 
 

@@ -11,6 +11,7 @@ from .. import delta
 from ..decode import Problem, decode_checkpoint_blob
 from ..measure import measure_checkpoint_blob
 from ..model import CheckpointSizes, CheckpointState, Key, NotFound, StoreError, WriteRecord
+from ..not_utf8 import quoted
 from ..records import assemble_state, checkpoint_not_found
 from .serialize import cid, dump_checkpoint, metadata_bytes, ns_of, parent_of, plain, writes_bytes, writes_of, written_bytes
 
@@ -67,7 +68,7 @@ class SaverStates:
         """The saver lists whole checkpoints; each is decoded when the stream reaches it."""
         tuples = [t for t in self._thread(thread_id) if ns_of(t) == ns]
         if not tuples:
-            raise NotFound(f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
+            raise NotFound(f"no checkpoints in namespace {quoted(ns)} for thread {quoted(thread_id)}")
         wanted = None if checkpoint_ids is None else set(checkpoint_ids)
         ordered = sorted((t for t in tuples if wanted is None or cid(t) in wanted), key=cid)
         return (self._state_of(thread_id, ns, tup, channels) for tup in ordered)

@@ -7,6 +7,7 @@ from typing import Any, Collection, Iterator, Sequence
 from .. import delta
 from ..decode import DecodedCheckpoint, Problem, decode_checkpoint_blob, decode_typed
 from ..model import CheckpointState, NotFound, WriteRecord
+from ..not_utf8 import quoted
 from ..records import (
     assemble_state,
     batches,
@@ -112,7 +113,7 @@ class SqliteStates:
         )
         if not listed:
             raise thread_not_found(thread_id) if not self._has_thread(thread_id) else NotFound(
-                f"no checkpoints in namespace {ns!r} for thread {thread_id!r}")
+                f"no checkpoints in namespace {quoted(ns)} for thread {quoted(thread_id)}")
         wanted = None if checkpoint_ids is None else set(checkpoint_ids)
         order = [r for r in listed if wanted is None or r[0] in wanted]
         return self._stream_states(thread_id, ns, order, channels)
