@@ -141,38 +141,60 @@ def _days(days: float) -> str:
     return f"{days:,.1f} days"
 
 
-_REMEMBERED: OrderedDict[tuple, list[GrowthRows]] = OrderedDict()  # the newest reports' rows, by store fingerprint
+@dataclass
+class _Remembered:
+    views: list[GrowthRows]
+    token: object  # ``growth_change_token`` read before the views (None: the store has none)
+    fingerprint: object  # ``growth_fingerprint`` read before the views (None: not read yet)
+
+
+_REMEMBERED: OrderedDict[tuple, _Remembered] = OrderedDict()  # the newest reports' rows, per store and grouping
 _REMEMBER = 16
 _LOCK = threading.Lock()
 
 
 def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: int,
                            cache: FactCache | None = None) -> GrowthRows:
-    """``store.growth_rows``, remembered while the store's ``growth_fingerprint`` (each table's row count, summed
-    stored lengths and id range: one aggregate over lengths) is unchanged, so the Health page's reruns and
-    each scrape of a store that did not move cost that aggregate alone. With an analysis ``cache``, day
-    buckets are summed from the day rows kept there (``growth_summaries``): this process, another one or
-    the next CLI run reads from the store only the threads written since, and the store's totals."""
+    """``store.growth_rows``, remembered while the store is unchanged (``remembered_growth_views``). With an
+    analysis ``cache``, day buckets are summed from the day rows kept there (``growth_summaries``): this
+    process, another one or the next CLI run reads from the store only the threads written since, and the
+    store's totals."""
     if cacheable(store, cache, width, since):  # itself what changed since the last report, and no more
         return cached_growth_rows(store, cache, width, since, by, top)[0]
     return remembered_growth_views(store, width, since, [(by, top)])[0]
 
 
 def remembered_growth_views(store: Store, width: int, since: int, asks: list[tuple[str, int]]) -> list[GrowthRows]:
-    """``store_growth_views`` (every grouping asked from one statement), remembered as ``remembered_growth_rows``
-    says: one fingerprint for them all."""
+    """``store_growth_views`` (every grouping asked, from one statement), remembered while the store is
+    unchanged, so the Health page's reruns and each scrape of a store that did not move cost next to nothing.
+
+    Unchanged: its ``growth_change_token`` (SQLite's data version on this connection, PostgreSQL's
+    transaction snapshot: equal only if nothing was committed since) is the one read before the rows; when
+    it moved (a commit anywhere in the database or cluster), its ``growth_fingerprint`` (each table's rows,
+    summed stored lengths and id range: one aggregate over lengths) is the one read before them. The first
+    report reads the token and the rows alone; each value is read before the rows it vouches for, so a
+    commit in between makes the next report read them again."""
     fingerprint = getattr(store, "growth_fingerprint", None)
     if fingerprint is None:
         return store_growth_views(store, width, since, asks)
-    key = (store.identity, width, since, tuple(asks), fingerprint())
+    changed = getattr(store, "growth_change_token", None)
+    token = changed() if callable(changed) else None
+    key = (store.identity, width, since, tuple(asks))
     with _LOCK:
-        found = _REMEMBERED.get(key)
-        if found is not None:
+        held = _REMEMBERED.get(key)
+        if held is not None:
             _REMEMBERED.move_to_end(key)
-            return found
+            if token is not None and held.token == token:
+                return held.views
+    printed = fingerprint() if held is not None or token is None else None
+    if held is not None and held.fingerprint is not None and held.fingerprint == printed:
+        with _LOCK:
+            held.token = token
+        return held.views
     found = store_growth_views(store, width, since, asks)
     with _LOCK:
-        _REMEMBERED[key] = found
+        _REMEMBERED[key] = _Remembered(found, token, printed)
+        _REMEMBERED.move_to_end(key)
         while len(_REMEMBERED) > _REMEMBER:
             _REMEMBERED.popitem(last=False)
     return found

@@ -239,19 +239,23 @@ def views_shape(asks: Iterable[tuple[str, int]]) -> tuple[int, str | None]:
     return ranked, None if not tops else "all" if 0 in tops else "top"
 
 
-def growth_views_sql(dated: str, asks: Iterable[tuple[str, int]], grouping_sets: bool = False) -> str:
+def growth_views_sql(dated: str, asks: Iterable[tuple[str, int]], grouping_sets: bool = False,
+                     top_dated: str | None = None) -> str:
     """One statement over the dated rows ``dated`` (``b, t, c, p, k, n``, see the module's docstring) that
     answers every ask ``(by, top)`` of one window (``growth_views_result``): kind ``cell``, every row summed
     per bucket, channel and part (the store's and the channels' rows, the top channels and the totals come
     from these few); kind ``thread``, the window's top threads (the most any ask wants); kind ``row``, the
     window's rows per bucket, thread and part of those threads (or of every thread: ``views_shape``).
     ``grouping_sets``: in one pass (PostgreSQL's ``GROUPING SETS``, nothing materialized but the groups);
-    else over the dated rows materialized once (SQLite)."""
+    else over the dated rows materialized once (SQLite). ``top_dated``: with ``grouping_sets``, the dated
+    rows of the top threads alone (reading ``thread_id IN (SELECT grower FROM top_thread)``), read again for
+    their rows instead of grouping every thread's rows per bucket and part."""
     ranked, threads = views_shape(asks)
     window = f"b > {BEFORE}"
     among = " AND t IN (SELECT grower FROM top_thread)" if threads == "top" and ranked else ""
     if grouping_sets:  # GROUPING(b, t, c, p): 4 = (b, c, p), 11 = (t), 2 = (b, t, p); without t, 0 = (b, c, p)
-        sets = ["(b, c, p)"] + ["(t)"] * bool(ranked) + ["(b, t, p)"] * bool(threads)
+        again = top_dated is not None and threads == "top"  # the top threads' rows from a second, narrow read
+        sets = ["(b, c, p)"] + ["(t)"] * bool(ranked) + ["(b, t, p)"] * bool(threads and not again)
         keys, thread = ("b, t, c, p", "t") if ranked or threads else ("b, c, p", _NO_TEXT)
         head = (f"WITH g AS MATERIALIZED (\n    SELECT GROUPING({keys}) AS gs, b, {thread} AS t, c, p, "
                 "sum(k) AS k, sum(n) AS n, "
@@ -260,7 +264,9 @@ def growth_views_sql(dated: str, asks: Iterable[tuple[str, int]], grouping_sets:
         top = (f"SELECT t AS grower, wk AS k, wn AS grown FROM g WHERE gs = 11 AND wn IS NOT NULL "
                f'ORDER BY wn DESC, t COLLATE "C" LIMIT {int(ranked)}')  # ties byte by byte, as SQLite
         parts = [f"SELECT 'cell' AS kind, b, {_NO_TEXT} AS t, c, p, k, n FROM g WHERE gs = {4 if thread == 't' else 0}"]
-        rows = f"SELECT 'row', b, t, {_NO_TEXT}, p, k, n FROM g WHERE gs = 2 AND {window}{among}"
+        rows = (f"SELECT 'row', b, t, {_NO_TEXT}, p, sum(k), sum(n) FROM ({top_dated}) top_rows WHERE {window} "
+                "GROUP BY b, t, p" if again else
+                f"SELECT 'row', b, t, {_NO_TEXT}, p, k, n FROM g WHERE gs = 2 AND {window}{among}")
     else:
         head = f"WITH d AS MATERIALIZED ({dated})"
         top = (f"SELECT t AS grower, sum(k) AS k, sum(n) AS grown FROM d WHERE {window} GROUP BY t "

@@ -15,6 +15,7 @@ statement's transaction alone).
 
 from __future__ import annotations
 
+import math
 import time
 
 import psycopg
@@ -24,6 +25,7 @@ from ..growth_rows import (
     _NO_TEXT,
     BEFORE,
     CHECKPOINT_KEY,
+    MAX_SPLITS,
     TICKS_PER_SECOND,
     UUID6_HEAD_REGEX,
     UUID_EPOCH_OFFSET,
@@ -35,10 +37,11 @@ from ..growth_rows import (
     growth_sql_grouping_sets,
     growth_views_result,
     growth_views_sql,
-    id_range_bucket,
+    id_floor,
     since_ticks,
     thread_growth,
     thread_growth_sql,
+    views_shape,
 )
 from .connect import read_error
 
@@ -72,69 +75,82 @@ def _bucket(ticks: str, width: int, since: int | None) -> str:
             f" / {span} * {width} END")
 
 
-MAX_BLOB_CHANNELS = 64  # past this many channels with blob rows, versions are compared by expanding every object
+MAX_BLOB_CHANNELS = 64  # past this many channels with blob rows, every channel's versions are expanded
+UUID6_SHAPE = "________-____-6%%"  # LIKE: the dashes and version digit of a uuid6 id (%% a psycopg literal %)
+
+
+LEAF_BUCKETS = 8  # buckets one width_bucket searches (it walks its array: short ones, under a tree of comparisons)
 
 
 def _dated_by(column: str, width: int, since: int | None) -> str:
-    """A uuid6 ``column``'s bucket (``bucket_of``): compared as text ("C" collation) with each bucket's first id
-    for the buckets around now (``id_range_bucket``); an id outside them is decoded (``_ticks``). An id whose
-    dashes and version digit are not a uuid6's carries no time."""
+    """A uuid6 ``column``'s bucket (``bucket_of``): for the buckets around now (those ``id_range_bucket``
+    compares, at most ``MAX_SPLITS``), found by comparing the id as text ("C" collation) with each bucket's
+    first id (a tree of comparisons down to ``LEAF_BUCKETS`` buckets, searched by one ``width_bucket``); an
+    id outside them is decoded (``_ticks``). An id whose dashes and version digit are not a uuid6's carries
+    no time; one that has them sorts among the ids of the bucket it falls in."""
     fallback = _bucket(_ticks(column), width, since)
+    high = (math.floor(time.time() / width) + 2) * width
+    low = high - MAX_SPLITS * width
+    before = since is not None and since >= low
+    if before:
+        low = int(since)
+    points = [low] + list(range((low // width + 1) * width, high, width)) + [high]
     as_text = column + ' COLLATE "C"'  # ids compared byte by byte, whatever the database's collation
-    return (f"CASE WHEN substr({column}, 9, 1) = '-' AND substr({column}, 14, 2) = '-6' THEN "
-            f"{id_range_bucket(as_text, width, since, time.time(), fallback)} END")
+
+    def tree(lo: int, hi: int) -> str:  # the buckets lo..hi-1, between points[lo] and points[hi]
+        if hi - lo == 1:
+            return str((low // width + lo) * width)
+        if hi - lo <= LEAF_BUCKETS:
+            starts = ", ".join(f"'{id_floor(p)}'" for p in points[lo + 1:hi])
+            return f"({low // width + lo} + width_bucket({as_text}, ARRAY[{starts}]::text[])) * {width}"
+        mid = (lo + hi) // 2
+        return f"CASE WHEN {as_text} < '{id_floor(points[mid])}' THEN {tree(lo, mid)} ELSE {tree(mid, hi)} END"
+
+    return (f"CASE WHEN {column} LIKE '{UUID6_SHAPE}' THEN CASE "
+            f"WHEN {as_text} < '{id_floor(low)}' THEN {BEFORE if before else fallback} "
+            f"WHEN {as_text} >= '{id_floor(high)}' THEN {fallback} ELSE {tree(0, len(points) - 1)} END END")
 
 
 def _dated(width: int, since: int | None, blob_channels: int | None, among: str = "") -> str:
     """The dated rows; ``blob_channels``: how many channels hold blob rows, named by the parameters of
-    ``_params`` (their greatest version per checkpoint is compared), None to compare every channel's;
-    ``among``: a condition on ``thread_id`` every table is read under ("": every row)."""
+    ``_params`` (each checkpoint's version of each is read once), None to expand every channel's;
+    ``among``: a condition on ``thread_id`` every table is read under ("": every row).
+
+    A blob row is dated by the first checkpoint (its id the least, byte by byte) of its thread and
+    namespace whose ``channel_versions`` names its channel at its version: each checkpoint's version of
+    each blob channel, the least id per version, one hash join of the blob rows on all four keys."""
     where = f"WHERE {among}" if among else ""
-    versions = ("CASE WHEN jsonb_typeof(checkpoint->'channel_versions') = 'object' "
-                "THEN checkpoint->'channel_versions' ELSE '{}'::jsonb END")
+    versions = "checkpoint->'channel_versions'"  # NULL, or no key found, when it is not an object
     if blob_channels is None:
-        newest = "(SELECT max(value) FROM jsonb_each_text(cv))"
-    elif blob_channels:
-        newest = f"GREATEST({', '.join(['cv->>%s'] * blob_channels)})"
+        kept = f", CASE WHEN jsonb_typeof({versions}) = 'object' THEN {versions} END AS cv"
+        named = "SELECT thread_id, checkpoint_ns, v.key, v.value, checkpoint_id FROM cp CROSS JOIN LATERAL jsonb_each_text(cv) v"
     else:
-        newest = "NULL::text"
+        kept = "".join(f", {versions}->>%s AS v{i}" for i in range(blob_channels))
+        named = " UNION ALL ".join(f"SELECT thread_id, checkpoint_ns, %s, v{i}, checkpoint_id FROM cp WHERE v{i} IS NOT NULL"
+                                   for i in range(blob_channels)) or f"SELECT {', '.join([_NO_TEXT] * 5)} WHERE false"
     return f"""
-    WITH read AS (
-        SELECT thread_id, checkpoint_ns, checkpoint_id, {versions} AS cv,
+    WITH cp AS MATERIALIZED (
+        SELECT thread_id, checkpoint_ns, checkpoint_id{kept},
                pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0) AS n,
                {_dated_by('checkpoint_id', width, since)} AS b
-        FROM checkpoints {where} OFFSET 0),
-    topped AS (SELECT *, {newest} AS top FROM read OFFSET 0),
-    cp AS MATERIALIZED (SELECT thread_id, checkpoint_ns, checkpoint_id, n, b, top, cv FROM topped),
+        FROM checkpoints {where}),
     first_of_version AS (
-        SELECT DISTINCT ON (thread_id, checkpoint_ns, top) thread_id, checkpoint_ns, top, b, cv FROM cp
-        WHERE top IS NOT NULL ORDER BY thread_id, checkpoint_ns, top, checkpoint_id),
-    blobs AS MATERIALIZED (
-        SELECT bl.thread_id, bl.checkpoint_ns, bl.channel, bl.version, coalesce(octet_length(bl.blob), 0) AS n,
-               f.b, f.thread_id IS NOT NULL AS dated
-        FROM (SELECT * FROM checkpoint_blobs {where}) bl LEFT JOIN first_of_version f
-          ON f.thread_id = bl.thread_id AND f.checkpoint_ns = bl.checkpoint_ns AND f.top = bl.version
-         AND f.cv->>bl.channel = bl.version),
-    missed AS (SELECT * FROM blobs WHERE NOT dated),
-    named AS (
-        SELECT c.thread_id, c.checkpoint_ns, v.key AS channel, v.value AS version, min(c.checkpoint_id) AS cid
-        FROM cp c JOIN (SELECT DISTINCT thread_id, checkpoint_ns FROM missed) m
-          ON m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns
-        CROSS JOIN LATERAL jsonb_each_text(c.cv) v
-        GROUP BY 1, 2, 3, 4)
+        SELECT thread_id, checkpoint_ns, channel, version, min(checkpoint_id COLLATE "C") AS cid
+        FROM ({named}) named (thread_id, checkpoint_ns, channel, version, checkpoint_id) GROUP BY 1, 2, 3, 4)
     SELECT b, thread_id AS t, '{CHECKPOINT_KEY}' AS c, 'checkpoint' AS p, 1 AS k, n FROM cp
-    UNION ALL SELECT b, thread_id, channel, 'blobs', 0, n FROM blobs WHERE dated
-    UNION ALL SELECT {_dated_by('f.cid', width, since)}, m.thread_id, m.channel, 'blobs', 0, m.n
-        FROM missed m LEFT JOIN named f ON f.thread_id = m.thread_id AND f.checkpoint_ns = m.checkpoint_ns
-         AND f.channel = m.channel AND f.version = m.version
+    UNION ALL SELECT {_dated_by('f.cid', width, since)}, bl.thread_id, bl.channel, 'blobs', 0,
+        coalesce(octet_length(bl.blob), 0)
+        FROM (SELECT * FROM checkpoint_blobs {where}) bl LEFT JOIN first_of_version f
+          ON f.thread_id = bl.thread_id AND f.checkpoint_ns = bl.checkpoint_ns AND f.channel = bl.channel
+         AND f.version = bl.version
     UNION ALL SELECT {_dated_by('checkpoint_id', width, since)}, thread_id, channel, 'writes', 0,
         coalesce(octet_length(blob), 0) FROM checkpoint_writes {where}
     """
 
 
 def _params(channels: list[str]) -> list[str]:
-    """The parameters of ``_dated`` for these blob channels: each once, for the greatest version."""
-    return list(channels)
+    """The parameters of ``_dated`` for these blob channels: each twice (its version read, then named)."""
+    return list(channels) * 2
 
 
 _UUID6 = f"checkpoint_id ~ '{UUID6_HEAD_REGEX}'"
@@ -163,24 +179,30 @@ class PgGrowth:
         check_growth_args(bucket_seconds, by, top)
         if by is not None:
             return self.growth_views(bucket_seconds, since, [(by, top)])[0]
-        return growth_result(self._growth_read(bucket_seconds, since, lambda dated: growth_sql_grouping_sets(
+        return growth_result(self._growth_read(bucket_seconds, since, lambda dated, _: growth_sql_grouping_sets(
             dated, by, top)), bucket_seconds, since, PG_CHANNEL_BASIS)
 
     def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]]) -> list[GrowthRows]:
-        """``growth_rows`` for each ask ``(by, top)`` of one window, from one statement."""
+        """``growth_rows`` for each ask ``(by, top)`` of one window, from one statement (by thread, the top
+        threads' rows read again, those threads alone)."""
         check_growth_views(bucket_seconds, asks)
-        found = self._growth_read(bucket_seconds, since, lambda dated: growth_views_sql(dated, asks, True))
+        again = views_shape(asks)[1] == "top"
+        found = self._growth_read(bucket_seconds, since, lambda dated, top_dated: growth_views_sql(
+            dated, asks, True, top_dated if again else None), 2 if again else 1)
         return growth_views_result(found, bucket_seconds, since, PG_CHANNEL_BASIS, asks)
 
-    def _growth_read(self, bucket_seconds: int, since: int | None, statement) -> list[tuple]:
-        """The rows of ``statement(dated)`` over the store's dated rows."""
+    def _growth_read(self, bucket_seconds: int, since: int | None, statement, reads: int = 1) -> list[tuple]:
+        """The rows of ``statement(dated, top_dated)`` over the store's dated rows and those of the top
+        threads (``reads``: how many of the two it holds, for their parameters)."""
         channels = [r[0] for r in self._query(_BLOB_CHANNELS, [MAX_BLOB_CHANNELS + 1])]
         named = channels if len(channels) <= MAX_BLOB_CHANNELS else None
-        sql = statement(_dated(bucket_seconds, since, None if named is None else len(named)))
+        count = None if named is None else len(named)
+        sql = statement(_dated(bucket_seconds, since, count),
+                        _dated(bucket_seconds, since, count, "thread_id IN (SELECT grower FROM top_thread)"))
         try:
             with self.connection() as conn, conn.transaction():
                 conn.execute(_WORK_MEM)  # the dated blob rows are held in memory, not spilled to a temporary file
-                return conn.execute(sql, _params(named or [])).fetchall()
+                return conn.execute(sql, _params(named or []) * reads).fetchall()
         except psycopg.Error as exc:
             raise read_error(exc, self.target) from None
 
@@ -202,6 +224,12 @@ class PgGrowth:
         except psycopg.Error as exc:
             raise read_error(exc, self.target) from None
         return thread_growth(found, cut or "")
+
+    def growth_change_token(self) -> str:
+        """Equal for two reads only if no transaction began or ended in the cluster in between (the current
+        snapshot: the oldest transaction running, the next id to be given and those running), so nothing was
+        committed to the store; a transaction that writes anything anywhere moves it."""
+        return str(self._query("SELECT txid_current_snapshot()::text")[0][0])
 
     def growth_fingerprint(self) -> tuple:
         """What growth depends on, summed: each table's rows, stored lengths and id range (see ``growth_rows``)."""

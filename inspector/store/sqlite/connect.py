@@ -149,6 +149,11 @@ class ReadOnlySqlite:
                 self._open()
             return self._conn  # type: ignore[return-value]
 
+    @property
+    def file_identity(self) -> tuple[int, int] | None:
+        """The identity of the file the connection reads (it is reopened when the file is replaced)."""
+        return self._identity
+
     def read_error(self, exc: sqlite3.DatabaseError) -> StoreError:
         """One line saying what went wrong, and whether trying again will help."""
         text = str(exc)

@@ -10,6 +10,7 @@ row's bytes are counted under ``CHECKPOINT_KEY``.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 
 from ..growth_rows import (
@@ -83,6 +84,16 @@ class SqliteGrowth:
         sql = thread_growth_sql(_dated(bucket_seconds, None, among), "" if cut is None else _LIVE,
                                 _CUT if cut is None else None, _TOTALS)
         return thread_growth(self._query(sql, [] if cut is None else [cut, cut]), cut or "")
+
+    def growth_change_token(self) -> tuple:
+        """Equal for two reads of this store only if no connection committed to the file in between: the file
+        and connection read and SQLite's ``data_version`` on it (a commit by any other connection moves it)."""
+        conn = self._conn
+        try:
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise self._db.read_error(exc) from None
+        return (self._db.file_identity, id(conn), version)
 
     def growth_fingerprint(self) -> tuple:
         """What growth depends on, summed: each table's rows, stored lengths and id range (see ``growth_rows``)."""
