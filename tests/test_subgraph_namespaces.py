@@ -1,7 +1,8 @@
 """Commands over a thread with subgraphs (``subgraph_modes_store``, written by LangGraph's SqliteSaver and
 PostgresSaver): ``images``, ``artifacts`` and ``uploads`` read a subgraph's namespace with ``--ns`` as ``state``
-does (same default, same errors; ``graph`` refuses a namespace the same way), and ``delta-what-if`` prices every namespace of a thread, so its prediction
-from the full-mode thread matches what delta mode really stores, subgraphs included."""
+does (same default, same errors; ``graph`` refuses a namespace the same way), and ``delta-what-if`` prices
+every namespace of a thread, so its prediction from the full-mode thread matches what delta mode really
+stores, subgraphs included."""
 
 from __future__ import annotations
 
