@@ -102,3 +102,9 @@ def test_the_thread_page_of_a_deepagents_thread_names_the_apps_reducers(deep_age
     # the delta channels are rebuilt with deepagents' own reducers, named beside each field
     assert "reducer file_data_delta_reducer" in text and "reducer messages_delta_reducer" in text
     assert "reducer replace" in text  # todos
+
+
+def test_a_diff_on_the_generic_base_names_its_schema_without_loading_langgraphs_graphs(supervisor_db):
+    (diff,) = probe([["diff", "--db", str(supervisor_db), "supervisor-trip", "--quiet"]])
+    assert diff["code"] == 0 and "schema LangGraph (reducers unknown)" in diff["stdout"]
+    assert "messages (unknown) changed" in diff["stdout"] and diff["loaded"] == []

@@ -91,3 +91,9 @@ def test_a_retention_preview_naming_an_id_no_thread_has_previews_nothing(demo_ur
         assert code == 0 and captured.err == "", captured.err[:300]
         plan = json.loads(captured.out)
         assert [t["thread_id"] for t in plan["threads"]] == [THREAD]
+
+
+def test_an_empty_thread_id_is_a_thread_no_store_here_holds_not_the_whole_store(demo_db, capsys):
+    for command in ("timeline", "sizes", "health", "delta-what-if"):
+        err = one_error_line(capsys, [command, "--db", str(demo_db), ""])
+        assert err == "error: no thread '' in this store\n", command

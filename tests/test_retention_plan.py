@@ -202,12 +202,13 @@ def test_bad_policies_say_why(kwargs, message):
         Policy(**kwargs)
 
 
-def test_sql_literals_double_quotes_and_refuse_nul():
+def test_sql_literals_double_quotes_and_write_nul_as_bytes():
     assert literal("it's") == literal("it's", "postgres") == "'it''s'"
     assert literal("a\\'b") == "'a\\''b'"  # SQLite reads no backslash escapes
     assert literal("a\\'b", "postgres") == "E'a\\\\''b'"  # the same on any standard_conforming_strings
+    assert literal("a\x00b'") == "CAST(X'61006227' AS TEXT)"  # a SQLite id may hold a NUL: its bytes
     with pytest.raises(ValueError, match="NUL"):
-        literal("a\x00b")
+        literal("a\x00b", "postgres")  # PostgreSQL's text cannot hold one
 
 
 def test_graph_ignores_parents_the_store_does_not_hold():

@@ -204,3 +204,23 @@ def test_ids_that_would_end_a_literal_stay_inside_it(demo_db, tmp_path):
     after = parents(db)
     assert {k for k in before if k[0] == HOSTILE_THREAD} and not {k for k in after if k[0] == HOSTILE_THREAD}
     assert after == {k: v for k, v in before.items() if k[0] != HOSTILE_THREAD}  # nothing else touched
+
+
+def test_an_id_holding_a_nul_is_written_as_its_bytes_and_the_rest_of_the_store_still_gets_statements(demo_db, tmp_path):
+    """A thread id with a NUL (Python's sqlite3 stores it as it is) used to refuse every statement of the store
+    (one planted thread denied the operator the whole script), and naming it found nothing (``json_each`` ends its
+    text at the NUL): now it is found, and its rows are named by their bytes."""
+    nul_thread = "planted\x00" + HOSTILE_THREAD
+    db, _ = sqlite_store_with_branch(demo_db, tmp_path / "store.db")
+    with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
+        add_deerflow_branch(SqliteSaver(conn), thread_id=nul_thread)
+        conn.commit()
+    before = parents(db)
+    out = cli("prune-preview", "--db", str(db), "--keep-latest", "1", "--sql")
+    assert out.returncode == 0 and "\x00" not in out.stdout, out.stderr
+    with open_store(str(db)) as store:
+        script = statements(plan_store(store, Policy(threads=(nul_thread,))))
+    apply(db, script)
+    after = parents(db)
+    assert {k for k in before if k[0] == nul_thread} and not {k for k in after if k[0] == nul_thread}
+    assert after == {k: v for k, v in before.items() if k[0] != nul_thread}  # nothing else touched

@@ -42,25 +42,32 @@ def test_growth_bars_span_their_bucket_in_the_unit_of_the_largest(growth_db, buc
     report = report_of(growth_db, bucket, 7)
     assert len(report.points) >= 5  # five simulated days
     spec = growth_chart(report).to_dict()
+    bars, lines = spec["layer"]
     unit, scale = byte_unit(max(p.bytes for p in report.points))
-    assert spec["encoding"]["y"]["title"] == f"stored ({unit}) per {bucket}" and unit != "B"
+    assert bars["encoding"]["y"]["title"] == f"stored ({unit}) per {bucket}" and unit != "B"
     rows = data_of(spec)
     table = growth_table(report)
     assert [r["bytes"] for r in rows] == [p.bytes for p in report.points] == [t["stored bytes"] for t in table]
     for row, point, line in zip(rows, report.points, table):
         assert row["start"] == millis(point.start) and row["end"] - row["start"] == length
+        assert row["middle"] == row["start"] + length // 2
         assert abs(row["shown"] - point.bytes / scale) < 1e-9 and row["stored"] == human_bytes(point.bytes)
         assert row["when"] == f"{line[bucket]} UTC"  # the tooltip names the bucket as the table does
-    x = spec["encoding"]["x"]
+    x = bars["encoding"]["x"]
     assert x["type"] == "temporal" and x["scale"]["type"] == "utc" and x["title"] == f"{bucket} (UTC)"
-    assert spec["encoding"]["x2"]["field"] == "end" and spec["encoding"]["y2"] == {"datum": 0}
+    assert bars["encoding"]["x2"]["field"] == "end" and bars["encoding"]["y2"] == {"datum": 0}
     assert x["axis"]["format"] == ("%b %d" if bucket == "day" else "%b %d %H:%M")
+    # a line in each bucket's middle, on the same axis, in the bars' colour: an hour of 90 days is under a pixel
+    assert lines["mark"]["type"] == "rule" and lines["mark"]["color"] == bars["mark"]["color"]
+    assert lines["encoding"]["x"]["field"] == "middle" and lines["encoding"]["x"]["scale"] == x["scale"]
+    assert lines["encoding"]["y"] == bars["encoding"]["y"] and lines["encoding"]["tooltip"] == bars["encoding"]["tooltip"]
 
 
 def test_the_growth_axis_spans_the_whole_window_and_the_tooltip_the_exact_bytes(growth_db):
     report = report_of(growth_db, "day", 30)
     spec = growth_chart(report).to_dict()
-    first, last = spec["encoding"]["x"]["scale"]["domain"]
+    encoding = spec["layer"][0]["encoding"]
+    first, last = encoding["x"]["scale"]["domain"]
     start = report.window_start.astimezone(timezone.utc)
     assert (first["year"], first["month"], first["date"], first["hours"], first["utc"]) == (
         start.year, start.month, start.day, 0, True)
@@ -68,7 +75,7 @@ def test_the_growth_axis_spans_the_whole_window_and_the_tooltip_the_exact_bytes(
     newest = data_of(spec)[-1]
     assert last["date"] != end.day or last["month"] != end.month  # the day after today: today's bar is whole
     assert newest["end"] == millis(datetime(last["year"], last["month"], last["date"], tzinfo=timezone.utc))
-    tips = {t["title"]: t for t in spec["encoding"]["tooltip"]}
+    tips = {t["title"]: t for t in encoding["tooltip"]}
     assert tips["stored"]["field"] == "stored" and tips["bytes"] == {"field": "bytes", "format": ",", "title": "bytes",
                                                                       "type": "quantitative"}
     assert tips["day"]["field"] == "when"
@@ -84,7 +91,7 @@ def test_an_empty_store_draws_an_empty_chart(tmp_path):
     conn.close()
     report = report_of(tmp_path / "empty.db", "day", 7)
     assert growth_frame(report).empty
-    assert growth_chart(report).to_dict()["encoding"]["y"]["title"] == "stored (B) per day"
+    assert growth_chart(report).to_dict()["layer"][0]["encoding"]["y"]["title"] == "stored (B) per day"
 
 
 def test_bytes_per_field_largest_first_in_one_unit_with_exact_bytes_in_the_tooltip():
@@ -129,5 +136,5 @@ def test_a_checkpoint_dated_after_now_draws_inside_the_axis(tmp_path):
     spec = growth_chart(report).to_dict()
     ahead = [r for r in data_of(spec) if r["start"] > millis(report.now)]
     assert ahead, data_of(spec)
-    last = spec["encoding"]["x"]["scale"]["domain"][1]
+    last = spec["layer"][0]["encoding"]["x"]["scale"]["domain"][1]
     assert millis(datetime(last["year"], last["month"], last["date"], tzinfo=timezone.utc)) == max(r["end"] for r in ahead)

@@ -1,7 +1,8 @@
 """Commands over a thread with subgraphs (``subgraph_modes_store``, written by LangGraph's SqliteSaver and
 PostgresSaver): ``images``, ``artifacts`` and ``uploads`` read a subgraph's namespace with ``--ns`` as ``state``
-does (same default, same errors), and ``delta-what-if`` prices every namespace of a thread, so its prediction
-from the full-mode thread matches what delta mode really stores, subgraphs included."""
+does (same default, same errors; ``graph`` refuses a namespace the same way), and ``delta-what-if`` prices
+every namespace of a thread, so its prediction from the full-mode thread matches what delta mode really
+stores, subgraphs included."""
 
 from __future__ import annotations
 
@@ -123,3 +124,7 @@ def test_media_commands_refuse_a_namespace_as_state_does(sub_url, thread_files, 
         for command in ("images", "artifacts", "uploads"):
             code, out, err = run(capsys, command, *base, *extra)
             assert (code, out, err) == (2, "", expected), command
+        code, out, err = run(capsys, "graph", *base[:3], *extra)  # the namespace of the step it highlights
+        assert (code, out, err) == (2, "", expected)
+    code, out, _ = run(capsys, "graph", *base[:3], "--ns", ns)
+    assert code == 0 and out.startswith("digraph")

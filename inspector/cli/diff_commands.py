@@ -55,7 +55,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def print_diff(result: StateDiff, profile_line: str | None = None) -> None:
-    from .. import schema as schemas
+    from ..schema.default import active_schema_name  # naming the schema does not load it
 
     if result.across_threads:
         say(f"thread {result.before_thread_id} at {result.before_id} -> thread {result.thread_id} at "
@@ -65,7 +65,7 @@ def print_diff(result: StateDiff, profile_line: str | None = None) -> None:
         say(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
     if profile_line:
         say(profile_line)
-    say(f"schema {schemas.active().name}")
+    say(f"schema {active_schema_name()}")
     for write in result.wrote:
         say(f"  {write['node']} wrote {write['channel']}: {write['value']}")
     for field in result.changed_fields:

@@ -7,8 +7,7 @@ import argparse
 from ..history.attribution import attribute_keys
 from ..history.flow_graph import cluster_of, graph_json, infer_graph, to_dot
 from ..history.lineage import build_history
-from ..store import NotFound
-from ..store.not_utf8 import quoted
+from ..store.records import checkpoint_not_found
 from .output import masked, print_json
 from .store_commands import THREAD_HELP, add_store_args, open_from_args
 
@@ -27,14 +26,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_graph(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
-        history = build_history(masked(store.timeline_keys(args.thread)))
+        keys = store.timeline_keys(args.thread)
+        if args.ns and not args.checkpoint and all(row.checkpoint_ns != args.ns for row in keys):
+            raise checkpoint_not_found(args.thread, None, args.ns)  # as state, diff and replay answer
+        history = build_history(masked(keys))
         writes = masked(store.write_keys(args.thread, list(history.nodes)))
         key = None
         if args.checkpoint:
             key = history.find(args.checkpoint, args.ns)
             if key is None:
-                raise NotFound(f"no checkpoint {quoted(args.checkpoint)} in namespace "
-                               f"{quoted(args.ns) if args.ns else 'root'} of thread {quoted(args.thread)}")
+                raise checkpoint_not_found(args.thread, args.checkpoint, args.ns)
             made = attribute_keys(store, history, [key])[key]
     graph = infer_graph(history, writes)
     if args.json:

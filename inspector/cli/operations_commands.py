@@ -207,15 +207,15 @@ def cmd_delta_what_if(args: argparse.Namespace) -> int:
 
     frequencies = tuple(args.frequency or DEFAULT_FREQUENCIES)
     with open_from_args(args) as store:
-        report = (delta_what_if(store, args.thread, frequencies, args.channel) if args.thread else
+        report = (delta_what_if(store, args.thread, frequencies, args.channel) if args.thread is not None else
                   store_delta_what_if(store, load_settings().health_top_threads, frequencies, args.channel))
-    if args.thread and not report.present:
+    if args.thread is not None and not report.present:
         raise ValueError(f"thread {quoted(args.thread)} stores no channel {quoted(args.channel)} in its root graph or its "
                          "subgraphs: nothing to price (--channel names one of its fields, default messages)")
     if args.json:
         print_json(report, keys=False)
         return 0
-    if not args.thread:
+    if args.thread is None:
         say(f"store: {human_bytes(report.store_bytes)} stored; measured {human_bytes(report.measured_bytes)}")
         print_table(["snapshot every", "would store", "saves", "max writes a read replays"],
                     [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({share(o.saved_share)})",

@@ -67,17 +67,18 @@ def print_store_sizes(report: StoreSizes) -> None:
 def cmd_sizes(args: argparse.Namespace) -> int:
     settings = load_settings()
     keep = settings.what_if_keep_newest
-    with open_from_args(args) as store, StderrProgress(f"sizes {args.thread or 'store'}", args.quiet) as progress:
+    one = args.thread is not None  # a thread named, even as "" (an id the store may not hold): not the whole store
+    with open_from_args(args) as store, StderrProgress(f"sizes {args.thread if one else 'store'}", args.quiet) as progress:
         cache = open_cache_for(store, args)
         try:
-            with reading(store, args.thread, cache=cache) if args.thread else nullcontext():
-                if args.thread:
+            with reading(store, args.thread, cache=cache) if one else nullcontext():
+                if one:
                     report = measure_thread(store, args.thread, keep, cache, progress)
                 else:
                     report = measure_store(store, keep, settings.health_top_threads, cache, progress)
                 if args.json:
                     print_json(report, keys=False)
-                elif args.thread:
+                elif one:
                     print_thread_sizes(report)
                 else:
                     print_store_sizes(report)
@@ -101,10 +102,11 @@ def cmd_health(args: argparse.Namespace) -> int:
     from ..state.drift import drift_lines
 
     settings = load_settings()
-    with open_from_args(args) as store, StderrProgress(f"health {args.thread or 'store'}", args.quiet) as progress:
+    one = args.thread is not None  # a thread named, even as "": not the whole store
+    with open_from_args(args) as store, StderrProgress(f"health {args.thread if one else 'store'}", args.quiet) as progress:
         cache = open_cache_for(store, args)
         try:
-            reports = ([thread_health(store, args.thread, settings, cache, progress)] if args.thread
+            reports = ([thread_health(store, args.thread, settings, cache, progress)] if one
                        else store_health(store, settings, settings.health_top_threads, cache, progress))
         finally:
             if cache is not None:
@@ -124,7 +126,7 @@ def cmd_health(args: argparse.Namespace) -> int:
                   + (f" (+{len(flag.checkpoint_ids) - 3} more)" if len(flag.checkpoint_ids) > 3 else ""))
             say(f"    why: {flag.why}")
             say(f"    fix: {flag.fix}")
-        for line in drift_lines(row.schema_drift, unwritten=bool(args.thread)):
+        for line in drift_lines(row.schema_drift, unwritten=one):
             say(f"{row.thread_id}: schema drift: {line}")
     say(f"{flagged} flag(s) in {report.flagged_threads} of {len(report.threads)} thread(s)")
     return 1 if flagged else 0

@@ -27,12 +27,14 @@ TABLES = {
 }
 
 
-# control characters a terminal acts on (C0 but tab and line feed, DEL, C1) and the bidi controls
-_TERMINAL_UNSAFE = re.compile("[\x01-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# control characters a terminal acts on (C0 but tab, DEL, C1) and the bidi controls; a line feed too, so that an id
+# holding one keeps its statement on one line (a line of its own would read as a statement of its own)
+_TERMINAL_UNSAFE = re.compile("[\x01-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def literal(value: str, dialect: str = "sqlite") -> str:
-    """A SQL string literal of ``dialect``; a NUL character has no literal form and is refused.
+    """A SQL string literal of ``dialect``. A NUL character has no quoted form: a SQLite id holding one (Python's
+    driver stores it) is written as its bytes, ``CAST(X'..' AS TEXT)``; on PostgreSQL it is refused.
 
     Quotes are doubled. On PostgreSQL a value holding a backslash is written as an escape string
     (``E'a\\b'``), whose meaning does not depend on the server's ``standard_conforming_strings``: with
@@ -47,8 +49,10 @@ def literal(value: str, dialect: str = "sqlite") -> str:
         if dialect != "sqlite":
             raise ValueError(f"an id that is not UTF-8 cannot be written as {dialect} text: {quoted(value)}")
         return f"CAST(X'{stored_bytes(value).hex().upper()}' AS TEXT)"
-    if "\x00" in value:
-        raise ValueError(f"an id contains a NUL character and cannot be written as SQL: {quoted(value)}")
+    if "\x00" in value:  # no quoted form: SQLite takes its bytes; PostgreSQL text cannot hold a NUL at all
+        if dialect != "sqlite":
+            raise ValueError(f"an id contains a NUL character and cannot be written as SQL: {quoted(value)}")
+        return f"CAST(X'{value.encode().hex().upper()}' AS TEXT)"
     unsafe = _TERMINAL_UNSAFE.search(value) is not None  # written as code points: the statements are read on a terminal
     if dialect == "postgres" and ("\\" in value or unsafe):
         escaped = value.replace("\\", "\\\\").replace("'", "''")

@@ -28,14 +28,14 @@ separator, then the whole name around it is checked.
 Identifiers (thread, checkpoint and task ids, namespaces) are left alone so
 what is shown stays navigable. ``redact`` keeps types (dataclasses, dicts,
 lists, tuples) and returns the very same object when nothing in it changed, so
-a redacted copy of a large state shares every untouched part with the original.
+a redacted copy of a large state shares every untouched part with the original;
+that walk over a decoded value lives in ``value_masking``, and this module holds
+the text rules and the marks.
 Computations (diffs, replay) run on raw values; only their results are redacted.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import hashlib
 import hmac
 import os
@@ -44,20 +44,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
-from .secret_names import is_secret_key, name_words
+from .secret_names import is_secret_key, secret_kind
+from .value_masking import MaskingWalk
 
 MARK_PREFIX = "[redacted "
-
-# Record members that name things rather than hold values: never masked.
-IDENTIFIER_FIELDS = frozenset({
-    "thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "before_id", "after_id",
-    "newest_checkpoint_id", "task_id", "task_path", "ns", "before_thread_id",
-})
-# Members of a record that names a field or channel (``field``/``channel``): labels, not the value.
-LABEL_FIELDS = IDENTIFIER_FIELDS | {
-    "field", "channel", "reducer", "status", "kind", "node", "written", "internal", "type", "size", "idx",
-    "step", "source", "changed",
-}
 
 @dataclass(frozen=True)
 class Rule:
@@ -120,7 +110,6 @@ _TRIGGERS: tuple[tuple[str, int], ...] = tuple((t, i) for i, r in enumerate(BUIL
 # (keys, ids, labels, most values in a state) are not scanned.
 _SHORT = 16
 _NEEDS = re.compile(r"[:=\s]")
-_MEMO_LONGEST = 512  # strings up to this length are masked once per value walked
 
 def length_class(n: int) -> str:
     """``~40 chars``: the length rounded, so a marker does not give the exact length away."""
@@ -189,7 +178,7 @@ class Redactor:
                 continue
             group = next(g for g in ("dq", "sq", "bare") if value.group(g) is not None)
             secret = value.group(group)
-            out += [text[pos:value.start(group)], self.mark(_kind_for(name), secret)]
+            out += [text[pos:value.start(group)], self.mark(secret_kind(name), secret)]
             pos = at = value.end(group)
         if not out:
             return text
@@ -260,131 +249,7 @@ class Redactor:
         """
         if not self.enabled:
             return obj
-        return _Walk(self, keys, keep_bytes).value(obj, forced=None)
-
-
-class _Walk:
-    def __init__(self, redactor: Redactor, keys: bool, keep_bytes: bool = False) -> None:
-        self.r = redactor
-        self.keys = keys
-        self.keep_bytes = keep_bytes
-        self.seen: dict[int, Any] = {}
-        # a value's strings repeat (keys, statuses, node names): each is masked once (``None``: unchanged)
-        self.texts: dict[str, str | None] = {}
-        self.kinds: dict[str, str] = {}
-
-    def text(self, text: str) -> str:
-        try:
-            masked = self.texts[text]
-        except KeyError:
-            masked = self.r.text(text)
-            if len(text) <= _MEMO_LONGEST:
-                self.texts[text] = None if masked is text else masked
-            return masked
-        return text if masked is None else masked  # the caller's own object when nothing changed
-
-    def secret_kind(self, name: Any) -> str:
-        """The kind of secret a key named ``name`` holds ("": none), decided once per name."""
-        if not isinstance(name, str):
-            return _kind_for(name) if is_secret_key(name) else ""
-        kind = self.kinds.get(name)
-        if kind is None:
-            kind = self.kinds[name] = _kind_for(name) if is_secret_key(name) else ""
-        return kind
-
-    def value(self, obj: Any, forced: str | None) -> Any:
-        if isinstance(obj, str):
-            return self.r.whole(forced, obj) if forced else self.text(obj)
-        if isinstance(obj, (bytes, bytearray)):
-            return self.r.whole(forced, obj) if forced else self.r.binary(obj, self.keep_bytes)
-        if obj is None or isinstance(obj, (bool, int, float)):
-            return self.r.whole(forced, obj) if forced else obj
-        ident = id(obj)
-        if ident in self.seen:
-            return self.seen[ident]
-        self.seen[ident] = obj  # a cycle resolves to the original object
-        result = self._container(obj, forced)
-        self.seen[ident] = result
-        return result
-
-    def _container(self, obj: Any, forced: str | None) -> Any:
-        if isinstance(obj, dict):
-            return self._mapping(obj, forced)
-        if isinstance(obj, (list, tuple, set, frozenset)):
-            items = [self.value(v, forced) for v in obj]
-            if all(a is b for a, b in zip(items, obj)):
-                return obj
-            return type(obj)(items) if not isinstance(obj, tuple) or type(obj) is tuple else type(obj)(*items)
-        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            return self._record(obj, forced)
-        if type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas"):
-            return obj.map(lambda v: self.value(v, forced) if isinstance(v, str) else v)
-        return obj
-
-    def _mapping(self, obj: dict, forced: str | None) -> dict:
-        label = self._sensitive_label(obj.get("field"), obj.get("channel")) if not forced else None
-        changed = False
-        out = {}
-        for key, item in obj.items():
-            new_key = key
-            if isinstance(key, str) and not forced:
-                new_key = self.text(key)
-            elif isinstance(key, (bytes, bytearray)) and not forced:
-                new_key = self.r.binary(key, self.keep_bytes)
-            if isinstance(key, str) and key in IDENTIFIER_FIELDS:
-                new = item
-            elif forced:
-                new = self.value(item, forced)
-            elif self.keys and (kind := self.secret_kind(key)):
-                new = self.value(item, kind)
-            elif label and key not in LABEL_FIELDS:
-                new = self.value(item, label)
-            else:
-                new = self.value(item, None)
-            changed |= new is not item or new_key is not key
-            out[new_key] = new
-        return out if changed else obj
-
-    def _record(self, obj: Any, forced: str | None) -> Any:
-        label = None
-        if not forced:
-            label = self._sensitive_label(getattr(obj, "field", None), getattr(obj, "channel", None))
-        changes = {}
-        for f in dataclasses.fields(obj):
-            if f.name in IDENTIFIER_FIELDS:
-                continue
-            item = getattr(obj, f.name)
-            kind = forced or (label if label and f.name not in LABEL_FIELDS else None)
-            new = self.value(item, kind)
-            if new is not item:
-                changes[f.name] = new
-        if not changes:
-            return obj
-        clone = copy.copy(obj)
-        for name, new in changes.items():
-            object.__setattr__(clone, name, new)
-        return clone
-
-    def _sensitive_label(self, *names: Any) -> str | None:
-        """A record that names a secret field or channel holds that secret's value."""
-        if not self.keys:
-            return None
-        return next((kind for n in names if n is not None and (kind := self.secret_kind(n))), None)
-
-
-def _kind_for(key: str | bytes) -> str:
-    if isinstance(key, (bytes, bytearray)):
-        key = bytes(key).decode("utf-8", "replace")
-    lowered = key.lower()
-    if name_words(key)[-1:] == ["pass"]:
-        return "password"
-    for word, kind in (("password", "password"), ("passwd", "password"), ("pwd", "password"),
-                       ("passphrase", "password"), ("authorization", "authorization"), ("key", "api-key"),
-                       ("token", "token"), ("cookie", "cookie"), ("dsn", "connection-string"),
-                       ("connection", "connection-string")):
-        if word in lowered:
-            return kind
-    return "secret"
+        return MaskingWalk(self, keys, keep_bytes).value(obj, forced=None)
 
 
 def operator_rules(patterns: Iterable[str]) -> list[Rule]:

@@ -1,6 +1,7 @@
 """Which names hold a secret: a mapping key, or the ``NAME`` of ``NAME=value`` in text, read as people write it.
 
-Used by the redaction rules (``safety.redaction``) and by bundle masking; imports nothing of inspector/.
+Used by the redaction rules (``safety.redaction``, ``safety.value_masking``), which also name a mark's kind
+from it (``secret_kind``), and by bundle masking; imports nothing of inspector/.
 """
 
 from __future__ import annotations
@@ -62,3 +63,19 @@ def _secret_name(name: str) -> bool:
     if last == "string" and before == "connection":
         return True
     return last.endswith(_RUN_TOGETHER)
+
+
+def secret_kind(key: str | bytes) -> str:
+    """The kind a mark names for a secret held under ``key`` (``password``, ``api-key``, ...; ``secret`` else)."""
+    if isinstance(key, (bytes, bytearray)):
+        key = bytes(key).decode("utf-8", "replace")
+    lowered = key.lower()
+    if name_words(key)[-1:] == ["pass"]:
+        return "password"
+    for word, kind in (("password", "password"), ("passwd", "password"), ("pwd", "password"),
+                       ("passphrase", "password"), ("authorization", "authorization"), ("key", "api-key"),
+                       ("token", "token"), ("cookie", "cookie"), ("dsn", "connection-string"),
+                       ("connection", "connection-string")):
+        if word in lowered:
+            return kind
+    return "secret"

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # loaded when a chart is drawn
     from ..operations.growth import GrowthReport
 
 FIELDS_SHOWN = 15
+BAR_COLOR = "#0068c9"  # Streamlit's own first chart colour (the bars per field): the growth bars and their lines
 # Per bucket: the axis labels' format, the tooltip's (the table's), and the bucket's length.
 BUCKETS = {
     "day": ("%b %d", "%Y-%m-%d", timedelta(days=1)),
@@ -64,13 +65,14 @@ def growth_frame(report: GrowthReport) -> pd.DataFrame:
     _axis, label, step = BUCKETS[report.bucket]
     _unit, scale = byte_unit(max((p.bytes for p in report.points), default=0))
     return pd.DataFrame([{"start": _millis(_utc(p.start)), "end": _millis(_utc(p.start) + step),
+                          "middle": _millis(_utc(p.start) + step / 2),
                           "when": _utc(p.start).strftime(label) + " UTC", "bytes": p.bytes, "shown": p.bytes / scale,
                           "stored": human_bytes(p.bytes), "checkpoints": p.checkpoints}
                          for p in report.points],
-                        columns=["start", "end", "when", "bytes", "shown", "stored", "checkpoints"])
+                        columns=["start", "end", "middle", "when", "bytes", "shown", "stored", "checkpoints"])
 
 
-def growth_chart(report: GrowthReport) -> alt.Chart:
+def growth_chart(report: GrowthReport) -> alt.LayerChart:
     """Bars of bytes stored per day or hour over the report's whole window (an empty stretch shows as such, and
     buckets dated past its end widen the axis), the y axis in one unit, the x axis in dates."""
     import altair as alt
@@ -84,16 +86,19 @@ def growth_chart(report: GrowthReport) -> alt.Chart:
         first = min(first, _utc(min(p.start for p in report.points)))
         last = max(last, _utc(max(p.start for p in report.points)) + step)
     domain = [alt.DateTime(year=t.year, month=t.month, date=t.day, hours=t.hour, utc=True) for t in (first, last)]
-    return alt.Chart(frame).mark_bar().encode(
-        x=alt.X("start:T", title=f"{report.bucket} (UTC)",
-                scale=alt.Scale(type="utc", domain=domain),
-                axis=alt.Axis(format=axis_format, labelOverlap=True, labelAngle=0)),
-        x2="end:T",  # each bar spans its bucket
-        y=alt.Y("shown:Q", title=f"stored ({unit}) per {report.bucket}"), y2=alt.datum(0),
-        tooltip=[alt.Tooltip("when:N", title=report.bucket), alt.Tooltip("stored:N", title="stored"),
-                 alt.Tooltip("bytes:Q", format=",", title="bytes"),
-                 alt.Tooltip("checkpoints:Q", format=",", title="checkpoints")],
-    )
+    x = alt.X("start:T", title=f"{report.bucket} (UTC)", scale=alt.Scale(type="utc", domain=domain),
+              axis=alt.Axis(format=axis_format, labelOverlap=True, labelAngle=0))
+    y = alt.Y("shown:Q", title=f"stored ({unit}) per {report.bucket}")
+    tooltip = [alt.Tooltip("when:N", title=report.bucket), alt.Tooltip("stored:N", title="stored"),
+               alt.Tooltip("bytes:Q", format=",", title="bytes"),
+               alt.Tooltip("checkpoints:Q", format=",", title="checkpoints")]
+    base = alt.Chart(frame)
+    bars = base.mark_bar(color=BAR_COLOR).encode(x=x, x2="end:T", y=y, y2=alt.datum(0), tooltip=tooltip)  # each spans its bucket
+    # a line at each bucket's middle: an hour of 90 days is narrower than a pixel, and still seen
+    lines = base.mark_rule(strokeWidth=1.5, color=BAR_COLOR).encode(x=alt.X("middle:T", title=f"{report.bucket} (UTC)",
+                                                           scale=alt.Scale(type="utc", domain=domain)),
+                                                   y=y, y2=alt.datum(0), tooltip=tooltip)
+    return alt.layer(bars, lines)
 
 
 def _utc(moment: datetime) -> datetime:

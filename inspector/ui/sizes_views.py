@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from .. import schema as schemas
 from ..formatting import human_bytes
 from ..profiles import named_profile
+from ..schema.default import active_schema_name
 from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
 from ..sizes.health import ThreadHealth, thread_health
@@ -39,7 +39,7 @@ def _health(url: str, schema_name: str, thread_id: str, newest: str | None) -> d
 def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
     """Sizes, flags and schema drift of one thread (kept until its newest checkpoint or the schema changes;
     each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones)."""
-    held = _health(store.url, f"{schemas.active().name}|{named_profile()}", thread_id, newest)
+    held = _health(store.url, f"{active_schema_name()}|{named_profile()}", thread_id, newest)  # named, not loaded
     if "health" not in held:
         with progress_bar(f"Measuring {thread_id}") as progress:
             found = thread_health(store, thread_id, connection.settings(), data.analysis_cache(store), progress)

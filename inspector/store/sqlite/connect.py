@@ -65,10 +65,11 @@ def bound(sql: str, params: Iterable[Any] = ()) -> tuple[str, tuple]:
 
 def ids_among(column: str, ids: Iterable[str]) -> tuple[str, list[Any]]:
     """A condition ``column`` is one of ``ids`` (any number, one parameter: a JSON list), and its parameters;
-    an id that is not UTF-8 has no JSON form, so it gets a placeholder of its own (bound by ``bound``)."""
+    an id that is not UTF-8 has no JSON form, and one holding a NUL does not survive ``json_each`` (SQLite's JSON
+    text ends there), so each gets a placeholder of its own (bound by ``bound``)."""
     ids = list(ids)
-    bad = [i for i in ids if is_not_utf8(i)]
-    good = json.dumps([i for i in ids if not is_not_utf8(i)]) if bad else json.dumps(ids)
+    bad = [i for i in ids if is_not_utf8(i) or "\x00" in i]
+    good = json.dumps([i for i in ids if not (is_not_utf8(i) or "\x00" in i)]) if bad else json.dumps(ids)
     condition = f"{column} IN (SELECT value FROM json_each(?))"
     if not bad:
         return condition, [good]

@@ -1,0 +1,142 @@
+"""The walk that masks a decoded value: every string, bytes value and mapping key in dicts, lists, tuples, sets,
+dataclasses and DataFrames goes through a ``Redactor``'s text rules; a scalar under a key named like a secret
+(``api_key``, ``dbPassword``) is masked whole, and so is the value of a record that names a secret field or
+channel. Identifiers (``IDENTIFIER_FIELDS``) are left alone, labels (``LABEL_FIELDS``) too. Types are kept, and
+the very same object comes back where nothing in it changed (a cycle resolves to the original); each string
+up to ``MEMO_LONGEST`` characters is masked once per walk. ``Redactor.__call__`` runs it.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from .secret_names import is_secret_key, secret_kind
+
+if TYPE_CHECKING:
+    from .redaction import Redactor
+
+# Record members that name things rather than hold values: never masked.
+IDENTIFIER_FIELDS = frozenset({
+    "thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "before_id", "after_id",
+    "newest_checkpoint_id", "task_id", "task_path", "ns", "before_thread_id",
+})
+# Members of a record that names a field or channel (``field``/``channel``): labels, not the value.
+LABEL_FIELDS = IDENTIFIER_FIELDS | {
+    "field", "channel", "reducer", "status", "kind", "node", "written", "internal", "type", "size", "idx",
+    "step", "source", "changed",
+}
+MEMO_LONGEST = 512  # strings up to this length are masked once per value walked
+
+
+class MaskingWalk:
+    """One walk over one value with one redactor (``keys=False``: the text shapes only; ``keep_bytes``: masked
+    UTF-8 bytes stay bytes); ``value(obj, forced=None)`` gives the masked value."""
+
+    def __init__(self, redactor: Redactor, keys: bool, keep_bytes: bool = False) -> None:
+        self.r = redactor
+        self.keys = keys
+        self.keep_bytes = keep_bytes
+        self.seen: dict[int, Any] = {}
+        # a value's strings repeat (keys, statuses, node names): each is masked once (``None``: unchanged)
+        self.texts: dict[str, str | None] = {}
+        self.kinds: dict[str, str] = {}
+
+    def text(self, text: str) -> str:
+        try:
+            masked = self.texts[text]
+        except KeyError:
+            masked = self.r.text(text)
+            if len(text) <= MEMO_LONGEST:
+                self.texts[text] = None if masked is text else masked
+            return masked
+        return text if masked is None else masked  # the caller's own object when nothing changed
+
+    def secret_kind(self, name: Any) -> str:
+        """The kind of secret a key named ``name`` holds ("": none), decided once per name."""
+        if not isinstance(name, str):
+            return secret_kind(name) if is_secret_key(name) else ""
+        kind = self.kinds.get(name)
+        if kind is None:
+            kind = self.kinds[name] = secret_kind(name) if is_secret_key(name) else ""
+        return kind
+
+    def value(self, obj: Any, forced: str | None) -> Any:
+        if isinstance(obj, str):
+            return self.r.whole(forced, obj) if forced else self.text(obj)
+        if isinstance(obj, (bytes, bytearray)):
+            return self.r.whole(forced, obj) if forced else self.r.binary(obj, self.keep_bytes)
+        if obj is None or isinstance(obj, (bool, int, float)):
+            return self.r.whole(forced, obj) if forced else obj
+        ident = id(obj)
+        if ident in self.seen:
+            return self.seen[ident]
+        self.seen[ident] = obj  # a cycle resolves to the original object
+        result = self._container(obj, forced)
+        self.seen[ident] = result
+        return result
+
+    def _container(self, obj: Any, forced: str | None) -> Any:
+        if isinstance(obj, dict):
+            return self._mapping(obj, forced)
+        if isinstance(obj, (list, tuple, set, frozenset)):
+            items = [self.value(v, forced) for v in obj]
+            if all(a is b for a, b in zip(items, obj)):
+                return obj
+            return type(obj)(items) if not isinstance(obj, tuple) or type(obj) is tuple else type(obj)(*items)
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            return self._record(obj, forced)
+        if type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas"):
+            return obj.map(lambda v: self.value(v, forced) if isinstance(v, str) else v)
+        return obj
+
+    def _mapping(self, obj: dict, forced: str | None) -> dict:
+        label = self._sensitive_label(obj.get("field"), obj.get("channel")) if not forced else None
+        changed = False
+        out = {}
+        for key, item in obj.items():
+            new_key = key
+            if isinstance(key, str) and not forced:
+                new_key = self.text(key)
+            elif isinstance(key, (bytes, bytearray)) and not forced:
+                new_key = self.r.binary(key, self.keep_bytes)
+            if isinstance(key, str) and key in IDENTIFIER_FIELDS:
+                new = item
+            elif forced:
+                new = self.value(item, forced)
+            elif self.keys and (kind := self.secret_kind(key)):
+                new = self.value(item, kind)
+            elif label and key not in LABEL_FIELDS:
+                new = self.value(item, label)
+            else:
+                new = self.value(item, None)
+            changed |= new is not item or new_key is not key
+            out[new_key] = new
+        return out if changed else obj
+
+    def _record(self, obj: Any, forced: str | None) -> Any:
+        label = None
+        if not forced:
+            label = self._sensitive_label(getattr(obj, "field", None), getattr(obj, "channel", None))
+        changes = {}
+        for f in dataclasses.fields(obj):
+            if f.name in IDENTIFIER_FIELDS:
+                continue
+            item = getattr(obj, f.name)
+            kind = forced or (label if label and f.name not in LABEL_FIELDS else None)
+            new = self.value(item, kind)
+            if new is not item:
+                changes[f.name] = new
+        if not changes:
+            return obj
+        clone = copy.copy(obj)
+        for name, new in changes.items():
+            object.__setattr__(clone, name, new)
+        return clone
+
+    def _sensitive_label(self, *names: Any) -> str | None:
+        """A record that names a secret field or channel holds that secret's value."""
+        if not self.keys:
+            return None
+        return next((kind for n in names if n is not None and (kind := self.secret_kind(n))), None)
