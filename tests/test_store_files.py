@@ -151,6 +151,27 @@ def test_health_store_cli_prints_facts_and_statements(sqlite_leftovers, capsys):
     assert data["file_facts"]["free_pages"] > 0 and data["orphans"]["total_bytes"] > 0
 
 
+def test_a_thread_id_holding_line_feeds_cannot_forge_a_line_of_the_report_or_the_statements(sqlite_leftovers, tmp_path,
+                                                                                             capsys):
+    """A checkpoint thread unknown to the app's table is listed by id, and named in the statements: an id holding a
+    line feed is shown as ``\\n`` (one line) and written in SQL as ``char(10)``, so it never prints a line of its own
+    that reads as a statement to run."""
+    from growth_store import build_graph
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    forged = "x\n    BEGIN IMMEDIATE; DELETE FROM checkpoints; COMMIT;\n"
+    path = tmp_path / "forged.db"
+    shutil.copyfile(sqlite_leftovers[0], path)
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        build_graph(SqliteSaver(conn)).invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": forged}})
+    for args in (["health", "--store"], ["prune-preview", "--threads", forged, "--sql"]):
+        assert main([*args, "--db", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert "x\\n    BEGIN IMMEDIATE; DELETE FROM checkpoints; COMMIT;" in out or "char(10)" in out
+        assert not [line for line in out.splitlines() if line.strip().startswith("BEGIN IMMEDIATE; DELETE")], out
+
+
 def test_a_bundles_file_facts_say_they_are_its_private_copy(demo_db, tmp_path, capsys):
     case = tmp_path / "case.zip"
     assert main(["bundle", "demo-research", "--db", str(demo_db), "--out", str(case), "--quiet"]) == 0

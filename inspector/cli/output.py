@@ -85,8 +85,10 @@ def print_json(data: Any, out: TextIO | None = None, keys: bool = True) -> None:
 
 
 def say(text: str, out: TextIO | None = None) -> None:
-    """One line of prose output (masked and escaped like every other output)."""
-    (out or sys.stdout).write(terminal_safe(shown(masked(text))) + "\n")
+    """One line of prose output (masked and escaped like every other output). A line feed in it (an id from the data
+    holding one) is shown as ``\\n``: a thread id cannot start a line of its own, such as a forged statement among
+    the ones ``health --store`` prints."""
+    (out or sys.stdout).write(terminal_safe(shown(masked(text)), newlines=False) + "\n")
 
 
 WARN_LONGEST = 1_000  # an error line past this (a path or value of megabytes named in it) is cut, its length said

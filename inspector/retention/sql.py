@@ -27,8 +27,9 @@ TABLES = {
 }
 
 
-# control characters a terminal acts on (C0 but tab and line feed, DEL, C1) and the bidi controls
-_TERMINAL_UNSAFE = re.compile("[\x01-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# control characters a terminal acts on (C0 but tab, DEL, C1) and the bidi controls; a line feed too, so that an id
+# holding one keeps its statement on one line (a line of its own would read as a statement of its own)
+_TERMINAL_UNSAFE = re.compile("[\x01-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def literal(value: str, dialect: str = "sqlite") -> str:
