@@ -97,3 +97,16 @@ def test_an_empty_thread_id_is_a_thread_no_store_here_holds_not_the_whole_store(
     for command in ("timeline", "sizes", "health", "delta-what-if"):
         err = one_error_line(capsys, [command, "--db", str(demo_db), ""])
         assert err == "error: no thread '' in this store\n", command
+
+
+@pytest.mark.parametrize("hostile", [NOT_UTF8, CONTROLS, LONG], ids=["not-utf8", "controls", "long"])
+def test_a_bundle_of_a_hostile_thread_id_is_one_line_and_no_file(demo_url, tmp_path, capsys, hostile):
+    err = one_error_line(capsys, ["bundle", "--db", demo_url, hostile, "--out", str(tmp_path / "case.zip")])
+    assert quoted(hostile) in err and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("hostile", [NOT_UTF8, CONTROLS], ids=["not-utf8", "controls"])
+def test_a_search_for_text_no_thread_holds_lists_none(demo_url, capsys, hostile):
+    assert main(["threads", "--db", demo_url, "--search", hostile, "--json", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["threads"] == [] and captured.err == ""

@@ -253,17 +253,17 @@ def growth_views_sql(dated: str, asks: Iterable[tuple[str, int]], grouping_sets:
     ranked, threads = views_shape(asks)
     window = f"b > {BEFORE}"
     among = " AND t IN (SELECT grower FROM top_thread)" if threads == "top" and ranked else ""
-    if grouping_sets:  # GROUPING(b, t, c, p): 4 = (b, c, p), 11 = (t), 2 = (b, t, p); without t, 0 = (b, c, p)
+    if grouping_sets:  # GROUPING(b, w, c, p): 4 = (b, c, p), 11 = (w), 2 = (b, w, p); without w, 0 = (b, c, p)
+        # w: the thread of a row in the window (NULL outside it), so that plain sums rank the window's threads
         again = top_dated is not None and threads == "top"  # the top threads' rows from a second, narrow read
-        sets = ["(b, c, p)"] + ["(t)"] * bool(ranked) + ["(b, t, p)"] * bool(threads and not again)
-        keys, thread = ("b, t, c, p", "t") if ranked or threads else ("b, c, p", _NO_TEXT)
+        sets = ["(b, c, p)"] + ["(w)"] * bool(ranked) + ["(b, w, p)"] * bool(threads and not again)
+        keys, thread = ("b, w, c, p", "w") if ranked or threads else ("b, c, p", _NO_TEXT)
         head = (f"WITH g AS MATERIALIZED (\n    SELECT GROUPING({keys}) AS gs, b, {thread} AS t, c, p, "
-                "sum(k) AS k, sum(n) AS n, "
-                f"sum(k) FILTER (WHERE {window}) AS wk, sum(n) FILTER (WHERE {window}) AS wn\n"
-                f"    FROM ({dated}) d GROUP BY GROUPING SETS ({', '.join(sets)}))")
-        top = (f"SELECT t AS grower, wk AS k, wn AS grown FROM g WHERE gs = 11 AND wn IS NOT NULL "
-               f'ORDER BY wn DESC, t COLLATE "C" LIMIT {int(ranked)}')  # ties byte by byte, as SQLite
-        parts = [f"SELECT 'cell' AS kind, b, {_NO_TEXT} AS t, c, p, k, n FROM g WHERE gs = {4 if thread == 't' else 0}"]
+                f"sum(k) AS k, sum(n) AS n\n    FROM (SELECT *, CASE WHEN {window} THEN t END AS w FROM ({dated}) d) d "
+                f"GROUP BY GROUPING SETS ({', '.join(sets)}))")
+        top = (f"SELECT t AS grower, k, n AS grown FROM g WHERE gs = 11 AND t IS NOT NULL "
+               f'ORDER BY n DESC, t COLLATE "C" LIMIT {int(ranked)}')  # ties byte by byte, as SQLite
+        parts = [f"SELECT 'cell' AS kind, b, {_NO_TEXT} AS t, c, p, k, n FROM g WHERE gs = {4 if thread == 'w' else 0}"]
         rows = (f"SELECT 'row', b, t, {_NO_TEXT}, p, sum(k), sum(n) FROM ({top_dated}) top_rows WHERE {window} "
                 "GROUP BY b, t, p" if again else
                 f"SELECT 'row', b, t, {_NO_TEXT}, p, k, n FROM g WHERE gs = 2 AND {window}{among}")

@@ -14,6 +14,8 @@ from typing import Any, Iterator
 import psycopg
 
 from ..export_rows import ExportCheckpoint, ExportWrite, with_writes
+from ..not_utf8 import is_not_utf8
+from ..records import thread_not_found
 from .connect import read_error
 
 _CHECKPOINTS = """
@@ -34,6 +36,8 @@ _BLOBS = """
 
 
 def export_pg_thread(store: Any, thread_id: str) -> Iterator[ExportCheckpoint]:
+    if is_not_utf8(thread_id):  # PostgreSQL text cannot hold it: no thread of this store has that id
+        raise thread_not_found(thread_id)
     with ExitStack() as stack:
         try:
             conn = stack.enter_context(store.connection())

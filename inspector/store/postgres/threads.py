@@ -17,6 +17,7 @@ from ..model import (
     branch_of,
     sorted_branches,
 )
+from ..not_utf8 import is_not_utf8
 from ..records import like_pattern, thread_summaries, titles_from
 from ..state_sizes import PG_NEWEST_STATES, NewestStateSizes, summarize
 
@@ -46,6 +47,8 @@ class PgThreads:
     def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
         if not search:
             return "", []
+        if is_not_utf8(search):  # PostgreSQL text cannot hold such bytes: nothing holds the text
+            return "WHERE false", []
         like = like_pattern(search)
         return f"WHERE {_MATCHES}", [like, like]
 
@@ -55,7 +58,7 @@ class PgThreads:
 
     def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
-        if thread_ids is not None and not thread_ids:
+        if (thread_ids is not None and not thread_ids) or is_not_utf8(search):
             return []
         like = like_pattern(search)
         where, params = _MATCHES, [like, like]
@@ -139,6 +142,8 @@ class PgThreads:
         return self._titles(None)
 
     def checkpoint_id_threads(self, search: str) -> set[str]:
+        if is_not_utf8(search):
+            return set()
         rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id ILIKE %s ESCAPE '\\'",
                            [like_pattern(search)])
         return {r[0] for r in rows}
