@@ -4,7 +4,9 @@ aggregate (a page of 50 threads ranked by stored bytes), on the same store in th
     python benchmarks/bench_growth.py [--db bench-data/store.db] [--pg bench-data/pg | --dsn URL] [-n 5]
 
 Both read keys and lengths only; the target: growth answers in about the time of the thread-list
-aggregate. Prints the median of ``-n`` runs of each and their ratio, for each grouping:
+aggregate. Each growth run is paired with a run of the thread list just before it (the machine's load
+moves during a run), and each cell prints the median of ``-n`` growth runs and its ratio to the median of
+the thread-list runs paired with them, for each grouping:
 
 - ``no cache``: the first report without an analysis cache (nothing remembered: the store dates every row);
 - ``cold cache``: the first report ever with an empty analysis cache: answered from the store as without
@@ -54,14 +56,38 @@ def move_cut_back(cache: AnalysisCache, store, threads: int) -> int:
     return len({r.thread_id for r in store.growth_thread_rows(86_400, cut).rows})
 
 
+class Paired:
+    """Growth runs, each after a run of the thread list: medians, and their ratio."""
+
+    def __init__(self, listing) -> None:
+        self.listing = listing
+        self.lists: list[float] = []
+
+    def time(self, action) -> float:
+        started = time.perf_counter()
+        self.listing()
+        self.lists.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        action()
+        return time.perf_counter() - started
+
+    def median(self, action, repeats: int) -> tuple[float, float]:
+        """The median of ``repeats`` runs of ``action`` and of the thread-list runs paired with them."""
+        self.lists = []
+        found = statistics.median(self.time(action) for _ in range(repeats))
+        return found, statistics.median(self.lists)
+
+
 def measure(url: str, repeats: int, folder: Path) -> None:
     with open_store(url) as store:
         totals = store.totals()
         report = growth_report(store, since_days=3650)
         print(f"{totals.threads:,} threads, {totals.checkpoints:,} checkpoints, {totals.stored_bytes:,} bytes; "
               f"{len(report.points)} day(s) with checkpoints")
-        listing = median_seconds(lambda: store.threads(limit=50, sort="stored"), repeats)
-        print(f"{'thread list (stored)':30} {listing * 1000:9.1f} ms")
+        paired = Paired(lambda: store.threads(limit=50, sort="stored"))
+        listing = median_seconds(paired.listing, repeats)
+        print(f"{'thread list (stored)':30} {listing * 1000:9.1f} ms (each ratio is to the thread-list runs paired "
+              "with that cell's)")
         print(f"{'':30} {'no cache':>16} {'cold cache':>16} {'warm cache':>16} {f'warm, {LIVE} written':>18} "
               f"{'unchanged':>16}")
         runs = iter(range(1_000_000))
@@ -70,32 +96,35 @@ def measure(url: str, repeats: int, folder: Path) -> None:
                 _REMEMBERED.clear()
                 return growth_report(store, by, since_days=days)
 
-            first = median_seconds(direct, repeats)
-            again = median_seconds(lambda by=by, days=days: growth_report(store, by, since_days=days), repeats)
+            first = paired.median(direct, repeats)
+            growth_report(store, by, since_days=days)
+            again = paired.median(lambda by=by, days=days: growth_report(store, by, since_days=days), repeats)
             answers, fills = [], []
+            paired.lists = []
             for _ in range(repeats):  # each an empty cache: answered from the store, then filled in a thread
                 with AnalysisCache(folder / f"cold-{next(runs)}") as empty:
-                    started = time.perf_counter()
-                    growth_report(store, by, since_days=days, cache=empty)
+                    answers.append(paired.time(lambda by=by, days=days, empty=empty: growth_report(
+                        store, by, since_days=days, cache=empty)))
                     answered = time.perf_counter()
                     wait_for_fills()
-                    answers.append(answered - started)
                     fills.append(time.perf_counter() - answered)
-            filling, filled = statistics.median(answers), statistics.median(fills)
+            cold_lists = statistics.median(paired.lists)
+            filling, filled = (statistics.median(answers), cold_lists), (statistics.median(fills), cold_lists)
             with AnalysisCache(folder / "warm") as cache:
                 growth_report(store, by, since_days=days, cache=cache)  # filled by an earlier process
                 wait_for_fills()
             with AnalysisCache(folder / "warm") as cache:  # another process's first look
-                warm = median_seconds(lambda by=by, days=days: growth_report(store, by, since_days=days, cache=cache),
-                                      repeats)
+                warm = paired.median(lambda by=by, days=days: growth_report(store, by, since_days=days, cache=cache),
+                                     repeats)
                 live = move_cut_back(cache, store, LIVE)
-                written = median_seconds(lambda by=by, days=days: growth_report(store, by, since_days=days, cache=cache),
-                                         repeats)
+                written = paired.median(lambda by=by, days=days: growth_report(store, by, since_days=days,
+                                                                               cache=cache), repeats)
                 how = cached_growth_rows(store, cache, 86_400, None, by, 10)[1]
                 assert how == "cached" and live >= 1, (how, live)  # the warm columns were summed from the cache
 
-            def cell(seconds: float) -> str:
-                return f"{seconds * 1000:7.1f} ms {seconds / listing:5.2f}"
+            def cell(found: tuple[float, float]) -> str:
+                seconds, baseline = found
+                return f"{seconds * 1000:7.1f} ms {seconds / baseline:5.2f}"
 
             print(f"{f'growth --by {by} --since {days}':30} {cell(first):>16} {cell(filling):>16} {cell(warm):>16} "
                   f"{cell(written):>18} {cell(again):>16}   fill after the cold answer {cell(filled)}")

@@ -12,7 +12,7 @@ import pytest
 from corpus.hostile_content import hostile_markdown, payloads
 from markdown_it import MarkdownIt
 
-from inspector.safety.inert_text import code_span, inert_markdown, links_in, literal
+from inspector.safety.inert_text import bidi_shown, code_span, inert_markdown, links_in, literal
 
 TRACKER = "http://tracker.invalid:8080"
 LOADING = {"image", "link_open", "html_inline", "html_block", "math_inline", "math_block"}
@@ -70,6 +70,17 @@ def test_literal_shows_the_text_exactly():
                  "a | b", "&amp; &lt;", "www.example.com", "thread_data", "_it_", "__b__", "~~s~~", "step -1 · input",
                  "title: pickled", ":smile: :material/home:", "<!-- c -->", "[^1]"]:
         assert rendered_text(literal(text)) == text
+
+
+def test_bidi_controls_in_an_id_are_shown_as_code_points_so_it_cannot_read_as_another():
+    """``cust-\\u202edcba-4321`` would read as ``cust-1234-abcd``: its override (and any embedding or isolate) is
+    written out, while the marks right-to-left text uses stay."""
+    spoof = "cust-\u202edcba-4321"
+    assert bidi_shown(spoof) == "cust-\\u202edcba-4321"
+    assert "\u202e" not in literal(spoof) and "u202edcba-4321" in literal(spoof)
+    assert bidi_shown("\u2066a\u2069 \u202ab\u202c") == "\\u2066a\\u2069 \\u202ab\\u202c"
+    hebrew = "\u05e9\u05dc\u05d5\u05dd \u200f(1)"  # a right-to-left mark is text's own
+    assert bidi_shown(hebrew) == hebrew
 
 
 def test_literal_stays_readable_where_nothing_needs_escaping():

@@ -95,6 +95,30 @@ def test_measuring_a_channel_hashes_its_raw_bytes_and_survives_corruption():
     assert measure_checkpoint_blob("pickle", b"...").problems
 
 
+def test_a_truncated_newest_blob_is_a_problem_not_delta_channels(demo_db, tmp_path, capsys):
+    """The channels after a blob's cut are unread: sizes says so, and never calls them delta channels rebuilt from
+    writes (the demo's delta-mode thread still is one)."""
+    import shutil
+
+    from inspector.cli import main
+    from inspector.sizes.tables import rebuilt_note
+
+    copy = tmp_path / "truncated.db"
+    shutil.copyfile(demo_db, copy)
+    with sqlite3.connect(copy) as conn:
+        conn.execute("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, 20) WHERE thread_id = 'demo-research' "
+                     "AND checkpoint_ns = '' AND checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints "
+                     "WHERE thread_id = 'demo-research' AND checkpoint_ns = '')")
+    with open_store(str(copy)) as opened:
+        cut, delta = measure_thread(opened, "demo-research"), measure_thread(opened, "demo-delta")
+    assert not [f.field for f in cut.fields if f.rebuilt] and rebuilt_note(cut) is None
+    assert any("corrupt or truncated" in p for p in cut.problems)
+    assert rebuilt_note(delta) and "messages" in rebuilt_note(delta)
+    assert main(["sizes", "--db", str(copy), "demo-research"]) == 0
+    out = capsys.readouterr().out
+    assert "problem: checkpoint blob is corrupt or truncated" in out and "delta channel" not in out
+
+
 def test_thread_totals_match_the_database(store, demo_db):
     report = measure_thread(store, "demo-bloated")
     conn = sqlite3.connect(demo_db)

@@ -27,6 +27,27 @@ def test_thread_list_on_the_demo_store(demo_db, monkeypatch):
     assert "inspector_switch_url" in [t.key for t in at.text_input]  # the switch is offered
 
 
+def test_a_thread_id_with_a_bidi_override_cannot_pass_for_another_in_the_list(tmp_path, monkeypatch):
+    """An attacker's ``cust-\\u202edcba-4321`` would read as the customer's ``cust-1234-abcd``: the list writes
+    the override out."""
+    import sqlite3
+
+    from growth_store import build_graph
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    real, spoof = "cust-1234-abcd", "cust-\u202edcba-4321"
+    path = tmp_path / "spoof.db"
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        graph = build_graph(SqliteSaver(conn))
+        for thread_id in (real, spoof):
+            graph.invoke({"messages": [HumanMessage("hello")]}, {"configurable": {"thread_id": thread_id}})
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{path}")
+    at = open_page("threads")
+    assert not at.exception
+    assert set(at.dataframe[0].value["thread"]) == {real, "cust-\\u202edcba-4321"}
+
+
 def test_search_filters_the_list(demo_db, monkeypatch):
     monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{demo_db}")
     at = open_page("threads")

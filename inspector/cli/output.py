@@ -15,7 +15,6 @@ a JSON reader turns back into the same string.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,6 +23,7 @@ from typing import Any, TextIO
 from ..formatting import to_jsonable
 from ..safety.redaction import Redactor, redactor_for
 from ..store.not_utf8 import shown
+from .json_text import indented
 
 _redactor: Redactor | None = None
 
@@ -80,7 +80,7 @@ def masked(value: Any, keys: bool = True) -> Any:
 
 
 def print_json(data: Any, out: TextIO | None = None, keys: bool = True) -> None:
-    text = json.dumps(masked(to_jsonable(data), keys), indent=2, ensure_ascii=False)  # plain data: no second walk
+    text = indented(masked(to_jsonable(data), keys))  # json.dumps(indent=2, ensure_ascii=False); plain data
     (out or sys.stdout).write(_escape_json(text) + "\n")
 
 

@@ -42,6 +42,8 @@ def print_thread_sizes(report: ThreadSizes) -> None:
                 formats=dict.fromkeys(FIELD_BYTES, human_bytes))
     if note := rebuilt_note(report):
         say(note)
+    for problem in report.problems:  # a corrupt blob, an undecodable value: its sizes are what could be read
+        say(f"problem: {problem}")
     for line in what_if_lines(report.what_if):
         say(line)
 

@@ -49,8 +49,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ..store.not_utf8 import shown
 
-__all__ = ["DISPLAY_CHARS", "Shown", "code_span", "cut_for_display", "cut_long_strings", "inert_markdown", "links_in",
-           "literal"]
+__all__ = ["DISPLAY_CHARS", "Shown", "bidi_shown", "code_span", "cut_for_display", "cut_long_strings", "inert_markdown",
+           "links_in", "literal"]
 
 DISPLAY_CHARS = 20_000  # of one text on a page; the rest is behind a download
 
@@ -58,6 +58,15 @@ DISPLAY_CHARS = 20_000  # of one text on a page; the rest is behind a download
 _PROSE_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$"})
 # ... and for literal text, emphasis, strikethrough and table cells too.
 _LITERAL_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$*~|"})
+# The characters that reorder the text after them (bidi embeddings, overrides and isolates): a thread id holding U+202E
+# reads backwards from there ("cust-\u202edcba-4321" looks like "cust-1234-abcd"), so an id, a title or a label from
+# the data shows them as their code points; Arabic and Hebrew text needs none of them (nor loses its own marks).
+BIDI_CONTROLS = str.maketrans({c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
+
+
+def bidi_shown(text: str) -> str:
+    """``text`` with its bidi embeddings, overrides and isolates written as their code points (``\\u202e``)."""
+    return text.translate(BIDI_CONTROLS)
 _UNDERSCORE_AT_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _SHORTCODE_COLON = re.compile(r":(?=[\w+/-])")  # :emoji:, :material/icon:, :red[...]
 _LINE_MARKER = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")  # headings, quotes, lists, setext lines
@@ -157,11 +166,12 @@ def _escape_literal(text: str, at_line_start: bool) -> str:
 
 
 def literal(text: object) -> str:
-    """Markdown that shows ``text`` exactly as written (line breaks kept, nothing interpreted).
+    """Markdown that shows ``text`` exactly as written (line breaks kept, nothing interpreted, bidi controls shown
+    as their code points: ``bidi_shown``).
 
     The whole text is escaped at once (no URL, address or escape crosses a line break), and line-start
     markers are found on every line start of a piece, so many short lines cost what one long line costs."""
-    text = shown(str(text)).replace("\r\n", "\n").replace("\r", "\n")
+    text = bidi_shown(shown(str(text))).replace("\r\n", "\n").replace("\r", "\n")
     out: list[str] = []
     pos = 0
     for start, end in _linkifiable(text):

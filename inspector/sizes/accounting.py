@@ -29,6 +29,7 @@ from ..store import (
     Store,
     is_internal_channel,
 )
+from ..store.decode import CORRUPT_BLOB
 from ..store.measure import ChannelSize
 from .cached import Progress, sizes_stream
 
@@ -279,6 +280,8 @@ class SizeAccumulator:
             old = self.recent.popleft()
             self.value_sizes.pop(old, None)
             self.written_at.pop(old, None)
+        if any(p.field is None and p.message.startswith(CORRUPT_BLOB) for p in row.problems):
+            return {}  # the channels after the cut are unread, not delta channels: the problem says so
         return {name: n for name, n in sizes.items() if name not in row.channels and n}
 
     def result(self) -> ThreadSizes:

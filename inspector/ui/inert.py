@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 import streamlit as st
 from streamlit.errors import StreamlitDuplicateElementKey
 
-from ..safety.inert_text import code_span, cut_for_display, inert_markdown, links_in, text_table
+from ..safety.inert_text import bidi_shown, code_span, cut_for_display, inert_markdown, links_in, text_table
 from ..safety.inert_text import literal as _literal
 from ..store.not_utf8 import shown, token
 
@@ -45,8 +45,9 @@ def key_text(*parts: object) -> str:
 
 
 def option_text(text: object) -> str:
-    """A select option's label from the data, as a plain-text widget can carry it (``not_utf8.shown``)."""
-    return shown(str(text))
+    """A select option's label from the data, as a plain-text widget can carry it (``not_utf8.shown``), its bidi
+    controls as their code points (``inert_text.bidi_shown``)."""
+    return bidi_shown(shown(str(text)))
 
 
 # A small table's labels (its header and first column: field names, "namespace", "workspace") wrap only between

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from ..safety.inert_text import bidi_shown
 from ..store.not_utf8 import is_not_utf8, shown
 
 if TYPE_CHECKING:  # loaded when a table is drawn, not with the pages that may draw one
@@ -29,8 +30,13 @@ def _text(value: Any) -> str:
 
 def shown_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``rows`` with every text cell that is not UTF-8 (an id a hostile SQLite store holds) as ``not_utf8.shown``
-    writes it: a table cannot hold it as it is, and the person sees it marked."""
-    return [{k: shown(v) if isinstance(v, str) and is_not_utf8(v) else v for k, v in row.items()} for row in rows]
+    writes it: a table cannot hold it as it is, and the person sees it marked; and a cell's bidi controls as their
+    code points (``inert_text.bidi_shown``), so an id cannot read as another one."""
+    return [{k: _cell(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows]
+
+
+def _cell(text: str) -> str:
+    return bidi_shown(shown(text) if is_not_utf8(text) else text)
 
 
 def frame_of(rows: list[dict[str, Any]]) -> pd.DataFrame:
