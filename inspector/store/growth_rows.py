@@ -9,9 +9,10 @@ checkpoint row itself: on SQLite every channel value is inside it), ``blobs`` (P
 checkpoint names) carry no time: they are counted in ``untimed_*``.
 
 Each backend writes one SQL relation of dated rows, ``(b, t, c, p, k, n)``: bucket start (``BEFORE`` the
-window, NULL when not dated), thread, channel, part, checkpoints, bytes; ``growth_sql``
-aggregates it in the database in one statement (the buckets of the key asked for, the top threads and
-channels of the window, the totals), so what comes back is a few rows, not one per stored row.
+window, NULL when not dated), thread, channel, part, checkpoints, bytes; ``growth_views_sql`` aggregates
+it in the database in one statement for every grouping a report asks (a few cells per bucket, channel and
+part, the window's top threads and, by thread, their rows), so what comes back is a few rows, not one
+per stored row; ``growth_sql`` does the same for one grouping, by thread and channel too.
 """
 
 from __future__ import annotations
@@ -89,16 +90,6 @@ def check_growth_args(bucket_seconds: int, by: str | None = None, top: int = 0) 
         raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
     if not isinstance(top, int) or top < 0:
         raise StoreError(f"--top must be a whole number of threads and channels, got {top!r}")
-
-
-def check_growth_views(bucket_seconds: int, asks: Iterable[tuple[str, int]]) -> None:
-    """``check_growth_args`` for each ask ``(by, top)`` of ``Store.growth_views`` (by one of ``GROWTH_BY``)."""
-    from .model import StoreError
-
-    for by, top in asks:
-        if by not in GROWTH_BY:
-            raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
-        check_growth_args(bucket_seconds, by, top)
 
 
 def since_ticks(since: int | None) -> int:
@@ -227,120 +218,6 @@ def growth_sql_grouping_sets(dated: str, by: str | None, top: int) -> str:
         FROM (SELECT *, b IS NULL AS u FROM ({dated}) dated) d
         GROUP BY GROUPING SETS ({rows_set}, (t), (c), (u))){tops}
     """ + "\nUNION ALL ".join(parts)
-
-
-def views_shape(asks: Iterable[tuple[str, int]]) -> tuple[int, str | None]:
-    """What ``growth_views_sql`` reads for these asks ``(by, top)`` (by ``store``, ``channel`` or ``thread``):
-    how many top threads to rank (the most any ask wants) and which threads' rows per bucket and part
-    (None: none, ``top``: the ranked threads', ``all``: every thread's, for ``thread`` with no top)."""
-    asks = list(asks)
-    ranked = max((top for _, top in asks), default=0)
-    tops = [top for by, top in asks if by == "thread"]
-    return ranked, None if not tops else "all" if 0 in tops else "top"
-
-
-def growth_views_sql(dated: str, asks: Iterable[tuple[str, int]], grouping_sets: bool = False,
-                     top_dated: str | None = None) -> str:
-    """One statement over the dated rows ``dated`` (``b, t, c, p, k, n``, see the module's docstring) that
-    answers every ask ``(by, top)`` of one window (``growth_views_result``): kind ``cell``, every row summed
-    per bucket, channel and part (the store's and the channels' rows, the top channels and the totals come
-    from these few); kind ``thread``, the window's top threads (the most any ask wants); kind ``row``, the
-    window's rows per bucket, thread and part of those threads (or of every thread: ``views_shape``).
-    ``grouping_sets``: in one pass (PostgreSQL's ``GROUPING SETS``, nothing materialized but the groups);
-    else over the dated rows materialized once (SQLite). ``top_dated``: with ``grouping_sets``, the dated
-    rows of the top threads alone (reading ``thread_id IN (SELECT grower FROM top_thread)``), read again for
-    their rows instead of grouping every thread's rows per bucket and part."""
-    ranked, threads = views_shape(asks)
-    window = f"b > {BEFORE}"
-    among = " AND t IN (SELECT grower FROM top_thread)" if threads == "top" and ranked else ""
-    if grouping_sets:  # GROUPING(b, w, c, p): 4 = (b, c, p), 11 = (w), 2 = (b, w, p); without w, 0 = (b, c, p)
-        # w: the thread of a row in the window (NULL outside it), so that plain sums rank the window's threads
-        again = top_dated is not None and threads == "top"  # the top threads' rows from a second, narrow read
-        sets = ["(b, c, p)"] + ["(w)"] * bool(ranked) + ["(b, w, p)"] * bool(threads and not again)
-        keys, thread = ("b, w, c, p", "w") if ranked or threads else ("b, c, p", _NO_TEXT)
-        head = (f"WITH g AS MATERIALIZED (\n    SELECT GROUPING({keys}) AS gs, b, {thread} AS t, c, p, "
-                f"sum(k) AS k, sum(n) AS n\n    FROM (SELECT *, CASE WHEN {window} THEN t END AS w FROM ({dated}) d) d "
-                f"GROUP BY GROUPING SETS ({', '.join(sets)}))")
-        top = (f"SELECT t AS grower, k, n AS grown FROM g WHERE gs = 11 AND t IS NOT NULL "
-               f'ORDER BY n DESC, t COLLATE "C" LIMIT {int(ranked)}')  # ties byte by byte, as SQLite
-        parts = [f"SELECT 'cell' AS kind, b, {_NO_TEXT} AS t, c, p, k, n FROM g WHERE gs = {4 if thread == 'w' else 0}"]
-        rows = (f"SELECT 'row', b, t, {_NO_TEXT}, p, sum(k), sum(n) FROM ({top_dated}) top_rows WHERE {window} "
-                "GROUP BY b, t, p" if again else
-                f"SELECT 'row', b, t, {_NO_TEXT}, p, k, n FROM g WHERE gs = 2 AND {window}{among}")
-    else:
-        head = f"WITH d AS MATERIALIZED ({dated})"
-        top = (f"SELECT t AS grower, sum(k) AS k, sum(n) AS grown FROM d WHERE {window} GROUP BY t "
-               f"ORDER BY grown DESC, grower LIMIT {int(ranked)}")
-        parts = ["SELECT 'cell' AS kind, b, NULL AS t, c, p, sum(k) AS k, sum(n) AS n FROM d GROUP BY b, c, p"]
-        rows = f"SELECT 'row', b, t, NULL, p, sum(k), sum(n) FROM d WHERE {window}{among} GROUP BY b, t, p"
-    if ranked:
-        head += f",\ntop_thread AS ({top})"
-        parts.append(f"SELECT 'thread', {_NO_INT}, grower, {_NO_TEXT}, {_NO_TEXT}, k, grown FROM top_thread")
-    if threads:
-        parts.append(rows)
-    return f"{head}\n" + "\nUNION ALL ".join(parts)
-
-
-def sql_order(key: Any) -> tuple:
-    """A sort key in the order SQL compares a column's values (SQLite's BINARY, PostgreSQL's "C"): numbers,
-    then text by its stored bytes, then blobs; NULL first."""
-    from .not_utf8 import stored_bytes
-
-    if key is None:
-        return (0,)
-    if isinstance(key, str):
-        return (2, stored_bytes(key))
-    if isinstance(key, (bytes, bytearray, memoryview)):
-        return (3, bytes(key))
-    return (1, key) if isinstance(key, (int, float)) else (4, repr(key).encode())
-
-
-def growth_views_result(found: Iterable[tuple], bucket_seconds: int, since: int | None, basis: str,
-                        asks: Iterable[tuple[str, int]]) -> list[GrowthRows]:
-    """Each ask's ``GrowthRows`` (as ``growth_rows`` would return it) from the rows of ``growth_views_sql``."""
-    cells: list[tuple] = []
-    ranked: list[Grower] = []
-    thread_rows: list[tuple] = []
-    for kind, bucket, thread_id, channel, part, checkpoints, size in found:
-        checkpoints, size = int(checkpoints or 0), int(size or 0)
-        if kind == "cell":
-            cells.append((None if bucket is None else int(bucket), channel, part, checkpoints, size))
-        elif kind == "thread":
-            ranked.append(Grower(thread_id, checkpoints, size))
-        else:
-            thread_rows.append((int(bucket), thread_id, part, checkpoints, size))
-    dated, untimed = [0, 0], [0, 0]
-    grown: dict[Any, list[int]] = {}
-    for bucket, channel, _, checkpoints, size in cells:
-        total = untimed if bucket is None else dated
-        total[0] += checkpoints
-        total[1] += size
-        if bucket is not None and bucket > BEFORE:
-            entry = grown.setdefault(channel, [0, 0])
-            entry[0] += checkpoints
-            entry[1] += size
-    channels = [Grower(key, c, n) for key, (c, n) in sorted(grown.items(), key=lambda kv: (-kv[1][1], sql_order(kv[0])))]
-    views = []
-    for by, top in asks:
-        summed: dict[tuple, list[int]] = {}
-        if by == "thread":
-            chosen = {g.key for g in ranked[:top]} if top else None
-            for bucket, thread_id, part, checkpoints, size in thread_rows:
-                if chosen is None or thread_id in chosen:
-                    entry = summed.setdefault((bucket, thread_id, "", part), [0, 0])
-                    entry[0] += checkpoints
-                    entry[1] += size
-        else:
-            for bucket, channel, part, checkpoints, size in cells:
-                if bucket is not None and bucket > BEFORE:
-                    entry = summed.setdefault((bucket, "", channel if by == "channel" else "", part), [0, 0])
-                    entry[0] += checkpoints
-                    entry[1] += size
-        rows = sorted((GrowthRow(b, t, c, p, k, n) for (b, t, c, p), (k, n) in summed.items()), key=row_order)
-        views.append(GrowthRows(bucket_seconds, since, rows, untimed[0], untimed[1], basis,
-                                ranked[:top] if top else [], channels[:top] if top else [],
-                                dated[1] + untimed[1], dated[0] + untimed[0]))
-    return views
 
 
 def thread_growth_sql(dated: str, live: str, cut: str | None, totals: str) -> str:

@@ -1,16 +1,15 @@
 """Growth over time of a PostgreSQL store: stored lengths per time bucket, dated by the uuid6 checkpoint ids.
 
-Checkpoint rows and writes are dated by their checkpoint id, compared as text with each bucket's first id
-(decoded from its hex digits only outside the buckets around now). A ``checkpoint_blobs`` row (one
-channel version, shared by every checkpoint that kept it) is dated by the first checkpoint whose
-``channel_versions`` names that version. LangGraph gives every channel a step updates the same new
-version, greater than all before it, so that checkpoint is the first whose greatest version is the
-blob's: one version per checkpoint to compare, then a hash join, checked against the checkpoint's own
-``channel_versions``. A blob this does not date (versions another writer chose, a blob no checkpoint
-names) is looked up among every version its thread's checkpoints name. Lengths only: ``pg_column_size``
-and ``octet_length`` read no blob content. Everything is aggregated by the server in one pass
-(``growth_sql_grouping_sets``), with the dated blob rows held in memory (``work_mem`` raised for that
-statement's transaction alone).
+Checkpoint rows and writes are dated by their checkpoint id, compared as text ("C" collation) with each
+bucket's first id (``_dated_by``; decoded from its hex digits only outside the buckets around now). A
+``checkpoint_blobs`` row (one channel version, shared by every checkpoint that kept it) is dated by the
+first checkpoint (the least id, byte by byte) of its thread and namespace whose ``channel_versions``
+names its channel at its version: each blob channel's version is read once per checkpoint, the least id
+kept per version, and the blob rows joined to those on all four keys (a blob no checkpoint names carries
+no time). Lengths only: ``pg_column_size`` and ``octet_length`` read no blob content. Every grouping a
+report asks comes from one statement (``growth_views_sql``): the rows summed by the server in one pass
+(``GROUPING SETS``), by thread the top threads' rows read again for those threads alone, with the dated
+rows held in memory (``work_mem`` raised for that statement's transaction alone).
 """
 
 from __future__ import annotations
@@ -32,17 +31,14 @@ from ..growth_rows import (
     GrowthRows,
     ThreadGrowth,
     check_growth_args,
-    check_growth_views,
     growth_result,
     growth_sql_grouping_sets,
-    growth_views_result,
-    growth_views_sql,
     id_floor,
     since_ticks,
     thread_growth,
     thread_growth_sql,
-    views_shape,
 )
+from ..growth_views import check_growth_views, growth_views_result, growth_views_sql, views_shape
 from .connect import read_error
 
 # Each channel version's first checkpoint: the checkpoint that stored the blob row.

@@ -19,15 +19,13 @@ from ..growth_rows import (
     GrowthRows,
     ThreadGrowth,
     check_growth_args,
-    check_growth_views,
     growth_result,
     growth_sql,
-    growth_views_result,
-    growth_views_sql,
     id_range_bucket,
     thread_growth,
     thread_growth_sql,
 )
+from ..growth_views import check_growth_views, growth_views_result, growth_views_sql
 from .connect import BUCKET_FUNCTION as _BUCKET_FUNCTION
 from .queries import OWN_BYTES
 
