@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .. import profiles
 from ..history.checkpoint_kinds import step_label
 from ..history.location import id_from_url, url_id
 from ..store import CheckpointRow, NotFound, Store, StoreError
@@ -151,6 +152,14 @@ def render() -> None:
         _render_across(store, thread_id, timeline, id_from_url(other))
         return
     st.query_params.pop("against", None)
+    with profiles.reading(store, thread_id, rows=timeline) as chosen:  # its reducers name and check the fields
+        st.caption(literal(chosen.line()), help="Which app's knowledge reads this thread, and what in the data shows "
+                   "it (setting profile / --profile names one for every thread)")
+        _render_pair(store, thread_id, timeline, params)
+
+
+def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], params) -> None:
+    """Two checkpoints of one thread (default: the newest step that wrote a field and its parent), and the replay."""
     namespaces = sorted({r.checkpoint_ns for r in timeline})
     ns = id_from_url(params.get("ns", ""))
     if ns and ns not in namespaces and len(namespaces) > 1:
