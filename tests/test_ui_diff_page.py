@@ -191,3 +191,20 @@ def test_the_pickers_and_the_caption_name_each_step_by_the_one_attribution(store
     assert f"{expected} · …{wrote.key[1][-12:]}" in caption.replace("\\", "")
     to_box = at.selectbox(key="diff-to-demo-research-")
     assert any(option.startswith(expected.split(" →")[0]) and "→" in option for option in to_box.options)
+
+
+@pytest.mark.parametrize("fixture, reducer, profile", [("deep_agent_db", "messages_delta_reducer", "deepagents"),
+                                                       ("swarm_db", "add_messages", "langgraph-swarm")])
+def test_another_apps_thread_is_diffed_and_replayed_with_its_own_profile(request, app_on_store, fixture, reducer,
+                                                                         profile):
+    """The Diff page reads the thread with its profile, as the thread page and the CLI do: a deepagents thread's
+    messages are folded by deepagents' reducer (never DeerFlow's merge_message_writes) and a swarm's by its own."""
+    db = request.getfixturevalue(fixture)
+    with open_store(f"sqlite:///{db}") as opened:
+        (thread,) = [t.thread_id for t in opened.threads()]
+    app_on_store(f"sqlite:///{db}")
+    at = open_page("diff", thread=thread)
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert f"Profile: {profile}" in text and reducer in text, text
+    assert "merge_" not in text and "DeerFlow" not in text

@@ -103,3 +103,19 @@ def test_a_long_message_is_cut_for_display_with_its_size_and_a_download(app_on_c
     assert any("long text(s) cut for display" in c.value for c in at.caption)
     page = rendered(at)
     assert "Download the whole text" in page
+
+
+def test_pages_name_an_unknown_id_that_is_not_utf8_as_tables_spell_it(app_on_corpus):
+    """A link naming a thread, checkpoint or namespace the store does not hold, with bytes that are not UTF-8:
+    the page's message spells it ``'no-such-\\xff' (not UTF-8)``, as the CLI's error lines do, never ``'\\udcff'``."""
+    unknown = token(decode(b"no-such-\xff"))
+    messages = []
+    for page, params in (("thread", {"thread": unknown}), ("diff", {"thread": unknown}),
+                         ("thread", {"thread": "hostile-plain", "checkpoint": unknown}),
+                         ("diff", {"thread": corpus.ESCAPES_THREAD, "ns": unknown})):
+        at = open_page(page, **params)
+        check(at)
+        named = [m.value for m in [*at.error, *at.warning] if "no-such-" in m.value]
+        assert named and all("(not UTF-8)" in m and "udc" not in m for m in named), (page, params, named)
+        messages += named
+    assert any("There is no thread 'no-such-\\\\xff' (not UTF-8) in this store." in m for m in messages), messages

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .. import profiles
 from ..history.checkpoint_kinds import step_label
 from ..history.location import id_from_url, url_id
 from ..store import CheckpointRow, NotFound, Store, StoreError
+from ..store.not_utf8 import quoted
 from . import audit_trail, connection, data, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
 from .inert import key_text, literal, option_text
@@ -134,7 +136,7 @@ def render() -> None:
     try:
         timeline = data.timeline(store, thread_id)
     except NotFound:
-        st.error(literal(f"There is no thread {thread_id!r} in this store. Check the id, or find the thread in the "
+        st.error(literal(f"There is no thread {quoted(thread_id)} in this store. Check the id, or find the thread in the "
                          "thread list."), icon=":material/error:")
         with st.container(horizontal=True, gap="small"):
             routes.link("threads", "Find it in the thread list", {"q": thread_id}, icon=":material/search:")
@@ -150,17 +152,25 @@ def render() -> None:
         _render_across(store, thread_id, timeline, id_from_url(other))
         return
     st.query_params.pop("against", None)
+    with profiles.reading(store, thread_id, rows=timeline) as chosen:  # its reducers name and check the fields
+        st.caption(literal(chosen.line()), help="Which app's knowledge reads this thread, and what in the data shows "
+                   "it (setting profile / --profile names one for every thread)")
+        _render_pair(store, thread_id, timeline, params)
+
+
+def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], params) -> None:
+    """Two checkpoints of one thread (default: the newest step that wrote a field and its parent), and the replay."""
     namespaces = sorted({r.checkpoint_ns for r in timeline})
     ns = id_from_url(params.get("ns", ""))
     if ns and ns not in namespaces and len(namespaces) > 1:
-        st.warning(literal(f"ns={ns!r} in the link is not a namespace of thread {thread_id!r}; showing the root "
+        st.warning(literal(f"ns={quoted(ns)} in the link is not a namespace of thread {quoted(thread_id)}; showing the root "
                            "graph (pick another below)."), icon=":material/link_off:")
     if len(namespaces) > 1:
         ns = st.selectbox("Namespace", namespaces, index=namespaces.index(ns) if ns in namespaces else 0,
                           format_func=lambda n: option_text(n or "(root graph)"))
     rows = [r for r in timeline if r.checkpoint_ns == ns]  # newest first
     if not rows:
-        st.error(literal(f"No checkpoints in namespace {ns!r} for thread {thread_id!r}."))
+        st.error(literal(f"No checkpoints in namespace {quoted(ns)} for thread {quoted(thread_id)}."))
         _way_back(store, thread_id)
         return
     by_id = {r.checkpoint_id: r for r in rows}
@@ -172,7 +182,7 @@ def render() -> None:
     default_to, default_note = (_default_to(store, thread_id, rows, steps) if wanted_to not in by_id
                                  else (wanted_to, None))
     if unknown:
-        st.warning(literal(f"Not a checkpoint of thread {thread_id!r} in namespace {ns or 'root'!r}: "
+        st.warning(literal(f"Not a checkpoint of thread {quoted(thread_id)} in namespace {quoted(ns or 'root')}: "
                            f"{', '.join(unknown)}. Showing the newest step that wrote something instead; pick "
                            "another below, or go back."), icon=":material/warning:")
         _way_back(store, thread_id)

@@ -23,6 +23,7 @@ from ..history.location import Location, parse_location
 from ..history.thread_history import ThreadHistory
 from ..state.drift import drift_lines, thread_drift
 from ..store import CheckpointRow, NotFound, Store, StoreError
+from ..store.not_utf8 import quoted
 from . import (
     audit_trail,
     branch_links,
@@ -97,18 +98,20 @@ def render() -> None:
         thread = data.thread_history(store, location.thread)
     except NotFound:
         st.title("Thread")
-        _back(f"There is no thread {location.thread!r} in this store.")
+        _back(f"There is no thread {quoted(location.thread)} in this store.")
         return
     except StoreError as exc:
-        _back(f"Reading thread {location.thread!r} failed: {exc}")
+        _back(f"Reading thread {quoted(location.thread)} failed: {exc}")
         return
     _header(store, thread, location)
     history = thread.history
     key = _resolve(history, location)
     if key is None:
-        st.warning(literal(f"Checkpoint {location.checkpoint!r} (namespace {location.ns or 'root'!r}) is not in this thread."
-                           if location.checkpoint else f"Step {location.step} is not on the newest branch of this thread."
-                           if location.step is not None else f"Namespace {location.ns!r} has no checkpoint in this thread."))
+        st.warning(literal(f"Checkpoint {quoted(location.checkpoint)} (namespace {quoted(location.ns or 'root')}) is not "
+                           "in this thread." if location.checkpoint else
+                           f"Step {location.step} is not on the newest branch of this thread."
+                           if location.step is not None else
+                           f"Namespace {quoted(location.ns)} has no checkpoint in this thread."))
         routes.link("thread", "Show the newest checkpoint", routes.thread_params(store, location.thread),
                     icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
