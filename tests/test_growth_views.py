@@ -3,9 +3,10 @@
 The stores LangGraph's savers wrote over five simulated days (``growth_store``), with hostile rows planted
 by raw SQL: copies of a thread under ids that are not UTF-8 (SQLite), quoted or prefixed like a token
 (ties in the ranking, broken byte by byte), checkpoint ids that are not uuid6, ids whose dashes are
-moved or whose digits are not hex, a channel name that is not UTF-8 and (PostgreSQL) a blob no
-checkpoint names. The expected rows are computed here from plain SQL, each row dated in Python
-(``bucket_of``; a PostgreSQL blob by the first checkpoint naming its version).
+moved or whose digits are not hex, a channel name that is not UTF-8, (SQLite) uuid6 ids dated long
+before the others whose tails are not UTF-8 and (PostgreSQL) a blob no checkpoint names. The expected
+rows are computed here from plain SQL, each row dated in Python (``bucket_of``; a PostgreSQL blob by the
+first checkpoint naming its version).
 """
 
 from __future__ import annotations
@@ -113,6 +114,15 @@ def hostile_sqlite(tmp_path_factory):
             conn.execute(copy.format(cid="? || checkpoint_id").replace("'grow-c'", "'grow-b'"), [f"odd-{n}", odd[:40]])
         conn.execute("INSERT INTO writes SELECT thread_id, checkpoint_ns, checkpoint_id, task_id || '-odd', task_path, "
                      "idx, CAST(? AS TEXT), type, value FROM writes WHERE thread_id = 'grow-a'", [b"chan-\xff"])
+        # uuid6 ids dated 400 days before the others (past the buckets compared as text: decoded by a function)
+        # whose tails are not UTF-8
+        for ns, cid, parent, kind, checkpoint, metadata in conn.execute(
+                "SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints "
+                "WHERE thread_id = 'grow-c'").fetchall():
+            old = f"{int(cid[:8] + cid[9:13] + cid[15:18], 16) - 400 * DAY * 10_000_000:015x}"
+            head = f"{old[:8]}-{old[8:12]}-6{old[12:15]}".encode()
+            conn.execute("INSERT INTO checkpoints VALUES ('old-tail', ?, CAST(? AS TEXT), ?, ?, ?, ?)",
+                         [ns, head + cid[18:].encode() + b"\xff", parent, kind, checkpoint, metadata])
     return path
 
 

@@ -47,7 +47,8 @@ _TOTALS = (f"SELECT 'total', NULL, NULL, NULL, 'checkpoint', count(*), coalesce(
 def _dated(width: int, since: int | None, among: str = "") -> str:
     """The dated rows; ``among``: a condition both tables are read under ("": every row)."""
     since_sql = "NULL" if since is None else str(int(since))
-    fallback = f"{_BUCKET_FUNCTION}(checkpoint_id, {width}, {since_sql})"
+    # the id's first 18 characters: the text the GLOB checked (ASCII), never bytes that are not UTF-8
+    fallback = f"{_BUCKET_FUNCTION}(substr(checkpoint_id, 1, 18), {width}, {since_sql})"
     bucket = (f"CASE WHEN checkpoint_id GLOB '{UUID6_HEAD_GLOB}*' THEN "
               f"{id_range_bucket('checkpoint_id', width, since, time.time(), fallback)} END")
     return (f"SELECT {bucket} AS b, thread_id AS t, '{CHECKPOINT_KEY}' AS c, 'checkpoint' AS p, 1 AS k, "
