@@ -124,3 +124,17 @@ def test_step_durations_come_from_the_checkpoint_timestamps(flow):
 
 def test_a_write_key_holds_no_value():
     assert "value" not in WriteKey.__dataclass_fields__
+
+
+def test_the_dot_of_a_thread_with_several_subgraphs_is_the_same_whatever_the_hash_seed(swarm_db):
+    """(Two agents' subgraphs: their namespaces were once walked in a set's order, which moved their edges.)"""
+    import os
+    import subprocess
+    import sys
+
+    from fixtures import REPO_ROOT
+
+    outputs = {subprocess.run([sys.executable, "-m", "inspector", "graph", "--db", str(swarm_db), "swarm-trip"],
+                              capture_output=True, text=True, cwd=REPO_ROOT, timeout=120,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3", "4")}
+    assert len(outputs) == 1 and "cluster_" in outputs.pop()

@@ -85,7 +85,7 @@ def infer_graph(history: History, writes: Mapping[Key, Sequence[WriteKey]]) -> F
     """The graph the thread ran, from its history and every checkpoint's write keys (``Store.write_keys``)."""
     graph = FlowGraph({}, {}, {})
     made: dict[Key, Attribution] = {key: attribute(history, key, writes) for key in history.nodes}
-    for ns in {k[0] for k in history.nodes if k[0]}:
+    for ns in sorted({k[0] for k in history.nodes if k[0]}):  # in one order, whatever the hash seed
         outer, _, last = ns.rpartition("|")
         parent_node = last.split(":", 1)[0]
         graph.clusters.setdefault(cluster_of(ns), f"{cluster_of(outer)}/{parent_node}" if outer else parent_node)
