@@ -149,7 +149,9 @@ def render() -> None:
     other = st.text_input("Against another thread", value=params.get("against", ""),  # as the URL spells it
                           placeholder="optional: another thread's id, to compare two runs of one task")
     if other:
-        _render_across(store, thread_id, timeline, id_from_url(other))
+        with profiles.reading(store, thread_id, rows=timeline) as chosen:  # the first thread's, as diff --against-thread
+            st.caption(literal(chosen.line()), help="Which app's knowledge reads both threads: the first one's")
+            _render_across(store, thread_id, timeline, id_from_url(other))
         return
     st.query_params.pop("against", None)
     with profiles.reading(store, thread_id, rows=timeline) as chosen:  # its reducers name and check the fields
