@@ -208,3 +208,19 @@ def test_another_apps_thread_is_diffed_and_replayed_with_its_own_profile(request
     text = all_text(at)
     assert f"Profile: {profile}" in text and reducer in text, text
     assert "merge_" not in text and "DeerFlow" not in text
+
+
+
+def test_two_runs_of_another_apps_task_are_compared_with_its_profile(tmp_path, app_on_store):
+    """Across threads, the first thread's profile reads both (as ``diff --against-thread`` does): two deepagents runs'
+    files are folded by deepagents' own reducer, and its profile is named."""
+    from apps.deep_agent import write_store
+
+    path = tmp_path / "two-runs.db"
+    for thread_id in ("run-1", "run-2"):
+        write_store(path, thread_id)
+    app_on_store(f"sqlite:///{path}")
+    at = open_page("diff", thread="run-1", against="run-2")
+    assert not at.exception, at.exception
+    text = all_text(at)
+    assert "Profile: deepagents" in text and "file_data_delta_reducer (DeltaChannel)" in text and "merge_" not in text, text

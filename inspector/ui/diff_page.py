@@ -149,7 +149,9 @@ def render() -> None:
     other = st.text_input("Against another thread", value=params.get("against", ""),  # as the URL spells it
                           placeholder="optional: another thread's id, to compare two runs of one task")
     if other:
-        _render_across(store, thread_id, timeline, id_from_url(other))
+        with profiles.reading(store, thread_id, rows=timeline) as chosen:  # the first thread's, as diff --against-thread
+            st.caption(literal(chosen.line()), help="Which app's knowledge reads both threads: the first one's")
+            _render_across(store, thread_id, timeline, id_from_url(other))
         return
     st.query_params.pop("against", None)
     with profiles.reading(store, thread_id, rows=timeline) as chosen:  # its reducers name and check the fields
@@ -177,7 +179,7 @@ def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], pa
     steps = _step_names(store, thread_id, rows)
     position = {r.checkpoint_id: i for i, r in enumerate(rows)}  # 0: the newest
     wanted_from, wanted_to = (id_from_url(params[n]) if params.get(n) else None for n in ("from", "to"))
-    unknown = [f"{name} {params[name]!r}" for name, wanted in (("from", wanted_from), ("to", wanted_to))
+    unknown = [f"{name} {quoted(wanted)}" for name, wanted in (("from", wanted_from), ("to", wanted_to))
                if wanted and wanted not in by_id]
     default_to, default_note = (_default_to(store, thread_id, rows, steps) if wanted_to not in by_id
                                  else (wanted_to, None))
