@@ -188,3 +188,25 @@ def test_growth_views_refuses_what_growth_rows_refuses(hostile):
                 store.growth_views(DAY, None, asks)
         with pytest.raises(StoreError):
             store.growth_views(0, None, [("store", 1)])
+
+
+@pytest.mark.postgres
+def test_a_blob_channel_that_appears_later_is_dated(postgres_dsn):
+    """The blob channels are read once per store, and again when a statement meets blob rows of another."""
+    admin, readonly = written_database(postgres_dsn, "inspector_growth_views_channels", lambda a: write_postgres(a, NOW))
+    with open_store(readonly) as store:
+        basis = store.GROWTH_CHANNEL_BASIS
+        first = store.growth_views(DAY, None, [("channel", 10)])[0]
+        assert first == expected(pg_dated(admin), DAY, None, "channel", 10, basis)
+        with psycopg.connect(admin, autocommit=True) as conn:  # a checkpoint naming a new channel's first version
+            conn.execute("UPDATE checkpoints SET checkpoint = jsonb_set(checkpoint, '{channel_versions,notes}', "
+                         "'\"v1\"') WHERE thread_id = 'grow-c' AND checkpoint_id = "
+                         "(SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = 'grow-c')")
+            conn.execute("INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) "
+                         "VALUES ('grow-c', '', 'notes', 'v1', 'msgpack', %s)", [b"n" * 5000])
+        for asks in ([("channel", 10)], [("thread", 10), ("store", 0)]):
+            found = store.growth_views(DAY, None, asks)
+            assert found == [expected(pg_dated(admin), DAY, None, by, top, basis) for by, top in asks]
+        assert any(g.key == "notes" for g in store.growth_views(DAY, None, [("channel", 10)])[0].top_channels)
+        rows = store.growth_thread_rows(DAY)
+        assert {r.bucket for r in rows.rows if r.channel == "notes"} == {max(r.bucket for r in first.rows)}

@@ -36,6 +36,15 @@ def test_a_bad_parameter_in_the_link_is_named(params, said):
     assert at.info[-1].value.startswith("Choose a policy above")  # and nothing was planned from it
 
 
+def test_a_hostile_parameter_in_the_link_is_named_as_ids_are_escaped_and_cut():
+    at = open_page("retention", keep="\u202e\x1b[2J" + "9" * 5_000)
+    assert not at.exception, at.exception
+    (said,) = [w.value for w in at.warning if " in the link: keep " in w.value]
+    assert said.startswith("keep='\\\\u202e\\\\x1b")  # escaped as an error line names an id (Markdown-escaped)
+    assert "(5,005 characters)" in said and "9" * 200 not in said
+    assert "\u202e" not in said and "\x1b" not in said
+
+
 def test_a_bad_parameter_beside_a_good_one_leaves_the_good_one_planned():
     at = open_page("retention", keep="2", older="soon")
     assert not at.exception, at.exception

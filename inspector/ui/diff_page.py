@@ -179,7 +179,7 @@ def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], pa
     steps = _step_names(store, thread_id, rows)
     position = {r.checkpoint_id: i for i, r in enumerate(rows)}  # 0: the newest
     wanted_from, wanted_to = (id_from_url(params[n]) if params.get(n) else None for n in ("from", "to"))
-    unknown = [f"{name} {params[name]!r}" for name, wanted in (("from", wanted_from), ("to", wanted_to))
+    unknown = [f"{name} {quoted(wanted)}" for name, wanted in (("from", wanted_from), ("to", wanted_to))
                if wanted and wanted not in by_id]
     default_to, default_note = (_default_to(store, thread_id, rows, steps) if wanted_to not in by_id
                                  else (wanted_to, None))

@@ -14,6 +14,7 @@ from ..retention import Plan, Policy, plan_store, statements
 from ..retention.chart import bytes_chart
 from ..retention.report import break_rows, thread_rows, totals_line, variant_line
 from ..store import Store, StoreError
+from ..store.not_utf8 import quoted
 from . import audit_trail, connection, data, routes
 from .inert import literal
 from .tables import in_units, metric_row, table
@@ -54,7 +55,7 @@ def _from_link(name: str) -> float | int | None:
     except ValueError:
         value = None
     if value is None or not least <= value <= LINK_MOST:
-        st.warning(literal(f"{name}={text!r} in the link: {name} (“{label}”) must be {kind} from {least} to "
+        st.warning(literal(f"{name}={quoted(text)} in the link: {name} (“{label}”) must be {kind} from {least} to "
                            f"{LINK_MOST:,}; it is left out."), icon=":material/link_off:")
         return None
     return value
@@ -64,7 +65,7 @@ def _form() -> tuple[int | None, float | None, float | None, tuple[str, ...] | N
     linked = {name: _from_link(name) for name in URL_NUMBERS}
     safe_param = st.query_params.get("safe")
     if safe_param not in (None, "", "0", "1"):
-        st.warning(literal(f"safe={safe_param!r} in the link: safe must be 1 (on) or 0 (off); it is left off."),
+        st.warning(literal(f"safe={quoted(safe_param)} in the link: safe must be 1 (on) or 0 (off); it is left off."),
                    icon=":material/link_off:")
     with st.form("retention-policy"):
         a, b, c = st.columns(3)

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
+from ..store.not_utf8 import quoted
 from .inert import key_text, literal
 
 _PAGES: dict[str, st.Page] = {}
@@ -132,7 +133,7 @@ def bind(key: str, param: str, default: Any, parse: Callable[[str], Any] = str) 
         try:
             value = parse(shown)
         except ValueError as exc:
-            problem = f"{param}={shown!r} is not understood ({exc}); showing {default!r} instead."
+            problem = f"{param}={quoted(shown)} is not understood ({exc}); showing {default!r} instead."
     st.session_state[key] = value
     st.session_state[_synced(key)] = shown
     return problem

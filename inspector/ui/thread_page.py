@@ -82,7 +82,7 @@ def _resolve(history: History, location: Location) -> Key | None:
 def render() -> None:
     asked = parse_location(st.query_params.to_dict())
     if st.query_params.get("step") and asked.step is None:
-        st.warning(literal(f"step={st.query_params['step']!r} in the link is not a step number (such as 12 or -1); "
+        st.warning(literal(f"step={quoted(st.query_params['step'])} in the link is not a step number (such as 12 or -1); "
                            "it is left out."), icon=":material/link_off:")
     location = play_view.moved_to(asked)
     if location != asked:

@@ -163,6 +163,7 @@ _TOTALS = f"""SELECT 'total', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'checkpoint', c
         FROM checkpoint_blobs"""
 _WORK_MEM = "SET LOCAL work_mem = '64MB'"  # this statement's transaction only
 _BLOB_CHANNELS = "SELECT DISTINCT channel FROM checkpoint_blobs LIMIT %s"  # the channels that hold blob rows
+_UNREAD = object()
 
 
 class PgGrowth:
@@ -184,42 +185,59 @@ class PgGrowth:
         check_growth_views(bucket_seconds, asks)
         again = views_shape(asks)[1] == "top"
         found = self._growth_read(bucket_seconds, since, lambda dated, top_dated: growth_views_sql(
-            dated, asks, True, top_dated if again else None), 2 if again else 1)
+            dated, asks, True, top_dated if again else None), 2 if again else 1, checked=True)
         return growth_views_result(found, bucket_seconds, since, PG_CHANNEL_BASIS, asks)
 
-    def _growth_read(self, bucket_seconds: int, since: int | None, statement, reads: int = 1) -> list[tuple]:
+    def _blob_channels(self, fresh: bool = True) -> list[str] | None:
+        """The channels holding blob rows (None: more than ``MAX_BLOB_CHANNELS``), read again when ``fresh``,
+        else those read last (a statement that finds blob rows of another channel reads them again)."""
+        held = getattr(self, "_growth_channels", _UNREAD)
+        if fresh or held is _UNREAD:
+            channels = [r[0] for r in self._query(_BLOB_CHANNELS, [MAX_BLOB_CHANNELS + 1])]
+            held = channels if len(channels) <= MAX_BLOB_CHANNELS else None
+            self._growth_channels = held
+        return held
+
+    def _growth_read(self, bucket_seconds: int, since: int | None, statement, reads: int = 1,
+                     checked: bool = False) -> list[tuple]:
         """The rows of ``statement(dated, top_dated)`` over the store's dated rows and those of the top
-        threads (``reads``: how many of the two it holds, for their parameters)."""
-        channels = [r[0] for r in self._query(_BLOB_CHANNELS, [MAX_BLOB_CHANNELS + 1])]
-        named = channels if len(channels) <= MAX_BLOB_CHANNELS else None
-        count = None if named is None else len(named)
-        sql = statement(_dated(bucket_seconds, since, count),
-                        _dated(bucket_seconds, since, count, "thread_id IN (SELECT grower FROM top_thread)"))
-        try:
-            with self.connection() as conn, conn.transaction():
-                conn.execute(_WORK_MEM)  # the dated blob rows are held in memory, not spilled to a temporary file
-                return conn.execute(sql, _params(named or []) * reads).fetchall()
-        except psycopg.Error as exc:
-            raise read_error(exc, self.target) from None
+        threads (``reads``: how many of the two it holds, for their parameters). ``checked``: its rows name
+        the channel of every blob row (``(kind, b, t, c, p, ...)``), so the blob channels read last are
+        used, and read again (and the statement run again) when a blob row of another one shows."""
+        for fresh in ((False, True) if checked else (True,)):
+            named = self._blob_channels(fresh)
+            count = None if named is None else len(named)
+            sql = statement(_dated(bucket_seconds, since, count),
+                            _dated(bucket_seconds, since, count, "thread_id IN (SELECT grower FROM top_thread)"))
+            try:
+                with self.connection() as conn, conn.transaction():
+                    conn.execute(_WORK_MEM)  # the dated blob rows are held in memory, not spilled to a temporary file
+                    found = conn.execute(sql, _params(named or []) * reads).fetchall()
+            except psycopg.Error as exc:
+                raise read_error(exc, self.target) from None
+            seen = {row[3] for row in found if row[4] == "blobs" and row[3] is not None}  # a blob's channel: NOT NULL
+            if named is None or not seen - set(named):
+                return found
+        return found
 
     def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> ThreadGrowth:
         """The dated rows of every thread (``cut`` None) or of the threads holding a uuid6 id greater than
         ``cut``, with the store's greatest uuid6 id and totals, in one statement (see ``ThreadGrowth``)."""
         check_growth_args(bucket_seconds)
-        named = None  # the threads written since the cut: few, every channel's versions compared
-        if cut is None:
-            channels = [r[0] for r in self._query(_BLOB_CHANNELS, [MAX_BLOB_CHANNELS + 1])]
-            named = channels if len(channels) <= MAX_BLOB_CHANNELS else None
-        among = "" if cut is None else "thread_id IN (SELECT thread_id FROM live)"
-        dated = _dated(bucket_seconds, None, None if named is None else len(named), among)
-        sql = thread_growth_sql(dated, "" if cut is None else _LIVE, _CUT if cut is None else None, _TOTALS)
+        if cut is None:  # every thread's rows: they name every blob row's channel
+            found = self._growth_read(bucket_seconds, None, lambda dated, _: thread_growth_sql(
+                dated, "", _CUT, _TOTALS), checked=True)
+            return thread_growth(found)
+        # the threads written since the cut: few, every channel's versions compared
+        dated = _dated(bucket_seconds, None, None, "thread_id IN (SELECT thread_id FROM live)")
+        sql = thread_growth_sql(dated, _LIVE, None, _TOTALS)
         try:
             with self.connection() as conn, conn.transaction():
                 conn.execute(_WORK_MEM)
-                found = conn.execute(sql, ([] if cut is None else [cut, cut]) + _params(named or [])).fetchall()
+                found = conn.execute(sql, [cut, cut]).fetchall()
         except psycopg.Error as exc:
             raise read_error(exc, self.target) from None
-        return thread_growth(found, cut or "")
+        return thread_growth(found, cut)
 
     def growth_change_token(self) -> str:
         """Equal for two reads only if no transaction began or ended in the cluster in between (the current
