@@ -122,6 +122,29 @@ def test_step_durations_come_from_the_checkpoint_timestamps(flow):
     assert all(not t.charged_to for t in times if t.waiting)
 
 
+def test_a_step_dated_before_its_parent_has_no_duration(tmp_path):
+    """A writer's clock set back (or ids chosen by hand) dates a child before its parent: the step has no duration,
+    never a negative one (-4,070,908,799 s) that would also sink the thread's total."""
+    import sqlite3
+
+    from growth_store import build_graph, simulated_clock
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = tmp_path / "clock-set-back.db"
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        graph = build_graph(SqliteSaver(conn))
+        for seconds in (4_070_908_800.0, 1.0):  # 2099, then 1970
+            with simulated_clock(seconds):
+                graph.invoke({"messages": [HumanMessage("q")]}, {"configurable": {"thread_id": "skew"}})
+    with open_store(str(path)) as store:
+        history = build_history(store.timeline("skew"))
+        times = step_times(history, attribute_keys(store, history, history.ordered))
+    backwards = [t for t in times if t.started and t.ended and t.ended < t.started]
+    assert backwards and all(t.seconds is None for t in backwards)
+    assert all(t.seconds is None or t.seconds >= 0 for t in times) and total_seconds(times) >= 0
+
+
 def test_a_write_key_holds_no_value():
     assert "value" not in WriteKey.__dataclass_fields__
 

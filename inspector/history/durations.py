@@ -6,7 +6,7 @@ The step is the attribution's (``attribution``): its nodes are charged with its 
 in one step ran in parallel, so each of them is charged the step's whole wall time, and the step is
 counted once in the thread's total. The time before a new run's input checkpoint is the wait between
 runs, not a node's: it is listed as such and charged to no node. A step whose timestamps are missing
-(ids that are not uuid6) has no duration.
+(ids that are not uuid6) or run backwards (dated before its parent: a writer's clock set back) has no duration.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ def step_times(history: History, made: Mapping[Key, Attribution]) -> list[StepTi
         started = history.nodes[parent].row.created_at if parent is not None else None
         ended = node.row.created_at
         seconds = (ended - started).total_seconds() if started is not None and ended is not None else None
+        if seconds is not None and seconds < 0:  # a clock set back between the two: no duration to tell
+            seconds = None
         out.append(StepTime(key, node.row.step, attribution.label, attribution.nodes, started, ended,
                             seconds, waiting=attribution.made_by == INPUT))
     return out
