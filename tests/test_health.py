@@ -209,3 +209,24 @@ def test_uncleared_images_on_shared_blob_stores_use_whole_values():
     assert uncleared_image_flags("t", growing, Settings(uncleared_images_after=3))[0].checkpoint_ids == ("3", "4", "5")
     assert flags and flags[0].checkpoint_ids == ("3", "4", "5")
     assert uncleared_image_flags("t", cleared, Settings(uncleared_images_after=3)) == []
+
+
+def test_a_corrupt_checkpoint_blob_is_a_flag_naming_it(demo_db, tmp_path, capsys):
+    """A blob cut short (a disk fault; raw SQL) is a flag of its own, at that checkpoint, and ``health`` exits 1;
+    the thread's other flags and the untouched threads are as before."""
+    import shutil
+
+    copy = tmp_path / "truncated.db"
+    shutil.copyfile(demo_db, copy)
+    with sqlite3.connect(copy) as conn:
+        (target,) = conn.execute("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'demo-research' AND "
+                                 "checkpoint_ns = '' ORDER BY checkpoint_id LIMIT 1 OFFSET 3").fetchone()
+        conn.execute("UPDATE checkpoints SET checkpoint = substr(checkpoint, 1, 30) WHERE thread_id = 'demo-research' "
+                     "AND checkpoint_ns = '' AND checkpoint_id = ?", [target])
+    with open_store(str(copy)) as opened, open_store(str(demo_db)) as intact:
+        cut, before = thread_health(opened, "demo-research"), thread_health(intact, "demo-research")
+    (flag,) = [f for f in cut.flags if f.code == "corrupt-checkpoint"]
+    assert flag.checkpoint_ids == (target,) and "corrupt or truncated" in flag.summary
+    assert "corrupt-checkpoint" not in before.codes() and set(before.codes()) <= set(cut.codes())
+    assert main(["health", "--db", str(copy), "demo-research"]) == 1
+    assert "[corrupt-checkpoint]" in capsys.readouterr().out

@@ -23,6 +23,7 @@ from ..schema.default import SchemaDrift
 from ..settings import Settings
 from ..state.drift import thread_drift
 from ..store import CheckpointSizes, CheckpointState, Store, StoreError, ThreadSummary, is_internal_channel
+from ..store.decode import CORRUPT_BLOB
 from .accounting import ThreadSizes, thread_sizes
 from .cached import Progress, sizes_stream
 from .health_base64 import Decode, base64_flags, state_decoder
@@ -181,6 +182,22 @@ def thread_flags(thread_id: str, rows: list[CheckpointSizes], sizes: ThreadSizes
     return _merge(flags)
 
 
+def corrupt_flags(thread_id: str, rows: list[CheckpointSizes]) -> list[Flag]:
+    """One flag naming the checkpoints whose blob is corrupt or truncated (measured, never decoded for it)."""
+    cut = tuple(r.checkpoint_id for r in rows
+                if any(p.field is None and p.message.startswith(CORRUPT_BLOB) for p in r.problems))
+    if not cut:
+        return []
+    return [Flag(
+        "corrupt-checkpoint", thread_id, None, cut,
+        f"{len(cut)} checkpoint blob(s) are corrupt or truncated: the channels after the cut cannot be read",
+        "their state shows only what comes before the cut, their sizes count what could be read, and replay leaves "
+        "the fields they hide unverified",
+        "check the store's integrity (PRAGMA integrity_check on SQLite) and restore from a backup; a later checkpoint "
+        "that reads whole holds the thread's state",
+    )]
+
+
 def health_settings_note(settings: Settings) -> dict[str, int]:
     """The thresholds the flags were raised with."""
     return {
@@ -210,7 +227,7 @@ def thread_health(store: Store, thread_id: str, settings: Settings | None = None
                 "check the store's integrity; the other branches and the size flags are unaffected",
             ))
     decode = state_decoder(lambda cid, ns: store.state(thread_id, cid, ns), states)
-    flags = thread_flags(thread_id, rows, sizes, states, settings, decode) + unreadable
+    flags = thread_flags(thread_id, rows, sizes, states, settings, decode) + unreadable + corrupt_flags(thread_id, rows)
     return ThreadHealth(thread_id, sizes, flags, thread_drift(states=states, sizes=rows))
 
 

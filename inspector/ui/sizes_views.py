@@ -106,7 +106,8 @@ SIZE_PANEL = "Size"
 # the panel a flagged checkpoint opens with: where the flag's evidence is drawn
 FLAG_PANELS = {"uncleared-images": "Images over time", "image-context-in-checkpoints": "Images over time",
                **dict.fromkeys(("base64-in-state", "dangling-tool-call", "todos-in-progress", "artifact-outside-outputs",
-                                "artifact-duplicate-path", "messages-unsummarised", "unreadable-checkpoint"), "State")}
+                                "artifact-duplicate-path", "messages-unsummarised", "unreadable-checkpoint",
+                                "corrupt-checkpoint"), "State")}
 
 
 def render_flags(health: ThreadHealth | HealthRow) -> None:
