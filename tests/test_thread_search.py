@@ -29,7 +29,7 @@ from secret_store import OPENAI_KEY, cli
 from ui_app import all_text, open_page
 
 from inspector.history import thread_list as thread_list_module
-from inspector.history.thread_list import ThreadPages, thread_list
+from inspector.history.thread_list import SEARCH_LONGEST, SearchTooLong, ThreadPages, thread_list
 from inspector.safety.redaction import Redactor
 from inspector.store import open_store
 from inspector.store.saver import SaverStore
@@ -91,6 +91,13 @@ def check_backend(store):
     assert found(store, oldest) == [HISTORY_THREAD] and found(store, oldest[:13]) == [HISTORY_THREAD]
     # shown in one thread's note, held by the other only inside its password
     assert store.count_threads(search=TEAM) == 2 and found(store, TEAM) == [PLAIN_THREAD]
+    # the longest search answers (four bytes a character: SQLite's LIKE pattern stays within its bound);
+    # a longer one is refused in one line on every backend, before the store is asked
+    assert thread_list(store, "\U0001d538" * SEARCH_LONGEST, mask=MASK).total == 0
+    for mask in (MASK, None):
+        with pytest.raises(SearchTooLong, match=f"^a search is at most {SEARCH_LONGEST:,} characters; this one has "
+                                                f"{5 * SEARCH_LONGEST:,}: search for a part of it$"):
+            thread_list(store, "%" * 5 * SEARCH_LONGEST, mask=mask)
 
 
 def test_sqlite_store_written_by_sqlitesaver(search_db):
@@ -154,6 +161,10 @@ def test_cli_search_matches_only_what_it_shows(search_db):
     assert _listed(revealed) == [HISTORY_THREAD, KEY_THREAD, PLAIN_THREAD]  # the key in metadata, writes, titles
     refused = cli("threads", "--db", str(search_db), "--search", KEY_PREFIX, "--reveal", "--json")
     assert refused.returncode != 0 and refused.stdout == ""
+    too_long = cli("threads", "--db", str(search_db), "--search", "x" * 60_000)
+    assert too_long.returncode == 2 and too_long.stdout == ""
+    assert too_long.stderr == (f"error: a search is at most {SEARCH_LONGEST:,} characters; this one has 60,000: "
+                               "search for a part of it\n")
 
 
 @pytest.fixture
@@ -182,6 +193,10 @@ def test_page_search_matches_only_what_it_shows(threads_page):
                              ("ops-history", [HISTORY_THREAD]), (HISTORY_USER, [HISTORY_THREAD])):
         at = open_page("threads", q=search)
         assert not at.exception and _shown(at) == expected, search
+    at = open_page("threads", q="x" * 60_000)
+    assert not at.exception and not at.dataframe
+    assert [w.value for w in at.main.warning] == [f"Search not run: a search is at most {SEARCH_LONGEST:,} characters; "
+                                             "this one has 60,000: search for a part of it."]
 
 
 def test_page_search_unmasked_where_reveal_is_allowed(threads_page, tmp_path, monkeypatch):

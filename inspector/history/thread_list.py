@@ -14,6 +14,10 @@ not depend on where a masked secret sits. Each candidate's newest matching check
 (one row per thread); a thread it does not confirm has its other matching checkpoints read, up to
 ``SEARCH_ROWS`` rows in all; a thread left unread then counts as not matching.
 
+A search longer than ``SEARCH_LONGEST`` characters is refused before any query (``SearchTooLong``), on every
+backend alike: SQLite refuses a LIKE pattern past 50,000 bytes, which a longer search (four bytes a
+character at most, escapes included) could reach.
+
 Titles (the newest ``title`` write of each thread, small) and checkpoint ids (keys) are matched beside
 the store's own search: a title after masking, a checkpoint id as stored (ids are shown unmasked). A
 thread found only that way is listed by reading the store's ranking in order, keeping the found ones.
@@ -31,6 +35,7 @@ from ..store import Store, ThreadSummary
 SEARCH_ROWS = 20_000  # metadata rows read for candidates their newest matching checkpoint did not confirm
 _CHUNK = 50  # candidates per metadata query
 _RANK_PAGE = 500  # ranked candidates read at a time while paging the confirmed ones
+SEARCH_LONGEST = 10_000  # characters of a search; its LIKE pattern stays within SQLite's 50,000 bytes
 
 Mask = Callable[[Any], Any]
 
@@ -41,15 +46,28 @@ class ThreadList:
     threads: list[ThreadSummary]
 
 
+class SearchTooLong(ValueError):
+    """A search past ``SEARCH_LONGEST`` characters; the message says so in one line."""
+
+
+def check_search(search: str | None) -> None:
+    """Refuse a search longer than ``SEARCH_LONGEST`` characters (``SearchTooLong``), before the store is asked."""
+    if search and len(search) > SEARCH_LONGEST:
+        raise SearchTooLong(f"a search is at most {SEARCH_LONGEST:,} characters; this one has {len(search):,}: "
+                            "search for a part of it")
+
+
 class ThreadPages:
     """The threads matching ``search`` in ``sort`` order: ``total`` first (a pager needs it), then pages.
 
     ``mask``: the views' redactor, so a search matches only what they show; ``None`` (reveal) searches the
     stored text. Without a search, with reveal, or when every candidate is confirmed, the store counts
     and pages; otherwise the store's ranked candidates are read in order, keeping the confirmed ones.
+    A search past ``SEARCH_LONGEST`` characters raises ``SearchTooLong`` before the store is asked.
     """
 
     def __init__(self, store: Store, search: str | None, sort: str = "newest", *, mask: Mask | None) -> None:
+        check_search(search)
         self.store, self.search, self.sort = store, search or None, sort
         self._kept: set[str] | None = None
         self._ranked_by: str | None = self.search  # the store search whose ranking the kept threads are read from

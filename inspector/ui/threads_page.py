@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..history.thread_list import ThreadPages, thread_records
+from ..history.thread_list import SearchTooLong, ThreadPages, thread_records
 from ..store import StoreError
 from . import connection, data, reveal, routes, sizes_views
 from .inert import literal
@@ -37,6 +37,9 @@ def render() -> None:
         rows = data.masked(listing.page(PAGE_SIZE, (page - 1) * PAGE_SIZE))
         with right:
             sizes = sizes_views.size_columns(store, rows)
+    except SearchTooLong as exc:
+        st.warning(literal(f"Search not run: {exc}."), icon=":material/search_off:")
+        return
     except StoreError as exc:
         st.error(f"Reading the thread list failed: {literal(exc)}")
         return
