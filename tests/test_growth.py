@@ -209,6 +209,8 @@ def test_the_channel_table_leaves_out_rows_that_hold_nothing(sqlite_growth, caps
 def test_growth_refuses_bad_arguments_and_saver_stores(sqlite_growth, capsys):
     assert main(["growth", "--db", str(sqlite_growth), "--since", "0"]) == 2
     assert "--since" in capsys.readouterr().err
+    assert main(["growth", "--db", str(sqlite_growth), "--budget", "-5"]) == 2  # never "no disk budget set"
+    assert capsys.readouterr().err == "error: --budget must be a positive number of bytes, got -5\n"
     from langgraph.checkpoint.memory import InMemorySaver
 
     from inspector.store.saver import SaverStore

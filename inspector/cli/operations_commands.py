@@ -57,6 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_growth(args: argparse.Namespace) -> int:
     settings = load_settings()
     budget = args.budget if args.budget is not None else settings.disk_budget_bytes
+    if args.budget is not None and args.budget <= 0:  # else the forecast would say no budget was set
+        raise ValueError(f"--budget must be a positive number of bytes, got {args.budget}")
     with open_from_args(args) as store:
         cache = open_cache_for(store, args)  # each thread's day rows: the next run reads only the threads written since
         try:
