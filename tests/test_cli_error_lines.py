@@ -110,3 +110,14 @@ def test_a_search_for_text_no_thread_holds_lists_none(demo_url, capsys, hostile)
     assert main(["threads", "--db", demo_url, "--search", hostile, "--json", "--quiet"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["threads"] == [] and captured.err == ""
+
+
+def test_a_long_line_a_progress_label_and_a_table_cell_are_cut_alike_with_their_length(capsys):
+    from inspector.cli import output, progress
+
+    output.warn("error: " + "x" * 5_000)
+    err = capsys.readouterr().err
+    assert err.endswith("x... [5,007 chars]\n") and len(err) == output.WARN_LONGEST + 1
+    assert progress.StderrProgress("L" * 5_000).label == "L" * (progress.LABEL_CHARS - 17) + "... [5,000 chars]"
+    output.print_table(["id"], [{"id": "L" * 5_000}])
+    assert capsys.readouterr().out.splitlines()[1] == "L" * 43 + "... [5,000 chars]"

@@ -150,7 +150,7 @@ def test_a_write_key_holds_no_value():
 
 
 def test_the_dot_of_a_thread_with_several_subgraphs_is_the_same_whatever_the_hash_seed(swarm_db):
-    """(Two agents' subgraphs: their namespaces were once walked in a set's order, which moved their edges.)"""
+    """Two agents' subgraphs: their namespaces are walked in one order, never a set's, so no edge moves."""
     import os
     import subprocess
     import sys

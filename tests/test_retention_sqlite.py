@@ -207,9 +207,9 @@ def test_ids_that_would_end_a_literal_stay_inside_it(demo_db, tmp_path):
 
 
 def test_an_id_holding_a_nul_is_written_as_its_bytes_and_the_rest_of_the_store_still_gets_statements(demo_db, tmp_path):
-    """A thread id with a NUL (Python's sqlite3 stores it as it is) used to refuse every statement of the store
-    (one planted thread denied the operator the whole script), and naming it found nothing (``json_each`` ends its
-    text at the NUL): now it is found, and its rows are named by their bytes."""
+    """A thread id with a NUL (Python's sqlite3 stores it as it is) is named by its bytes in the statements, so one
+    planted thread does not deny the operator the whole script, and naming it finds it (``json_each`` would end its
+    text at the NUL)."""
     nul_thread = "planted\x00" + HOSTILE_THREAD
     db, _ = sqlite_store_with_branch(demo_db, tmp_path / "store.db")
     with closing(sqlite3.connect(db, check_same_thread=False)) as conn:

@@ -96,10 +96,22 @@ WARN_LONGEST = 1_000  # an error line past this (a path or value of megabytes na
 
 def warn(text: str) -> None:
     """One line on stderr (``warning: ...``, ``error: ...``), masked and escaped; cut past ``WARN_LONGEST``."""
-    line = terminal_safe(shown(safe_masked(text)), newlines=False)
-    if len(line) > WARN_LONGEST:
-        line = line[:WARN_LONGEST - 40] + f"… [{len(line):,} characters]"
-    sys.stderr.write(line + "\n")
+    sys.stderr.write(with_length(one_line(text), WARN_LONGEST) + "\n")
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line a terminal prints as it is: secrets masked (the default rules when the settings are
+    bad), text that is not UTF-8 marked, controls and line feeds escaped."""
+    return terminal_safe(shown(safe_masked(text)), newlines=False)
+
+
+def with_length(text: str, longest: int) -> str:
+    """``text`` itself up to ``longest`` characters; a longer one cut to ``longest``, ending with its whole
+    length (``... [10,000 chars]``)."""
+    if len(text) <= longest:
+        return text
+    size = f"... [{len(text):,} chars]"
+    return text[:longest - len(size)] + size
 
 
 def safe_masked(text: str) -> str:
@@ -151,5 +163,4 @@ def _cell(value: Any) -> str:
         return text
     if len(text) < 1000:
         return text[:57] + "..."
-    size = f"... [{len(text):,} chars]"  # a long value: its size, and --json for the whole
-    return text[:60 - len(size)] + size
+    return with_length(text, 60)  # a long value: its size, and --json for the whole

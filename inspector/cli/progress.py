@@ -12,8 +12,7 @@ import sys
 import time
 from typing import TextIO
 
-from ..store.not_utf8 import shown
-from .output import safe_masked, terminal_safe
+from .output import one_line, with_length
 
 SHOW_AFTER_SECONDS = 1.0
 TERMINAL_INTERVAL = 0.1
@@ -60,9 +59,5 @@ class StderrProgress:
 
 
 def _inert(label: str) -> str:
-    """``label`` as one line a terminal prints as it is: secrets masked, controls escaped, at most ``LABEL_CHARS``."""
-    text = terminal_safe(shown(safe_masked(label)), newlines=False)
-    if len(text) <= LABEL_CHARS:
-        return text
-    size = f"... [{len(text):,} chars]"
-    return text[:LABEL_CHARS - len(size)] + size
+    """``label`` as one line a terminal prints as it is (``output.one_line``), at most ``LABEL_CHARS``."""
+    return with_length(one_line(label), LABEL_CHARS)

@@ -62,11 +62,6 @@ _LITERAL_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$*~|"})
 # reads backwards from there ("cust-\u202edcba-4321" looks like "cust-1234-abcd"), so an id, a title or a label from
 # the data shows them as their code points; Arabic and Hebrew text needs none of them (nor loses its own marks).
 BIDI_CONTROLS = str.maketrans({c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
-
-
-def bidi_shown(text: str) -> str:
-    """``text`` with its bidi embeddings, overrides and isolates written as their code points (``\\u202e``)."""
-    return text.translate(BIDI_CONTROLS)
 _UNDERSCORE_AT_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _SHORTCODE_COLON = re.compile(r":(?=[\w+/-])")  # :emoji:, :material/icon:, :red[...]
 _LINE_MARKER = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")  # headings, quotes, lists, setext lines
@@ -163,6 +158,11 @@ def _escape_literal(text: str, at_line_start: bool) -> str:
         text = _LINE_MARKER.sub(lambda m: m.group(1) + (f"\\{m.group(2)}" if m.group(2) else f"{m.group(3)}\\{m.group(4)}"),
                                 text, count=1)
     return text
+
+
+def bidi_shown(text: str) -> str:
+    """``text`` with its bidi embeddings, overrides and isolates written as their code points (``\\u202e``)."""
+    return text.translate(BIDI_CONTROLS)
 
 
 def literal(text: object) -> str:
