@@ -108,3 +108,28 @@ def test_a_diff_on_the_generic_base_names_its_schema_without_loading_langgraphs_
     (diff,) = probe([["diff", "--db", str(supervisor_db), "supervisor-trip", "--quiet"]])
     assert diff["code"] == 0 and "schema LangGraph (reducers unknown)" in diff["stdout"]
     assert "messages (unknown) changed" in diff["stdout"] and diff["loaded"] == []
+
+
+LIST_PAGE = """
+import json, sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file(sys.argv[1], default_timeout=120)
+at.run()
+frame = at.dataframe[0].value
+print(json.dumps({"exception": [e.value for e in at.exception], "threads": list(frame["thread"]),
+                  "sized": [bool(size == size and size) for size in frame["state size"]],
+                  "loaded": sorted(m for m in sys.modules if m in NAMES)}))
+""".replace("NAMES", repr(set(SCHEMA_MODULES)))
+
+
+def test_the_thread_list_measures_an_agents_threads_without_building_its_schema(langchain_agent_db, tmp_path):
+    """(Their sizes and flags are shown; the schema drift, which needs the schema's fields, is not listed.)"""
+    import os
+
+    env = {**os.environ, "INSPECTOR_DB": f"sqlite:///{langchain_agent_db}", "INSPECTOR_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", LIST_PAGE, str(REPO_ROOT / "app.py")], cwd=REPO_ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    shown = json.loads(done.stdout.strip().splitlines()[-1])
+    assert shown["exception"] == [] and sorted(shown["threads"]) == ["langchain-travel", "langchain-travel-answered"]
+    assert all(shown["sized"]) and shown["loaded"] == []

@@ -174,7 +174,7 @@ def test_unknown_thread_gives_message_and_way_back():
 
 def test_a_thread_id_of_ten_thousand_characters_opens_itself_not_its_prefix(tmp_path, app_on_store):
     """LangGraph bounds no id: a 10,000-character thread id opens from its link, and never the thread whose id is
-    that link's first 512 characters (an attacker's, perhaps)."""
+    that link's first 512 characters (an attacker's, perhaps); nor does ``" padded\\n"`` open ``padded``."""
     import sqlite3
 
     from growth_store import build_graph
@@ -183,18 +183,23 @@ def test_a_thread_id_of_ten_thousand_characters_opens_itself_not_its_prefix(tmp_
 
     from inspector.history.location import url_id
 
-    long_id = "L" * 10_000
+    long_id, padded = "L" * 10_000, " padded\n"
+    ids = (long_id, long_id[:512], padded, padded.strip())
     path = tmp_path / "long-ids.db"
     with sqlite3.connect(path, check_same_thread=False) as conn:
         graph = build_graph(SqliteSaver(conn))
-        for thread_id in (long_id, long_id[:512]):
+        for thread_id in ids:
             graph.invoke({"messages": [HumanMessage("hello")]}, {"configurable": {"thread_id": thread_id}})
     with open_store(str(path)) as store:
-        newest = {t: store.timeline(t)[0].checkpoint_id for t in (long_id, long_id[:512])}
+        newest = {t: store.timeline(t)[0].checkpoint_id for t in ids}
     app_on_store(f"sqlite:///{path}")
     at = open_page("thread", thread=url_id(long_id))
     assert not at.exception and not at.error, [e.value[:200] for e in at.error]
     assert at.query_params["thread"] == long_id and at.query_params["checkpoint"] == newest[long_id]
+    # an id with spaces at its ends opens itself too, never the id a stripped link would name
+    at = open_page("thread", thread=url_id(padded))
+    assert not at.exception and not at.error, [e.value[:200] for e in at.error]
+    assert at.query_params["checkpoint"] == newest[padded]
 
 
 def test_no_thread_in_the_url():

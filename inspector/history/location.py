@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..store.not_utf8 import from_token, token
+from ..store.not_utf8 import TOKEN_PREFIX, from_token, stored_bytes, token
 
 # LangGraph bounds no id, and the thread list links every thread it lists: a longer value names nothing (never its
 # prefix, which could be another thread's id)
@@ -22,7 +22,10 @@ MAX_PARAM_LENGTH = 65_536
 
 
 def url_id(value: str) -> str:
-    """An id (thread, checkpoint, namespace) as a URL names it (``not_utf8.token``)."""
+    """An id (thread, checkpoint, namespace) as a URL names it (``not_utf8.token``); an id with spaces or line breaks
+    at either end is spelled as its bytes too, since a location read from a URL is stripped (a typed link)."""
+    if value != value.strip():
+        return TOKEN_PREFIX + stored_bytes(value).hex()
     return token(value)
 
 

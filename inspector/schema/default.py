@@ -148,6 +148,12 @@ def _loaded():  # the schema module, when something has loaded it
     return sys.modules.get("inspector.schema.reading")
 
 
+def schema_pending() -> bool:
+    """Whether the thread being read has an app's schema not built yet (``model.DeferredSchema``): naming its
+    fields would import the app's package."""
+    return getattr(thread_schema(), "is_built", True) is False
+
+
 def active_schema_name() -> str:
     """The active schema's name (the default's, when no schema has been loaded)."""
     return active_names().name

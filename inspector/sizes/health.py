@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 from ..analysis_cache import AnalysisCache
 from ..formatting import human_bytes
 from ..profiles import reads_thread, size_lints, text
-from ..schema.default import SchemaDrift
+from ..schema.default import SchemaDrift, schema_pending
 from ..settings import Settings
 from ..state.drift import thread_drift
 from ..store import CheckpointSizes, CheckpointState, Store, StoreError, ThreadSummary, is_internal_channel
@@ -55,7 +55,8 @@ class ThreadHealth:
     thread_id: str
     sizes: ThreadSizes
     flags: list[Flag] = field(default_factory=list)
-    schema_drift: SchemaDrift = field(default_factory=SchemaDrift)  # listed, never a flag
+    # listed, never a flag; None only from ``thread_health(drift=False)``, when it was left unmeasured
+    schema_drift: SchemaDrift | None = field(default_factory=SchemaDrift)
 
     def codes(self) -> list[str]:
         return list(dict.fromkeys(f.code for f in self.flags))
@@ -210,9 +211,11 @@ def health_settings_note(settings: Settings) -> dict[str, int]:
 
 @reads_thread
 def thread_health(store: Store, thread_id: str, settings: Settings | None = None, cache: AnalysisCache | None = None,
-                  progress: Progress | None = None) -> ThreadHealth:
+                  progress: Progress | None = None, drift: bool = True) -> ThreadHealth:
     """Sizes and flags of one thread: blobs read once for sizes (not at all for checkpoints ``cache``
-    measured before), each branch's newest state decoded once."""
+    measured before), each branch's newest state decoded once. ``drift=False``: the schema drift is left
+    out (``schema_drift`` None) when measuring it would build an app's schema not built yet (a list that
+    shows sizes and flags only); otherwise it is measured as always."""
     settings = settings or Settings()
     rows = list(sizes_stream(store, thread_id, cache, progress))
     sizes = thread_sizes(thread_id, rows, store.size_accounting, settings.what_if_keep_newest)
@@ -228,6 +231,8 @@ def thread_health(store: Store, thread_id: str, settings: Settings | None = None
             ))
     decode = state_decoder(lambda cid, ns: store.state(thread_id, cid, ns), states)
     flags = thread_flags(thread_id, rows, sizes, states, settings, decode) + unreadable + corrupt_flags(thread_id, rows)
+    if not drift and schema_pending():
+        return ThreadHealth(thread_id, sizes, flags, None)
     return ThreadHealth(thread_id, sizes, flags, thread_drift(states=states, sizes=rows))
 
 

@@ -36,15 +36,18 @@ def _health(url: str, schema_name: str, thread_id: str, newest: str | None) -> d
     return {}  # filled once by the first page run that asks, with its progress bar
 
 
-def health_of(store: Store, thread_id: str, newest: str | None = None) -> ThreadHealth:
+def health_of(store: Store, thread_id: str, newest: str | None = None, drift: bool = True) -> ThreadHealth:
     """Sizes, flags and schema drift of one thread (kept until its newest checkpoint or the schema changes;
-    each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones)."""
+    each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones).
+    ``drift=False`` (the thread list): the drift may be left out (``schema_drift`` None) where measuring it
+    would build an app's schema (``thread_health``)."""
     held = _health(store.url, f"{active_schema_name()}|{named_profile()}", thread_id, newest)  # named, not loaded
-    if "health" not in held:
+    if "health" not in held and (drift or "listed" not in held):
         with progress_bar(f"Measuring {thread_id}") as progress:
-            found = thread_health(store, thread_id, connection.settings(), data.analysis_cache(store), progress)
-            held["health"] = data.masked(found, keys=False)
-    return held["health"]
+            found = data.masked(thread_health(store, thread_id, connection.settings(), data.analysis_cache(store),
+                                              progress, drift=drift), keys=False)
+        held["health" if found.schema_drift is not None else "listed"] = found
+    return held.get("health") or held["listed"]
 
 
 
@@ -124,7 +127,7 @@ def list_columns(store: Store, rows: list[ThreadSummary]) -> dict[str, dict[str,
     columns: dict[str, dict[str, object]] = {}
     for row in rows:
         try:
-            health = health_of(store, row.thread_id, row.newest_checkpoint_id)
+            health = health_of(store, row.thread_id, row.newest_checkpoint_id, drift=False)
         except StoreError as exc:
             columns[row.thread_id] = {"state size": None, "flags": f"unreadable: {exc}"}
             continue
