@@ -9,7 +9,7 @@ import altair as alt
 import pandas as pd
 
 from ..formatting import human_bytes
-from ..sizes.chart import byte_unit
+from ..sizes.chart import byte_unit, frame_unit
 from ..store.not_utf8 import shown
 from .plan import Plan
 
@@ -32,7 +32,7 @@ def bytes_frame(plan: Plan, limit: int = 25) -> pd.DataFrame:
 def bytes_chart(plan: Plan, limit: int = 25) -> alt.Chart:
     """Bars of bytes reclaimed per thread, the axis in one unit (B, KB, MB or GB) named in its title."""
     frame = bytes_frame(plan, limit)
-    unit, _scale = byte_unit(int(frame["bytes"].max()) if len(frame) else 0)
+    unit = frame_unit(frame)
     return alt.Chart(frame).mark_bar().encode(
         x=alt.X("shown:Q", title=f"reclaimed ({unit})"),
         y=alt.Y("thread:N", sort="-x", title=None),

@@ -56,6 +56,11 @@ def byte_unit(peak: int) -> tuple[str, int]:
     return "B", 1
 
 
+def frame_unit(frame: pd.DataFrame) -> str:
+    """The unit (``byte_unit``) a chart of ``frame``'s column ``bytes`` is drawn in (B for no row)."""
+    return byte_unit(int(frame["bytes"].max()) if len(frame) else 0)[0]
+
+
 def step_axis(steps: list[int | None], title: str = "step (oldest first)") -> alt.Axis:
     """An x axis over checkpoint positions labelled with each checkpoint's step, as the timeline names it."""
     import altair as alt

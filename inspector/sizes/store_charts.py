@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..formatting import human_bytes
 from ..store.not_utf8 import shown
-from .chart import byte_unit
+from .chart import byte_unit, frame_unit
 
 if TYPE_CHECKING:  # loaded when a chart is drawn
     import altair as alt
@@ -46,7 +46,7 @@ def field_chart(named: dict[str, int], limit: int = FIELDS_SHOWN) -> alt.Chart:
     import altair as alt
 
     frame = field_frame(named, limit)
-    unit, _scale = byte_unit(int(frame["bytes"].max()) if len(frame) else 0)
+    unit = frame_unit(frame)
     return alt.Chart(frame).mark_bar().encode(
         x=alt.X("shown:Q", title=f"stored ({unit})"),
         y=alt.Y("field:N", sort="-x", title="field"),
@@ -79,7 +79,7 @@ def growth_chart(report: GrowthReport) -> alt.LayerChart:
 
     axis_format, _label, step = BUCKETS[report.bucket]
     frame = growth_frame(report)
-    unit, _scale = byte_unit(int(frame["bytes"].max()) if len(frame) else 0)
+    unit = frame_unit(frame)
     first = _floor(report.window_start, report.bucket)
     last = _floor(report.now, report.bucket) + step
     if report.points:  # a checkpoint dated after now (a writer's clock ahead) still draws inside the axis
