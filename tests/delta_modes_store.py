@@ -67,28 +67,41 @@ def build_graph(checkpointer, frequency: int | None):
     return graph.compile(checkpointer=checkpointer)
 
 
-def write_threads(saver, frequencies: tuple[int, ...]) -> None:
-    for frequency, thread_id in [(None, FULL_THREAD), *((f, delta_thread(f)) for f in frequencies)]:
-        graph = build_graph(saver, frequency)
-        for turn in range(TURNS):
+def write_threads(saver, frequencies: tuple[int, ...], build=build_graph, full_thread: str = FULL_THREAD,
+                  delta_thread=delta_thread, turns: int = TURNS) -> None:
+    """The same ``turns`` in one thread per mode: ``full_thread`` in full mode, ``delta_thread(f)`` in delta mode at
+    each snapshot frequency ``f``, each by the graph ``build(saver, frequency)`` compiles."""
+    for frequency, thread_id in [(None, full_thread), *((f, delta_thread(f)) for f in frequencies)]:
+        graph = build(saver, frequency)
+        for turn in range(turns):
             graph.invoke({"messages": [HumanMessage(f"question {turn}", id=f"human-{turn}")]},
                          {"configurable": {"thread_id": thread_id}})
 
 
-def write_modes(path: Path, frequencies: tuple[int, ...]) -> Path:
+def write_sqlite(path: Path, write) -> Path:
+    """``write(saver)`` with LangGraph's SqliteSaver on a new database at ``path``."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     conn = sqlite3.connect(path, check_same_thread=False)
     try:
-        write_threads(SqliteSaver(conn), frequencies)
+        write(SqliteSaver(conn))
     finally:
         conn.close()
     return path
 
 
-def write_modes_postgres(dsn: str, frequencies: tuple[int, ...]) -> None:
+def write_postgres(dsn: str, write) -> None:
+    """``write(saver)`` with LangGraph's PostgresSaver, its tables set up, on the database ``dsn`` names."""
     from langgraph.checkpoint.postgres import PostgresSaver
 
     with PostgresSaver.from_conn_string(dsn) as saver:
         saver.setup()
-        write_threads(saver, frequencies)
+        write(saver)
+
+
+def write_modes(path: Path, frequencies: tuple[int, ...]) -> Path:
+    return write_sqlite(path, lambda saver: write_threads(saver, frequencies))
+
+
+def write_modes_postgres(dsn: str, frequencies: tuple[int, ...]) -> None:
+    write_postgres(dsn, lambda saver: write_threads(saver, frequencies))

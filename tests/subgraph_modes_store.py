@@ -8,11 +8,10 @@ upload the root graph never holds, so a command reading the subgraph's namespace
 from __future__ import annotations
 
 import operator
-import sqlite3
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
-from delta_modes_store import fold_messages
+from delta_modes_store import fold_messages, write_postgres, write_sqlite, write_threads
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.channels import DeltaChannel
 from langgraph.graph import END, START, StateGraph
@@ -84,28 +83,13 @@ def build_graph(checkpointer, frequency: int | None):
     return graph.compile(checkpointer=checkpointer)
 
 
-def write_threads(saver, frequencies: tuple[int, ...]) -> None:
-    for frequency, thread_id in [(None, FULL_THREAD), *((f, delta_thread(f)) for f in frequencies)]:
-        graph = build_graph(saver, frequency)
-        for turn in range(TURNS):
-            graph.invoke({"messages": [HumanMessage(f"question {turn}", id=f"human-{turn}")]},
-                         {"configurable": {"thread_id": thread_id}})
+def _write(saver, frequencies: tuple[int, ...]) -> None:
+    write_threads(saver, frequencies, build_graph, FULL_THREAD, delta_thread, TURNS)
 
 
 def write_subgraph_modes(path: Path, frequencies: tuple[int, ...]) -> Path:
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    conn = sqlite3.connect(path, check_same_thread=False)
-    try:
-        write_threads(SqliteSaver(conn), frequencies)
-    finally:
-        conn.close()
-    return path
+    return write_sqlite(path, lambda saver: _write(saver, frequencies))
 
 
 def write_subgraph_modes_postgres(dsn: str, frequencies: tuple[int, ...]) -> None:
-    from langgraph.checkpoint.postgres import PostgresSaver
-
-    with PostgresSaver.from_conn_string(dsn) as saver:
-        saver.setup()
-        write_threads(saver, frequencies)
+    write_postgres(dsn, lambda saver: _write(saver, frequencies))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from inspector.state.conversation import content_parts, conversation, counts
 from inspector.store import open_store
+from inspector.store.not_utf8 import quoted
 
 
 def msg(kind, content="", **extra):
@@ -27,8 +28,17 @@ def test_tool_calls_are_matched_to_their_results_by_call_id():
 def test_unanswered_calls_and_orphan_results_are_noted():
     turns = conversation([msg("ai", "", tool_calls=[{"id": "c9", "name": "ask", "args": {}}]),
                           msg("tool", "?", tool_call_id="nobody")])
-    assert any("no result yet" in n for n in turns[0].notes)
-    assert any("nobody" in n for n in turns[1].notes)
+    assert turns[0].notes == ["call ask ('c9') has no result yet"]
+    assert turns[1].notes == ["answers call 'nobody', which no earlier message made"]
+
+
+def test_a_note_names_a_call_id_as_error_lines_name_an_id():
+    hostile = "\x1b[2J\u202e" + "c" * 5_000
+    turns = conversation([msg("ai", "", tool_calls=[{"id": hostile, "name": "ask", "args": {}}]),
+                          msg("tool", "?", tool_call_id=hostile + "x")])
+    assert turns[0].notes == [f"call ask ({quoted(hostile)}) has no result yet"]
+    assert turns[1].notes == [f"answers call {quoted(hostile + 'x')}, which no earlier message made"]
+    assert quoted(hostile).startswith("'\\x1b[2J\\u202eccc") and "(5,005 characters)" in quoted(hostile)
 
 
 def test_hidden_messages_are_marked_not_dropped():

@@ -30,9 +30,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     try:
         _check_out(args, out)
     except OSError as exc:  # a name the file system refuses (too long, ...): bad input
-        if exc.filename is None or not str(exc.filename).startswith(str(out.parent)):
-            raise
-        raise ValueError(f"--out: cannot write the bundle to {quoted(args.out)}: {exc.strerror or exc}") from None
+        raise _out_refused(exc, args.out, out.parent) from None
     from ..bundle import write_bundle  # LangGraph's SqliteSaver, and its graph machinery: only here
 
     settings = load_settings()
@@ -41,10 +39,16 @@ def cmd_bundle(args: argparse.Namespace) -> int:
             manifest = write_bundle(store, args.thread, out, data_dir=args.data_dir or settings.data_dir,
                                     reveal=args.reveal, created_by=args.by, settings=settings)
         except OSError as exc:  # the file --out names (or its .building neighbour) cannot be written: bad input
-            if exc.filename is None or not str(exc.filename).startswith(str(out)):
-                raise
-            raise ValueError(f"--out: cannot write the bundle to {quoted(args.out)}: {exc.strerror or exc}") from None
+            raise _out_refused(exc, args.out, out) from None
     return _print_bundle(args, manifest)
+
+
+def _out_refused(exc: OSError, given: str, under: Path) -> Exception:
+    """What to raise for ``exc``: a file system's refusal of a name at or below ``under`` (the path ``--out``
+    names) is bad input, one line naming ``given``; any other error is itself."""
+    if exc.filename is None or not str(exc.filename).startswith(str(under)):
+        return exc
+    return ValueError(f"--out: cannot write the bundle to {quoted(given)}: {exc.strerror or exc}")
 
 
 def _check_out(args: argparse.Namespace, out: Path) -> None:

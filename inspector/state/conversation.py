@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..profiles import in_force
+from ..store.not_utf8 import quoted
 
 if TYPE_CHECKING:
     from ..profiles.chat import Attachment, SubagentResult
@@ -193,10 +194,10 @@ def conversation(messages: Any) -> list[Turn]:
             turn.answers = owner
     for turn in turns:
         if turn.type == "tool" and turn.answers is None:
-            turn.notes.append(f"answers call {turn.tool_call_id!r}, which no earlier message made")
+            turn.notes.append(f"answers call {quoted(str(turn.tool_call_id))}, which no earlier message made")
         for call in turn.tool_calls:
             if call.result is None:
-                turn.notes.append(f"call {call.name} ({call.id}) has no result yet")
+                turn.notes.append(f"call {call.name} ({quoted(str(call.id))}) has no result yet")
     return turns
 
 
