@@ -156,3 +156,28 @@ def test_metrics_refuses_no_cache_and_warns_beyond_loopback(metrics_db, capsys):
 
     assert [exposure_warning(h) for h in ("127.0.0.1", "127.8.0.1", "::1", "[::1]", "localhost")] == [None] * 5
     assert exposure_warning("0.0.0.0") and exposure_warning("example.internal")
+
+
+def test_a_snapshot_that_fails_is_said_once_and_its_recovery_too(metrics_db, tmp_path):
+    """The store's file goes away under the endpoint: ``inspector_up`` drops to 0 with the last good values, and the
+    operator's log says why, once per outage (not at every scrape), then that the store answers again."""
+    import shutil
+
+    from inspector.operations.metrics import metrics_snapshot
+    from inspector.operations.metrics_server import SnapshotCollector
+    from inspector.store import open_store
+
+    path = tmp_path / "store.db"
+    shutil.copyfile(metrics_db, path)
+    said: list[str] = []
+    with open_store(str(path)) as store:
+        collector = SnapshotCollector(lambda: metrics_snapshot(store, OVERSIZE), 1e-9, said.append)
+        assert collector.current()[1] and said == []
+        path.rename(tmp_path / "away.db")
+        for _ in range(3):
+            snap, up = collector.current()
+            assert not up and snap is not None and snap.threads > 0
+        assert len(said) == 1 and said[0].startswith("a snapshot of the store failed (inspector_up 0")
+        (tmp_path / "away.db").rename(path)
+        assert collector.current()[1]
+    assert said[1:] == ["the store answers again (inspector_up 1)"]

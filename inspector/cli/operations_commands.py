@@ -165,7 +165,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         from ..operations.metrics_server import SnapshotCollector, serve
 
         try:
-            server = serve(SnapshotCollector(take, args.cache_seconds), args.host, args.port)
+            server = serve(SnapshotCollector(take, args.cache_seconds, lambda text: warn(f"warning: {text}")),
+                           args.host, args.port)
         except OSError as exc:
             raise ValueError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
         say(f"serving Prometheus metrics on http://{args.host}:{args.port}/metrics (Ctrl-C stops)")

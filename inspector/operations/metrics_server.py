@@ -62,8 +62,10 @@ def families(snap: MetricsSnapshot, up: bool, age: float) -> Iterator[GaugeMetri
 class SnapshotCollector(Collector):
     """Serves ``take()``'s snapshot, taken again when older than ``cache_seconds``."""
 
-    def __init__(self, take: Callable[[], MetricsSnapshot], cache_seconds: float) -> None:
-        self.take, self.cache_seconds = take, cache_seconds
+    def __init__(self, take: Callable[[], MetricsSnapshot], cache_seconds: float,
+                 said: Callable[[str], None] | None = None) -> None:
+        self.take, self.cache_seconds, self.said = take, cache_seconds, said  # said: why it went down, and back up
+        self._failing = False
         self._lock = threading.Lock()
         self._snapshot: MetricsSnapshot | None = None
         self._up = False
@@ -76,8 +78,16 @@ class SnapshotCollector(Collector):
                 try:
                     self._snapshot, self._up = self.take(), True
                     self.snapshots += 1
-                except StoreError:
+                except StoreError as exc:
                     self._up = False
+                    if not self._failing and self.said:  # once per outage, not at every scrape
+                        self.said(f"a snapshot of the store failed (inspector_up 0; the last good values are served): "
+                                  f"{exc}")
+                    self._failing = True
+                else:
+                    if self._failing and self.said:
+                        self.said("the store answers again (inspector_up 1)")
+                    self._failing = False
                 self._taken = time.monotonic()
             return self._snapshot, self._up
 
