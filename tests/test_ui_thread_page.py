@@ -345,3 +345,11 @@ def test_a_step_in_the_link_that_is_not_a_number_is_named():
     assert not at.exception, at.exception
     assert any(w.value.startswith("step='abc' in the link is not a step number") for w in at.main.warning)
     assert at.title[0].value == "demo-research"
+
+
+def test_a_panel_in_the_link_that_is_none_is_named_escaped_and_cut():
+    at = open_page("thread", thread="demo-research", panel="\x1b[2J" + "p" * 5_000)
+    assert not at.exception, at.exception
+    (said,) = [w.value for w in at.main.warning if "is not understood" in w.value]
+    assert said.startswith("panel='\\\\x1b\\[2Jppp") and "(5,004 characters) is not understood (the panels are" in said
+    assert "\x1b" not in said and "p" * 200 not in said
