@@ -55,7 +55,7 @@ class Store(Protocol):
                 sort: str = "newest") -> list[ThreadSummary]:
         """One page of threads matching ``search`` (thread id or metadata, a plain substring). The thread
         list asks with a search of at most ``history.thread_list.SEARCH_LONGEST`` characters: SQLite refuses
-        a longer LIKE pattern than 50,000 bytes (a ``StoreError``).
+        a LIKE pattern longer than 50,000 bytes (a ``StoreError``).
 
         Args:
             sort: ``newest`` (last update first), ``stored`` (stored bytes, largest first) or
