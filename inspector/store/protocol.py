@@ -53,7 +53,9 @@ class Store(Protocol):
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
                 sort: str = "newest") -> list[ThreadSummary]:
-        """One page of threads matching ``search`` (thread id or metadata, a plain substring).
+        """One page of threads matching ``search`` (thread id or metadata, a plain substring). The thread
+        list asks with a search of at most ``history.thread_list.SEARCH_LONGEST`` characters: SQLite refuses
+        a LIKE pattern longer than 50,000 bytes (a ``StoreError``).
 
         Args:
             sort: ``newest`` (last update first), ``stored`` (stored bytes, largest first) or

@@ -16,6 +16,7 @@ from ..store.not_utf8 import quoted
 from . import audit_trail, connection, data, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
 from .inert import key_text, literal, option_text
+from .profile_line import READS_BOTH, show_profile
 
 THREAD_KEY = "diff_thread"
 SUGGESTED_THREADS = 200  # the newest threads offered in the picker; any other id can be typed
@@ -150,13 +151,12 @@ def render() -> None:
                           placeholder="optional: another thread's id, to compare two runs of one task")
     if other:
         with profiles.reading(store, thread_id, rows=timeline) as chosen:  # the first thread's, as diff --against-thread
-            st.caption(literal(chosen.line()), help="Which app's knowledge reads both threads: the first one's")
+            show_profile(chosen, READS_BOTH)
             _render_across(store, thread_id, timeline, id_from_url(other))
         return
     st.query_params.pop("against", None)
     with profiles.reading(store, thread_id, rows=timeline) as chosen:  # its reducers name and check the fields
-        st.caption(literal(chosen.line()), help="Which app's knowledge reads this thread, and what in the data shows "
-                   "it (setting profile / --profile names one for every thread)")
+        show_profile(chosen)
         _render_pair(store, thread_id, timeline, params)
 
 

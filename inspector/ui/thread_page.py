@@ -39,6 +39,7 @@ from . import (
 )
 from .guard import guarded
 from .inert import literal
+from .profile_line import show_profile
 
 # Up to this many stored bytes, opening a thread reads every checkpoint's metadata (it sits behind the state
 # in SQLite, so reading it costs about the thread's bytes); beyond, only the pages shown.
@@ -129,8 +130,7 @@ def render() -> None:
     thread.complete(store, [*page, *([thread.oldest_root] if thread.oldest_root else [])])
     rows = [node.row for node in history.nodes.values()]
     with profiles.reading(store, thread.thread_id, rows=rows) as chosen:  # the rows read above: nothing more
-        st.caption(literal(chosen.line()), help="Which app's knowledge reads this thread, and what in the data shows "
-                   "it (setting profile / --profile names one for every thread)")
+        show_profile(chosen)
         guarded("Branch links", branch_links.render, store, thread.thread_id, history)
         _body(store, thread, key)
 

@@ -68,12 +68,17 @@ def ids_among(column: str, ids: Iterable[str]) -> tuple[str, list[Any]]:
     an id that is not UTF-8 has no JSON form, and one holding a NUL does not survive ``json_each`` (SQLite's JSON
     text ends there), so each gets a placeholder of its own (bound by ``bound``)."""
     ids = list(ids)
-    bad = [i for i in ids if is_not_utf8(i) or "\x00" in i]
-    good = json.dumps([i for i in ids if not (is_not_utf8(i) or "\x00" in i)]) if bad else json.dumps(ids)
+    bad = [i for i in ids if _bound_alone(i)]
+    good = json.dumps([i for i in ids if not _bound_alone(i)]) if bad else json.dumps(ids)
     condition = f"{column} IN (SELECT value FROM json_each(?))"
     if not bad:
         return condition, [good]
     return f"({condition} OR {column} IN ({','.join('?' * len(bad))}))", [good, *bad]
+
+
+def _bound_alone(text: str) -> bool:
+    """Whether ``ids_among`` binds ``text`` by a placeholder of its own (not UTF-8, or holding a NUL)."""
+    return is_not_utf8(text) or "\x00" in text
 
 
 def _ro_uri(path: Path) -> str:
