@@ -140,6 +140,31 @@ def test_sqlite_orphans_name_the_planted_rows_and_their_statements_remove_exactl
     assert sqlite_orphaned_writes(copy) == {}
 
 
+def test_sqlite_blob_ids_in_the_app_table_are_named_and_deleted_as_their_bytes(sqlite_leftovers, tmp_path, capsys):
+    """A thread id stored as a BLOB: named as text (bytes that are not UTF-8 as ``\\xff``, marked), never as
+    ``b'...'``; its statement is an ``X'..'`` literal that removes that row and nothing else."""
+    path, _ = sqlite_leftovers
+    copy = tmp_path / "blob-ids.db"
+    shutil.copy(path, copy)
+    with sqlite3.connect(copy) as conn:
+        conn.executemany("INSERT INTO threads_meta VALUES (?, 't', 'u')", [(b"blob-\xff",), (b"blob-ok",)])
+    with open_store(str(copy)) as store:
+        found = {i.kind: i for i in orphan_report(store).leftovers}["app-without-checkpoints"]
+    assert {(t.thread_id, t.blob) for t in found.threads} == {
+        ("only-in-app", False), ("blob-\udcff", True), ("blob-ok", True)}
+    assert "X'626C6F622DFF'" in found.statements and "X'626C6F622D6F6B'" in found.statements
+    with sqlite3.connect(copy) as conn:
+        conn.executescript(found.statements)
+        assert [r[0] for r in conn.execute("SELECT thread_id FROM threads_meta")] == ["grow-a"]
+    listed = tmp_path / "blob-ids-listed.db"
+    shutil.copy(path, listed)
+    with sqlite3.connect(listed) as conn:
+        conn.execute("INSERT INTO threads_meta VALUES (?, 't', 'u')", (b"blob-\xff",))
+    assert main(["health", "--store", "--db", str(listed)]) == 0
+    out = capsys.readouterr().out
+    assert "    blob-\\xff (not UTF-8): 1 row(s)" in out and "b'blob" not in out
+
+
 def test_health_store_cli_prints_facts_and_statements(sqlite_leftovers, capsys):
     path, _ = sqlite_leftovers
     assert main(["health", "--store", "--db", str(path)]) == 0

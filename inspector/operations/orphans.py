@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ..formatting import human_bytes
 from ..retention.sql import CHUNK, TABLES, comment, literal
 from ..store import Store
+from ..store.not_utf8 import stored_bytes
 from ..store.orphan_rows import OrphanSet
 
 TITLES = {
@@ -47,7 +48,14 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _chunks(ids: list[str]) -> list[list[str]]:
+def blob_literal(thread_id: str, dialect: str) -> str:
+    """A SQL literal of the bytes an app table stores as a BLOB (bytea) id: SQLite ``X'..'``, PostgreSQL
+    ``E'\\x..'::bytea`` (the same whatever ``standard_conforming_strings``); it equals that row's id and no text."""
+    hexed = stored_bytes(thread_id).hex()
+    return f"X'{hexed.upper()}'" if dialect == "sqlite" else f"E'\\\\x{hexed}'::bytea"
+
+
+def _chunks(ids: list) -> list[list]:
     return [ids[i:i + CHUNK] for i in range(0, len(ids), CHUNK)]
 
 
@@ -72,9 +80,13 @@ def _statements(dialect: str, found: OrphanSet) -> tuple[str, str]:
         cast = "::text" if dialect == "postgres" else ""
         ids = [t.thread_id for t in found.threads]
         if found.kind == "app-without-checkpoints":
+            recheck = f"AND NOT EXISTS (SELECT 1 FROM {checkpoints} c WHERE c.thread_id = {app}.thread_id{cast});"
+            texts = [t.thread_id for t in found.threads if not t.blob]
+            blobs = [t.thread_id for t in found.threads if t.blob]  # compared as stored: a BLOB equals no text
             body = [f"DELETE FROM {app} WHERE thread_id{cast} IN ({', '.join(literal(i, dialect) for i in chunk)}) "
-                    f"AND NOT EXISTS (SELECT 1 FROM {checkpoints} c WHERE c.thread_id = {app}.thread_id{cast});"
-                    for chunk in _chunks(ids)]
+                    f"{recheck}" for chunk in _chunks(texts)]
+            body += [f"DELETE FROM {app} WHERE thread_id IN ({', '.join(blob_literal(i, dialect) for i in chunk)}) "
+                     f"{recheck}" for chunk in _chunks(blobs)]
             caution = (f"A thread created but not yet run has no checkpoint either; prefer {found.app}'s own delete, "
                        "which also removes its runs and files.")
         else:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .not_utf8 import decode
+
 # (app, table): thread tables apps keep beside the checkpoint tables, each with a thread_id column
 APP_THREAD_TABLES = (("DeerFlow", "threads_meta"), ("LangGraph Agent Server", "thread"))
 
@@ -21,6 +23,16 @@ class OrphanThread:
     rows: int
     bytes: int
     gone: bool = False  # orphaned writes of a thread with no checkpoint left at all
+    blob: bool = False  # an app table's id stored as a BLOB (bytea): ``thread_id`` is its bytes read as text
+
+
+def thread_id_of(value: object) -> tuple[str, bool]:
+    """A thread id as read from a table, and whether it was stored as bytes (a BLOB, bytea). Bytes are read as
+    ``not_utf8.decode`` reads them (lossless: bytes that are not UTF-8 are named as ``not_utf8.shown`` names any
+    such id), never as Python's ``b'...'``."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return decode(bytes(value)), True
+    return str(value), False
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ ORPHAN_BLOBS = f"""
 """
 # App tables the role can read, with a thread_id column, in the store's schema
 READABLE_APP_TABLES = """
-    SELECT table_name FROM information_schema.columns
+    SELECT table_name, data_type FROM information_schema.columns
     WHERE table_schema = current_schema() AND column_name = 'thread_id' AND table_name = ANY(%s)
       AND has_table_privilege(quote_ident(table_schema) || '.' || quote_ident(table_name), 'SELECT')
 """
@@ -45,7 +45,7 @@ class PgOrphans:
     def orphan_rows(self, limit: int = 50) -> OrphanRows:
         sets = [orphan_set("writes", self._query(ORPHAN_WRITES), limit),
                 orphan_set("blobs", self._query(ORPHAN_BLOBS), limit)]
-        readable = {r[0] for r in self._query(READABLE_APP_TABLES, [[t for _, t in APP_THREAD_TABLES]])}
+        readable = dict(self._query(READABLE_APP_TABLES, [[t for _, t in APP_THREAD_TABLES]]))  # table -> id type
         found_tables = []
         for app, table in APP_THREAD_TABLES:
             if table not in readable:
@@ -53,8 +53,9 @@ class PgOrphans:
             found_tables.append((app, table))
             t = _quoted(table)
             sets.append(orphan_set("app-without-checkpoints", [
-                (tid, 1, n, False) for tid, n in self._query(
-                    f"SELECT t.thread_id::text, pg_column_size(t.*) FROM {t} t WHERE t.thread_id IS NOT NULL "
+                (tid, 1, n, False) for tid, n in self._query(  # a bytea id as its bytes
+                    f"SELECT t.thread_id{'' if readable[table] == 'bytea' else '::text'}, pg_column_size(t.*) "
+                    f"FROM {t} t WHERE t.thread_id IS NOT NULL "
                     f"AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = t.thread_id::text)")],
                 limit, table=table, app=app))
             sets.append(orphan_set("checkpoints-unknown-to-app", [

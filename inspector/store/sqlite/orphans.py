@@ -5,7 +5,7 @@ Each query is an anti-join on the checkpoints' primary key; lengths only.
 
 from __future__ import annotations
 
-from ..orphan_rows import APP_THREAD_TABLES, OrphanRows, OrphanSet, OrphanThread
+from ..orphan_rows import APP_THREAD_TABLES, OrphanRows, OrphanSet, OrphanThread, thread_id_of
 from .queries import OWN_BYTES
 
 ORPHAN_WRITES = """
@@ -23,7 +23,8 @@ def _quoted(name: str) -> str:
 
 
 def orphan_set(kind: str, found: list[tuple], limit: int, **extra) -> OrphanSet:
-    threads = [OrphanThread(str(tid), int(rows), int(n), bool(gone)) for tid, rows, n, gone in found]
+    threads = [OrphanThread(text, int(rows), int(n), bool(gone), blob)
+               for (text, blob), rows, n, gone in ((thread_id_of(tid), *rest) for tid, *rest in found)]
     threads.sort(key=lambda t: (-t.bytes, t.thread_id))
     return OrphanSet(kind, sum(t.rows for t in threads), sum(t.bytes for t in threads), len(threads),
                      threads[:limit], **extra)
