@@ -296,6 +296,27 @@ def test_postgres_orphans_and_their_statements(pg_leftovers, postgres_dsn):
     assert after.total_bytes == 0
 
 
+@pytest.mark.postgres
+def test_postgres_bytea_ids_in_an_app_table_are_named_and_deleted_as_their_bytes(pg_leftovers):
+    admin, readonly, _ = pg_leftovers
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("CREATE TABLE thread (thread_id bytea PRIMARY KEY)")
+        conn.execute("INSERT INTO thread VALUES (%s), (%s)", [b"blob-\xff", b"blob-ok"])
+    try:
+        grant_readonly_role(admin)
+        with open_store(readonly) as store:
+            found = next(i for i in orphan_report(store).leftovers
+                         if i.kind == "app-without-checkpoints" and "thread table" in i.title)
+        assert {(t.thread_id, t.blob) for t in found.threads} == {("blob-\udcff", True), ("blob-ok", True)}
+        assert "E'\\\\x626c6f622dff'::bytea" in found.statements
+        with psycopg.connect(admin) as conn:
+            conn.execute(found.statements.replace("BEGIN;", "").replace("COMMIT;", ""))
+            assert conn.execute("SELECT count(*) FROM thread").fetchone()[0] == 0
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute("DROP TABLE thread")
+
+
 def test_health_page_shows_file_facts_and_leftovers(sqlite_leftovers, app_on_store):
     from ui_app import open_page
 
