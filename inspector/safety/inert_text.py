@@ -16,6 +16,9 @@ may have been written by an attacker, so it never reaches those renderers as is:
   definitions and LaTeX are shown as the text they are, and bare URLs and e-mail
   addresses as code. A Markdown image becomes its visible source text, URL included.
 - ``code_span(text)`` is one inline code span holding ``text``.
+- Bidi embeddings, overrides and isolates (which make the text after them read in another order) are shown as
+  their code points (``\\u202e``) by all of these, and by ``bidi_shown`` / ``bidi_shown_tree`` for the plain-text
+  elements (``st.text``, ``st.code``, select options, table cells, JSON trees).
 - ``links_in(text)`` lists the http(s) URLs a text mentions, for a control that
   opens one only when a person asks for it.
 - Text read from bytes that are not UTF-8 (``store.not_utf8``: an id planted by raw SQL) holds lone
@@ -49,8 +52,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ..store.not_utf8 import shown
 
-__all__ = ["DISPLAY_CHARS", "Shown", "bidi_shown", "code_span", "cut_for_display", "cut_long_strings", "inert_markdown",
-           "links_in", "literal"]
+__all__ = ["DISPLAY_CHARS", "Shown", "bidi_shown", "bidi_shown_tree", "code_span", "cut_for_display", "cut_long_strings",
+           "inert_markdown", "links_in", "literal"]
 
 DISPLAY_CHARS = 20_000  # of one text on a page; the rest is behind a download
 
@@ -62,6 +65,7 @@ _LITERAL_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$*~|"})
 # reads backwards from there ("cust-\u202edcba-4321" looks like "cust-1234-abcd"), so an id, a title or a label from
 # the data shows them as their code points; Arabic and Hebrew text needs none of them (nor loses its own marks).
 BIDI_CONTROLS = str.maketrans({c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _UNDERSCORE_AT_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _SHORTCODE_COLON = re.compile(r":(?=[\w+/-])")  # :emoji:, :material/icon:, :red[...]
 _LINE_MARKER = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")  # headings, quotes, lists, setext lines
@@ -119,33 +123,44 @@ def cut_for_display(text: object, limit: int = DISPLAY_CHARS) -> Shown:
     return Shown(head, len(text), len(text.encode("utf-8", "surrogatepass")))
 
 
-def cut_long_strings(value: Any, limit: int = DISPLAY_CHARS) -> tuple[Any, int]:
-    """``value`` (plain JSON data) with every string longer than ``limit`` cut, each saying its length, and how
-    many were cut (a JSON view of a field is sent to the browser whole otherwise). Same object when none was."""
+def cut_long_strings(value: Any, limit: int | None = DISPLAY_CHARS) -> tuple[Any, int]:
+    """``value`` (plain JSON data) as a JSON tree shows it, and how many strings were cut: every string longer
+    than ``limit`` cut, each saying its length (a JSON view of a field is sent to the browser whole otherwise),
+    the bidi controls of strings and keys as their code points (``bidi_shown``). Same object when nothing changed."""
     count = [0]
 
     def walk(item: Any, depth: int) -> Any:
         if isinstance(item, str):
-            if len(item) <= limit:
-                return item
-            count[0] += 1
-            return item[:limit] + f" … [cut for display: {len(item):,} characters]"
+            if limit is not None and len(item) > limit:
+                count[0] += 1
+                item = item[:limit] + f" … [cut for display: {len(item):,} characters]"
+            return bidi_shown(item) if _BIDI.search(item) else item
         if depth > 1000:
             return item
         if isinstance(item, list):
             items = [walk(v, depth + 1) for v in item]
             return item if all(a is b for a, b in zip(items, item)) else items
         if isinstance(item, dict):
-            pairs = {k: walk(v, depth + 1) for k, v in item.items()}
-            return item if all(pairs[k] is v for k, v in item.items()) else pairs
+            pairs = {_key_shown(k): walk(v, depth + 1) for k, v in item.items()}
+            return item if len(pairs) == len(item) and all(pairs.get(k, pairs) is v for k, v in item.items()) else pairs
         return item
 
     return walk(value, 0), count[0]
 
 
+def bidi_shown_tree(value: Any) -> Any:
+    """``value`` (plain JSON data) with the bidi controls of its strings and keys as their code points (nothing cut)."""
+    return cut_long_strings(value, limit=None)[0]
+
+
+def _key_shown(key: Any) -> Any:
+    return bidi_shown(key) if isinstance(key, str) and _BIDI.search(key) else key
+
+
 def _lines(text: object) -> list[str]:
-    """``text`` as lines; every CommonMark line ending (``\\r\\n``, ``\\r``, ``\\n``) splits."""
-    return shown(str(text)).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    """``text`` as lines, its bidi controls as their code points (``bidi_shown``: in prose and in code alike);
+    every CommonMark line ending (``\\r\\n``, ``\\r``, ``\\n``) splits."""
+    return bidi_shown(shown(str(text))).replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _escape_prose(text: str, at_line_start: bool) -> str:

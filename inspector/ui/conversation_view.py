@@ -13,7 +13,7 @@ from ..profiles import in_force, knows
 from ..profiles.pieces import HIDDEN_MESSAGES
 from ..state.conversation import Part, Turn, conversation, counts
 from ..state.model_input import InlineImage, inline_images
-from .inert import code_span, literal, show_markdown
+from .inert import code_span, literal, plain, show_markdown
 from .media_views import attachment_opener
 from .values import show_value
 
@@ -79,13 +79,13 @@ def _part(part: Part, image: InlineImage | None = None, as_text: bool = False) -
     """One part of a message; ``as_text``: a tool's output, shown as the text it is (monospaced, line breaks
     kept, ``# notes`` never a heading), where a person's or the model's words are Markdown."""
     if part.kind == "text" and as_text:
-        st.text(part.text)
+        st.text(plain(part.text))
     elif part.kind == "text":
         show_markdown(part.text)
     elif part.kind == "image":
         image_part(part, image)
     else:
-        st.text(part.text)
+        st.text(plain(part.text))
 
 
 def _header(turn: Turn, show_ids: bool) -> str:
@@ -110,7 +110,7 @@ def _subagent(turn: Turn) -> None:
     st.markdown(f":{colour}-badge[subagent {literal(result.summary)}]")
     for text in (result.error, result.result_brief):
         if text:
-            st.text(text[:2000])
+            st.text(plain(text[:2000]))
     for problem in result.problems:
         st.caption(f":material/warning: {literal(problem)}")
 
@@ -143,7 +143,7 @@ def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
                 open_file(attachment, f"{turn.index}-{i}")
         if turn.reasoning:
             with st.expander("Reasoning"):
-                st.text(turn.reasoning)
+                st.text(plain(turn.reasoning))
         by_part = {image.part: image for image in images or []}
         if everything:
             for i, part in enumerate(turn.parts):
@@ -161,6 +161,6 @@ def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
                 show_value(call.args, expanded=2)
                 if call.result is not None:
                     st.caption("result")
-                    st.text(turns[call.result].text[:4000])
+                    st.text(plain(turns[call.result].text[:4000]))
         for note in turn.notes:
             st.caption(f":material/info: {literal(note)}")

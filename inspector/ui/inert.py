@@ -7,7 +7,9 @@ an image, which the browser fetches. Every view puts data into those through
 ``literal`` (ids, names, titles, messages of problems) or ``show_markdown``
 (messages, Markdown files); ``routes.link`` escapes its labels itself.
 Plain-text elements (``st.text``, ``st.code``, ``st.json``, ``st.dataframe``
-cells, ``st.selectbox`` options) take the text as is.
+cells, ``st.selectbox`` options) take the text as is, through ``plain``
+(``values.show_value`` for JSON trees, ``tables`` for cells): its bidi controls
+as their code points, as everywhere else.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from ..safety.inert_text import bidi_shown, code_span, cut_for_display, inert_ma
 from ..safety.inert_text import literal as _literal
 from ..store.not_utf8 import shown, token
 
-__all__ = ["code_span", "key_text", "literal", "option_text", "show_markdown", "show_table"]
+__all__ = ["code_span", "key_text", "literal", "option_text", "plain", "show_markdown", "show_table"]
 
 
 LITERAL_CHARS = 5_000  # of a title, a label, a todo or a problem's message; longer ones are cut, with their length
@@ -44,10 +46,13 @@ def key_text(*parts: object) -> str:
     return "_".join(token(p) if isinstance(p, str) else token(str(p)) for p in parts)
 
 
-def option_text(text: object) -> str:
-    """A select option's label from the data, as a plain-text widget can carry it (``not_utf8.shown``), its bidi
-    controls as their code points (``inert_text.bidi_shown``)."""
+def plain(text: object) -> str:
+    """Text from the data for a plain-text element (``st.text``, ``st.code``, a select option's label), as it can
+    carry it (``not_utf8.shown``), its bidi controls as their code points (``inert_text.bidi_shown``)."""
     return bidi_shown(shown(str(text)))
+
+
+option_text = plain  # a select option's label
 
 
 # A small table's labels (its header and first column: field names, "namespace", "workspace") wrap only between

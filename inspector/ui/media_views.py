@@ -35,7 +35,7 @@ from ..profiles.deerflow.files.viewed_images import ImageCheck, check_entry, che
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection, data, routes
 from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor
-from .inert import code_span, key_text, literal, show_markdown
+from .inert import code_span, key_text, literal, plain, show_markdown
 from .tables import UNIT_HELP, in_units, table
 from .values import show_value
 
@@ -125,7 +125,7 @@ def _render_preview(preview: Preview) -> None:
     elif preview.kind in ("code", "source"):
         if preview.kind == "source":
             st.caption("Shown as source; HTML and SVG are never rendered here.")
-        st.code(preview.text or "", language=preview.language)
+        st.code(plain(preview.text or ""), language=preview.language)
     elif preview.kind == "table" and preview.table is not None:
         st.dataframe(preview.table, hide_index=True)
     elif preview.kind == "image" and preview.thumbnail is not None:

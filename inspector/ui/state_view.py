@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import streamlit as st
 
-from ..formatting import dumps, to_jsonable
+from ..formatting import dumps
 from ..history.attribution import Attribution
 from ..state.fields import field_order, field_summary
 from ..state.interrupts import pending_questions
@@ -22,7 +22,7 @@ from . import audit_trail
 from .field_views import FieldContext, FieldView, json_view
 from .guard import guarded
 from .inert import code_span, key_text, literal
-from .values import show_value
+from .values import show_tree, show_value
 
 __all__ = ["FieldContext", "FieldView", "render_field", "render_state"]
 
@@ -97,13 +97,13 @@ def _extras(state: CheckpointState) -> None:
     """Internals, metadata, pending writes and the raw checkpoint: sent to the browser only when asked for,
     since a state can hold megabytes of base64."""
     if st.toggle("Show LangGraph's internal channels", key="show_internal"):
-        st.json(to_jsonable(state.internal), expanded=1)
+        show_tree(state.internal, expanded=1)
     if st.toggle("Show the metadata", key="show_metadata"):
-        st.json(to_jsonable(state.metadata), expanded=2)
+        show_tree(state.metadata, expanded=2)
     if st.toggle(f"Show the pending writes ({len(state.writes)})", key="show_writes"):
-        st.json(to_jsonable(state.writes), expanded=1)
+        show_tree(state.writes, expanded=1)
     if st.toggle("Show the raw decoded checkpoint", key="show_raw"):
-        st.json(to_jsonable({"header": state.header, "channel_values": {**state.values, **state.internal}}), expanded=1)
+        show_tree({"header": state.header, "channel_values": {**state.values, **state.internal}}, expanded=1)
     st.download_button(
         "Download state as JSON",
         data=audit_trail.exported(lambda: dumps(state), state.thread_id, state.checkpoint_id, state.checkpoint_ns,

@@ -12,11 +12,12 @@ from typing import Any
 import streamlit as st
 
 from ..formatting import dumps, to_jsonable
-from ..safety.inert_text import cut_long_strings
+from ..safety.inert_text import bidi_shown, bidi_shown_tree, cut_long_strings
 
 
 def show_value(value: Any, expanded: bool | int = 1) -> None:
-    """``value`` as a JSON tree or text; texts longer than ``DISPLAY_CHARS`` cut, each saying its length."""
+    """``value`` as a JSON tree or text; texts longer than ``DISPLAY_CHARS`` cut, each saying its length, bidi
+    controls (in strings and keys) as their code points."""
     shown, cut = cut_long_strings(to_jsonable(value))
     if cut:
         st.caption(f"{cut:,} long text(s) cut for display, each saying its length; "
@@ -26,4 +27,9 @@ def show_value(value: Any, expanded: bool | int = 1) -> None:
     elif isinstance(shown, str):
         st.text(shown)
     else:
-        st.code(dumps(shown), language=None)
+        st.code(bidi_shown(dumps(shown)), language=None)
+
+
+def show_tree(value: Any, expanded: bool | int = 1) -> None:
+    """``value`` (any decoded data) as a whole JSON tree (nothing cut), bidi controls as their code points."""
+    st.json(bidi_shown_tree(to_jsonable(value)), expanded=expanded)

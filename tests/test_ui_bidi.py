@@ -1,0 +1,67 @@
+"""AppTest: a thread whose messages and fields hold bidi controls (an attacker's ``\\u202e`` makes the text after
+it read backwards) shows them as their code points in message text, code blocks, plain text and JSON trees."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Annotated, Any
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
+from ui_app import open_page
+
+from inspector.ui import connection
+
+RLO, LRI = "\u202e", "\u2066"
+CONTROLS = ("\u202a", "\u202b", "\u202c", "\u202d", RLO, LRI, "\u2067", "\u2068", "\u2069")
+
+
+class BidiState(TypedDict):
+    messages: Annotated[list, add_messages]
+    notes: dict
+
+
+def plant(path) -> None:
+    graph = StateGraph(BidiState)
+    graph.add_node("agent", lambda state: {})
+    graph.add_edge(START, "agent")
+    graph.add_edge("agent", END)
+    messages = [
+        HumanMessage(f"Pay **{RLO}txt.exe** now\n\n```\ncode {LRI}held{chr(0x2069)}\n```"),
+        AIMessage("", tool_calls=[{"name": "pay", "args": {"to": f"acct-{RLO}4321"}, "id": "call-1"}]),
+        ToolMessage(f"paid acct-{RLO}4321", tool_call_id="call-1"),
+    ]
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        graph.compile(checkpointer=SqliteSaver(conn)).invoke(
+            {"messages": messages, "notes": {f"key-{RLO}": f"value-{LRI}"}}, {"configurable": {"thread_id": "bidi"}})
+
+
+def values(at) -> list[Any]:
+    """What the page gives the browser to show as text: Markdown sources, plain texts, code and JSON trees."""
+    found: list[Any] = [e.value for kind in ("markdown", "caption", "text", "code") for e in getattr(at, kind)]
+    return found + [json.loads(e.proto.body) for e in at.json]
+
+
+def test_bidi_controls_in_messages_code_and_json_trees_are_shown_as_code_points(tmp_path, monkeypatch):
+    path = tmp_path / "bidi.db"
+    plant(path)
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{path}")
+    connection.settings.clear()
+    try:
+        at = open_page("thread", thread="bidi")
+    finally:
+        connection.settings.clear()
+    assert not at.exception, at.exception
+    page = json.dumps(values(at), ensure_ascii=False)
+    assert not [c for c in CONTROLS if c in page]
+    markdown = "\n".join(e.value for e in at.markdown)
+    assert "\\\\u202etxt.exe" in markdown  # prose: the backslash escaped, so it reads \u202e
+    assert "code \\u2066held\\u2069" in markdown  # a fenced block: as written
+    assert "paid acct-\\u202e4321" in [e.value for e in at.text]  # a tool's output
+    trees = json.dumps([json.loads(e.proto.body) for e in at.json])
+    assert "acct-\\\\u202e4321" in trees  # the tool call's arguments
+    assert "key-\\\\u202e" in trees and "value-\\\\u2066" in trees  # a field of the app's own
