@@ -6,7 +6,9 @@ import pytest
 from ui_app import all_text, open_page
 
 from inspector.demo import DEMO_THREADS
+from inspector.store.not_utf8 import quoted
 from inspector.ui import connection
+from inspector.ui.inert import literal
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +86,9 @@ def test_the_switch_refuses_saver_factories(demo_db, tmp_path, monkeypatch):
     at.text_input(key="inspector_switch_url").input(f"{factory}:saver")
     at.button[[b.label for b in at.button].index("Open")].click().run()
     assert not at.exception
-    assert any("saver factory" in e.value for e in at.error)
+    assert [e.value for e in at.error if "saver factory" in e.value] == [
+        literal(f"{quoted(f'{factory}:saver')} names a saver factory; those run code, so only the operator can open one "
+                "(--db, INSPECTOR_DB or settings).")]
     assert not marker.exists()  # the named module was never imported
     assert len(at.dataframe[0].value) == len(DEMO_THREADS)  # the open store is unchanged
 

@@ -13,7 +13,7 @@ from ..formatting import human_bytes, to_jsonable
 from ..history.attribution import attribute_keys
 from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
-from ..history.thread_list import thread_list, thread_records
+from ..history.thread_list import SEARCH_LONGEST, thread_list, thread_records
 from ..history.timeline_rows import kind_columns
 from ..profiles import name_profile, reading
 from ..profiles.deerflow.checkpoint_kinds import branch_origin
@@ -124,7 +124,8 @@ def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | No
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("threads", help="list threads")
     add_store_args(p)
-    p.add_argument("--search", help="match thread ids and metadata values (as shown: masked secrets do not match)")
+    p.add_argument("--search", help="match thread ids, titles, checkpoint ids and metadata values (as shown: masked "
+                   f"secrets do not match; at most {SEARCH_LONGEST:,} characters)")
     p.add_argument("--limit", type=int, default=50, metavar="N", help="how many threads to list (default 50)")
     p.add_argument("--offset", type=int, default=0, metavar="N", help="skip the first N threads of the order (default 0)")
     p.add_argument("--sort", choices=THREAD_SORTS, default="newest",

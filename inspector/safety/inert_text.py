@@ -64,8 +64,9 @@ _LITERAL_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$*~|"})
 # The characters that reorder the text after them (bidi embeddings, overrides and isolates): a thread id holding U+202E
 # reads backwards from there ("cust-\u202edcba-4321" looks like "cust-1234-abcd"), so an id, a title or a label from
 # the data shows them as their code points; Arabic and Hebrew text needs none of them (nor loses its own marks).
-BIDI_CONTROLS = str.maketrans({c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+BIDI_CODE_POINTS = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+BIDI_CONTROLS = str.maketrans({c: f"\\u{c:04x}" for c in BIDI_CODE_POINTS})
+_BIDI = re.compile("[" + "".join(map(chr, BIDI_CODE_POINTS)) + "]")
 _UNDERSCORE_AT_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _SHORTCODE_COLON = re.compile(r":(?=[\w+/-])")  # :emoji:, :material/icon:, :red[...]
 _LINE_MARKER = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")  # headings, quotes, lists, setext lines

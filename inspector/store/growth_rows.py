@@ -135,17 +135,25 @@ def bucket_of(checkpoint_id: Any, width: int, since: int | None) -> int | None:
 MAX_SPLITS = 128  # buckets a statement dates by comparing ids as text; older or newer rows are dated by a function
 
 
-def id_range_bucket(column: str, width: int, since: int | None, now: float, fallback: str) -> str:
-    """A SQL expression giving a uuid6 ``column``'s bucket (as ``bucket_of``) by comparing the id as text
-    with each bucket's first id (a binary search: ids sort by time), for the buckets from ``since`` to just
-    after ``now`` (at most ``MAX_SPLITS``); ``fallback`` (SQL, computing ``bucket_of``) dates the rest.
-    The literals are hex digits this function wrote, never text from the data."""
+def compared_buckets(width: int, since: int | None, now: float) -> tuple[list[int], bool]:
+    """The edges of the buckets a statement dates ids in by comparing them as text, from ``since`` (or
+    ``MAX_SPLITS`` buckets back) to just after ``now``: each bucket's start (the first one ``since`` when it
+    falls among them) and the last one's end; and whether an id before the first edge is before the window
+    (``since`` is the first edge) rather than dated by a function."""
     high = (math.floor(now / width) + 2) * width
     low = high - MAX_SPLITS * width
     before = since is not None and since >= low
     if before:
         low = int(since)
-    points = [low] + list(range((low // width + 1) * width, high, width)) + [high]
+    return [low] + list(range((low // width + 1) * width, high, width)) + [high], before
+
+
+def id_range_bucket(column: str, width: int, since: int | None, now: float, fallback: str) -> str:
+    """A SQL expression giving a uuid6 ``column``'s bucket (as ``bucket_of``) by comparing the id as text
+    with each bucket's first id (a binary search: ids sort by time), for the buckets from ``since`` to just
+    after ``now`` (at most ``MAX_SPLITS``, ``compared_buckets``); ``fallback`` (SQL, computing ``bucket_of``)
+    dates the rest. The literals are hex digits this function wrote, never text from the data."""
+    points, before = compared_buckets(width, since, now)
     labels = [p // width * width for p in points[:-1]]
 
     def tree(lo: int, hi: int) -> str:  # labels[lo:hi] between points[lo] and points[hi]

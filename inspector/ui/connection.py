@@ -11,6 +11,7 @@ from .. import schema as schemas
 from ..profiles import ProfileError, name_profile
 from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..store import Store, StoreError, display_url, is_saver_spec, open_store
+from ..store.not_utf8 import quoted
 from .inert import code_span, literal
 
 _URL_KEY = "inspector_store_url"
@@ -96,7 +97,7 @@ def _switch() -> None:
     if is_saver_spec(url):
         # Opening a saver factory imports and runs code: only the operator may choose one.
         st.session_state["inspector_switch_refused"] = (
-            f"{url!r} names a saver factory; those run code, so only the operator can open one "
+            f"{quoted(url)} names a saver factory; those run code, so only the operator can open one "
             "(--db, INSPECTOR_DB or settings)."
         )
         return

@@ -14,7 +14,6 @@ rows held in memory (``work_mem`` raised for that statement's transaction alone)
 
 from __future__ import annotations
 
-import math
 import time
 
 import psycopg
@@ -24,13 +23,13 @@ from ..growth_rows import (
     _NO_TEXT,
     BEFORE,
     CHECKPOINT_KEY,
-    MAX_SPLITS,
     TICKS_PER_SECOND,
     UUID6_HEAD_REGEX,
     UUID_EPOCH_OFFSET,
     GrowthRows,
     ThreadGrowth,
     check_growth_args,
+    compared_buckets,
     growth_result,
     growth_sql_grouping_sets,
     id_floor,
@@ -85,12 +84,8 @@ def _dated_by(column: str, width: int, since: int | None) -> str:
     id outside them is decoded (``_ticks``). An id whose dashes and version digit are not a uuid6's carries
     no time; one that has them sorts among the ids of the bucket it falls in."""
     fallback = _bucket(_ticks(column), width, since)
-    high = (math.floor(time.time() / width) + 2) * width
-    low = high - MAX_SPLITS * width
-    before = since is not None and since >= low
-    if before:
-        low = int(since)
-    points = [low] + list(range((low // width + 1) * width, high, width)) + [high]
+    points, before = compared_buckets(width, since, time.time())
+    low, high = points[0], points[-1]
     as_text = column + ' COLLATE "C"'  # ids compared byte by byte, whatever the database's collation
 
     def tree(lo: int, hi: int) -> str:  # the buckets lo..hi-1, between points[lo] and points[hi]
