@@ -1,5 +1,7 @@
 """JSON text as the CLI prints it: ``indented(value)`` is ``json.dumps(value, indent=2, ensure_ascii=False)``,
-character for character, in less than half its time.
+character for character, in less time: under half for the long replay of ``benchmarks/bench_replay.py``
+(``benchmarks/README.md``), about two thirds for the demo's replay or lists of small dicts; a list of short
+lists of scalars gains next to nothing.
 
 The standard library writes indented JSON with its pure-Python encoder (its C encoder cannot indent),
 a generator per container and a call per value; a replay of a long thread prints hundreds of thousands
