@@ -22,7 +22,7 @@ from ..history.lineage import MISSING_PARENT
 from ..history.location import url_id
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, data, routes
-from .inert import code_span, key_text, literal
+from .inert import code_span, key_text, literal, plain
 from .progress import progress_bar
 from .values import show_value
 
@@ -197,7 +197,7 @@ def render_fields(result: StateDiff) -> None:
     unchanged = [f"{f.field} ({f.reducer_label})" for f in result.fields if not f.changed]
     if unchanged:
         with st.expander(f"{len(unchanged)} unchanged field(s)"):
-            st.text(", ".join(unchanged))
+            st.text(plain(", ".join(unchanged)))
 
 
 def render_replay(check: StepReplay | None) -> None:

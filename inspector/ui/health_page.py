@@ -20,7 +20,7 @@ from ..state.drift import drift_lines
 from ..store import StoreError
 from . import connection, routes
 from .growth_view import render_growth
-from .inert import literal
+from .inert import literal, plain
 from .sizes_views import health_of, render_flags
 from .store_files_view import render_files, render_leftovers
 from .tables import frame_of, in_units, metric_row
@@ -96,7 +96,7 @@ def render() -> None:
         st.caption("Channels these threads hold that the schema does not declare: replay leaves them unverified.")
         for row in drifted:
             routes.link("thread", row.thread_id, routes.thread_params(store, row.thread_id), icon=":material/schema:")
-            st.text(drift_lines(row.schema_drift, unwritten=False)[0])
+            st.text(plain(drift_lines(row.schema_drift, unwritten=False)[0]))
     st.subheader("Flags")
     if not report.flag_count:
         st.caption(f"None: no flag in the {len(rows)} thread(s) analysed.")

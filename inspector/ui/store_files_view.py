@@ -13,7 +13,7 @@ from ..operations.file_report import fact_lines, relation_rows
 from ..operations.orphans import orphan_report
 from ..store import StoreError
 from .data import masked
-from .inert import literal
+from .inert import literal, plain
 from .tables import frame_of, in_units, metric_row, table
 
 
@@ -36,7 +36,7 @@ def render_files(store) -> None:
             st.metric("Dead tuples", f"{facts.dead_rows or 0:,}", width="content",
                       help="in LangGraph's tables, from pg_stat_all_tables")
     for line in fact_lines(facts):
-        st.text(line)
+        st.text(plain(line))
     if facts.relations:
         frame, units = in_units(table(relation_rows(facts)), "bytes", "payload", "heap", "toast", "indexes",
                                 exact=("bytes",))
