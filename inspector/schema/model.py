@@ -94,9 +94,9 @@ class Schema:
 
 
 class DeferredSchema:
-    """An app's schema, built on first use: reading it from the app's installed package (``create_agent``,
-    ``create_deep_agent``, ...) imports that package, seconds of CPU, which work that never asks for a
-    reducer or a field (listing uploads, measuring sizes) should not pay.
+    """An app's schema, built on first use. Reading it from the app's installed package (``create_agent``,
+    ``create_deep_agent``, ...) imports that package, which costs seconds of CPU; work that never asks for
+    a reducer or a field (listing uploads, measuring sizes) does not pay it.
 
     ``build()`` returns the ``Schema``, or None when the app's package is missing (then every reducer is
     unknown: an empty schema named ``<title> (reducers unknown)``). Built at most once per instance (a
