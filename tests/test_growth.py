@@ -287,3 +287,46 @@ def test_health_page_shows_growth_and_the_forecast(sqlite_growth, app_on_store, 
     hours = next(d.value for d in at.dataframe if "hour" in d.value.columns)
     assert hours["stored bytes, exact"].sum() == days["stored bytes, exact"].sum() and len(hours) > len(days)
     assert {h[-5:] for h in hours["hour"]} == {"12:00", "13:00", "14:00"}  # one hour per thread
+
+
+def test_ids_dated_minutes_after_now_inside_its_bucket_are_left_out_too(tmp_path):
+    """A clock a few minutes ahead dates a checkpoint after now but inside the hour and day now is in: the rate,
+    the window and the metrics' last hour and day leave it out (and the basis says its bytes), while a checkpoint
+    written two minutes before now, in that same bucket, still counts."""
+    import sqlite3
+
+    from growth_store import build_graph, simulated_clock
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.operations.metrics import metrics_snapshot
+
+    now = NOW // 3600 * 3600 + 1200.5  # twenty minutes into the hour: now +- 5 minutes stays in it
+    path = write_sqlite(tmp_path / "minutes.db", now)
+
+    def read() -> tuple:
+        with open_store(str(path)) as store:
+            reports = {b: growth_report(store, bucket=b, now=now).forecast for b in ("day", "hour")}
+            return reports, metrics_snapshot(store, 1, now=now)
+
+    def write(thread_id: str, at: float) -> None:
+        with sqlite3.connect(path, check_same_thread=False) as conn, simulated_clock(at):
+            build_graph(SqliteSaver(conn)).invoke({"messages": [HumanMessage(thread_id)]},
+                                                  {"configurable": {"thread_id": thread_id}})
+
+    write("recent", now - 120)
+    recent, recent_snapshot = read()
+    write("ahead", now + 300)
+    newest, snapshot = read()
+    with sqlite3.connect(path) as conn:  # the store's newest id is dated after now, inside now's hour
+        newest_id = conn.execute("SELECT max(checkpoint_id) FROM checkpoints").fetchone()[0]
+    assert now < checkpoint_time(newest_id).timestamp() < now // 3600 * 3600 + 3600
+    ahead = newest["day"].current_bytes - recent["day"].current_bytes
+    assert ahead > 0
+    for bucket in ("day", "hour"):
+        assert newest[bucket].window_bytes == recent[bucket].window_bytes > 0
+        assert newest[bucket].bytes_per_day == pytest.approx(recent[bucket].bytes_per_day)
+        assert f"({ahead:,} bytes) dated after" in newest[bucket].basis
+        assert "dated after" not in recent[bucket].basis
+    assert snapshot.written_bytes == recent_snapshot.written_bytes and snapshot.written_bytes["1h"] > 0
+    assert f"({ahead:,} bytes) dated after" in snapshot.forecast_basis
