@@ -167,7 +167,7 @@ def id_range_bucket(column: str, width: int, since: int | None, now: float, fall
             f"WHEN {column} >= '{id_floor(points[-1])}' THEN {fallback} ELSE {tree(0, len(labels))} END")
 
 
-_NO_INT, _NO_TEXT = "CAST(NULL AS BIGINT)", "CAST(NULL AS TEXT)"  # typed, for PostgreSQL's UNION
+NO_INT, NO_TEXT = "CAST(NULL AS BIGINT)", "CAST(NULL AS TEXT)"  # typed, for PostgreSQL's UNION
 
 
 def growth_sql(dated: str, by: str | None, top: int, materialized: str = "MATERIALIZED") -> str:
@@ -187,14 +187,14 @@ def growth_sql(dated: str, by: str | None, top: int, materialized: str = "MATERI
         if not top:
             return f"WITH d AS ({dated})\n{cells}"
         return (f"WITH d AS {materialized} ({dated}),\ntop_thread AS ({ranked['thread']})\n{cells}\n"
-                f"UNION ALL SELECT 'thread', {_NO_INT}, grower, {_NO_TEXT}, {_NO_TEXT}, k, grown FROM top_thread")
+                f"UNION ALL SELECT 'thread', {NO_INT}, grower, {NO_TEXT}, {NO_TEXT}, k, grown FROM top_thread")
     among = " AND t IN (SELECT grower FROM top_thread)" if by == "thread" and top else ""
     parts = [f"SELECT 'row' AS kind, b, {thread} AS t, {channel} AS c, p, sum(k) AS k, sum(n) AS n "
              f"FROM d WHERE {window}{among} GROUP BY {group}",
-             f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'dated', sum(k), sum(n) FROM d WHERE b IS NOT NULL",
-             f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'untimed', sum(k), sum(n) FROM d WHERE b IS NULL"]
+             f"SELECT 'all', {NO_INT}, {NO_TEXT}, {NO_TEXT}, 'dated', sum(k), sum(n) FROM d WHERE b IS NOT NULL",
+             f"SELECT 'all', {NO_INT}, {NO_TEXT}, {NO_TEXT}, 'untimed', sum(k), sum(n) FROM d WHERE b IS NULL"]
     if top:
-        parts += [f"SELECT '{kind}', {_NO_INT}, grower, {_NO_TEXT}, {_NO_TEXT}, k, grown FROM top_{kind}"
+        parts += [f"SELECT '{kind}', {NO_INT}, grower, {NO_TEXT}, {NO_TEXT}, k, grown FROM top_{kind}"
                   for kind in ranked]
     tops = "".join(f",\ntop_{kind} AS ({sql})" for kind, sql in ranked.items()) if top else ""
     return f"WITH d AS {materialized} ({dated}){tops}\n" + "\nUNION ALL ".join(parts)
@@ -213,10 +213,10 @@ def growth_sql_grouping_sets(dated: str, by: str | None, top: int) -> str:
               for kind, key in (("thread", "t"), ("channel", "c"))}
     among = " AND t IN (SELECT grower FROM top_thread)" if by == "thread" and top else ""
     parts = [f"SELECT 'row' AS kind, b, {thread} AS t, {channel} AS c, p, k, n FROM g WHERE kind = 'row' AND {window}{among}",
-             f"SELECT 'all', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, CASE WHEN u THEN 'untimed' ELSE 'dated' END, k, n "
+             f"SELECT 'all', {NO_INT}, {NO_TEXT}, {NO_TEXT}, CASE WHEN u THEN 'untimed' ELSE 'dated' END, k, n "
              "FROM g WHERE kind = 'all'"]
     if top:
-        parts += [f"SELECT '{kind}', {_NO_INT}, grower, {_NO_TEXT}, {_NO_TEXT}, wk, wn FROM top_{kind}" for kind in ranked]
+        parts += [f"SELECT '{kind}', {NO_INT}, grower, {NO_TEXT}, {NO_TEXT}, wk, wn FROM top_{kind}" for kind in ranked]
     tops = "".join(f",\ntop_{kind} AS ({sql})" for kind, sql in ranked.items()) if top else ""
     return f"""WITH g AS MATERIALIZED (
         SELECT CASE WHEN GROUPING(u) = 0 THEN 'all' WHEN GROUPING(b) = 0 THEN 'row'
@@ -233,7 +233,7 @@ def thread_growth_sql(dated: str, live: str, cut: str | None, totals: str) -> st
     channel and part (kind ``row``; a NULL bucket: not dated), the greatest uuid6 id ``cut`` (kind ``cut``,
     in ``c``; None: not asked) and the totals (kind ``total``: ``p`` the part, ``k`` rows, ``n`` bytes),
     after the CTE ``live`` (may be empty) that ``dated`` reads."""
-    cut_row = f"UNION ALL SELECT 'cut', {_NO_INT}, {_NO_TEXT}, ({cut}), {_NO_TEXT}, {_NO_INT}, {_NO_INT}\n" if cut else ""
+    cut_row = f"UNION ALL SELECT 'cut', {NO_INT}, {NO_TEXT}, ({cut}), {NO_TEXT}, {NO_INT}, {NO_INT}\n" if cut else ""
     return (f"WITH {live + ', ' if live else ''}d AS MATERIALIZED ({dated})\n"
             "SELECT 'row' AS kind, b, t, c, p, sum(k) AS k, sum(n) AS n FROM d GROUP BY b, t, c, p\n"
             f"{cut_row}UNION ALL {totals}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .growth_rows import _NO_INT, _NO_TEXT, BEFORE, GROWTH_BY, Grower, GrowthRow, GrowthRows, check_growth_args, row_order
+from .growth_rows import BEFORE, GROWTH_BY, NO_INT, NO_TEXT, Grower, GrowthRow, GrowthRows, check_growth_args, row_order
 
 
 def check_growth_views(bucket_seconds: int, asks: Iterable[tuple[str, int]]) -> None:
@@ -52,16 +52,16 @@ def growth_views_sql(dated: str, asks: Iterable[tuple[str, int]], grouping_sets:
         # w: the thread of a row in the window (NULL outside it), so that plain sums rank the window's threads
         again = top_dated is not None and threads == "top"  # the top threads' rows from a second, narrow read
         sets = ["(b, c, p)"] + ["(w)"] * bool(ranked) + ["(b, w, p)"] * bool(threads and not again)
-        keys, thread = ("b, w, c, p", "w") if ranked or threads else ("b, c, p", _NO_TEXT)
+        keys, thread = ("b, w, c, p", "w") if ranked or threads else ("b, c, p", NO_TEXT)
         head = (f"WITH g AS MATERIALIZED (\n    SELECT GROUPING({keys}) AS gs, b, {thread} AS t, c, p, "
                 f"sum(k) AS k, sum(n) AS n\n    FROM (SELECT *, CASE WHEN {window} THEN t END AS w FROM ({dated}) d) d "
                 f"GROUP BY GROUPING SETS ({', '.join(sets)}))")
         top = (f"SELECT t AS grower, k, n AS grown FROM g WHERE gs = 11 AND t IS NOT NULL "
                f'ORDER BY n DESC, t COLLATE "C" LIMIT {int(ranked)}')  # ties byte by byte, as SQLite
-        parts = [f"SELECT 'cell' AS kind, b, {_NO_TEXT} AS t, c, p, k, n FROM g WHERE gs = {4 if thread == 'w' else 0}"]
-        rows = (f"SELECT 'row', b, t, {_NO_TEXT}, p, sum(k), sum(n) FROM ({top_dated}) top_rows WHERE {window} "
+        parts = [f"SELECT 'cell' AS kind, b, {NO_TEXT} AS t, c, p, k, n FROM g WHERE gs = {4 if thread == 'w' else 0}"]
+        rows = (f"SELECT 'row', b, t, {NO_TEXT}, p, sum(k), sum(n) FROM ({top_dated}) top_rows WHERE {window} "
                 "GROUP BY b, t, p" if again else
-                f"SELECT 'row', b, t, {_NO_TEXT}, p, k, n FROM g WHERE gs = 2 AND {window}{among}")
+                f"SELECT 'row', b, t, {NO_TEXT}, p, k, n FROM g WHERE gs = 2 AND {window}{among}")
     else:
         head = f"WITH d AS MATERIALIZED ({dated})"
         top = (f"SELECT t AS grower, sum(k) AS k, sum(n) AS grown FROM d WHERE {window} GROUP BY t "
@@ -70,7 +70,7 @@ def growth_views_sql(dated: str, asks: Iterable[tuple[str, int]], grouping_sets:
         rows = f"SELECT 'row', b, t, NULL, p, sum(k), sum(n) FROM d WHERE {window}{among} GROUP BY b, t, p"
     if ranked:
         head += f",\ntop_thread AS ({top})"
-        parts.append(f"SELECT 'thread', {_NO_INT}, grower, {_NO_TEXT}, {_NO_TEXT}, k, grown FROM top_thread")
+        parts.append(f"SELECT 'thread', {NO_INT}, grower, {NO_TEXT}, {NO_TEXT}, k, grown FROM top_thread")
     if threads:
         parts.append(rows)
     return f"{head}\n" + "\nUNION ALL ".join(parts)

@@ -19,10 +19,10 @@ import time
 import psycopg
 
 from ..growth_rows import (
-    _NO_INT,
-    _NO_TEXT,
     BEFORE,
     CHECKPOINT_KEY,
+    NO_INT,
+    NO_TEXT,
     TICKS_PER_SECOND,
     UUID6_HEAD_REGEX,
     UUID_EPOCH_OFFSET,
@@ -118,7 +118,7 @@ def _dated(width: int, since: int | None, blob_channels: int | None, among: str 
     else:
         kept = "".join(f", {versions}->>%s AS v{i}" for i in range(blob_channels))
         named = " UNION ALL ".join(f"SELECT thread_id, checkpoint_ns, %s, v{i}, checkpoint_id FROM cp WHERE v{i} IS NOT NULL"
-                                   for i in range(blob_channels)) or f"SELECT {', '.join([_NO_TEXT] * 5)} WHERE false"
+                                   for i in range(blob_channels)) or f"SELECT {', '.join([NO_TEXT] * 5)} WHERE false"
     return f"""
     WITH cp AS MATERIALIZED (
         SELECT thread_id, checkpoint_ns, checkpoint_id{kept},
@@ -150,7 +150,7 @@ _LIVE = (f'live AS (SELECT thread_id FROM checkpoints WHERE checkpoint_id COLLAT
          f'UNION SELECT thread_id FROM checkpoint_writes WHERE checkpoint_id COLLATE "C" > %s AND {_UUID6})')
 _CUT = (f'SELECT max(i COLLATE "C") FROM (SELECT max(checkpoint_id COLLATE "C") AS i FROM checkpoints WHERE {_UUID6} '
         f'UNION ALL SELECT max(checkpoint_id COLLATE "C") FROM checkpoint_writes WHERE {_UUID6}) ids')
-_TOTALS = f"""SELECT 'total', {_NO_INT}, {_NO_TEXT}, {_NO_TEXT}, 'checkpoint', count(*),
+_TOTALS = f"""SELECT 'total', {NO_INT}, {NO_TEXT}, {NO_TEXT}, 'checkpoint', count(*),
         coalesce(sum(pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0)), 0) FROM checkpoints
     UNION ALL SELECT 'total', NULL, NULL, NULL, 'writes', 0, coalesce(sum(coalesce(octet_length(blob), 0)), 0)
         FROM checkpoint_writes
