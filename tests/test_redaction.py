@@ -63,6 +63,30 @@ def test_ordinary_text_is_left_alone(r, text):
     assert r.text(text) == text
 
 
+@pytest.mark.parametrize("before, secret", [
+    ("user-", "sk-proj-AbCdEf0123456789GhIjKlMnOpQrSt_uV-wXyZ98"),
+    ("deploy-prod-", "sk-T3BlbkFJAb12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78"),
+    ("team-", "sk-ant-api03-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56"),
+    ("svc-", "sk-svcacct-xyzAb12Cd34Ef56Gh78Ij90Kl12Mn34Op56"),
+])
+def test_a_key_right_after_a_hyphen_is_masked_and_the_name_before_it_kept(r, before, secret):
+    masked = r.text(f"header {before}{secret} sent")
+    assert secret not in masked and MARK.search(masked).group(1) == "api-key"
+    assert masked.startswith(f"header {before}[redacted ") and masked.endswith(" sent")
+
+
+@pytest.mark.parametrize("text", [
+    "task-skeleton-builder-for-the-long-pipeline",
+    "desk-skills-and-abilities-of-the-whole-team",
+    "locale-sk-slovak-language-pack-2024-final",
+    "my-sk-learn-pipeline-v2-final-build-steps",
+    "run-sk-20240101-nightly-build-results-eu",
+    "-sk-" * 40,
+])
+def test_kebab_case_words_after_a_hyphen_are_left_alone(r, text):
+    assert r.text(text) == text
+
+
 def test_equal_values_share_a_mark_and_different_values_do_not(r):
     a = r.text("key sk-Ab12Cd34Ef56Gh78Ij90Kl12 end")
     b = r.text("other sk-Ab12Cd34Ef56Gh78Ij90Kl12")
