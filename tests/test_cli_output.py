@@ -61,15 +61,16 @@ def test_one_what_if_sentence_for_a_thread_and_for_a_store():
 def test_control_characters_from_the_data_are_shown_escaped():
     from inspector.cli.output import print_json, terminal_safe
 
-    hostile = "id\x1b]0;title\x07\x1b[2J\rX\x08\x9b31m\u202eevil\tend"
+    hostile = "id\x1b]0;title\x07\x1b[2J\rX\x08\x9b31m\u202eevil\tend\u200e1\u200f2\u061c3"
     [head, cell] = lines(["thread\x1b[1m"], [{"thread\x1b[1m": hostile}])
     for text in (head, cell):
-        assert not any(c in text for c in "\x1b\x07\r\x08\x9b\u202e\t")
+        assert not any(c in text for c in "\x1b\x07\r\x08\x9b\u202e\t\u200e\u200f\u061c")
     assert cell.startswith("id\\x1b]0;title\\x07\\x1b[2J\\rX\\x08\\x9b31m\\u202eevil\\tend")
+    assert terminal_safe("a-\u200e1\u200f2\u061c3") == "a-\\u200e1\\u200f2\\u061c3"  # the marks that move neutrals
     assert terminal_safe("two\nlines") == "two\nlines" and terminal_safe("a\nb", newlines=False) == "a\\nb"
     out = io.StringIO()
     print_json({"v": hostile}, out)
-    assert not any(c in out.getvalue() for c in "\x1b\x07\r\x08\x9b\u202e")
+    assert not any(c in out.getvalue() for c in "\x1b\x07\r\x08\x9b\u202e\u200e\u200f\u061c")
     import json
     assert json.loads(out.getvalue())["v"] == hostile  # escaped as JSON, the same string
 

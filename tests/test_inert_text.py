@@ -5,6 +5,7 @@ The browser test (test_browser_inert.py) checks the same against Streamlit's own
 
 from __future__ import annotations
 
+import json
 import random
 import re
 
@@ -12,7 +13,7 @@ import pytest
 from corpus.hostile_content import hostile_markdown, payloads
 from markdown_it import MarkdownIt
 
-from inspector.safety.inert_text import bidi_shown, code_span, inert_markdown, links_in, literal
+from inspector.safety.inert_text import bidi_shown, bidi_shown_tree, code_span, inert_markdown, links_in, literal
 
 TRACKER = "http://tracker.invalid:8080"
 LOADING = {"image", "link_open", "html_inline", "html_block", "math_inline", "math_block"}
@@ -73,14 +74,24 @@ def test_literal_shows_the_text_exactly():
 
 
 def test_bidi_controls_in_an_id_are_shown_as_code_points_so_it_cannot_read_as_another():
-    """``cust-\\u202edcba-4321`` would read as ``cust-1234-abcd``: its override (and any embedding or isolate) is
-    written out, while the marks right-to-left text uses stay."""
+    """``cust-\\u202edcba-4321`` would read as ``cust-1234-abcd``: its override (and any embedding, isolate or mark)
+    is written out, while the letters of right-to-left text stay as written."""
     spoof = "cust-\u202edcba-4321"
     assert bidi_shown(spoof) == "cust-\\u202edcba-4321"
     assert "\u202e" not in literal(spoof) and "u202edcba-4321" in literal(spoof)
     assert bidi_shown("\u2066a\u2069 \u202ab\u202c") == "\\u2066a\\u2069 \\u202ab\\u202c"
-    hebrew = "\u05e9\u05dc\u05d5\u05dd \u200f(1)"  # a right-to-left mark is text's own
-    assert bidi_shown(hebrew) == hebrew
+    hebrew = "\u05e9\u05dc\u05d5\u05dd"
+    assert bidi_shown(hebrew) == hebrew and literal(hebrew) == hebrew
+
+
+def test_bidi_marks_are_shown_as_code_points_too():
+    """A left-to-right, right-to-left or Arabic letter mark moves the neutral characters next to it (``1-2\\u200f``
+    can show as ``2-1``): in an id, a literal, a code span, Markdown and a JSON tree it is written out."""
+    for mark, point in (("\u200e", "u200e"), ("\u200f", "u200f"), ("\u061c", "u061c")):
+        spoof = f"cust-{mark}12-34"
+        assert bidi_shown(spoof) == f"cust-\\{point}12-34"
+        for out in (literal(spoof), code_span(spoof), inert_markdown(spoof), json.dumps(bidi_shown_tree({spoof: [spoof]}))):
+            assert mark not in out and point in out
 
 
 def test_literal_stays_readable_where_nothing_needs_escaping():

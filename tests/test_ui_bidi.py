@@ -17,7 +17,8 @@ from ui_app import open_page
 from inspector.ui import connection
 
 RLO, LRI = "\u202e", "\u2066"
-CONTROLS = ("\u202a", "\u202b", "\u202c", "\u202d", RLO, LRI, "\u2067", "\u2068", "\u2069")
+LRM, RLM, ALM = "\u200e", "\u200f", "\u061c"  # marks: they move the neutral characters around them
+CONTROLS = ("\u202a", "\u202b", "\u202c", "\u202d", RLO, LRI, "\u2067", "\u2068", "\u2069", LRM, RLM, ALM)
 
 
 class BidiState(TypedDict):
@@ -31,13 +32,14 @@ def plant(path) -> None:
     graph.add_edge(START, "agent")
     graph.add_edge("agent", END)
     messages = [
-        HumanMessage(f"Pay **{RLO}txt.exe** now\n\n```\ncode {LRI}held{chr(0x2069)}\n```"),
+        HumanMessage(f"Pay **{RLO}txt.exe** to 12-{RLM}34 now\n\n```\ncode {LRI}held{chr(0x2069)} {ALM}5-6\n```"),
         AIMessage("", tool_calls=[{"name": "pay", "args": {"to": f"acct-{RLO}4321"}, "id": "call-1"}]),
         ToolMessage(f"paid acct-{RLO}4321", tool_call_id="call-1"),
     ]
     with sqlite3.connect(path, check_same_thread=False) as conn:
         graph.compile(checkpointer=SqliteSaver(conn)).invoke(
-            {"messages": messages, "notes": {f"key-{RLO}": f"value-{LRI}"}}, {"configurable": {"thread_id": "bidi"}})
+            {"messages": messages, "notes": {f"key-{RLO}": f"value-{LRI}", f"mark-{LRM}": f"7-{ALM}8"}},
+            {"configurable": {"thread_id": "bidi"}})
 
 
 def values(at) -> list[Any]:
@@ -60,8 +62,10 @@ def test_bidi_controls_in_messages_code_and_json_trees_are_shown_as_code_points(
     assert not [c for c in CONTROLS if c in page]
     markdown = "\n".join(e.value for e in at.markdown)
     assert "\\\\u202etxt.exe" in markdown  # prose: the backslash escaped, so it reads \u202e
-    assert "code \\u2066held\\u2069" in markdown  # a fenced block: as written
+    assert "to 12-\\\\u200f34" in markdown  # a mark in prose
+    assert "code \\u2066held\\u2069 \\u061c5-6" in markdown  # a fenced block: as written
     assert "paid acct-\\u202e4321" in [e.value for e in at.text]  # a tool's output
     trees = json.dumps([json.loads(e.proto.body) for e in at.json])
     assert "acct-\\\\u202e4321" in trees  # the tool call's arguments
     assert "key-\\\\u202e" in trees and "value-\\\\u2066" in trees  # a field of the app's own
+    assert "mark-\\\\u200e" in trees and "7-\\\\u061c8" in trees

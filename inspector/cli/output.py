@@ -29,7 +29,7 @@ from .json_text import indented
 _redactor: Redactor | None = None
 
 # C0 controls (but line feed), DEL, C1 controls, and the characters that reorder or hide text
-_UNSAFE = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), 0x061C, 0x200E, 0x200F, *BIDI_CODE_POINTS, 0x2028, 0x2029]
+_UNSAFE = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), *BIDI_CODE_POINTS, 0x2028, 0x2029]
 _NAMED = {0x09: "\\t", 0x0D: "\\r", 0x1B: "\\x1b"}
 _ESCAPES = {c: _NAMED.get(c, f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSAFE if c != 0x0A}
 # a lone surrogate (a byte that is not UTF-8, as ``not_utf8.decode`` reads it) as that byte, or its code point

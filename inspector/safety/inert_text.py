@@ -16,8 +16,8 @@ may have been written by an attacker, so it never reaches those renderers as is:
   definitions and LaTeX are shown as the text they are, and bare URLs and e-mail
   addresses as code. A Markdown image becomes its visible source text, URL included.
 - ``code_span(text)`` is one inline code span holding ``text``.
-- Bidi embeddings, overrides and isolates (which make the text after them read in another order) are shown as
-  their code points (``\\u202e``) by all of these, and by ``bidi_shown`` / ``bidi_shown_tree`` for the plain-text
+- Bidi embeddings, overrides, isolates and marks (which make the text around them read in another order) are shown
+  as their code points (``\\u202e``) by all of these, and by ``bidi_shown`` / ``bidi_shown_tree`` for the plain-text
   elements (``st.text``, ``st.code``, select options, table cells, JSON trees).
 - ``links_in(text)`` lists the http(s) URLs a text mentions, for a control that
   opens one only when a person asks for it.
@@ -61,10 +61,11 @@ DISPLAY_CHARS = 20_000  # of one text on a page; the rest is behind a download
 _PROSE_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$"})
 # ... and for literal text, emphasis, strikethrough and table cells too.
 _LITERAL_SPECIALS = str.maketrans({c: "\\" + c for c in "\\`[]<&$*~|"})
-# The characters that reorder the text after them (bidi embeddings, overrides and isolates): a thread id holding U+202E
-# reads backwards from there ("cust-\u202edcba-4321" looks like "cust-1234-abcd"), so an id, a title or a label from
-# the data shows them as their code points; Arabic and Hebrew text needs none of them (nor loses its own marks).
-BIDI_CODE_POINTS = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+# The invisible characters that reorder text: bidi embeddings, overrides and isolates (a thread id holding U+202E
+# reads backwards from there: "cust-\u202edcba-4321" looks like "cust-1234-abcd"), and the marks (U+200E LRM, U+200F
+# RLM, U+061C ALM), which move the neutral characters around them ("a-\u200f1-2" can read as another id). An id, a title
+# or a label from the data shows them as their code points; the letters of Arabic and Hebrew text are shown as written.
+BIDI_CODE_POINTS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
 BIDI_CONTROLS = str.maketrans({c: f"\\u{c:04x}" for c in BIDI_CODE_POINTS})
 _BIDI = re.compile("[" + "".join(map(chr, BIDI_CODE_POINTS)) + "]")
 _UNDERSCORE_AT_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
@@ -177,7 +178,7 @@ def _escape_literal(text: str, at_line_start: bool) -> str:
 
 
 def bidi_shown(text: str) -> str:
-    """``text`` with its bidi embeddings, overrides and isolates written as their code points (``\\u202e``)."""
+    """``text`` with its bidi embeddings, overrides, isolates and marks written as their code points (``\\u202e``)."""
     return text.translate(BIDI_CONTROLS)
 
 
