@@ -19,6 +19,7 @@ import pytest
 from conftest import written_database
 from growth_store import write_postgres, write_sqlite
 
+from inspector.operations.growth import growth_report
 from inspector.store import StoreError, open_store
 from inspector.store.growth_rows import BEFORE, CHECKPOINT_KEY, Grower, GrowthRow, GrowthRows, bucket_of, row_order
 from inspector.store.not_utf8 import stored_bytes
@@ -188,6 +189,13 @@ def test_growth_views_refuses_what_growth_rows_refuses(hostile):
                 store.growth_views(DAY, None, asks)
         with pytest.raises(StoreError):
             store.growth_views(0, None, [("store", 1)])
+        said = set()  # an unknown grouping is refused in the same words by the store and by the report
+        for refuse in (lambda: store.growth_views(DAY, None, [("day", 1)]), lambda: store.growth_rows(DAY, None, "day"),
+                       lambda: growth_report(store, by="day")):
+            with pytest.raises(StoreError) as refused:
+                refuse()
+            said.add(str(refused.value))
+        assert said == {"unknown growth grouping 'day': use one of store, channel, thread"}
 
 
 @pytest.mark.postgres

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from ..fact_cache import FactCache
 from ..formatting import human_bytes
 from ..store import Store, StoreError
-from ..store.growth_rows import GROWTH_BY, GrowthRows, text_order
+from ..store.growth_rows import GrowthRows, check_growth_by, text_order
 from .growth_summaries import cacheable, cached_growth_rows, cached_growth_views, store_growth_views
 
 BUCKETS = {"day": 86_400, "hour": 3_600}
@@ -217,8 +217,7 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
             written since are read from the store; when it holds none, the report is read from the store and
             the cache filled in a thread (``growth_summaries.wait_for_fills``). None: read from the store.
     """
-    if by not in GROWTH_BY:
-        raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
+    check_growth_by(by)
     if bucket not in BUCKETS:
         raise StoreError(f"unknown growth bucket {bucket!r}: use day or hour")
     if not isinstance(since_days, int) or since_days <= 0:

@@ -81,13 +81,21 @@ class GrowthRows:
     checkpoints: int = 0
 
 
+def check_growth_by(by: Any) -> None:
+    """Refuse (``StoreError``) a grouping that is not one of ``GROWTH_BY``."""
+    from .model import StoreError
+
+    if by not in GROWTH_BY:
+        raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
+
+
 def check_growth_args(bucket_seconds: int, by: str | None = None, top: int = 0) -> None:
     from .model import StoreError
 
     if not isinstance(bucket_seconds, int) or bucket_seconds <= 0:
         raise StoreError(f"a growth bucket must be a positive number of seconds, got {bucket_seconds!r}")
-    if by is not None and by not in GROWTH_BY:
-        raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
+    if by is not None:
+        check_growth_by(by)
     if not isinstance(top, int) or top < 0:
         raise StoreError(f"--top must be a whole number of threads and channels, got {top!r}")
 

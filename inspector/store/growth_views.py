@@ -11,16 +11,23 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .growth_rows import BEFORE, GROWTH_BY, NO_INT, NO_TEXT, Grower, GrowthRow, GrowthRows, check_growth_args, row_order
+from .growth_rows import (
+    BEFORE,
+    NO_INT,
+    NO_TEXT,
+    Grower,
+    GrowthRow,
+    GrowthRows,
+    check_growth_args,
+    check_growth_by,
+    row_order,
+)
 
 
 def check_growth_views(bucket_seconds: int, asks: Iterable[tuple[str, int]]) -> None:
     """``check_growth_args`` for each ask ``(by, top)`` of ``Store.growth_views`` (by one of ``GROWTH_BY``)."""
-    from .model import StoreError
-
     for by, top in asks:
-        if by not in GROWTH_BY:
-            raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
+        check_growth_by(by)
         check_growth_args(bucket_seconds, by, top)
 
 
