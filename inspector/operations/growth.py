@@ -235,7 +235,7 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     points = _points(found, by)
     window_bytes = sum(r.bytes for r in whole.rows)
     start = rate_start(whole, window_start, window_bytes)
-    ahead = dated_after(store, whole, now)
+    ahead = dated_after(whole, now)
     return GrowthReport(
         by, bucket, since_days, _utc(window_start), _utc(now), points,
         _growers(found.top_threads, window_bytes), _growers(found.top_channels, window_bytes),
@@ -247,18 +247,10 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     )
 
 
-def dated_after(store: Store, rows: GrowthRows, now: float) -> int:
-    """The bytes of ``rows`` (the store's, by ``store``) dated after ``now``: ids dated in the future by a writer whose
-    clock is ahead (or planted), which no rate over a window ending now may count. The buckets that start after
-    ``now``, and, when the bucket holding ``now`` has rows, those of its checkpoints dated from ``now`` on, to the second
-    (one more read of the store, of the rows dated since then)."""
-    width = rows.bucket_seconds
-    holding = math.floor(now / width) * width
-    ahead = sum(r.bytes for r in rows.rows if r.bucket > holding)
-    if any(r.bucket == holding for r in rows.rows):
-        later = store.growth_rows(width, math.ceil(now), by="store")
-        ahead += sum(r.bytes for r in later.rows if r.bucket == holding)
-    return ahead
+def dated_after(rows: GrowthRows, now: float) -> int:
+    """The bytes of ``rows`` in buckets that start after ``now``: ids dated in the future by a writer whose clock is
+    ahead (or planted), which no rate over a window ending now may count."""
+    return sum(r.bytes for r in rows.rows if r.bucket > now)
 
 
 def rate_start(rows: GrowthRows, window_start: int, window_bytes: int) -> int:

@@ -43,9 +43,9 @@ class MetricsSnapshot:
 
 def written_since(store: Store, seconds: int, now: float) -> int:
     """Bytes stored by checkpoints dated in the last ``seconds`` (their rows, blobs and writes); ids dated after
-    ``now`` (a writer's clock ahead) are not in the last hour or day."""
+    ``now``'s bucket (a writer's clock ahead) are not in the last hour or day."""
     found = store.growth_rows(seconds, int(now) - seconds, by="store")
-    return sum(r.bytes for r in found.rows) - dated_after(store, found, now)
+    return sum(r.bytes for r in found.rows) - dated_after(found, now)
 
 
 def metrics_snapshot(store: Store, oversize_state_bytes: int, disk_budget_bytes: int = 0,
@@ -61,7 +61,7 @@ def metrics_snapshot(store: Store, oversize_state_bytes: int, disk_budget_bytes:
     window = store.growth_rows(DAY, window_start, by="store")
     window_bytes = sum(r.bytes for r in window.rows)
     start = rate_start(window, window_start, window_bytes)  # a store younger than the window: over its own life
-    ahead = dated_after(store, window, now)
+    ahead = dated_after(window, now)
     outlook = forecast(totals.stored_bytes, window_bytes - ahead, start, now, disk_budget_bytes or None,
                        start != window_start, ahead)
     written = {"1h": written_since(store, 3600, now), "1d": written_since(store, DAY, now)}
