@@ -149,13 +149,14 @@ def render() -> None:
         return
     other = st.text_input("Against another thread", value=params.get("against", ""),  # as the URL spells it
                           placeholder="optional: another thread's id, to compare two runs of one task")
-    if other:
-        with profiles.reading(store, thread_id, rows=timeline) as chosen:  # the first thread's, as diff --against-thread
+    # the thread's own profile: its reducers name and check the fields (across two threads, the first one's, as
+    # diff --against-thread)
+    with profiles.reading(store, thread_id, rows=timeline) as chosen:
+        if other:
             show_profile(chosen, READS_BOTH)
             _render_across(store, thread_id, timeline, id_from_url(other))
-        return
-    st.query_params.pop("against", None)
-    with profiles.reading(store, thread_id, rows=timeline) as chosen:  # its reducers name and check the fields
+            return
+        st.query_params.pop("against", None)
         show_profile(chosen)
         _render_pair(store, thread_id, timeline, params)
 
