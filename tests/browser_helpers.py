@@ -37,6 +37,15 @@ def wait_for_app(page: Page, timeout: float = 30_000, start_ms: float = 500) -> 
     page.locator(f"{APP}[data-test-script-state='notRunning']").wait_for(state="attached", timeout=timeout)
 
 
+def wait_for_page_css(page: Page, timeout: float = 30_000) -> None:
+    """Wait until the inspector's own stylesheet (``page_css``, drawn by app.py with a script loaded on first use)
+    is in force: before it, on a first load, a page is laid out with Streamlit's styles alone."""
+    from inspector.ui.page_css import TABLE_WRAP
+
+    page.wait_for_function("""(rule) => Array.from(document.querySelectorAll('style'))
+        .some(s => s.textContent.includes(rule))""", arg=TABLE_WRAP.split(" {")[0], timeout=timeout)
+
+
 def shot(target: Page | Locator, name: str) -> Path:
     """Save a PNG screenshot of a page or an element to test-artifacts/."""
     ARTIFACTS.mkdir(exist_ok=True)
@@ -91,6 +100,7 @@ def layout_shot(page: Page, within: str, name: str, folder: Path, span: tuple[st
     and the picture holds the element whole inside the window's width; with ``span`` (two selectors inside it),
     only the band from the first one's top to the second one's bottom. Copied into $INSPECTOR_SCREENSHOTS when
     that is set (scripts/screenshots sets it to take the README's layout pictures)."""
+    wait_for_page_css(page)
     assert cut_controls(page, within) == [], name
     target = page.locator(within).first
     path = folder / f"{name}.png"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from browser_helpers import wait_for_app
+from browser_helpers import wait_for_app, wait_for_page_css
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -64,6 +64,7 @@ def long_id_url(tmp_path_factory, streamlit_app):
 
 
 def layout_at(page, width: int) -> list[dict]:
+    wait_for_page_css(page)
     page.set_viewport_size({"width": width, "height": 900})
     page.wait_for_timeout(300)  # the columns lay out again
     return page.evaluate(LAYOUT, TABLES)

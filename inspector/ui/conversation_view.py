@@ -24,7 +24,6 @@ AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "to
 
 def messages_view(value: Any, ctx: Any) -> None:
     turns = conversation(value)
-    st.html(MONOSPACED)
     tally = counts(turns)
     st.caption(literal(" · ".join(f"{n} {role}" for role, n in tally.items() if n)))
     chat_ui = f"{in_force().title}'s UI" if knows(HIDDEN_MESSAGES) else None
@@ -66,13 +65,6 @@ def image_part(part: Part, image: InlineImage | None) -> None:
 
 
 THUMBNAIL = (240, 240)
-
-
-# Plain text in a message (a tool's output, a structured part, reasoning, a result) in the code font, line
-# breaks and spaces kept, long lines wrapped: st.text in a monospaced face rather than st.code, whose
-# highlighter is megabytes of script the browser loads for the first code block of a page (our own CSS).
-MONOSPACED = ("<style>[data-testid='stChatMessageContent'] [data-testid='stText'] span {font-family: "
-              "'Source Code Pro', monospace; font-size: 0.875rem; overflow-wrap: anywhere;}</style>")
 
 
 def _part(part: Part, image: InlineImage | None = None, as_text: bool = False) -> None:
@@ -118,7 +110,7 @@ def _subagent(turn: Turn) -> None:
 def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
               images: list[InlineImage] | None = None, note: str | None = None,
               open_file: Callable[[Any, str], None] | None = None) -> None:
-    """One message as a chat bubble (after ``st.html(MONOSPACED)``, for its plain text); ``everything``: as
+    """One message as a chat bubble (its plain text monospaced by ``page_css.MONOSPACED``); ``everything``: as
     stored (hidden marks kept, no tag stripping), with the thumbnails of its inline ``images``; ``note`` is a
     line shown under its header; ``open_file`` offers to open each attachment (``media_views.attachment_opener``)."""
     with st.chat_message(turn.role if turn.role in ("user", "assistant") else turn.role[:1] or "?",

@@ -55,15 +55,8 @@ def plain(text: object) -> str:
 option_text = plain  # a select option's label
 
 
-# A small table's labels (its header and first column: field names, "namespace", "workspace") wrap only between
-# words; its values (ids, paths) break anywhere rather than push the table out of a narrow column; its text is
-# the size of a data grid's, so a time or a short id fits the history's column at 1024 px whole. Scoped to the
-# tables ``show_table`` draws (their containers' keys start with TABLE_KEY): our own CSS, no data in it.
+# The tables ``show_table`` draws are in containers whose keys start with TABLE_KEY (``page_css`` styles them).
 TABLE_KEY = "text-table"
-TABLE_WRAP = (f"<style>[class*='st-key-{TABLE_KEY}'] :is(td, th) {{font-size: 0.875rem; padding: 0.375rem 0.5rem;}} "
-              f"[class*='st-key-{TABLE_KEY}'] td {{overflow-wrap: anywhere;}} "
-              f"[class*='st-key-{TABLE_KEY}'] th, [class*='st-key-{TABLE_KEY}'] td:first-child "
-              "{overflow-wrap: normal; word-break: normal;}</style>")
 
 
 def show_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
@@ -71,7 +64,6 @@ def show_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> Non
     script is megabytes the browser would load for them. The header and the first column are labels, wrapped
     between words only; the other cells are values, broken anywhere where the column is narrow."""
     text = text_table(rows, columns)
-    st.html(TABLE_WRAP)
     key = f"{TABLE_KEY}-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     for attempt in range(20):  # the same table twice on a page needs a second key
         try:

@@ -18,7 +18,7 @@ from ..history.lineage import History, Key
 from ..state.model_input import MESSAGES, NOT_STORED, ModelInput, SeenMessage, attributed_input, model_writes
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, routes
-from .conversation_view import MONOSPACED, show_turn
+from .conversation_view import show_turn
 from .inert import code_span, literal
 
 PANEL = "Model input"
@@ -116,7 +116,6 @@ def _messages(messages: list[SeenMessage], key: str, note_transient: bool = True
 
 
 def _draw(messages: list[SeenMessage], turns: list, key: str, note_transient: bool) -> None:
-    st.html(MONOSPACED)
     for message in messages:
         with st.container(key=f"mi-{key}-{message.turn.index}"):
             show_turn(message.turn, turns, show_ids=False, everything=True, images=message.images,

@@ -45,10 +45,6 @@ from .profile_line import show_profile
 # in SQLite, so reading it costs about the thread's bytes); beyond, only the pages shown.
 SMALL_HISTORY_BYTES = 16_000_000
 PANEL_KEY = "thread_panel"
-# The panel tabs wrap onto a second line in a narrow column instead of scrolling out of sight (our own CSS,
-# no data in it).
-PANEL_TABS_WRAP = ("<style>.st-key-thread_panel_tabs [role='radiogroup'] {flex-wrap: wrap; row-gap: 0.25rem;}"
-                   "</style>")
 READ_ONLY_HELP = ("The inspector opens the store read-only: nothing on this page can change the thread, "
                   "its checkpoints or its files.")
 
@@ -190,7 +186,6 @@ def _panel() -> tuple[str, panels.Panel]:
     problem = routes.bind(PANEL_KEY, routes.PANEL_PARAM, titles[0], parse)
     if problem:
         st.warning(literal(problem), icon=":material/link_off:")
-    st.html(PANEL_TABS_WRAP)
     chosen = st.segmented_control("Panel", titles, key=PANEL_KEY, label_visibility="collapsed") or titles[0]
     routes.keep(PANEL_KEY, routes.PANEL_PARAM, routes.panel_slug(chosen), routes.panel_slug(titles[0]))
     return next(((t, p) for t, p in offered if t == chosen), offered[0])

@@ -46,9 +46,6 @@ def _label(history: History, key: Key, made: Attribution | None) -> str:
     return literal(text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…")  # options are Markdown
 
 
-CHOICES_WRAP = ("<style>.st-key-nav_choices [role='radiogroup'] {flex-wrap: wrap; row-gap: 0.25rem;}</style>")
-
-
 ONLY_CHECKPOINT = "One checkpoint on this branch: nothing to step through or play."
 
 
@@ -95,8 +92,7 @@ def navigator(history: History, key: Key, select: Select,
             select(_location(history, path[chosen]))
             st.rerun()
     # Play's speed and view side by side where they fit, one under the other where not, each one's options
-    # wrapping in a narrow column: at 1024 px no option is cut to "2 ste"
-    st.html(CHOICES_WRAP)
+    # wrapping in a narrow column (``page_css.CHOICES_WRAP``)
     with st.container(horizontal=True, gap="medium", vertical_alignment="bottom", key="nav_choices"):
         play_view.controls()
         play_view.show_choice()
