@@ -40,12 +40,21 @@ def uses_browser(item: pytest.Item) -> bool:
     return BROWSER_FIXTURE in getattr(item, "fixturenames", ())
 
 
+# What this session collected, before ``-m`` or ``-k`` left anything out: per test, whether ``-m browser`` keeps
+# it (the marker names it carries), the fixtures it really uses and its file (read by test_markers.py).
+COLLECTED = pytest.StashKey[dict]()
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own hook deselects by ``-m`` and ``-k``
 def pytest_collection_modifyitems(config, items):
     """Every test that uses the browser fixture, and only those, carries the ``browser`` marker, so
     ``-m "not browser"`` deselects exactly them."""
+    seen = config.stash.setdefault(COLLECTED, {})
     for item in items:
         if uses_browser(item):
             item.add_marker(pytest.mark.browser)
+        seen[item.nodeid] = {"selected": "browser" in {mark.name for mark in item.iter_markers()},
+                             "fixtures": sorted(item.fixturenames), "path": str(item.path)}
 
 
 # --- the analysis cache ----------------------------------------------------

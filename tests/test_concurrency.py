@@ -3,7 +3,7 @@ CLI read threads, timelines, states and analyses in a loop: no error on either s
 waits on the inspector (its SQLite connection has a zero busy timeout and its PostgreSQL sessions a
 200 ms lock timeout, so a wait would be an error), and every committed checkpoint becomes visible.
 
-The writer runs ``INSPECTOR_TEST_CONCURRENCY_SECONDS`` per backend (default 20); the readers start
+The writer runs ``INSPECTOR_TEST_CONCURRENCY_SECONDS`` per backend (default 12); the readers start
 after the first quarter, so the writer's step latency alone and under readers are both measured and
 printed (a shared 2-core machine makes their ratio a report, not an assertion).
 """
@@ -24,7 +24,7 @@ from conftest import READONLY_ROLE, grant_readonly_role, pg_url
 from ui_app import all_text, open_page
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SECONDS = float(os.environ.get("INSPECTOR_TEST_CONCURRENCY_SECONDS", "20"))
+SECONDS = float(os.environ.get("INSPECTOR_TEST_CONCURRENCY_SECONDS", "12"))
 THREADS = ("load-0", "load-1")
 # A thread page reads a growing thread's whole history (sizes, replay marks) while the writer and the
 # CLI share two cores: slow, not wrong. The limit only catches a page that never finishes.
