@@ -45,6 +45,7 @@ WORST: dict[str, Callable[[int], str]] = {
     "bearer": lambda n: _repeat("Bearer ", n),
     "key-prefixes": lambda n: _repeat("sk-AKIA ghp_", n),
     "hyphen-key-starts": lambda n: _repeat("-sk-", n),
+    "underscore-key-starts": lambda n: _repeat("_sk-", n),
     "jwt-starts": lambda n: _repeat("eyJa.", n),
     "pem-begins": lambda n: _repeat("-----BEGIN A ", n - 40) + "-----BEGIN RSA PRIVATE KEY-----",
     # Markdown: backtick runs, fences, line markers, underscores and colons

@@ -68,8 +68,10 @@ def test_ordinary_text_is_left_alone(r, text):
     ("deploy-prod-", "sk-T3BlbkFJAb12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78"),
     ("team-", "sk-ant-api03-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56"),
     ("svc-", "sk-svcacct-xyzAb12Cd34Ef56Gh78Ij90Kl12Mn34Op56"),
+    ("user_", "sk-proj-AbCdEf0123456789GhIjKlMnOpQrSt_uV-wXyZ98"),
+    ("OPENAI_KEY_", "sk-ant-api03-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56"),
 ])
-def test_a_key_right_after_a_hyphen_is_masked_and_the_name_before_it_kept(r, before, secret):
+def test_a_key_right_after_a_hyphen_or_an_underscore_is_masked_and_the_name_before_it_kept(r, before, secret):
     masked = r.text(f"header {before}{secret} sent")
     assert secret not in masked and MARK.search(masked).group(1) == "api-key"
     assert masked.startswith(f"header {before}[redacted ") and masked.endswith(" sent")
@@ -82,8 +84,11 @@ def test_a_key_right_after_a_hyphen_is_masked_and_the_name_before_it_kept(r, bef
     "my-sk-learn-pipeline-v2-final-build-steps",
     "run-sk-20240101-nightly-build-results-eu",
     "-sk-" * 40,
+    "my_sk-learn-pipeline-v2-final-build-steps",
+    "model_sk-learn_regressor_fit_2024_results",
+    "_sk-" * 40,
 ])
-def test_kebab_case_words_after_a_hyphen_are_left_alone(r, text):
+def test_kebab_and_snake_case_words_after_a_hyphen_or_an_underscore_are_left_alone(r, text):
     assert r.text(text) == text
 
 

@@ -5,8 +5,8 @@ kind, its length class and a short keyed hash, ``[redacted api-key · ~50 chars 
 #a1b2c3]``, so two redacted values can still be compared while the rest of the
 text stays readable. What it masks:
 
-- key shapes anywhere in text: OpenAI ``sk-``/``sk-proj-``, Anthropic ``sk-ant-`` (also right after a hyphen,
-  ``user-sk-proj-…``, when the key's random part holds a capital and a digit),
+- key shapes anywhere in text: OpenAI ``sk-``/``sk-proj-``, Anthropic ``sk-ant-`` (also right after a hyphen
+  or an underscore, ``user-sk-proj-…``, when the key's random part holds a capital and a digit),
   AWS ``AKIA…``, GitHub ``ghp_``/``github_pat_``/``gho_``…, Slack ``xox?-``, Google
   ``AIza…``, Stripe ``sk_live_``…, Hugging Face ``hf_``, JWTs, ``Bearer``/``Basic``
   credentials, PEM private keys, the password in ``scheme://user:password@host``;
@@ -94,14 +94,15 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|hf_[A-Za-z0-9]{30,})" + _E),
         triggers=("sk-", "akia", "asia", "abia", "acca", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox",
                   "aiza", "k_live_", "k_test_", "hf_")),
-    # an OpenAI or Anthropic key right after a hyphen (``user-sk-proj-…``: the shape above holds only outside a
-    # token): its random part must show a capital and a digit within 40 characters, which kebab-case words
-    # (``task-skeleton``, ``locale-sk-slovak-language-pack``) do not. Each look ahead stops at the next ``sk-``,
+    # an OpenAI or Anthropic key right after a hyphen or an underscore (``user-sk-proj-…``, ``user_sk-…``: the
+    # shape above holds only outside a token): its random part must show a capital and a digit within 40
+    # characters, which kebab-case and snake_case words (``task-skeleton``, ``locale-sk-slovak-language-pack``,
+    # ``my_sk-learn-pipeline``) do not. Each look ahead stops at the next ``sk-``,
     # where the next try starts, so a text of ``-sk-`` repeated is read about once, not 40 times.
     Rule("api-key", re.compile(
-        r"(?<=-)sk-(?:ant-|proj-|svcacct-|admin-)?"
+        r"(?<=[-_])sk-(?:ant-|proj-|svcacct-|admin-)?"
         r"(?=(?:[a-rt-z0-9_-]|s(?!k-)){0,40}[A-Z])(?=(?:[A-Za-rt-z_-]|s(?!k-)){0,40}[0-9])"
-        r"[A-Za-z0-9_-]{20,}" + _E), triggers=("-sk-",)),
+        r"[A-Za-z0-9_-]{20,}" + _E), triggers=("-sk-", "_sk-")),
     # NAME=value, NAME: value, "name": "value" (the value only; the name stays readable); found by
     # ``Redactor._named``: a secret word right before a separator, then the whole name around it is checked
     Rule("secret", re.compile(
