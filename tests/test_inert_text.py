@@ -13,7 +13,8 @@ import pytest
 from corpus.hostile_content import hostile_markdown, payloads
 from markdown_it import MarkdownIt
 
-from inspector.safety.inert_text import bidi_shown, bidi_shown_tree, code_span, inert_markdown, links_in, literal
+from inspector.safety.display_text import bidi_shown, bidi_shown_tree
+from inspector.safety.inert_text import code_span, inert_markdown, links_in, literal
 
 TRACKER = "http://tracker.invalid:8080"
 LOADING = {"image", "link_open", "html_inline", "html_block", "math_inline", "math_block"}

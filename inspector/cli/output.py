@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from ..formatting import to_jsonable
-from ..safety.inert_text import BIDI_CODE_POINTS
+from ..safety.display_text import BIDI_CODE_POINTS
 from ..safety.redaction import Redactor, redactor_for
 from ..store.not_utf8 import shown
 from .json_text import indented

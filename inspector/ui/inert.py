@@ -20,7 +20,8 @@ from typing import Any, Mapping, Sequence
 import streamlit as st
 from streamlit.errors import StreamlitDuplicateElementKey
 
-from ..safety.inert_text import bidi_shown, code_span, cut_for_display, inert_markdown, links_in, text_table
+from ..safety.display_text import bidi_shown, cut_for_display
+from ..safety.inert_text import code_span, inert_markdown, links_in, text_table
 from ..safety.inert_text import literal as _literal
 from ..store.not_utf8 import shown, token
 
@@ -48,7 +49,7 @@ def key_text(*parts: object) -> str:
 
 def plain(text: object) -> str:
     """Text from the data for a plain-text element (``st.text``, ``st.code``, a select option's label), as it can
-    carry it (``not_utf8.shown``), its bidi controls as their code points (``inert_text.bidi_shown``)."""
+    carry it (``not_utf8.shown``), its bidi controls as their code points (``display_text.bidi_shown``)."""
     return bidi_shown(shown(str(text)))
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from ..safety.inert_text import bidi_shown
+from ..safety.display_text import bidi_shown
 from ..store.not_utf8 import is_not_utf8, shown
 
 if TYPE_CHECKING:  # loaded when a table is drawn, not with the pages that may draw one
@@ -31,7 +31,7 @@ def _text(value: Any) -> str:
 def shown_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``rows`` with every text cell that is not UTF-8 (an id a hostile SQLite store holds) as ``not_utf8.shown``
     writes it: a table cannot hold it as it is, and the person sees it marked; and a cell's bidi controls as their
-    code points (``inert_text.bidi_shown``), so an id cannot read as another one."""
+    code points (``display_text.bidi_shown``), so an id cannot read as another one."""
     return [{k: _cell(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows]
 
 

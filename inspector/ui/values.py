@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from ..formatting import dumps, to_jsonable
-from ..safety.inert_text import bidi_shown, bidi_shown_tree, cut_long_strings
+from ..safety.display_text import bidi_shown, bidi_shown_tree, cut_long_strings
 
 
 def show_value(value: Any, expanded: bool | int = 1) -> None:
