@@ -113,7 +113,7 @@ def print_store_health(store, as_json: bool) -> int:
         if not item.rows:
             continue
         for thread in item.threads[:10]:
-            say(f"    {shown(thread.thread_id)}: {thread.rows:,} row(s), {human_bytes(thread.bytes)}"
+            say(f"    {shown(thread.thread_id, thread.blob)}: {thread.rows:,} row(s), {human_bytes(thread.bytes)}"
                 + (" (every checkpoint gone)" if thread.gone else ""))
         say(f"    caution: {item.caution}")
         for line in item.statements.splitlines():

@@ -10,7 +10,10 @@ cannot hold such bytes; every function here is the identity on valid text.
 How such a text leaves the core:
 
 - ``shown(text)``: for people (pages, tables): the bad bytes as ``\\xff`` and the text marked
-  ``(not UTF-8)``, so it can never be mistaken for a real id spelled with a backslash.
+  ``(not UTF-8)``, so it can never be mistaken for a real id spelled with a backslash. An id a table holds
+  as bytes (a SQLite BLOB, a PostgreSQL ``bytea``), read with ``decode``, is ``shown(text, stored_as_bytes=True)``:
+  marked ``(stored as bytes)`` (``(not UTF-8, stored as bytes)``), since in SQLite it is another row key
+  than the text of the same spelling (``'a' = X'61'`` is false).
 - ``quoted(text)``: for a message that names an id (an error line, a page's error box): in quotes, spelled as
   ``shown`` spells it, ``'bad-\\xff' (not UTF-8)``, with control and invisible characters escaped (``\\x1b``,
   ``\\u202e``) so it is inert wherever the message goes, and a very long id cut, its length said.
@@ -24,9 +27,11 @@ from __future__ import annotations
 
 import binascii
 
-__all__ = ["MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "quoted", "shown", "stored_bytes", "token"]
+__all__ = ["BYTES_MARK", "MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "quoted", "shown", "stored_bytes",
+           "token"]
 
 MARK = " (not UTF-8)"
+BYTES_MARK = " (stored as bytes)"
 TOKEN_PREFIX = "~bytes:"
 QUOTED_LONGEST = 200  # an id longer than this is cut in a message, its length said
 
@@ -56,11 +61,13 @@ def _escaped_only(text: str) -> bool:
     return all(not 0xD800 <= ord(c) < 0xDC80 for c in text if 0xD800 <= ord(c) < 0xE000)
 
 
-def shown(text: str) -> str:
-    """``text`` for a person: itself when it is UTF-8; else its bad bytes as ``\\xHH``, marked ``(not UTF-8)``."""
-    if not is_not_utf8(text):
-        return text
-    return escaped(text) + MARK
+def shown(text: str, stored_as_bytes: bool = False) -> str:
+    """``text`` for a person: itself when it is UTF-8; else its bad bytes as ``\\xHH``, marked ``(not UTF-8)``.
+    ``stored_as_bytes``: the text was read from a BLOB (bytea) value, marked ``(stored as bytes)`` as well."""
+    bad = is_not_utf8(text)
+    if stored_as_bytes:
+        return (escaped(text) if bad else text) + (" (not UTF-8, stored as bytes)" if bad else BYTES_MARK)
+    return escaped(text) + MARK if bad else text
 
 
 def escaped(text: str) -> str:
