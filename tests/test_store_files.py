@@ -25,6 +25,7 @@ from inspector.cli import main
 from inspector.formatting import human_bytes
 from inspector.operations.orphans import orphan_report
 from inspector.store import StoreError, open_store
+from inspector.store.not_utf8 import shown
 
 NOW = time.time()
 PG_DATABASE = "inspector_leftovers"
@@ -186,6 +187,21 @@ def test_health_store_cli_prints_facts_and_statements(sqlite_leftovers, capsys):
     assert main(["health", "--store", "--db", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["file_facts"]["free_pages"] > 0 and data["orphans"]["total_bytes"] > 0
+
+
+def test_a_long_thread_id_is_cut_on_its_listing_line_and_whole_in_the_statements(sqlite_leftovers, tmp_path, capsys):
+    """The listing line names a 10,000-character id by its head and its length, as error lines quote it; the
+    statements an operator would run name it whole."""
+    long_id = "L" * 10_000
+    path = tmp_path / "long-id.db"
+    shutil.copy(sqlite_leftovers[0], path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO threads_meta VALUES (?, 't', 'u')", (long_id,))
+    assert main(["health", "--store", "--db", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"    {'L' * 160}… (10,000 characters): 1 row(s)" in out
+    assert [line for line in out.splitlines() if long_id in line and line.lstrip().startswith("DELETE")]
+    assert shown(long_id + "\udcff", cut=True) == f"{'L' * 160}… (10,001 characters) (not UTF-8)"  # its mark kept
 
 
 def test_a_thread_id_holding_line_feeds_cannot_forge_a_line_of_the_report_or_the_statements(sqlite_leftovers, tmp_path,

@@ -61,13 +61,18 @@ def _escaped_only(text: str) -> bool:
     return all(not 0xD800 <= ord(c) < 0xDC80 for c in text if 0xD800 <= ord(c) < 0xE000)
 
 
-def shown(text: str, stored_as_bytes: bool = False) -> str:
+def shown(text: str, stored_as_bytes: bool = False, cut: bool = False) -> str:
     """``text`` for a person: itself when it is UTF-8; else its bad bytes as ``\\xHH``, marked ``(not UTF-8)``.
-    ``stored_as_bytes``: the text was read from a BLOB (bytea) value, marked ``(stored as bytes)`` as well."""
+    ``stored_as_bytes``: the text was read from a BLOB (bytea) value, marked ``(stored as bytes)`` as well.
+    ``cut`` (an id on a line that lists ids): over ``QUOTED_LONGEST`` characters, its head and its length, as
+    ``quoted`` cuts it (``LLLL… (10,000 characters)``)."""
     bad = is_not_utf8(text)
+    body = escaped(text) if bad else text
+    if cut and len(text) > QUOTED_LONGEST:
+        body = escaped(text[:QUOTED_LONGEST - 40]) + f"… ({len(text):,} characters)"
     if stored_as_bytes:
-        return (escaped(text) if bad else text) + (" (not UTF-8, stored as bytes)" if bad else BYTES_MARK)
-    return escaped(text) + MARK if bad else text
+        return body + (" (not UTF-8, stored as bytes)" if bad else BYTES_MARK)
+    return body + MARK if bad else body
 
 
 def escaped(text: str) -> str:
