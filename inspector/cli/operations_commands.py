@@ -229,7 +229,7 @@ def cmd_delta_what_if(args: argparse.Namespace) -> int:
     where = (f"{report.checkpoints} checkpoint(s) across the root graph and {report.subgraph_namespaces} subgraph "
              "namespace(s)" if report.subgraph_namespaces else f"{report.checkpoints} root checkpoint(s)")
     say(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.mode} mode), "
-        f"{where}, {report.updates} updating {report.channel!r}")
+        f"{where}, {report.updates} updating {quoted(report.channel)}")
     print_table(["snapshot every", "would store", "saves", "snapshots", "max writes a read replays"],
                 [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({share(o.saved_share)})",
                   o.snapshots, o.max_replayed_writes) for o in report.options])

@@ -17,6 +17,7 @@ How such a text leaves the core:
 - ``quoted(text)``: for a message that names an id (an error line, a page's error box): in quotes, spelled as
   ``shown`` spells it, ``'bad-\\xff' (not UTF-8)``, with control and invisible characters escaped (``\\x1b``,
   ``\\u202e``) so it is inert wherever the message goes, and a very long id cut, its length said.
+- ``named(value)``: ``quoted`` for a text, a short ``repr`` for any other value (``None``, a number).
 - ``token(text)`` / ``from_token(text)``: a reversible, collision-free spelling in valid UTF-8, for URLs
   (``?thread=``), CLI arguments and cache keys. Valid text is itself; text that is not UTF-8, and valid text
   that happens to start with the marker, is the marker followed by its bytes in hex
@@ -26,9 +27,10 @@ How such a text leaves the core:
 from __future__ import annotations
 
 import binascii
+import reprlib
 
-__all__ = ["BYTES_MARK", "MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "quoted", "shown", "stored_bytes",
-           "token"]
+__all__ = ["BYTES_MARK", "MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "named", "quoted", "shown",
+           "stored_bytes", "token"]
 
 MARK = " (not UTF-8)"
 BYTES_MARK = " (stored as bytes)"
@@ -95,6 +97,13 @@ def quoted(text: str) -> str:
     inner = head if head.isprintable() else "".join(_escape(c) if 0xD800 <= ord(c) < 0xE000
                                                     else c if c.isprintable() else repr(c)[1:-1] for c in head)
     return f"'{inner}" + (f"…' ({len(text):,} characters)" if cut else "'") + (MARK if is_not_utf8(text) else "")
+
+
+def named(value: object) -> str:
+    """A value from the data or the user as a message names it: a text as ``quoted`` spells it; anything else (None,
+    a number, a list where a text belongs) as a short ``repr`` (``None``, ``[1, 2, 3, ...]``), never a text's
+    spelling."""
+    return quoted(value) if isinstance(value, str) else reprlib.repr(value)
 
 
 def token(text: str) -> str:
