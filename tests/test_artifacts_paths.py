@@ -130,6 +130,22 @@ def test_physical_paths_from_the_state_are_checked(thread, tmp_path):
             check_physical(bad, user_data)
 
 
+def test_a_refused_path_is_named_as_ids_are_quoted(thread):
+    """The path a refusal names comes from the data: spelled as ids are (bytes that are not UTF-8 as ``\\xff``,
+    marked; a very long one cut with its length), and a value that is no text as itself, never as a text."""
+    user_data, _ = thread
+    cases = [(resolve, "/mnt/user-data/outputs/a\x00\udcff", "path contains a NUL character: "
+              "'/mnt/user-data/outputs/a\\x00\\xff' (not UTF-8)"),
+             (resolve, None, "not a path: None"),
+             (check_physical, "rel\udcff" + "L" * 300, f"not an absolute file path: 'rel\\xff{'L' * 156}…' "
+              "(304 characters) (not UTF-8)"),
+             (check_physical, ["/etc/passwd"], "not an absolute file path: ['/etc/passwd']")]
+    for call, path, said in cases:
+        with pytest.raises(PathRefused) as refused:
+            call(path, user_data)
+        assert str(refused.value) == said
+
+
 def test_data_bases_prefer_the_configured_folder_then_the_stores_folder(tmp_path):
     class FileStore:
         path = tmp_path / "data" / "deerflow.db"

@@ -84,3 +84,28 @@ def test_escaping_matches_every_unsafe_code_point_and_nothing_else():
     assert output.terminal_safe(every) == every.translate(output._ESCAPES)
     assert output._escape_json(every) == every.translate(output._JSON_ESCAPES)
     assert output.terminal_safe("plain text\n") == "plain text\n"
+
+
+def test_an_id_cell_spells_a_line_feed_and_a_prose_cell_reads_it_as_a_space():
+    [head, row] = lines(["thread", "title"], [("a\nb\tc\rd", "two\nlines")], prose=("title",))
+    assert row.split("  ")[0] == "a\\nb\\tc\\rd" and row.endswith("two lines")
+    assert lines(["title"], [("two\nlines",)])[1] == "two\\nlines"  # a column not named prose is an id's
+
+
+def test_a_thread_id_holding_a_line_feed_reads_as_itself_in_every_table(tmp_path, capsys):
+    """``a\\nb`` is another thread than ``a b``: threads, health, sizes and growth name it ``a\\nb``."""
+    import sqlite3
+
+    from growth_store import build_graph
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.cli import main
+
+    path = tmp_path / "lf.db"
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        build_graph(SqliteSaver(conn)).invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "a\nb"}})
+    for args in (["threads"], ["health", "a\nb"], ["health"], ["sizes", "a\nb"], ["sizes"], ["growth", "--by", "thread"]):
+        assert main([*args, "--db", str(path), "--quiet"]) == 0
+        out = capsys.readouterr().out
+        assert "a\\nb" in out and "a b" not in out, (args, out)

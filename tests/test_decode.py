@@ -109,6 +109,19 @@ def test_encrypted_and_unknown_tags_are_opaque():
     assert isinstance(unk.value, Opaque) and unk.problems
 
 
+def test_a_type_tag_is_named_as_ids_are_quoted():
+    """A type tag from the store (text that is not UTF-8, a backslash, a quote) reads as every id does."""
+    from inspector.store.measure import measure_checkpoint_blob
+    from inspector.store.not_utf8 import decode
+
+    tag = decode(b"it's\\\xff")
+    spelled = "'it's\\\\xff' (not UTF-8)"
+    assert decode_typed(tag, b"abc", "x").problems[0].message == f"unknown serialization type {spelled}"
+    assert decode_checkpoint_blob(tag, b"abc").problems[-1].message.endswith(spelled)
+    assert measure_checkpoint_blob(tag, b"abc").problems[0].message.endswith(f"stored as {spelled}")
+    assert measure_checkpoint_blob(None, b"").problems[0].message.endswith("stored as None")
+
+
 def test_familiar_langgraph_types_decode_without_warnings():
     import uuid
     from datetime import datetime, timezone

@@ -84,6 +84,29 @@ def test_delta_what_if_cli(modes_db, capsys):
     assert "stores no channel 'mesages'" in capsys.readouterr().err
 
 
+def test_the_channel_is_named_as_ids_are_quoted(tmp_path, capsys):
+    """The thread line and the basis name ``--channel`` as error lines quote an id: one spelling for a quote in
+    it, and a very long name cut with its length."""
+    import sqlite3
+
+    from langgraph.checkpoint.base import empty_checkpoint
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.store.not_utf8 import quoted
+
+    channel, path, parent = "it's " + "L" * 300, tmp_path / "channel.db", {}
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        for step in range(2):
+            checkpoint = empty_checkpoint()
+            checkpoint["channel_values"], checkpoint["channel_versions"] = {channel: ["x"] * (step + 1)}, {channel: step + 1}
+            saved = SqliteSaver(conn).put({"configurable": {"thread_id": "t", "checkpoint_ns": "", **parent}}, checkpoint,
+                                          {"source": "loop", "step": step, "parents": {}}, checkpoint["channel_versions"])
+            parent = {"checkpoint_id": saved["configurable"]["checkpoint_id"]}
+    assert main(["delta-what-if", "--db", str(path), "t", "--channel", channel]) == 0
+    out = capsys.readouterr().out
+    assert quoted(channel).endswith("…' (305 characters)") and out.count(quoted(channel)) == 4 and channel not in out
+
+
 def test_a_share_below_one_percent_is_never_minus_zero():
     from inspector.cli.operations_commands import share
 

@@ -41,6 +41,9 @@ def test_merge_sandbox_different_ids_raise_a_conflict():
         merge_sandbox({"sandbox_id": "sb-1"}, {"sandbox_id": "sb-2"})
     with pytest.raises(ValueError):  # DeerFlow raises ValueError; SandboxConflict is one
         merge_sandbox({"sandbox_id": "sb-1"}, {})
+    with pytest.raises(SandboxConflict) as conflict:  # ids from the data, named as ids are quoted
+        merge_sandbox({"sandbox_id": "sb-\udcff\u202e"}, {"sandbox_id": 7})
+    assert str(conflict.value) == "conflicting sandbox writes: 'sb-\\xff\\u202e' (not UTF-8) != 7"
 
 
 # -- merge_todos, merge_goal ---------------------------------------------------

@@ -25,6 +25,7 @@ from inspector.cli import main
 from inspector.formatting import human_bytes
 from inspector.operations.orphans import orphan_report
 from inspector.store import StoreError, open_store
+from inspector.store.not_utf8 import shown
 
 NOW = time.time()
 PG_DATABASE = "inspector_leftovers"
@@ -141,28 +142,40 @@ def test_sqlite_orphans_name_the_planted_rows_and_their_statements_remove_exactl
 
 
 def test_sqlite_blob_ids_in_the_app_table_are_named_and_deleted_as_their_bytes(sqlite_leftovers, tmp_path, capsys):
-    """A thread id stored as a BLOB: named as text (bytes that are not UTF-8 as ``\\xff``, marked), never as
-    ``b'...'``; its statement is an ``X'..'`` literal that removes that row and nothing else."""
+    """A thread id stored as a BLOB: named as text marked ``(stored as bytes)`` (bytes that are not UTF-8 as ``\\xff``),
+    never as ``b'...'``; its statement is an ``X'..'`` literal that removes that row and nothing else. It is another
+    key than the text of the same spelling (``'grow-b' = X'67726F772D62'`` is false in SQLite, and DeerFlow, binding
+    text, never finds it): the checkpoint thread grow-b stays unknown to the table, and a checkpoint thread stored
+    as a BLOB is listed and deleted as its bytes too."""
     path, _ = sqlite_leftovers
     copy = tmp_path / "blob-ids.db"
     shutil.copy(path, copy)
     with sqlite3.connect(copy) as conn:
-        conn.executemany("INSERT INTO threads_meta VALUES (?, 't', 'u')", [(b"blob-\xff",), (b"blob-ok",)])
+        conn.executemany("INSERT INTO threads_meta VALUES (?, 't', 'u')", [(b"blob-\xff",), (b"blob-ok",), (b"grow-b",)])
+        conn.execute("INSERT INTO checkpoints SELECT CAST('grow-x' AS BLOB), checkpoint_ns, checkpoint_id, "
+                     "parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = 'grow-b'")
     with open_store(str(copy)) as store:
-        found = {i.kind: i for i in orphan_report(store).leftovers}["app-without-checkpoints"]
+        kinds = {i.kind: i for i in orphan_report(store).leftovers}
+    found, unknown = kinds["app-without-checkpoints"], kinds["checkpoints-unknown-to-app"]
     assert {(t.thread_id, t.blob) for t in found.threads} == {
-        ("only-in-app", False), ("blob-\udcff", True), ("blob-ok", True)}
+        ("only-in-app", False), ("blob-\udcff", True), ("blob-ok", True), ("grow-b", True)}
+    assert {(t.thread_id, t.blob) for t in unknown.threads} == {("grow-b", False), ("grow-x", True)}
     assert "X'626C6F622DFF'" in found.statements and "X'626C6F622D6F6B'" in found.statements
     with sqlite3.connect(copy) as conn:
+        conn.executescript(unknown.statements)  # grow-b's checkpoints go: the BLOB row does not name them
+        assert {r[0] for r in conn.execute("SELECT DISTINCT thread_id FROM checkpoints")} == {"grow-a"}
         conn.executescript(found.statements)
         assert [r[0] for r in conn.execute("SELECT thread_id FROM threads_meta")] == ["grow-a"]
     listed = tmp_path / "blob-ids-listed.db"
     shutil.copy(path, listed)
     with sqlite3.connect(listed) as conn:
-        conn.execute("INSERT INTO threads_meta VALUES (?, 't', 'u')", (b"blob-\xff",))
+        conn.executemany("INSERT INTO threads_meta VALUES (?, 't', 'u')", [(b"blob-\xff",), (b"grow-b",)])
+    capsys.readouterr()
     assert main(["health", "--store", "--db", str(listed)]) == 0
     out = capsys.readouterr().out
-    assert "    blob-\\xff (not UTF-8): 1 row(s)" in out and "b'blob" not in out
+    assert "    blob-\\xff (not UTF-8, stored as bytes): 1 row(s)" in out and "b'blob" not in out
+    grow_b = next(t.rows for t in unknown.threads if t.thread_id == "grow-b")
+    assert "    grow-b (stored as bytes): 1 row(s)" in out and f"    grow-b: {grow_b} row(s)" in out
 
 
 def test_health_store_cli_prints_facts_and_statements(sqlite_leftovers, capsys):
@@ -174,6 +187,21 @@ def test_health_store_cli_prints_facts_and_statements(sqlite_leftovers, capsys):
     assert main(["health", "--store", "--db", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["file_facts"]["free_pages"] > 0 and data["orphans"]["total_bytes"] > 0
+
+
+def test_a_long_thread_id_is_cut_on_its_listing_line_and_whole_in_the_statements(sqlite_leftovers, tmp_path, capsys):
+    """The listing line names a 10,000-character id by its head and its length, as error lines quote it; the
+    statements an operator would run name it whole."""
+    long_id = "L" * 10_000
+    path = tmp_path / "long-id.db"
+    shutil.copy(sqlite_leftovers[0], path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO threads_meta VALUES (?, 't', 'u')", (long_id,))
+    assert main(["health", "--store", "--db", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"    {'L' * 160}… (10,000 characters): 1 row(s)" in out
+    assert [line for line in out.splitlines() if long_id in line and line.lstrip().startswith("DELETE")]
+    assert shown(long_id + "\udcff", cut=True) == f"{'L' * 160}… (10,001 characters) (not UTF-8)"  # its mark kept
 
 
 def test_a_thread_id_holding_line_feeds_cannot_forge_a_line_of_the_report_or_the_statements(sqlite_leftovers, tmp_path,
@@ -298,20 +326,26 @@ def test_postgres_orphans_and_their_statements(pg_leftovers, postgres_dsn):
 
 @pytest.mark.postgres
 def test_postgres_bytea_ids_in_an_app_table_are_named_and_deleted_as_their_bytes(pg_leftovers):
+    """A ``bytea`` thread table is compared as its app compares: a row holding a checkpoint thread's id as UTF-8
+    (grow-b) knows that thread, both ways and in the statements' re-checks; bytes that are not UTF-8 know none."""
     admin, readonly, _ = pg_leftovers
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute("CREATE TABLE thread (thread_id bytea PRIMARY KEY)")
-        conn.execute("INSERT INTO thread VALUES (%s), (%s)", [b"blob-\xff", b"blob-ok"])
+        conn.execute("INSERT INTO thread VALUES (%s), (%s), (%s)", [b"blob-\xff", b"blob-ok", b"grow-b"])
     try:
         grant_readonly_role(admin)
         with open_store(readonly) as store:
-            found = next(i for i in orphan_report(store).leftovers
-                         if i.kind == "app-without-checkpoints" and "thread table" in i.title)
+            kinds = {i.kind: i for i in orphan_report(store).leftovers if "Server's thread table" in i.title}
+        found, unknown = kinds["app-without-checkpoints"], kinds["checkpoints-unknown-to-app"]
         assert {(t.thread_id, t.blob) for t in found.threads} == {("blob-\udcff", True), ("blob-ok", True)}
+        assert [t.thread_id for t in unknown.threads] == ["grow-a"]
         assert "E'\\\\x626c6f622dff'::bytea" in found.statements
-        with psycopg.connect(admin) as conn:
-            conn.execute(found.statements.replace("BEGIN;", "").replace("COMMIT;", ""))
-            assert conn.execute("SELECT count(*) FROM thread").fetchone()[0] == 0
+        with psycopg.connect(admin) as conn:  # run, then rolled back: the other tests read these threads
+            for item in (found, unknown):
+                conn.execute(item.statements.replace("BEGIN;", "").replace("COMMIT;", ""))
+            assert [bytes(r[0]) for r in conn.execute("SELECT thread_id FROM thread")] == [b"grow-b"]
+            assert [r[0] for r in conn.execute("SELECT DISTINCT thread_id FROM checkpoints")] == ["grow-b"]
+            conn.rollback()
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute("DROP TABLE thread")

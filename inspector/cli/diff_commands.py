@@ -103,7 +103,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
                     "steps": steps})
     else:  # print_json masks what it prints; a table's cells are built from the steps masked as records
         say(chosen.line())
-        print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in masked(steps)])
+        print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in masked(steps)],
+                    prose=("detail",))
         say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
             + (f", {len(broken)} not replayed: broken history" if broken else ""))
         say(f"{result.summary()} (schema {schema})")

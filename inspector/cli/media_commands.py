@@ -70,7 +70,7 @@ def cmd_images(args: argparse.Namespace) -> int:
     from ..profiles.deerflow.files.media_report import image_rows, span_rows
 
     _header(report)
-    print_table(None, image_rows(report.images), formats={"bytes": human_bytes})
+    print_table(None, image_rows(report.images), formats={"bytes": human_bytes}, prose=("problems",))
     say(f"{len(report.images)} image(s) at this checkpoint")
     say("history:")
     print_table(None, span_rows(report.spans))
@@ -88,7 +88,7 @@ def cmd_artifacts(args: argparse.Namespace) -> int:
     from ..profiles.deerflow.files.media_report import artifact_rows
 
     _header(report)
-    print_table(None, artifact_rows(report.artifacts), formats={"bytes": human_bytes})
+    print_table(None, artifact_rows(report.artifacts), formats={"bytes": human_bytes}, prose=("problems",))
     say(f"{len(report.artifacts)} artifact(s) at this checkpoint")
     return 0
 
@@ -103,6 +103,6 @@ def cmd_uploads(args: argparse.Namespace) -> int:
     from ..profiles.deerflow.files.media_report import upload_rows
 
     _header(report)
-    print_table(None, upload_rows(report.uploads), formats={"bytes": human_bytes})
+    print_table(None, upload_rows(report.uploads), formats={"bytes": human_bytes}, prose=("problems",))
     say(f"{len(report.uploads)} uploaded file(s) at this checkpoint")
     return 0

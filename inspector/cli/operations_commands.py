@@ -16,7 +16,7 @@ from ..operations.growth_summaries import wait_for_fills
 from ..operations.orphans import orphan_report
 from ..settings import load_settings
 from ..store.not_utf8 import quoted, shown
-from .output import print_json, print_table, say, warn
+from .output import masked, print_json, print_table, say, warn
 from .store_commands import add_store_args, open_cache_for, open_from_args
 
 
@@ -113,7 +113,8 @@ def print_store_health(store, as_json: bool) -> int:
         if not item.rows:
             continue
         for thread in item.threads[:10]:
-            say(f"    {shown(thread.thread_id)}: {thread.rows:,} row(s), {human_bytes(thread.bytes)}"
+            say(f"    {shown(masked(thread.thread_id), thread.blob, cut=True)}: {thread.rows:,} row(s), "
+                f"{human_bytes(thread.bytes)}"
                 + (" (every checkpoint gone)" if thread.gone else ""))
         say(f"    caution: {item.caution}")
         for line in item.statements.splitlines():
@@ -228,7 +229,7 @@ def cmd_delta_what_if(args: argparse.Namespace) -> int:
     where = (f"{report.checkpoints} checkpoint(s) across the root graph and {report.subgraph_namespaces} subgraph "
              "namespace(s)" if report.subgraph_namespaces else f"{report.checkpoints} root checkpoint(s)")
     say(f"thread {report.thread_id}: {human_bytes(report.stored_bytes)} stored ({report.mode} mode), "
-        f"{where}, {report.updates} updating {report.channel!r}")
+        f"{where}, {report.updates} updating {quoted(report.channel)}")
     print_table(["snapshot every", "would store", "saves", "snapshots", "max writes a read replays"],
                 [(o.frequency, human_bytes(o.stored_bytes), f"{human_bytes(o.saved_bytes)} ({share(o.saved_share)})",
                   o.snapshots, o.max_replayed_writes) for o in report.options])

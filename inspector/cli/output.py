@@ -6,7 +6,9 @@ that off where the operator set ``allow_reveal``) and show the data's control
 characters escaped (``terminal_safe``): an ESC, BEL, CR, backspace, C1 or bidi
 control in an id, a title or a message never reaches the terminal as itself, so a
 stored value cannot set the window title, clear the screen, hide text or plant an
-OSC 8 link. JSON escapes the C0 controls itself; the others are written as ``\\uXXXX``.
+OSC 8 link. A table cell shows a line feed as ``\\n`` too (an id ``a\\nb`` is never read as ``a b``), but in
+the columns a command names as free text (a title), where it reads as a space. JSON escapes the C0 controls
+itself; the others are written as ``\\uXXXX``.
 Text a SQLite store holds that is not UTF-8 (``store.not_utf8``) never breaks output: in tables its bad
 bytes are shown as ``\\xff`` and the cell marked ``(not UTF-8)``; JSON writes them as ``\\udcff``, which
 a JSON reader turns back into the same string.
@@ -17,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from ..formatting import to_jsonable
@@ -123,9 +125,13 @@ def safe_masked(text: str) -> str:
 
 
 def print_table(headers: Sequence[str] | None, rows: Iterable[Any], out: TextIO | None = None,
-                formats: Mapping[str, Callable[[Any], Any]] | None = None) -> None:
+                formats: Mapping[str, Callable[[Any], Any]] | None = None, prose: Collection[str] = ()) -> None:
     """A plain aligned table; cells are shown with ``str`` (masked) and cut at 60 characters (a value of
     1,000 characters or more with its length; ``--json`` prints it whole).
+
+    A cell spells a line feed as ``\\n`` (and a tab, a CR as ``\\t``, ``\\r``), as ``not_utf8.quoted`` does, so an
+    id (a thread ``a\\nb``) reads as itself, never as ``a b``; the ``prose`` columns hold free text (a title, a
+    message), where a line feed reads as a space.
 
     ``rows`` are the core's rows as they are: dicts or dataclasses, whose keys (field names) ``headers``
     picks in order (``None``: every key of the first row), or plain sequences, one cell per header.
@@ -140,7 +146,7 @@ def print_table(headers: Sequence[str] | None, rows: Iterable[Any], out: TextIO 
     cells = []
     for record in records:
         values = [record.get(h) for h in headers] if isinstance(record, Mapping) else list(record)
-        cells.append([_cell(formats[h](v) if h in formats and v is not None else v)
+        cells.append([_cell(formats[h](v) if h in formats and v is not None else v, h in prose)
                       for h, v in zip(headers, values)])
     headers = [terminal_safe(str(h), newlines=False) for h in headers]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
@@ -156,9 +162,9 @@ def _record(row: Any) -> Any:
     return row
 
 
-def _cell(value: Any) -> str:
-    text = "" if value is None else shown(str(value))
-    text = terminal_safe(masked(text).replace("\n", " "), newlines=False)
+def _cell(value: Any, prose: bool = False) -> str:
+    text = masked("" if value is None else shown(str(value)))
+    text = terminal_safe(text.replace("\n", " ") if prose else text, newlines=False)
     if len(text) <= 60:
         return text
     if len(text) < 1000:

@@ -160,7 +160,7 @@ def cmd_threads(args: argparse.Namespace) -> int:
     if args.json:
         print_json(listing)
         return 0
-    print_table(None, thread_records(listing.threads),
+    print_table(None, thread_records(listing.threads), prose=("title",),
                 formats={"last update": lambda d: d.strftime("%Y-%m-%d %H:%M:%S"), "stored bytes": human_bytes})
     say(f"{len(listing.threads)} of {listing.total} thread(s)")
     return 0

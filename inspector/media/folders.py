@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..store.not_utf8 import quoted
+from ..store.not_utf8 import named, quoted
 
 _BAD_ID_CHARS = ("/", "\\", "\x00")
 MAX_NAME_BYTES = 255  # a longer id names no folder on any common file system
@@ -34,7 +34,7 @@ class PathRefused(ValueError):
 def check_id(value: Any, what: str = "thread id") -> str:
     """``value`` if it is safe as one path component; raises ``PathRefused`` otherwise."""
     if not isinstance(value, str) or not value or value in (".", ".."):
-        raise PathRefused(f"{what} {quoted(value) if isinstance(value, str) else repr(value)[:80]} cannot name a folder")
+        raise PathRefused(f"{what} {named(value)} cannot name a folder")
     if any(ch in value for ch in _BAD_ID_CHARS) or value != value.strip():
         raise PathRefused(f"{what} {quoted(value)} contains path characters")
     if len(value.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
@@ -107,9 +107,9 @@ def virtual_parts(virtual: Any, root: str, folders: Iterable[str]) -> tuple[str,
     anything else."""
     names = tuple(folders)
     if not isinstance(virtual, str) or not virtual:
-        raise PathRefused(f"not a path: {virtual!r}")
+        raise PathRefused(f"not a path: {named(virtual)}")
     if "\x00" in virtual:
-        raise PathRefused(f"path contains a NUL character: {virtual!r}")
+        raise PathRefused(f"path contains a NUL character: {quoted(virtual)}")
     if not root:
         raise PathRefused(f"the thread's folders have no agent-visible paths: {virtual}")
     if not virtual.startswith("/"):
@@ -155,7 +155,7 @@ def check_physical(path: Any, user_data: UserData) -> Path:
     """A physical path taken from the state (``actual_path``), accepted only inside the thread's folders,
     or those of the threads it was branched from."""
     if not isinstance(path, str) or not path or "\x00" in path or not os.path.isabs(path):
-        raise PathRefused(f"not an absolute file path: {path!r}")
+        raise PathRefused(f"not an absolute file path: {named(path)}")
     for holder in (user_data, *user_data.parents):
         why = holder.refusal(path=posixpath.normpath(path))
         if why:

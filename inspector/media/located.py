@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..store.not_utf8 import named
 from .folders import PathRefused, UserData, check_physical, normalise, resolve
 from .regular_files import not_regular, read_regular
 
@@ -98,7 +99,7 @@ def locate_file(path: Any, user_data: UserData | None, actual: str | None = None
         return found
     try:
         if not isinstance(path, str) or not path:
-            raise PathRefused(f"not a path: {path!r}")
+            raise PathRefused(f"not a path: {named(path)}")
         real = _real_path(path, actual, user_data, found)
     except PathRefused as exc:
         found.refused = True

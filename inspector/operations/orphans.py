@@ -13,7 +13,7 @@ from ..formatting import human_bytes
 from ..retention.sql import CHUNK, TABLES, comment, literal
 from ..store import Store
 from ..store.not_utf8 import stored_bytes
-from ..store.orphan_rows import OrphanSet
+from ..store.orphan_rows import OrphanSet, app_knows
 
 TITLES = {
     "writes": "Writes stored against a checkpoint that is not in the store",
@@ -76,26 +76,24 @@ def _statements(dialect: str, found: OrphanSet) -> tuple[str, str]:
                 "AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version);"]
         caution = "No checkpoint names these channel versions, so no read loads them."
     else:
-        app = _quoted(found.table or "")
-        cast = "::text" if dialect == "postgres" else ""
+        app, known = _quoted(found.table or ""), app_knows(dialect, found.bytes_ids)
         ids = [t.thread_id for t in found.threads]
+        texts = [t.thread_id for t in found.threads if not t.blob]
+        blobs = [t.thread_id for t in found.threads if t.blob]  # compared as stored: a BLOB equals no text
+        lists = [", ".join(literal(i, dialect) for i in chunk) for chunk in _chunks(texts)]
+        lists += [", ".join(blob_literal(i, dialect) for i in chunk) for chunk in _chunks(blobs)]
         if found.kind == "app-without-checkpoints":
-            recheck = f"AND NOT EXISTS (SELECT 1 FROM {checkpoints} c WHERE c.thread_id = {app}.thread_id{cast});"
-            texts = [t.thread_id for t in found.threads if not t.blob]
-            blobs = [t.thread_id for t in found.threads if t.blob]  # compared as stored: a BLOB equals no text
-            body = [f"DELETE FROM {app} WHERE thread_id{cast} IN ({', '.join(literal(i, dialect) for i in chunk)}) "
-                    f"{recheck}" for chunk in _chunks(texts)]
-            body += [f"DELETE FROM {app} WHERE thread_id IN ({', '.join(blob_literal(i, dialect) for i in chunk)}) "
-                     f"{recheck}" for chunk in _chunks(blobs)]
+            cast = "::text" if dialect == "postgres" and not found.bytes_ids else ""  # a uuid id as text
+            recheck = f"AND NOT EXISTS (SELECT 1 FROM {checkpoints} c WHERE {known.format(a=app, c='c')});"
+            body = [f"DELETE FROM {app} WHERE thread_id{cast} IN ({listed}) {recheck}" for listed in lists]
             caution = (f"A thread created but not yet run has no checkpoint either; prefer {found.app}'s own delete, "
                        "which also removes its runs and files.")
         else:
             body = []
-            recheck = f"AND NOT EXISTS (SELECT 1 FROM {app} a WHERE a.thread_id{cast} = {{t}}.thread_id)"
-            for chunk in _chunks(ids):
-                listed = ", ".join(literal(i, dialect) for i in chunk)
+            for listed in lists:
                 for table in [writes, *([tables["blobs"]] if "blobs" in tables else []), checkpoints]:
-                    body.append(f"DELETE FROM {table} WHERE thread_id IN ({listed}) {recheck.format(t=table)};")
+                    body.append(f"DELETE FROM {table} WHERE thread_id IN ({listed}) "
+                                f"AND NOT EXISTS (SELECT 1 FROM {app} a WHERE {known.format(a='a', c=table)});")
             caution = (f"{found.app} does not list these threads, but another client of the store may use them; "
                        "check before deleting.")
         if found.thread_count > len(ids):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
+from ..store.not_utf8 import named
 from .model import SandboxConflict
 
 
@@ -92,7 +93,7 @@ def merge_sandbox(existing: SandboxState | None, new: SandboxState | None) -> Sa
     if existing.get("sandbox_id") == new.get("sandbox_id"):
         return existing
     raise SandboxConflict(
-        f"conflicting sandbox writes: {existing.get('sandbox_id')!r} != {new.get('sandbox_id')!r}"
+        f"conflicting sandbox writes: {named(existing.get('sandbox_id'))} != {named(new.get('sandbox_id'))}"
     )
 
 

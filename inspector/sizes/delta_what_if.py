@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from ..store import SHARED_BLOBS, Store
 from ..store.delta import DELTA_COUNTERS_KEY
 from ..store.model import CheckpointSizes, Key
+from ..store.not_utf8 import named
 
 SNAPSHOT_OVERHEAD = 4  # msgpack ext header a DeltaSnapshot adds around the value (measured, LangGraph 1.2)
 DEFAULT_FREQUENCIES = (1, 5, 10, 25, 100)
@@ -95,12 +96,12 @@ def delta_what_if(store: Store, thread_id: str, frequencies: tuple[int, ...] = D
     where = (f"{checkpoints} checkpoint(s): {len(by_ns.get('', []))} in the root graph and "
              f"{checkpoints - len(by_ns.get('', []))} in {len(subgraphs)} subgraph namespace(s), each namespace "
              f"priced as its own line of checkpoints" if subgraphs else f"{checkpoints} root checkpoint(s)")
-    basis = (f"{where}; {updates} of them updating {channel!r}; stored now "
+    basis = (f"{where}; {updates} of them updating {named(channel)}; stored now "
              f"{stored_now:,} bytes ({'delta' if delta_mode else 'full'} mode). A snapshot is stored every Nth update "
-             f"(LangGraph's DeltaChannel rule); other checkpoints store no {channel!r} value but their metadata gains "
+             f"(LangGraph's DeltaChannel rule); other checkpoints store no {named(channel)} value but their metadata gains "
              f"{DELTA_COUNTERS_KEY}. "
              + ("Between this thread's snapshots the value's size is the snapshot's plus the bytes written since."
-                if delta_mode else f"Each checkpoint's {channel!r} bytes are those stored now.")
+                if delta_mode else f"Each checkpoint's {named(channel)} bytes are those stored now.")
              + " Max replayed writes: the most writes to the channel one read folds from its nearest snapshot.")
     return DeltaWhatIf(thread_id, channel, "delta" if delta_mode else "full", stored_now, checkpoints, updates,
                        options, basis, bool(priced), len(subgraphs))

@@ -19,6 +19,7 @@ import msgpack
 
 from .depth import MAX_DEPTH, MAX_EXT_DEPTH, TooDeep, too_deep
 from .depth import loads as json_loads
+from .not_utf8 import named
 
 # LangGraph's ext codes (langgraph.checkpoint.serde.jsonplus).
 EXT_CONSTRUCTOR_SINGLE_ARG = 0
@@ -242,7 +243,7 @@ def decode_typed(type_tag: str | None, data: bytes | None, field_name: str | Non
         )
     return Decoded(
         Opaque(tag, len(payload), "unknown serialization type"),
-        [Problem(f"unknown serialization type {tag!r}", field_name, "opaque")],
+        [Problem(f"unknown serialization type {named(tag)}", field_name, "opaque")],
     )
 
 
@@ -274,7 +275,7 @@ def decode_checkpoint_blob(type_tag: str | None, blob: bytes | None, channels: C
             if channels is not None:
                 values = {k: v for k, v in values.items() if k in channels}
             return DecodedCheckpoint(value, values, {}, decoded.problems)
-        problems = decoded.problems or [Problem(f"checkpoint stored as {type_tag!r} is not a checkpoint")]
+        problems = decoded.problems or [Problem(f"checkpoint stored as {named(type_tag)} is not a checkpoint")]
         return DecodedCheckpoint({}, {}, {}, problems)
     return _walk_checkpoint(payload, channels, previous.carried if previous is not None else {})
 

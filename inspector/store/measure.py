@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import msgpack
 
 from .decode import CORRUPT_BLOB, Problem
+from .not_utf8 import named
 
 _ARRAY_TYPES = frozenset({0xDC, 0xDD})
 
@@ -223,7 +224,7 @@ def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None,
     """
     payload = bytes(blob or b"")
     if type_tag != "msgpack":
-        problem = Problem(f"per-field sizes are not available for checkpoints stored as {type_tag!r}", None, "size")
+        problem = Problem(f"per-field sizes are not available for checkpoints stored as {named(type_tag)}", None, "size")
         return MeasuredCheckpoint({}, [problem])
     measured = MeasuredCheckpoint()
     unpacker = _unpacker(payload)

@@ -10,10 +10,14 @@ cannot hold such bytes; every function here is the identity on valid text.
 How such a text leaves the core:
 
 - ``shown(text)``: for people (pages, tables): the bad bytes as ``\\xff`` and the text marked
-  ``(not UTF-8)``, so it can never be mistaken for a real id spelled with a backslash.
+  ``(not UTF-8)``, so it can never be mistaken for a real id spelled with a backslash. An id a table holds
+  as bytes (a SQLite BLOB, a PostgreSQL ``bytea``), read with ``decode``, is ``shown(text, stored_as_bytes=True)``:
+  marked ``(stored as bytes)`` (``(not UTF-8, stored as bytes)``), since in SQLite it is another row key
+  than the text of the same spelling (``'a' = X'61'`` is false).
 - ``quoted(text)``: for a message that names an id (an error line, a page's error box): in quotes, spelled as
   ``shown`` spells it, ``'bad-\\xff' (not UTF-8)``, with control and invisible characters escaped (``\\x1b``,
   ``\\u202e``) so it is inert wherever the message goes, and a very long id cut, its length said.
+- ``named(value)``: ``quoted`` for a text, a short ``repr`` for any other value (``None``, a number).
 - ``token(text)`` / ``from_token(text)``: a reversible, collision-free spelling in valid UTF-8, for URLs
   (``?thread=``), CLI arguments and cache keys. Valid text is itself; text that is not UTF-8, and valid text
   that happens to start with the marker, is the marker followed by its bytes in hex
@@ -23,10 +27,13 @@ How such a text leaves the core:
 from __future__ import annotations
 
 import binascii
+import reprlib
 
-__all__ = ["MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "quoted", "shown", "stored_bytes", "token"]
+__all__ = ["BYTES_MARK", "MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "named", "quoted", "shown",
+           "stored_bytes", "token"]
 
 MARK = " (not UTF-8)"
+BYTES_MARK = " (stored as bytes)"
 TOKEN_PREFIX = "~bytes:"
 QUOTED_LONGEST = 200  # an id longer than this is cut in a message, its length said
 
@@ -56,11 +63,18 @@ def _escaped_only(text: str) -> bool:
     return all(not 0xD800 <= ord(c) < 0xDC80 for c in text if 0xD800 <= ord(c) < 0xE000)
 
 
-def shown(text: str) -> str:
-    """``text`` for a person: itself when it is UTF-8; else its bad bytes as ``\\xHH``, marked ``(not UTF-8)``."""
-    if not is_not_utf8(text):
-        return text
-    return escaped(text) + MARK
+def shown(text: str, stored_as_bytes: bool = False, cut: bool = False) -> str:
+    """``text`` for a person: itself when it is UTF-8; else its bad bytes as ``\\xHH``, marked ``(not UTF-8)``.
+    ``stored_as_bytes``: the text was read from a BLOB (bytea) value, marked ``(stored as bytes)`` as well.
+    ``cut`` (an id on a line that lists ids): over ``QUOTED_LONGEST`` characters, its head and its length, as
+    ``quoted`` cuts it (``LLLL… (10,000 characters)``)."""
+    bad = is_not_utf8(text)
+    body = escaped(text) if bad else text
+    if cut and len(text) > QUOTED_LONGEST:
+        body = escaped(text[:QUOTED_LONGEST - 40]) + f"… ({len(text):,} characters)"
+    if stored_as_bytes:
+        return body + (" (not UTF-8, stored as bytes)" if bad else BYTES_MARK)
+    return body + MARK if bad else body
 
 
 def escaped(text: str) -> str:
@@ -83,6 +97,13 @@ def quoted(text: str) -> str:
     inner = head if head.isprintable() else "".join(_escape(c) if 0xD800 <= ord(c) < 0xE000
                                                     else c if c.isprintable() else repr(c)[1:-1] for c in head)
     return f"'{inner}" + (f"…' ({len(text):,} characters)" if cut else "'") + (MARK if is_not_utf8(text) else "")
+
+
+def named(value: object) -> str:
+    """A value from the data or the user as a message names it: a text as ``quoted`` spells it; anything else (None,
+    a number, a list where a text belongs) as a short ``repr`` (``None``, ``[1, 2, 3, ...]``), never a text's
+    spelling."""
+    return quoted(value) if isinstance(value, str) else reprlib.repr(value)
 
 
 def token(text: str) -> str:

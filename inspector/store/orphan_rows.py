@@ -23,7 +23,7 @@ class OrphanThread:
     rows: int
     bytes: int
     gone: bool = False  # orphaned writes of a thread with no checkpoint left at all
-    blob: bool = False  # an app table's id stored as a BLOB (bytea): ``thread_id`` is its bytes read as text
+    blob: bool = False  # an id stored as a BLOB (bytea): ``thread_id`` is its bytes read as text, shown marked
 
 
 def thread_id_of(value: object) -> tuple[str, bool]:
@@ -33,6 +33,17 @@ def thread_id_of(value: object) -> tuple[str, bool]:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return decode(bytes(value)), True
     return str(value), False
+
+
+def app_knows(dialect: str, bytes_ids: bool = False) -> str:
+    """SQL: the app's row ``{a}`` names the thread of checkpoint row ``{c}`` (fill both with ``str.format``), as the
+    app compares. SQLite: the ids as stored, so a BLOB equals no text (``'a' = X'61'`` is false) and the app,
+    binding text, never finds it. PostgreSQL: a text (varchar, uuid) id as text; a ``bytea`` id against the
+    checkpoint id's UTF-8, so the index on the app's key still serves and bytes that are not UTF-8 equal no
+    checkpoint id (text never equals bytea)."""
+    if dialect == "sqlite":
+        return "{a}.thread_id = {c}.thread_id"
+    return "{a}.thread_id = convert_to({c}.thread_id, 'UTF8')" if bytes_ids else "{a}.thread_id::text = {c}.thread_id"
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,9 @@ class OrphanSet:
     threads: list[OrphanThread] = field(default_factory=list)
     table: str | None = None  # the app's thread table, for the app kinds
     app: str | None = None
+    # PostgreSQL: the app table's thread_id is bytea, matched to a checkpoint's text id by that id's UTF-8
+    # (``convert_to``), as the app that wrote it compares; bytes that are not UTF-8 match no checkpoint
+    bytes_ids: bool = False
 
 
 @dataclass(frozen=True)

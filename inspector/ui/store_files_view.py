@@ -12,6 +12,7 @@ from ..formatting import human_bytes
 from ..operations.file_report import fact_lines, relation_rows
 from ..operations.orphans import orphan_report
 from ..store import StoreError
+from ..store.not_utf8 import shown
 from .data import masked
 from .inert import literal, plain
 from .tables import frame_of, in_units, metric_row, table
@@ -61,7 +62,7 @@ def render_leftovers(store) -> None:
             if not item.rows:
                 st.text("None.")
                 continue
-            frame, units = in_units(frame_of([{"thread": t.thread_id, "rows": t.rows, "bytes": t.bytes,
+            frame, units = in_units(frame_of([{"thread": shown(t.thread_id, t.blob), "rows": t.rows, "bytes": t.bytes,
                                                    "every checkpoint gone": t.gone} for t in item.threads]),
                                     "bytes", exact=True)
             st.dataframe(frame, hide_index=True, width="stretch", column_config=units)

@@ -6,7 +6,7 @@ not checkpoint by checkpoint; lengths only. App tables are looked at only when t
 
 from __future__ import annotations
 
-from ..orphan_rows import APP_THREAD_TABLES, OrphanRows
+from ..orphan_rows import APP_THREAD_TABLES, OrphanRows, app_knows
 from ..sqlite.orphans import orphan_set
 from .growth import FIRST_CHECKPOINT_OF_VERSION
 
@@ -51,25 +51,26 @@ class PgOrphans:
             if table not in readable:
                 continue
             found_tables.append((app, table))
-            t = _quoted(table)
+            t, as_bytes = _quoted(table), readable[table] == "bytea"
+            known = app_knows("postgres", as_bytes)
             sets.append(orphan_set("app-without-checkpoints", [
                 (tid, 1, n, False) for tid, n in self._query(  # a bytea id as its bytes
-                    f"SELECT t.thread_id{'' if readable[table] == 'bytea' else '::text'}, pg_column_size(t.*) "
+                    f"SELECT t.thread_id{'' if as_bytes else '::text'}, pg_column_size(t.*) "
                     f"FROM {t} t WHERE t.thread_id IS NOT NULL "
-                    f"AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = t.thread_id::text)")],
-                limit, table=table, app=app))
+                    f"AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE {known.format(a='t', c='c')})")],
+                limit, table=table, app=app, bytes_ids=as_bytes))
             sets.append(orphan_set("checkpoints-unknown-to-app", [
                 (tid, rows, n, False) for tid, rows, n in self._query(
                     f"""WITH unknown AS (
                             SELECT thread_id, count(*) AS rows,
                                    sum(pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0)) AS n
                             FROM checkpoints c
-                            WHERE NOT EXISTS (SELECT 1 FROM {t} t WHERE t.thread_id::text = c.thread_id)
+                            WHERE NOT EXISTS (SELECT 1 FROM {t} t WHERE {known.format(a='t', c='c')})
                             GROUP BY thread_id)
                         SELECT u.thread_id, u.rows, u.n
                              + coalesce((SELECT sum(octet_length(blob)) FROM checkpoint_blobs b
                                          WHERE b.thread_id = u.thread_id), 0)
                              + coalesce((SELECT sum(octet_length(blob)) FROM checkpoint_writes w
                                          WHERE w.thread_id = u.thread_id), 0)
-                        FROM unknown u""")], limit, table=table, app=app))
+                        FROM unknown u""")], limit, table=table, app=app, bytes_ids=as_bytes))
         return OrphanRows("postgres", sets, found_tables, limit)

@@ -5,7 +5,7 @@ Each query is an anti-join on the checkpoints' primary key; lengths only.
 
 from __future__ import annotations
 
-from ..orphan_rows import APP_THREAD_TABLES, OrphanRows, OrphanSet, OrphanThread, thread_id_of
+from ..orphan_rows import APP_THREAD_TABLES, OrphanRows, OrphanSet, OrphanThread, app_knows, thread_id_of
 from .queries import OWN_BYTES
 
 ORPHAN_WRITES = """
@@ -44,17 +44,17 @@ class SqliteOrphans:
             if "thread_id" not in columns:
                 continue
             found_tables.append((app, table))
-            t = _quoted(table)
+            t, known = _quoted(table), app_knows("sqlite")
             row_bytes = " + ".join(f"coalesce(length(CAST(t.{_quoted(c)} AS BLOB)), 0)" for c in columns)
             sets.append(orphan_set("app-without-checkpoints", [
                 (tid, 1, n, False) for tid, n in self._query(
                     f"SELECT t.thread_id, {row_bytes} FROM {t} t WHERE t.thread_id IS NOT NULL AND NOT EXISTS "
-                    f"(SELECT 1 FROM checkpoints c WHERE c.thread_id = t.thread_id)")], limit, table=table, app=app))
+                    f"(SELECT 1 FROM checkpoints c WHERE {known.format(a='t', c='c')})")], limit, table=table, app=app))
             sets.append(orphan_set("checkpoints-unknown-to-app", [
                 (tid, rows, n, False) for tid, rows, n in self._query(
                     f"""SELECT c.thread_id, c.rows, c.n + coalesce(w.n, 0) FROM
                           (SELECT thread_id, count(*) AS rows, sum({OWN_BYTES}) AS n FROM checkpoints
-                           WHERE NOT EXISTS (SELECT 1 FROM {t} t WHERE t.thread_id = checkpoints.thread_id)
+                           WHERE NOT EXISTS (SELECT 1 FROM {t} t WHERE {known.format(a='t', c='checkpoints')})
                            GROUP BY thread_id) c
                         LEFT JOIN (SELECT thread_id, sum(length(value)) AS n FROM writes GROUP BY thread_id) w
                           ON w.thread_id = c.thread_id""")], limit, table=table, app=app))
