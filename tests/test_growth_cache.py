@@ -45,9 +45,9 @@ def same_as_the_store(store, cache) -> list[str]:
     return hows
 
 
-def write_turn(checkpointer, thread_id: str, text: str = "one more") -> None:
-    """One more turn of ``thread_id``, dated after every id the store holds (the newest day, late)."""
-    with simulated_clock(day_start(NOW, 4) + 5 * 3600):
+def write_turn(checkpointer, thread_id: str, text: str = "one more", at: float | None = None) -> None:
+    """One more turn of ``thread_id``, dated after every id the store holds (the newest day, late; or ``at``)."""
+    with simulated_clock(day_start(NOW, 4) + 5 * 3600 if at is None else at):
         build_graph(checkpointer).invoke({"messages": [HumanMessage(text)]}, {"configurable": {"thread_id": thread_id}})
 
 
@@ -61,11 +61,11 @@ class Sqlite:
     def expected(self):
         return sqlite_expected(self.path)
 
-    def write_turn(self, thread_id: str) -> None:
+    def write_turn(self, thread_id: str, at: float | None = None) -> None:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         with sqlite3.connect(self.path, check_same_thread=False) as conn:
-            write_turn(SqliteSaver(conn), thread_id)
+            write_turn(SqliteSaver(conn), thread_id, at=at)
 
     def sql(self, statement: str, params=()) -> None:
         with sqlite3.connect(self.path) as conn:
@@ -81,11 +81,11 @@ class Postgres:
     def expected(self):
         return pg_expected(self.admin)
 
-    def write_turn(self, thread_id: str) -> None:
+    def write_turn(self, thread_id: str, at: float | None = None) -> None:
         from langgraph.checkpoint.postgres import PostgresSaver
 
         with PostgresSaver.from_conn_string(self.admin) as saver:
-            write_turn(saver, thread_id)
+            write_turn(saver, thread_id, at=at)
 
     def sql(self, statement: str, params=()) -> None:
         with psycopg.connect(self.admin, autocommit=True) as conn:
@@ -103,6 +103,36 @@ def written(request, tmp_path):
 def cache(tmp_path):
     with AnalysisCache(tmp_path / "cache") as found:
         yield found
+
+
+def test_ids_dated_after_now_in_its_own_bucket_are_left_out_of_the_rate(written, cache):
+    """A writer whose clock is two minutes ahead dates checkpoints later than now but in now's own hour and day:
+    they are in the table, but not in the forecast's rate or the metrics' last hour and day, and the basis
+    says so; a report a few minutes later (past them) counts them, whether read from the store, remembered
+    from the last report or summed from the analysis cache."""
+    from inspector.operations.growth_summaries import wait_for_fills
+    from inspector.operations.metrics import metrics_snapshot
+
+    now = NOW if NOW % 3600 < 3000 else (NOW // 3600 + 1) * 3600 + 600  # now + 5 minutes: the same hour
+    later = now + 300
+    with open_store(written.url) as store:
+        before, metered = growth_report(store, now=now).forecast, metrics_snapshot(store, 1, now=now).written_bytes
+        written.write_turn("ahead", now + 120)
+        for bucket in ("day", "hour"):
+            report = growth_report(store, bucket=bucket, now=now)
+            ahead = report.forecast.current_bytes - before.current_bytes
+            assert ahead > 0 and report.forecast.ahead_bytes == ahead
+            assert report.forecast.window_bytes == before.window_bytes  # left out of the rate
+            assert f"({ahead:,} bytes) dated after" in report.forecast.basis
+            assert report.points[-1].start.timestamp() <= now  # shown, in now's own bucket
+        assert metrics_snapshot(store, 1, now=now).written_bytes == metered
+        growth_report(store, now=now, cache=cache)  # answered by the store, the cache filled behind it
+        wait_for_fills()
+        for cached in (None, cache):  # read again (the rows remembered were split at another time), or summed
+            at_now, past = growth_report(store, now=now, cache=cached), growth_report(store, now=later, cache=cached)
+            assert (at_now.forecast.window_bytes, at_now.forecast.ahead_bytes) == (before.window_bytes, ahead)
+            assert (past.forecast.window_bytes, past.forecast.ahead_bytes) == (before.window_bytes + ahead, 0)
+        assert cached_growth_rows(store, cache, WIDTH, window(30), "store", 0, now)[1] == "cached"
 
 
 def test_the_cached_report_equals_the_rows_and_the_store(written, cache):

@@ -59,6 +59,7 @@ class Forecast:
     passes_at: datetime | None
     verdict: str
     basis: str
+    ahead_bytes: int = 0  # dated after ``now`` (a writer's clock ahead, or planted ids): left out of the rate
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ def forecast(current_bytes: int, window_bytes: int, window_start: float, now: fl
     basis = (f"{now_text}; {rate_text}. Days left = (budget - now) / rate. Rows pruned since are not seen, and "
              "the files on disk hold more than the rows (pages, indexes, free space: see the file facts).")
     return Forecast(budget_bytes if budget_bytes and budget_bytes > 0 else None, current_bytes, start, at,
-                    window_days, window_bytes, rate, days_left, passes_at, verdict, basis)
+                    window_days, window_bytes, rate, days_left, passes_at, verdict, basis, ahead_bytes)
 
 
 def _days(days: float) -> str:
@@ -146,6 +147,12 @@ class _Remembered:
     views: list[GrowthRows]
     token: object  # ``growth_change_token`` read before the views (None: the store has none)
     fingerprint: object  # ``growth_fingerprint`` read before the views (None: not read yet)
+    now: float  # the time the views were read for
+
+    def holds_at(self, now: float) -> bool:
+        """Whether the views are those of ``now`` (in the same bucket, the key says): read at ``now``, or
+        earlier with nothing in the bucket dated after that time (so nothing between it and ``now``)."""
+        return now == self.now or (now > self.now and not self.views[0].ahead_bytes)
 
 
 _REMEMBERED: OrderedDict[tuple, _Remembered] = OrderedDict()  # the newest reports' rows, per store and grouping
@@ -154,17 +161,19 @@ _LOCK = threading.Lock()
 
 
 def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: int,
-                           cache: FactCache | None = None) -> GrowthRows:
+                           cache: FactCache | None = None, now: float | None = None) -> GrowthRows:
     """``store.growth_rows``, remembered while the store is unchanged (``remembered_growth_views``). With an
     analysis ``cache``, day buckets are summed from the day rows kept there (``growth_summaries``): this
     process, another one or the next CLI run reads from the store only the threads written since, and the
     store's totals."""
+    now = time.time() if now is None else float(now)
     if cacheable(store, cache, width, since):  # itself what changed since the last report, and no more
-        return cached_growth_rows(store, cache, width, since, by, top)[0]
-    return remembered_growth_views(store, width, since, [(by, top)])[0]
+        return cached_growth_rows(store, cache, width, since, by, top, now)[0]
+    return remembered_growth_views(store, width, since, [(by, top)], now)[0]
 
 
-def remembered_growth_views(store: Store, width: int, since: int, asks: list[tuple[str, int]]) -> list[GrowthRows]:
+def remembered_growth_views(store: Store, width: int, since: int, asks: list[tuple[str, int]],
+                            now: float | None = None) -> list[GrowthRows]:
     """``store_growth_views`` (every grouping asked, from one statement), remembered while the store is
     unchanged, so the Health page's reruns and each scrape of a store that did not move cost next to nothing.
 
@@ -173,27 +182,34 @@ def remembered_growth_views(store: Store, width: int, since: int, asks: list[tup
     it moved (a commit anywhere in the database or cluster), its ``growth_fingerprint`` (each table's rows,
     summed stored lengths and id range: one aggregate over lengths) is the one read before them. The first
     report reads the token and the rows alone; each value is read before the rows it vouches for, so a
-    commit in between makes the next report read them again."""
+    commit in between makes the next report read them again.
+
+    The views depend on ``now`` only through the bytes of its bucket dated after it (``ahead_bytes``): the
+    bucket is part of the key, and views read earlier in it hold for a later ``now`` when none were
+    (``_Remembered.holds_at``), else they are read again."""
+    now = time.time() if now is None else float(now)
     fingerprint = getattr(store, "growth_fingerprint", None)
     if fingerprint is None:
-        return store_growth_views(store, width, since, asks)
+        return store_growth_views(store, width, since, asks, now)
     changed = getattr(store, "growth_change_token", None)
     token = changed() if callable(changed) else None
-    key = (store.identity, width, since, tuple(asks))
+    key = (store.identity, width, since, tuple(asks), math.floor(now / width))
     with _LOCK:
         held = _REMEMBERED.get(key)
         if held is not None:
             _REMEMBERED.move_to_end(key)
-            if token is not None and held.token == token:
+            if not held.holds_at(now):
+                held = None
+            elif token is not None and held.token == token:
                 return held.views
     printed = fingerprint() if held is not None or token is None else None
     if held is not None and held.fingerprint is not None and held.fingerprint == printed:
         with _LOCK:
             held.token = token
         return held.views
-    found = store_growth_views(store, width, since, asks)
+    found = store_growth_views(store, width, since, asks, now)
     with _LOCK:
-        _REMEMBERED[key] = _Remembered(found, token, printed)
+        _REMEMBERED[key] = _Remembered(found, token, printed, now)
         _REMEMBERED.move_to_end(key)
         while len(_REMEMBERED) > _REMEMBER:
             _REMEMBERED.popitem(last=False)
@@ -228,9 +244,9 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
     # by thread the rows are the top threads' alone: the window's total (shares, the forecast's rate) is the store's
     asks = [(by, top), ("store", 0)] if by == "thread" and top else [(by, top)]
     if cacheable(store, cache, width, window_start):  # one read of what changed since the last report, and no more
-        views = cached_growth_views(store, cache, window_start, asks, background=True)[0]
+        views = cached_growth_views(store, cache, window_start, asks, background=True, now=now)[0]
     else:
-        views = remembered_growth_views(store, width, window_start, asks)
+        views = remembered_growth_views(store, width, window_start, asks, now)
     found, whole = views[0], views[-1]
     points = _points(found, by)
     window_bytes = sum(r.bytes for r in whole.rows)
@@ -248,9 +264,11 @@ def growth_report(store: Store, by: str = "store", bucket: str = "day", since_da
 
 
 def dated_after(rows: GrowthRows, now: float) -> int:
-    """The bytes of ``rows`` in buckets that start after ``now``: ids dated in the future by a writer whose clock is
-    ahead (or planted), which no rate over a window ending now may count."""
-    return sum(r.bytes for r in rows.rows if r.bucket > now)
+    """The bytes of ``rows`` dated after ``now``: ids dated in the future by a writer whose clock is ahead (or
+    planted), which no rate over a window ending now may count. Those of buckets that start after ``now``, and
+    in the bucket holding ``now`` those the store's statement counted apart (``ahead_bytes``, of rows read for
+    this ``now``, or an earlier one when none were)."""
+    return sum(r.bytes for r in rows.rows if r.bucket > now) + rows.ahead_bytes
 
 
 def rate_start(rows: GrowthRows, window_start: int, window_bytes: int) -> int:

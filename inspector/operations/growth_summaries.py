@@ -21,11 +21,21 @@ from __future__ import annotations
 import contextlib
 import heapq
 import threading
+import time
 from typing import Any
 
 from ..fact_cache import FactCache
 from ..store import Store
-from ..store.growth_rows import Grower, GrowthRow, GrowthRows, ThreadGrowth, check_growth_args, row_order
+from ..store.growth_rows import (
+    Grower,
+    GrowthRow,
+    GrowthRows,
+    ThreadGrowth,
+    check_growth_args,
+    head_of_ticks,
+    now_ticks,
+    row_order,
+)
 from ..store.not_utf8 import stored_bytes
 
 WIDTH = 86_400  # the cached bucket: a day
@@ -71,9 +81,10 @@ def _totals(cells: list, rows: list[GrowthRow]) -> tuple[int, int, int, int]:
 
 
 def _summed(cache: FactCache, identity: str, live: ThreadGrowth, live_threads: list, cells: list, since: int | None,
-            by: str, top: int, basis: str) -> GrowthRows:
+            by: str, top: int, basis: str, now: float) -> GrowthRows:
     """The report's ``GrowthRows`` from the cached ``cells`` (every thread but ``live_threads``) and the rows
-    of the live threads."""
+    of the live threads (read for ``now``: every thread holding an id dated after it is among them, so their
+    ``ahead_bytes`` are the store's)."""
     low = since
     grouped: dict[tuple, list[int]] = {}
     channels: dict[Any, list[int]] = {}
@@ -115,17 +126,17 @@ def _summed(cache: FactCache, identity: str, live: ThreadGrowth, live_threads: l
     rows = sorted((GrowthRow(day, t, c, p, k, n) for (day, t, c, p), (k, n) in grouped.items()), key=row_order)
     return GrowthRows(WIDTH, since, rows, untimed[0], untimed[1], basis, top_threads,
                       _ranked({c: tuple(v) for c, v in channels.items()}, top) if top else [],
-                      dated[1] + untimed[1], dated[0] + untimed[0])
+                      dated[1] + untimed[1], dated[0] + untimed[0], live.ahead_bytes, now)
 
 
 def store_growth_views(store: Store, bucket_seconds: int, since: int | None,
-                       asks: list[tuple[str, int]]) -> list[GrowthRows]:
+                       asks: list[tuple[str, int]], now: float | None = None) -> list[GrowthRows]:
     """``store.growth_rows`` for each ask ``(by, top)``: from one statement where the store reads them together
     (``growth_views``)."""
     views = getattr(store, "growth_views", None)
     if callable(views):
-        return views(bucket_seconds, since, list(asks))
-    return [store.growth_rows(bucket_seconds, since, by, top) for by, top in asks]
+        return views(bucket_seconds, since, list(asks), now)
+    return [store.growth_rows(bucket_seconds, since, by, top, now) for by, top in asks]
 
 
 def _storable(rows: list[GrowthRow]) -> bool:
@@ -133,52 +144,59 @@ def _storable(rows: list[GrowthRow]) -> bool:
 
 
 def cached_growth_rows(store: Store, cache: FactCache, bucket_seconds: int, since: int | None, by: str,
-                       top: int) -> tuple[GrowthRows, str]:
+                       top: int, now: float | None = None) -> tuple[GrowthRows, str]:
     """``store.growth_rows`` summed from the day rows in ``cache`` (see the module's docstring), and how:
     ``cached`` (threads written since the cut read from the store), ``filled`` (every thread read, the cache
     filled) or ``store`` (the cache could not be used: read from the store)."""
-    found, how = cached_growth_views(store, cache, since, [(by, top)])
+    found, how = cached_growth_views(store, cache, since, [(by, top)], now=now)
     return found[0], how
 
 
 def cached_growth_views(store: Store, cache: FactCache, since: int | None, asks: list[tuple[str, int]],
-                        background: bool = False) -> tuple[list[GrowthRows], str]:
+                        background: bool = False, now: float | None = None) -> tuple[list[GrowthRows], str]:
     """``cached_growth_rows`` for several groupings ``(by, top)`` of one window, from one read of the store.
     ``background``: when the cache holds no rows that add up, answer from the store (``growth_rows``, as
-    without a cache) and fill the cache in a thread (``fill_in_background``; how: ``filling``)."""
+    without a cache) and fill the cache in a thread (``fill_in_background``; how: ``filling``).
+
+    ``now``: the time the report is for (None: the clock). The threads read from the store are those holding
+    an id past the cut or dated after ``now`` (the lesser of the two is the one compared), so that what the
+    store's statement counts of ``now``'s bucket after ``now`` (``ahead_bytes``) is the whole store's."""
     for by, top in asks:
         check_growth_args(WIDTH, by, top)  # as the store would
     identity, basis = store.identity, getattr(store, "GROWTH_CHANNEL_BASIS", "")
+    now = time.time() if now is None else float(now)
 
     def direct() -> list[GrowthRows]:
-        return store_growth_views(store, WIDTH, since, asks)
+        return store_growth_views(store, WIDTH, since, asks, now)
 
     try:
         held = cache.growth_cut(identity)
         if held is not None:
-            live = store.growth_thread_rows(WIDTH, held[0])
+            live = store.growth_thread_rows(WIDTH, min(held[0], head_of_ticks(now_ticks(now))), now)
             threads = list(dict.fromkeys(r.thread_id for r in live.rows))
             if len(threads) <= LIVE_MAX and _storable(live.rows):
                 cells = cache.growth_cells(identity, threads)
                 if _totals(cells, live.rows) == live.totals:
-                    return [_summed(cache, identity, live, threads, cells, since, by, top, basis)
+                    return [_summed(cache, identity, live, threads, cells, since, by, top, basis, now)
                             for by, top in asks], "cached"
         if background:
             found = direct()
             fill_in_background(store, cache)
             return found, "filling"
-        whole = fill(store, cache)
+        whole = fill(store, cache, now)
         if whole is None:
             return direct(), "store"
-        empty, cells = ThreadGrowth([], whole.cut, whole.totals), cache.growth_cells(identity, [])
-        return [_summed(cache, identity, empty, [], cells, since, by, top, basis) for by, top in asks], "filled"
+        empty = ThreadGrowth([], whole.cut, whole.totals, whole.ahead_bytes)
+        cells = cache.growth_cells(identity, [])
+        return [_summed(cache, identity, empty, [], cells, since, by, top, basis, now) for by, top in asks], "filled"
     except _cache_errors():
         return direct(), "store"
 
 
-def fill(store: Store, cache: FactCache) -> ThreadGrowth | None:
-    """Read every thread's day rows and keep them in the cache (None: ids the cache cannot hold, not kept)."""
-    whole = store.growth_thread_rows(WIDTH, None)
+def fill(store: Store, cache: FactCache, now: float | None = None) -> ThreadGrowth | None:
+    """Read every thread's day rows and keep them in the cache (None: ids the cache cannot hold, not kept);
+    ``now``: the time the rows are read for (their ``ahead_bytes``; the rows kept do not depend on it)."""
+    whole = store.growth_thread_rows(WIDTH, None, now)
     if not _storable(whole.rows):
         return None
     cache.replace_growth_rows(store.identity, whole.cut, whole.rows)

@@ -43,8 +43,8 @@ class MetricsSnapshot:
 
 def written_since(store: Store, seconds: int, now: float) -> int:
     """Bytes stored by checkpoints dated in the last ``seconds`` (their rows, blobs and writes); ids dated after
-    ``now``'s bucket (a writer's clock ahead) are not in the last hour or day."""
-    found = store.growth_rows(seconds, int(now) - seconds, by="store")
+    ``now`` (a writer's clock ahead), in later buckets or in now's own, are not in the last hour or day."""
+    found = store.growth_rows(seconds, int(now) - seconds, by="store", now=now)
     return sum(r.bytes for r in found.rows) - dated_after(found, now)
 
 
@@ -58,7 +58,7 @@ def metrics_snapshot(store: Store, oversize_state_bytes: int, disk_budget_bytes:
     largest = store.threads(limit=1, sort="stored")
     states = store.newest_state_sizes(oversize_state_bytes)
     window_start = int(now - FORECAST_DAYS * DAY)
-    window = store.growth_rows(DAY, window_start, by="store")
+    window = store.growth_rows(DAY, window_start, by="store", now=now)
     window_bytes = sum(r.bytes for r in window.rows)
     start = rate_start(window, window_start, window_bytes)  # a store younger than the window: over its own life
     ahead = dated_after(window, now)

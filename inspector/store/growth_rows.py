@@ -9,7 +9,9 @@ checkpoint row itself: on SQLite every channel value is inside it), ``blobs`` (P
 checkpoint names) carry no time: they are counted in ``untimed_*``.
 
 Each backend writes one SQL relation of dated rows, ``(b, t, c, p, k, n)``: bucket start (``BEFORE`` the
-window, NULL when not dated), thread, channel, part, checkpoints, bytes; ``growth_views_sql`` aggregates
+window, NULL when not dated; in the bucket holding now, ``ahead_label`` for an id dated after now, so that
+the same statement says how much a writer whose clock is ahead stored: ``split_rows``), thread, channel,
+part, checkpoints, bytes; ``growth_views_sql`` aggregates
 it in the database in one statement for every grouping a report asks (a few cells per bucket, channel and
 part, the window's top threads and, by thread, their rows), so what comes back is a few rows, not one
 per stored row; ``growth_sql`` does the same for one grouping, by thread and channel too.
@@ -51,6 +53,7 @@ class ThreadGrowth(NamedTuple):
     rows: list[GrowthRow]
     cut: str
     totals: tuple[int, int, int, int]
+    ahead_bytes: int = 0  # bytes of ``rows`` dated after the now they were read at, in its bucket
 
 
 class Grower(NamedTuple):
@@ -66,7 +69,9 @@ class GrowthRows:
     ``rows`` are grouped by bucket, part and the keys asked for (``by``: a key not asked for is ""; by thread
     with ``top``, the top threads' rows alone);
     ``top_threads`` and ``top_channels``: the window's largest, when asked for (``top``);
-    ``stored_bytes`` and ``checkpoints``: every row of the store, dated or not, in the window or before.
+    ``stored_bytes`` and ``checkpoints``: every row of the store, dated or not, in the window or before;
+    ``ahead_bytes``: the bytes of ``rows`` in the bucket holding ``now`` (the time they were read for) dated
+    after it (a writer's clock ahead, or a planted id): not yet written at ``now``.
     """
 
     bucket_seconds: int
@@ -79,6 +84,8 @@ class GrowthRows:
     top_channels: list[Grower] = field(default_factory=list)
     stored_bytes: int = 0
     checkpoints: int = 0
+    ahead_bytes: int = 0
+    now: float | None = field(default=None, compare=False)  # what the rows were read for, not what they say
 
 
 def check_growth_by(by: Any) -> None:
@@ -111,8 +118,7 @@ UUID6_HEAD_REGEX = "^[0-9a-f]{8}-[0-9a-f]{4}-6[0-9a-f]{3}"
 
 def id_floor(since: int | None) -> str:
     """The smallest uuid6 text dated at or after ``since``: uuid6 ids sort by time as text."""
-    digits = f"{since_ticks(since):015x}"
-    return f"{digits[:8]}-{digits[8:12]}-6{digits[12:15]}"
+    return head_of_ticks(since_ticks(since))
 
 
 def tick_of_head(head: str) -> int | None:
@@ -156,23 +162,74 @@ def compared_buckets(width: int, since: int | None, now: float) -> tuple[list[in
     return [low] + list(range((low // width + 1) * width, high, width)) + [high], before
 
 
+def now_ticks(now: float) -> int:
+    """``now`` (seconds since 1970) as a uuid6 timestamp, to the microsecond: an id is dated after ``now``
+    when its timestamp is greater."""
+    return int(round(now * 1_000_000)) * 10 + UUID_EPOCH_OFFSET
+
+
+def head_of_ticks(ticks: int) -> str:
+    """The first 18 characters of a uuid6 id with this timestamp: the smallest id text dated at it."""
+    digits = f"{ticks:015x}"
+    return f"{digits[:8]}-{digits[8:12]}-6{digits[12:15]}"
+
+
+def ahead_label(width: int, now: float) -> int | None:
+    """The bucket a statement gives a row of ``now``'s bucket dated after ``now``: that bucket's start plus one
+    second (it sorts inside the bucket, after its start, so a least bucket stays the least id's); None for
+    buckets of one second (not split)."""
+    return math.floor(now / width) * width + 1 if width > 1 else None
+
+
+def compared_edges(width: int, since: int | None, now: float) -> tuple[list[str], list[int], bool]:
+    """``compared_buckets`` as the first id text of each bucket a statement compares ids with (and the last
+    one's end) and each bucket's label (its start), ``now``'s bucket split at ``now``: its ids dated after it
+    are labelled ``ahead_label``. And whether an id before the first edge is before the window."""
+    points, before = compared_buckets(width, since, now)
+    edges, labels = [id_floor(p) for p in points], [p // width * width for p in points[:-1]]
+    ahead = ahead_label(width, now)
+    if ahead is not None and ahead - 1 in labels:
+        at, split = labels.index(ahead - 1), head_of_ticks(now_ticks(now) + 1)
+        if edges[at] < split < edges[at + 1]:
+            edges.insert(at + 1, split)
+            labels.insert(at + 1, ahead)
+    return edges, labels, before
+
+
+def split_rows(rows: list[GrowthRow], ahead: int | None) -> tuple[list[GrowthRow], int]:
+    """Rows read with ``now``'s bucket split (``ahead_label`` ``ahead``), the split undone (the rows dated
+    after now back in their bucket, summed with the others of their keys), and those rows' bytes."""
+    if ahead is None or not any(r.bucket == ahead for r in rows):
+        return rows, 0
+    summed: dict[tuple, list[int]] = {}
+    after = 0
+    for r in rows:
+        bucket = r.bucket
+        if bucket == ahead:
+            bucket, after = ahead - 1, after + r.bytes
+        entry = summed.setdefault((bucket, r.thread_id, r.channel, r.part), [0, 0])
+        entry[0] += r.checkpoints
+        entry[1] += r.bytes
+    return [GrowthRow(*key, k, n) for key, (k, n) in summed.items()], after
+
+
 def id_range_bucket(column: str, width: int, since: int | None, now: float, fallback: str) -> str:
     """A SQL expression giving a uuid6 ``column``'s bucket (as ``bucket_of``) by comparing the id as text
     with each bucket's first id (a binary search: ids sort by time), for the buckets from ``since`` to just
-    after ``now`` (at most ``MAX_SPLITS``, ``compared_buckets``); ``fallback`` (SQL, computing ``bucket_of``)
-    dates the rest. The literals are hex digits this function wrote, never text from the data."""
-    points, before = compared_buckets(width, since, now)
-    labels = [p // width * width for p in points[:-1]]
+    after ``now`` (at most ``MAX_SPLITS``, ``compared_edges``: ``now``'s bucket split at ``now``);
+    ``fallback`` (SQL, computing ``bucket_of``) dates the rest. The literals are hex digits this function
+    wrote, never text from the data."""
+    edges, labels, before = compared_edges(width, since, now)
 
-    def tree(lo: int, hi: int) -> str:  # labels[lo:hi] between points[lo] and points[hi]
+    def tree(lo: int, hi: int) -> str:  # labels[lo:hi] between edges[lo] and edges[hi]
         if hi - lo == 1:
             return str(labels[lo])
         mid = (lo + hi) // 2
-        return f"CASE WHEN {column} < '{id_floor(points[mid])}' THEN {tree(lo, mid)} ELSE {tree(mid, hi)} END"
+        return f"CASE WHEN {column} < '{edges[mid]}' THEN {tree(lo, mid)} ELSE {tree(mid, hi)} END"
 
     below = str(BEFORE) if before else fallback
-    return (f"CASE WHEN {column} < '{id_floor(points[0])}' THEN {below} "
-            f"WHEN {column} >= '{id_floor(points[-1])}' THEN {fallback} ELSE {tree(0, len(labels))} END")
+    return (f"CASE WHEN {column} < '{edges[0]}' THEN {below} "
+            f"WHEN {column} >= '{edges[-1]}' THEN {fallback} ELSE {tree(0, len(labels))} END")
 
 
 NO_INT, NO_TEXT = "CAST(NULL AS BIGINT)", "CAST(NULL AS TEXT)"  # typed, for PostgreSQL's UNION
@@ -247,8 +304,9 @@ def thread_growth_sql(dated: str, live: str, cut: str | None, totals: str) -> st
             f"{cut_row}UNION ALL {totals}")
 
 
-def thread_growth(found: Iterable[tuple], cut: str = "") -> ThreadGrowth:
-    """``ThreadGrowth`` from the rows of ``thread_growth_sql`` (``cut``: the one it was asked from, if any)."""
+def thread_growth(found: Iterable[tuple], cut: str = "", ahead: int | None = None) -> ThreadGrowth:
+    """``ThreadGrowth`` from the rows of ``thread_growth_sql`` (``cut``: the one it was asked from, if any;
+    ``ahead``: the ``ahead_label`` the statement split now's bucket with)."""
     rows, totals = [], {"checkpoint": (0, 0), "writes": (0, 0), "blobs": (0, 0)}
     for kind, bucket, thread_id, channel, part, checkpoints, size in found:
         if kind == "row":
@@ -258,7 +316,8 @@ def thread_growth(found: Iterable[tuple], cut: str = "") -> ThreadGrowth:
             cut = channel if channel is not None else ""
         else:
             totals[part] = (int(checkpoints or 0), int(size or 0))
-    return ThreadGrowth(rows, cut, (*totals["checkpoint"], totals["writes"][1], totals["blobs"][1]))
+    rows, after = split_rows(rows, ahead)
+    return ThreadGrowth(rows, cut, (*totals["checkpoint"], totals["writes"][1], totals["blobs"][1]), after)
 
 
 def text_order(key: Any) -> tuple:
@@ -272,8 +331,9 @@ def row_order(row: GrowthRow) -> tuple:
 
 
 def growth_result(found: Iterable[tuple], bucket_seconds: int, since: int | None, basis: str,
-                  by: str | None = None, top: int = 0) -> GrowthRows:
-    """``GrowthRows`` from the rows of ``growth_sql`` (``by`` and ``top`` as asked of it)."""
+                  by: str | None = None, top: int = 0, now: float | None = None) -> GrowthRows:
+    """``GrowthRows`` from the rows of ``growth_sql`` (``by`` and ``top`` as asked of it; ``now``: where it split
+    now's bucket, ``compared_edges``)."""
     rows, threads, channels = [], [], []
     totals = {"dated": (0, 0), "untimed": (0, 0)}
     cells: dict[tuple, list[int]] = {}
@@ -301,7 +361,8 @@ def growth_result(found: Iterable[tuple], bucket_seconds: int, since: int | None
     if grown and top:
         ranked = sorted(grown.items(), key=lambda kv: (-kv[1][1], text_order(kv[0])))[:top]
         channels = [Grower(key, c, n) for key, (c, n) in ranked]
+    rows, after = split_rows(rows, None if now is None else ahead_label(bucket_seconds, now))
     rows.sort(key=row_order)
     untimed_checkpoints, untimed_bytes = totals["untimed"]
     return GrowthRows(bucket_seconds, since, rows, untimed_checkpoints, untimed_bytes, basis, threads, channels,
-                      totals["dated"][1] + untimed_bytes, totals["dated"][0] + untimed_checkpoints)
+                      totals["dated"][1] + untimed_bytes, totals["dated"][0] + untimed_checkpoints, after, now)

@@ -18,6 +18,7 @@ from .growth_rows import (
     Grower,
     GrowthRow,
     GrowthRows,
+    ahead_label,
     check_growth_args,
     check_growth_by,
     row_order,
@@ -98,13 +99,19 @@ def sql_order(key: Any) -> tuple:
 
 
 def growth_views_result(found: Iterable[tuple], bucket_seconds: int, since: int | None, basis: str,
-                        asks: Iterable[tuple[str, int]]) -> list[GrowthRows]:
-    """Each ask's ``GrowthRows`` (as ``growth_rows`` would return it) from the rows of ``growth_views_sql``."""
+                        asks: Iterable[tuple[str, int]], now: float | None = None) -> list[GrowthRows]:
+    """Each ask's ``GrowthRows`` (as ``growth_rows`` would return it) from the rows of ``growth_views_sql``
+    (``now``: where the dated rows split now's bucket, ``compared_edges``: its rows dated after it are in
+    its bucket, and their bytes are each view's ``ahead_bytes``)."""
     cells: list[tuple] = []
     ranked: list[Grower] = []
     thread_rows: list[tuple] = []
+    ahead, after = (None if now is None else ahead_label(bucket_seconds, now)), 0
     for kind, bucket, thread_id, channel, part, checkpoints, size in found:
         checkpoints, size = int(checkpoints or 0), int(size or 0)
+        if bucket is not None and bucket == ahead:
+            bucket -= 1  # back in now's bucket
+            after += size if kind == "cell" else 0
         if kind == "cell":
             cells.append((None if bucket is None else int(bucket), channel, part, checkpoints, size))
         elif kind == "thread":
@@ -141,5 +148,5 @@ def growth_views_result(found: Iterable[tuple], bucket_seconds: int, since: int 
         rows = sorted((GrowthRow(b, t, c, p, k, n) for (b, t, c, p), (k, n) in summed.items()), key=row_order)
         views.append(GrowthRows(bucket_seconds, since, rows, untimed[0], untimed[1], basis,
                                 ranked[:top] if top else [], channels[:top] if top else [],
-                                dated[1] + untimed[1], dated[0] + untimed[0]))
+                                dated[1] + untimed[1], dated[0] + untimed[0], after, now))
     return views

@@ -252,7 +252,7 @@ class Store(Protocol):
         ...
 
     def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
-                    top: int = 0) -> "GrowthRows":
+                    top: int = 0, now: float | None = None) -> "GrowthRows":
         """Stored bytes and checkpoints per time bucket, dated by the uuid6 checkpoint ids (see ``growth_rows``),
         aggregated by the database.
 
@@ -262,33 +262,39 @@ class Store(Protocol):
             by: ``store``, ``channel`` or ``thread``: the key the rows keep besides bucket and part (None:
                 thread and channel).
             top: How many of the window's largest threads and channels to rank (0: none).
+            now: The time the rows are read for (None: the clock): in its bucket, the bytes dated after it are
+                counted apart too (``ahead_bytes``), by the same statement.
 
         Returns:
             ``GrowthRows``: one row per bucket, part and key (checkpoint rows, blob rows, writes), from lengths
-            alone; the top threads and channels; the rows that carry no time; the store's totals.
+            alone; the top threads and channels; the rows that carry no time; the store's totals; the bytes
+            of now's bucket dated after now.
 
         Raises:
             StoreError: The store cannot list its rows (a saver read through its API).
         """
         ...
 
-    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]]) -> list["GrowthRows"]:
+    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
+                     now: float | None = None) -> list["GrowthRows"]:
         """``growth_rows`` for several groupings of one window, in one statement (one view of the store).
 
         Args:
             bucket_seconds: The buckets' width, as for ``growth_rows``.
             since: The window's start, as for ``growth_rows``.
             asks: ``(by, top)`` pairs, ``by`` one of ``store``, ``channel`` or ``thread``.
+            now: As for ``growth_rows``.
 
         Returns:
-            One ``GrowthRows`` per ask, each equal to ``growth_rows(bucket_seconds, since, by, top)``.
+            One ``GrowthRows`` per ask, each equal to ``growth_rows(bucket_seconds, since, by, top, now)``.
 
         Raises:
             StoreError: The store cannot list its rows (a saver read through its API).
         """
         ...
 
-    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> "ThreadGrowth":
+    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None,
+                           now: float | None = None) -> "ThreadGrowth":
         """Each thread's stored bytes per time bucket, channel and part (no window), in one statement, for the
         growth rows the analysis cache keeps (``operations.growth_summaries``).
 
@@ -296,11 +302,12 @@ class Store(Protocol):
             bucket_seconds: The buckets' width, as for ``growth_rows``.
             cut: None: every thread; else only the threads holding a uuid6 id greater than ``cut`` (the
                 threads written since the store's greatest id was ``cut``).
+            now: As for ``growth_rows``: the rows' bytes in now's bucket dated after it are counted apart.
 
         Returns:
             ``ThreadGrowth``: those rows (bucket None: not dated), the store's greatest uuid6 id (when every
             thread was read) and the store's totals (checkpoint rows, their bytes, the writes' bytes, the
-            blob rows' bytes), all from one view of the store.
+            blob rows' bytes), all from one view of the store; and the rows' bytes dated after now in its bucket.
 
         Raises:
             StoreError: The store cannot list its rows (a saver read through its API).

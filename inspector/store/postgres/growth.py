@@ -28,11 +28,11 @@ from ..growth_rows import (
     UUID_EPOCH_OFFSET,
     GrowthRows,
     ThreadGrowth,
+    ahead_label,
     check_growth_args,
-    compared_buckets,
+    compared_edges,
     growth_result,
     growth_sql_grouping_sets,
-    id_floor,
     since_ticks,
     thread_growth,
     thread_growth_sql,
@@ -88,29 +88,29 @@ def _uuid6_head(column: str) -> str:
 LEAF_BUCKETS = 8  # buckets one width_bucket searches (it walks its array: short ones, under a tree of comparisons)
 
 
-def _dated_by(column: str, width: int, since: int | None) -> str:
+def _dated_by(column: str, width: int, since: int | None, now: float) -> str:
     """A uuid6 ``column``'s bucket (``bucket_of``): for the buckets around now (those ``id_range_bucket``
-    compares, at most ``MAX_SPLITS``), found by comparing the id as text ("C" collation) with each bucket's
-    first id (a tree of comparisons down to ``LEAF_BUCKETS`` buckets, searched by one ``width_bucket``); an
-    id outside them is decoded (``_ticks``). An id whose first 18 characters are not a uuid6's (dashes, version
-    digit, hex digits: ``_uuid6_head``) carries no time, as on SQLite."""
+    compares, at most ``MAX_SPLITS``, now's split at ``now``: ``compared_edges``), found by comparing the id
+    as text ("C" collation) with each bucket's first id (a tree of comparisons down to ``LEAF_BUCKETS``
+    buckets of consecutive starts, searched by one ``width_bucket``); an id outside them is decoded
+    (``_ticks``). An id whose first 18 characters are not a uuid6's (dashes, version digit, hex digits:
+    ``_uuid6_head``) carries no time, as on SQLite."""
     fallback = _bucket(_ticks(column), width, since)
-    points, before = compared_buckets(width, since, time.time())
-    low, high = points[0], points[-1]
+    edges, labels, before = compared_edges(width, since, now)
     as_text = column + ' COLLATE "C"'  # ids compared byte by byte, whatever the database's collation
 
-    def tree(lo: int, hi: int) -> str:  # the buckets lo..hi-1, between points[lo] and points[hi]
+    def tree(lo: int, hi: int) -> str:  # the buckets lo..hi-1, between edges[lo] and edges[hi]
         if hi - lo == 1:
-            return str((low // width + lo) * width)
-        if hi - lo <= LEAF_BUCKETS:
-            starts = ", ".join(f"'{id_floor(p)}'" for p in points[lo + 1:hi])
-            return f"({low // width + lo} + width_bucket({as_text}, ARRAY[{starts}]::text[])) * {width}"
+            return str(labels[lo])
+        if hi - lo <= LEAF_BUCKETS and labels[hi - 1] - labels[lo] == (hi - 1 - lo) * width:
+            starts = ", ".join(f"'{e}'" for e in edges[lo + 1:hi])
+            return f"({labels[lo] // width} + width_bucket({as_text}, ARRAY[{starts}]::text[])) * {width}"
         mid = (lo + hi) // 2
-        return f"CASE WHEN {as_text} < '{id_floor(points[mid])}' THEN {tree(lo, mid)} ELSE {tree(mid, hi)} END"
+        return f"CASE WHEN {as_text} < '{edges[mid]}' THEN {tree(lo, mid)} ELSE {tree(mid, hi)} END"
 
     return (f"CASE WHEN {_uuid6_head(column)} THEN CASE "
-            f"WHEN {as_text} < '{id_floor(low)}' THEN {BEFORE if before else fallback} "
-            f"WHEN {as_text} >= '{id_floor(high)}' THEN {fallback} ELSE {tree(0, len(points) - 1)} END END")
+            f"WHEN {as_text} < '{edges[0]}' THEN {BEFORE if before else fallback} "
+            f"WHEN {as_text} >= '{edges[-1]}' THEN {fallback} ELSE {tree(0, len(labels))} END END")
 
 
 # A blob's bucket, under CASE: a window's condition on it stays above the outer join (on the column itself it
@@ -118,8 +118,9 @@ def _dated_by(column: str, width: int, since: int | None) -> str:
 _KEPT_ABOVE_JOIN = "CASE WHEN {0} IS NOT NULL THEN {0} END"
 
 
-def _dated(width: int, since: int | None, blob_channels: int | None, among: str = "") -> str:
-    """The dated rows; ``blob_channels``: how many channels hold blob rows, named by the parameters of
+def _dated(width: int, since: int | None, blob_channels: int | None, now: float, among: str = "") -> str:
+    """The dated rows, ``now``'s bucket split at ``now`` (``compared_edges``); ``blob_channels``: how many
+    channels hold blob rows, named by the parameters of
     ``_params`` (each checkpoint's version of each is read once), None to expand every channel's;
     ``among``: a condition on ``thread_id`` every table is read under ("": every row).
 
@@ -142,7 +143,7 @@ def _dated(width: int, since: int | None, blob_channels: int | None, among: str 
     WITH cp AS MATERIALIZED (
         SELECT thread_id, checkpoint_ns, checkpoint_id{kept},
                pg_column_size(checkpoint) + coalesce(pg_column_size(metadata), 0) AS n,
-               {_dated_by('checkpoint_id', width, since)} AS b
+               {_dated_by('checkpoint_id', width, since, now)} AS b
         FROM checkpoints {where}),
     first_of_version AS (
         SELECT thread_id, checkpoint_ns, channel, version,
@@ -155,7 +156,7 @@ def _dated(width: int, since: int | None, blob_channels: int | None, among: str 
         FROM (SELECT * FROM checkpoint_blobs {where}) bl LEFT JOIN first_of_version f
           ON f.thread_id = bl.thread_id AND f.checkpoint_ns = bl.checkpoint_ns AND f.channel = bl.channel
          AND f.version = bl.version
-    UNION ALL SELECT {_dated_by('checkpoint_id', width, since)}, thread_id, channel, 'writes', 0,
+    UNION ALL SELECT {_dated_by('checkpoint_id', width, since, now)}, thread_id, channel, 'writes', 0,
         coalesce(octet_length(blob), 0) FROM checkpoint_writes {where}
     """
 
@@ -188,21 +189,24 @@ class PgGrowth:
     GROWTH_CHANNEL_BASIS = PG_CHANNEL_BASIS
 
     def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
-                    top: int = 0) -> GrowthRows:
+                    top: int = 0, now: float | None = None) -> GrowthRows:
         check_growth_args(bucket_seconds, by, top)
+        now = time.time() if now is None else float(now)
         if by is not None:
-            return self.growth_views(bucket_seconds, since, [(by, top)])[0]
-        return growth_result(self._growth_read(bucket_seconds, since, lambda dated, _: growth_sql_grouping_sets(
-            dated, by, top)), bucket_seconds, since, PG_CHANNEL_BASIS)
+            return self.growth_views(bucket_seconds, since, [(by, top)], now)[0]
+        return growth_result(self._growth_read(bucket_seconds, since, now, lambda dated, _: growth_sql_grouping_sets(
+            dated, by, top)), bucket_seconds, since, PG_CHANNEL_BASIS, now=now)
 
-    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]]) -> list[GrowthRows]:
+    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
+                     now: float | None = None) -> list[GrowthRows]:
         """``growth_rows`` for each ask ``(by, top)`` of one window, from one statement (by thread, the top
         threads' rows read again, those threads alone)."""
         check_growth_views(bucket_seconds, asks)
+        now = time.time() if now is None else float(now)
         again = views_shape(asks)[1] == "top"
-        found = self._growth_read(bucket_seconds, since, lambda dated, top_dated: growth_views_sql(
+        found = self._growth_read(bucket_seconds, since, now, lambda dated, top_dated: growth_views_sql(
             dated, asks, True, top_dated if again else None), 2 if again else 1, checked=True)
-        return growth_views_result(found, bucket_seconds, since, PG_CHANNEL_BASIS, asks)
+        return growth_views_result(found, bucket_seconds, since, PG_CHANNEL_BASIS, asks, now)
 
     def _blob_channels(self, fresh: bool = True) -> list[str] | None:
         """The channels holding blob rows (None: more than ``MAX_BLOB_CHANNELS``), read again when ``fresh``,
@@ -214,7 +218,7 @@ class PgGrowth:
             self._growth_channels = held
         return held
 
-    def _growth_read(self, bucket_seconds: int, since: int | None, statement, reads: int = 1,
+    def _growth_read(self, bucket_seconds: int, since: int | None, now: float, statement, reads: int = 1,
                      checked: bool = False) -> list[tuple]:
         """The rows of ``statement(dated, top_dated)`` over the store's dated rows and those of the top
         threads (``reads``: how many of the two it holds, for their parameters). ``checked``: its rows name
@@ -223,8 +227,8 @@ class PgGrowth:
         for fresh in ((False, True) if checked else (True,)):
             named = self._blob_channels(fresh)
             count = None if named is None else len(named)
-            sql = statement(_dated(bucket_seconds, since, count),
-                            _dated(bucket_seconds, since, count, "thread_id IN (SELECT grower FROM top_thread)"))
+            sql = statement(_dated(bucket_seconds, since, count, now),
+                            _dated(bucket_seconds, since, count, now, "thread_id IN (SELECT grower FROM top_thread)"))
             try:
                 with self.connection() as conn, conn.transaction():
                     conn.execute(_WORK_MEM)  # the dated blob rows are held in memory, not spilled to a temporary file
@@ -236,16 +240,19 @@ class PgGrowth:
                 return found
         return found
 
-    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> ThreadGrowth:
+    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None,
+                           now: float | None = None) -> ThreadGrowth:
         """The dated rows of every thread (``cut`` None) or of the threads holding a uuid6 id greater than
         ``cut``, with the store's greatest uuid6 id and totals, in one statement (see ``ThreadGrowth``)."""
         check_growth_args(bucket_seconds)
+        now = time.time() if now is None else float(now)
+        ahead = ahead_label(bucket_seconds, now)
         if cut is None:  # every thread's rows: they name every blob row's channel
-            found = self._growth_read(bucket_seconds, None, lambda dated, _: thread_growth_sql(
+            found = self._growth_read(bucket_seconds, None, now, lambda dated, _: thread_growth_sql(
                 dated, "", _CUT, _TOTALS), checked=True)
-            return thread_growth(found)
+            return thread_growth(found, "", ahead)
         # the threads written since the cut: few, every channel's versions compared
-        dated = _dated(bucket_seconds, None, None, "thread_id IN (SELECT thread_id FROM live)")
+        dated = _dated(bucket_seconds, None, None, now, "thread_id IN (SELECT thread_id FROM live)")
         sql = thread_growth_sql(dated, _LIVE, None, _TOTALS)
         try:
             with self.connection() as conn, conn.transaction():
@@ -253,7 +260,7 @@ class PgGrowth:
                 found = conn.execute(sql, [cut, cut]).fetchall()
         except psycopg.Error as exc:
             raise read_error(exc, self.target) from None
-        return thread_growth(found, cut)
+        return thread_growth(found, cut, ahead)
 
     def growth_change_token(self) -> str:
         """Equal for two reads only if no transaction began or ended in the cluster in between (the current

@@ -87,15 +87,17 @@ class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
         not_supported("A retention preview")
 
     def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
-                    top: int = 0) -> Any:
+                    top: int = 0, now: float | None = None) -> Any:
         """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
         not_supported("Growth over time")
 
-    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]]) -> Any:
+    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
+                     now: float | None = None) -> Any:
         """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
         not_supported("Growth over time")
 
-    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> Any:
+    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None,
+                           now: float | None = None) -> Any:
         """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
         not_supported("Growth over time")
 

@@ -18,6 +18,7 @@ from ..growth_rows import (
     UUID6_HEAD_GLOB,
     GrowthRows,
     ThreadGrowth,
+    ahead_label,
     check_growth_args,
     growth_result,
     growth_sql,
@@ -44,13 +45,14 @@ _TOTALS = (f"SELECT 'total', NULL, NULL, NULL, 'checkpoint', count(*), coalesce(
            "UNION ALL SELECT 'total', NULL, NULL, NULL, 'writes', 0, coalesce(sum(length(value)), 0) FROM writes")
 
 
-def _dated(width: int, since: int | None, among: str = "") -> str:
-    """The dated rows; ``among``: a condition both tables are read under ("": every row)."""
+def _dated(width: int, since: int | None, now: float, among: str = "") -> str:
+    """The dated rows, ``now``'s bucket split at ``now`` (``compared_edges``); ``among``: a condition both
+    tables are read under ("": every row)."""
     since_sql = "NULL" if since is None else str(int(since))
     # the id's first 18 characters: the text the GLOB checked (ASCII), never bytes that are not UTF-8
     fallback = f"{_BUCKET_FUNCTION}(substr(checkpoint_id, 1, 18), {width}, {since_sql})"
     bucket = (f"CASE WHEN checkpoint_id GLOB '{UUID6_HEAD_GLOB}*' THEN "
-              f"{id_range_bucket('checkpoint_id', width, since, time.time(), fallback)} END")
+              f"{id_range_bucket('checkpoint_id', width, since, now, fallback)} END")
     return (f"SELECT {bucket} AS b, thread_id AS t, '{CHECKPOINT_KEY}' AS c, 'checkpoint' AS p, 1 AS k, "
             f"{OWN_BYTES} AS n FROM checkpoints {among} "
             f"UNION ALL SELECT {bucket}, thread_id, channel, 'writes', 0, coalesce(length(value), 0) FROM writes {among}")
@@ -62,27 +64,33 @@ class SqliteGrowth:
     GROWTH_CHANNEL_BASIS = SQLITE_CHANNEL_BASIS
 
     def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
-                    top: int = 0) -> GrowthRows:
+                    top: int = 0, now: float | None = None) -> GrowthRows:
         check_growth_args(bucket_seconds, by, top)
+        now = time.time() if now is None else float(now)
         if by is not None:
-            return self.growth_views(bucket_seconds, since, [(by, top)])[0]
-        found = self._query(growth_sql(_dated(bucket_seconds, since), by, top))
-        return growth_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, by, top)
+            return self.growth_views(bucket_seconds, since, [(by, top)], now)[0]
+        found = self._query(growth_sql(_dated(bucket_seconds, since, now), by, top))
+        return growth_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, by, top, now)
 
-    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]]) -> list[GrowthRows]:
+    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
+                     now: float | None = None) -> list[GrowthRows]:
         """``growth_rows`` for each ask ``(by, top)`` of one window, from one statement."""
         check_growth_views(bucket_seconds, asks)
-        found = self._query(growth_views_sql(_dated(bucket_seconds, since), asks))
-        return growth_views_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, asks)
+        now = time.time() if now is None else float(now)
+        found = self._query(growth_views_sql(_dated(bucket_seconds, since, now), asks))
+        return growth_views_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, asks, now)
 
-    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None) -> ThreadGrowth:
+    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None,
+                           now: float | None = None) -> ThreadGrowth:
         """The dated rows of every thread (``cut`` None) or of the threads holding a uuid6 id greater than
         ``cut``, with the store's greatest uuid6 id and totals, in one statement (see ``ThreadGrowth``)."""
         check_growth_args(bucket_seconds)
+        now = time.time() if now is None else float(now)
         among = "" if cut is None else "WHERE thread_id IN (SELECT thread_id FROM live)"
-        sql = thread_growth_sql(_dated(bucket_seconds, None, among), "" if cut is None else _LIVE,
+        sql = thread_growth_sql(_dated(bucket_seconds, None, now, among), "" if cut is None else _LIVE,
                                 _CUT if cut is None else None, _TOTALS)
-        return thread_growth(self._query(sql, [] if cut is None else [cut, cut]), cut or "")
+        return thread_growth(self._query(sql, [] if cut is None else [cut, cut]), cut or "",
+                             ahead_label(bucket_seconds, now))
 
     def growth_change_token(self) -> tuple:
         """Equal for two reads of this store only if no connection committed to the file in between: the file
