@@ -3,7 +3,7 @@
 The stores LangGraph's savers wrote over five simulated days (``growth_store``), with hostile rows planted
 by raw SQL: copies of a thread under ids that are not UTF-8 (SQLite), quoted or prefixed like a token
 (ties in the ranking, broken byte by byte), checkpoint ids that are not uuid6, ids whose dashes are
-moved or whose digits are not hex, a channel name that is not UTF-8, (SQLite) uuid6 ids dated long
+moved or whose digits are not hex (on both backends), a channel name that is not UTF-8, (SQLite) uuid6 ids dated long
 before the others whose tails are not UTF-8 and (PostgreSQL) a blob no checkpoint names. The expected
 rows are computed here from plain SQL, each row dated in Python (``bucket_of``; a PostgreSQL blob by the
 first checkpoint naming its version).
@@ -31,12 +31,11 @@ ASKS = [[("store", 10)], [("thread", 10), ("store", 0)], [("channel", 2), ("thre
         [("thread", 1), ("channel", 10), ("store", 3)]]
 
 
-def odd_ids(cid: str, hex_checked: bool = True) -> list[str]:
-    """Ids made from a uuid6 id that carry no time: dashes moved, another version digit, no uuid at all and
-    (``hex_checked``) a digit that is not hex. PostgreSQL checks the dashes and the version digit alone (a
-    per-row pattern match would cost more than the thread list): such an id sorts among the bucket's ids."""
-    return [cid[:8] + "x" + cid[9:], cid[:13] + "-7" + cid[15:], "not-a-uuid-" + cid] + (
-        [cid[:9] + "g" + cid[10:]] if hex_checked else [])
+def odd_ids(cid: str) -> list[str]:
+    """Ids made from a uuid6 id that carry no time: dashes moved, another version digit, no uuid at all, a
+    digit that is not hex (it sorts among the bucket's ids), a digit that is a dash, one upper-case digit."""
+    return [cid[:8] + "x" + cid[9:], cid[:13] + "-7" + cid[15:], "not-a-uuid-" + cid, cid[:9] + "g" + cid[10:],
+            cid[:16] + "-" + cid[17:], cid[:3] + "F" + cid[4:]]
 
 
 def _order(key) -> tuple:
@@ -142,7 +141,7 @@ def hostile_pg(postgres_dsn):
                                  "WHERE thread_id = 'grow-c'", [thread])
             cid = conn.execute("SELECT min(checkpoint_id) FROM checkpoints WHERE thread_id = 'grow-b'").fetchone()[0]
             # the thread's blobs named by checkpoints whose ids carry no time
-            for n, odd in enumerate(odd_ids(cid, hex_checked=False)):
+            for n, odd in enumerate(odd_ids(cid)):
                 conn.execute("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
                              "type, checkpoint, metadata) SELECT %s, checkpoint_ns, %s || checkpoint_id, "
                              "parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints "

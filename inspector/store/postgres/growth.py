@@ -5,8 +5,8 @@ bucket's first id (``_dated_by``; decoded from its hex digits only outside the b
 ``checkpoint_blobs`` row (one channel version, shared by every checkpoint that kept it) is dated by the
 first checkpoint (the least id, byte by byte) of its thread and namespace whose ``channel_versions``
 names its channel at its version: each blob channel's version is read once per checkpoint, the least id
-kept per version, and the blob rows joined to those on all four keys (a blob no checkpoint names carries
-no time). Lengths only: ``pg_column_size`` and ``octet_length`` read no blob content. Every grouping a
+kept per version with its bucket, and the blob rows joined to those on all four keys (a blob no checkpoint
+names carries no time). Lengths only: ``pg_column_size`` and ``octet_length`` read no blob content. Every grouping a
 report asks comes from one statement (``growth_views_sql``): the rows summed by the server in one pass
 (``GROUPING SETS``), by thread the top threads' rows read again for those threads alone, with the dated
 rows held in memory (``work_mem`` raised for that statement's transaction alone).
@@ -72,6 +72,17 @@ def _bucket(ticks: str, width: int, since: int | None) -> str:
 
 MAX_BLOB_CHANNELS = 64  # past this many channels with blob rows, every channel's versions are expanded
 UUID6_SHAPE = "________-____-6%%"  # LIKE: the dashes and version digit of a uuid6 id (%% a psycopg literal %)
+_HEX_OR_DASH = "'\\x303132333435363738396162636465662d'::bytea"  # 0-9, a-f and "-", as bytes
+
+
+def _uuid6_head(column: str) -> str:
+    """Whether ``column``'s first 18 characters are a uuid6 id's (``UUID6_HEAD_GLOB``, as SQLite checks them):
+    the dashes and version digit in place (LIKE), and nothing but hex digits and those two dashes (its bytes
+    trimmed of hex digits and dashes leave nothing, and no third dash). On the id's bytes (``textsend``):
+    a few byte loops, where a pattern match (``~``) costs several times the whole dating of a row."""
+    head = f"substring(textsend({column}) from 1 for 18)"
+    return (f"{column} LIKE '{UUID6_SHAPE}' AND ltrim({head}, {_HEX_OR_DASH}) = ''::bytea "
+            f"AND {head} NOT LIKE '%%-%%-%%-%%'::bytea")
 
 
 LEAF_BUCKETS = 8  # buckets one width_bucket searches (it walks its array: short ones, under a tree of comparisons)
@@ -81,8 +92,8 @@ def _dated_by(column: str, width: int, since: int | None) -> str:
     """A uuid6 ``column``'s bucket (``bucket_of``): for the buckets around now (those ``id_range_bucket``
     compares, at most ``MAX_SPLITS``), found by comparing the id as text ("C" collation) with each bucket's
     first id (a tree of comparisons down to ``LEAF_BUCKETS`` buckets, searched by one ``width_bucket``); an
-    id outside them is decoded (``_ticks``). An id whose dashes and version digit are not a uuid6's carries
-    no time; one that has them sorts among the ids of the bucket it falls in."""
+    id outside them is decoded (``_ticks``). An id whose first 18 characters are not a uuid6's (dashes, version
+    digit, hex digits: ``_uuid6_head``) carries no time, as on SQLite."""
     fallback = _bucket(_ticks(column), width, since)
     points, before = compared_buckets(width, since, time.time())
     low, high = points[0], points[-1]
@@ -97,9 +108,14 @@ def _dated_by(column: str, width: int, since: int | None) -> str:
         mid = (lo + hi) // 2
         return f"CASE WHEN {as_text} < '{id_floor(points[mid])}' THEN {tree(lo, mid)} ELSE {tree(mid, hi)} END"
 
-    return (f"CASE WHEN {column} LIKE '{UUID6_SHAPE}' THEN CASE "
+    return (f"CASE WHEN {_uuid6_head(column)} THEN CASE "
             f"WHEN {as_text} < '{id_floor(low)}' THEN {BEFORE if before else fallback} "
             f"WHEN {as_text} >= '{id_floor(high)}' THEN {fallback} ELSE {tree(0, len(points) - 1)} END END")
+
+
+# A blob's bucket, under CASE: a window's condition on it stays above the outer join (on the column itself it
+# would make it an inner join, planned on the estimate of a few checkpoints per thread: a nested loop).
+_KEPT_ABOVE_JOIN = "CASE WHEN {0} IS NOT NULL THEN {0} END"
 
 
 def _dated(width: int, since: int | None, blob_channels: int | None, among: str = "") -> str:
@@ -109,16 +125,19 @@ def _dated(width: int, since: int | None, blob_channels: int | None, among: str 
 
     A blob row is dated by the first checkpoint (its id the least, byte by byte) of its thread and
     namespace whose ``channel_versions`` names its channel at its version: each checkpoint's version of
-    each blob channel, the least id per version, one hash join of the blob rows on all four keys."""
+    each blob channel, the least id per version, one hash join of the blob rows on all four keys. Its bucket is
+    that checkpoint's: the least bucket of those naming the version when the least id is dated (the ids that
+    carry a time sort by it, and their buckets with them), none when it is not."""
     where = f"WHERE {among}" if among else ""
     versions = "checkpoint->'channel_versions'"  # NULL, or no key found, when it is not an object
     if blob_channels is None:
         kept = f", CASE WHEN jsonb_typeof({versions}) = 'object' THEN {versions} END AS cv"
-        named = "SELECT thread_id, checkpoint_ns, v.key, v.value, checkpoint_id FROM cp CROSS JOIN LATERAL jsonb_each_text(cv) v"
+        named = ("SELECT thread_id, checkpoint_ns, v.key, v.value, checkpoint_id, b "
+                 "FROM cp CROSS JOIN LATERAL jsonb_each_text(cv) v")
     else:
         kept = "".join(f", {versions}->>%s AS v{i}" for i in range(blob_channels))
-        named = " UNION ALL ".join(f"SELECT thread_id, checkpoint_ns, %s, v{i}, checkpoint_id FROM cp WHERE v{i} IS NOT NULL"
-                                   for i in range(blob_channels)) or f"SELECT {', '.join([NO_TEXT] * 5)} WHERE false"
+        named = " UNION ALL ".join(f"SELECT thread_id, checkpoint_ns, %s, v{i}, checkpoint_id, b FROM cp WHERE v{i} IS NOT NULL"
+                                   for i in range(blob_channels)) or f"SELECT {', '.join([NO_TEXT] * 5)}, {NO_INT} WHERE false"
     return f"""
     WITH cp AS MATERIALIZED (
         SELECT thread_id, checkpoint_ns, checkpoint_id{kept},
@@ -126,10 +145,12 @@ def _dated(width: int, since: int | None, blob_channels: int | None, among: str 
                {_dated_by('checkpoint_id', width, since)} AS b
         FROM checkpoints {where}),
     first_of_version AS (
-        SELECT thread_id, checkpoint_ns, channel, version, min(checkpoint_id COLLATE "C") AS cid
-        FROM ({named}) named (thread_id, checkpoint_ns, channel, version, checkpoint_id) GROUP BY 1, 2, 3, 4)
+        SELECT thread_id, checkpoint_ns, channel, version,
+               CASE WHEN min(checkpoint_id COLLATE "C") = min(checkpoint_id COLLATE "C") FILTER (WHERE b IS NOT NULL)
+                    THEN min(b) END AS b
+        FROM ({named}) named (thread_id, checkpoint_ns, channel, version, checkpoint_id, b) GROUP BY 1, 2, 3, 4)
     SELECT b, thread_id AS t, '{CHECKPOINT_KEY}' AS c, 'checkpoint' AS p, 1 AS k, n FROM cp
-    UNION ALL SELECT {_dated_by('f.cid', width, since)}, bl.thread_id, bl.channel, 'blobs', 0,
+    UNION ALL SELECT {_KEPT_ABOVE_JOIN.format("f.b")}, bl.thread_id, bl.channel, 'blobs', 0,
         coalesce(octet_length(bl.blob), 0)
         FROM (SELECT * FROM checkpoint_blobs {where}) bl LEFT JOIN first_of_version f
           ON f.thread_id = bl.thread_id AND f.checkpoint_ns = bl.checkpoint_ns AND f.channel = bl.channel
