@@ -39,12 +39,6 @@ def test_messages_added_and_changed_are_matched_by_id():
     assert "content" in field.changes[0].summary
 
 
-def test_a_message_line_quotes_its_preview_as_ids_are_quoted():
-    from inspector.diff.summaries import message_line
-
-    assert message_line({"type": "human", "content": "C:\\Users\\me's"}) == "Human: 'C:\\Users\\me's'"
-
-
 def test_remove_message_write_is_named():
     before = {"messages": [msg("human", "h1", "hi"), msg("ai", "a1", "old answer")]}
     after = {"messages": [msg("human", "h1", "hi")]}

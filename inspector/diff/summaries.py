@@ -12,7 +12,6 @@ import reprlib
 from typing import Any
 
 from ..store.decode import Opaque
-from ..store.not_utf8 import quoted
 
 PREVIEW_CHARS = 80
 INLINE_CHARS = 120
@@ -108,8 +107,8 @@ def message_line(message: Any) -> str:
     if calls:
         names = ", ".join(str(c.get("name")) for c in calls)
         label = f"{len(calls)} tool call{'s' if len(calls) != 1 else ''}: {names}"
-        return f"{role}: {label}" + (f" ({quoted(preview(text, 40))})" if text.strip() else "")
-    return f"{role}: {quoted(preview(text, 70))}" if text else f"{role}: (empty)"
+        return f"{role}: {label}" + (f" ({preview(text, 40)!r})" if text.strip() else "")
+    return f"{role}: {preview(text, 70)!r}" if text else f"{role}: (empty)"
 
 
 def _message_text(content: Any) -> str:
