@@ -81,11 +81,15 @@ def _patterns(name: str, value: Any) -> tuple[str, ...]:
             try:
                 value = json.loads(text)
             except ValueError:
-                raise ValueError(f"setting {name} must be a JSON array of strings, got {value!r}") from None
+                from .store.not_utf8 import named
+
+                raise ValueError(f"setting {name} must be a JSON array of strings, got {named(value)}") from None
         else:
             value = [line for line in text.splitlines() if line.strip()]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"setting {name} must be a list of regular expressions, got {value!r}")
+        from .store.not_utf8 import named
+
+        raise ValueError(f"setting {name} must be a list of regular expressions, got {named(value)}")
     from .safety.redaction import operator_rules
 
     operator_rules(value)  # a bad pattern is named now, not when the first value is shown
@@ -104,7 +108,9 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
         try:
             return int(value)
         except (TypeError, ValueError):
-            raise ValueError(f"setting {name} must be an integer, got {value!r}") from None
+            from .store.not_utf8 import named
+
+            raise ValueError(f"setting {name} must be an integer, got {named(value)}") from None
     return None if value in (None, "") else str(value)
 
 

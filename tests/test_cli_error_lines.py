@@ -112,6 +112,17 @@ def test_a_search_for_text_no_thread_holds_lists_none(demo_url, capsys, hostile)
     assert json.loads(captured.out)["threads"] == [] and captured.err == ""
 
 
+def test_a_store_url_and_a_setting_are_named_as_ids_are_quoted(demo_db, capsys, monkeypatch):
+    """What the operator typed (a ``--db`` URL, a setting's value) is named as an id is: cut past 200 characters."""
+    url = "mysql://it's/" + LONG
+    err = one_error_line(capsys, ["threads", "--db", url])
+    assert err.startswith(f"error: unsupported store URL {quoted(url)}: ")
+    value = "it's " + LONG
+    monkeypatch.setenv("INSPECTOR_CACHE_TTL_SECONDS", value)
+    err = one_error_line(capsys, ["threads", "--db", str(demo_db)])
+    assert f"cache_ttl_seconds must be an integer, got {quoted(value)}" in err
+
+
 def test_a_long_line_a_progress_label_and_a_table_cell_are_cut_alike_with_their_length(capsys):
     from inspector.cli import output, progress
 

@@ -109,3 +109,12 @@ def test_a_thread_id_holding_a_line_feed_reads_as_itself_in_every_table(tmp_path
         assert main([*args, "--db", str(path), "--quiet"]) == 0
         out = capsys.readouterr().out
         assert "a\\nb" in out and "a b" not in out, (args, out)
+
+
+def test_a_listed_id_is_masked_before_it_is_cut():
+    """A listing line's id is cut as error lines quote it, after masking: a secret at the cut never shows in part."""
+    from inspector.cli.output import listed
+
+    assert listed("L" * 10_000) == "L" * 160 + "… (10,000 characters)" and listed("plain-id") == "plain-id"
+    cut = listed("L" * 150 + " sk-" + "a" * 40 + " " + "L" * 100)
+    assert "sk-a" not in cut and cut.endswith(" characters)")

@@ -170,6 +170,10 @@ def test_failed_and_odd_subagent_results_say_what_the_card_shows():
     odd = subagent_result(msg("tool", "?", name="task", additional_kwargs={
         "subagent_status": "exploded", "subagent_stop_reason": "bored", "subagent_token_usage": {"input_tokens": -1}}))
     assert odd.pill == "in_progress" and len(odd.problems) == 3 and odd.token_usage is None
+    planted = subagent_result(msg("tool", "?", name="task", additional_kwargs={"subagent_status": "C:\\it's\u202e",
+                                                                              "subagent_stop_reason": ["x"]}))
+    assert planted.problems[:2] == ["subagent_status 'C:\\it's\\u202e' is not one DeerFlow knows: its card shows the task "
+                                    "as still running", "subagent_stop_reason ['x'] is not one DeerFlow knows"]
 
 
 def test_legacy_task_results_are_read_from_their_text():

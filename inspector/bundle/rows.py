@@ -22,6 +22,7 @@ from typing import Any
 from ..store.decode import Opaque, unpack_msgpack
 from ..store.depth import MAX_DEPTH, TooDeep
 from ..store.export_rows import ExportCheckpoint, ExportWrite
+from ..store.not_utf8 import named
 from .masking import Masker
 from .rewrite import (
     array_items,
@@ -116,10 +117,10 @@ class RowConverter:
         try:
             tree, dropped = load_msgpack(raw)
         except ValueError as exc:
-            self._leave_out(f"values of channel {name!r}", f"{_unreadable(exc, 'not decodable')}: replaced by null")
+            self._leave_out(f"values of channel {named(name)}", f"{_unreadable(exc, 'not decodable')}: replaced by null")
             return NIL
         for _ in dropped:
-            self._leave_out(f"extension values in channel {name!r}",
+            self._leave_out(f"extension values in channel {named(name)}",
                             "of a kind the inspector cannot look inside: replaced by null")
         masked = self.masker.channel(name, tree)
         out = raw if masked is tree and not dropped else dump_msgpack(masked)
@@ -147,7 +148,7 @@ class RowConverter:
                 pass
         if type_tag in ("bytes", "bytearray"):
             return (dump_msgpack(self._bytes(bytes(data or b""), name)), None)
-        self._leave_out(f"values of channel {name!r} stored as {type_tag!r}",
+        self._leave_out(f"values of channel {named(name)} stored as {named(type_tag)}",
                         "cannot be decoded safely, so they could not be checked for secrets")
         return None
 
@@ -194,7 +195,7 @@ class RowConverter:
             self._leave_out(f"checkpoints stored encrypted ({cp.type})",
                             "kept as stored: unreadable without the key, which is not in the bundle")
             return cp.type, bytes(cp.checkpoint), {}
-        self._leave_out(f"checkpoints stored as {cp.type!r}",
+        self._leave_out(f"checkpoints stored as {named(cp.type)}",
                         "cannot be decoded safely, so they could not be checked for secrets: left out")
         return None
 
@@ -255,15 +256,15 @@ class RowConverter:
             try:
                 return tag, dump_json(self.masker.channel(write.channel, load_json(bytes(data or b""))))
             except ValueError as exc:
-                self._leave_out(f"writes to channel {write.channel!r}", f"{_unreadable(exc, 'not readable JSON')}: left out")
+                self._leave_out(f"writes to channel {named(write.channel)}", f"{_unreadable(exc, 'not readable JSON')}: left out")
                 return None
         if tag in ("bytes", "bytearray"):
             return tag, self._bytes(bytes(data or b""), write.channel)
         if "+" in tag:
-            self._leave_out(f"writes to channel {write.channel!r} stored encrypted ({tag})",
+            self._leave_out(f"writes to channel {named(write.channel)} stored encrypted ({tag})",
                             "kept as stored: unreadable without the key, which is not in the bundle")
             return tag, data
-        self._leave_out(f"writes to channel {write.channel!r} stored as {tag!r}",
+        self._leave_out(f"writes to channel {named(write.channel)} stored as {named(tag)}",
                         "cannot be decoded safely, so they could not be checked for secrets: left out")
         return None
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..formatting import human_bytes
 from ..settings import load_settings
-from .output import print_json, print_table, say
+from .output import listed, print_json, print_table, say
 from .store_commands import THREAD_HELP, add_store_args, open_cache_for, open_from_args
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def _header(report: MediaReport) -> None:
     if report.user_data is not None:
         say(f"user-data folder: {report.user_data.origin}")
         for parent in report.user_data.parents:
-            say(f"branched from {parent.thread_id}: its folder {parent.origin} is read for actual_paths too")
+            say(f"branched from {listed(parent.thread_id)}: its folder {parent.origin} is read for actual_paths too")
     for problem in report.problems:
         say(f"problem: {problem}")
 

@@ -15,8 +15,8 @@ from ..operations.growth import BUCKETS, growth_report, growth_table
 from ..operations.growth_summaries import wait_for_fills
 from ..operations.orphans import orphan_report
 from ..settings import load_settings
-from ..store.not_utf8 import quoted, shown
-from .output import masked, print_json, print_table, say, warn
+from ..store.not_utf8 import quoted
+from .output import listed, print_json, print_table, say, warn
 from .store_commands import add_store_args, open_cache_for, open_from_args
 
 
@@ -113,7 +113,7 @@ def print_store_health(store, as_json: bool) -> int:
         if not item.rows:
             continue
         for thread in item.threads[:10]:
-            say(f"    {shown(masked(thread.thread_id), thread.blob, cut=True)}: {thread.rows:,} row(s), "
+            say(f"    {listed(thread.thread_id, thread.blob)}: {thread.rows:,} row(s), "
                 f"{human_bytes(thread.bytes)}"
                 + (" (every checkpoint gone)" if thread.gone else ""))
         say(f"    caution: {item.caution}")

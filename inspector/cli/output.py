@@ -124,6 +124,13 @@ def safe_masked(text: str) -> str:
         return redactor_for(object()).text(text)
 
 
+def listed(text: str, stored_as_bytes: bool = False) -> str:
+    """An id from the data on a line that lists ids (``health``'s flags, ``health --store``'s leftovers, a timeline's
+    branches): masked, spelled as a table cell spells it, and past ``QUOTED_LONGEST`` characters cut with its
+    length as ``not_utf8.quoted`` cuts it (``LLLL… (10,000 characters)``); ``--json`` holds it whole."""
+    return shown(masked(text), stored_as_bytes, cut=True)
+
+
 def print_table(headers: Sequence[str] | None, rows: Iterable[Any], out: TextIO | None = None,
                 formats: Mapping[str, Callable[[Any], Any]] | None = None, prose: Collection[str] = ()) -> None:
     """A plain aligned table; cells are shown with ``str`` (masked) and cut at 60 characters (a value of

@@ -7,7 +7,7 @@ import argparse
 from ..formatting import human_bytes
 from ..retention import Policy, plan_store, statements
 from ..retention.report import thread_rows, totals_line, variant_line
-from .output import print_json, print_table, say
+from .output import listed, print_json, print_table, say
 from .store_commands import add_store_args, open_from_args
 
 
@@ -44,9 +44,9 @@ def cmd_prune_preview(args: argparse.Namespace) -> int:
                      for r in thread_rows(plan)])
         for thread in plan.threads:
             for item in thread.breaks:
-                say(f"breaks [{thread.thread_id}]: {item.message}")
+                say(f"breaks [{listed(thread.thread_id)}]: {item.message}")
             for item in thread.protected:
-                say(f"kept [{thread.thread_id}]: {item.message}")
+                say(f"kept [{listed(thread.thread_id)}]: {item.message}")
         say(totals_line(plan))
         say(variant_line(plan))
         for note in plan.notes:

@@ -15,7 +15,7 @@ from ..sizes.accounting import ThreadSizes, measure_thread
 from ..sizes.store_sizes import StoreSizes, app_fields, measure_store
 from ..sizes.tables import FIELD_BYTES, field_rows, rebuilt_note
 from ..sizes.what_if import what_if_lines
-from .output import print_json, print_table, say
+from .output import listed, print_json, print_table, say
 from .progress import StderrProgress
 from .store_commands import add_store_args, open_cache_for, open_from_args
 
@@ -123,12 +123,12 @@ def cmd_health(args: argparse.Namespace) -> int:
     for row in report.threads:
         for flag in row.flags:
             where = f"{flag.field} " if flag.field else ""
-            say(f"{row.thread_id}: [{flag.code}] {where}{flag.summary}")
+            say(f"{listed(row.thread_id)}: [{flag.code}] {where}{flag.summary}")
             say(f"    checkpoints: {', '.join(flag.checkpoint_ids[:3])}"
                   + (f" (+{len(flag.checkpoint_ids) - 3} more)" if len(flag.checkpoint_ids) > 3 else ""))
             say(f"    why: {flag.why}")
             say(f"    fix: {flag.fix}")
         for line in drift_lines(row.schema_drift, unwritten=one):
-            say(f"{row.thread_id}: schema drift: {line}")
+            say(f"{listed(row.thread_id)}: schema drift: {line}")
     say(f"{flagged} flag(s) in {report.flagged_threads} of {len(report.threads)} thread(s)")
     return 1 if flagged else 0

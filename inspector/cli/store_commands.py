@@ -25,7 +25,7 @@ from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
 from ..store.delta import delta_channels
 from ..store.model import THREAD_SORTS
-from .output import masked, print_json, print_table, say, warn
+from .output import listed, masked, print_json, print_table, say, warn
 
 THREAD_HELP = "a thread id, as `threads` lists it (~bytes:<hex> for one that is not UTF-8)"
 
@@ -212,10 +212,10 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         ],
     )
     if origin is not None:
-        say(f"branched from thread {origin.parent_thread_id} at checkpoint {origin.parent_checkpoint_id or '?'}"
+        say(f"branched from thread {listed(origin.parent_thread_id)} at checkpoint {origin.parent_checkpoint_id or '?'}"
               + (f" (message {origin.parent_message_id})" if origin.parent_message_id else ""))
     for branch in branches:
-        say(f"branch: thread {branch.thread_id} from checkpoint {branch.parent_checkpoint_id or '?'}"
+        say(f"branch: thread {listed(branch.thread_id)} from checkpoint {branch.parent_checkpoint_id or '?'}"
               + (f", created {branch.created_at}" if branch.created_at else ""))
     for problem in history.problems:
         say(f"problem: {problem.message}")

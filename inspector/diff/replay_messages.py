@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..schema.default_schema import is_add_messages
+from ..store.not_utf8 import named
 
 # LangChain's message classes and LangGraph's reducer, bound by ``_load`` on first use
 BaseMessage: Any = None
@@ -209,7 +210,7 @@ def as_message(value: Any) -> Any:
         try:
             return messages_from_dict([{"type": value["type"], "data": data}])[0]
         except Exception as exc:  # pydantic rejects a malformed stored message
-            raise ReplayError(f"message {value.get('id')!r} cannot be rebuilt ({type(exc).__name__})") from None
+            raise ReplayError(f"message {named(value.get('id'))} cannot be rebuilt ({type(exc).__name__})") from None
     return value
 
 

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from ..store import display_url
-from ..store.not_utf8 import token
+from ..store.not_utf8 import named, quoted, token
 from .access import ANONYMOUS
 
 ACTIONS = ("thread_view", "checkpoint_view", "diff_view", "reveal", "export")
@@ -48,7 +48,7 @@ def audit_line(action: str, user: str, store: str, thread: str | None = None, ch
                ns: str | None = None, now: datetime | None = None, **detail: Scalar) -> bytes:
     """One line of the trail, newline included (the store URL is masked here)."""
     if action not in ACTIONS:
-        raise ValueError(f"unknown audit action {action!r}; one of {', '.join(ACTIONS)}")
+        raise ValueError(f"unknown audit action {named(action)}; one of {', '.join(ACTIONS)}")
     bad = [key for key, value in detail.items() if not isinstance(value, Scalar)]
     if bad:
         raise TypeError(f"audit details must be identifiers, not values: {', '.join(bad)}")
@@ -68,9 +68,9 @@ def append_line(path: str | os.PathLike, line: bytes) -> None:
         finally:
             os.close(fd)
     except OSError as exc:
-        raise AuditError(f"cannot write the audit log {os.fspath(path)!r}: {exc.strerror or exc}") from exc
+        raise AuditError(f"cannot write the audit log {quoted(os.fspath(path))}: {exc.strerror or exc}") from exc
     if written != len(line):
-        raise AuditError(f"the audit log {os.fspath(path)!r} took {written} of {len(line)} bytes")
+        raise AuditError(f"the audit log {quoted(os.fspath(path))} took {written} of {len(line)} bytes")
 
 
 @dataclass(frozen=True)

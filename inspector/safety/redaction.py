@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
+from ..store.not_utf8 import named
 from .secret_names import is_secret_key, secret_kind
 from .value_masking import MaskingWalk
 
@@ -269,7 +270,7 @@ def operator_rules(patterns: Iterable[str]) -> list[Rule]:
         try:
             compiled = re.compile(pattern)
         except re.error as exc:
-            raise ValueError(f"setting redact_patterns: {pattern!r} is not a valid regular expression ({exc})") from None
+            raise ValueError(f"setting redact_patterns: {named(pattern)} is not a valid regular expression ({exc})") from None
         rules.append(Rule("pattern", compiled, 1 if compiled.groups else 0))
     return rules
 

@@ -49,7 +49,7 @@ def fix(spec: str) -> str:
 
 
 def _missing(module: str, spec: str) -> str:
-    return f"module {module!r} is not installed in this {_python()}; {fix(spec)}"
+    return f"module {quoted(module)} is not installed in this {_python()}; {fix(spec)}"
 
 
 def _installed(root: str) -> bool:

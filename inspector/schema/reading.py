@@ -130,7 +130,7 @@ def load_schema(spec: str) -> Schema:
     try:
         obj = getattr(module, attribute)
     except AttributeError:
-        raise SchemaError(f"schema {quoted(spec)}: {target} has no attribute {attribute!r}") from None
+        raise SchemaError(f"schema {quoted(spec)}: {target} has no attribute {quoted(attribute)}") from None
     if _state_class(obj) is None and not isinstance(obj, type):
         raise SchemaError(f"schema {quoted(spec)} is a {type(obj).__name__}, not a state class or a LangGraph graph")
     return schema_of(obj, spec.strip())

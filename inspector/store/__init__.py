@@ -44,6 +44,7 @@ from .model import (
     WriteRecord,
     is_internal_channel,
 )
+from .not_utf8 import quoted
 from .protocol import Store
 from .sqlite import SqliteStore
 
@@ -76,10 +77,10 @@ def sqlite_path(url: str) -> Path:
     if url.startswith("sqlite:"):
         parsed = urllib.parse.urlsplit(url)
         if parsed.netloc not in ("", "localhost"):
-            raise StoreError(f"malformed SQLite URL {url!r}: use sqlite:///relative.db or sqlite:////absolute.db")
+            raise StoreError(f"malformed SQLite URL {quoted(url)}: use sqlite:///relative.db or sqlite:////absolute.db")
         path = urllib.parse.unquote(parsed.path)
         if not path.startswith("/") or path == "/":
-            raise StoreError(f"malformed SQLite URL {url!r}: use sqlite:///relative.db or sqlite:////absolute.db")
+            raise StoreError(f"malformed SQLite URL {quoted(url)}: use sqlite:///relative.db or sqlite:////absolute.db")
         return Path(path[1:])  # sqlite:///a.db -> a.db ; sqlite:////abs/a.db -> /abs/a.db
     return Path(url)
 
@@ -151,7 +152,7 @@ def open_store(
         bundle = (BundleLimits(bundle_max_bytes, bundle_max_members, bundle_max_ratio), bundle_cache_dir)
         return _open(url, pg_timeout_ms, pg_pool_size, bundle, schema)
     except ValueError as exc:  # urllib's parse errors: bad IPv6 host, port out of range, ...
-        raise StoreError(f"malformed store URL {display_url(url)!r}: {exc}") from None
+        raise StoreError(f"malformed store URL {quoted(display_url(url))}: {exc}") from None
 
 
 def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle: tuple[Any, str | Path | None],
@@ -174,7 +175,7 @@ def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle: tuple[Any, st
     if url.startswith("file:"):
         path = Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path))
         return _sqlite_or_bundle(path, url, bundle, schema)
-    raise StoreError(f"unsupported store URL {display_url(url)!r}: expected a SQLite file or bundle (a path, "
+    raise StoreError(f"unsupported store URL {quoted(display_url(url))}: expected a SQLite file or bundle (a path, "
                      "sqlite:///path.db, file:...), postgresql://..., deerflow:///path, or module:attribute naming a "
                      "checkpoint saver")
 

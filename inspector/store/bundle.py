@@ -42,6 +42,7 @@ from typing import Any
 from .delta import SchemaSource
 from .depth import loads
 from .model import StoreError
+from .not_utf8 import quoted
 from .sqlite import SqliteStore
 
 BUNDLE_FORMAT = "state-inspector support bundle"
@@ -119,7 +120,7 @@ def check_directory(zip_path: Path, infos: list[zipfile.ZipInfo], limits: Bundle
     for info in infos:
         if info.file_size > RATIO_FLOOR and info.file_size > limits.max_ratio * max(info.compress_size, 1):
             ratio = info.file_size // max(info.compress_size, 1)
-            raise StoreError(f"{zip_path}: member {info.filename!r} expands {ratio:,} times ({info.compress_size:,} "
+            raise StoreError(f"{zip_path}: member {quoted(info.filename)} expands {ratio:,} times ({info.compress_size:,} "
                              f"bytes to {info.file_size:,}), past bundle_open_max_ratio ({limits.max_ratio:,}); "
                              "a zip bomb is never unpacked")
 
@@ -184,10 +185,10 @@ def _copy(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> None
             while chunk := src.read(_CHUNK):
                 written += len(chunk)
                 if written > info.file_size:  # a header that under-states the size (a zip bomb)
-                    raise StoreError(f"bundle member {info.filename!r} is larger than its header says")
+                    raise StoreError(f"bundle member {quoted(info.filename)} is larger than its header says")
                 out.write(chunk)
     except (zipfile.BadZipFile, RuntimeError, OSError, EOFError, ValueError, NotImplementedError) as exc:
-        raise StoreError(f"bundle member {info.filename!r} cannot be read ({exc})") from None
+        raise StoreError(f"bundle member {quoted(info.filename)} cannot be read ({exc})") from None
 
 
 # -- unpacked once per content ------------------------------------------------------------

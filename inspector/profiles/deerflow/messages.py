@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from ...store.not_utf8 import named
 from ..chat import Attachment, SubagentResult
 from .model_input import transient_reason  # noqa: F401 - part of the chat rules (``Profile.chat``)
 
@@ -321,10 +322,10 @@ def subagent_result(message: dict[str, Any]) -> SubagentResult | None:
     status = kwargs.get("subagent_status")
     pill = SUBAGENT_PILLS.get(status) if isinstance(status, str) else None
     if pill is None:
-        problems.append(f"subagent_status {status!r} is not one DeerFlow knows: its card shows the task as still running")
+        problems.append(f"subagent_status {named(status)} is not one DeerFlow knows: its card shows the task as still running")
     stop = kwargs.get("subagent_stop_reason")
     if stop is not None and stop not in SUBAGENT_STOP_REASONS:
-        problems.append(f"subagent_stop_reason {stop!r} is not one DeerFlow knows")
+        problems.append(f"subagent_stop_reason {named(stop)} is not one DeerFlow knows")
     usage = _token_usage(kwargs.get("subagent_token_usage"))
     if "subagent_token_usage" in kwargs and usage is None:
         problems.append("subagent_token_usage is not {input_tokens, output_tokens, total_tokens} as non-negative numbers")

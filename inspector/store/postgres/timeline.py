@@ -6,6 +6,7 @@ import json
 from typing import Any, Iterable
 
 from ..model import TASKS_CHANNEL, CheckpointRow, Key, StoreError, WriteKey
+from ..not_utf8 import named
 from ..records import HistoryTimeline, full_row, thread_not_found, write_keys_from
 
 # Per checkpoint row ``c``: the bytes of the blobs it references, its write channels and write
@@ -90,11 +91,11 @@ class PgTimeline(HistoryTimeline):
             params.append(before)
         for key, value in (filter or {}).items():
             if not isinstance(key, str):
-                raise StoreError(f"metadata filter key {key!r} is not a plain name")
+                raise StoreError(f"metadata filter key {named(key)} is not a plain name")
             try:
                 text = json.dumps(value, ensure_ascii=False)
             except (TypeError, ValueError):
-                raise StoreError(f"metadata filter value for {key!r} is not JSON") from None
+                raise StoreError(f"metadata filter value for {named(key)} is not JSON") from None
             where.append("metadata -> %s::text = %s::jsonb")
             params += [key, text]
         conditions = " AND ".join(where)

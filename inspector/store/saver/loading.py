@@ -20,6 +20,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from ..model import StoreError
+from ..not_utf8 import quoted
 
 
 def import_target(target: str) -> ModuleType:
@@ -43,9 +44,9 @@ def import_target(target: str) -> ModuleType:
     try:
         return importlib.import_module(target)
     except ImportError as exc:
-        raise StoreError(f"cannot import module {target!r}: {exc}") from None
+        raise StoreError(f"cannot import module {quoted(target)}: {exc}") from None
     except Exception as exc:
-        raise StoreError(f"importing {target!r} failed: {type(exc).__name__}: {exc}") from None
+        raise StoreError(f"importing {quoted(target)} failed: {type(exc).__name__}: {exc}") from None
 
 
 def load_saver(spec: str, stack: contextlib.ExitStack, run_async: Callable[[Any], Any]) -> BaseCheckpointSaver:
@@ -55,7 +56,7 @@ def load_saver(spec: str, stack: contextlib.ExitStack, run_async: Callable[[Any]
     try:
         obj = getattr(module, attribute)
     except AttributeError:
-        raise StoreError(f"{target} has no attribute {attribute!r}") from None
+        raise StoreError(f"{target} has no attribute {quoted(attribute)}") from None
     for _ in range(3):  # a factory may return a context manager
         if isinstance(obj, BaseCheckpointSaver):
             return obj

@@ -7,6 +7,7 @@ from typing import Any, Iterable
 
 from ..depth import TOO_DEEP_KEY, TooDeep, loads
 from ..model import Key, StoreError
+from ..not_utf8 import named
 
 OWN_BYTES = "length(checkpoint) + coalesce(length(metadata), 0)"  # a checkpoint row's own bytes
 
@@ -41,7 +42,7 @@ def in_clause(ids: list[str]) -> str:
 def metadata_equals(key: str, value: Any) -> tuple[str, list[Any]]:
     """A SQL condition: the metadata's top-level ``key`` holds a JSON value equal to ``value``."""
     if not isinstance(key, str) or '"' in key:
-        raise StoreError(f"metadata filter key {key!r} is not a plain name")
+        raise StoreError(f"metadata filter key {named(key)} is not a plain name")
     # a row whose metadata is not JSON SQLite can read (corrupt, or nested past its depth limit) matches
     # nothing, instead of failing the whole query
     meta, path = "(CASE WHEN json_valid(CAST(metadata AS TEXT)) THEN CAST(metadata AS TEXT) END)", f'$."{key}"'
@@ -56,6 +57,6 @@ def metadata_equals(key: str, value: Any) -> tuple[str, list[Any]]:
     try:
         text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     except (TypeError, ValueError):
-        raise StoreError(f"metadata filter value for {key!r} is not JSON") from None
+        raise StoreError(f"metadata filter value for {named(key)} is not JSON") from None
     kind = "object" if isinstance(value, dict) else "array"
     return f"json_type({meta}, ?) = '{kind}' AND json_extract({meta}, ?) = json(?)", [path, path, text]
