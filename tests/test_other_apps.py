@@ -177,6 +177,22 @@ def test_the_human_in_the_loop_request_is_the_pending_question(request, capsys):
     assert question["question"] == "Review the call book_hotel(hotel='Rio Tejo', nights=3) (approve, reject)"
 
 
+def test_a_huge_or_wide_gated_call_makes_a_one_line_question_naming_what_it_cut():
+    from inspector.profiles.langchain_agent import ARGUMENTS, hitl_question
+
+    nested: list = []
+    for _ in range(50):
+        nested = [nested]
+    wide = {f"arg{i}": i for i in range(5_000)}
+    huge = {"body": "x" * 2_000_000, "deep": nested}
+    question = hitl_question({"action_requests": [{"name": "send", "args": huge}, {"name": "bulk", "args": wide}],
+                              "review_configs": [{"action_name": "send", "allowed_decisions": ["approve"]}]})
+    first, second = question.split("\n")
+    assert first.startswith("Review the call send(body='xxx") and first.endswith(") (approve)") and len(first) < 400
+    assert "[[[...]]]" in first  # the deep value cut at its third level
+    assert second.startswith("Review the call bulk(arg0=0, arg1=1") and second.endswith(f"… {5_000 - ARGUMENTS:,} more)")
+
+
 def test_a_deepagents_task_result_shows_the_subagents_own_status(request):
     from inspector.profiles import reading
     from inspector.state.conversation import conversation

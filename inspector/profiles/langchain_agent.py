@@ -16,6 +16,8 @@ Knowledge: LangChain's human-in-the-loop interrupt (``action_requests``,
 
 from __future__ import annotations
 
+import itertools
+import reprlib
 from functools import cache
 from typing import Any
 
@@ -106,10 +108,22 @@ def hitl_requests(value: Any) -> list[dict[str, Any]] | None:
     return requests
 
 
+# A gated call's arguments as the question names them: each value's repr cut (a long text, a deep or wide value), and
+# at most ARGUMENTS of them, so a megabyte argument or thousands of them make a one-line question, not a page; the
+# state's own view holds them whole.
+ARGUMENTS = 8
+_ARGUMENT = reprlib.Repr()
+_ARGUMENT.maxstring = _ARGUMENT.maxother = 120
+_ARGUMENT.maxlevel, _ARGUMENT.maxdict, _ARGUMENT.maxlist, _ARGUMENT.maxtuple = 3, 8, 8, 8
+
+
 def _arguments(args: Any) -> str:
     if isinstance(args, dict):
-        return ", ".join(f"{k}={v!r}" for k, v in args.items())
-    return "" if args is None else repr(args)
+        shown = [f"{_ARGUMENT.repr(k) if not isinstance(k, str) else k[:120]}={_ARGUMENT.repr(v)}"
+                 for k, v in itertools.islice(args.items(), ARGUMENTS)]
+        more = len(args) - ARGUMENTS
+        return ", ".join(shown + ([f"… {more:,} more"] if more > 0 else []))
+    return "" if args is None else _ARGUMENT.repr(args)
 
 
 def hitl_question(value: Any) -> str | None:
