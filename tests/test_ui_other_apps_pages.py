@@ -86,3 +86,13 @@ def test_health_on_an_empty_store_says_so_and_still_shows_its_files(app_on_store
     assert "The store's files" in text and "On disk" in text and "Leftovers" in text
     assert "Flags" not in {s.value for s in at.subheader} and not at.get("vega_lite_chart")
     assert no_deerflow(text) == [], text
+
+
+def test_images_over_time_on_a_thread_whose_profile_names_no_files_says_why_it_is_empty(langchain_agent_db,
+                                                                                        app_on_store):
+    app_on_store(f"sqlite:///{langchain_agent_db}")
+    at = open_page("thread", thread="langchain-travel", panel="images-over-time")
+    assert not at.exception, at.exception
+    text = page_text(at)
+    assert "read with the LangChain agent profile, which names no files in a thread's state" in text
+    assert "No image was viewed" not in text  # DeerFlow's viewed images: never looked for on this thread

@@ -259,6 +259,9 @@ def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, sta
     """THREAD_PANELS entry: every image of the lineage, when it appeared, how it ended, how long it was carried;
     and the step each artifact first appeared at."""
     found = report(store, state, history=True)
+    if not found.looked:  # a profile that names no files: say so, not that no image was viewed
+        st.info(literal("; ".join(found.problems)))
+        return
     if found.artifacts:
         st.markdown("**Artifacts**")
         st.dataframe(table(artifact_rows(found.artifacts)), hide_index=True)

@@ -37,6 +37,7 @@ class MediaReport:
     problems: list[str] = field(default_factory=list)
     viewed_images: dict[str, Any] = field(default_factory=dict)
     checkpoint_ns: str = ""  # the checkpoint's namespace ("" the root graph)
+    looked: bool = True  # False: the thread's profile names no files, so none was looked for (``problems`` says so)
 
     def as_dict(self, images: bool = True, artifacts: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -73,7 +74,7 @@ def media_report(store: Store, thread_id: str, checkpoint_id: str | None = None,
 
 
 def _names_no_files(thread_id: str, checkpoint_id: str, step: int | None, ns: str) -> MediaReport:
-    return MediaReport(thread_id, checkpoint_id, step, None, checkpoint_ns=ns,
+    return MediaReport(thread_id, checkpoint_id, step, None, checkpoint_ns=ns, looked=False,
                        problems=[f"read with the {in_force().title} profile, which names no files in a thread's state: "
                                  "there are none to look for"])
 
