@@ -33,7 +33,7 @@ def research(demo_db):
 
 def frame_spec(history, path, index):
     window = path[max(0, index - WINDOW): index + WINDOW + 1]
-    return steady(tree_chart(tree_data(history, window, path[index]), rows=2 * WINDOW + 1))
+    return steady(tree_chart(tree_data(history, window, path[index], label_rows=False), rows=2 * WINDOW + 1))
 
 
 def test_the_window_chart_changes_only_its_data_from_frame_to_frame(research):

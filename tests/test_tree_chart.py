@@ -61,6 +61,21 @@ def test_each_row_is_clickable_from_its_dot_across_its_label(demo_db):
     assert not any(layer.get("encoding", {}).get("tooltip") for layer in spec["layer"][:-1])  # one aria label a row
 
 
+def test_a_branch_label_has_a_row_of_its_own(flow_db):
+    # each subgraph and the fork start a branch below the top: its label must not sit on the row above, whose
+    # step label ("4 · research → found, summary") runs across the lanes to its right
+    with open_store(f"sqlite:///{flow_db}") as store:
+        h = build_history(store.timeline("flow-thread"))
+    data = tree_data(h, h.page(0, 40), h.head)
+    assert len(data.labels) == len(h.branches) == 4
+    for label in data.labels:
+        assert all(abs(point["row"] - label["row"]) > 0.5 for point in data.points), label["text"]
+    assert data.rows == len(data.points) + len(data.labels) - 1  # the top branch's label is in the headroom
+    assert tree_chart(data)["height"] == (data.rows + 2) * 24
+    bands = tree_chart(data)["layer"][-1]["data"]["values"]
+    assert sorted(b["top"] + 0.5 for b in bands) == sorted(p["row"] for p in data.points)
+
+
 def test_labels_from_the_data_are_drawn_escaped(tmp_path):
     """A namespace stored as bytes that are not UTF-8 and one holding ESC and U+202E: the chart (drawn as its spec
     says) names them as ids are quoted, ``sub-\\xfe (not UTF-8)``, never a lone surrogate, a control or a bidi

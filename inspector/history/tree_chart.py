@@ -1,7 +1,9 @@
 """The drawn history tree: one lane per branch, newest checkpoint at the top.
 
 ``tree_data`` lays out one page of the history as plain rows (points, edges,
-branch labels); ``tree_chart`` turns them into a Vega-Lite spec with a click
+branch labels); a branch that starts below the top gets an empty row above its
+newest checkpoint for its label, so the label never sits on the row above, whose
+step label runs across the lanes to its right. ``tree_chart`` turns them into a Vega-Lite spec with a click
 selection named ``pick`` carrying ``checkpoint`` and ``ns``, made on a band
 over each checkpoint's row, so its label is as clickable as its dot.
 """
@@ -26,6 +28,7 @@ class TreeData:
     edges: list[dict[str, Any]]
     labels: list[dict[str, Any]]
     lanes: int
+    rows: int  # the rows drawn: one per point, plus the label rows
 
 
 LABEL_CHARS = 64
@@ -36,14 +39,17 @@ def _short(text: str) -> str:
 
 
 def tree_data(history: History, keys: list[Key], selected: Key | None = None,
-              made: Mapping[Key, Attribution] | None = None) -> TreeData:
+              made: Mapping[Key, Attribution] | None = None, label_rows: bool = True) -> TreeData:
     """Points, edges and branch labels for the checkpoints in ``keys`` (newest first); ``made``: their
-    attributions, which name each point by the tasks that produced it."""
+    attributions, which name each point by the tasks that produced it. ``label_rows=False`` leaves out the
+    label rows, one row per point (Play's window, whose chart keeps one size from frame to frame)."""
     made = made or {}
-    row_of = {key: i for i, key in enumerate(keys)}
+    row_of = _rows(history, keys, label_rows)
+    total = (max(row_of.values()) + 1) if row_of else 0
     points, edges, labels = [], [], []
     lanes_used: set[int] = set()
-    for i, key in enumerate(keys):
+    for key in keys:
+        i = row_of[key]
         node = history.node(key)
         lanes_used.add(node.branch)
         points.append({
@@ -58,7 +64,7 @@ def tree_data(history: History, keys: list[Key], selected: Key | None = None,
         })
         if node.parent is not None:
             parent = history.node(node.parent)
-            parent_row = row_of.get(node.parent, len(keys) - 0.5 if parent.order > node.order else -0.5)
+            parent_row = row_of.get(node.parent, total - 0.5 if parent.order > node.order else -0.5)
             edges.append({"lane": node.branch, "row": i, "lane2": parent.branch, "row2": parent_row,
                           "cross": parent.branch != node.branch})
     for branch in history.branches:
@@ -66,7 +72,23 @@ def tree_data(history: History, keys: list[Key], selected: Key | None = None,
         if shown:
             top = min(row_of[k] for k in shown)
             labels.append({"lane": branch.index, "row": top - 0.9, "text": spelled(branch_label(history, branch))})
-    return TreeData(points, edges, labels, (max(lanes_used) + 1) if lanes_used else 1)
+    return TreeData(points, edges, labels, (max(lanes_used) + 1) if lanes_used else 1, total)
+
+
+def _rows(history: History, keys: list[Key], label_rows: bool) -> dict[Key, int]:
+    """Each key's row, newest first: with ``label_rows``, a branch's newest key below the first row takes one
+    more row above it, where its branch label goes."""
+    rows: dict[Key, int] = {}
+    seen: set[int] = set()
+    row = 0
+    for key in keys:
+        branch = history.node(key).branch
+        if branch not in seen:
+            seen.add(branch)
+            row += 1 if label_rows and rows else 0
+        rows[key] = row
+        row += 1
+    return rows
 
 
 def _axis(field: str, domain: list[float], reverse: bool = False) -> dict[str, Any]:
@@ -83,7 +105,7 @@ def tree_chart(data: TreeData, rows: int | None = None) -> dict[str, Any]:
     labels and branch labels; ``rows``: the rows the chart is sized for (else as many as it has points), so
     charts of windows that differ in length are of one size. Written as a plain dict: building it through
     Altair's validated classes costs more than the rest of a thread page's run."""
-    rows = max(len(data.points), rows or 1, 1)
+    rows = max(data.rows, rows or 1, 1)
     lanes = sorted({p["lane"] for p in data.points}) or [0]
     x = _axis("lane", [min(lanes) - 0.5, max(lanes) + 2.5])
     y = _axis("row", [-1.5, rows - 0.5], reverse=True)

@@ -185,7 +185,7 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int) -> No
     with left:
         st.progress((index + 1) / len(path), text=literal(f"Step {step_label(history, key, made.get(key))} · "
                                                           f"{index + 1} of {len(path)} on this branch"))
-        chart = steady(tree_chart(tree_data(history, window, key, made), rows=2 * WINDOW + 1))
+        chart = steady(tree_chart(tree_data(history, window, key, made, label_rows=False), rows=2 * WINDOW + 1))
         st.vega_lite_chart(arrow_datasets(chart), width="stretch")
     with right:
         _ran(made.get(key), row.step)
