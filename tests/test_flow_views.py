@@ -161,3 +161,42 @@ def test_the_dot_of_a_thread_with_several_subgraphs_is_the_same_whatever_the_has
                               capture_output=True, text=True, cwd=REPO_ROOT, timeout=120,
                               env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3", "4")}
     assert len(outputs) == 1 and "cluster_" in outputs.pop()
+
+
+def test_charts_draw_names_from_the_data_escaped(tmp_path):
+    """A node and a field named with U+202E (which turns the text after it around) and ESC: the flow grid, the size
+    chart and the Health page's bars name them as ids are quoted (``fi\\u202eeld``); the grid's selection still
+    carries the field as stored."""
+    import operator
+    import sqlite3
+    from typing import Annotated, TypedDict
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import END, START, StateGraph
+
+    from inspector.sizes.accounting import measure_thread
+    from inspector.sizes.chart import size_chart
+    from inspector.sizes.store_charts import field_frame
+
+    field, node = "fi\u202eeld\x1b[2J", "age\u202ent"
+    state = TypedDict("State", {"title": str, field: Annotated[list, operator.add]}, total=False)
+    graph = StateGraph(state)
+    graph.add_node(node, lambda s: {field: [1], "title": "t"})
+    graph.add_edge(START, node)
+    graph.add_edge(node, END)
+    conn = sqlite3.connect(tmp_path / "names.db", check_same_thread=False)
+    graph.compile(checkpointer=SqliteSaver(conn)).invoke({"title": "x"}, {"configurable": {"thread_id": "t"}})
+    conn.commit()
+    conn.close()
+    with open_store(f"sqlite:///{tmp_path / 'names.db'}") as store:
+        history = build_history(store.timeline_keys("t"))
+        keys = history.path_through(history.head)
+        spec = grid_chart(flow_grid(history, keys, attribute_keys(store, history, keys)))
+        report = measure_thread(store, "t")
+    cells = [c for c in spec["data"]["values"] if c.get("field") == field]
+    assert cells and {c["row"] for c in cells} == {"fi\\u202eeld\\x1b[2J"} and {c["node"] for c in cells} == {"age\\u202ent"}
+    shown = json.dumps(spec, ensure_ascii=False).replace(json.dumps(field, ensure_ascii=False), "")
+    assert "\u202e" not in shown
+    for chart in (size_chart(report, 1_000_000).to_dict(), {"field": list(field_frame({field: 10})["field"])}):
+        drawn = json.dumps(chart, ensure_ascii=False)
+        assert "fi\\\\u202eeld" in drawn and "\u202e" not in drawn

@@ -74,3 +74,25 @@ def test_a_branch_label_has_a_row_of_its_own(flow_db):
     assert tree_chart(data)["height"] == (data.rows + 2) * 24
     bands = tree_chart(data)["layer"][-1]["data"]["values"]
     assert sorted(b["top"] + 0.5 for b in bands) == sorted(p["row"] for p in data.points)
+
+
+def test_labels_from_the_data_are_drawn_escaped(tmp_path):
+    """A namespace stored as bytes that are not UTF-8 and one holding ESC and U+202E: the chart (drawn as its spec
+    says) names them as ids are quoted, ``sub-\\xfe (not UTF-8)``, never a lone surrogate, a control or a bidi
+    override; the selection still carries the ids as stored."""
+    import hostile_corpus as corpus
+
+    db = corpus.write_corpus(tmp_path, cases=["invalid-utf8-ids", "escapes"])
+    texts = []
+    with open_store(f"sqlite:///{db}") as store:
+        for thread in (corpus.BAD_IDS_INSIDE, corpus.ESCAPES_THREAD):
+            h = build_history(store.timeline(thread))
+            data = tree_data(h, h.page(0, 40), h.head)
+            texts += [label["text"] for label in data.labels]
+            texts += [p[name] for p in data.points for name in ("label", "branch", "namespace", "id", "source", "wrote")]
+            assert {(p["ns"], p["checkpoint"]) for p in data.points} <= set(h.nodes)
+    assert "subgraph sub-\\xfe (not UTF-8)" in texts
+    assert any("\\x1b[2J" in t for t in texts)
+    assert not [t for t in texts if not t.isprintable()]
+    tooltip = [layer for layer in tree_chart(data)["layer"] if "tooltip" in layer.get("encoding", {})]
+    assert {t["field"] for layer in tooltip for t in layer["encoding"]["tooltip"]}.isdisjoint({"ns", "checkpoint"})

@@ -16,6 +16,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..store.not_utf8 import spelled
 from .attribution import Attribution
 from .lineage import History, Key
 
@@ -104,10 +105,12 @@ def grid_chart(grid: FlowGrid, selected: Key | None = None, cell_px: int = 20) -
     """The Vega-Lite spec (for ``st.vega_lite_chart``): a heat map of one rect per written cell, coloured by
     node, the selected step's cells outlined; a click selection ``cell`` carrying ``checkpoint``, ``ns`` and
     ``field``. Every step of the window keeps its column, written or not."""
-    shown_nodes = list(dict.fromkeys(c["node"] for c in grid.cells))
-    colours = node_colours(shown_nodes)
-    chosen = selected[1] if selected else None
-    values = [{**c, "selected": c["checkpoint"] == chosen} for c in grid.cells]
+    # names from the data drawn as ids are quoted (a bidi override in a field's name cannot turn its row around);
+    # the selection carries the field as stored
+    values = [{**c, "row": spelled(c["field"]), "node": spelled(c["node"]), "nodes": spelled(c["nodes"]),
+               "label": spelled(c["label"]), "selected": selected is not None and c["checkpoint"] == selected[1]}
+              for c in grid.cells]
+    colours = node_colours(list(dict.fromkeys(v["node"] for v in values)))
     label_expr = "[" + ",".join(f"'{s}'" for s in grid.steps) + "][datum.value]"  # a column's step number
     return {  # the width fits the page; the height is the rows' (axis and legend come on top of it)
         "height": cell_px * max(len(grid.fields), 1),
@@ -120,14 +123,14 @@ def grid_chart(grid: FlowGrid, selected: Key | None = None, cell_px: int = 20) -
             "x": {"field": "column", "type": "ordinal", "title": "step",
                   "scale": {"domain": list(range(len(grid.steps))), "paddingInner": 0.08},
                   "axis": {"labelExpr": label_expr, "labelAngle": 0, "labelOverlap": True}},
-            "y": {"field": "field", "type": "nominal", "title": None,
-                  "scale": {"domain": grid.fields or [""], "paddingInner": 0.08}},
+            "y": {"field": "row", "type": "nominal", "title": None,
+                  "scale": {"domain": [spelled(f) for f in grid.fields] or [""], "paddingInner": 0.08}},
             "color": {"field": "node", "type": "nominal",
                       "scale": {"domain": list(colours) or [""], "range": list(colours.values()) or ["#fff"]},
                       "legend": {"title": "node that wrote it", "orient": "bottom", "columns": LEGEND_COLUMNS}},
             "stroke": {"condition": {"test": "datum.selected", "value": "#111827"}, "value": None},
             "strokeWidth": {"condition": {"test": "datum.selected", "value": 2.5}, "value": 0},
-            "tooltip": [{"field": "step", "type": "quantitative"}, {"field": "field", "type": "nominal"},
+            "tooltip": [{"field": "step", "type": "quantitative"}, {"field": "row", "type": "nominal", "title": "field"},
                         {"field": "nodes", "type": "nominal", "title": "written by"},
                         {"field": "label", "type": "nominal", "title": "step"}],
         },

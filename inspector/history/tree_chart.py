@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..store.not_utf8 import spelled
 from .attribution import Attribution
 from .checkpoint_kinds import step_label
 from .lineage import History, Key, branch_label
@@ -53,10 +54,11 @@ def tree_data(history: History, keys: list[Key], selected: Key | None = None,
         lanes_used.add(node.branch)
         points.append({
             "checkpoint": key[1], "ns": key[0], "row": i, "lane": node.branch,
-            "step": node.row.step, "source": node.row.source or "",
-            "branch": branch_label(history, history.branches[node.branch]),
-            "label": _short(step_label(history, key, made.get(key))),
-            "wrote": ", ".join(made[key].fields) if key in made else "",
+            "namespace": spelled(key[0]), "id": spelled(key[1]),
+            "step": node.row.step, "source": spelled(node.row.source or ""),
+            "branch": spelled(branch_label(history, history.branches[node.branch])),
+            "label": _short(spelled(step_label(history, key, made.get(key)))),
+            "wrote": spelled(", ".join(made[key].fields)) if key in made else "",
             "kind": "fork" if node.is_fork else "checkpoint",
             "selected": key == selected,
         })
@@ -69,7 +71,7 @@ def tree_data(history: History, keys: list[Key], selected: Key | None = None,
         shown = [k for k in branch.keys if k in row_of]
         if shown:
             top = min(row_of[k] for k in shown)
-            labels.append({"lane": branch.index, "row": top - 0.9, "text": branch_label(history, branch)})
+            labels.append({"lane": branch.index, "row": top - 0.9, "text": spelled(branch_label(history, branch))})
     return TreeData(points, edges, labels, (max(lanes_used) + 1) if lanes_used else 1, total)
 
 
@@ -137,7 +139,9 @@ def tree_chart(data: TreeData, rows: int | None = None) -> dict[str, Any]:
         "encoding": {
             "x": {**x, "field": "left"}, "x2": {"field": "right"}, "y": {**y, "field": "top"}, "y2": {"field": "bottom"},
             "tooltip": [{"field": "step", "type": "quantitative"}] + [
-                {"field": name, "type": "nominal"} for name in ("label", "source", "branch", "ns", "checkpoint")],
+                {"field": name, "type": "nominal", "title": title} for name, title in (
+                    ("label", "label"), ("source", "source"), ("branch", "branch"), ("namespace", "ns"),
+                    ("id", "checkpoint"))],
         },
     }
     text = {

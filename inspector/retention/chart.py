@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..formatting import human_bytes
 from ..sizes.chart import byte_unit, frame_unit
-from ..store.not_utf8 import shown
+from ..store.not_utf8 import spelled
 from .plan import Plan
 
 BREAKS = "breaks something"
@@ -23,7 +23,7 @@ def bytes_frame(plan: Plan, limit: int = 25) -> pd.DataFrame:
     threads = plan.threads[:limit]
     _unit, scale = byte_unit(max((t.bytes for t in threads), default=0))
     return pd.DataFrame([
-        {"thread": shown(t.thread_id), "bytes": t.bytes, "shown": t.bytes / scale, "reclaimed": human_bytes(t.bytes),
+        {"thread": spelled(t.thread_id), "bytes": t.bytes, "shown": t.bytes / scale, "reclaimed": human_bytes(t.bytes),
          "checkpoints": t.checkpoints, "breaks": len(t.breaks), "status": BREAKS if t.breaks else SAFE}
         for t in threads
     ], columns=["thread", "bytes", "shown", "reclaimed", "checkpoints", "breaks", "status"])

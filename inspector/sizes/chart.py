@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..formatting import human_bytes
 from ..store import is_internal_channel
-from ..store.not_utf8 import shown
+from ..store.not_utf8 import spelled
 from .accounting import ThreadSizes
 
 if TYPE_CHECKING:  # loaded when a chart is drawn, not with the module (``byte_unit`` names units for tables too)
@@ -38,8 +38,8 @@ def size_frame(report: ThreadSizes) -> pd.DataFrame:
             records.append({
                 "checkpoint": position,
                 "step": checkpoint.step,
-                "checkpoint_id": shown(checkpoint.checkpoint_id),  # a tooltip: an id not UTF-8 escaped, marked
-                "field": shown(name),
+                "checkpoint_id": spelled(checkpoint.checkpoint_id),  # a tooltip: an id not UTF-8 escaped, marked
+                "field": spelled(name),
                 "bytes": size,
                 "total": checkpoint.total_bytes,
                 "stored": human_bytes(size),  # the tooltip's sizes as a person reads them, beside the exact bytes
@@ -82,7 +82,7 @@ def size_chart(report: ThreadSizes, threshold: int, selected_id: str | None = No
     import pandas as pd
 
     frame = size_frame(report)
-    order = [f.field for f in report.fields if not f.internal and f.field in set(frame["field"])]
+    order = [spelled(f.field) for f in report.fields if not f.internal and spelled(f.field) in set(frame["field"])]
     if INTERNAL in set(frame["field"]):
         order.append(INTERNAL)
     peak = max((c.total_bytes for c in report.checkpoints), default=0)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ..formatting import human_bytes
-from ..store.not_utf8 import shown
+from ..store.not_utf8 import spelled
 from .chart import byte_unit, frame_unit
 
 if TYPE_CHECKING:  # loaded when a chart is drawn
@@ -37,7 +37,7 @@ def field_frame(named: dict[str, int], limit: int = FIELDS_SHOWN) -> pd.DataFram
 
     top = sorted(named.items(), key=lambda item: -item[1])[:limit]
     _unit, scale = byte_unit(max((n for _, n in top), default=0))
-    return pd.DataFrame([{"field": shown(name), "bytes": size, "shown": size / scale, "stored": human_bytes(size)}
+    return pd.DataFrame([{"field": spelled(name), "bytes": size, "shown": size / scale, "stored": human_bytes(size)}
                          for name, size in top], columns=["field", "bytes", "shown", "stored"])
 
 

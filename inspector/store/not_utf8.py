@@ -17,6 +17,7 @@ How such a text leaves the core:
 - ``quoted(text)``: for a message that names an id (an error line, a page's error box): in quotes, spelled as
   ``shown`` spells it, ``'bad-\\xff' (not UTF-8)``, with control and invisible characters escaped (``\\x1b``,
   ``\\u202e``) so it is inert wherever the message goes, and a very long id cut, its length said.
+- ``spelled(text)``: ``quoted`` without the quotes or the cut, for a short label a chart draws.
 - ``named(value)``: ``quoted`` for a text, a short ``repr`` for any other value (``None``, a number).
 - ``token(text)`` / ``from_token(text)``: a reversible, collision-free spelling in valid UTF-8, for URLs
   (``?thread=``), CLI arguments and cache keys. Valid text is itself; text that is not UTF-8, and valid text
@@ -30,7 +31,7 @@ import binascii
 import reprlib
 
 __all__ = ["BYTES_MARK", "MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "named", "quoted", "shown",
-           "stored_bytes", "token"]
+           "spelled", "stored_bytes", "token"]
 
 MARK = " (not UTF-8)"
 BYTES_MARK = " (stored as bytes)"
@@ -93,10 +94,20 @@ def quoted(text: str) -> str:
     separators) escaped as ``repr`` escapes it; over ``QUOTED_LONGEST`` characters, its head and its length."""
     text = str(text)
     cut = len(text) > QUOTED_LONGEST
-    head = text[:QUOTED_LONGEST - 40] if cut else text
-    inner = head if head.isprintable() else "".join(_escape(c) if 0xD800 <= ord(c) < 0xE000
-                                                    else c if c.isprintable() else repr(c)[1:-1] for c in head)
+    inner = _printable(text[:QUOTED_LONGEST - 40] if cut else text)
     return f"'{inner}" + (f"…' ({len(text):,} characters)" if cut else "'") + (MARK if is_not_utf8(text) else "")
+
+
+def spelled(text: str) -> str:
+    """``text`` (a short label from the data: a namespace, a node's name) as a chart draws it, spelled as ``quoted``
+    spells it without quotes or cut: ``sub-\\xfe (not UTF-8)``, a control or bidi character as its escape."""
+    return _printable(text) + (MARK if is_not_utf8(text) else "")
+
+
+def _printable(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(_escape(c) if 0xD800 <= ord(c) < 0xE000 else c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def named(value: object) -> str:

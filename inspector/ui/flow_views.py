@@ -17,6 +17,7 @@ from ..history.lineage import Key
 from ..history.location import Location
 from ..history.thread_history import ThreadHistory
 from ..store import CheckpointRow, CheckpointState, Store
+from ..store.not_utf8 import spelled
 from . import data, diff_view
 from .inert import code_span, key_text, literal
 from .tables import frame_of
@@ -156,8 +157,8 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
         st.info("No step has two timestamps to measure.")
         return
     origin = min(t.started for t in timed)
-    bars = [{"node": node, "start": (t.started - origin).total_seconds(), "end": (t.ended - origin).total_seconds(),
-             "seconds": round(t.seconds, 4), "step": t.step, "label": t.label, "checkpoint": t.key[1], "ns": t.key[0],
+    bars = [{"node": spelled(node), "start": (t.started - origin).total_seconds(), "end": (t.ended - origin).total_seconds(),
+             "seconds": round(t.seconds, 4), "step": t.step, "label": spelled(t.label), "checkpoint": t.key[1], "ns": t.key[0],
              "selected": t.key == key}
             for t in timed for node in (t.charged_to or (durations.WAIT,))]
     nodes = list(dict.fromkeys(b["node"] for b in bars))
