@@ -96,3 +96,12 @@ def test_labels_from_the_data_are_drawn_escaped(tmp_path):
     assert not [t for t in texts if not t.isprintable()]
     tooltip = [layer for layer in tree_chart(data)["layer"] if "tooltip" in layer.get("encoding", {})]
     assert {t["field"] for layer in tooltip for t in layer["encoding"]["tooltip"]}.isdisjoint({"ns", "checkpoint"})
+
+
+def test_branches_are_named_by_their_lane_labels_not_by_a_legend(flow_db):
+    with open_store(f"sqlite:///{flow_db}") as store:
+        h = build_history(store.timeline("flow-thread"))
+    data = tree_data(h, h.page(0, 40), h.head)
+    points = next(layer for layer in tree_chart(data)["layer"] if layer["mark"]["type"] == "point")
+    assert points["encoding"]["color"]["legend"] is None  # a legend of long names ran off a narrow column
+    assert {label["text"] for label in data.labels} == {p["branch"] for p in data.points}

@@ -120,7 +120,8 @@ def tree_chart(data: TreeData, rows: int | None = None) -> dict[str, Any]:
         "mark": {"type": "point", "filled": True, "size": 140, "aria": False},
         "encoding": {
             "x": x, "y": y,
-            "color": {"field": "branch", "type": "nominal", "legend": {"title": "branch", "orient": "bottom"}},
+            # no legend: each lane's label names its branch, and a legend of long names runs off a narrow column
+            "color": {"field": "branch", "type": "nominal", "legend": None},
             "shape": {"field": "kind", "type": "nominal", "legend": None,
                       "scale": {"domain": ["checkpoint", "fork"], "range": ["circle", "diamond"]}},
             "stroke": _when_selected("#111827", None),
