@@ -72,7 +72,7 @@ def shown(text: str, stored_as_bytes: bool = False, cut: bool = False) -> str:
     bad = is_not_utf8(text)
     body = escaped(text) if bad else text
     if cut and len(text) > QUOTED_LONGEST:
-        body = escaped(text[:QUOTED_LONGEST - 40]) + f"… ({len(text):,} characters)"
+        body = escaped(_head(text)) + "… " + _length(text)
     if stored_as_bytes:
         return body + (" (not UTF-8, stored as bytes)" if bad else BYTES_MARK)
     return body + MARK if bad else body
@@ -93,9 +93,19 @@ def quoted(text: str) -> str:
     every character that is not printable (C0 and C1 controls, DEL, bidi and other format characters, line
     separators) escaped as ``repr`` escapes it; over ``QUOTED_LONGEST`` characters, its head and its length."""
     text = str(text)
-    cut = len(text) > QUOTED_LONGEST
-    inner = _printable(text[:QUOTED_LONGEST - 40] if cut else text)
-    return f"'{inner}" + (f"…' ({len(text):,} characters)" if cut else "'") + (MARK if is_not_utf8(text) else "")
+    mark = MARK if is_not_utf8(text) else ""
+    if len(text) <= QUOTED_LONGEST:
+        return f"'{_printable(text)}'" + mark
+    return f"'{_printable(_head(text))}…' " + _length(text) + mark
+
+
+def _head(text: str) -> str:
+    """The part of an id longer than ``QUOTED_LONGEST`` that a message or a listing line shows."""
+    return text[:QUOTED_LONGEST - 40]
+
+
+def _length(text: str) -> str:
+    return f"({len(text):,} characters)"
 
 
 def spelled(text: str) -> str:
