@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 import types
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -64,6 +65,20 @@ def build_graph(checkpointer):
     graph.add_edge(START, "agent")
     graph.add_edge("agent", END)
     return graph.compile(checkpointer=checkpointer)
+
+
+def pinned_now(hour: float, real_now: float | None = None) -> float:
+    """``hour`` hours into yesterday's UTC day (by the real clock): a clock the growth tests pin, so that
+    what they assert holds whatever the hour they run at; a moment in the past, so that every simulated
+    checkpoint is dated before the real clock too."""
+    today = int((time.time() if real_now is None else real_now) // DAY) * DAY
+    return today - DAY + hour * 3600
+
+
+# Early and late in a UTC day: before 16:00 the newest simulated day is the day before ``now``'s (see
+# ``day_start``), after it ``now``'s own day; the growth tests run at both.
+EARLY, LATE = pinned_now(2.5), pinned_now(21.25)
+CLOCKS = {"early": EARLY, "late": LATE}
 
 
 def day_start(now: float, day: int) -> float:

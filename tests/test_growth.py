@@ -7,14 +7,13 @@ here with plain SQL and dated in Python from each id; the forecast is recomputed
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from datetime import datetime, timezone
 
 import psycopg
 import pytest
 from conftest import written_database
-from growth_store import PLAN, write_postgres, write_sqlite
+from growth_store import CLOCKS, PLAN, write_postgres, write_sqlite
 
 from inspector.cli import main
 from inspector.operations.growth import DAY, growth_report
@@ -22,8 +21,13 @@ from inspector.store import StoreError, open_store
 from inspector.store.growth_rows import CHECKPOINT_KEY
 from inspector.store.model import checkpoint_time
 
-NOW = time.time()
 PG_DATABASE = "inspector_growth"
+
+
+@pytest.fixture(scope="module", params=list(CLOCKS))
+def now(request) -> float:
+    """The clock pinned early and late in a UTC day: the newest simulated day is the day before or the same."""
+    return CLOCKS[request.param]
 
 
 def day_of(checkpoint_id: str) -> str:
@@ -31,13 +35,13 @@ def day_of(checkpoint_id: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def sqlite_growth(tmp_path_factory):
-    return write_sqlite(tmp_path_factory.mktemp("growth") / "growth.db", NOW)
+def sqlite_growth(tmp_path_factory, now):
+    return write_sqlite(tmp_path_factory.mktemp("growth") / "growth.db", now)
 
 
 @pytest.fixture(scope="module")
-def pg_growth(postgres_dsn):
-    return written_database(postgres_dsn, PG_DATABASE, lambda admin: write_postgres(admin, NOW))
+def pg_growth(postgres_dsn, now):
+    return written_database(postgres_dsn, PG_DATABASE, lambda admin: write_postgres(admin, now))
 
 
 def sqlite_expected(path) -> dict[str, Counter]:
@@ -89,8 +93,8 @@ def pg_expected(admin: str) -> dict[str, Counter]:
     return out
 
 
-def reported(store, by: str) -> tuple[Counter, Counter]:
-    report = growth_report(store, by, "day", 10, now=NOW)
+def reported(store, by: str, now: float) -> tuple[Counter, Counter]:
+    report = growth_report(store, by, "day", 10, now=now)
     found, checkpoints = Counter(), Counter()
     for p in report.points:
         day = p.start.strftime("%Y-%m-%d")
@@ -108,34 +112,34 @@ def growth_store(request):
     return open_store(readonly), pg_expected(admin)
 
 
-def test_growth_per_day_channel_and_thread_equal_the_rows(growth_store):
+def test_growth_per_day_channel_and_thread_equal_the_rows(growth_store, now):
     store, expected = growth_store
     with store:
-        by_day, checkpoints = reported(store, "store")
+        by_day, checkpoints = reported(store, "store", now)
         assert by_day == +expected["day"]
         assert checkpoints == +expected["day_checkpoints"]
         assert len(by_day) == 5  # five simulated days, each with checkpoints
-        assert reported(store, "channel")[0] == +expected["channel"]
-        assert reported(store, "thread")[0] == +expected["thread"]
+        assert reported(store, "channel", now)[0] == +expected["channel"]
+        assert reported(store, "thread", now)[0] == +expected["thread"]
         # the thread written only on the newest day grew on that day alone
-        assert {day for day, tid in reported(store, "thread")[0] if tid == "grow-c"} == {max(by_day)}
+        assert {day for day, tid in reported(store, "thread", now)[0] if tid == "grow-c"} == {max(by_day)}
 
 
-def test_the_forecast_is_reproducible_from_its_basis(growth_store):
+def test_the_forecast_is_reproducible_from_its_basis(growth_store, now):
     store, expected = growth_store
     with store:
         budget = store.totals().stored_bytes * 3
-        report = growth_report(store, "store", "day", 3, budget_bytes=budget, now=NOW)
+        report = growth_report(store, "store", "day", 3, budget_bytes=budget, now=now)
     f = report.forecast
-    window_start = datetime.fromtimestamp((int(NOW - 3 * DAY) // DAY) * DAY, tz=timezone.utc)
-    assert f.window_start == window_start and f.now == datetime.fromtimestamp(NOW, tz=timezone.utc)
+    window_start = datetime.fromtimestamp((int(now - 3 * DAY) // DAY) * DAY, tz=timezone.utc)
+    assert f.window_start == window_start and f.now == datetime.fromtimestamp(now, tz=timezone.utc)
     in_window = sum(n for day, n in expected["day"].items() if day >= window_start.strftime("%Y-%m-%d"))
     assert f.window_bytes == in_window > 0
     assert f.current_bytes == sum(expected["day"].values())  # every row is dated: the store is its rows
-    assert f.window_days == pytest.approx((NOW - window_start.timestamp()) / DAY)
+    assert f.window_days == pytest.approx((now - window_start.timestamp()) / DAY)
     assert f.bytes_per_day == pytest.approx(in_window / f.window_days)
     assert f.days_left == pytest.approx((budget - f.current_bytes) / f.bytes_per_day)
-    assert f.passes_at.timestamp() == pytest.approx(NOW + f.days_left * DAY, abs=1)
+    assert f.passes_at.timestamp() == pytest.approx(now + f.days_left * DAY, abs=1)
     for number in (f"{f.current_bytes:,}", f"{f.window_bytes:,}", f"{f.window_days:.2f} days"):
         assert number in f.basis
     assert f"{f.passes_at:%Y-%m-%d}" in f.verdict
@@ -147,12 +151,12 @@ def test_the_forecast_is_reproducible_from_its_basis(growth_store):
     assert [g.key for g in report.top_threads] == [tid for tid, _ in threads.most_common()]
 
 
-def test_the_top_threads_alone_do_not_set_the_rate_or_the_shares(growth_store):
+def test_the_top_threads_alone_do_not_set_the_rate_or_the_shares(growth_store, now):
     store, _ = growth_store
     with store:
         budget = store.totals().stored_bytes * 3
-        whole = growth_report(store, "store", "day", 3, budget_bytes=budget, now=NOW)
-        top_one = growth_report(store, "thread", "day", 3, top=1, budget_bytes=budget, now=NOW)
+        whole = growth_report(store, "store", "day", 3, budget_bytes=budget, now=now)
+        top_one = growth_report(store, "thread", "day", 3, top=1, budget_bytes=budget, now=now)
     assert {p.key for p in top_one.points} == {top_one.top_threads[0].key}  # the rows: one thread's
     assert top_one.forecast.window_bytes == whole.forecast.window_bytes
     assert top_one.forecast.days_left == pytest.approx(whole.forecast.days_left)
@@ -160,33 +164,33 @@ def test_the_top_threads_alone_do_not_set_the_rate_or_the_shares(growth_store):
     assert whole.top_threads[0].share < 1
 
 
-def test_a_store_younger_than_the_window_grows_over_its_own_life(growth_store):
+def test_a_store_younger_than_the_window_grows_over_its_own_life(growth_store, now):
     store, expected = growth_store
     with store:
         budget = store.totals().stored_bytes * 3
-        report = growth_report(store, "store", "day", 30, budget_bytes=budget, now=NOW)
-        ancient = growth_report(store, "store", "day", 100_000_000, now=NOW)  # longer than the clock: since 1970
+        report = growth_report(store, "store", "day", 30, budget_bytes=budget, now=now)
+        ancient = growth_report(store, "store", "day", 100_000_000, now=now)  # longer than the clock: since 1970
     f, first = report.forecast, min(report.points, key=lambda p: p.start).start
     assert report.window_start < first == f.window_start and first.strftime("%Y-%m-%d") == min(expected["day"])
-    assert f.window_days == pytest.approx((NOW - first.timestamp()) / DAY)
+    assert f.window_days == pytest.approx((now - first.timestamp()) / DAY)
     assert f.window_days < 6
     assert f.bytes_per_day == pytest.approx(f.window_bytes / f.window_days)
     assert "younger than the window" in f.basis and f"{f.window_days:.2f} days" in f.basis
     assert ancient.window_start.year == 1970 and ancient.forecast.window_bytes == f.window_bytes
 
 
-def test_past_budget_and_no_budget_are_said(sqlite_growth):
+def test_past_budget_and_no_budget_are_said(sqlite_growth, now):
     with open_store(str(sqlite_growth)) as store:
-        assert growth_report(store, budget_bytes=1, now=NOW).forecast.verdict.startswith("already past")
-        none = growth_report(store, now=NOW).forecast
+        assert growth_report(store, budget_bytes=1, now=now).forecast.verdict.startswith("already past")
+        none = growth_report(store, now=now).forecast
     assert none.days_left is None and "disk_budget_bytes" in none.verdict
 
 
-def test_growth_cli_json_is_the_report(sqlite_growth, capsys):
+def test_growth_cli_json_is_the_report(sqlite_growth, capsys, now):
     assert main(["growth", "--db", str(sqlite_growth), "--by", "thread", "--since", "10", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     with open_store(str(sqlite_growth)) as store:
-        by_thread = reported(store, "thread")[0]
+        by_thread = reported(store, "thread", now)[0]
     assert Counter({(p["start"][:10], p["key"]): p["bytes"] for p in data["points"]}) == by_thread
     assert {g["key"] for g in data["top_threads"]} == set(PLAN)
     assert main(["growth", "--db", str(sqlite_growth), "--since", "10", "--budget", "1"]) == 0
@@ -219,11 +223,11 @@ def test_growth_refuses_bad_arguments_and_saver_stores(sqlite_growth, capsys):
         growth_report(store)
 
 
-def test_ids_that_are_not_uuid6_are_counted_as_undated(tmp_path):
+def test_ids_that_are_not_uuid6_are_counted_as_undated(tmp_path, now):
     import sqlite3
 
     path = tmp_path / "odd.db"
-    write_sqlite(path, NOW)
+    write_sqlite(path, now)
     with sqlite3.connect(path, check_same_thread=False) as conn:  # an id another saver (or an attacker) chose
         from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -234,12 +238,12 @@ def test_ids_that_are_not_uuid6_are_counted_as_undated(tmp_path):
         size = conn.execute("SELECT length(checkpoint) + length(metadata) FROM checkpoints "
                             "WHERE checkpoint_id = 'not-a-uuid'").fetchone()[0]
     with open_store(str(path)) as store:
-        report = growth_report(store, now=NOW)
+        report = growth_report(store, now=now)
     assert report.untimed_checkpoints == 1 and report.untimed_bytes == size
     assert sum(p.bytes for p in report.points) + size == report.forecast.current_bytes
 
 
-def test_ids_dated_after_now_are_shown_but_left_out_of_the_rate_and_the_last_day(tmp_path):
+def test_ids_dated_after_now_are_shown_but_left_out_of_the_rate_and_the_last_day(tmp_path, now):
     """A writer whose clock is a year ahead (or an attacker) dates checkpoints in the future: they are in the
     store's bytes and its table, but the window ending now, the forecast's rate and the metrics' last hour and
     day do not count them, and the basis says how much was left out."""
@@ -251,16 +255,16 @@ def test_ids_dated_after_now_are_shown_but_left_out_of_the_rate_and_the_last_day
 
     from inspector.operations.metrics import metrics_snapshot
 
-    path = write_sqlite(tmp_path / "ahead.db", NOW)
+    path = write_sqlite(tmp_path / "ahead.db", now)
     with open_store(str(path)) as store:
-        before, written = growth_report(store, now=NOW).forecast, metrics_snapshot(store, 1, now=NOW).written_bytes
-    with sqlite3.connect(path, check_same_thread=False) as conn, simulated_clock(NOW + 365 * DAY):
+        before, written = growth_report(store, now=now).forecast, metrics_snapshot(store, 1, now=now).written_bytes
+    with sqlite3.connect(path, check_same_thread=False) as conn, simulated_clock(now + 365 * DAY):
         build_graph(SqliteSaver(conn)).invoke({"messages": [HumanMessage("from the future")]},
                                               {"configurable": {"thread_id": "ahead"}})
     with open_store(str(path)) as store:
-        report, snapshot = growth_report(store, now=NOW), metrics_snapshot(store, 1, now=NOW)
+        report, snapshot = growth_report(store, now=now), metrics_snapshot(store, 1, now=now)
     ahead = report.forecast.current_bytes - before.current_bytes
-    assert ahead > 0 and any(p.start.timestamp() > NOW for p in report.points)
+    assert ahead > 0 and any(p.start.timestamp() > now for p in report.points)
     assert report.forecast.window_bytes == before.window_bytes
     assert report.forecast.bytes_per_day == pytest.approx(before.bytes_per_day, rel=1e-3)
     assert f"({ahead:,} bytes) dated after" in report.forecast.basis and "clock ahead" in report.forecast.basis

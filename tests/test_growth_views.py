@@ -12,12 +12,11 @@ first checkpoint naming its version).
 from __future__ import annotations
 
 import sqlite3
-import time
 
 import psycopg
 import pytest
 from conftest import written_database
-from growth_store import write_postgres, write_sqlite
+from growth_store import LATE, write_postgres, write_sqlite
 
 from inspector.operations.growth import growth_report
 from inspector.store import StoreError, open_store
@@ -25,7 +24,7 @@ from inspector.store.growth_rows import BEFORE, CHECKPOINT_KEY, Grower, GrowthRo
 from inspector.store.not_utf8 import stored_bytes
 from inspector.store.sqlite.connect import read_text
 
-NOW = time.time()
+NOW = LATE  # pinned: what the tests assert holds whatever the hour they run at
 DAY = 86_400
 ASKS = [[("store", 10)], [("thread", 10), ("store", 0)], [("channel", 2), ("thread", 0)],
         [("thread", 1), ("channel", 10), ("store", 3)]]

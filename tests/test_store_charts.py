@@ -4,11 +4,10 @@ exact bytes. On a store LangGraph's saver wrote over five simulated days (``grow
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timezone
 
 import pytest
-from growth_store import write_sqlite
+from growth_store import CLOCKS, DAY, DAYS, day_start, write_sqlite
 
 from inspector.formatting import human_bytes
 from inspector.operations.growth import growth_report, growth_table
@@ -16,17 +15,21 @@ from inspector.sizes.chart import byte_unit
 from inspector.sizes.store_charts import field_chart, field_frame, growth_chart, growth_frame
 from inspector.store import open_store
 
-NOW = time.time()
+
+@pytest.fixture(scope="module", params=list(CLOCKS))
+def now(request) -> float:
+    """The clock pinned early and late in a UTC day: the newest simulated day is the day before or the same."""
+    return CLOCKS[request.param]
 
 
 @pytest.fixture(scope="module")
-def growth_db(tmp_path_factory):
-    return write_sqlite(tmp_path_factory.mktemp("store-charts") / "growth.db", NOW)
+def growth_db(tmp_path_factory, now):
+    return write_sqlite(tmp_path_factory.mktemp("store-charts") / "growth.db", now)
 
 
-def report_of(path, bucket: str, days: int):
+def report_of(path, bucket: str, days: int, now: float):
     with open_store(str(path)) as store:
-        return growth_report(store, "store", bucket, days, now=NOW)
+        return growth_report(store, "store", bucket, days, now=now)
 
 
 def data_of(spec: dict) -> list[dict]:
@@ -38,8 +41,8 @@ def millis(moment: datetime) -> int:
 
 
 @pytest.mark.parametrize("bucket, length", [("day", 86_400_000), ("hour", 3_600_000)])
-def test_growth_bars_span_their_bucket_in_the_unit_of_the_largest(growth_db, bucket, length):
-    report = report_of(growth_db, bucket, 7)
+def test_growth_bars_span_their_bucket_in_the_unit_of_the_largest(growth_db, now, bucket, length):
+    report = report_of(growth_db, bucket, 7, now)
     assert len(report.points) >= 5  # five simulated days
     spec = growth_chart(report).to_dict()
     bars, lines = spec["layer"]
@@ -63,18 +66,19 @@ def test_growth_bars_span_their_bucket_in_the_unit_of_the_largest(growth_db, buc
     assert lines["encoding"]["y"] == bars["encoding"]["y"] and lines["encoding"]["tooltip"] == bars["encoding"]["tooltip"]
 
 
-def test_the_growth_axis_spans_the_whole_window_and_the_tooltip_the_exact_bytes(growth_db):
-    report = report_of(growth_db, "day", 30)
+def test_the_growth_axis_spans_the_whole_window_and_the_tooltip_the_exact_bytes(growth_db, now):
+    report = report_of(growth_db, "day", 30, now)
     spec = growth_chart(report).to_dict()
     encoding = spec["layer"][0]["encoding"]
     first, last = encoding["x"]["scale"]["domain"]
     start = report.window_start.astimezone(timezone.utc)
     assert (first["year"], first["month"], first["date"], first["hours"], first["utc"]) == (
         start.year, start.month, start.day, 0, True)
-    end = datetime.fromtimestamp(NOW, timezone.utc)
-    newest = data_of(spec)[-1]
-    assert last["date"] != end.day or last["month"] != end.month  # the day after today: today's bar is whole
-    assert newest["end"] == millis(datetime(last["year"], last["month"], last["date"], tzinfo=timezone.utc))
+    axis_end = millis(datetime(last["year"], last["month"], last["date"], tzinfo=timezone.utc))
+    assert axis_end == (int(now // DAY) + 1) * DAY * 1000  # the day after now's: now's own day is whole
+    newest = data_of(spec)[-1]  # the bar of the newest simulated day, whole: its day's end
+    assert newest["end"] == (int(day_start(now, DAYS - 1) // DAY) + 1) * DAY * 1000
+    assert (newest["end"] == axis_end) == (now % DAY >= DAY / 2 + 4 * 3600)  # late in the day: that day is now's
     tips = {t["title"]: t for t in encoding["tooltip"]}
     assert tips["stored"]["field"] == "stored" and tips["bytes"] == {"field": "bytes", "format": ",", "title": "bytes",
                                                                       "type": "quantitative"}
@@ -89,7 +93,7 @@ def test_an_empty_store_draws_an_empty_chart(tmp_path):
     conn = sqlite3.connect(tmp_path / "empty.db")
     SqliteSaver(conn).setup()
     conn.close()
-    report = report_of(tmp_path / "empty.db", "day", 7)
+    report = report_of(tmp_path / "empty.db", "day", 7, CLOCKS["late"])
     assert growth_frame(report).empty
     assert growth_chart(report).to_dict()["layer"][0]["encoding"]["y"]["title"] == "stored (B) per day"
 
@@ -120,19 +124,19 @@ def test_the_retention_chart_speaks_in_a_unit_too(demo_db):
     assert {"field": "bytes", "format": ",", "title": "bytes", "type": "quantitative"} in spec["encoding"]["tooltip"]
 
 
-def test_a_checkpoint_dated_after_now_draws_inside_the_axis(tmp_path):
+def test_a_checkpoint_dated_after_now_draws_inside_the_axis(tmp_path, now):
     """A writer whose clock runs ten days ahead: its bar is drawn, inside the axis, which ends after it."""
     import sqlite3
 
-    from growth_store import DAY, build_graph, simulated_clock
+    from growth_store import build_graph, simulated_clock
     from langchain_core.messages import HumanMessage
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    path = write_sqlite(tmp_path / "ahead.db", NOW)
-    with sqlite3.connect(path, check_same_thread=False) as conn, simulated_clock(NOW + 10 * DAY):
+    path = write_sqlite(tmp_path / "ahead.db", now)
+    with sqlite3.connect(path, check_same_thread=False) as conn, simulated_clock(now + 10 * DAY):
         build_graph(SqliteSaver(conn)).invoke({"messages": [HumanMessage("from the future")]},
                                               {"configurable": {"thread_id": "ahead"}})
-    report = report_of(path, "day", 30)
+    report = report_of(path, "day", 30, now)
     spec = growth_chart(report).to_dict()
     ahead = [r for r in data_of(spec) if r["start"] > millis(report.now)]
     assert ahead, data_of(spec)
