@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import json
 import operator
+import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, TypedDict
 
@@ -135,6 +138,71 @@ def test_with_the_schema_the_custom_reducer_verifies_the_field(scored_db, spec, 
         steps = replay_thread(store, custom_schema.THREAD, schema=schemas.load_schema(spec))
     written = [f for s in steps for f in s.fields if f.field == "score" and f.written]
     assert written and all(f.status == "confirmed" and f.reducer == "keep_max" for f in written)
+
+
+# -- an app folder in LangGraph's layout: the graph file imports a module beside it and one of its package -----
+
+APP_FOLDER = Path(__file__).parent / "apps" / "folder_app"
+APP_GRAPH = APP_FOLDER / "src" / "agent" / "graph.py"
+APP_MODULES = ("fakemodel", "agent", "agent.state")
+WRITE_APP_THREAD = """
+import sqlite3, sys
+from langgraph.checkpoint.sqlite import SqliteSaver
+from graph import build
+conn = sqlite3.connect(sys.argv[1], check_same_thread=False)
+app = build(SqliteSaver(conn))
+for turn in range(3):
+    app.invoke({"log": []} if turn == 0 else None, {"configurable": {"thread_id": "folder-app"}})
+conn.close()
+"""
+
+
+@pytest.fixture(scope="module")
+def folder_app_db(tmp_path_factory):
+    """A thread written by the app folder's graph, run from its own folder (as ``python graph.py`` would)."""
+    import subprocess
+
+    db = tmp_path_factory.mktemp("folder-app") / "app.db"
+    src = APP_GRAPH.parent
+    subprocess.run([sys.executable, "-c", WRITE_APP_THREAD, str(db)], cwd=src, check=True, timeout=120,
+                   env={**os.environ, "PYTHONPATH": f"{src}:{src.parent}"})
+    yield db
+    for name in APP_MODULES:  # imported by the inspector during the tests: leave no trace for other tests
+        sys.modules.pop(name, None)
+
+
+def test_a_graph_file_that_imports_its_siblings_loads_as_langgraph_json_names_it(folder_app_db, capsys):
+    assert json.loads((APP_FOLDER / "langgraph.json").read_text())["graphs"]["agent"] == "./src/agent/graph.py:graph"
+    assert not any(name in sys.modules for name in APP_MODULES)  # found through the file's folders, not a cache
+    path_before = list(sys.path)
+    spec = f"{APP_GRAPH}:graph"
+    assert main(["replay", "--db", str(folder_app_db), "folder-app", "--schema", spec]) == 0
+    out = capsys.readouterr().out
+    assert f"schema {spec}" in out and "0 unverified, 0 mismatched" in out
+    assert sys.path == path_before  # the folders were on the path only while the file was imported
+    loaded = schemas.load_schema(spec)
+    assert loaded.reducer_name("best") == "longest" and loaded.fields == ("log", "best")
+    with open_store(str(folder_app_db)) as store:
+        steps = replay_thread(store, "folder-app", schema=loaded)
+    written = [f for s in steps for f in s.fields if f.field == "best" and f.written]
+    assert written and all(f.status == "confirmed" and f.reducer == "longest" for f in written)
+
+
+def test_a_sibling_that_is_missing_is_still_refused_in_one_line(tmp_path, capsys, folder_app_db):
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "graph.py").write_text("from not_beside_me import reply\n")
+    started = time.perf_counter()
+    assert main(["replay", "--db", str(folder_app_db), "folder-app", "--schema", f"{app / 'graph.py'}:graph"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "imports 'not_beside_me', not installed in this Python" in err
+    assert time.perf_counter() - started < 5  # answered by the check, before any import
+    (app / "not_beside_me.py").write_text("reply = 1\n")  # now beside it: the check and the import find it
+    try:
+        assert main(["replay", "--db", str(folder_app_db), "folder-app", "--schema", f"{app / 'graph.py'}:graph"]) == 2
+        assert "has no attribute 'graph'" in capsys.readouterr().err  # imported; it only lacks the graph
+    finally:
+        sys.modules.pop("not_beside_me", None)
 
 
 def test_state_and_diff_name_the_custom_reducer(scored_db, capsys):

@@ -5,9 +5,10 @@ environment: its packages (``deerflow``, ``langchain``, ...) and its Python (Dee
 3.12). Run from another environment, the import fails, often seconds in, after the
 operator's module has loaded half of LangChain. ``check_before_import`` answers first and
 cheaply: the named file parses as this Python's syntax and the top-level packages it (or
-the dotted module) imports are installed here (``importlib.util.find_spec`` of each root,
-which runs no package code). ``import_failure`` words an error the import raised anyway.
-Both say what is missing and the fix: run the inspector in the app's environment.
+the dotted module) imports are installed here or lie beside the file, in its folder or its
+package's (``importlib.util.find_spec`` of each root, which runs no package code).
+``import_failure`` words an error the import raised anyway. Both say what is missing and the
+fix: run the inspector in the app's environment.
 """
 
 from __future__ import annotations
@@ -91,7 +92,10 @@ def check_before_import(target: str, spec: str) -> str | None:
                 f"need a newer Python; {fix(spec)}")
     except ValueError:  # null bytes
         return None
-    missing = [root for root in _top_level_imports(tree) if not _installed(root)]
+    from ..store.saver.loading import file_imports
+
+    with file_imports(path.resolve()):  # a module beside the file (or in its package) is found as the import finds it
+        missing = [root for root in _top_level_imports(tree) if not _installed(root)]
     if missing:
         names = ", ".join(repr(m) for m in missing)
         return (f"{path.name} imports {names}, not installed in this {_python()}; {fix(spec)}")

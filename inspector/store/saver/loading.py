@@ -12,7 +12,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,8 +23,39 @@ from ..model import StoreError
 from ..not_utf8 import quoted
 
 
+def import_roots(path: Path) -> list[Path]:
+    """The folders a ``.py`` file's own imports resolve from, as ``python path/to/file.py`` and
+    ``langgraph.json``'s ``"./src/agent/graph.py:graph"`` see them: the file's folder and, when that folder
+    is a package (it holds ``__init__.py``), the folder above its outermost package, so that both
+    ``from fakemodel import ...`` (a module beside the file) and ``from agent.tools import ...`` resolve."""
+    folder = path.parent
+    roots = [folder]
+    top = folder
+    while (top / "__init__.py").is_file() and top.parent != top:
+        top = top.parent
+    if top != folder:
+        roots.append(top)
+    return roots
+
+
+@contextlib.contextmanager
+def file_imports(path: Path) -> Iterator[list[Path]]:
+    """``import_roots(path)`` at the front of ``sys.path`` inside the block (for the import and the check
+    before it), removed after it; modules the file imported stay imported."""
+    roots = [str(root) for root in import_roots(path)]
+    added = [root for root in roots if root not in sys.path]
+    sys.path[:0] = added
+    try:
+        yield [Path(root) for root in roots]
+    finally:
+        for root in added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(root)
+
+
 def import_target(target: str) -> ModuleType:
-    """The module ``target`` names: a dotted module path or a ``.py`` file."""
+    """The module ``target`` names: a dotted module path or a ``.py`` file (imported with its folder on the
+    path, ``file_imports``)."""
     if target.endswith(".py"):
         path = Path(target).expanduser().resolve()
         if not path.is_file():
@@ -36,7 +67,8 @@ def import_target(target: str) -> ModuleType:
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
-            spec.loader.exec_module(module)
+            with file_imports(path):
+                spec.loader.exec_module(module)
         except Exception as exc:
             sys.modules.pop(name, None)
             raise StoreError(f"importing {path} failed: {type(exc).__name__}: {exc}") from None
