@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -211,6 +212,35 @@ def test_no_deerflow_text_for_other_apps(request, capsys, thread_id, command):
     assert main([command, "--db", str(db), thread_id]) in (0, 1)
     out = capsys.readouterr().out.lower()
     assert out and "deerflow" not in out and "user-data" not in out and "merge_" not in out
+
+
+def test_a_deepagents_thread_is_told_its_files_are_in_its_state(request, capsys, tmp_path):
+    """deepagents keeps files in its state's ``files`` channel: the media commands and a bundle say so, in its
+    terms, instead of "the profile names no files"."""
+    db = request.getfixturevalue("deep_agent_db")
+    for command in (["images"], ["artifacts"], ["bundle", "--out", str(tmp_path / "deep.zip")]):
+        assert main([*command, "--db", str(db), "deep-report"]) == 0, command
+        out = capsys.readouterr().out
+        assert "keeps a thread's files in its state (the files channel" in out, (command, out)
+        assert "names no files" not in out
+    manifest = json.loads(zipfile.ZipFile(tmp_path / "deep.zip").read("manifest.json"))
+    assert "deepagents keeps a thread's files in its state" in manifest["user_data"]["files_note"]
+
+
+def test_langgraphs_own_channels_are_never_advised_to_be_trimmed(request, capsys, monkeypatch):
+    """Health on a thread whose large channels include LangGraph's own: what makes each large, and a fix that is
+    not trimming a field the app does not have."""
+    monkeypatch.setenv("INSPECTOR_OVERSIZE_FIELD_BYTES", "100")
+    assert main(["health", "--db", str(request.getfixturevalue("deep_agent_db")), "deep-report", "--json"]) == 1
+    flags = {f["field"]: f for f in json.loads(capsys.readouterr().out)["threads"][0]["flags"]
+             if f["code"] == "oversized-field"}
+    internal = {name: flag for name, flag in flags.items() if name.startswith("__")}
+    assert {"__start__", "__pregel_tasks"} <= set(internal), sorted(flags)
+    for flag in internal.values():
+        assert "LangGraph's own channel" in flag["why"] and "trim it" not in flag["fix"], flag
+        assert flag["fix"].endswith("there is no field to trim")
+    assert "smaller input" in internal["__start__"]["fix"] and "Send argument" in internal["__pregel_tasks"]["fix"]
+    assert "trim it with its reducer" in flags["messages"]["fix"]  # the app's own field: trimming is the advice
 
 
 STORE_COMMANDS = [["sizes"], ["health"], ["health", "--json"], ["delta-what-if"], ["growth"], ["health", "--store"],

@@ -78,9 +78,12 @@ MISSING, REFUSED, NOT_REGULAR, TOO_BIG, BUDGET, NO_FOLDER = (
 UNREADABLE, SECRET, ROWS = "unreadable", "secret-in-binary", "rows"  # found when writing the bundle
 
 
-def no_files_note(title: str, app: bool = False) -> str:
-    """Why a bundle holds no file: the thread's profile names none (the manifest's ``files_note``). Naming the
-    app's profile is advised only under the generic base (``app`` False): an app's profile already reads it."""
+def no_files_note(title: str, app: bool = False, own: str | None = None) -> str:
+    """Why a bundle holds no file: the thread's profile names none (the manifest's ``files_note``), in the
+    profile's own words (``own``: its ``files.none`` text) where it has them. Naming the app's profile is
+    advised only under the generic base (``app`` False): an app's profile already reads it."""
+    if own:
+        return f"{own.format(title=title)} (what the state itself holds is in the checkpoints)"
     if app:
         return (f"read with the {title} profile, which names no files outside the state: none were looked for "
                 "(what the state itself holds is in the checkpoints)")

@@ -120,7 +120,8 @@ def _files(store: Store, thread_id: str, copied: _Copy, chosen: Reading, data_di
     values, metadata = (copied.newest_root[1], copied.newest_root[2]) if copied.newest_root else ({}, None)
     finder = chosen.profile.folders
     if finder is None or chosen.profile.referenced_files is None:
-        return FilePlan(), {"source_folders": {}, "files_note": no_files_note(chosen.title, chosen.is_app())}
+        return FilePlan(), {"source_folders": {}, "files_note": no_files_note(
+            chosen.title, chosen.is_app(), chosen.profile.texts.get("files.none") if chosen.is_app() else None)}
     user_data, problems = finder(thread_id, values, _metadata(metadata), data_dir, store)
     if user_data is None:
         plan = FilePlan()

@@ -29,6 +29,10 @@ from .langchain_agent import HITL, MARKER_KEY, marker, middleware_hooks
 MARKER = "deepagents"
 OWN_HOOKS = ("PatchToolCallsMiddleware.", "_ParentNotifierMiddleware.", "FilesystemMiddleware.", "SubAgentMiddleware.")
 TASK_STATUS = {"success": "completed", "error": "failed"}
+# Where a deepagents thread's files are: in its state, not on disk (the media views and bundles say so).
+FILES_IN_STATE = ("read with the deepagents profile: deepagents keeps a thread's files in its state (the files "
+                  "channel, a virtual filesystem of path -> content), shown with the state and stored in its "
+                  "checkpoints; none are on disk to look for")
 
 
 def evidence(facts: ThreadFacts) -> list[str]:
@@ -82,4 +86,5 @@ PROFILE = Profile(
     knowledge=frozenset({HITL}),
     chat=SimpleNamespace(subagent_result=subagent_result),
     field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items
+    texts={"files.none": FILES_IN_STATE},
 )

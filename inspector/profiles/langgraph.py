@@ -17,6 +17,7 @@ GENERIC_SCHEMA = Schema("LangGraph (reducers unknown)", (), {})
 TEXTS = {
     "health.unsummarised.fix": "summarise or trim old messages (a summarisation step or middleware in the graph)",
     "health.dangling.fix": "append a ToolMessage for each unanswered call or fork from the checkpoint before the call",
+    "files.none": "read with the {title} profile, which names no files in a thread's state: there are none to look for",
     "health.base64.fix": "show images to the model only for the request (not in state), or keep a file reference "
                          "in state and read the bytes when the model needs them",
 }

@@ -89,22 +89,27 @@ def oversize_flags(sizes: ThreadSizes, settings: Settings) -> list[Flag]:
     return flags
 
 
-# What makes LangGraph's own channels large: never the app's field to trim.
+# What makes LangGraph's own channels large, and what makes them smaller: never the app's field to trim.
+SEND_FIX = ("pass tasks only what they need (a smaller Send argument, a path instead of content) so LangGraph stores "
+            "less; there is no field to trim")
 INTERNAL_CAUSES = {
-    "__pregel_tasks": "the packets of tasks started with Send (each carries its argument: a subagent or tool "
-                      "call handed the whole state, a map-reduce fan-out), kept until the tasks run",
-    "__start__": "the run's input, as it was passed to invoke",
-    "__interrupt__": "the values an interrupt carries to the caller",
+    "__pregel_tasks": ("the packets of tasks started with Send (each carries its argument: a subagent or tool "
+                       "call handed the whole state, a map-reduce fan-out), kept until the tasks run", SEND_FIX),
+    "__start__": ("the run's input, as it was passed to invoke",
+                  "pass the run a smaller input (a path or an id instead of content) and let a node load the bulk; "
+                  "there is no field to trim"),
+    "__interrupt__": ("the values an interrupt carries to the caller",
+                      "interrupt with a short question and ids, not the payload itself; there is no field to trim"),
 }
 
 
 def _field_advice(name: str, rebuilt: bool) -> tuple[str, str]:
     """Why a large channel matters and what usually fixes it: an app's field, a delta channel, or LangGraph's own."""
     if is_internal_channel(name):
-        cause = INTERNAL_CAUSES.get(name, "what the graph passes between its nodes through this channel")
+        cause, fix = INTERNAL_CAUSES.get(name, ("what the graph passes between its nodes through this channel",
+                                                SEND_FIX))
         return (f"{name} is LangGraph's own channel, not a field of the app's state; it is large because it holds {cause}",
-                "pass tasks only what they need (a smaller Send argument, a path instead of content) so LangGraph "
-                "stores less; there is no field to trim")
+                fix)
     if rebuilt:
         return (f"{name} is a delta channel: stored once as writes, but rebuilt from them and loaded whole at every read",
                 f"store {name}'s bulk outside the state (files, a store) or trim it with its reducer")

@@ -15,7 +15,7 @@ from ....media.folders import UserData
 from ....media.located import LocatedFile, locate_refs
 from ....store import CheckpointRow, CheckpointState, Store
 from ....store.records import checkpoint_not_found
-from ... import in_force, knows, reads_thread
+from ... import in_force, knows, reads_thread, text
 from ...pieces import USER_DATA
 from .artifacts import Artifact, first_appearances, list_artifacts
 from .image_facts import FIELD, cached_image_spans
@@ -75,8 +75,7 @@ def media_report(store: Store, thread_id: str, checkpoint_id: str | None = None,
 
 def _names_no_files(thread_id: str, checkpoint_id: str, step: int | None, ns: str) -> MediaReport:
     return MediaReport(thread_id, checkpoint_id, step, None, checkpoint_ns=ns, looked=False,
-                       problems=[f"read with the {in_force().title} profile, which names no files in a thread's state: "
-                                 "there are none to look for"])
+                       problems=[text("files.none").format(title=in_force().title)])
 
 
 def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path | None = None,
