@@ -248,6 +248,10 @@ def test_nocase_id_columns_neither_widen_the_range_nor_join_the_threads(tmp_path
     with open_store(str(db)) as store:
         pruned = plan_store(store, Policy(keep_latest=1, threads=(THREAD,)))
         whole = plan_store(store, Policy(threads=(THREAD,)))
+        exported = list(store.export_thread(THREAD))  # a bundle's rows: the thread's own, each with its write
+    assert sorted(c.checkpoint_id for c in exported) == sorted(written[THREAD])
+    assert all(not c.missing and [w.task_id for w in c.writes] == [f"task-{written[THREAD].index(c.checkpoint_id)}"]
+               for c in exported)
     (thread,) = pruned.threads
     assert (thread.thread_id, thread.checkpoints, thread.kept, thread.writes) == (THREAD, 2, 1, 2)
     assert [t.thread_id for t in whole.threads] == [THREAD] and whole.threads[0].checkpoints == 3
