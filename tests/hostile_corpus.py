@@ -33,7 +33,7 @@ from inspector.schema.thread_state import ThreadState
 DB_NAME = "hostile-corpus.db"
 LONG_CHARS = 100_000
 # What must never reach a terminal from the data (JSON output escapes them; tables must too).
-TERMINAL_CONTROLS = ("\x1b", "\x07", "\x9b", "\x08", "\r", "\x00")
+TERMINAL_CONTROLS = ("\x1b", "\x07", "\x9b", "\x9d", "\x9c", "\u202e", "\x08", "\r", "\x00")
 
 
 def _merge(a: dict | None, b: dict | None) -> dict:
@@ -381,6 +381,7 @@ def _artifact_secret(p: Planting) -> None:
 
 
 # The cases whose shape is hostile (folder symlinks, named pipes, deep values) live in their own module.
+import corpus.hostile_operations  # noqa: E402, F401 - registers its cases
 import corpus.hostile_structure  # noqa: E402, F401 - registers its cases
 
 __all__ = ["CASES", "Case", "CorpusState", "LONG_CHARS", "Planting", "TERMINAL_CONTROLS", "case", "controls_in",

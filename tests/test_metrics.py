@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 from conftest import REPO_ROOT, free_port
-from growth_store import write_sqlite
+from growth_store import write_postgres, write_sqlite
 from prometheus_client.parser import text_string_to_metric_families
 
 from inspector.cli import main
@@ -181,3 +181,40 @@ def test_a_snapshot_that_fails_is_said_once_and_its_recovery_too(metrics_db, tmp
         (tmp_path / "away.db").rename(path)
         assert collector.current()[1]
     assert said[1:] == ["the store answers again (inspector_up 1)"]
+
+
+@pytest.mark.postgres
+def test_a_schema_of_a_thousand_tables_is_a_handful_of_table_series(postgres_dsn):
+    """1,000 tables of an app's own beside LangGraph's and DeerFlow's ``threads_meta``: the endpoint serves one
+    ``inspector_table_bytes`` series per LangGraph table and known app table, and one ``table="other"`` holding the
+    bytes of all the rest, as ``health --store`` lists them."""
+    from conftest import written_database
+
+    from inspector.operations.metrics import OTHER_TABLES, metrics_snapshot
+    from inspector.operations.metrics_server import families
+    from inspector.store import open_store
+
+    def write(url: str) -> None:
+        import psycopg
+
+        write_postgres(url, time.time())
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE TABLE threads_meta (thread_id TEXT PRIMARY KEY, title TEXT)")
+            conn.execute("DO $$ BEGIN FOR i IN 1..1000 LOOP "
+                         "EXECUTE format('CREATE TABLE app_table_%s (id int)', i); "
+                         "END LOOP; END $$")
+            conn.execute("INSERT INTO app_table_1 SELECT generate_series(1, 500)")
+
+    _, readonly = written_database(postgres_dsn, "inspector_many_tables", write)
+    with open_store(readonly) as store:
+        snap = metrics_snapshot(store, 1_000_000)
+        facts = store.file_facts(per_table=False)
+    listed = {r.name: r.bytes for r in facts.relations if r.kind == "table"}
+    assert len(listed) == 1005
+    named = {"checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations", "threads_meta"}
+    assert snap.table_bytes == {**{n: listed[n] for n in named},
+                                OTHER_TABLES: sum(b for n, b in listed.items() if n not in named)}
+    assert snap.table_bytes[OTHER_TABLES] > listed["app_table_2"] * 1000  # app_table_1 holds rows
+    series = [s for family in families(snap, True, 0.0) if family.name == "inspector_table_bytes"
+              for s in family.samples]
+    assert sorted(s.labels["table"] for s in series) == sorted([*named, OTHER_TABLES])

@@ -232,7 +232,7 @@ def test_a_line_break_in_a_thread_id_cannot_end_a_comment_in_the_sql(tmp_path):
     outcome = plan_thread(ThreadKeys(evil, line(3)), Policy(threads=(evil,)), NOW)
     plan = Plan(Policy(threads=(evil,)), "sqlite", NOW, StorageFacts("sqlite"), [outcome.plain], 1, None)
     script = statements(plan)
-    assert "-- t DROP TABLE checkpoints; --: 3 checkpoint(s)" in script
+    assert "-- t\\nDROP TABLE checkpoints; --: 3 checkpoint(s)" in script  # one line: the line feed as \n
     with closing(sqlite3.connect(tmp_path / "s.db")) as conn:
         SqliteSaver(conn).setup()
         conn.executemany("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id) VALUES (?, '', ?)",

@@ -199,7 +199,7 @@ def test_ids_that_would_end_a_literal_stay_inside_it(demo_db, tmp_path):
     before = parents(db)
     with open_store(str(db)) as store:
         script = statements(plan_store(store, Policy(threads=(HOSTILE_THREAD,))))
-    assert "-- o'brien\\'; DELETE FROM checkpoints; -- DELETE FROM writes; --:" in script  # one comment line
+    assert "-- o'brien\\'; DELETE FROM checkpoints; --\\nDELETE FROM writes; --:" in script  # one comment line
     apply(db, script)
     after = parents(db)
     assert {k for k in before if k[0] == HOSTILE_THREAD} and not {k for k in after if k[0] == HOSTILE_THREAD}

@@ -2,7 +2,8 @@
 
 Each number is one cheap aggregate over keys and lengths (or the database's own statistics) that the
 CLI computes the same way: totals (``threads``), the largest thread (``threads --sort stored``), stored
-bytes per table (``health --store``), bytes written in the last hour and day (``growth``), threads
+bytes per table (``health --store``; LangGraph's and the known app tables by
+name, the rest summed), bytes written in the last hour and day (``growth``), threads
 whose newest state passes ``oversize_state_bytes``, bytes no checkpoint needs (``health --store``) and
 the disk forecast (``growth``). No value is decoded, nothing is written. The Prometheus side is in
 ``metrics_server``.
@@ -14,10 +15,13 @@ import time
 from dataclasses import dataclass, field
 
 from ..store import Store
+from ..store.file_facts import FileFacts
+from ..store.orphan_rows import APP_THREAD_TABLES
 from .growth import DAY, dated_after, forecast, rate_start
 from .orphans import orphan_report
 
 FORECAST_DAYS = 7
+OTHER_TABLES = "other"  # the ``table`` label of every other table's bytes, summed
 
 
 @dataclass(frozen=True)
@@ -26,7 +30,7 @@ class MetricsSnapshot:
     seconds: float  # how long computing it took
     store_bytes: int
     file_bytes: int
-    table_bytes: dict[str, int]
+    table_bytes: dict[str, int]  # ``table_series``
     table_basis: str
     threads: int
     checkpoints: int
@@ -39,6 +43,25 @@ class MetricsSnapshot:
     disk_budget_bytes: int = 0
     forecast_days_left: float | None = None
     forecast_basis: str = ""
+
+
+def table_series(facts: FileFacts) -> dict[str, int]:
+    """Bytes per table as the endpoint serves them, one series each for LangGraph's tables and the app thread
+    tables the inspector knows (``orphan_rows.APP_THREAD_TABLES``), the rest of the schema summed as ``other``
+    (only when there is any): a schema of 3,000 tables is a handful of series, never 3,000."""
+    known = {table for _, table in APP_THREAD_TABLES}
+    out: dict[str, int] = {}
+    other: int | None = None
+    for r in facts.relations:
+        if r.kind != "table":
+            continue
+        if r.langgraph or r.name in known:
+            out[r.name] = r.bytes
+        else:
+            other = (other or 0) + r.bytes
+    if other is not None:
+        out[OTHER_TABLES] = other
+    return out
 
 
 def written_since(store: Store, seconds: int, now: float) -> int:
@@ -54,7 +77,7 @@ def metrics_snapshot(store: Store, oversize_state_bytes: int, disk_budget_bytes:
     now = time.time() if now is None else now
     totals = store.totals()
     facts = store.file_facts(per_table=False)
-    tables = {r.name: r.bytes for r in facts.relations if r.kind == "table"}
+    tables = table_series(facts)
     largest = store.threads(limit=1, sort="stored")
     states = store.newest_state_sizes(oversize_state_bytes)
     window_start = int(now - FORECAST_DAYS * DAY)

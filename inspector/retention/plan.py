@@ -31,7 +31,7 @@ class NamespaceAction:
     checkpoint_ns: str
     whole: bool = False
     ids: list[str] = field(default_factory=list)  # checkpoints that go ...
-    upto: str | None = None  # ... or: every checkpoint id up to this one,
+    upto: str | None = None  # ... or: every checkpoint id up to this one (by its bytes: ``_ranged``),
     except_ids: list[str] = field(default_factory=list)  # but these
     new_roots: list[str] = field(default_factory=list)  # stay, their parent goes: parent set to NULL
     blobs: list[tuple[str, str]] = field(default_factory=list)  # (channel, version) no checkpoint left references
@@ -135,6 +135,14 @@ class Plan:
         }
 
 
+def _ranged(checkpoint_id: str) -> bool:
+    """Whether a namespace holding this id may be cut by a range (``checkpoint_id <= upto``): a uuid6 (so a
+    checkpoint written later sorts after it), in ASCII, so that ``<=`` over its bytes, as the statements compare
+    (``COLLATE "C"``, ``COLLATE BINARY``; also in a UTF-16 SQLite file or a LATIN1 database), orders it as Python's
+    ``<=`` did here."""
+    return checkpoint_id.isascii() and checkpoint_time(checkpoint_id) is not None
+
+
 def _action(graph: ThreadGraph, ns: str, going: set[Key], keys: ThreadKeys, tally: Tally) -> NamespaceAction | None:
     members = graph.namespaces[ns]
     gone = [k for k in members if k in going]
@@ -156,7 +164,7 @@ def _action(graph: ThreadGraph, ns: str, going: set[Key], keys: ThreadKeys, tall
         gone_ids = sorted(k[1] for k in gone)
         kept_ids = sorted(k[1] for k in members if k not in going)
         below = [cid for cid in kept_ids if cid <= gone_ids[-1]]
-        if len(below) < len(gone_ids) and all(checkpoint_time(k[1]) is not None for k in members):
+        if len(below) < len(gone_ids) and all(_ranged(k[1]) for k in members):
             action.upto, action.except_ids = gone_ids[-1], below
         else:
             action.ids = gone_ids

@@ -5,9 +5,24 @@ thread and namespace it touches: writes first, then checkpoints, then the
 parent of each checkpoint that becomes the first of its line is set to NULL (as
 LangGraph's own ``prune`` does), then (PostgreSQL) the blob rows no remaining
 checkpoint references, each deletion re-checking that at run time. Ranges
-(``checkpoint_id <= ...``) are used only where every id of the namespace is a
-uuid6, so a checkpoint written after the preview is never caught by one. The
-inspector prints these statements; it never runs them.
+(``checkpoint_id <= ...``) are used only where every id of the namespace is an
+ASCII uuid6, so a checkpoint written after the preview is never caught by one.
+
+Ids are compared as the plan compares them, by their bytes, whatever the
+database's collation: a range orders ids with ``COLLATE "C"`` (PostgreSQL; an
+ICU or libc locale such as ``en-US`` orders ``1f0a`` before ``1F0B`` where the
+bytes order it after) or ``COLLATE BINARY`` (SQLite, where a table may declare
+its id columns ``NOCASE``); every SQLite comparison of an id carries
+``COLLATE BINARY``, so ``'a'`` never stands for ``'A'``. PostgreSQL equality is
+exact under every deterministic collation, and a database's default collation
+always is one, so equalities stay plain there and its primary key serves them;
+only where an id column has a nondeterministic collation (``StorageFacts.exact_ids``
+false) does every comparison carry ``COLLATE "C"``. The inspector prints these
+statements; it never runs them.
+
+Comment lines spell the data's ids as every other output does (``not_utf8.spelled``:
+control, bidi and other invisible characters as their escapes); the string
+literals keep every id exact (``literal``).
 """
 
 from __future__ import annotations
@@ -16,7 +31,7 @@ import re
 from typing import Iterable, Sequence
 
 from ..formatting import human_bytes
-from ..store.not_utf8 import is_not_utf8, quoted, shown, stored_bytes
+from ..store.not_utf8 import is_not_utf8, quoted, spelled, stored_bytes
 from .plan import NamespaceAction, Plan, ThreadPlan
 
 CHUNK = 500
@@ -70,9 +85,26 @@ def literal(value: str, dialect: str = "sqlite") -> str:
 
 
 def comment(text: str) -> str:
-    """A one-line SQL comment: ids and names come from the data, so a line break in one must not
-    end the comment and turn the rest into a statement; an id that is not UTF-8 is shown marked (``shown``)."""
-    return "-- " + "".join(" " if ch < " " or ch in "\x7f\u0085\u2028\u2029" else ch for ch in shown(text))
+    """A one-line SQL comment. Ids and names come from the data, spelled as every other output spells them
+    (``not_utf8.spelled``): a line break is ``\\n``, so it cannot end the comment and turn the rest into a
+    statement; a terminal control (ESC, C1 such as CSI, OSC and ST) or a bidi control (U+202E) is its escape,
+    so it cannot drive the terminal or reorder the line; an id that is not UTF-8 shows its bytes, marked."""
+    return "-- " + spelled(text)
+
+
+class _Columns:
+    """How the statements of one dialect compare an id column with a value: as the plan compares ids (by their
+    bytes), whatever collation the column or the database has (see the module's docstring)."""
+
+    def __init__(self, dialect: str, exact_ids: bool = True) -> None:
+        self.dialect = dialect
+        self.exact = dialect == "postgres" and exact_ids  # plain equality is already byte equality
+
+    def __call__(self, column: str, ordered: bool = False) -> str:
+        """``column`` as the left operand of a comparison (``ordered``: of ``<=``, which orders)."""
+        if self.dialect == "sqlite":
+            return f"{column} COLLATE BINARY"
+        return column if self.exact and not ordered else f'{column} COLLATE "C"'
 
 
 def _identifier(name: str) -> str:
@@ -88,63 +120,68 @@ def _chunks(values: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
         yield values[start:start + size]
 
 
-def _where(dialect: str, thread_id: str, ns: str | None = None) -> str:
-    where = f"thread_id = {literal(thread_id, dialect)}"
-    return where if ns is None else f"{where} AND checkpoint_ns = {literal(ns, dialect)}"
+def _where(col: _Columns, thread_id: str, ns: str | None = None) -> str:
+    dialect = col.dialect
+    where = f"{col('thread_id')} = {literal(thread_id, dialect)}"
+    return where if ns is None else f"{where} AND {col('checkpoint_ns')} = {literal(ns, dialect)}"
 
 
-def _conditions(dialect: str, thread_id: str, action: NamespaceAction) -> list[str]:
+def _conditions(col: _Columns, thread_id: str, action: NamespaceAction) -> list[str]:
     """One WHERE clause per statement that together select the checkpoints (and their writes) that go."""
-    base = _where(dialect, thread_id, action.checkpoint_ns)
+    dialect = col.dialect
+    base = _where(col, thread_id, action.checkpoint_ns)
     if action.whole:
         return [base]
     if action.upto is not None:
-        where = f"{base} AND checkpoint_id <= {literal(action.upto, dialect)}"
+        where = f"{base} AND {col('checkpoint_id', ordered=True)} <= {literal(action.upto, dialect)}"
         if not action.except_ids:
             return [where]
-        return [f"{where} AND checkpoint_id NOT IN ({_in_list(action.except_ids, dialect)})"]
-    return [f"{base} AND checkpoint_id IN ({_in_list(chunk, dialect)})" for chunk in _chunks(action.ids)]
+        return [f"{where} AND {col('checkpoint_id')} NOT IN ({_in_list(action.except_ids, dialect)})"]
+    return [f"{base} AND {col('checkpoint_id')} IN ({_in_list(chunk, dialect)})" for chunk in _chunks(action.ids)]
 
 
 def _thread(plan: Plan, thread: ThreadPlan) -> list[str]:
     tables = TABLES[plan.dialect]
+    col = _Columns(plan.dialect, plan.facts.exact_ids)
     note = f"{thread.checkpoints} checkpoint(s), {thread.writes} write(s)"
     if plan.dialect == "postgres":
         note += f", {thread.blobs} blob row(s)"
-    out = [comment(f"{thread.thread_id}: {note}, {human_bytes(thread.bytes)}"
+    out = [comment(f"{spelled(thread.thread_id)}: {note}, {human_bytes(thread.bytes)}"
                    + (" (the whole thread)" if thread.whole_thread else ""))]
     out += [comment(f"  breaks: {b.message}") for b in thread.breaks]
     dialect = plan.dialect
     if thread.whole_thread:
-        out.append(f"DELETE FROM {tables['writes']} WHERE {_where(dialect, thread.thread_id)};")
-        out.append(f"DELETE FROM {tables['checkpoints']} WHERE {_where(dialect, thread.thread_id)};")
+        out.append(f"DELETE FROM {tables['writes']} WHERE {_where(col, thread.thread_id)};")
+        out.append(f"DELETE FROM {tables['checkpoints']} WHERE {_where(col, thread.thread_id)};")
         if "blobs" in tables:
-            out.append(f"DELETE FROM {tables['blobs']} WHERE {_where(dialect, thread.thread_id)};")
+            out.append(f"DELETE FROM {tables['blobs']} WHERE {_where(col, thread.thread_id)};")
         return out
     for action in thread.actions:
-        conditions = _conditions(dialect, thread.thread_id, action)
+        conditions = _conditions(col, thread.thread_id, action)
         out += [f"DELETE FROM {tables['writes']} WHERE {c};" for c in conditions]
         out += [f"DELETE FROM {tables['checkpoints']} WHERE {c};" for c in conditions]
-        base = _where(dialect, thread.thread_id, action.checkpoint_ns)
+        base = _where(col, thread.thread_id, action.checkpoint_ns)
         out += [f"UPDATE {tables['checkpoints']} SET parent_checkpoint_id = NULL WHERE {base} "
-                f"AND checkpoint_id IN ({_in_list(chunk, dialect)});" for chunk in _chunks(action.new_roots)]
+                f"AND {col('checkpoint_id')} IN ({_in_list(chunk, dialect)});" for chunk in _chunks(action.new_roots)]
         if "blobs" in tables:
-            out += _blob_statements(tables, thread.thread_id, action)
+            out += _blob_statements(tables, col, thread.thread_id, action)
     return out
 
 
-def _blob_statements(tables: dict[str, str], thread_id: str, action: NamespaceAction) -> list[str]:
+def _blob_statements(tables: dict[str, str], col: _Columns, thread_id: str, action: NamespaceAction) -> list[str]:
     """PostgreSQL's blob rows that no remaining checkpoint references."""
     if action.whole:
-        return [f"DELETE FROM {tables['blobs']} WHERE {_where('postgres', thread_id, action.checkpoint_ns)};"]
+        return [f"DELETE FROM {tables['blobs']} WHERE {_where(col, thread_id, action.checkpoint_ns)};"]
     out = []
     for chunk in _chunks(action.blobs):
         values = ", ".join(f"({literal(channel, 'postgres')}, {literal(version, 'postgres')})" for channel, version in chunk)
         out.append(
-            f"DELETE FROM {tables['blobs']} b WHERE b.thread_id = {literal(thread_id, 'postgres')} "
-            f"AND b.checkpoint_ns = {literal(action.checkpoint_ns, 'postgres')} AND (b.channel, b.version) IN (VALUES {values}) "
-            f"AND NOT EXISTS (SELECT 1 FROM {tables['checkpoints']} c WHERE c.thread_id = b.thread_id "
-            "AND c.checkpoint_ns = b.checkpoint_ns AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version);")
+            f"DELETE FROM {tables['blobs']} b WHERE {col('b.thread_id')} = {literal(thread_id, 'postgres')} "
+            f"AND {col('b.checkpoint_ns')} = {literal(action.checkpoint_ns, 'postgres')} "
+            f"AND ({col('b.channel')}, {col('b.version')}) IN (VALUES {values}) "
+            f"AND NOT EXISTS (SELECT 1 FROM {tables['checkpoints']} c WHERE {col('c.thread_id')} = b.thread_id "
+            f"AND {col('c.checkpoint_ns')} = b.checkpoint_ns "
+            f"AND c.checkpoint -> 'channel_versions' ->> b.channel = {col('b.version')});")
     return out
 
 

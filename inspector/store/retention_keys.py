@@ -81,6 +81,9 @@ class StorageFacts:
     free_bytes: int = 0
     schema: str | None = None
     notes: tuple[str, ...] = ()
+    # whether ``=`` on the id columns is byte equality (PostgreSQL: false when one has a nondeterministic
+    # collation, so ``'a' = 'A'`` may hold); the printed statements then compare every id with ``COLLATE "C"``
+    exact_ids: bool = True
 
 
 class RetentionReader(Protocol):

@@ -60,6 +60,17 @@ _BRANCHES = """
     FROM checkpoints WHERE checkpoint_ns = '' AND metadata ? 'branch_parent_checkpoint_id'
 """
 
+# the id columns whose collation is nondeterministic (an ICU collation with ``deterministic = false``, under
+# which ``'a' = 'A'`` may hold); a database's default collation is always deterministic
+_INEXACT_ID_COLUMNS = """
+    SELECT a.attrelid::regclass::text, a.attname, co.collname
+    FROM pg_attribute a JOIN pg_collation co ON co.oid = a.attcollation
+    WHERE a.attrelid = ANY(ARRAY[to_regclass('checkpoints'), to_regclass('checkpoint_writes'),
+                                 to_regclass('checkpoint_blobs')])
+      AND a.attname IN ('thread_id', 'checkpoint_ns', 'checkpoint_id', 'channel', 'version')
+      AND NOT a.attisdropped AND NOT co.collisdeterministic
+"""
+
 _TABLE_BYTES = """
     SELECT sum(pg_total_relation_size(to_regclass(name)))
     FROM unnest(ARRAY['checkpoints', 'checkpoint_writes', 'checkpoint_blobs']) AS name
@@ -72,6 +83,7 @@ class PgRetentionReader:
     def __init__(self, store: Any) -> None:
         self._store = store
         self._stack = ExitStack()
+        self._exact_ids: bool | None = None
         try:
             self._conn = self._stack.enter_context(store.connection())
             self._stack.enter_context(self._conn.transaction())
@@ -104,18 +116,36 @@ class PgRetentionReader:
     # -- reading -----------------------------------------------------------
     def facts(self) -> StorageFacts:
         total = self._query(_TABLE_BYTES)[0][0]
+        notes = ["sizes are what PostgreSQL stores per row (after compression); it reuses freed space "
+                 "and returns it to the operating system only after VACUUM FULL"]
+        inexact = self._query(_INEXACT_ID_COLUMNS)
+        self._exact_ids = not inexact
+        if inexact:
+            named = ", ".join(f"{table}.{column} ({collation})" for table, column, collation in inexact[:3])
+            notes.append(f"{named}{' and more' if len(inexact) > 3 else ''} compare with a nondeterministic "
+                         'collation: the statements compare ids exactly (COLLATE "C"), so the tables\' primary keys '
+                         "cannot serve them and each statement scans its table")
         return StorageFacts("postgres", int(total) if total is not None else None, 0, self._store.target.schema,
-                            ("sizes are what PostgreSQL stores per row (after compression); it reuses freed space "
-                             "and returns it to the operating system only after VACUUM FULL",))
+                            tuple(notes), exact_ids=self._exact())
 
     def threads(self, thread_ids: Sequence[str] | None = None) -> Iterator[ThreadKeys]:
+        # DISTINCT as the bytes tell ids apart: under a nondeterministic collation it would keep one of 'a' and 'A'
+        # (each batch then reads the rows of both and hands out those of the ids it holds, exactly)
+        distinct = _THREAD_IDS.replace("thread_id", 'thread_id COLLATE "C"', 1) if not self._exact() else _THREAD_IDS
         if thread_ids is None:
-            ids = sorted(r[0] for r in self._query(_THREAD_IDS.format(where="")))
+            ids = sorted(r[0] for r in self._query(distinct.format(where="")))
         else:
             named = [t for t in thread_ids if not is_not_utf8(t)]  # PostgreSQL text holds no other: none of its threads
-            ids = sorted(r[0] for r in self._query(_THREAD_IDS.format(where="WHERE thread_id = ANY(%s)"), [named]))
+            wanted = set(named)  # exactly those: a nondeterministic collation's ANY also finds 'A' for 'a'
+            ids = sorted(r[0] for r in self._query(distinct.format(where="WHERE thread_id = ANY(%s)"), [named])
+                         if r[0] in wanted)
         for start in range(0, len(ids), BATCH):
             yield from self._batch(ids[start:start + BATCH])
+
+    def _exact(self) -> bool:
+        if self._exact_ids is None:
+            self._exact_ids = not self._query(_INEXACT_ID_COLUMNS)
+        return self._exact_ids
 
     def _batch(self, ids: list[str]) -> Iterator[ThreadKeys]:
         writes: dict[tuple[str, str, str], tuple[int, int, bool]] = {

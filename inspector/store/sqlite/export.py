@@ -2,7 +2,9 @@
 
 Checkpoints and writes are read in primary-key order on two cursors and joined
 by (namespace, checkpoint id) as they go, so memory holds one checkpoint at a
-time; the reading connection is the exporter's own, read-only.
+time; the reading connection is the exporter's own, read-only. Ids are compared
+and ordered by their bytes (``COLLATE BINARY``), as the join compares them, even
+where a table declares its id columns ``NOCASE``.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from .connect import bound, read_text
 
 _CHECKPOINTS = """
     SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
-    FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id
+    FROM checkpoints WHERE thread_id COLLATE BINARY = ?
+    ORDER BY checkpoint_ns COLLATE BINARY, checkpoint_id COLLATE BINARY
 """
 _WRITES = """
     SELECT checkpoint_ns, checkpoint_id, task_id, {task_path}, idx, channel, type, value
-    FROM writes WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id, task_id, idx
+    FROM writes WHERE thread_id COLLATE BINARY = ?
+    ORDER BY checkpoint_ns COLLATE BINARY, checkpoint_id COLLATE BINARY, task_id, idx
 """
 
 

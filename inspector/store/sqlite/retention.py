@@ -2,7 +2,8 @@
 
 A reader opens its own read-only connection and holds one read transaction, so
 what it streams is one consistent view while an agent keeps writing. Rows are
-read in primary-key order (thread, namespace, checkpoint) without their blobs:
+read in primary-key order (thread, namespace, checkpoint; by their bytes, even where a table declares its
+id columns ``NOCASE``) without their blobs:
 ``length()`` of a blob comes from the record header, so only the leaf pages are
 visited. Metadata sits after the checkpoint blob, so it is read only for
 namespace roots (which carry DeerFlow's branch keys and a subgraph's
@@ -42,14 +43,14 @@ _CHECKPOINT_KEYS = """
            length(CAST(type AS BLOB)), length(checkpoint), length(metadata),
            CASE WHEN parent_checkpoint_id IS NULL THEN metadata END
     FROM checkpoints {where}
-    ORDER BY thread_id, checkpoint_ns, checkpoint_id
+    ORDER BY thread_id COLLATE BINARY, checkpoint_ns COLLATE BINARY, checkpoint_id COLLATE BINARY
 """
 
 _WRITE_KEYS = """
     SELECT thread_id, checkpoint_ns, checkpoint_id, rowid, length(CAST(task_id AS BLOB)), {task_path}, idx,
            length(CAST(channel AS BLOB)), length(CAST(type AS BLOB)), length(value), channel = '__interrupt__'
     FROM writes {where}
-    ORDER BY thread_id, checkpoint_ns, checkpoint_id
+    ORDER BY thread_id COLLATE BINARY, checkpoint_ns COLLATE BINARY, checkpoint_id COLLATE BINARY
 """
 
 
