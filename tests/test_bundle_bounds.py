@@ -11,6 +11,7 @@ from pathlib import Path
 
 import hostile_corpus as corpus
 import pytest
+from bundle_helpers import deflated_zip
 from corpus.hostile_structure import PLAIN
 
 from inspector.bundle import write_bundle
@@ -173,8 +174,7 @@ def test_distinct_bundles_never_fill_the_cache_past_its_count_or_its_bytes(membe
 def test_a_bomb_of_many_members_each_under_the_ratio_floor_is_refused_before_anything_is_unpacked(members, tmp_path,
                                                                                                   capsys):
     """Members of exactly 1,000,000 bytes each pass the one-member check; their sum expands past the ratio."""
-    zeros = bytes(1_000_000)
-    bomb = zip_of(tmp_path / "many.zip", {**members, **{f"{OUTPUTS}/z{i}.bin": zeros for i in range(100)}})
+    bomb = deflated_zip(tmp_path / "many.zip", members, {f"{OUTPUTS}/z{i}.bin": 1_000_000 for i in range(100)})
     assert bomb.stat().st_size < 400_000
     cache = tmp_path / "cache"
     with pytest.raises(StoreError, match=r"expands [\d,]+ times in all .* in 10\d members\), past "
@@ -184,7 +184,7 @@ def test_a_bomb_of_many_members_each_under_the_ratio_floor_is_refused_before_any
     assert "a zip bomb is never unpacked" in one_line(capsys, bomb)
     with open_store(str(bomb), bundle_max_ratio=100_000, bundle_cache_dir=cache) as store:  # the operator may allow it
         assert len(list((store.user_data_root / OUTPUTS).iterdir())) == 101
-    small = zip_of(tmp_path / "small.zip", {**members, **{f"{OUTPUTS}/z{i}.bin": zeros for i in range(20)}})
+    small = deflated_zip(tmp_path / "small.zip", members, {f"{OUTPUTS}/z{i}.bin": 1_000_000 for i in range(20)})
     with open_store(str(small)) as store:  # 20 MB in all: too little to bomb, whatever it expands
         assert [t.thread_id for t in store.threads()] == [PLAIN]
 
