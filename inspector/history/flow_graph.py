@@ -10,7 +10,6 @@ a node or edge the thread never took is not in it.
   (no step follows) leads to ``__end__``. Counts are how many times each transition was taken.
 - Marks: tasks that were interrupted (an ``__interrupt__`` write) or failed (``__error__``), and the
   nodes due next at the thread's newest checkpoint (``next_nodes``).
-
 - Bounds: past ``MAX_NODES`` nodes, the busiest are drawn and the rest folded into one node that says how
   many it stands for (edges to them lead to it; transitions between two of them are counted, not drawn),
   so a thread of thousands of distinct node names draws as fast as one of three; building it costs time
