@@ -43,6 +43,8 @@ class Settings:
     bundle_open_max_bytes: int = 4_000_000_000
     bundle_open_max_members: int = 10_000
     bundle_open_max_ratio: int = 200
+    bundle_cache_max_entries: int = 4
+    bundle_cache_max_mb: int = 2048
     cache_dir: str | None = None
     cache_max_mb: int = 512
     cache_url: str | None = None
@@ -197,4 +199,6 @@ def store_options(settings: Settings) -> dict[str, Any]:
         "bundle_max_members": settings.bundle_open_max_members,
         "bundle_max_ratio": settings.bundle_open_max_ratio,
         "bundle_cache_dir": Path(settings.cache_dir or default_cache_dir()).expanduser() / "bundles",
+        "bundle_cache_max_entries": settings.bundle_cache_max_entries,
+        "bundle_cache_max_bytes": settings.bundle_cache_max_mb * 1024 * 1024,
     }

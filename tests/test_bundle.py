@@ -138,7 +138,7 @@ def test_bundle_is_an_exact_copy_langgraph_reads_and_every_page_needs(case, tmp_
 
 def test_refused_missing_and_oversized_files_are_left_out_and_stay_refused(case, tmp_path):
     db = tmp_path / "store.db"
-    db.write_bytes(case.read_bytes())  # the copy's thread_data still names the case's folders, found first
+    db.write_bytes(case.read_bytes())  # the copy's thread_data names the case's folders: read from --data-dir
     outputs = case.parent / "threads" / CASE / "user-data" / "outputs"
     big = outputs / "big.bin"
     big.write_bytes(b"\x00" * 5000)
@@ -158,7 +158,7 @@ def test_refused_missing_and_oversized_files_are_left_out_and_stay_refused(case,
     out = tmp_path / "case.zip"
     try:
         with open_store(str(db)) as store:
-            manifest = write_bundle(store, CASE, out,
+            manifest = write_bundle(store, CASE, out, data_dir=case.parent,
                                     settings=replace(Settings(), bundle_max_file_bytes=4000))
     finally:
         for planted in (big, outputs / "pipe.txt", outputs / "link.txt"):

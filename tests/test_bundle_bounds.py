@@ -4,12 +4,14 @@ every malformed bundle one clear line."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import zipfile
 from pathlib import Path
 
 import hostile_corpus as corpus
 import pytest
+from bundle_helpers import deflated_zip
 from corpus.hostile_structure import PLAIN
 
 from inspector.bundle import write_bundle
@@ -131,13 +133,60 @@ def test_a_bundle_is_unpacked_once_per_content_and_reused(members, tmp_path):
         with open_store(str(zip_of(tmp_path / f"n{i}.zip", {**members, f"{OUTPUTS}/n.md": str(i).encode()})),
                         bundle_cache_dir=cache):
             pass
-    unpacked = sorted((p for p in cache.iterdir() if not p.name.startswith(".")), key=lambda p: p.stat().st_mtime)
-    assert len(unpacked) == 8  # every one opened in the last ten minutes stays: a store may still read it
-    for folder in unpacked:
-        os.utime(folder, (1, 1))  # long ago
-    with open_store(str(path), bundle_cache_dir=cache):
-        pass
-    assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) == 4  # the most recently opened
+    assert len(kept(cache)) == 4  # the most recently opened, however recently the others were
+    assert (cache / hashlib.sha256((tmp_path / "n5.zip").read_bytes()).hexdigest()) in kept(cache)
+
+
+def kept(cache: Path) -> list[Path]:
+    return [p for p in cache.iterdir() if not p.name.startswith(".")]
+
+
+def test_distinct_bundles_never_fill_the_cache_past_its_count_or_its_bytes(members, tmp_path):
+    """Every distinct bundle opened stays within the bounds, oldest out first; a copy a store is reading is
+    never removed from under it, and one that does not fit opens from a temporary copy removed when closed."""
+    cache = tmp_path / "cache"
+    bundles = [zip_of(tmp_path / f"d{i}.zip", {**members, f"{OUTPUTS}/pad.bin": os.urandom(300_000) + bytes([i])})
+               for i in range(5)]
+    one = sum(len(data) for data in members.values()) + 300_001
+    bound = 3 * one + 1000  # room for three copies
+    for path in bundles:
+        with open_store(str(path), bundle_cache_dir=cache, bundle_cache_max_bytes=bound) as store:
+            assert store.user_data_root.parent == cache
+        assert len(kept(cache)) <= 3 and sum(f.stat().st_size for f in cache.rglob("*") if f.is_file()) <= bound + 4096
+    assert len(kept(cache)) == 3
+    held = [open_store(str(path), bundle_cache_dir=cache, bundle_cache_max_bytes=bound) for path in bundles[2:]]
+    try:  # three copies are read now: a fourth bundle fits nowhere in the cache
+        with open_store(str(bundles[0]), bundle_cache_dir=cache, bundle_cache_max_bytes=bound) as extra:
+            root = extra.user_data_root
+            assert root.parent != cache and [t.thread_id for t in extra.threads()] == [PLAIN]
+        assert not root.exists()  # the temporary copy is gone once closed
+        assert sorted(kept(cache)) == sorted(s.user_data_root for s in held)
+        assert all([t.thread_id for t in s.threads()] == [PLAIN] for s in held)  # still readable
+    finally:
+        for store in held:
+            store.close()
+    with open_store(str(bundles[0]), bundle_cache_dir=cache, bundle_cache_max_bytes=bound) as again:
+        assert again.user_data_root.parent == cache and len(kept(cache)) == 3  # closed copies make room
+    with open_store(str(bundles[1]), bundle_cache_dir=cache, bundle_cache_max_bytes=one // 2) as big:
+        assert big.user_data_root.parent != cache  # bigger than the whole cache: a copy of its own
+
+
+def test_a_bomb_of_many_members_each_under_the_ratio_floor_is_refused_before_anything_is_unpacked(members, tmp_path,
+                                                                                                  capsys):
+    """Members of exactly 1,000,000 bytes each pass the one-member check; their sum expands past the ratio."""
+    bomb = deflated_zip(tmp_path / "many.zip", members, {f"{OUTPUTS}/z{i}.bin": 1_000_000 for i in range(100)})
+    assert bomb.stat().st_size < 400_000
+    cache = tmp_path / "cache"
+    with pytest.raises(StoreError, match=r"expands [\d,]+ times in all .* in 10\d members\), past "
+                                          r"bundle_open_max_ratio \(200\); a zip bomb is never unpacked"):
+        open_store(str(bomb), bundle_cache_dir=cache)
+    assert [p for p in cache.rglob("*") if p.is_file()] == []  # nothing was unpacked
+    assert "a zip bomb is never unpacked" in one_line(capsys, bomb)
+    with open_store(str(bomb), bundle_max_ratio=100_000, bundle_cache_dir=cache) as store:  # the operator may allow it
+        assert len(list((store.user_data_root / OUTPUTS).iterdir())) == 101
+    small = deflated_zip(tmp_path / "small.zip", members, {f"{OUTPUTS}/z{i}.bin": 1_000_000 for i in range(20)})
+    with open_store(str(small)) as store:  # 20 MB in all: too little to bomb, whatever it expands
+        assert [t.thread_id for t in store.threads()] == [PLAIN]
 
 
 @pytest.mark.parametrize("kind", ["bomb", "clash", "manifest"])

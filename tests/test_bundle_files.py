@@ -20,7 +20,7 @@ from inspector import profiles
 from inspector.bundle import write_bundle
 from inspector.bundle.summary import summarize
 from inspector.media.located import locate_file
-from inspector.profiles.deerflow.files.user_data import locate
+from inspector.profiles.deerflow.files.user_data import data_bases, locate
 from inspector.settings import Settings
 from inspector.state.conversation import conversation
 from inspector.store import open_store
@@ -73,7 +73,7 @@ def test_message_attachments_are_bundled_and_refused_as_the_thread_page_refuses_
     assert sorted(n for n in names if n.startswith("threads/")) == [
         f"threads/{THREAD}/user-data/uploads/brief.txt", f"threads/{THREAD}/user-data/uploads/listed.csv"]
     # the thread page opens an attachment with ``locate_file(attachment.path, user_data)``: the same refusal
-    user_data = locate(THREAD, state.values["thread_data"])
+    user_data = locate(THREAD, state.values["thread_data"], data_bases(None, store))
     with profiles.reading(store, THREAD):
         shown = [a.path for turn in conversation(state.values["messages"]) for a in turn.attachments]
     left = {item["what"]: item for item in manifest["left_out"]}

@@ -92,15 +92,50 @@ def test_a_folder_linked_inside_the_data_directory_is_read(tmp_path):
     assert resolve("/mnt/user-data/outputs/a.md", found) == (shared / "a.md").resolve()
 
 
-def test_thread_data_folders_are_checked_against_their_own_data_directory(tmp_path):
+def test_thread_data_folders_are_checked_against_the_data_directory_they_are_in(tmp_path):
     data, host = tmp_path / "data", tmp_path / "host"
     host.mkdir()
     root = make_thread(data, "t4")
     (root / "uploads").rmdir()
     (root / "uploads").symlink_to(host)
     thread_data = {f"{f}_path": str(root / f) for f in ("workspace", "uploads", "outputs")}
-    found = locate("t4", thread_data)
+    found = locate("t4", thread_data, bases=[data])
     assert found.origin == "thread_data" and [name for name, _ in found.refused] == ["uploads"]
+
+
+def test_thread_data_naming_a_folder_outside_the_data_directory_is_never_read(tmp_path):
+    """A folder shaped ``threads/<the same id>/user-data`` elsewhere on the machine: the state names it, the
+    operator did not; it is refused (or passed over for the thread's own folder in the data directory), said."""
+    data, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
+    other = make_thread(elsewhere, "t5")
+    (other / "outputs" / "passwd").write_text(HOST_SECRET)
+    thread_data = {f"{f}_path": str(other / f) for f in ("workspace", "uploads", "outputs")}
+    for bases in ([data], []):
+        found = locate("t5", thread_data, bases=bases)
+        assert found.roots == [] and {name for name, _ in found.refused} == {"workspace", "uploads", "outputs"}
+        why = dict(found.refused)["outputs"]
+        assert f"thread_data names the user-data folder {other}, which resolves outside the data directory" in why
+        assert "nothing in it is read" in why and (str(data) in why if bases else "pass --data-dir" in why)
+        with pytest.raises(PathRefused, match="resolves outside the data directory"):
+            resolve("/mnt/user-data/outputs/passwd", found)
+        with pytest.raises(PathRefused, match="resolves outside the data directory"):
+            check_physical(str(other / "outputs" / "passwd"), found)
+    own = make_thread(data, "t5")  # the thread's own folder in the data directory is what is read
+    found = locate("t5", thread_data, bases=[data])
+    assert found.origin == str(own) and found.refused == () and found.roots == [(own / f).resolve() for f in
+                                                                               ("workspace", "uploads", "outputs")]
+    assert found.passed_over and "resolves outside the data directory" in found.passed_over[0]
+    assert found.as_dict()["passed_over"] == list(found.passed_over)
+    nested = make_thread(data / "copies", "t5")  # inside the data directory, but not where the thread's folder is
+    found = locate("t5", {f"{f}_path": str(nested / f) for f in ("workspace", "uploads", "outputs")}, bases=[data])
+    assert found.origin == str(own) and "which is not the thread's own folder in the data directory" in found.passed_over[0]
+
+
+def test_thread_data_in_a_users_folder_of_the_data_directory_is_read(tmp_path):
+    data = tmp_path / "data"
+    root = make_thread(data / "users" / "u1", "t6")
+    found = locate("t6", {f"{f}_path": str(root / f) for f in ("workspace", "uploads", "outputs")}, bases=[data])
+    assert found.origin == "thread_data" and found.refused == () and len(found.roots) == 3
 
 
 # -- the files --------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..history.attribution import attribute_keys
-from ..history.flow_graph import cluster_of, graph_json, infer_graph, to_dot
+from ..history.flow_graph import MAX_NODES, cluster_of, graph_json, infer_graph, to_dot
 from ..history.lineage import build_history
 from ..store.records import checkpoint_not_found
 from .output import masked, print_json
@@ -16,12 +16,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("graph", help="the graph a thread ran, inferred from its stored writes (DOT, or --json)",
                        description="Nodes from the tasks the store recorded, edges from the transitions taken "
                                    "between consecutive steps, with counts. It shows what ran, not the code's "
-                                   "whole graph. Prints Graphviz DOT (render with `dot -Tsvg`) or --json.")
+                                   "whole graph. Past --max-nodes nodes, the busiest are drawn and the rest "
+                                   "folded into one node that says how many it stands for. Prints Graphviz DOT "
+                                   "(render with `dot -Tsvg`) or --json.")
     add_store_args(p)
     p.add_argument("thread", help=THREAD_HELP)
     p.add_argument("--checkpoint", metavar="ID", help="highlight the node(s) that produced this checkpoint")
     p.add_argument("--ns", default="", help="the checkpoint's namespace (default: the root graph)")
+    p.add_argument("--max-nodes", type=_positive, default=MAX_NODES, metavar="N",
+                   help=f"draw at most N nodes: the busiest, the rest folded into one node (default {MAX_NODES})")
     p.set_defaults(handler=cmd_graph)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 2, got {text[:40]!r}")
+    return value
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
@@ -37,7 +51,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
             if key is None:
                 raise checkpoint_not_found(args.thread, args.checkpoint, args.ns)
             made = attribute_keys(store, history, [key])[key]
-    graph = infer_graph(history, writes)
+    graph = infer_graph(history, writes, args.max_nodes)
     if args.json:
         payload = graph_json(graph)
         if key is not None:

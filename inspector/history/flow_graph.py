@@ -10,6 +10,11 @@ a node or edge the thread never took is not in it.
   (no step follows) leads to ``__end__``. Counts are how many times each transition was taken.
 - Marks: tasks that were interrupted (an ``__interrupt__`` write) or failed (``__error__``), and the
   nodes due next at the thread's newest checkpoint (``next_nodes``).
+- Bounds: past ``MAX_NODES`` nodes, the busiest are drawn and the rest folded into one node that says how
+  many it stands for (edges to them lead to it; transitions between two of them are counted, not drawn),
+  so a thread of thousands of distinct node names draws as fast as one of three; building it costs time
+  linear in the steps and their tasks (a step's transitions are grouped by drawn node, never paired task
+  by task).
 
 ``infer_graph`` builds it from a ``History`` and every checkpoint's write keys; ``to_dot`` writes
 Graphviz DOT (every name quoted and escaped: text from the data stays text), with the nodes of one
@@ -63,32 +68,63 @@ class FlowGraph:
     edges: dict[tuple[str, str, str], GraphEdge]
     clusters: dict[str, str]  # cluster -> the parent node that ran it
     steps: int = 0
+    left_out: int = 0  # nodes not drawn one by one: folded into the node ``other``
+    other: str | None = None  # the id of the node they are folded into
+    hidden: int = 0  # transitions between two left-out nodes: not drawn, counted here
+    folded: frozenset[str] = frozenset()  # the ids of the left-out nodes
+
+    @property
+    def total_nodes(self) -> int:
+        """How many nodes ran, those left out included."""
+        return len(self.nodes) - (self.other is not None) + self.left_out
 
     def node_ids(self, names: Iterable[str], cluster: str = "") -> list[str]:
+        """The drawn nodes named ``names`` in ``cluster``: the fold's node for those left out."""
         wanted = set(names)
-        return [n.id for n in self.nodes.values() if n.name in wanted and n.cluster == cluster]
+        ids = [n.id for n in self.nodes.values() if n.name in wanted and n.cluster == cluster and n.id != self.other]
+        if self.other is not None and any(_id(name, cluster) in self.folded for name in wanted):
+            ids.append(self.other)
+        return ids
+
+
+def _id(name: str, cluster: str) -> str:
+    return f"{cluster}/{name}" if cluster else name
 
 
 def _node(graph: FlowGraph, name: str, cluster: str) -> GraphNode:
-    node_id = f"{cluster}/{name}" if cluster else name
+    node_id = _id(name, cluster)
     if node_id not in graph.nodes:
         graph.nodes[node_id] = GraphNode(name, cluster)
     return graph.nodes[node_id]
 
 
-def _edge(graph: FlowGraph, source: GraphNode, target: GraphNode, kind: str) -> None:
-    key = (source.id, target.id, kind)
-    graph.edges.setdefault(key, GraphEdge(source.id, target.id, 0, kind)).count += 1
+@dataclass
+class _Step:
+    """One step's tasks and what ran after it (the next steps' node names), kept between the two passes."""
+
+    cluster: str
+    tasks: tuple[Any, ...]
+    following: list[list[str]]
+    sent: dict[str, tuple[str, ...]]  # task id -> the nodes it started with Send
+    any_targets: bool
 
 
-def infer_graph(history: History, writes: Mapping[Key, Sequence[WriteKey]]) -> FlowGraph:
-    """The graph the thread ran, from its history and every checkpoint's write keys (``Store.write_keys``)."""
+MAX_NODES = 40  # past this many, a graph draws the busiest nodes and folds the rest into one
+
+
+def infer_graph(history: History, writes: Mapping[Key, Sequence[WriteKey]], max_nodes: int | None = MAX_NODES) -> FlowGraph:
+    """The graph the thread ran, from its history and every checkpoint's write keys (``Store.write_keys``).
+
+    Past ``max_nodes`` nodes (None: no bound), the busiest ``max_nodes - 1`` are kept and the rest folded into
+    one node (``FlowGraph.other``) that edges to them lead to; transitions between two left-out nodes are
+    counted (``FlowGraph.hidden``), not drawn. Time is linear in the steps and their tasks."""
     graph = FlowGraph({}, {}, {})
     made: dict[Key, Attribution] = {key: attribute(history, key, writes) for key in history.nodes}
     for ns in sorted({k[0] for k in history.nodes if k[0]}):  # in one order, whatever the hash seed
         outer, _, last = ns.rpartition("|")
         parent_node = last.split(":", 1)[0]
         graph.clusters.setdefault(cluster_of(ns), f"{cluster_of(outer)}/{parent_node}" if outer else parent_node)
+    steps: list[_Step] = []
     for key, attribution in made.items():
         if attribution.made_by != STEP or not attribution.tasks:
             continue
@@ -105,21 +141,10 @@ def infer_graph(history: History, writes: Mapping[Key, Sequence[WriteKey]]) -> F
             stopped = [t.node for t in pending_tasks(history, key, writes)
                        if t.kind != "update" and (t.fields or t.interrupted or t.failed)]
             following = [stopped] if stopped else []
-        for task in attribution.tasks:
-            source = _node(graph, task.node, cluster)
-            sent = _sent_by(task, writes.get(history.nodes[key].parent, ()))
-            if not following:
-                if not task.interrupted and not task.triggers and not sent:
-                    _edge(graph, source, _node(graph, END, cluster), "trigger")
-                continue
-            for ran in following:
-                targets = set(task.triggers) | set(sent)
-                for name in ran:
-                    if name in sent:
-                        _edge(graph, source, _node(graph, name, cluster), "send")
-                    elif name in task.triggers or (not targets and not _any_targets(attribution)):
-                        _edge(graph, source, _node(graph, name, cluster),
-                              "trigger" if name in task.triggers else "sequence")
+        step = _Step(cluster, attribution.tasks, following, _sends_by_task(writes.get(history.nodes[key].parent, ())),
+                     _any_targets(attribution))
+        _targets(graph, step)
+        steps.append(step)
     for key in history.nodes:
         for task in pending_tasks(history, key, writes):
             if task.interrupted or task.failed:
@@ -130,22 +155,141 @@ def infer_graph(history: History, writes: Mapping[Key, Sequence[WriteKey]]) -> F
     if head is not None:
         for name in next_nodes(history, head, writes):
             _node(graph, name, cluster_of(head[0])).due_next = True
+    graph = _fold(graph, max_nodes)
+    for step in steps:
+        _edges(graph, step)
     return graph
 
 
-def _sent_by(task: Any, stored: Sequence[WriteKey]) -> list[str]:
-    """The nodes ``task`` started with ``Send`` (its ``__pregel_tasks`` writes, stored with the step's writes)."""
-    return [w.send_to for w in stored if w.task_id == task.task_id and w.send_to]
+def _sends_by_task(stored: Sequence[WriteKey]) -> dict[str, tuple[str, ...]]:
+    """The nodes each task started with ``Send`` (its ``__pregel_tasks`` writes, stored with the step's writes)."""
+    sent: dict[str, list[str]] = {}
+    for write in stored:
+        if write.send_to:
+            sent.setdefault(write.task_id, []).append(write.send_to)
+    return {task_id: tuple(names) for task_id, names in sent.items()}
 
 
 def _any_targets(attribution: Attribution) -> bool:
     return any(t.triggers for t in attribution.tasks) or bool(attribution.sends)
 
 
+def _untargeted(step: _Step, task: Any) -> bool:
+    """A task that triggered and sent nothing: where no task of its step did, it leads to every next task."""
+    return not task.triggers and not step.sent.get(task.task_id)
+
+
+def _targets(graph: FlowGraph, step: _Step) -> None:
+    """The nodes the step's edges lead to, made nodes of the graph (``__end__`` after a run's last step)."""
+    if not step.following:
+        if any(not task.interrupted and _untargeted(step, task) for task in step.tasks):
+            _node(graph, END, step.cluster)
+        return
+    named = {name for task in step.tasks for name in (*task.triggers, *step.sent.get(task.task_id, ()))}
+    everything = not step.any_targets and any(_untargeted(step, task) for task in step.tasks)
+    for ran in step.following:
+        for name in ran:
+            if everything or name in named:
+                _node(graph, name, step.cluster)
+
+
+def _fold(graph: FlowGraph, max_nodes: int | None) -> FlowGraph:
+    """``graph`` (no edges yet) with at most ``max_nodes`` nodes: the busiest (the root's start and end first,
+    then by runs, then in the order they were met), and one node standing for the rest."""
+    if max_nodes is None or len(graph.nodes) <= max_nodes:
+        return graph
+    order = {node_id: i for i, node_id in enumerate(graph.nodes)}
+    ranked = sorted(graph.nodes.values(), key=lambda n: (not (n.name in (START, END) and not n.cluster), -n.runs,
+                                                         order[n.id]))
+    kept = {n.id for n in ranked[:max(max_nodes - 1, 1)]}
+    left = [n for n in graph.nodes.values() if n.id not in kept]
+    other = "__other_nodes__"
+    while other in graph.nodes:
+        other += "_"
+    folded = GraphNode(f"{len(left):,} other nodes", "", runs=sum(n.runs for n in left),
+                       interrupted=sum(n.interrupted for n in left), failed=sum(n.failed for n in left))
+    nodes = {node_id: node for node_id, node in graph.nodes.items() if node_id in kept}
+    nodes[other] = folded
+    shown = {n.cluster for n in nodes.values() if n.cluster}
+    shown |= {c.rsplit("/", i)[0] for c in shown for i in range(1, c.count("/") + 1)}
+    clusters = {c: parent for c, parent in graph.clusters.items() if c in shown}
+    return FlowGraph(nodes, {}, clusters, graph.steps, len(left), other, 0, frozenset(n.id for n in left))
+
+
+def _edges(graph: FlowGraph, step: _Step) -> None:
+    """The step's transitions as edges between drawn nodes, counted: from each task to each next task it
+    triggered or sent, or (no task of the step triggered anything) to every next task; ``__end__`` after a
+    run's last step. Grouped by drawn node, so a step of many tasks costs its tasks, not their pairs."""
+    def drawn(name: str) -> str:
+        node_id = _id(name, step.cluster)
+        return node_id if node_id in graph.nodes and node_id != graph.other else graph.other or node_id
+
+    if not step.following:
+        for task in step.tasks:
+            if not task.interrupted and _untargeted(step, task):
+                _add(graph, drawn(task.node), drawn(END), "trigger", 1)
+        return
+    sends: dict[str, dict[str, int]] = {}  # target name -> drawn source -> tasks
+    triggers: dict[str, dict[str, int]] = {}
+    everywhere: dict[str, int] = {}
+    for task in step.tasks:
+        source = drawn(task.node)
+        sent = dict.fromkeys(step.sent.get(task.task_id, ()))
+        for name in sent:
+            _count(sends.setdefault(name, {}), source, 1)
+        for name in dict.fromkeys(task.triggers):
+            if name not in sent:
+                _count(triggers.setdefault(name, {}), source, 1)
+        if not step.any_targets and _untargeted(step, task):
+            _count(everywhere, source, 1)
+    for ran in step.following:
+        times: dict[str, int] = {}
+        for name in ran:
+            _count(times, name, 1)
+        targets: dict[str, int] = {}
+        for name, n in times.items():
+            target = drawn(name)
+            for source, tasks in sends.get(name, {}).items():
+                _add(graph, source, target, "send", tasks * n)
+            for source, tasks in triggers.get(name, {}).items():
+                _add(graph, source, target, "trigger", tasks * n)
+            _count(targets, target, n)
+        for source, tasks in everywhere.items():
+            for target, n in targets.items():
+                _add(graph, source, target, "sequence", tasks * n)
+
+
+def _count(counts: dict[str, int], key: str, n: int) -> None:
+    counts[key] = counts.get(key, 0) + n
+
+
+def _add(graph: FlowGraph, source: str, target: str, kind: str, count: int) -> None:
+    if source == target == graph.other:
+        graph.hidden += count
+        return
+    graph.edges.setdefault((source, target, kind), GraphEdge(source, target, 0, kind)).count += count
+
+
 def _quote(text: str) -> str:
     """A DOT quoted string: backslashes and quotes escaped, line breaks and control characters dropped."""
     cleaned = "".join(ch if ch.isprintable() else " " for ch in str(text))
     return '"' + cleaned.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _label(lines: Iterable[str]) -> str:
+    """A DOT quoted label of several lines, joined by DOT's ``\\n``."""
+    return "\"" + "\\n".join(_quote(line)[1:-1] for line in lines) + "\""
+
+
+def left_out_text(graph: FlowGraph) -> str:
+    """What a folded graph leaves out, in one sentence ("" when every node is drawn)."""
+    if not graph.left_out:
+        return ""
+    text = (f"the {len(graph.nodes) - 1:,} busiest of {graph.total_nodes:,} nodes drawn; the other {graph.left_out:,} "
+            "are folded into one node, which edges to them lead to")
+    if graph.hidden:
+        text += f" ({graph.hidden:,} transition(s) between two of them not drawn)"
+    return text
 
 
 HIGHLIGHT = "#f59e0b"
@@ -160,8 +304,9 @@ def to_dot(graph: FlowGraph, highlight: Iterable[str] = (), wrote: Iterable[str]
     highlight, wrote = set(highlight), list(dict.fromkeys(wrote))
     # a few nodes read best left to right; a long chain laid out that way shrinks to fit the page: top down
     direction = "LR" if len(graph.nodes) <= WIDE_NODES else "TB"
+    heading = "\n".join(line for line in (title, left_out_text(graph)) if line)
     lines = ["digraph flow {", f'  graph [rankdir={direction}, fontname="Helvetica", fontsize=11, nodesep=0.25, ranksep=0.45'
-             + (f", label={_quote(title)}, labelloc=t" if title else "") + "];",
+             + (f", label={_label(heading.splitlines())}, labelloc=t" if heading else "") + "];",
              '  node [shape=box, style="rounded,filled", fillcolor="#f8fafc", color="#64748b", fontname="Helvetica", '
              'fontsize=11, height=0.3];',
              '  edge [color="#64748b", fontname="Helvetica", fontsize=9, arrowsize=0.6];']
@@ -180,12 +325,13 @@ def to_dot(graph: FlowGraph, highlight: Iterable[str] = (), wrote: Iterable[str]
         if node.due_next:
             label.append("next")
             extra.append('style="rounded,filled,dashed"')
-        if node.name in (START, END):
+        if node.name in (START, END) and node.id != graph.other:
             extra.append('shape=oval, fillcolor="#e2e8f0"')
+        if node.id == graph.other:
+            extra.append('style="rounded,filled,dashed", fillcolor="#e2e8f0"')
         if node.id in highlight:
             extra.append(f'fillcolor="{HIGHLIGHT}", penwidth=2')
-        label_text = "\"" + "\\n".join(_quote(line)[1:-1] for line in label) + "\""  # lines joined by DOT's \n
-        return f"{indent}{_quote(node.id)} [label={label_text}{', ' if extra else ''}{', '.join(extra)}];"
+        return f"{indent}{_quote(node.id)} [label={_label(label)}{', ' if extra else ''}{', '.join(extra)}];"
 
     by_cluster: dict[str, list[GraphNode]] = {}
     for node in graph.nodes.values():
@@ -231,12 +377,17 @@ def to_dot(graph: FlowGraph, highlight: Iterable[str] = (), wrote: Iterable[str]
 
 def graph_json(graph: FlowGraph) -> dict[str, Any]:
     """The graph as plain data: nodes (runs, interrupts, fields written), edges with counts, clusters."""
-    return {
+    data: dict[str, Any] = {
         "shows": "what ran in this thread, inferred from its stored writes; not the code's whole graph",
         "steps": graph.steps,
         "nodes": [{"id": n.id, "name": n.name, "subgraph": n.cluster or None, "runs": n.runs,
                    "interrupted": n.interrupted, "failed": n.failed, "wrote": n.fields, "next": n.due_next}
+                  | ({"left_out_nodes": graph.left_out} if n.id == graph.other else {})
                   for n in graph.nodes.values()],
         "edges": [{"from": e.source, "to": e.target, "count": e.count, "kind": e.kind} for e in graph.edges.values()],
         "subgraphs": [{"subgraph": c, "run_by": p} for c, p in sorted(graph.clusters.items())],
     }
+    if graph.left_out:
+        data["left_out"] = {"nodes": graph.left_out, "of": graph.total_nodes, "folded_into": graph.other,
+                            "transitions_not_drawn": graph.hidden, "says": left_out_text(graph)}
+    return data

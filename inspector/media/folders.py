@@ -8,8 +8,10 @@ escaping a folder, no path outside the agent's root) and physically (the real pa
 symlinks followed, must stay inside one of the thread's folders). The folders are
 checked as well as the files (``fenced``): a folder that resolves outside the data
 directory it was found in (``outputs -> /etc``) is refused with the reason, and no path
-in it is read. A branch thread may hold physical paths into the folders of the thread it
-was branched from (``UserData.parents``): those are accepted for physical paths too.
+in it is read. Folders the state itself names elsewhere are passed over with the reason
+(``UserData.passed_over``): only the operator's data directories say where files may be.
+A branch thread may hold physical paths into the folders of the thread it was branched
+from (``UserData.parents``): those are accepted for physical paths too.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class UserData:
     parents: tuple["UserData", ...] = ()  # folders of the threads this one was branched from, nearest first
     aliases: tuple[tuple[str, str], ...] = ()  # (a folder as the state records it, where it is here)
     refused: tuple[tuple[str, str], ...] = ()  # (folder, why): folders that resolve outside the data directory
+    passed_over: tuple[str, ...] = ()  # why folders the state names (outside the data directory) were not used
     virtual_root: str = ""  # the agent-visible folder holding them ("": the agent names none)
 
     def local_path(self, path: str) -> str:
@@ -91,6 +94,8 @@ class UserData:
                 "folders": {k: str(v) for k, v in self.folders.items()}, "searched": list(self.searched)}
         if self.refused:
             data["refused"] = dict(self.refused)
+        if self.passed_over:
+            data["passed_over"] = list(self.passed_over)
         if self.parents:
             data["branched_from"] = [parent.as_dict() for parent in self.parents]
         return data
@@ -168,8 +173,8 @@ def check_physical(path: Any, user_data: UserData) -> Path:
 
 
 def folder_refusals(found: UserData) -> list[str]:
-    """One problem per distinct reason a folder of ``found`` is refused."""
-    return [f"refused: {why}" for why in dict.fromkeys(why for _, why in found.refused)]
+    """One problem per distinct reason a folder of ``found`` is refused, or a folder the state names passed over."""
+    return [f"refused: {why}" for why in dict.fromkeys([*found.passed_over, *(why for _, why in found.refused)])]
 
 
 def fenced(user_data: UserData, data_dir: Path) -> UserData:

@@ -116,6 +116,8 @@ PG_POOL_SIZE = 4
 BUNDLE_MAX_BYTES = 4_000_000_000
 BUNDLE_MAX_MEMBERS = 10_000
 BUNDLE_MAX_RATIO = 200
+BUNDLE_CACHE_MAX_ENTRIES = 4
+BUNDLE_CACHE_MAX_BYTES = 2_048 * 1024 * 1024
 
 
 def open_store(
@@ -128,6 +130,8 @@ def open_store(
     bundle_max_members: int = BUNDLE_MAX_MEMBERS,
     bundle_max_ratio: int = BUNDLE_MAX_RATIO,
     bundle_cache_dir: str | Path | None = None,
+    bundle_cache_max_entries: int = BUNDLE_CACHE_MAX_ENTRIES,
+    bundle_cache_max_bytes: int = BUNDLE_CACHE_MAX_BYTES,
 ) -> Store:
     """Open the store ``url`` names, read-only. Raises ``StoreError`` with one clear line.
 
@@ -137,9 +141,13 @@ def open_store(
         pg_pool_size: How many PostgreSQL connections the store may hold.
         bundle_max_bytes: The most a support bundle may unpack to.
         bundle_max_members: The most members a support bundle's zip may list.
-        bundle_max_ratio: The most one member of a support bundle may expand (bytes unpacked per byte stored).
+        bundle_max_ratio: The most one member of a support bundle, or the whole bundle, may expand (bytes
+            unpacked per byte stored).
         bundle_cache_dir: Where support bundles are kept unpacked, once per content hash (None: a temporary
             copy per open, removed when the store is closed).
+        bundle_cache_max_entries: The most bundles kept unpacked in ``bundle_cache_dir`` (the least recently
+            opened are removed first; one a store is reading never is).
+        bundle_cache_max_bytes: The most bytes of bundles kept unpacked there.
         schema: Called (with no argument) when a delta channel is rebuilt; returns the reducers to
             fold its writes with. None: the default source (``delta.set_default_schema``).
     """
@@ -148,14 +156,16 @@ def open_store(
     url = url.strip()
     try:
         from .bundle import BundleLimits
+        from .bundle_cache import CacheBounds
 
-        bundle = (BundleLimits(bundle_max_bytes, bundle_max_members, bundle_max_ratio), bundle_cache_dir)
+        bundle = (BundleLimits(bundle_max_bytes, bundle_max_members, bundle_max_ratio), bundle_cache_dir,
+                  CacheBounds(bundle_cache_max_entries, bundle_cache_max_bytes))
         return _open(url, pg_timeout_ms, pg_pool_size, bundle, schema)
     except ValueError as exc:  # urllib's parse errors: bad IPv6 host, port out of range, ...
         raise StoreError(f"malformed store URL {quoted(display_url(url))}: {exc}") from None
 
 
-def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle: tuple[Any, str | Path | None],
+def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle: tuple[Any, str | Path | None, Any],
           schema: SchemaSource | None) -> Store:
     scheme = urllib.parse.urlsplit(url).scheme.lower() if "://" in url else ""
     if scheme in ("postgresql", "postgres"):
@@ -180,10 +190,11 @@ def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle: tuple[Any, st
                      "checkpoint saver")
 
 
-def _sqlite_or_bundle(path: Path, url: str, bundle: tuple[Any, str | Path | None], schema: SchemaSource | None) -> Store:
+def _sqlite_or_bundle(path: Path, url: str, bundle: tuple[Any, str | Path | None, Any],
+                      schema: SchemaSource | None) -> Store:
     from .bundle import BundleStore, is_bundle_path
 
     if is_bundle_path(path):
-        limits, cache_dir = bundle
-        return BundleStore(path, url=url, schema=schema, limits=limits, cache_dir=cache_dir)
+        limits, cache_dir, bounds = bundle
+        return BundleStore(path, url=url, schema=schema, limits=limits, cache_dir=cache_dir, cache_bounds=bounds)
     return SqliteStore(path, url=url, schema=schema)

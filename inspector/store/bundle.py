@@ -11,34 +11,32 @@ A bundle (written by ``inspector.bundle``) is a zip holding::
 that are not UTF-8 or more characters than a file name holds names no member of the zip.
 
 Before anything is extracted, the zip's central directory is checked against
-``BundleLimits``: how many members, how many bytes unpacked in all, and how much
-one member expands (a zip bomb is refused, not unpacked). Then those members, and
-nothing else, are extracted into a private folder (names that would leave it,
-links, a name given twice and a file named like a folder are refused), made
-read-only, and ``checkpoints.db`` is opened as any SQLite store. The zip itself
-is only read. With a cache folder, a bundle is unpacked once per content hash and
-the copy reused by every later open (the ``CACHE_ENTRIES`` most recently opened
-are kept); without one, the copy is a temporary folder removed when the store is
-closed. Every failure is a ``StoreError`` of one line.
+``BundleLimits``: how many members, how many bytes unpacked in all, how much one
+member expands and how much the whole bundle expands over the zip's own size (a
+zip bomb, of one member or of many members each too small to be checked alone, is
+refused, not unpacked). Then those members, and nothing else, are extracted into a
+private folder (names that would leave it, links, a name given twice and a file
+named like a folder are refused), made read-only, and ``checkpoints.db`` is opened
+as any SQLite store. The zip itself is only read. With a cache folder, a bundle is
+unpacked once per content hash and the copy reused by every later open, the folder
+bounded by count and by bytes (``bundle_cache``); without one, the copy is a
+temporary folder removed when the store is closed. Every failure is a
+``StoreError`` of one line.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 import re
-import shutil
 import stat
-import tempfile
-import time
 import weakref
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .bundle_cache import CacheBounds, private_folder, temporary, unpacked
 from .delta import SchemaSource
 from .depth import loads
 from .model import StoreError
@@ -83,10 +81,8 @@ class BundleLimits:
     max_ratio: int = 200  # a member's uncompressed bytes per compressed byte (past RATIO_FLOOR)
 
 
-RATIO_FLOOR = 1_000_000  # a member smaller than this cannot bomb: its ratio is not checked
-CACHE_ENTRIES = 4  # bundles kept unpacked in the cache folder, the most recently opened
-RECENT_SECONDS = 600  # and any opened this recently (a store may still be reading it)
-_DONE = ".opened.json"  # written last into an unpacked bundle: its manifest and what was refused
+RATIO_FLOOR = 1_000_000  # a member smaller than this cannot bomb alone: its ratio is not checked
+TOTAL_RATIO_FLOOR = 64_000_000  # a bundle unpacking to less than this cannot bomb: the whole ratio is not checked
 
 
 MAX_NAME_CHARS = 1024  # a member name longer, or nested deeper, than a file system holds is refused
@@ -117,6 +113,14 @@ def check_directory(zip_path: Path, infos: list[zipfile.ZipInfo], limits: Bundle
     if total > limits.max_bytes:
         raise StoreError(f"{zip_path} holds more than {limits.max_bytes:,} bytes; raise bundle_open_max_bytes "
                          f"to open it ({total:,} bytes unpacked)")
+    try:
+        stored = max(zip_path.stat().st_size, 1)
+    except OSError:
+        stored = 1
+    if total > TOTAL_RATIO_FLOOR and total > limits.max_ratio * stored:
+        raise StoreError(f"{zip_path} expands {total // stored:,} times in all ({stored:,} bytes to {total:,} in "
+                         f"{len(infos):,} members), past bundle_open_max_ratio ({limits.max_ratio:,}); a zip bomb is "
+                         "never unpacked")
     for info in infos:
         if info.file_size > RATIO_FLOOR and info.file_size > limits.max_ratio * max(info.compress_size, 1):
             ratio = info.file_size // max(info.compress_size, 1)
@@ -191,83 +195,16 @@ def _copy(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> None
         raise StoreError(f"bundle member {quoted(info.filename)} cannot be read ({exc})") from None
 
 
-# -- unpacked once per content ------------------------------------------------------------
-
-
-def content_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _private_folder(path: Path) -> Path | None:
-    """``path``, created if needed, when it is a folder of this user's that nobody else may write; else None."""
+def directory_bytes(zip_path: Path, limits: BundleLimits) -> int:
+    """The bytes a bundle unpacks to, from its zip's directory, once ``check_directory`` passes it; raises
+    ``StoreError`` with one line for anything that is not a bundle within ``limits``."""
     try:
-        path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        info = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        return None
-    return path
-
-
-def unpacked(zip_path: Path, cache: Path, limits: BundleLimits) -> tuple[Path, dict[str, Any], list[str]]:
-    """The bundle unpacked under ``cache/{sha256 of the zip}``: unpacked the first time, reused after (the
-    same content opens at the cost of hashing it). Returns (folder, manifest, names refused)."""
-    digest = content_hash(zip_path)
-    final = cache / digest
-    done = _read_done(final)
-    if done is None:
-        if final.exists():  # not one this module finished writing: unpack it again
-            shutil.rmtree(final, ignore_errors=True)
-        staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=cache))
-        try:
-            manifest, refused = extract(zip_path, staging, limits)
-            (staging / _DONE).write_text(json.dumps({"manifest": manifest, "refused": refused}))
-            try:
-                os.rename(staging, final)
-            except OSError:  # another process unpacked the same bundle meanwhile: use its copy
-                shutil.rmtree(staging, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        done = _read_done(final) or {"manifest": manifest, "refused": refused}
-    os.utime(final)
-    _evict(cache, keep=final)
-    return final, done["manifest"], done["refused"]
-
-
-def _read_done(folder: Path) -> dict[str, Any] | None:
-    try:
-        done = json.loads((folder / _DONE).read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(done, dict) or not isinstance(done.get("manifest"), dict) or not isinstance(done.get("refused"), list):
-        return None
-    return done
-
-
-def _evict(cache: Path, keep: Path) -> None:
-    """Remove all but the ``CACHE_ENTRIES`` most recently opened bundles, keeping any opened in the last
-    ``RECENT_SECONDS`` (and stale half-unpacked ones). Another process evicting at the same time is fine."""
-    opened: dict[Path, float] = {}
-    try:
-        for entry in cache.iterdir():
-            with contextlib.suppress(OSError):  # removed meanwhile
-                info = entry.lstat()
-                if stat.S_ISDIR(info.st_mode):
-                    opened[entry] = info.st_mtime
-    except OSError:
-        return
-    now = time.time()
-    stale = [p for p, when in opened.items() if p.name.startswith(".unpacking-") and now - when > 3600]
-    done = sorted((p for p in opened if not p.name.startswith(".")), key=opened.__getitem__, reverse=True)
-    old = [p for p in done[CACHE_ENTRIES:] if p != keep and now - opened[p] > RECENT_SECONDS]
-    for folder in stale + old:
-        shutil.rmtree(folder, ignore_errors=True)
+        with zipfile.ZipFile(zip_path) as archive:
+            infos = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise StoreError(f"{zip_path} is not a readable zip ({exc})") from None
+    check_directory(zip_path, infos, limits)
+    return sum(info.file_size for info in infos if not info.is_dir())
 
 
 class BundleStore(SqliteStore):
@@ -277,26 +214,24 @@ class BundleStore(SqliteStore):
 
     def __init__(self, path: str | Path, url: str | None = None, max_bytes: int = 4_000_000_000,
                  schema: SchemaSource | None = None, limits: BundleLimits | None = None,
-                 cache_dir: str | Path | None = None) -> None:
+                 cache_dir: str | Path | None = None, cache_bounds: CacheBounds | None = None) -> None:
         self.bundle_path = Path(path).expanduser()
         if not self.bundle_path.is_file():
             raise StoreError(f"no bundle at {self.bundle_path}")
         limits = limits or BundleLimits(max_bytes=max_bytes)
-        cache = _private_folder(Path(cache_dir).expanduser()) if cache_dir else None
-        if cache is not None:
-            try:
-                folder, self.manifest, self.refused = unpacked(self.bundle_path, cache, limits)
-            except OSError as exc:
-                raise StoreError(f"{self.bundle_path} cannot be unpacked ({exc.strerror or exc})") from None
-            self._cleanup = weakref.finalize(self, lambda: None)  # the unpacked copy is kept for the next open
-        else:
-            folder = Path(tempfile.mkdtemp(prefix="inspector-bundle-"))
-            self._cleanup = weakref.finalize(self, shutil.rmtree, folder, True)
-            try:
-                self.manifest, self.refused = extract(self.bundle_path, folder, limits)
-            except BaseException:
-                self._cleanup()
-                raise
+        size = directory_bytes(self.bundle_path, limits)  # a bomb is refused here, before anything is unpacked
+        cache = private_folder(Path(cache_dir).expanduser()) if cache_dir else None
+
+        def unpack(folder: Path) -> tuple[dict[str, Any], list[str]]:
+            return extract(self.bundle_path, folder, limits)
+
+        try:
+            copy = (unpacked(self.bundle_path, cache, cache_bounds or CacheBounds(), size, unpack) if cache is not None
+                    else temporary(unpack))
+        except OSError as exc:
+            raise StoreError(f"{self.bundle_path} cannot be unpacked ({exc.strerror or exc})") from None
+        self._cleanup = weakref.finalize(self, copy.release)  # the store's hold on its copy, dropped when closed
+        folder, self.manifest, self.refused = copy.folder, copy.manifest, copy.refused
         try:
             super().__init__(folder / DB_MEMBER, url=url or str(self.bundle_path), schema=schema)
         except BaseException:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from ..history import durations
 from ..history.attribution import Attribution, attribute
-from ..history.flow_graph import FlowGraph, cluster_of, infer_graph, to_dot
+from ..history.flow_graph import FlowGraph, cluster_of, infer_graph, left_out_text, to_dot
 from ..history.flow_grid import GRID_WIDTH, SELECTION, flow_grid, flow_window, grid_chart, node_colours
 from ..history.lineage import Key
 from ..history.location import Location
@@ -125,10 +125,14 @@ def graph_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpo
         return
     st.graphviz_chart(to_dot(graph, highlight, made.fields if made else ()), width="stretch")
     if made is not None:
-        st.caption(literal(f"Highlighted: step {made.label}"))
-    interrupted = [n for n in graph.nodes.values() if n.interrupted]
+        folded = " (among the nodes left out)" if graph.other in highlight else ""
+        st.caption(literal(f"Highlighted: step {made.label}{folded}"))
+    if graph.left_out:
+        st.info(literal(f"A graph of {graph.total_nodes:,} nodes: {left_out_text(graph)} (the CLI's graph "
+                        "--max-nodes N draws more)."))
+    interrupted = [n for n in graph.nodes.values() if n.interrupted and n.id != graph.other]
     due = [n.id for n in graph.nodes.values() if n.due_next]
-    parts = [f"{len(graph.nodes)} node(s), {len(graph.edges)} edge(s) taken, {graph.steps} step(s)"]
+    parts = [f"{graph.total_nodes:,} node(s), {len(graph.edges)} edge(s) drawn, {graph.steps} step(s)"]
     if interrupted:
         parts.append("interrupted: " + ", ".join(f"{n.id} ×{n.interrupted}" for n in interrupted))
     if due:

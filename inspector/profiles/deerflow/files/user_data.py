@@ -3,10 +3,13 @@
 The agent sees ``/mnt/user-data/{workspace,uploads,outputs}/...``. On disk DeerFlow
 keeps those folders at ``{base}/threads/{thread_id}/user-data/...`` (newer:
 ``{base}/users/{user_id}/threads/{thread_id}/user-data/...``) and records the
-physical folders in the state's ``thread_data``. ``locate`` finds them (from
-``thread_data``, ``--data-dir`` or next to the store) and hands them over as the
-generic ``media.folders.UserData``, whose checks decide what may be read (nothing
-outside the folders, nor a folder that leads out of the data directory).
+physical folders in the state's ``thread_data``. ``locate`` finds them under the data
+directories (``--data-dir``, or next to the store: DeerFlow's home for its own database),
+using ``thread_data`` only where it names the thread's own folder there, and hands them
+over as the generic ``media.folders.UserData``, whose checks decide what may be read
+(nothing outside the folders, nor a folder that leads out of the data directory). A
+``thread_data`` naming any other folder on the machine, even one shaped like
+``threads/{thread_id}/user-data``, is passed over and said, never read.
 
 A branch thread (DeerFlow copies a thread's state into a new thread) may hold
 physical paths (``actual_path``) into the folders of the thread it was branched
@@ -82,33 +85,68 @@ def _layout_roots(base: Path, thread_id: str, user_id: str | None) -> list[Path]
     return roots
 
 
+def _same_folder(path: Path, other: Path) -> bool:
+    """Whether two absolute paths name one folder: spelled alike once ``..`` is folded, or the same real folder."""
+    return os.path.normpath(path) == os.path.normpath(other) or os.path.realpath(path) == os.path.realpath(other)
+
+
+def _named_base(root: Path, thread_id: str, bases: list[Path]) -> tuple[Path | None, str]:
+    """The data directory ``root`` (a user-data folder ``thread_data`` names) is the thread's own folder in:
+    ``{base}/threads/{id}/user-data`` or ``{base}/users/{user}/threads/{id}/user-data``; else (None, why not)."""
+    holder = root.parents[2]  # the folder holding threads/{id}
+    for base in bases:
+        if _same_folder(holder, base) or (holder.parent.name == "users" and _same_folder(holder.parent.parent, base)):
+            return base, ""
+    real = Path(os.path.realpath(root))
+    inside = [b for b in bases if real.is_relative_to(os.path.realpath(b))]
+    if inside:
+        return None, (f"thread_data names the user-data folder {root}, which is not the thread's own folder in the "
+                      f"data directory {inside[0]} (that is {inside[0] / 'threads' / thread_id / 'user-data'}); "
+                      "nothing in it is read")
+    where = (" or ".join(str(b) for b in bases) if bases
+             else "none is set: pass --data-dir or set INSPECTOR_DATA_DIR")
+    return None, (f"thread_data names the user-data folder {root}, which resolves outside the data directory "
+                  f"({where}); nothing in it is read")
+
+
 def locate(
     thread_id: str,
     thread_data: Any = None,
     bases: Iterable[str | Path] = (),
     user_id: str | None = None,
 ) -> UserData | None:
-    """The thread's folders: from ``thread_data`` when usable here, else the first DeerFlow layout found under ``bases``.
+    """The thread's folders under ``bases`` (the data directories the operator set, or the store's own folder):
+    those ``thread_data`` names when they are the thread's own folder in one of them, else the first DeerFlow
+    layout found. Folders ``thread_data`` names anywhere else are never read: they are passed over with the
+    reason, or (when no folder is found under ``bases``) returned refused, so the reason is shown.
 
     Raises ``PathRefused`` for a thread or user id that could not be a single folder name.
     """
     check_id(thread_id)
     if user_id is not None:
         check_id(user_id, "user id")
+    dirs = list(dict.fromkeys(Path(given).expanduser() for given in bases))
     searched: list[str] = []
+    passed_over = ""
     folders = _from_thread_data(thread_id, thread_data)
     if folders:
-        return fenced(UserData(thread_id, folders, "thread_data", virtual_root=VIRTUAL_ROOT), folders["workspace"].parents[3])
-    if thread_data:
+        named = [_named_base(path.parent, thread_id, dirs) for path in folders.values()]
+        base, passed_over = next(((b, why) for b, why in named if b is None), named[0])
+        if base is not None:
+            return fenced(UserData(thread_id, folders, "thread_data", virtual_root=VIRTUAL_ROOT), base)
+        searched.append(f"thread_data ({passed_over})")
+    elif thread_data:
         searched.append("thread_data (not on this machine)")
-    for given in bases:
-        data_dir = Path(given).expanduser()
+    for data_dir in dirs:
         for root in _layout_roots(data_dir, thread_id, user_id):
             searched.append(str(root))
             if root.is_dir():
                 found = UserData(thread_id, {f: root / f for f in FOLDERS}, str(root), tuple(searched),
-                                 virtual_root=VIRTUAL_ROOT)
+                                 virtual_root=VIRTUAL_ROOT, passed_over=(passed_over,) if passed_over else ())
                 return fenced(found, data_dir)
+    if folders:  # only the folders thread_data names, which are refused: nothing is read, and the reason is said
+        return UserData(thread_id, folders, "thread_data", tuple(searched), virtual_root=VIRTUAL_ROOT,
+                        refused=tuple((name, passed_over) for name in folders))
     return None
 
 
@@ -183,7 +221,8 @@ def thread_user_data(state: CheckpointState, data_dir: str | Path | None = None,
 
 def thread_folders(thread_id: str, thread_data: Any, metadata: dict[str, Any], data_dir: str | Path | None = None,
                    store: Any = None, rows: list[CheckpointRow] | None = None) -> tuple[UserData | None, list[str]]:
-    """A thread's folders (``thread_data``, then --data-dir, then next to a SQLite store), with those of the
+    """A thread's folders (under --data-dir, then next to a SQLite store; ``thread_data`` only where it names the
+    thread's own folder there), with those of the
     threads it was branched from (from its checkpoints' branch metadata); for a support bundle, only the
     bundle's own copies. Returns (folders or None, problems)."""
     bundle_root = getattr(store, "user_data_root", None)
@@ -210,7 +249,8 @@ def thread_folders(thread_id: str, thread_data: Any, metadata: dict[str, Any], d
         origin = branch_origin(rows if rows is not None else _timeline(store, thread_id))
     if origin is None:
         return found, refusals
-    parents, problems = _branch_parents(origin.parent_thread_id, [threads_base(found), *bases], user_id, store, {thread_id})
+    near = [threads_base(found)] if found.roots else []  # a refused folder's neighbours are not looked in
+    parents, problems = _branch_parents(origin.parent_thread_id, [*near, *bases], user_id, store, {thread_id})
     found = replace(found, parents=tuple(parents))
     return found, refusals + problems + [p for parent in parents for p in folder_refusals(parent)]
 
