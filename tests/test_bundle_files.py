@@ -7,6 +7,7 @@ refuses exactly what the thread page refuses. Stores are written by LangGraph's 
 
 from __future__ import annotations
 
+import json
 import os
 import zipfile
 from pathlib import Path
@@ -111,3 +112,33 @@ def test_deerflow_main_threads_bundle_the_upload_a_compaction_removed(deerflow_m
             # the images and reports it names are not on this machine: left out, each named
             missing = {item["what"] for item in manifest["left_out"] if item["kind"] == "missing"}
             assert "/mnt/user-data/outputs/audit.md" in missing and f"{UP}/lanes.png" in missing, missing
+
+
+def test_a_branch_without_a_folder_of_its_own_bundles_its_parents_files(deerflow_main_db, tmp_path, capsys):
+    """DeerFlow's branch taken from an earlier turn has no folder: ``artifacts`` finds its files in the folder of the
+    thread it was taken from, and so does its bundle, which carries them and, opened, finds them where the branch
+    looks."""
+    import shutil
+
+    from deerflow_main_graph import BRANCH_THREAD
+
+    from inspector.cli import main
+
+    db = tmp_path / "store.db"  # not deerflow.db: the data directory is the store's folder
+    shutil.copy(deerflow_main_db, db)
+    outputs = tmp_path / "threads" / FULL_THREAD / "user-data" / "outputs"
+    outputs.mkdir(parents=True)
+    (outputs / "audit.md").write_text("# audit of the parent\n")
+    (outputs / "carriers.md").write_text("# carriers\n")
+    assert main(["artifacts", "--db", str(db), BRANCH_THREAD, "--json"]) == 0
+    found = {a["path"]: a["exists"] for a in json.loads(capsys.readouterr().out)["artifacts"]}
+    assert found["/mnt/user-data/outputs/audit.md"] and found["/mnt/user-data/outputs/carriers.md"]
+    assert main(["bundle", "--db", str(db), BRANCH_THREAD, "--out", str(tmp_path / "branch.zip")]) == 0
+    out = capsys.readouterr().out
+    assert "file: /mnt/user-data/outputs/audit.md" in out and "file: /mnt/user-data/outputs/carriers.md" in out
+    assert "folder was not found (set --data-dir)" not in out
+    with zipfile.ZipFile(tmp_path / "branch.zip") as archive:
+        assert archive.read(f"threads/{FULL_THREAD}/user-data/outputs/audit.md") == b"# audit of the parent\n"
+    assert main(["artifacts", "--db", str(tmp_path / "branch.zip"), BRANCH_THREAD, "--json"]) == 0
+    reopened = {a["path"]: a["exists"] for a in json.loads(capsys.readouterr().out)["artifacts"]}
+    assert reopened == found

@@ -137,10 +137,14 @@ def _files(store: Store, thread_id: str, copied: _Copy, chosen: Reading, data_di
     plan.left_out += [{"what": "files of the threads it was branched from", "count": 1,
                        "kind": REFUSED if p.startswith("refused") else NO_FOLDER, "reason": p}
                       for p in problems if p not in own]
-    folders: dict[str, Any] = {"source_folders": {k: str(v) for k, v in user_data.folders.items()}}
-    if user_data.parents:
+    # a branch with no folder of its own reads its files from the folders of the thread it was taken from:
+    # recorded as that thread's, so the bundle opened finds them where a branch looks
+    own_folders = user_data.thread_id == thread_id
+    folders: dict[str, Any] = {"source_folders": {k: str(v) for k, v in user_data.folders.items()} if own_folders else {}}
+    holders = list(user_data.parents) if own_folders else [user_data, *user_data.parents]
+    if holders:
         folders["branched_from"] = [{"thread_id": p.thread_id, "source_folders": {k: str(v) for k, v in p.folders.items()}}
-                                    for p in user_data.parents]
+                                    for p in holders]
     return plan, folders
 
 
