@@ -70,7 +70,8 @@ def test_diff_page_defaults_to_the_newest_step_that_wrote_something(store):
     assert wrote.key[1] != newest  # its last step (the title node) wrote nothing: the case this default is for
     at = open_page("diff", thread="demo-research")
     assert not at.exception, at.exception
-    assert [s.label for s in at.selectbox] == ["Thread", "From (the earlier checkpoint)", "To (the later checkpoint)"]
+    assert [s.label for s in at.selectbox] == ["Thread", "Profile", "From (the earlier checkpoint)",
+                                              "To (the later checkpoint)"]
     rows = {r.checkpoint_id: r for r in store.timeline("demo-research")}
     assert picked(at)["Thread"] == "demo-research"
     assert picked(at)["To (the later checkpoint)"] == wrote.key[1]

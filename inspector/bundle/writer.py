@@ -22,7 +22,7 @@ from typing import Any
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ..media.folders import PathRefused, folder_refusals
-from ..profiles import Profile, Reading, reading_for
+from ..profiles import Profile, Reading, asked, reading_for
 from ..store import Store, display_url
 from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_MEMBER
 from ..store.depth import json_object
@@ -152,7 +152,9 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
                  reveal: bool = False, created_by: str | None = None, settings: Any = None) -> dict[str, Any]:
     """Write the bundle of ``thread_id`` to ``out`` and return its manifest.
 
-    Secrets are masked with the settings' redaction rules; ``reveal=True`` keeps every value as stored.
+    Secrets are masked with the settings' redaction rules; ``reveal=True`` keeps every value as stored. The
+    thread is read with its profile (the one ``profiles.asking`` names for it, else the operator's or its
+    evidence's), which says which files it names; the manifest's ``profile`` says which.
 
     Raises ``NotFound`` for an unknown thread, ``StoreError`` for a store whose rows cannot be read as
     stored, ``PermissionError`` for ``reveal`` where the settings do not set ``allow_reveal``.
@@ -163,7 +165,7 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
         settings = load_settings()
     out = Path(out)
     masker = Masker(settings, reveal=reveal)
-    chosen = reading_for(store, thread_id)
+    chosen = reading_for(store, thread_id, asked(store, thread_id))
     convert, refs = _converter(masker, chosen.profile)
     with tempfile.TemporaryDirectory(prefix="inspector-bundle-") as tmp:
         db = Path(tmp) / DB_MEMBER
@@ -189,7 +191,8 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
                         files.left_out.append({"what": bundled.path, "count": 1, "kind": SECRET, "reason": BINARY_SECRET})
                     else:
                         archive.writestr(bundled.member, data)
-                manifest = _manifest(store, thread_id, copied, convert, masker, files, source_folders, created_by)
+                manifest = _manifest(store, thread_id, copied, convert, masker, files, source_folders, created_by,
+                                     chosen)
                 text = json.dumps(manifest, indent=2, ensure_ascii=False)
                 if is_not_utf8(text):  # an id that is not UTF-8: written as JSON's \\udcff escapes, read back the same
                     text = json.dumps(manifest, indent=2)
@@ -217,7 +220,7 @@ def _write_database(store: Store, thread_id: str, db: Path, convert: RowConverte
 
 
 def _manifest(store: Store, thread_id: str, copied: _Copy, convert: RowConverter, masker: Masker, files: FilePlan,
-              source_folders: dict[str, Any], created_by: str | None) -> dict[str, Any]:
+              source_folders: dict[str, Any], created_by: str | None, chosen: Reading) -> dict[str, Any]:
     left_out = convert.left_out_rows() + files.left_out
     if copied.stray_writes:
         left_out.append({"what": "writes stored against checkpoints the store does not hold",
@@ -233,6 +236,7 @@ def _manifest(store: Store, thread_id: str, copied: _Copy, convert: RowConverter
         "checkpoints": copied.checkpoints,
         "writes": copied.writes,
         "namespaces": sorted(copied.namespaces),
+        "profile": chosen.as_json(),  # which app's knowledge read it: which files it names
         "user_data": {
             **source_folders,
             "files": [{"path": f.path, "member": f.member, "bytes": f.size, "sha256": f.sha256,

@@ -17,7 +17,9 @@ whose evidence holds reads the thread, the generic base last.
 Work on one thread runs inside ``reading(store, thread_id)``: the chosen profile's
 schema (or the operator's ``--schema``) is the active schema inside it, for the
 diff, replay, delta rebuilds and field order; nested calls for the same thread
-reuse the choice.
+reuse the choice. ``asking(store, thread_id, name)`` names the profile of one
+thread for a block of work (the dashboard's choice for the thread it shows,
+``?profile=``): every reading of that thread inside takes it.
 
 Its modules: ``profile`` (the ``Profile`` type, ``Reading``, the registry), ``facts`` (what a thread
 shows, read from the store), ``choosing`` (the operator's word and the evidence), ``detection`` (each
@@ -32,6 +34,8 @@ from __future__ import annotations
 
 from ..schema.default import DEFAULT
 from .active import (
+    asked,
+    asking,
     current,
     current_knows,
     delta_fold,
@@ -72,6 +76,8 @@ __all__ = [
     "ProfileError",
     "Reading",
     "ThreadFacts",
+    "asked",
+    "asking",
     "base",
     "choose",
     "current",

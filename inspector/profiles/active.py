@@ -1,6 +1,8 @@
 """The profile in force: ``reading(store, thread_id)`` puts a thread's profile (and its schema) in force
 for the work inside it; ``in_force``, ``knows``, ``text``, ``field_views``, the lints and ``delta_fold``
-answer from it."""
+answer from it. ``asking(store, thread_id, name)`` names the profile one thread is read with inside a block
+(the dashboard's choice for the thread it shows), which every ``reading`` of that thread without a name of its
+own takes; ``asked`` says which."""
 
 from __future__ import annotations
 
@@ -14,14 +16,39 @@ from .detection import reading_for
 from .facts import keys_read_for_choice
 from .profile import FALLBACK, Profile, Reading, base, profile_named
 
-_CURRENT: ContextVar[tuple[str, str, Reading, list[Any] | None] | None] = ContextVar("profile_reading", default=None)
+_CURRENT: ContextVar[tuple[str, str, Reading, list[Any] | None, str | None] | None] = ContextVar("profile_reading",
+                                                                                                 default=None)
+_ASKED: ContextVar[tuple[str, str, str] | None] = ContextVar("profile_asked", default=None)
+
+
+def _identity(store: Any) -> str:
+    return str(getattr(store, "identity", id(store)))
+
+
+@contextmanager
+def asking(store: Any, thread_id: str, name: str | None) -> Iterator[None]:
+    """Read ``thread_id`` of ``store`` with the profile ``name`` inside the block: every ``reading`` of that
+    thread that names no profile of its own takes it (None: as it is read anyway, by the operator's word or
+    its evidence). A context variable: work handed to another thread (a background reader) asks again there.
+    Raises ``ProfileError`` for an unknown name."""
+    token = _ASKED.set((_identity(store), thread_id, profile_named(name).name) if name else None)
+    try:
+        yield
+    finally:
+        _ASKED.reset(token)
+
+
+def asked(store: Any, thread_id: str) -> str | None:
+    """The profile ``asking`` names for ``thread_id`` of ``store`` here, or None."""
+    found = _ASKED.get()
+    return found[2] if found is not None and found[:2] == (_identity(store), thread_id) else None
 
 
 def keys_read(store: Any, thread_id: str) -> list[Any] | None:
     """The timeline keys (``Store.timeline_keys`` rows) the reading of ``thread_id`` in force read to choose its
     profile, or None (no reading, another thread, or a choice remembered from before)."""
     found = _CURRENT.get()
-    if found is None or found[:2] != (str(getattr(store, "identity", id(store))), thread_id):
+    if found is None or found[:2] != (_identity(store), thread_id):
         return None
     return found[3]
 
@@ -96,16 +123,19 @@ def schema_of_reading(chosen: Reading) -> Any:
 @contextmanager
 def reading(store: Any, thread_id: str, named: str | None = None, rows: list[Any] | None = None,
             cache: Any = None) -> Iterator[Reading]:
-    """Read ``thread_id`` with its profile inside the block (see the module's docstring); ``rows``: the
-    thread's checkpoint rows when the caller has read them; ``cache``: the analysis cache, if any."""
+    """Read ``thread_id`` with its profile inside the block (see the module's docstring): the one ``named``,
+    else the one ``asking`` names, else the operator's or its evidence's (``reading_for``); inside a reading of
+    the same thread, that reading's (unless another is named). ``rows``: the thread's checkpoint rows when the
+    caller has read them; ``cache``: the analysis cache, if any."""
     here = _CURRENT.get()
-    identity = str(getattr(store, "identity", id(store)))
-    if here is not None and here[:2] == (identity, thread_id) and named is None:
+    identity = _identity(store)
+    if here is not None and here[:2] == (identity, thread_id) and named in (None, here[4]):
         yield here[2]
         return
+    named = named if named is not None else asked(store, thread_id)
     keys_read_for_choice.clear()
     chosen = reading_for(store, thread_id, named, rows, cache)
-    token = _CURRENT.set((identity, thread_id, chosen, keys_read_for_choice.pop((identity, thread_id), None)))
+    token = _CURRENT.set((identity, thread_id, chosen, keys_read_for_choice.pop((identity, thread_id), None), named))
     keys_read_for_choice.clear()
     try:
         with reading_schema(schema_of_reading(chosen)):

@@ -3,7 +3,8 @@
 The button opens a dialog that builds the bundle and says, from its manifest
 (``inspector.bundle.summary``), what it holds: the checkpoints and writes, the files
 included, what was left out and why, and what was masked; the download hands out that
-same zip. The bundle is always masked (the reveal toggle shows one checkpoint, never a
+same zip. The thread is read with the profile the page reads it with (which files it
+names follow from it). The bundle is always masked (the reveal toggle shows one checkpoint, never a
 whole thread's export), and each export writes an ``export`` line to the audit trail
 when the file is downloaded.
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 import streamlit as st
 
+from .. import profiles
 from ..formatting import human_bytes
 from ..store import Store
 from . import audit_trail, connection, gate
@@ -27,12 +29,13 @@ HELP = ("A zip with this thread's checkpoints (every namespace, writes included,
         "Open it elsewhere with --db FILE.zip or the sidebar's store switch.")
 
 
-def build_bundle(store: Store, thread_id: str, created_by: str) -> tuple[bytes, dict[str, Any]]:
-    """The masked bundle of ``thread_id``: the bytes of its zip, and its manifest."""
+def build_bundle(store: Store, thread_id: str, created_by: str, profile: str | None = None) -> tuple[bytes, dict[str, Any]]:
+    """The masked bundle of ``thread_id`` read with ``profile`` (None: as it is read anyway): the bytes of its
+    zip, and its manifest."""
     from ..bundle import write_bundle  # LangGraph's SqliteSaver: loaded when a bundle is made, not with the page
 
     config = connection.settings()
-    with tempfile.TemporaryDirectory(prefix="inspector-export-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="inspector-export-") as tmp, profiles.asking(store, thread_id, profile):
         path = Path(tmp) / "bundle.zip"
         manifest = write_bundle(store, thread_id, path, data_dir=config.data_dir, created_by=created_by,
                                 settings=config)
@@ -57,9 +60,9 @@ def show_summary(manifest: dict[str, Any]) -> None:
 
 
 @st.dialog("Export thread", width="large")
-def _export(store: Store, thread_id: str, who: str) -> None:
+def _export(store: Store, thread_id: str, who: str, profile: str | None) -> None:
     with st.spinner("Building the bundle: reading every checkpoint and the files the state names…"):
-        payload, manifest = build_bundle(store, thread_id, who)
+        payload, manifest = build_bundle(store, thread_id, who, profile)
     with st.container(key="bundle-summary"):
         show_summary(manifest)
     produce = audit_trail.exported(lambda: payload, thread_id, what="support bundle", masked=True)
@@ -74,4 +77,4 @@ def export_button(store: Store, thread_id: str) -> None:
                   help="A saver read through its API cannot hand out its rows as stored, so it cannot be exported.")
         return
     if st.button("Export thread", icon=":material/archive:", help=HELP, key="export-thread"):
-        _export(store, thread_id, gate.current_user())
+        _export(store, thread_id, gate.current_user(), profiles.asked(store, thread_id))

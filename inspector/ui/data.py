@@ -3,7 +3,10 @@ and the analysis cache the pages share with the CLI.
 
 Entries are keyed by the store URL, so two stores never share one. A thread's
 timeline carries a generation number; ``refresh_thread`` bumps it so the next
-read goes back to the store (for threads that are still running).
+read goes back to the store (for threads that are still running). What is
+computed under a thread's profile (diffs, replays, media, model input, health)
+is also keyed by the profile the page reads it with (``read_as``), so switching
+it never shows a result computed under another.
 
 What the pages show is redacted (``inspector.safety.redaction``): ``timeline`` and
 ``state`` return masked rows and states. ``raw_state`` is for computations only
@@ -20,6 +23,7 @@ from typing import Any, ContextManager
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from .. import profiles
 from ..analysis_cache import AnalysisCache, CacheError, open_cache
 from ..history.lineage import History, build_history
 from ..history.thread_history import ThreadHistory
@@ -101,6 +105,13 @@ def _state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: in
 def generation(store: Store, thread_id: str) -> int:
     """The thread's cache generation: part of the key of every cached read about it."""
     return _GENERATIONS.get((store.url, thread_id), 0)
+
+
+def read_as(store: Store, thread_id: str) -> str:
+    """The profile the pages read ``thread_id`` with, as asked (``profiles.asking``: the page's ``profile=``, else
+    the operator's ``--profile``; empty: its evidence's choice): part of the key of every cached result computed
+    under the thread's profile."""
+    return profiles.asked(store, thread_id) or profiles.named_profile() or ""
 
 
 def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:

@@ -1,7 +1,8 @@
 """Diff: any two checkpoints of a thread, or of two threads, compared field by field, in reducer terms.
 
 Deep links: ``/diff?thread=ID&from=CHECKPOINT&to=CHECKPOINT&ns=NAMESPACE``; across threads
-``/diff?thread=ID&against=OTHER&from=CHECKPOINT_OF_ID&to=CHECKPOINT_OF_OTHER`` (root graphs).
+``/diff?thread=ID&against=OTHER&from=CHECKPOINT_OF_ID&to=CHECKPOINT_OF_OTHER`` (root graphs). ``profile=NAME``
+reads the thread (across threads, both) with that profile, as on the thread page (``profile_choice``).
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ from ..history.checkpoint_kinds import step_label
 from ..history.location import id_from_url, url_id
 from ..store import CheckpointRow, NotFound, Store, StoreError
 from ..store.not_utf8 import quoted
-from . import audit_trail, connection, data, routes
+from . import audit_trail, connection, data, profile_choice, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
 from .inert import key_text, literal, option_text
-from .profile_line import READS_BOTH, show_profile
 
 THREAD_KEY = "diff_thread"
+PROFILE_KEY = "diff_profile"
 SUGGESTED_THREADS = 200  # the newest threads offered in the picker; any other id can be typed
-CLEARED_WITH_THE_THREAD = ("from", "to", "ns", "against", "replay")
+CLEARED_WITH_THE_THREAD = ("from", "to", "ns", "against", "replay", routes.PROFILE_PARAM)
 
 
 NAMED_STEPS = 5_000  # up to this many checkpoints of a namespace are named by what made them (as the slider does)
@@ -149,15 +150,16 @@ def render() -> None:
         return
     other = st.text_input("Against another thread", value=params.get("against", ""),  # as the URL spells it
                           placeholder="optional: another thread's id, to compare two runs of one task")
-    # the thread's own profile: its reducers name and check the fields (across two threads, the first one's, as
-    # diff --against-thread)
-    with profiles.reading(store, thread_id, rows=timeline) as chosen:
+    # the thread's own profile, or the one the page names: its reducers name and check the fields (across two
+    # threads, the first one's, as diff --against-thread)
+    with profiles.asking(store, thread_id, profile_choice.bind(PROFILE_KEY)), \
+            profiles.reading(store, thread_id, rows=timeline) as chosen:
         if other:
-            show_profile(chosen, READS_BOTH)
+            profile_choice.picker(store, thread_id, chosen, PROFILE_KEY, timeline, profile_choice.HELP_BOTH)
             _render_across(store, thread_id, timeline, id_from_url(other))
             return
         st.query_params.pop("against", None)
-        show_profile(chosen)
+        profile_choice.picker(store, thread_id, chosen, PROFILE_KEY, timeline)
         _render_pair(store, thread_id, timeline, params)
 
 

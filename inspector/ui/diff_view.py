@@ -59,16 +59,17 @@ def compare_threads(store: Store, thread_id: str, from_id: str, other_thread_id:
 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
-def _thread_replay(url: str, schema: str, thread_id: str, ns: str, newest: str) -> dict[str, list[StepReplay]]:
+def _thread_replay(url: str, schema: str, profile: str, thread_id: str, ns: str, newest: str) -> dict[str, list[StepReplay]]:
     return {}  # filled once by the first page run that asks, with its progress bar
 
 
 def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
-    """Every step of one namespace replayed, with a progress bar, secrets masked (kept per store, schema, thread,
-    namespace and newest checkpoint; verdicts also go to the analysis cache, so the next process replays only new steps)."""
+    """Every step of one namespace replayed, with a progress bar, secrets masked (kept per store, schema, profile,
+    thread, namespace and newest checkpoint; verdicts also go to the analysis cache, so the next process replays
+    only new steps)."""
     schema = schemas.active()
     newest = data.thread_history(store, thread_id).newest_id
-    held = _thread_replay(store.url, schema_fingerprint(schema), thread_id, ns, newest)
+    held = _thread_replay(store.url, schema_fingerprint(schema), data.read_as(store, thread_id), thread_id, ns, newest)
     if "steps" not in held:
         with progress_bar("Replaying every step", "steps") as progress:
             held["steps"] = data.masked(replay_thread(store, thread_id, ns, schema, data.analysis_cache(store), progress))
@@ -250,4 +251,4 @@ def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: 
     render_diff(result, None if problem is not None else check, key=f"panel-{key_text(state.checkpoint_id)}")
     routes.link("diff", "Compare with another checkpoint", icon=":material/difference:", params={
         "thread": url_id(thread_id), "from": url_id(state.parent_checkpoint_id or ""), "to": url_id(state.checkpoint_id),
-        "ns": url_id(state.checkpoint_ns)})
+        "ns": url_id(state.checkpoint_ns), **routes.carried_profile(thread_id)})

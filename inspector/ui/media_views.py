@@ -45,7 +45,7 @@ MAX_HISTORY_THUMBNAILS = 24
 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
-def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None, history: bool,
+def _report(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None, history: bool, profile: str,
             _store: Store, _state: CheckpointState, _cache: AnalysisCache | None) -> MediaReport:
     return masked(report_for_state(_store, _state, data_dir, history=history, cache=_cache))
 
@@ -60,7 +60,7 @@ def report(store: Store | None, state: CheckpointState, history: bool = False) -
     with st.spinner("Reading the images and artifacts along this checkpoint's history…" if history
                     else "Checking images and artifacts…"):
         return _report(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id, data_dir, history,
-                       store, state, cache)
+                       data.read_as(store, state.thread_id), store, state, cache)
 
 
 def _problems(report_: MediaReport) -> None:
@@ -225,7 +225,7 @@ def attachment_opener(ctx: Any) -> Callable[[Any, str], None]:
 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
-def _span_thumbnails(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None,
+def _span_thumbnails(url: str, thread_id: str, ns: str, checkpoint_id: str, data_dir: str | None, profile: str,
                      _found: MediaReport, _store: Store) -> list[tuple[str, bytes | None, list[str]]]:
     spans = _found.spans[:MAX_HISTORY_THUMBNAILS]
     shown = []
@@ -274,7 +274,7 @@ def images_over_time_panel(store: Store, thread_id: str, row: CheckpointRow, sta
     if note := lifecycle_note(found.spans):
         st.caption(literal(note))
     shown = _span_thumbnails(store.url, thread_id, state.checkpoint_ns, state.checkpoint_id,
-                            connection.settings().data_dir, found, store)
+                            connection.settings().data_dir, data.read_as(store, thread_id), found, store)
     with st.container(key="images-over-time"):
         columns = st.columns(4)
         for i, (caption, thumb, problems) in enumerate(shown):

@@ -28,8 +28,8 @@ SCAN = 60  # checkpoints looked at on each side for the nearest model calls
 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
-def _input(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, _parent: CheckpointState,
-           _child: CheckpointState, _made: Attribution | None) -> ModelInput | None:
+def _input(url: str, thread_id: str, ns: str, checkpoint_id: str, generation: int, profile: str,
+           _parent: CheckpointState, _child: CheckpointState, _made: Attribution | None) -> ModelInput | None:
     return attributed_input(_parent, _child, _made)
 
 
@@ -43,7 +43,7 @@ def step_input(store: Store, row: CheckpointRow, state: CheckpointState) -> Mode
         return None  # no task of the step wrote messages: no value needs decoding to say so
     parent = data.state(store, state.thread_id, state.parent_checkpoint_id, state.checkpoint_ns)
     return _input(store.url, state.thread_id, state.checkpoint_ns, state.checkpoint_id,
-                  data.generation(store, state.thread_id), parent, state, made)
+                  data.generation(store, state.thread_id), data.read_as(store, state.thread_id), parent, state, made)
 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)

@@ -18,7 +18,8 @@ the browser updates in place instead of drawing a new chart); and a tick that
 comes late (a loaded machine coalesces ticks) moves on to the step Play's clock
 has reached, at most one step further than the next, so a late frame skips at
 most one step and never a run of them. Prev / Next (and the left / right arrow
-keys) pause and step; Play / Pause has the key P.
+keys) pause and step; Play / Pause has the key P. Every frame, and the frames read
+ahead, read the thread with the profile the page reads it with (``profiles.asking``).
 """
 
 from __future__ import annotations
@@ -121,12 +122,13 @@ def stage(store: Store, thread: ThreadHistory, key: Key, select: Select, speed: 
     """The Play frame for ``key``, then one step further every ``1 / speed`` seconds (a fragment)."""
     st.session_state[AT_KEY] = key
     st.session_state[FRESH_KEY] = True
-    st.fragment(run_every=1.0 / speed)(_tick)(store, thread, select)
+    named = profiles.asked(store, thread.thread_id)  # the page's choice: a tick runs outside the page's run
+    st.fragment(run_every=1.0 / speed)(_tick)(store, thread, select, named)
 
 
-def _tick(store: Store, thread: ThreadHistory, select: Select) -> None:
+def _tick(store: Store, thread: ThreadHistory, select: Select, named: str | None = None) -> None:
     rows = [node.row for node in thread.history.nodes.values()]
-    with profiles.reading(store, thread.thread_id, rows=rows):  # a tick runs outside the page's reading
+    with profiles.asking(store, thread.thread_id, named), profiles.reading(store, thread.thread_id, rows=rows):
         _advance(store, thread, select)
 
 
@@ -254,7 +256,7 @@ def _diff(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointSta
 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
-def _diff_of(url: str, thread_id: str, ns: str, parent_id: str, checkpoint_id: str, generation: int,
+def _diff_of(url: str, thread_id: str, ns: str, parent_id: str, checkpoint_id: str, generation: int, profile: str,
              _store: Store) -> StateDiff:
     # the fields' changes only: a frame shows no replay verdict, which would cost more than the diff
     before = data.raw_state(_store, thread_id, parent_id, ns)
@@ -269,7 +271,7 @@ def _compare(store: Store, row: CheckpointRow) -> StateDiff:
     masked copy of either state is made), kept in the bounded cache; the parent's decoded values are the
     previous frame's."""
     return _diff_of(store.url, row.thread_id, row.checkpoint_ns, row.parent_checkpoint_id or "",
-                    row.checkpoint_id, data.generation(store, row.thread_id), store)
+                    row.checkpoint_id, data.generation(store, row.thread_id), data.read_as(store, row.thread_id), store)
 
 
 _AHEAD_LOCK = threading.Lock()
@@ -290,17 +292,21 @@ def prefetch(store: Store, thread: ThreadHistory, path: list[Key], index: int, c
             return None
         for done in [k for k, t in _READING_AHEAD.items() if not t.is_alive()]:
             del _READING_AHEAD[done]
-        worker = threading.Thread(target=_read_ahead, args=(store, thread, path, index, chosen),
+        worker = threading.Thread(target=_read_ahead, args=(store, thread, path, index, chosen,
+                                                            profiles.asked(store, thread.thread_id)),
                                   name="play-read-ahead", daemon=True)
         _READING_AHEAD[name] = worker
     worker.start()
     return worker
 
 
-def _read_ahead(store: Store, thread: ThreadHistory, path: list[Key], index: int, chosen: str) -> None:
+def _read_ahead(store: Store, thread: ThreadHistory, path: list[Key], index: int, chosen: str,
+                named: str | None = None) -> None:
+    """The frames after ``index``, read with the profile ``named`` (the page's; a new thread starts with no
+    context of its own), into the caches keyed by it."""
     rows = [node.row for node in thread.history.nodes.values()]
     try:
-        with profiles.reading(store, thread.thread_id, rows=rows):
+        with profiles.asking(store, thread.thread_id, named), profiles.reading(store, thread.thread_id, rows=rows):
             for i in range(index + 1, min(len(path), index + 1 + AHEAD)):
                 window = path[max(0, i - WINDOW): i + WINDOW + 1]
                 thread.complete(store, window)

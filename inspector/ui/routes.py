@@ -5,9 +5,10 @@ links to a checkpoint on the thread page.
 The thread list is the default page, served at the root URL (``/``, and ``/threads``); it is
 registered under the name ``threads`` for links between pages.
 
-The thread page's URL: ``?thread=<id>&checkpoint=<id>&ns=<namespace>&panel=<panel>``; ``panel`` is a
-panel's slug (``panel_slug``: "Diff vs parent" -> ``diff-vs-parent``). Every finding that names a step or
-a checkpoint links there through ``checkpoint_params`` / ``checkpoint_link``.
+The thread page's URL: ``?thread=<id>&checkpoint=<id>&ns=<namespace>&panel=<panel>&profile=<name>``;
+``panel`` is a panel's slug (``panel_slug``: "Diff vs parent" -> ``diff-vs-parent``); ``profile`` the profile
+picked in the page (``profile_choice``). Every finding that names a step or a checkpoint links there through
+``checkpoint_params`` / ``checkpoint_link``; a link to the thread the page shows keeps its ``profile``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .inert import key_text, literal
 _PAGES: dict[str, st.Page] = {}
 
 PANEL_PARAM = "panel"
+PROFILE_PARAM = "profile"
 
 
 def register(pages: list[st.Page]) -> list[st.Page]:
@@ -65,7 +67,26 @@ def checkpoint_params(thread_id: str, checkpoint_id: str | None = None, ns: str 
             params["step"] = str(step)
     if panel and panel_slug(panel) != panel_slug(DEFAULT_PANEL):
         params[PANEL_PARAM] = panel_slug(panel)
-    return params
+    return {**params, **carried_profile(thread_id)}
+
+
+def carried_profile(thread_id: str) -> dict[str, str]:
+    """``{"profile": name}`` when the page shows ``thread_id`` read with a profile picked in the page (its URL's
+    ``profile``, a registered name), so a link to that thread keeps reading it so; else nothing."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from ..history.location import url_id
+    from ..profiles import ProfileError, profile_named
+
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return {}
+    named = st.query_params.get(PROFILE_PARAM)
+    if not named or st.query_params.get("thread") != url_id(thread_id):
+        return {}
+    try:
+        return {PROFILE_PARAM: profile_named(named).name}
+    except ProfileError:
+        return {}
 
 
 def thread_params(store: Any, thread_id: str, panel: str | None = None) -> dict[str, str]:

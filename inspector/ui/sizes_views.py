@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from ..formatting import human_bytes
-from ..profiles import named_profile
 from ..schema.default import active_schema_name
 from ..settings import Settings
 from ..sizes.chart import THRESHOLD_SHOWN_FROM, first_over, size_chart
@@ -41,7 +40,8 @@ def health_of(store: Store, thread_id: str, newest: str | None = None, drift: bo
     each checkpoint's sizes also go to the analysis cache, so the next look measures only new ones).
     ``drift=False`` (the thread list): the drift may be left out (``schema_drift`` None) where measuring it
     would build an app's schema (``thread_health``)."""
-    held = _health(store.url, f"{active_schema_name()}|{named_profile()}", thread_id, newest)  # named, not loaded
+    # the schema named, not loaded; the profile the page reads the thread with
+    held = _health(store.url, f"{active_schema_name()}|{data.read_as(store, thread_id)}", thread_id, newest)
     if "health" not in held and (drift or "listed" not in held):
         with progress_bar(f"Measuring {thread_id}") as progress:
             found = data.masked(thread_health(store, thread_id, connection.settings(), data.analysis_cache(store),

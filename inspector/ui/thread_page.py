@@ -3,7 +3,9 @@
 URL contract: ``?thread=<id>&checkpoint=<id>&ns=<namespace>&step=<n>`` (page ``thread``).
 The query parameters always name what is on screen; every control that selects
 a checkpoint writes them. ``step`` alone (``?thread=<id>&step=12``) opens that
-step on the newest branch; with a checkpoint id, the id decides.
+step on the newest branch; with a checkpoint id, the id decides. ``profile=<name>``
+reads the thread with that profile (``profile_choice``: picked in the page, kept
+by every move), for every panel, Play and Export.
 
 The panels offered beside the history are ``panels.THREAD_PANELS``. Only the
 chosen panel runs (the first, the state, until another is picked), so opening
@@ -34,23 +36,25 @@ from . import (
     follow,
     panels,
     play_view,
+    profile_choice,
     routes,
     timeline_view,
 )
 from .guard import guarded
 from .inert import literal
-from .profile_line import show_profile
 
 # Up to this many stored bytes, opening a thread reads every checkpoint's metadata (it sits behind the state
 # in SQLite, so reading it costs about the thread's bytes); beyond, only the pages shown.
 SMALL_HISTORY_BYTES = 16_000_000
 PANEL_KEY = "thread_panel"
+PROFILE_KEY = "thread_profile"
 READ_ONLY_HELP = ("The inspector opens the store read-only: nothing on this page can change the thread, "
                   "its checkpoints or its files.")
 
 
-# Parameters that are not the location but travel with it: the open panel, and the list a reader came from.
-CARRIED = (routes.PANEL_PARAM, timeline_view.HISTORY_PARAM, "q", "sort")
+# Parameters that are not the location but travel with it: the open panel, the profile picked, and the list a
+# reader came from.
+CARRIED = (routes.PANEL_PARAM, routes.PROFILE_PARAM, timeline_view.HISTORY_PARAM, "q", "sort")
 
 
 def select(location: Location) -> None:
@@ -100,6 +104,12 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {quoted(location.thread)} failed: {exc}")
         return
+    with profiles.asking(store, thread.thread_id, profile_choice.bind(PROFILE_KEY)):
+        _thread(store, thread, location)
+
+
+def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
+    """The page of one thread, read with the profile the page names for it (if any)."""
     _header(store, thread, location)
     history = thread.history
     key = _resolve(history, location)
@@ -126,7 +136,7 @@ def render() -> None:
     thread.complete(store, [*page, *([thread.oldest_root] if thread.oldest_root else [])])
     rows = [node.row for node in history.nodes.values()]
     with profiles.reading(store, thread.thread_id, rows=rows) as chosen:  # the rows read above: nothing more
-        show_profile(chosen)
+        profile_choice.picker(store, thread.thread_id, chosen, PROFILE_KEY, rows)
         guarded("Branch links", branch_links.render, store, thread.thread_id, history)
         _body(store, thread, key)
 
