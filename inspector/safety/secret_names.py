@@ -26,6 +26,7 @@ _RUN_TOGETHER = ("password", "passwd", "passphrase", "pwd", "secret", "token", "
                  "privatekey", "accesskeyid", "credentials", "credential", "authorization", "connectionstring")
 # exact names that look like secret names but name something else (the shell's working directory)
 _NOT_SECRET = frozenset({"PWD", "OLDPWD"})
+NAME_TAIL = 100  # characters of a name read for its last words
 _NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
@@ -41,7 +42,8 @@ def is_secret_key(name: Any) -> bool:
             name = bytes(name).decode("utf-8")
         except UnicodeDecodeError:
             return False
-    return isinstance(name, str) and len(name) <= 100 and _secret_name(name)
+    # the last words decide, so a long name is read by its end (``setting_…_db_password``, of any length)
+    return isinstance(name, str) and _secret_name(name[-NAME_TAIL:] if len(name) > NAME_TAIL else name)
 
 
 @lru_cache(maxsize=4096)
