@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 
 INVISIBLE = "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
-_INVISIBLE_RUN = re.compile(f"[{INVISIBLE}]+")
-_INVISIBLE_PARTS = re.compile(f"([{INVISIBLE}]+)")
 _FOLDED = re.compile(f"[{INVISIBLE}]" + r"|\\(?:u(?:00[aA][dD]|180[eE]|200[b-dB-D]|206[0-4]|[fF][eE][fF][fF])|x[aA][dD])")
 _FOLDED_PARTS = re.compile(f"((?:{_FOLDED.pattern})+)")
 
@@ -35,7 +33,25 @@ def holds_invisible(text: str) -> bool:
 
 def fold(text: str) -> str:
     """``text`` without its invisible characters (and their escapes)."""
-    return _FOLDED.sub("", text) if "\\" in text else _INVISIBLE_RUN.sub("", text)
+    if "\\" in text:
+        return _FOLDED.sub("", text)
+    for char in INVISIBLE:
+        if char in text:
+            text = text.replace(char, "")
+    return text
+
+
+def _pieces(text: str) -> tuple[list[str], list[int] | None]:
+    """The pieces of ``text`` that ``fold`` keeps, in order, and the length of what it leaves out after each
+    (None: one character each)."""
+    if "\\" in text:
+        parts = _FOLDED_PARTS.split(text)
+        return parts[0::2], [len(p) for p in parts[1::2]]
+    first = INVISIBLE[0]
+    for char in INVISIBLE[1:]:
+        if char in text:
+            text = text.replace(char, first)
+    return text.split(first), None
 
 
 def spliced(text: str, edits: list[Edit]) -> str:
@@ -91,16 +107,16 @@ class Marks:
     def unfold(self, original: str) -> str:
         """``original`` (the text as written) with the marks made in its folded text in place: one walk over the
         pieces ``fold`` kept and left out, up to the last mark."""
-        parts = (_FOLDED_PARTS if "\\" in original else _INVISIBLE_PARTS).split(original)  # kept, left out, kept…
-        i = kept = start = 0  # parts[i], a kept piece, starts at ``start`` and holds folded characters from ``kept``
+        kept, gaps = _pieces(original)
+        i = before = start = 0  # kept[i] starts at ``start`` in ``original`` and holds folded characters from ``before``
 
         def where(folded_at: int) -> int:  # the index in ``original`` of the folded text's character
-            nonlocal i, kept, start
-            while folded_at >= kept + len(parts[i]) and i + 1 < len(parts):
-                kept += len(parts[i])
-                start += len(parts[i]) + len(parts[i + 1])
-                i += 2
-            return start + folded_at - kept
+            nonlocal i, before, start
+            while folded_at >= before + len(kept[i]) and i + 1 < len(kept):
+                before += len(kept[i])
+                start += len(kept[i]) + (1 if gaps is None else gaps[i])
+                i += 1
+            return start + folded_at - before
 
         pieces: list[str] = []
         at = 0

@@ -127,7 +127,7 @@ _BARE = r"[^\s\"',;&}<>)\]]"
 _NAMED_VALUE = re.compile(
     r"\s{0,40}(?:b?\"(?P<dq>[^\"\n]{1,500})\"|b?'(?P<sq>[^'\n]{1,500})'"
     r"|(?!(?:(?:Bearer|Basic|Token)\s+)?\[redacted )(?P<bare>(?:(?:Bearer|Basic|Token)\s+)?" + _BARE
-    + r"(?:" + _BARE + r"|[;,](?=" + _BARE + r")(?![A-Za-z_][A-Za-z0-9_.-]{0,60}\s?=)){0,499}))",
+    + r"{1,500}(?:[;,](?![A-Za-z_][A-Za-z0-9_.-]{0,60}\s?=)" + _BARE + r"{1,100}){0,5}))",
     re.IGNORECASE)
 # after the value of a ``["name", "value"]`` pair: its closing bracket
 _PAIR_END = re.compile(r"\s{0,40}[\])]")
