@@ -9,13 +9,17 @@ text stays readable. What it masks:
   or an underscore, ``user-sk-proj-…``, when the key's random part holds a capital and a digit),
   AWS ``AKIA…``, GitHub ``ghp_``/``github_pat_``/``gho_``…, Slack ``xox?-``, Google
   ``AIza…``, Stripe ``sk_live_``…, Hugging Face ``hf_``, JWTs, ``Bearer``/``Basic``
-  credentials, PEM private keys, the password in ``scheme://user:password@host``;
+  credentials, PEM private keys, the password in ``scheme://user:password@host`` (user and password of any
+  length); a key right after a URL-encoded character (``q=%20sk-proj-…``), and a key with an invisible character
+  inside (a zero-width space or joiner, a soft hyphen, a BOM, or its ``\\u200b`` escape: ``safety.invisible``);
 - values named like secrets: under a key whose last words say so (``api_key``,
   ``authorization``, ``password``, ``secret``, ``token``, ``client_secret``, and as people
   write them: ``dbPassword``, ``openaiApiKey``, ``githubToken``, ``PGPASSWORD``,
   ``DB_PASS``, ``pwd``, ``pass``) in data, and ``NAME=value`` / ``"name": "value"`` in
-  text; names that only contain such a word are not (``max_tokens``, ``token_usage``,
-  ``passage``, ``compass``, ``bypass``, ``passport``, ``password_policy_url``, ``PWD``);
+  text, a name of any length read by its last words; names that only contain such a word are not
+  (``max_tokens``, ``token_usage``, ``passage``, ``compass``, ``bypass``, ``passport``,
+  ``password_policy_url``, ``PWD``); a bare value goes on past ``;`` or ``,`` up to the next ``name=``;
+  the value of a ``["Authorization", "…"]`` pair, as data or as text;
 - ``bytes`` values and keys: UTF-8 text is masked as text (and shown as text), other
   bytes that hold a secret's shape become one mark;
 - the operator's own patterns (setting ``redact_patterns``; a pattern with a
@@ -26,8 +30,12 @@ runs and data URLs are scanned too): the shapes are patterns without nested or
 overlapping repetition, and ``NAME=value`` is found from the secret word before a
 separator, then the whole name around it is checked.
 
-Identifiers (thread, checkpoint and task ids, namespaces) are left alone so
-what is shown stays navigable. ``redact`` keeps types (dataclasses, dicts,
+Thread and checkpoint ids are left alone so what is shown stays navigable. Names
+from the data (a node's name, a namespace ``node:task_id``, a task path, a file's
+name) are masked by ``Redactor.name``: their key shapes, never a ``:`` taken for
+``NAME: value`` (``get_token:<task id>`` stays). Task paths and ids are masked so in
+every value walked; namespaces only where asked (``names=True``), since the views look
+checkpoints up by them and mask them where they show them. ``redact`` keeps types (dataclasses, dicts,
 lists, tuples) and returns the very same object when nothing in it changed, so
 a redacted copy of a large state shares every untouched part with the original;
 that walk over a decoded value lives in ``value_masking``, and this module holds
