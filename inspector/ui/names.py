@@ -52,8 +52,9 @@ def shown_records(records: list[dict[str, Any]], fields: Collection[str]) -> lis
     out, changed = [], False
     for record in records:
         masked = {k: shown(v) if k in fields and isinstance(v, str) else v for k, v in record.items()}
-        changed |= any(masked[k] is not record[k] for k in record)
-        out.append(masked if any(masked[k] is not record[k] for k in record) else record)
+        differs = any(masked[k] is not record[k] for k in record)
+        changed |= differs
+        out.append(masked if differs else record)
     return out if changed else records
 
 
