@@ -280,3 +280,34 @@ def test_export_from_the_page_masks_member_names(app_on_names, monkeypatch):
     with zipfile.ZipFile(io.BytesIO(payload)) as bundle:
         members = bundle.namelist()
     assert leaked("\n".join(members)) == [] and len([m for m in members if "/outputs/" in m]) == 3
+
+
+SAVER_FILE = """
+from langgraph.checkpoint.memory import InMemorySaver
+
+from corpus.hostile_names import THREAD, build_graph
+
+SAVER = InMemorySaver()
+build_graph(SAVER, {"title": "files named"}).invoke({"messages": []}, {"configurable": {"thread_id": THREAD}})
+"""
+
+
+def test_a_saver_read_through_its_api_names_tasks_by_their_namespace_masked(tmp_path):
+    """A saver read through its API keeps no task path: the task that ran the subgraph is named from the
+    subgraph's namespace, its node's name masked as the pages mask it."""
+    from inspector.history.thread_history import ThreadHistory
+    from inspector.safety.redaction import Redactor
+    from inspector.store import open_store
+
+    path = tmp_path / "names_saver.py"
+    path.write_text(SAVER_FILE)
+    r = Redactor()
+    with open_store(f"{path}:SAVER") as store:
+        plain = ThreadHistory(store, THREAD, mask=r)
+        shown = ThreadHistory(store, THREAD, mask=r, node_name=r.name)
+        before = plain.attributions(store, list(plain.history.nodes))
+        made = shown.attributions(store, list(shown.history.nodes))
+    assert any(names_case.NODE_SUB in a.label for a in before.values())  # named from the namespace as stored
+    labels = "\n".join(a.label for a in made.values())
+    assert leaked(labels) == [] and "password_check" in labels and "token_counter" in labels
+    assert any(r.name(names_case.NODE_SUB) in a.label for a in made.values())
