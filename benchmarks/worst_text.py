@@ -73,7 +73,7 @@ WORST: dict[str, Callable[[int], str]] = {
     "semicolon-values": lambda n: _repeat("passwd=a;" + "b" * 60 + ";", n),
     # a secret's name of any length, and ``["name", …`` pairs that never close
     "long-name": lambda n: _repeat("setting_", n - 12) + "db_password=",
-    "header-pairs": lambda n: _repeat('["authorization", ', n),
+    "header-pairs": lambda n: _repeat('["authorization", "x", ', n),
 }
 
 

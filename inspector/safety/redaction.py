@@ -81,7 +81,7 @@ _B = r"(?:(?<![A-Za-z0-9_-])|(?<=%[0-9A-Fa-f]{2}))"
 # the first item of a ``["Authorization", "..."]`` pair (``pair``: the quote and comma after the word).
 _SECRET_WORD = (r"(?P<word>pass(?:w(?:or)?d|phrase)?|pwd|secret|token|key(?:[_-]?id)?|authorization|credentials?"
                 r"|cookie|dsn|string)(?![a-z0-9])")
-_NAMED_HIT = _SECRET_WORD + r"(?:[\"']?\s{0,40}[:=]|(?P<pair>[\"']\s{0,40},))"
+_NAMED_HIT = _SECRET_WORD + r"(?:[\"']?\s{0,40}[:=]|(?P<pair>[\"']\s{0,40},(?=\s{0,40}b?[\"'])))"
 _NAMED_HIT_LOWER = re.compile(_NAMED_HIT)
 # In a name (a node's, a namespace ``node:task_id``, a task path) only ``=`` separates: ``get_token:<task id>``
 # names a task, it holds no token.
