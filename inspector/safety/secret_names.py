@@ -68,9 +68,15 @@ def _secret_name(name: str) -> bool:
 
 
 def secret_kind(key: str | bytes) -> str:
-    """The kind a mark names for a secret held under ``key`` (``password``, ``api-key``, ...; ``secret`` else)."""
+    """The kind a mark names for a secret held under ``key`` (``password``, ``api-key``, ...; ``secret`` else),
+    read from its end as ``is_secret_key`` reads it."""
     if isinstance(key, (bytes, bytearray)):
         key = bytes(key).decode("utf-8", "replace")
+    return _kind(key[-NAME_TAIL:] if len(key) > NAME_TAIL else key)
+
+
+@lru_cache(maxsize=4096)
+def _kind(key: str) -> str:
     lowered = key.lower()
     if name_words(key)[-1:] == ["pass"]:
         return "password"
