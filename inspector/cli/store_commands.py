@@ -18,6 +18,7 @@ from ..history.timeline_rows import kind_columns
 from ..profiles import name_profile, reading
 from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..safety.audit import AuditTrail
+from ..safety.redaction import MARK_PREFIX
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..state.interrupts import pending_questions
@@ -25,7 +26,8 @@ from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
 from ..store.delta import delta_channels
 from ..store.model import THREAD_SORTS
-from .output import listed, masked, print_json, print_table, say, warn
+from ..store.not_utf8 import quoted
+from .output import listed, masked, masked_name, print_json, print_table, say, warn
 
 THREAD_HELP = "a thread id, as `threads` lists it (~bytes:<hex> for one that is not UTF-8)"
 
@@ -105,7 +107,27 @@ def open_from_args(args: argparse.Namespace) -> Store:
         explicit = deerflow_url(args.deerflow_home)
     url = resolve_db_url(explicit, settings)
     audit(args, url, settings)
-    return open_store(url, **store_options(settings))
+    store = open_store(url, **store_options(settings))
+    try:
+        _stored_namespace(store, args)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def _stored_namespace(store: Store, args: argparse.Namespace) -> None:
+    """``--ns`` given as output shows a namespace whose name is masked (``[redacted api-key · … · #…]:<task id>``):
+    the thread's namespace masked so in this run (marks are the same from run to run with ``redact_hash_key``)."""
+    ns, thread = getattr(args, "ns", None), getattr(args, "thread", None)
+    if not isinstance(ns, str) or MARK_PREFIX not in ns or not isinstance(thread, str):
+        return
+    found = sorted({r.checkpoint_ns for r in store.timeline_keys(thread) if masked_name(r.checkpoint_ns) == ns})
+    if len(found) != 1:
+        raise ValueError(f"--ns {quoted(ns)} names no namespace of thread {quoted(thread)} as this run masks them "
+                         "(a mark changes from run to run unless the setting redact_hash_key is set)"
+                         if not found else f"--ns {quoted(ns)} names {len(found)} namespaces of thread {quoted(thread)}")
+    args.ns = found[0]
 
 
 def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | None:

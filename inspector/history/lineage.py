@@ -20,6 +20,7 @@ checkpoint so the rest still lays out; a duplicate keeps its first row.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -95,6 +96,8 @@ class History:
     branches: list[Branch]
     orphans: list[Key]  # checkpoints whose parent is not in the store
     problems: list[HistoryProblem] = field(default_factory=list)
+    # how a node's name read from a namespace (``node:task_id``) is shown (the dashboard masks secret shapes)
+    node_name: Callable[[str], str] = field(default=str, repr=False, compare=False)
     _lines: dict[int, list[Key] | None] = field(default_factory=dict, repr=False, compare=False)
     _positions: dict[int, dict[Key, int]] = field(default_factory=dict, repr=False, compare=False)
 

@@ -57,9 +57,10 @@ def redactor() -> Redactor:
     return redactor_for(settings())
 
 
-def masked(value: Any, keys: bool = True) -> Any:
-    """``value`` as a page may show it: secrets masked (``keys=False``: text shapes only, for size reports)."""
-    return redactor()(value, keys=keys)
+def masked(value: Any, keys: bool = True, names: bool = False) -> Any:
+    """``value`` as a page may show it: secrets masked (``keys=False``: text shapes only, for size reports;
+    ``names``: namespaces masked as names, for what only draws them and looks nothing up by them)."""
+    return redactor()(value, keys=keys, names=names)
 
 
 @st.cache_resource(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
@@ -79,7 +80,7 @@ def _raw_state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation
 
 @st.cache_resource(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _thread_history(url: str, thread_id: str, generation: int, _store: Store) -> ThreadHistory:
-    return ThreadHistory(_store, thread_id, mask=masked)
+    return ThreadHistory(_store, thread_id, mask=masked, node_name=redactor().name)
 
 
 @st.cache_data(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=16, show_spinner=False)

@@ -23,6 +23,7 @@ from ..history.location import url_id
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, data, routes
 from .inert import code_span, key_text, literal, plain
+from .names import param
 from .progress import progress_bar
 from .values import show_value
 
@@ -251,4 +252,4 @@ def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: 
     render_diff(result, None if problem is not None else check, key=f"panel-{key_text(state.checkpoint_id)}")
     routes.link("diff", "Compare with another checkpoint", icon=":material/difference:", params={
         "thread": url_id(thread_id), "from": url_id(state.parent_checkpoint_id or ""), "to": url_id(state.checkpoint_id),
-        "ns": url_id(state.checkpoint_ns), **routes.carried_profile(thread_id)})
+        "ns": param(state.checkpoint_ns) if state.checkpoint_ns else "", **routes.carried_profile(thread_id)})

@@ -7,18 +7,20 @@ window, the graph and the step timeline those of the whole thread, once, when th
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from ..history import durations
 from ..history.attribution import Attribution, attribute
 from ..history.flow_graph import FlowGraph, cluster_of, infer_graph, left_out_text, to_dot
 from ..history.flow_grid import GRID_WIDTH, SELECTION, flow_grid, flow_window, grid_chart, node_colours
-from ..history.lineage import Key
+from ..history.lineage import History, Key, build_history
 from ..history.location import Location
 from ..history.thread_history import ThreadHistory
 from ..store import CheckpointRow, CheckpointState, Store
 from ..store.not_utf8 import spelled
-from . import data, diff_view
+from . import data, diff_view, names
 from .inert import code_span, key_text, literal
 from .tables import frame_of
 from .values import show_value
@@ -32,14 +34,23 @@ GRAPH_NOTE = ("Drawn from what this thread ran, read from its stored writes: nod
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _whole_thread(url: str, thread_id: str, generation: int, newest: str, _store: Store,
-                  _thread: ThreadHistory) -> tuple[FlowGraph, dict[Key, Attribution]]:
-    """The graph and every checkpoint's attribution, once per thread and newest checkpoint (write keys only)."""
-    history = _thread.history
-    writes = _thread.write_keys(_store, list(history.nodes))
-    return infer_graph(history, writes), {key: attribute(history, key, writes) for key in history.nodes}
+                  _thread: ThreadHistory) -> tuple[FlowGraph, dict[Key, Attribution], History]:
+    """The graph, every checkpoint's attribution and the history they are read from, once per thread and newest
+    checkpoint (write keys only). They draw names: the history's namespaces are masked as names (``names``), so
+    a subgraph named by a key-shaped node is drawn masked; its keys are ``shown_key``'s."""
+    stored = _thread.history
+    writes = _thread.write_keys(_store, list(stored.nodes))
+    history = build_history(data.masked([stored.node(k).row for k in stored.ordered], names=True))
+    writes = {shown_key(key): found for key, found in writes.items()}
+    return infer_graph(history, writes), {key: attribute(history, key, writes) for key in history.nodes}, history
 
 
-def whole_thread(store: Store, thread_id: str) -> tuple[FlowGraph, dict[Key, Attribution]]:
+def shown_key(key: Key) -> Key:
+    """A checkpoint's key in ``whole_thread``'s history: its namespace masked as a name."""
+    return (names.shown(key[0]), key[1])
+
+
+def whole_thread(store: Store, thread_id: str) -> tuple[FlowGraph, dict[Key, Attribution], History]:
     thread = data.thread_history(store, thread_id)
     with st.spinner("Reading the thread's write keys…"):
         return _whole_thread(store.url, thread_id, data.generation(store, thread_id), thread.newest_id, store, thread)
@@ -76,11 +87,12 @@ def flow_grid_panel(store: Store, thread_id: str, row: CheckpointRow, state: Che
     if not grid.cells:
         st.info("No field was written in these steps.")
         return
-    event = st.vega_lite_chart(grid_chart(grid, key), on_select="rerun", selection_mode=SELECTION,
+    shown = dataclasses.replace(grid, cells=names.shown_records(grid.cells, ("ns", "node", "nodes", "label")))
+    event = st.vega_lite_chart(grid_chart(shown, key), on_select="rerun", selection_mode=SELECTION,
                                key=f"flow_grid_{key_text(*key)}_{page}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
-        target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
+        target = names.picked(picked[0], (k[0] for k in window.keys))
         st.session_state[FIELD_KEY] = picked[0].get("field")
         if target != key and target in history.nodes:
             _select(target, thread_id)
@@ -115,8 +127,8 @@ def _field_diff(store: Store, thread_id: str, state: CheckpointState, made: Attr
 def graph_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """The graph this thread ran, with the node(s) of the selected step and the fields they wrote highlighted."""
 
-    key = _key(row)
-    graph, every = whole_thread(store, thread_id)
+    key = shown_key(_key(row))
+    graph, every, _ = whole_thread(store, thread_id)
     made = every.get(key)
     highlight = graph.node_ids(made.nodes, cluster_of(key[0])) if made else []
     st.caption(GRAPH_NOTE)
@@ -151,8 +163,8 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
     """Where the time went: every step as a bar from its parent's timestamp to its own, by node; the slowest
     steps and each node's total."""
 
-    history, key = data.thread_history(store, thread_id).history, _key(row)
-    every = whole_thread(store, thread_id)[1]
+    stored, key = data.thread_history(store, thread_id).history, shown_key(_key(row))
+    _, every, history = whole_thread(store, thread_id)  # names masked: the bars name nodes and namespaces
     times = durations.step_times(history, {k: a for k, a in every.items() if k[0] == key[0]})
     st.caption(literal(durations.summary(times)) + " · from checkpoint timestamps; a step with several tasks "
                "charges its whole time to each; waits between runs are charged to no node")
@@ -191,8 +203,8 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
                                width="stretch")
     picked = (event.selection.get(PICK) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
-        target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
-        if target != key and target in history.nodes:
+        target = names.picked(picked[0], (k[0] for k in stored.nodes))
+        if target != _key(row) and target in stored.nodes:
             _select(target, thread_id)
             st.rerun()
     slow_col, total_col = st.columns(2)

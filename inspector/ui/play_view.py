@@ -39,7 +39,7 @@ from ..history.location import Location
 from ..history.thread_history import ThreadHistory
 from ..history.tree_chart import tree_chart, tree_data
 from ..store import CheckpointRow, CheckpointState, Store
-from . import data, diff_view, flow_views, model_input_view
+from . import data, diff_view, flow_views, model_input_view, names
 from .guard import guarded
 from .inert import literal
 
@@ -187,7 +187,8 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int) -> No
     with left:
         st.progress((index + 1) / len(path), text=literal(f"Step {step_label(history, key, made.get(key))} · "
                                                           f"{index + 1} of {len(path)} on this branch"))
-        chart = steady(tree_chart(tree_data(history, window, key, made, label_rows=False), rows=2 * WINDOW + 1))
+        chart = steady(tree_chart(names.shown_tree(tree_data(history, window, key, made, label_rows=False)),
+                                  rows=2 * WINDOW + 1))
         st.vega_lite_chart(arrow_datasets(chart), width="stretch")
     with right:
         _ran(made.get(key), row.step)

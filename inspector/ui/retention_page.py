@@ -161,7 +161,7 @@ def _highlight_breaks(row) -> list[str]:
 
 def _render_sql(plan: Plan) -> None:
     st.subheader("Statements")
-    script = statements(plan)
+    script = statements(plan, data.redactor().name)  # a masked namespace written as its bytes
     st.caption(f"One transaction in {'SQLite' if plan.dialect == 'sqlite' else 'PostgreSQL'}'s dialect. "
                "Review it, then run it yourself; the inspector cannot write to the store.")
     if len(script) <= SQL_SHOWN_CHARS:

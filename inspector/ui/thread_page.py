@@ -16,6 +16,8 @@ error in that panel only.
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from .. import profiles
@@ -34,6 +36,7 @@ from . import (
     data,
     diff_view,
     follow,
+    names,
     panels,
     play_view,
     profile_choice,
@@ -58,9 +61,19 @@ CARRIED = (routes.PANEL_PARAM, routes.PROFILE_PARAM, timeline_view.HISTORY_PARAM
 
 
 def select(location: Location) -> None:
-    """Show ``location``: write it to the URL (the page reads it back on the rerun)."""
+    """Show ``location``: write it to the URL (the page reads it back on the rerun), a namespace holding a secret's
+    shape as shown (``names.param``)."""
     carried = {k: st.query_params[k] for k in CARRIED if st.query_params.get(k)}
-    st.query_params.from_dict({**location.params(), **carried})
+    params = location.params()
+    if "ns" in params:
+        params["ns"] = names.param(location.ns)
+    st.query_params.from_dict({**params, **carried})
+
+
+def _stored_ns(location: Location, history: History) -> Location:
+    """``location`` with its namespace as the thread holds it (a URL names a masked one as shown)."""
+    ns = names.stored(location.ns, (k[0] for k in history.nodes)) if location.ns else ""
+    return location if ns == location.ns else dataclasses.replace(location, ns=ns)
 
 
 def _back(message: str) -> None:
@@ -104,6 +117,7 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {quoted(location.thread)} failed: {exc}")
         return
+    location = _stored_ns(location, thread.history)
     with profiles.asking(store, thread.thread_id, profile_choice.bind(PROFILE_KEY)):
         _thread(store, thread, location)
 
@@ -114,11 +128,12 @@ def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
     history = thread.history
     key = _resolve(history, location)
     if key is None:
-        st.warning(literal(f"Checkpoint {quoted(location.checkpoint)} (namespace {quoted(location.ns or 'root')}) is not "
+        ns = names.shown(location.ns)
+        st.warning(literal(f"Checkpoint {quoted(location.checkpoint)} (namespace {quoted(ns or 'root')}) is not "
                            "in this thread." if location.checkpoint else
                            f"Step {location.step} is not on the newest branch of this thread."
                            if location.step is not None else
-                           f"Namespace {quoted(location.ns)} has no checkpoint in this thread."))
+                           f"Namespace {quoted(ns)} has no checkpoint in this thread."))
         routes.link("thread", "Show the newest checkpoint", routes.thread_params(store, location.thread),
                     icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
