@@ -91,7 +91,7 @@ def test_store_wide_commands_list_every_thread_and_undecodable_ids_escaped(hosti
         check(code, out)
     code, out = run(capsys, "threads", *base, *flag)
     for thread in corpus.thread_ids():
-        spelled = json.dumps(thread)[1:-1] if as_json else thread.translate({0x1B: "\\x1b", 0x07: "\\x07"})
+        spelled = json.dumps(thread)[1:-1] if as_json else shown(thread).translate({0x1B: "\\x1b", 0x07: "\\x07"})
         assert spelled in out, thread
     listed = ([shown(t["thread_id"]) for t in json.loads(out)["threads"]] if as_json
               else [line.split("  ")[0].strip() for line in out.splitlines()[1:-1]])

@@ -1,7 +1,8 @@
 """The walk that masks a decoded value: every string, bytes value and mapping key in dicts, lists, tuples, sets,
 dataclasses and DataFrames goes through a ``Redactor``'s text rules; a scalar under a key named like a secret
 (``api_key``, ``dbPassword``) is masked whole, and so is the value of a record that names a secret field or
-channel. Identifiers (``IDENTIFIER_FIELDS``) are left alone, labels (``LABEL_FIELDS``) too. Types are kept, and
+channel. Identifiers (``IDENTIFIER_FIELDS``) are left alone, labels (``LABEL_FIELDS``) too, and the inspector's own
+numbers per name (``COUNT_FIELDS``: a channel's bytes) are never masked, whatever the name. Types are kept, and
 the very same object comes back where nothing in it changed (a cycle resolves to the original); each string
 up to ``MEMO_LONGEST`` characters is masked once per walk. ``Redactor.__call__`` runs it.
 """
@@ -25,8 +26,11 @@ IDENTIFIER_FIELDS = frozenset({
 # Members of a record that names a field or channel (``field``/``channel``): labels, not the value.
 LABEL_FIELDS = IDENTIFIER_FIELDS | {
     "field", "channel", "reducer", "status", "kind", "node", "written", "internal", "type", "size", "idx",
-    "step", "source", "changed",
+    "step", "source", "changed", "bytes", "stored_bytes", "writes_bytes",
 }
+# Record members that map names (fields, channels) to the inspector's own numbers (bytes, counts): the names are
+# masked as text, the numbers never (``channel_bytes["api_key"]`` is a size, not the key's value).
+COUNT_FIELDS = frozenset({"channel_bytes", "written", "fields", "thresholds", "table_bytes", "written_bytes", "parts"})
 MEMO_LONGEST = 512  # strings up to this length are masked once per value walked
 
 
@@ -124,8 +128,11 @@ class MaskingWalk:
             if f.name in IDENTIFIER_FIELDS:
                 continue
             item = getattr(obj, f.name)
-            kind = forced or (label if label and f.name not in LABEL_FIELDS else None)
-            new = self.value(item, kind)
+            if f.name in COUNT_FIELDS and isinstance(item, dict):
+                new = self._counts(item)
+            else:
+                kind = forced or (label if label and f.name not in LABEL_FIELDS else None)
+                new = self.value(item, kind)
             if new is not item:
                 changes[f.name] = new
         if not changes:
@@ -134,6 +141,16 @@ class MaskingWalk:
         for name, new in changes.items():
             object.__setattr__(clone, name, new)
         return clone
+
+    def _counts(self, obj: dict) -> dict:
+        """A ``COUNT_FIELDS`` member: its names masked as text, its numbers kept (anything else walked as a value)."""
+        out, changed = {}, False
+        for key, item in obj.items():
+            new_key = self.text(key) if isinstance(key, str) else key
+            new = item if isinstance(item, (int, float)) or item is None else self.value(item, None)
+            changed |= new is not item or new_key is not key
+            out[new_key] = new
+        return out if changed else obj
 
     def _sensitive_label(self, *names: Any) -> str | None:
         """A record that names a secret field or channel holds that secret's value."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sqlite3
 import threading
 import urllib.parse
@@ -21,23 +22,43 @@ from typing import Any, Iterable
 
 from ..growth_rows import bucket_of
 from ..model import StoreError
-from ..not_utf8 import is_not_utf8, stored_bytes
+from ..not_utf8 import from_blob, is_blob, is_not_utf8, stored_bytes
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
 # Text columns read losslessly: bytes that are not UTF-8 become lone surrogates (``not_utf8``), so an id
 # written as invalid text by raw SQL is a str unequal to every valid id, and ``bound`` binds it back by its bytes.
 read_text = functools.partial(str, encoding="utf-8", errors="surrogateescape")  # ``not_utf8.decode``, called from C
 BUSY_TIMEOUT_SECONDS = 5.0
+# Result columns holding ids (by name, a table's prefix and an aggregate such as ``max(checkpoint_id)`` allowed): a
+# BLOB there (raw SQL can store one) is read as ``not_utf8.from_blob`` reads it, an id like any other, never ``bytes``.
+_ID_COLUMN = re.compile(r"(?:(?:max|min)\()?(?:\w+\.)?(?:thread_id|checkpoint_ns|checkpoint_id|parent_checkpoint_id)\)?",
+                        re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_id_column(name: str) -> bool:
+    return _ID_COLUMN.fullmatch(name) is not None
+
+
+def read_row(cursor: sqlite3.Cursor, row: tuple) -> tuple:
+    """The connection's row factory: a row as it is, but a BLOB in an id column read as ``from_blob`` reads it."""
+    if bytes not in map(type, row):
+        return row
+    names = cursor.description
+    return tuple(from_blob(v) if type(v) is bytes and _is_id_column(names[i][0]) else v for i, v in enumerate(row))
 
 
 def bound(sql: str, params: Iterable[Any] = ()) -> tuple[str, tuple]:
     """``sql`` and ``params`` ready to execute: a text parameter that is not UTF-8 (an id read by ``read_text``)
     is bound as its stored bytes, its placeholder turned into ``CAST(? AS TEXT)``, so it equals exactly the
-    text it was read from and nothing else. Every other statement is returned as it is."""
+    text it was read from and nothing else; an id stored as bytes (``read_row``) is bound as those bytes, a BLOB.
+    Every other statement is returned as it is."""
     params = tuple(params)
     bad = {i for i, p in enumerate(params) if type(p) is str and is_not_utf8(p)}
     if not bad:
         return sql, params
+    if all(is_blob(params[i]) for i in bad):
+        return sql, tuple(stored_bytes(p) if j in bad else p for j, p in enumerate(params))
     out, n, quote, i = [], 0, "", 0
     while i < len(sql):  # the positional placeholders, outside quoted literals, identifiers and comments
         ch = sql[i]
@@ -55,7 +76,7 @@ def bound(sql: str, params: Iterable[Any] = ()) -> tuple[str, tuple]:
             i = end
             continue
         elif ch == "?":
-            out.append("CAST(? AS TEXT)" if n in bad else "?")
+            out.append("CAST(? AS TEXT)" if n in bad and not is_blob(params[n]) else "?")
             n, i = n + 1, i + 1
             continue
         out.append(ch)
@@ -120,6 +141,7 @@ class ReadOnlySqlite:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
         conn.text_factory = read_text
+        conn.row_factory = read_row
         # registered once, here: SQLite refuses to add a function while another thread's statement runs
         conn.create_function(BUCKET_FUNCTION, 3, bucket_of, deterministic=True)
         try:

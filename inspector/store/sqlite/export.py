@@ -14,7 +14,7 @@ from typing import Iterator
 
 from ..export_rows import ExportCheckpoint, ExportWrite, with_writes
 from ..model import StoreError
-from .connect import bound, read_text
+from .connect import bound, read_row, read_text
 
 _CHECKPOINTS = """
     SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
@@ -29,7 +29,7 @@ _WRITES = """
 def export_sqlite_thread(path: Path, thread_id: str, writes_have_task_path: bool = True) -> Iterator[ExportCheckpoint]:
     conn = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True, check_same_thread=False)
     try:
-        conn.text_factory = read_text
+        conn.text_factory, conn.row_factory = read_text, read_row
         conn.execute("PRAGMA query_only = ON")
         conn.execute("BEGIN")
         checkpoints = (ExportCheckpoint(ns, cid, parent, metadata, [], type_tag, blob)

@@ -27,10 +27,10 @@ from typing import Any, Iterator, Sequence
 
 from ..depth import json_object
 from ..model import BranchThread, StoreError
-from ..not_utf8 import stored_bytes
+from ..not_utf8 import order_key, stored_bytes
 from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
 from . import pages
-from .connect import bound, ids_among, read_text
+from .connect import bound, ids_among, read_row, read_text
 
 INTERRUPT_CHANNEL = "__interrupt__"
 # dbstat visits every page of a b-tree; past this size only the indexes are measured.
@@ -123,7 +123,7 @@ class SqliteRetentionReader:
         uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
         try:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            self._conn.text_factory = read_text
+            self._conn.text_factory, self._conn.row_factory = read_text, read_row
             self._conn.execute("PRAGMA query_only = ON")
             self._conn.execute("BEGIN")  # one read transaction: one consistent view
             page_size = self._conn.execute("PRAGMA page_size").fetchone()[0]
@@ -236,7 +236,7 @@ class SqliteRetentionReader:
                          key=lambda r: r[0])
         pending = next(writes, None)
         for thread_id, rows in groupby(checkpoints, key=lambda r: r[0]):
-            while pending is not None and stored_bytes(pending[0]) < stored_bytes(thread_id):  # SQLite's order
+            while pending is not None and order_key(pending[0]) < order_key(thread_id):  # SQLite's order
                 pending = next(writes, None)  # writes of a thread without checkpoints: not this plan's
             thread_writes: list[tuple] = []
             if pending is not None and pending[0] == thread_id:
