@@ -11,6 +11,7 @@ from pathlib import Path
 
 import hostile_corpus as corpus
 import pytest
+from conftest import fresh_database, grant_readonly_role
 from corpus.hostile_rows import (
     API_KEY_VALUE,
     BLOB_CHECKPOINT,
@@ -24,11 +25,14 @@ from corpus.hostile_rows import (
     ROWS_CASES,
     SECRET_CHANNELS,
 )
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.graph import START, StateGraph
 from test_hostile_cli import check, run
 
 from inspector.fact_cache import pack, unpack
 from inspector.retention.sql import literal
 from inspector.safety.redaction import Redactor
+from inspector.schema.thread_state import ThreadState
 from inspector.store import open_store
 from inspector.store.not_utf8 import (
     decode,
@@ -43,7 +47,7 @@ from inspector.store.not_utf8 import (
     token,
 )
 from inspector.store.records import is_step, step_problem
-from inspector.store.sqlite.connect import bound, ids_among, read_row, read_text
+from inspector.store.sqlite.connect import bound, ids_among, read_ids, read_text
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -75,11 +79,12 @@ def test_an_id_stored_as_bytes_is_spelled_marked_and_bound_as_a_blob():
     assert quoted(blob) == "'abc' (stored as bytes)" and spelled(bad_blob) == "a\\xffc (not UTF-8, stored as bytes)"
     assert stored_bytes(blob) == b"abc" and sorted([blob, "zzz", "a"], key=order_key) == ["a", "zzz", blob]
     conn = sqlite3.connect(":memory:")
-    conn.text_factory, conn.row_factory = read_text, read_row
+    conn.text_factory = read_text
     conn.execute("CREATE TABLE t (thread_id, n INTEGER)")
     conn.execute("INSERT INTO t VALUES (?, 1), (?, 2), (CAST(? AS TEXT), 3)", [b"abc", "abc", b"a\xffc"])
-    assert conn.execute("SELECT thread_id, n FROM t ORDER BY n").fetchall() == [(blob, 1), (text, 2), (decode(b"a\xffc"), 3)]
-    assert conn.execute("SELECT max(thread_id) FROM t").fetchall() == [(blob,)]  # a BLOB sorts after every text
+    assert read_ids(conn.execute("SELECT thread_id, n FROM t ORDER BY n")) == [(blob, 1), (text, 2), (decode(b"a\xffc"), 3)]
+    assert read_ids(conn.execute("SELECT max(thread_id) FROM t")) == [(blob,)]  # a BLOB sorts after every text
+    assert read_ids(conn.execute("SELECT CAST(thread_id AS BLOB) AS raw FROM t WHERE n = 2")) == [(b"abc",)]
     assert bound("SELECT n FROM t WHERE thread_id = ?", [blob]) == ("SELECT n FROM t WHERE thread_id = ?", (b"abc",))
     for wanted, n in ((blob, 1), (text, 2)):
         assert conn.execute(*bound("SELECT n FROM t WHERE thread_id = ?", [wanted])).fetchall() == [(n,)]
@@ -168,6 +173,21 @@ def test_the_prune_statements_name_a_blob_thread_by_its_bytes_and_delete_it_alon
     assert _sha256(rows_db) == before
 
 
+def test_a_bundle_keeps_ids_stored_as_bytes_and_their_writes(rows_db, capsys, tmp_path):
+    for thread in (BLOB_IDS, BLOB_THREAD):
+        out_zip = tmp_path / f"{token(thread)}.zip"
+        code, out = run(capsys, "bundle", "--db", str(rows_db), token(thread), "--out", str(out_zip))
+        check(code, out, allowed=(0,))
+        assert "does not hold" not in out  # every write found its checkpoint
+        code, out = run(capsys, "state", "--db", str(out_zip), token(thread), "--json")
+        check(code, out, allowed=(0,))
+        assert json.loads(out)["thread_id"] == thread
+    code, out = run(capsys, "state", "--db", str(tmp_path / f"{BLOB_IDS}.zip"), BLOB_IDS, "--checkpoint",
+                    token(BLOB_CHECKPOINT_ID), "--json")
+    check(code, out, allowed=(0,))
+    assert [w["channel"] for w in json.loads(out)["writes"]] == ["title"]
+
+
 # -- steps no integer column holds ----------------------------------------------------------------------------
 
 
@@ -227,3 +247,40 @@ def test_a_channel_named_like_a_secret_is_listed_masked_with_its_size(rows_db, c
     assert masked.channel_bytes == {"api_key": 22, "db_password": 5, "messages": masked.channel_bytes["messages"],
                                     "title": 15}
     assert masked.values["api_key"] != API_KEY_VALUE and masked.values["title"] == "ordinary title"
+
+
+# -- PostgreSQL: its id columns are text; its JSONB metadata holds any integer ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def huge_step_pg(postgres_dsn) -> str:
+    database = "inspector_hostile_rows"
+    admin_dsn = fresh_database(postgres_dsn.admin_dsn, database)
+    graph = StateGraph(ThreadState)
+    graph.add_node("say", lambda state: {"title": "a title"})
+    graph.add_edge(START, "say")
+    with PostgresSaver.from_conn_string(admin_dsn) as saver:
+        saver.setup()
+        graph.compile(checkpointer=saver).invoke({"messages": []}, {"configurable": {"thread_id": HUGE_STEP}})
+        saver.conn.execute("UPDATE checkpoints SET metadata = jsonb_set(metadata, '{step}', %s::jsonb) "
+                           "WHERE thread_id = %s", [str(2**64), HUGE_STEP])
+    grant_readonly_role(admin_dsn)
+    return f"{postgres_dsn.readonly_dsn.rsplit('/', 1)[0]}/{database}"
+
+
+@pytest.mark.postgres
+def test_postgres_goes_on_past_a_huge_step_and_names_no_blob_id(huge_step_pg, capsys):
+    base = ["--db", huge_step_pg]
+    code, out = run(capsys, "timeline", *base, HUGE_STEP, "--json")
+    check(code, out, allowed=(0,))
+    rows = json.loads(out)["checkpoints"]
+    assert rows and all(r["step"] is None for r in rows)
+    assert all("18446744073709551616 is no step number" in r["problems"][0] for r in rows)
+    for args in (["threads"], ["sizes"], ["health"], ["prune-preview", "--keep-latest", "1"], ["sizes", HUGE_STEP],
+                 ["health", HUGE_STEP], ["replay", HUGE_STEP], ["state", HUGE_STEP]):
+        code, out = run(capsys, *args, *base, "--json")
+        check(code, out, allowed=(0,))
+        json.loads(out)
+    code, out = run(capsys, "state", *base, token(from_blob(HUGE_STEP.encode())))
+    check(code, out, allowed=(2,))
+    assert "(stored as bytes)" in out and "never bytes" in out

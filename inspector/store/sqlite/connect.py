@@ -18,7 +18,7 @@ import sqlite3
 import threading
 import urllib.parse
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ..growth_rows import bucket_of
 from ..model import StoreError
@@ -40,18 +40,37 @@ def _is_id_column(name: str) -> bool:
     return _ID_COLUMN.fullmatch(name) is not None
 
 
-def read_row(cursor: sqlite3.Cursor, row: tuple) -> tuple:
-    """The connection's row factory: a row as it is, but a BLOB in an id column read as ``from_blob`` reads it."""
-    if bytes not in map(type, row):
+def id_positions(description: Any) -> tuple[int, ...]:
+    """The result columns (of a cursor's ``description``) that hold ids."""
+    return tuple(i for i, column in enumerate(description or ()) if _is_id_column(column[0]))
+
+
+def read_ids(cursor: sqlite3.Cursor) -> list[tuple]:
+    """Every row of ``cursor``, a BLOB in an id column read as ``from_blob`` reads it: the rows as fetched when none
+    holds one (as in nearly every store), checked column by column, never a call per row."""
+    rows = cursor.fetchall()
+    positions = id_positions(cursor.description)
+    if not positions or not rows or all(bytes not in {type(row[i]) for row in rows} for i in positions):
+        return rows
+    return [_ids_read(row, positions) for row in rows]
+
+
+def iter_ids(cursor: sqlite3.Cursor) -> Iterator[tuple]:
+    """``read_ids`` for a cursor read as it streams."""
+    positions = id_positions(cursor.description)
+    return (_ids_read(row, positions) for row in cursor) if positions else iter(cursor)
+
+
+def _ids_read(row: tuple, positions: tuple[int, ...]) -> tuple:
+    if all(type(row[i]) is not bytes for i in positions):
         return row
-    names = cursor.description
-    return tuple(from_blob(v) if type(v) is bytes and _is_id_column(names[i][0]) else v for i, v in enumerate(row))
+    return tuple(from_blob(v) if i in positions and type(v) is bytes else v for i, v in enumerate(row))
 
 
 def bound(sql: str, params: Iterable[Any] = ()) -> tuple[str, tuple]:
     """``sql`` and ``params`` ready to execute: a text parameter that is not UTF-8 (an id read by ``read_text``)
     is bound as its stored bytes, its placeholder turned into ``CAST(? AS TEXT)``, so it equals exactly the
-    text it was read from and nothing else; an id stored as bytes (``read_row``) is bound as those bytes, a BLOB.
+    text it was read from and nothing else; an id stored as bytes (``read_ids``) is bound as those bytes, a BLOB.
     Every other statement is returned as it is."""
     params = tuple(params)
     bad = {i for i, p in enumerate(params) if type(p) is str and is_not_utf8(p)}
@@ -141,7 +160,6 @@ class ReadOnlySqlite:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a readable SQLite database ({exc})") from None
         conn.text_factory = read_text
-        conn.row_factory = read_row
         # registered once, here: SQLite refuses to add a function while another thread's statement runs
         conn.create_function(BUCKET_FUNCTION, 3, bucket_of, deterministic=True)
         try:
