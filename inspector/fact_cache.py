@@ -21,12 +21,14 @@ class CacheError(Exception):
     """The cache cannot be used at all (its folder cannot be created, or it would be the store)."""
 
 
+# Texts in a fact may be ids a hostile store holds (``not_utf8``: lone surrogates for bytes that are not UTF-8, or
+# for an id stored as bytes): packed and read back as they are.
 def pack(value: Any) -> bytes:
-    return msgpack.packb(value, use_bin_type=True)
+    return msgpack.packb(value, use_bin_type=True, unicode_errors="surrogatepass")
 
 
 def unpack(raw: bytes) -> Any:
-    return msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True)
+    return msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True, unicode_errors="surrogatepass")
 
 
 def stored_keys(thread: str, keys: Iterable[Key]) -> tuple[str, dict[str, list[str]]]:

@@ -23,6 +23,7 @@ from inspector.operations.growth import growth_report
 from inspector.operations.growth_summaries import WIDTH, cached_growth_rows
 from inspector.store import open_store
 from inspector.store.growth_rows import UUID6_HEAD_GLOB
+from inspector.store.not_utf8 import from_blob
 
 NOW = EARLY  # pinned: what the tests assert holds whatever the hour they run at
 GROUPINGS = [(by, days) for by in ("store", "channel", "thread") for days in (3, 10)]
@@ -271,21 +272,16 @@ def test_many_threads_written_since_fill_the_cache_anew(tmp_path, cache, monkeyp
         assert cache.growth_cut(store.identity)[0] > first_cut
 
 
-def test_thread_ids_the_cache_cannot_hold_are_read_from_the_store(tmp_path, cache):
-    from inspector.operations.growth_summaries import wait_for_fills
-
+def test_thread_ids_stored_as_bytes_are_held_by_their_bytes(tmp_path, cache):
+    """A BLOB thread id (raw SQL) is read as the store reads every id stored as bytes (``not_utf8.from_blob``): the
+    cache holds it by its bytes (``~blob:<hex>``), and its sums are the store's."""
     written = Sqlite(tmp_path)
     written.sql("INSERT INTO checkpoints SELECT X'ff00', checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, "
                 "checkpoint, metadata FROM checkpoints WHERE thread_id = 'grow-c'")  # a blob, not text (raw SQL)
     with open_store(written.url) as store:
-        for by, days in GROUPINGS:
-            found, how = cached_growth_rows(store, cache, WIDTH, window(days), by, 10)
-            assert how == "store" and found == store.growth_rows(WIDTH, window(days), by, 10)
-        report = growth_report(store, "store", "day", 10, now=NOW, cache=cache)
-        wait_for_fills()
-        assert report == growth_report(store, "store", "day", 10, now=NOW)
-        assert cache.growth_cut(store.identity) is None  # nothing kept, and no fill tried again in this process
-        growth_report(store, "store", "day", 10, now=NOW, cache=cache)
-        from inspector.operations import growth_summaries
-
-        assert store.identity in growth_summaries._UNFILLABLE
+        hows = same_as_the_store(store, cache)
+        assert hows[0] == "filled" and set(hows[1:]) == {"cached"}
+        assert growth_report(store, "thread", "day", 10, now=NOW, cache=cache) == growth_report(
+            store, "thread", "day", 10, now=NOW)
+        assert cache.growth_cut(store.identity) is not None
+        assert from_blob(b"\xff\x00") in {r.thread_id for r in store.growth_thread_rows(WIDTH).rows}

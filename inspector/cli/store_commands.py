@@ -241,6 +241,9 @@ def cmd_timeline(args: argparse.Namespace) -> int:
               + (f", created {branch.created_at}" if branch.created_at else ""))
     for problem in history.problems:
         say(f"problem: {problem.message}")
+    for row in rows:
+        for problem in row.problems:
+            say(f"problem: checkpoint {listed(row.checkpoint_id)}: {problem}")
     return 0
 
 
@@ -273,7 +276,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     with open_from_args(args) as store, reading(store, args.thread) as chosen:
         state = masked(store.state(args.thread, args.checkpoint, args.ns))
         if args.json:
-            print_json({**state_payload(state, args.internal), "profile": chosen.as_json()})
+            print_json({**state_payload(state, args.internal), "profile": chosen.as_json()}, keys=False)  # masked above
             return 0
         _print_state(state, args, chosen.line())
     return 0
@@ -284,7 +287,8 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
 
     schema = active_names()
     delta = delta_channels(state.metadata)
-    say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
+    say(f"thread {listed(state.thread_id)}  checkpoint {listed(state.checkpoint_id)}  "
+        f"ns {listed(state.checkpoint_ns) if state.checkpoint_ns else '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
     say(profile_line)
     say(f"schema {schema.name}")

@@ -22,6 +22,7 @@ from ..schema.model import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
 from ..store.decode import CORRUPT_BLOB, Opaque, overwritten
 from ..store.delta import delta_channels
+from ..store.records import step_and_source
 from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay, channel_reducer
 from .nested import first_difference
 from .replay_messages import (  # noqa: F401 (GENERATED_ID, ReplayError, remembering_messages: re-exported)
@@ -168,7 +169,7 @@ def _written_channels(parent: CheckpointState, child: CheckpointState) -> set[st
 def _step(child: CheckpointState, status: str, note: str | None = None) -> StepReplay:
     return StepReplay(
         thread_id=child.thread_id, checkpoint_ns=child.checkpoint_ns, checkpoint_id=child.checkpoint_id,
-        parent_checkpoint_id=child.parent_checkpoint_id, step=child.metadata.get("step"),
+        parent_checkpoint_id=child.parent_checkpoint_id, step=step_and_source(child.metadata)[0],
         source=child.metadata.get("source"), status=status, note=note,
     )
 

@@ -36,7 +36,7 @@ from ..store.growth_rows import (
     now_ticks,
     row_order,
 )
-from ..store.not_utf8 import stored_bytes
+from ..store.not_utf8 import order_key
 
 WIDTH = 86_400  # the cached bucket: a day
 LIVE_MAX = 256  # threads written since the cut, past which the cache is filled anew
@@ -52,7 +52,7 @@ def cacheable(store: Store, cache: FactCache | None, bucket_seconds: int, since:
 def _order(key: Any) -> tuple:
     """Ties are broken by the key's stored bytes, as the stores' SQL compares text (SQLite's BINARY,
     PostgreSQL's "C"); a key that is not text after every text."""
-    return (0, stored_bytes(key)) if isinstance(key, str) else (1, str(key).encode())
+    return (0, *order_key(key)) if isinstance(key, str) else (1, 0, str(key).encode())
 
 
 def _ranked(sums: dict[Any, tuple[int, int]], top: int) -> list[Grower]:

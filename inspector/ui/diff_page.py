@@ -223,7 +223,11 @@ def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], pa
     relation = "parent → child" if result.adjacent else "not a checkpoint and its parent"
     st.caption(literal(f"{_label(by_id[from_id], steps)} → {_label(by_id[to_id], steps)} ({relation})"))
     render_diff(result, check)
-    if st.toggle("Replay every step of this thread", value=params.get("replay") == "1", key="diff-replay-all"):
+    replay = params.get("replay")
+    if replay not in (None, "", "0", "1"):
+        st.warning(literal(f"replay={quoted(replay)} in the link: replay must be 1 (on) or 0 (off); it is left off."),
+                   icon=":material/link_off:")
+    if st.toggle("Replay every step of this thread", value=replay == "1", key="diff-replay-all"):
         render_replay_table(store, thread_id, ns)
 
 

@@ -25,6 +25,7 @@ from . import audit_trail, data, routes
 from .inert import code_span, key_text, literal, plain
 from .names import param
 from .progress import progress_bar
+from .tables import frame_of
 from .values import show_value
 
 MISMATCH_MARK = "replay does not match"
@@ -163,9 +164,9 @@ def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
         st.error(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}", icon=":material/report:")
         routes.checkpoint_links(thread_id, [s.checkpoint_id for s in bad], ns, panel="Diff vs parent", lead="Open:")
     st.dataframe(
-        [{"step": s.step, "source": s.source, "checkpoint": s.checkpoint_id, "replay": step_mark(s),
-          "detail": s.detail()}
-         for s in reversed(steps)],
+        frame_of([{"step": s.step, "source": s.source, "checkpoint": s.checkpoint_id, "replay": step_mark(s),
+                   "detail": s.detail()}
+                  for s in reversed(steps)]),
         hide_index=True, use_container_width=True,
     )
 

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from ..measure import ChannelSize, base64_image_bytes, digest
 from ..model import CheckpointSizes, NotFound
 from ..not_utf8 import quoted
+from ..records import is_step
 
 Query = Callable[[str, Any], list[tuple]]
 
@@ -84,7 +85,7 @@ def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "") -> list[Ch
             checkpoint_ns=cns,
             checkpoint_id=cid,
             parent_checkpoint_id=parent,
-            step=step if isinstance(step, int) else None,
+            step=step if is_step(step) else None,
             source=source,
             stored_bytes=int(own or 0),
             writes_bytes=writes.get((cns, cid), 0),

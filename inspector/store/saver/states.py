@@ -12,7 +12,7 @@ from ..decode import Problem, decode_checkpoint_blob
 from ..measure import measure_checkpoint_blob
 from ..model import CheckpointSizes, CheckpointState, Key, NotFound, StoreError, WriteRecord
 from ..not_utf8 import quoted
-from ..records import assemble_state, checkpoint_not_found
+from ..records import assemble_state, checkpoint_not_found, is_step
 from .serialize import cid, dump_checkpoint, metadata_bytes, ns_of, parent_of, plain, writes_bytes, writes_of, written_bytes
 
 
@@ -45,7 +45,7 @@ class SaverStates:
             checkpoint_ns=ns_of(tup),
             checkpoint_id=cid(tup),
             parent_checkpoint_id=parent_of(tup),
-            step=step if isinstance(step, int) else None,
+            step=step if is_step(step) else None,
             source=meta.get("source") if isinstance(meta.get("source"), str) else None,
             stored_bytes=len(blob) + metadata_bytes(tup),
             writes_bytes=writes_bytes(tup),

@@ -13,31 +13,71 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sqlite3
 import threading
 import urllib.parse
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ..growth_rows import bucket_of
 from ..model import StoreError
-from ..not_utf8 import is_not_utf8, stored_bytes
+from ..not_utf8 import from_blob, is_blob, is_not_utf8, stored_bytes
 
 REQUIRED_TABLES = {"checkpoints", "writes"}
 # Text columns read losslessly: bytes that are not UTF-8 become lone surrogates (``not_utf8``), so an id
 # written as invalid text by raw SQL is a str unequal to every valid id, and ``bound`` binds it back by its bytes.
 read_text = functools.partial(str, encoding="utf-8", errors="surrogateescape")  # ``not_utf8.decode``, called from C
 BUSY_TIMEOUT_SECONDS = 5.0
+# Result columns holding ids (by name, a table's prefix and an aggregate such as ``max(checkpoint_id)`` allowed): a
+# BLOB there (raw SQL can store one) is read as ``not_utf8.from_blob`` reads it, an id like any other, never ``bytes``.
+_ID_COLUMN = re.compile(r"(?:(?:max|min)\()?(?:\w+\.)?(?:thread_id|checkpoint_ns|checkpoint_id|parent_checkpoint_id)\)?",
+                        re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_id_column(name: str) -> bool:
+    return _ID_COLUMN.fullmatch(name) is not None
+
+
+def id_positions(description: Any) -> tuple[int, ...]:
+    """The result columns (of a cursor's ``description``) that hold ids."""
+    return tuple(i for i, column in enumerate(description or ()) if _is_id_column(column[0]))
+
+
+def read_ids(cursor: sqlite3.Cursor) -> list[tuple]:
+    """Every row of ``cursor``, a BLOB in an id column read as ``from_blob`` reads it: the rows as fetched when none
+    holds one (as in nearly every store), checked column by column, never a call per row."""
+    rows = cursor.fetchall()
+    positions = id_positions(cursor.description)
+    if not positions or not rows or all(bytes not in {type(row[i]) for row in rows} for i in positions):
+        return rows
+    return [_ids_read(row, positions) for row in rows]
+
+
+def iter_ids(cursor: sqlite3.Cursor) -> Iterator[tuple]:
+    """``read_ids`` for a cursor read as it streams."""
+    positions = id_positions(cursor.description)
+    return (_ids_read(row, positions) for row in cursor) if positions else iter(cursor)
+
+
+def _ids_read(row: tuple, positions: tuple[int, ...]) -> tuple:
+    if all(type(row[i]) is not bytes for i in positions):
+        return row
+    return tuple(from_blob(v) if i in positions and type(v) is bytes else v for i, v in enumerate(row))
 
 
 def bound(sql: str, params: Iterable[Any] = ()) -> tuple[str, tuple]:
     """``sql`` and ``params`` ready to execute: a text parameter that is not UTF-8 (an id read by ``read_text``)
     is bound as its stored bytes, its placeholder turned into ``CAST(? AS TEXT)``, so it equals exactly the
-    text it was read from and nothing else. Every other statement is returned as it is."""
+    text it was read from and nothing else; an id stored as bytes (``read_ids``) is bound as those bytes, a BLOB.
+    Every other statement is returned as it is."""
     params = tuple(params)
     bad = {i for i, p in enumerate(params) if type(p) is str and is_not_utf8(p)}
     if not bad:
         return sql, params
+    if all(is_blob(params[i]) for i in bad):
+        return sql, tuple(stored_bytes(p) if j in bad else p for j, p in enumerate(params))
     out, n, quote, i = [], 0, "", 0
     while i < len(sql):  # the positional placeholders, outside quoted literals, identifiers and comments
         ch = sql[i]
@@ -55,7 +95,7 @@ def bound(sql: str, params: Iterable[Any] = ()) -> tuple[str, tuple]:
             i = end
             continue
         elif ch == "?":
-            out.append("CAST(? AS TEXT)" if n in bad else "?")
+            out.append("CAST(? AS TEXT)" if n in bad and not is_blob(params[n]) else "?")
             n, i = n + 1, i + 1
             continue
         out.append(ch)

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from ..delta import SchemaSource
 from ..model import PER_CHECKPOINT_COPY
-from .connect import ReadOnlySqlite, bound
+from .connect import ReadOnlySqlite, bound, read_ids
 from .export import SqliteExport
 from .files import SqliteFiles
 from .growth import SqliteGrowth
@@ -62,6 +62,6 @@ class SqliteStore(
 
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         try:
-            return self._conn.execute(*bound(sql, params)).fetchall()
+            return read_ids(self._conn.execute(*bound(sql, params)))
         except sqlite3.DatabaseError as exc:
             raise self._db.read_error(exc) from None
