@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import schema as schemas
 from ..store import CheckpointState
-from ..store.decode import overwritten
+from ..store.decode import Opaque, overwritten
 from .model import CHANGED_WITHOUT_WRITE, NO_FOLD, UNEXPLAINED, UNKNOWN_REDUCER, FieldCheck
 from .nested import presence_change
 
@@ -52,13 +52,15 @@ def carried(name: str, reducer: str, parent: CheckpointState, child: CheckpointS
             writes_stored: bool) -> FieldCheck:
     """The check of a field no stored write touched (see the module's docstring). ``writes_stored``: the step's
     writes are stored (a graph step, an input, an ``update_state`` whose writes LangGraph kept)."""
-    from .replay import field_difference
+    from .replay import OPAQUE_VALUE, field_difference
 
     had, before = _presence(name, parent)
     has, stored = _presence(name, child)
     difference = field_difference(name, before, stored, schema)
     if difference is None and (had == has or not writes_stored):
         return FieldCheck(name, reducer, "confirmed", False)
+    if isinstance(before, Opaque) or isinstance(stored, Opaque):  # nothing to compare: the value is a problem of its own
+        return FieldCheck(name, reducer, "unverified", False, reason=OPAQUE_VALUE)
     if not writes_stored:
         if not schema.knows(name):
             return FieldCheck(name, reducer, "unverified", False, reason=UNKNOWN_REDUCER)
