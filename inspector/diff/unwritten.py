@@ -82,14 +82,13 @@ def _message_dict(item: Any) -> bool:
     return type(item) is dict and item.get("type") in MESSAGE_TYPES
 
 
-def _fresh_messages(before: Any, items: list[Any]) -> bool:
-    """The written items are messages with ids of their own that ``before`` does not hold: ``add_messages``
-    appends them as they are, as ``operator.add`` does."""
-    if not all(_message_dict(i) and type(i.get("id")) is str and i.get("id") for i in items):
-        return False
-    ids = [i["id"] for i in items]
-    held = {m.get("id") for m in before or [] if type(m) is dict}
-    return len(set(ids)) == len(ids) and held.isdisjoint(ids)
+def _fresh_messages(before: Any, writes: list[Any]) -> bool:
+    """The writes only add messages with ids of their own that ``before`` does not hold: ``add_messages``
+    appends them as they are, as ``operator.add`` does (``appended``: on the stored dicts, the conversation's
+    ids kept from one step to the next while a thread is replayed)."""
+    from .replay_messages import appended
+
+    return appended([] if before is None else before, writes) is not None
 
 
 @cache
@@ -130,7 +129,7 @@ def standard_folds(name: str, before: Any, writes: list[Any], stored: Any) -> st
     items = [item for w in writes for item in w] if all(isinstance(w, list) for w in writes) else None
     if items is not None and isinstance(before, (list, type(None))) and list(before or []) + items == stored:
         folds.append("operator.add")
-        if _fresh_messages(before, items):
+        if _fresh_messages(before, writes):
             folds.append("add_messages")
     elif not folds and isinstance(before, (list, type(None))) and _add_messages_gives(name, before, writes, stored):
         folds.append("add_messages")
