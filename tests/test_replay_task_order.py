@@ -197,3 +197,25 @@ def test_task_paths_found_again_are_the_stored_ones(request, fixture):
                     assert task_paths(state, set(stored)) == stored, (thread.thread_id, ns, state.checkpoint_id)
                     checked += len(stored)
     assert checked >= 10
+
+
+def test_a_saver_read_through_its_api_folds_parallel_writes_in_langgraphs_order(tmp_path):
+    """A saver's API gives pending writes without their task path (``(task_id, channel, value)``): every task
+    that shares a channel with another is placed the same way, and the threads replay without a mismatch."""
+    module = tmp_path / "parallel_saver.py"
+    module.write_text("from langgraph.checkpoint.memory import InMemorySaver\n"
+                      "from parallel_writes_graph import write_threads\n\n"
+                      "saver = InMemorySaver()\nwrite_threads(saver)\n")
+    with open_store(f"{module}:saver") as store:
+        states = list(store.iter_states(PARALLEL_THREAD))
+        assert any(s.writes for s in states) and not any(w.task_path for s in states for w in s.writes)
+        shared = 0
+        for state in states:
+            ordered, unplaced = in_task_order(state, state.writes)
+            assert not unplaced
+            shared += len({w.task_id for w in ordered if w.channel == "messages"}) > 1
+        assert shared >= 2  # the two parallel tool steps
+        for thread_id in THREADS:
+            steps = replay_thread(store, thread_id)
+            assert verdict(steps).matches and verdict(steps).mismatched == 0, \
+                [s.detail() for s in steps if s.status == "mismatch"]

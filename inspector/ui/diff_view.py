@@ -217,8 +217,8 @@ def render_replay(check: StepReplay | None) -> None:
         return
     changed = [f for f in check.fields if f.changed_without_write]
     counts = (f"{len(check.verified)} field(s) verified, {len(check.unverified)} unverified, "
-              f"{sum(1 for f in check.mismatches if not f.changed_without_write)} mismatched, "
-              f"{len(changed)} {CHANGED_WITHOUT_WRITE}")
+              f"{sum(1 for f in check.mismatches if not f.changed_without_write)} mismatched"
+              + (f", {len(changed)} {CHANGED_WITHOUT_WRITE}" if changed else ""))
     if check.status == "mismatch":
         details = "; ".join(
             f"{code_span(f.field)}: {literal(f.first_difference or '')}"
