@@ -29,8 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--internal", action="store_true", help="include LangGraph's internal channels")
     p.set_defaults(handler=cmd_diff)
 
-    p = sub.add_parser("replay", help="replay every step's writes through the reducers; exit 1 on a mismatch "
-                                      "(unverified fields do not count)")
+    p = sub.add_parser("replay", help="replay every step's writes through the reducers; exit 1 on a mismatch or a "
+                                      "value changed without a write (unverified fields do not count)")
     add_store_args(p)
     p.add_argument("thread", help=THREAD_HELP)
     p.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")

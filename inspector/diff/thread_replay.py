@@ -41,7 +41,8 @@ KIND = "replay/2"
 FLUSH_EVERY = 256
 # What a verdict depends on besides the schema: the replay's own code.
 _REPLAY_CODE = [Path(__file__).with_name(name)
-                for name in ("replay.py", "replay_messages.py", "writes.py", "nested.py", "model.py")]
+                for name in ("replay.py", "replay_messages.py", "writes.py", "nested.py", "model.py", "task_order.py",
+                             "unwritten.py")]
 
 Progress = Callable[[int, int], None]
 

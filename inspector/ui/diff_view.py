@@ -16,6 +16,7 @@ from ..diff import (
     replay_thread,
     verdict,
 )
+from ..diff.model import CHANGED_WITHOUT_WRITE, NO_FOLD_TEXT
 from ..diff.thread_replay import schema_fingerprint
 from ..formatting import dumps
 from ..history.lineage import MISSING_PARENT
@@ -86,10 +87,16 @@ def cached_marks(store: Store, thread_id: str, rows: list[CheckpointRow]) -> dic
 def step_mark(check: StepReplay) -> str:
     """The mark a step carries in a list of steps, with its field counts."""
     if check.status == "mismatch":
-        return f"✗ {len(check.mismatches)} field(s) mismatched · {MISMATCH_MARK}"
+        changed = sum(1 for f in check.fields if f.changed_without_write)
+        mismatched = sum(1 for f in check.mismatches if not f.changed_without_write)
+        counts = [f"{n} field(s) {what}" for n, what in ((mismatched, "mismatched"), (changed, CHANGED_WITHOUT_WRITE))
+                  if n]
+        return f"✗ {', '.join(counts)} · {MISMATCH_MARK}"
     if check.status == "unverified":
         reasons = sorted(check.unverified_by_reason()) or [check.note or "not checked"]
-        return f"? {len(check.verified)} verified, {len(check.unverified)} unverified ({'; '.join(reasons)})"
+        no_fold = [f.field for f in check.fields if f.no_fold]
+        return (f"? {len(check.verified)} verified, {len(check.unverified)} unverified ({'; '.join(reasons)})"
+                + (f" · {NO_FOLD_TEXT}: {', '.join(no_fold)}" if no_fold else ""))
     if check.status == "match":
         return f"✓ {len(check.verified)} field(s) verified"
     if check.status == "broken":
@@ -124,13 +131,14 @@ REPLAY_LOOK = {
                    "or a value the store does not hold): not an error in the data."),
     "mismatch": (st.error, ":material/report:", "Replay mismatch",
                  "applying the stored writes through the reducers does not give the stored state: the app's reducer "
-                 "differs from the schema's, or the state was changed outside a step."),
+                 "differs from the schema's, or the state was changed outside a step (a field no task wrote that "
+                 "changed all the same is unexplained whatever its reducer: changed without a write)."),
 }
 
 
 def replay_status(result: ReplayVerdict) -> str:
     """``pass``, ``unverified`` or ``mismatch`` for a thread's (or a step's) counted checks."""
-    return "mismatch" if result.mismatched else "unverified" if result.unverified else "pass"
+    return "mismatch" if not result.matches else "unverified" if result.unverified else "pass"
 
 
 def replay_box(status: str, detail: str) -> None:
@@ -145,11 +153,15 @@ def render_verdict(result: ReplayVerdict, compact: bool = False) -> None:
     replay_box(replay_status(result), f"{literal(result.summary())} · schema {literal(schemas.active().name)}")
     if compact:
         return
-    a, b, c = st.columns(3)
+    a, b, c, d = st.columns(4)
     a.metric("Verified", result.verified, help="field checks whose replay through the reducers matches the store")
     b.metric("Unverified", result.unverified,
              help="field checks the inspector cannot verify: an unknown reducer, values the store does not hold")
-    c.metric("Mismatched", result.mismatched, help="field checks whose replay disagrees with the stored state")
+    c.metric("Mismatched", result.mismatched, help="field checks whose replay through the reducers disagrees with "
+             "the stored state")
+    d.metric("Changed without a write", result.changed_without_write,
+             help="fields no task wrote in a step whose writes are stored, yet their stored value changed: "
+                  "unexplained whatever the reducer (where the schema knows the field, also counted as mismatched)")
 
 
 def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
@@ -206,10 +218,15 @@ def render_fields(result: StateDiff) -> None:
 def render_replay(check: StepReplay | None) -> None:
     if check is None:
         return
+    changed = [f for f in check.fields if f.changed_without_write]
     counts = (f"{len(check.verified)} field(s) verified, {len(check.unverified)} unverified, "
-              f"{len(check.mismatches)} mismatched")
+              f"{sum(1 for f in check.mismatches if not f.changed_without_write)} mismatched"
+              + (f", {len(changed)} {CHANGED_WITHOUT_WRITE}" if changed else ""))
     if check.status == "mismatch":
-        details = "; ".join(f"{code_span(f.field)}: {literal(f.first_difference or '')}" for f in check.mismatches)
+        details = "; ".join(
+            f"{code_span(f.field)}: {literal(f.first_difference or '')}"
+            + (f" ({CHANGED_WITHOUT_WRITE})" if f.changed_without_write else "")
+            for f in check.mismatches + check.unexplained)
         replay_box("mismatch", f"{MISMATCH_MARK}: {details} ({counts})")
     elif check.status == "unverified":
         why = "; ".join(f"{literal(reason)}: {', '.join(code_span(n) for n in names)}"
@@ -217,6 +234,10 @@ def render_replay(check: StepReplay | None) -> None:
         replay_box("unverified", f"Replay could not verify every field ({counts}). {why or literal(check.note or '')}")
     else:
         replay_box("pass", f"Replay through the reducers matches the stored state ({counts}).")
+    no_fold = [f.field for f in check.fields if f.no_fold]
+    if no_fold:
+        st.caption(f"Written with a reducer the inspector does not know, {NO_FOLD_TEXT} (replace, operator.add, "
+                   f"add_messages): {', '.join(code_span(n) for n in no_fold)}. The app's own reducer may.")
     for finding in check.findings:
         st.warning(literal(finding), icon=":material/report:")
 
