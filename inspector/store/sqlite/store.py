@@ -42,6 +42,16 @@ class SqliteStore(
         self.identity = f"sqlite:{self.path.resolve()}"
         self._db = ReadOnlySqlite(self.path)
 
+    def fact_identity(self) -> str:
+        """``identity`` and the file now at the path: device, inode and birth time (see ``connect``); a file
+        replaced at the same path is another store, one rewritten in place (WAL checkpoints) is the same."""
+        try:
+            self._conn  # noqa: B018  (follows a replaced file)
+        except sqlite3.DatabaseError as exc:
+            raise self._db.read_error(exc) from None
+        device, inode, born = self._db.file_identity or (0, 0, 0)
+        return f"{self.identity}#{device:x}.{inode:x}.{born:x}"
+
     @property
     def _conn(self) -> sqlite3.Connection:
         """The read-only connection to the file now at ``path`` (see ``connect``)."""
