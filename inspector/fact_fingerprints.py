@@ -4,9 +4,10 @@ A fact may hold fingerprints of stored values (a field's or an item's content ha
 two checkpoints storing the same payload compare equal. A bare hash of a short value can be checked against a
 list of guesses; so the cache never holds one. An encoder wraps each fingerprint in ``Fingerprint``; the cache
 packs the fact with a ``FactSealer`` made for the fact's place (store, thread, kind, namespace, checkpoint) under
-its per-cache key (``new_key``: 32 random bytes, kept where only the user can read it). Each fingerprint is
-stored XOR-ed with a keystream drawn from HMAC-SHA256 of that place and the fingerprint's rank in the fact,
-so the file alone neither confirms a guess nor shows which payloads repeat; read back, it is the very text the
+its per-cache key (``new_key``: 32 random bytes, kept where only the user can read it). The fact's own key is
+HMAC-SHA256 of its place under the cache's key; its fingerprints, in the order they are packed, are XOR-ed with
+the keystream SHAKE-256 draws from that key, so the file alone neither confirms a guess nor shows which payloads
+repeat; read back, each is the very text the
 encoder wrapped, and every comparison (repeated payloads, unchanged fields, image spans) works as without a
 cache. What the mask touches has no fingerprint at all: the encoders leave it out (``sizes.cached``,
 ``profiles.deerflow.files.image_facts``).
@@ -14,6 +15,7 @@ cache. What the mask touches has no fingerprint at all: the encoders leave it ou
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import os
 import re
@@ -52,13 +54,16 @@ class FactSealer:
 
     def __init__(self, key: bytes, place: tuple[str, ...]) -> None:
         self._key = hmac.digest(key, "\x1f".join(place).encode("utf-8", "surrogatepass"), "sha256")
-        self._rank = 0
+        self._stream = b""
+        self._used = 0
 
     def _pad(self, n: int) -> bytes:
-        rank, self._rank = self._rank, self._rank + 1
-        blocks = [hmac.digest(self._key, rank.to_bytes(4, "big") + block.to_bytes(4, "big"), "sha256")
-                  for block in range((n + 31) // 32)]
-        return b"".join(blocks)[:n]
+        """The next ``n`` bytes of the fact's keystream."""
+        end = self._used + n
+        if end > len(self._stream):
+            self._stream = hashlib.shake_256(self._key).digest(max(2 * end, 256))
+        pad, self._used = self._stream[self._used : end], end
+        return pad
 
     def _xor(self, data: bytes) -> bytes:
         pad = self._pad(len(data))
@@ -88,8 +93,10 @@ class FactSealer:
         """The fact, fingerprints as text; ``WrongShape`` when the stored bytes are not a fact this cache wrote."""
         if not isinstance(raw, (bytes, bytearray, memoryview)):
             raise WrongShape(f"a fact stored as {type(raw).__name__}")
+        raw = bytes(raw)
+        self._stream = hashlib.shake_256(self._key).digest(max(len(raw), 256))  # more than its fingerprints use
         try:
-            return msgpack.unpackb(bytes(raw), raw=False, strict_map_key=False, use_list=True, ext_hook=self._unseal)
+            return msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True, ext_hook=self._unseal)
         except WrongShape:
             raise
         except Exception as exc:  # truncated, extra data, too deep, not msgpack: all the same to a reader

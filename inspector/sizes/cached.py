@@ -1,7 +1,8 @@
 """A thread's per-checkpoint sizes, read from the analysis cache where known and from the store otherwise.
 
 ``sizes_stream`` yields the same ``CheckpointSizes`` as ``Store.iter_field_sizes``
-(every namespace, ordered by checkpoint id), but a checkpoint measured before is
+(every namespace, ordered by checkpoint id; with a cache, a value the mask touches
+fingerprinted by a mark: ``size_facts.hide``), but a checkpoint measured before is
 read from the cache, so a second look at a thread reads no blob, and a look after
 ten new checkpoints reads ten.
 
@@ -23,7 +24,7 @@ from ..profiles import keys_read
 from ..safety.redaction import redactor_for
 from ..store import CheckpointSizes, Store
 from ..store.model import Key
-from .size_facts import MaskedValues, decode, encode, needs_parent, storable, valid
+from .size_facts import MaskedValues, decode, encode, hide, needs_parent, storable, valid
 
 KIND = "sizes/4"
 WINDOW = 64  # a fact may name items of a parent up to this many checkpoints back
@@ -92,8 +93,10 @@ def sizes_stream(store: Store, thread_id: str, cache: AnalysisCache | None = Non
             if row is None or (row.checkpoint_ns, row.checkpoint_id) != key:
                 continue  # gone from the store since the keys were read
             fresh_row = True
-        if fresh_row and masked is not None and storable(row, masked.redactor):
-            new[key] = encode(row, recent.get((key[0], row.parent_checkpoint_id)), lengths[key], masked.touched)
+        if fresh_row and masked is not None:
+            row = hide(row, masked.touched)
+            if storable(row, masked.redactor):
+                new[key] = encode(row, recent.get((key[0], row.parent_checkpoint_id)), lengths[key])
         recent[key] = row
         if len(recent) > WINDOW + 1:
             del recent[next(iter(recent))]

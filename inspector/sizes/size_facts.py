@@ -8,9 +8,10 @@ checkpoint now has another length is a miss.
 
 No fingerprint is kept for a value the mask touches (``MaskedValues``): a channel named like a secret
 (``db_password``), a map entry under such a name, or a small value (``measure.INSPECT_MAX_BYTES``) whose masked
-rendering differs from it. Such a value's fingerprint is read back as a mark of its place (``~ns/id/field``),
-carried to the checkpoints that share it, and, for a field, "the same as the parent's" where it was: the
-repeats of a secret field are still counted, and nothing about its content is kept.
+rendering differs from it. Wherever the cache is used, such a value's fingerprint is replaced, in the rows
+measured and in those read back alike (``hide``), by a mark made of what the fact keeps anyway: the field's name,
+the item's label and the stored length. Repeats of a masked value are still counted as repeats; two masked values
+of one field, label and length count as one.
 
 ``valid`` checks a fact's whole shape before it is used: a fact of another shape is a miss, never an error.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ..fact_fingerprints import Fingerprint
@@ -27,8 +29,6 @@ from ..store import CheckpointSizes, Problem
 from ..store.decode import unpack_msgpack
 from ..store.measure import ChannelSize, ItemSize
 from ..store.model import Key
-
-SAME_AS_PARENT = True  # a field's fingerprint not kept, equal to its parent's
 
 
 class MaskedValues:
@@ -71,35 +71,46 @@ def _shared(items: tuple[ItemSize, ...], before: tuple[ItemSize, ...]) -> int:
     return count
 
 
-def _item_touched(name_secret: bool, item: ItemSize, touched: set[str]) -> bool:
+def mark(name: str, n: int, label: str | None = None) -> str:
+    """The fingerprint shown for a masked value: its field, label and length (``~`` never begins a digest)."""
+    return "~" + "\x1f".join([name, *([label] if label is not None else []), str(n)])
+
+
+def _masked_item(name_secret: bool, item: ItemSize, touched: set[str]) -> bool:
     return name_secret or item.digest in touched or (not item.label.isdigit() and is_secret_key(item.label))
 
 
-def _hidden(name_secret: bool, channel: ChannelSize, touched: set[str]) -> bool:
-    """Whether the field's fingerprint must not be kept: its name, its value or one of its items is masked."""
-    if name_secret or channel.digest in touched:
-        return True
-    if touched and any(item.digest in touched for item in channel.items):
-        return True
-    return any(not item.label.isdigit() and is_secret_key(item.label) for item in channel.items)
+def hide(row: CheckpointSizes, touched: set[str]) -> CheckpointSizes:
+    """``row`` with the fingerprints of what the mask touches replaced by their ``mark`` (the same row when none)."""
+    channels = dict(row.channels)
+    for name, channel in row.channels.items():
+        secret = is_secret_key(name)
+        items = channel.items
+        if secret or (touched and (channel.digest in touched or any(item.digest in touched for item in items))) \
+                or any(not item.label.isdigit() and is_secret_key(item.label) for item in items):
+            hidden = tuple(replace(item, digest=mark(name, item.bytes, item.label))
+                           if _masked_item(secret, item, touched) and not item.digest.startswith("~") else item
+                           for item in items)
+            channels[name] = replace(channel, digest=mark(name, channel.bytes), items=hidden)
+    if all(channels[name] is channel for name, channel in row.channels.items()):
+        return row
+    return replace(row, channels=channels)
 
 
-def encode(row: CheckpointSizes, parent: CheckpointSizes | None, key_bytes: int, touched: set[str]) -> list[Any]:
-    """A checkpoint's sizes as plain data; items shared with ``parent``'s are stored as their count, and no
-    fingerprint of a value in ``touched`` (or under a secret name)."""
+def _kept(digest: str) -> Any:
+    return None if digest.startswith("~") else Fingerprint(digest)
+
+
+def encode(row: CheckpointSizes, parent: CheckpointSizes | None, key_bytes: int) -> list[Any]:
+    """A checkpoint's sizes (``hide`` applied) as plain data; items shared with ``parent``'s are stored as their
+    count, and no fingerprint of a masked value."""
     channels = {}
     for name, channel in row.channels.items():
         before = parent.channels.get(name) if parent is not None else None
         shared = _shared(channel.items, before.items) if before is not None else 0
-        secret = is_secret_key(name)
-        items = [[None if item.label == str(shared + i) else item.label, item.bytes,
-                  None if _item_touched(secret, item, touched) else Fingerprint(item.digest), item.base64_bytes]
+        items = [[None if item.label == str(shared + i) else item.label, item.bytes, _kept(item.digest), item.base64_bytes]
                  for i, item in enumerate(channel.items[shared:])]
-        if not _hidden(secret, channel, touched):
-            digest: Any = Fingerprint(channel.digest)
-        else:
-            digest = SAME_AS_PARENT if before is not None and before.digest == channel.digest else None
-        channels[name] = [channel.bytes, digest, channel.blob_key, shared, items, channel.holds_base64]
+        channels[name] = [channel.bytes, _kept(channel.digest), channel.blob_key, shared, items, channel.holds_base64]
     problems = [[p.message, p.field, p.kind] for p in row.problems]
     return [row.parent_checkpoint_id, row.step, row.source, row.stored_bytes, row.writes_bytes, channels, problems,
             row.written, key_bytes]
@@ -112,11 +123,7 @@ def storable(row: CheckpointSizes, redactor: Any) -> bool:
 
 
 def needs_parent(fact: list[Any]) -> bool:
-    return any(channel[3] or channel[1] is SAME_AS_PARENT for channel in fact[5].values())
-
-
-def _place(key: Key, *parts: Any) -> str:
-    return "~" + "\x1f".join(str(p) for p in (*key, *parts))
+    return any(channel[3] for channel in fact[5].values())
 
 
 def decode(thread_id: str, key: Key, fact: list[Any], parent: CheckpointSizes | None) -> CheckpointSizes:
@@ -128,14 +135,12 @@ def decode(thread_id: str, key: Key, fact: list[Any], parent: CheckpointSizes | 
         before = parent.channels[name].items[:shared] if shared else ()  # type: ignore[union-attr]
         if len(before) != shared:
             raise ValueError("a fact sharing more items than its parent holds")
-        new = tuple(ItemSize(str(shared + i) if label is None else label, n,
-                             _place(key, name, shared + i) if d is None else d, b64)
-                    for i, (label, n, d, b64) in enumerate(items))
-        if digest is SAME_AS_PARENT:
-            digest = parent.channels[name].digest  # type: ignore[union-attr]
-        elif digest is None:
-            digest = _place(key, name)
-        out[name] = ChannelSize(size, digest, before + new, blob_key, holds_base64)
+        new = []
+        for i, (label, n, d, b64) in enumerate(items):
+            label = str(shared + i) if label is None else label
+            new.append(ItemSize(label, n, mark(name, n, label) if d is None else d, b64))
+        out[name] = ChannelSize(size, mark(name, size) if digest is None else digest, before + tuple(new), blob_key,
+                                holds_base64)
     return CheckpointSizes(
         thread_id=thread_id, checkpoint_ns=key[0], checkpoint_id=key[1], parent_checkpoint_id=parent_id,
         step=step, source=source, stored_bytes=stored, writes_bytes=writes, channels=out,
@@ -145,24 +150,19 @@ def decode(thread_id: str, key: Key, fact: list[Any], parent: CheckpointSizes | 
 
 # -- the shape a fact must have -----------------------------------------------------------------------------------
 
-def _int(value: Any) -> bool:
-    return type(value) is int
+_TEXT = frozenset({str, type(None)})
+_STEP = frozenset({int, bool, type(None)})
 
 
-def _text_or_none(value: Any) -> bool:
-    return value is None or type(value) is str
+def _items(items: Any) -> bool:
+    return type(items) is list and all(
+        type(i) is list and len(i) == 4 and type(i[0]) in _TEXT and type(i[1]) is int and type(i[2]) in _TEXT
+        and type(i[3]) is int for i in items)
 
 
-def _item(item: Any) -> bool:
-    return (type(item) is list and len(item) == 4 and _text_or_none(item[0]) and _int(item[1])
-            and _text_or_none(item[2]) and _int(item[3]))
-
-
-def _channel(name: Any, channel: Any) -> bool:
-    return (type(name) is str and type(channel) is list and len(channel) == 6 and _int(channel[0])
-            and (channel[1] is SAME_AS_PARENT or _text_or_none(channel[1])) and _text_or_none(channel[2])
-            and _int(channel[3]) and channel[3] >= 0 and type(channel[4]) is list and all(_item(i) for i in channel[4])
-            and type(channel[5]) is bool)
+def _channel(name: Any, c: Any) -> bool:
+    return (type(name) is str and type(c) is list and len(c) == 6 and type(c[0]) is int and type(c[1]) in _TEXT
+            and type(c[2]) in _TEXT and type(c[3]) is int and c[3] >= 0 and _items(c[4]) and type(c[5]) is bool)
 
 
 def valid(fact: Any) -> bool:
@@ -170,9 +170,9 @@ def valid(fact: Any) -> bool:
     if type(fact) is not list or len(fact) != 9:
         return False
     parent_id, step, source, stored, writes, channels, problems, written, key_bytes = fact
-    return (_text_or_none(parent_id) and (step is None or isinstance(step, int)) and _text_or_none(source)
-            and _int(stored) and _int(writes) and _int(key_bytes)
+    return (type(parent_id) in _TEXT and type(step) in _STEP and type(source) in _TEXT and type(stored) is int
+            and type(writes) is int and type(key_bytes) is int
             and type(channels) is dict and all(_channel(n, c) for n, c in channels.items())
             and type(problems) is list and all(type(p) is list and len(p) == 3 and type(p[0]) is str
-                                                and _text_or_none(p[1]) and type(p[2]) is str for p in problems)
-            and type(written) is dict and all(type(n) is str and _int(b) for n, b in written.items()))
+                                                and type(p[1]) in _TEXT and type(p[2]) is str for p in problems)
+            and type(written) is dict and all(type(n) is str and type(b) is int for n, b in written.items()))

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from hostile_corpus import DB_NAME, Planting, case
 from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver, empty_checkpoint
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 CACHE_THREAD = "hostile-cache"
@@ -37,11 +38,19 @@ def _values(blob: str, filler: str) -> list[dict]:
     return [first, second]
 
 
-def put_cache_thread(p: Planting, blob: str = SMALL_BLOB, filler: str = "") -> None:
-    """``CACHE_THREAD`` through ``p``'s saver (any saver: ``Planting.put`` uses only its ``put``)."""
+def put_cache_thread(saver: BaseCheckpointSaver, blob: str = SMALL_BLOB, filler: str = "") -> None:
+    """``CACHE_THREAD`` through any saver's own ``put``, each checkpoint's channels at a version of their own
+    (PostgreSQL keeps one blob per channel version)."""
     parent = None
     for step, (checkpoint_id, values) in enumerate(zip(CHECKPOINTS, _values(blob, filler))):
-        parent = p.put(CACHE_THREAD, values, {"step": step}, checkpoint_id=checkpoint_id, parent=parent)
+        checkpoint = empty_checkpoint()
+        checkpoint["id"] = checkpoint_id
+        checkpoint["channel_values"] = values
+        checkpoint["channel_versions"] = {name: step + 1 for name in values}
+        configurable = {"thread_id": CACHE_THREAD, "checkpoint_ns": "", **({"checkpoint_id": parent} if parent else {})}
+        saved = saver.put({"configurable": configurable}, checkpoint, {"source": "loop", "step": step, "parents": {}},
+                          checkpoint["channel_versions"])
+        parent = saved["configurable"]["checkpoint_id"]
 
 
 def write_twin(folder: Path, blob: str = "b" * BIG_BLOB_CHARS, filler: str = "") -> Path:
@@ -53,7 +62,7 @@ def write_twin(folder: Path, blob: str = "b" * BIG_BLOB_CHARS, filler: str = "")
     try:
         saver = SqliteSaver(conn)
         saver.setup()
-        put_cache_thread(Planting(folder, conn, saver), blob, filler)
+        put_cache_thread(saver, blob, filler)
         conn.commit()
     finally:
         conn.close()
@@ -64,4 +73,4 @@ def write_twin(folder: Path, blob: str = "b" * BIG_BLOB_CHARS, filler: str = "")
       "keeps no fingerprint of either); a twin store writes the same ids with a 2 MB field",
       threads=[CACHE_THREAD], secrets=(DB_PASSWORD, API_KEY), kept=[KEPT], owner="cache")
 def _cache(p: Planting) -> None:
-    put_cache_thread(p)
+    put_cache_thread(p.saver)
