@@ -96,7 +96,8 @@ class AnalysisCache(SqlFactCache):
             if Path(store_file).resolve() == resolved:
                 raise CacheError(f"the analysis cache would be the inspected store itself ({self.path})")
         try:
-            private_folder(self.directory, own=self.directory == default_cache_dir(), names=(FILE_NAME,))
+            # the cache's own folder holds its file and the unpacked bundles (``settings``: ``bundle_cache_dir``)
+            private_folder(self.directory, own=self.directory == default_cache_dir(), names=(FILE_NAME, "bundles"))
         except OSError as exc:
             raise CacheError(f"cannot create the analysis cache folder {self.directory}: {exc}") from None
         self._conn = self._open()
