@@ -18,6 +18,7 @@ import msgpack
 import psycopg
 import pytest
 from corpus.hostile_cache import API_KEY, CACHE_THREAD, CHECKPOINTS, DB_PASSWORD, KEPT, SMALL_BLOB
+from fixtures.postgres import written_database
 from hostile_corpus import Planting, write_corpus
 from langgraph.checkpoint.sqlite import SqliteSaver
 from test_retention_postgres import with_database
@@ -270,3 +271,21 @@ def test_replicas_share_the_key_kept_in_the_postgresql_cache(postgres_dsn):
         stored = b"".join(bytes(v) for (v,) in conn.execute("SELECT value FROM inspector_cache_facts"))
     assert len(keys) == 1 and len(keys[0][0]) == 64
     assert stored_anywhere(stored, {digest}) == []
+
+
+@pytest.mark.postgres
+def test_small_postgresql_blobs_keep_no_fingerprint(postgres_dsn, tmp_path):
+    """PostgreSQL keeps non-scalar values in blobs whose contents stay on the server: a blob of up to 1 KiB (the
+    map holding ``db_password``) keeps no md5 in the cache; a longer one keeps its md5, sealed."""
+    from test_cache_identity import write_pg
+
+    admin, readonly = written_database(postgres_dsn, "inspector_cache_blobs", lambda url: write_pg(url, "b" * 5000))
+    with psycopg.connect(admin) as conn:
+        md5 = dict(conn.execute("SELECT channel, md5(blob) FROM checkpoint_blobs WHERE version = '2'").fetchall())
+    with AnalysisCache(tmp_path / "cache") as cache, open_store(readonly) as store:
+        measured = measure_thread(store, CACHE_THREAD, cache=cache)
+        facts = cache.get(store.fact_identity(), CACHE_THREAD, KIND, [("", c) for c in CHECKPOINTS])
+        second = facts[("", CHECKPOINTS[1])][5]
+        assert second["config"][1] is None and second["notes"][1] == md5["notes"]
+        assert stored_anywhere(file_bytes(cache.path), {md5["config"], md5["notes"]}) == []
+        assert measure_thread(store, CACHE_THREAD, cache=cache) == measured == measure_thread(store, CACHE_THREAD)

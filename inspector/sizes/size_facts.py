@@ -8,7 +8,8 @@ checkpoint now has another length is a miss.
 
 No fingerprint is kept for a value the mask touches (``MaskedValues``): a channel named like a secret
 (``db_password``), a map entry under such a name, or a small value (``measure.INSPECT_MAX_BYTES``) whose masked
-rendering differs from it. Wherever the cache is used, such a value's fingerprint is replaced, in the rows
+rendering differs from it (or whose contents the store leaves on its server: PostgreSQL's small blobs).
+Wherever the cache is used, such a value's fingerprint is replaced, in the rows
 measured and in those read back alike (``hide``), by a mark made of what the fact keeps anyway: the field's name,
 the item's label and the stored length. Repeats of a masked value are still counted as repeats; two masked values
 of one field, label and length count as one.
@@ -51,6 +52,8 @@ class MaskedValues:
             return
         self._seen.add(digest)
         try:
+            if form == "unread":  # left on the server (PostgreSQL's blobs): nothing shows it is safe
+                raise ValueError(form)
             value = json.loads(raw) if form == "json" else unpack_msgpack(raw).value
             changed = self.redactor(value) != value
         except Exception:  # what cannot be read cannot be shown as safe: no fingerprint

@@ -237,7 +237,8 @@ class Store(Protocol):
         """``field_sizes`` as a stream in bounded batches (ordered by checkpoint id, then namespace);
         ``keys`` restricts it to those ``(ns, checkpoint id)`` pairs. ``inspect`` is called with each small
         value the backend reads while measuring (``measure.INSPECT_MAX_BYTES``): ``(digest, bytes, format)``,
-        format ``msgpack`` or ``json``. Raises ``NotFound`` for an unknown thread."""
+        format ``msgpack`` or ``json``, or ``unread`` (and no bytes) for a small value whose contents the
+        backend leaves on the server. Raises ``NotFound`` for an unknown thread."""
         ...
 
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:

@@ -63,7 +63,8 @@ def _inline(values: Any, inspect: Inspect | None = None) -> dict[str, ChannelSiz
 
 def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "", inspect: Inspect | None = None) -> list[CheckpointSizes]:
     """``Store.field_sizes`` for the PostgreSQL schema, through ``query(sql, params)``. ``inspect``: called with
-    each small value read inline (``measure``); blob contents stay on the server and are not handed over."""
+    each small value read inline (``measure``), and with each small blob as ``(md5, b"", "unread")``: blob
+    contents stay on the server."""
     ns_sql, c_ns_sql = ("", "") if ns is None else ("AND checkpoint_ns = %s", "AND c.checkpoint_ns = %s")
     extra = [] if ns is None else [ns]
     rows = query(_CHECKPOINTS.format(ns=ns_sql), [thread_id, *extra])
@@ -77,6 +78,8 @@ def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "", inspect: I
     ):
         blobs.setdefault((cns, cid), {})[channel] = ChannelSize(int(size), md5, (), f"{cns}\x1f{channel}\x1f{version}",
                                                                 holds_base64=bool(b64))
+        if inspect is not None and int(size) <= INSPECT_MAX_BYTES:
+            inspect(md5, b"", "unread")
     written: dict[tuple[str, str], dict[str, int]] = {}
     for cns, cid, channel, n in query(_WRITES.format(ns=ns_sql), [thread_id, *extra]):
         written.setdefault((cns, cid), {})[str(channel)] = int(n or 0)
