@@ -137,6 +137,11 @@ def test_a_postgresql_store_recreated_at_the_same_place_is_measured_afresh(postg
             health = thread_health(store, CACHE_THREAD, cache=cache)
             assert not health.flags and health.sizes.field("notes").newest_bytes < 100
             assert measure_thread(store, CACHE_THREAD, cache=cache) == measure_thread(store, CACHE_THREAD)
+        with psycopg.connect(admin, autocommit=True) as conn:  # a role that may not read the cluster's identifier
+            conn.execute("REVOKE EXECUTE ON FUNCTION pg_control_system() FROM PUBLIC")
+        with open_store(readonly) as store:
+            assert f"{store.identity}#-." in store.fact_identity()
+            assert measure_thread(store, CACHE_THREAD, cache=cache) == measure_thread(store, CACHE_THREAD)
 
 
 # -- facts of the wrong shape -------------------------------------------------------------------------------------
