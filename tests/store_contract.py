@@ -327,6 +327,12 @@ class ReadContract(Contract):
             per_thread[r.thread_id] = per_thread.get(r.thread_id, 0) + r.bytes
         assert [g.bytes for g in by_store.top_threads] == sorted(per_thread.values(), reverse=True)[:2]
 
+    def test_fact_identity_names_the_store_and_holds_while_it_is_read(self, backend):
+        store, _ = backend
+        named = store.fact_identity()
+        store.timeline("demo-research")
+        assert named.startswith(store.identity) and store.fact_identity() == named
+
     @pytest.mark.parametrize("thread_id", ["no-such-thread", "a'; DROP TABLE checkpoints; --", "../../etc", "%",
                                            "ünïcode 🧵"])
     def test_unknown_threads_and_checkpoints_are_not_found(self, backend, thread_id):

@@ -41,7 +41,7 @@ def test_cached_sizes_equal_sizes_read_from_the_store(demo_db, cache, thread_id)
     with open_store(f"sqlite:///{demo_db}") as store:
         uncached = list(store.iter_field_sizes(thread_id, None))
         first = list(sizes_stream(store, thread_id, cache))
-        assert store.identity in {key[0] for key in facts(cache)}
+        assert store.fact_identity() in {key[0] for key in facts(cache)}
         again = list(sizes_stream(store, thread_id, cache))
         assert first == uncached and again == uncached
         assert measure_thread(store, thread_id, cache=cache) == measure_thread(store, thread_id)

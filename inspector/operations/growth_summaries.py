@@ -163,13 +163,14 @@ def cached_growth_views(store: Store, cache: FactCache, since: int | None, asks:
     store's statement counts of ``now``'s bucket after ``now`` (``ahead_bytes``) is the whole store's."""
     for by, top in asks:
         check_growth_args(WIDTH, by, top)  # as the store would
-    identity, basis = store.identity, getattr(store, "GROWTH_CHANNEL_BASIS", "")
+    basis = getattr(store, "GROWTH_CHANNEL_BASIS", "")
     now = time.time() if now is None else float(now)
 
     def direct() -> list[GrowthRows]:
         return store_growth_views(store, WIDTH, since, asks, now)
 
     try:
+        identity = store.fact_identity()
         held = cache.growth_cut(identity)
         if held is not None:
             live = store.growth_thread_rows(WIDTH, min(held[0], head_of_ticks(now_ticks(now))), now)
@@ -199,7 +200,7 @@ def fill(store: Store, cache: FactCache, now: float | None = None) -> ThreadGrow
     whole = store.growth_thread_rows(WIDTH, None, now)
     if not _storable(whole.rows):
         return None
-    cache.replace_growth_rows(store.identity, whole.cut, whole.rows)
+    cache.replace_growth_rows(store.fact_identity(), whole.cut, whole.rows)
     return whole
 
 
@@ -242,4 +243,6 @@ def _cache_errors() -> tuple[type[BaseException], ...]:
 
     import psycopg
 
-    return sqlite3.Error, OSError, psycopg.Error
+    from ..fact_fingerprints import WrongShape
+
+    return sqlite3.Error, OSError, psycopg.Error, WrongShape

@@ -80,13 +80,14 @@ def thread_facts(store: Any, thread_id: str, rows: list[Any] | None = None, cach
 def _newest_channels(store: Any, thread_id: str, newest: tuple[str, str], cache: Any) -> list[str]:
     """The channel names ``newest``'s blob holds: from ``cache`` when measured before (checkpoints never
     change), else from the store's stored sizes (no value decoded), then kept in ``cache``."""
-    identity = str(getattr(store, "identity", ""))
+    identity = str(store.fact_identity()) if cache is not None and hasattr(store, "fact_identity") else ""
+    known: Any = ()  # what the cache held: a fact of another shape is replaced
     if cache is not None and identity:
-        known = cache.get(identity, thread_id, CHANNELS_KIND, [newest]).get(newest)
-        if isinstance(known, list):
-            return [name for name in known if isinstance(name, str)]
+        known = cache.get(identity, thread_id, CHANNELS_KIND, [newest]).get(newest, ())
+        if isinstance(known, list) and all(isinstance(name, str) for name in known):
+            return known
     names = sorted({name for sizes in store.iter_field_sizes(thread_id, "", keys=[newest]) for name in sizes.channels})
     if cache is not None and identity:
-        cache.put(identity, thread_id, CHANNELS_KIND, {newest: names})
+        cache.put(identity, thread_id, CHANNELS_KIND, {newest: names}, replacing=[] if known == () else [newest])
     return names
 

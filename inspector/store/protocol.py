@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .export_rows import ExportCheckpoint
     from .file_facts import FileFacts
     from .growth_rows import GrowthRows, ThreadGrowth
+    from .measure import Inspect
     from .orphan_rows import OrphanRows
     from .retention_keys import RetentionReader
     from .state_sizes import NewestStateSizes
@@ -41,8 +42,9 @@ class Store(Protocol):
     retention preview), ``growth_rows`` (stored bytes per
     time bucket) and ``growth_thread_rows`` (per thread, for the cache), ``export_thread`` (rows as stored, for a support bundle).
 
-    ``identity`` names the store without secrets (a file path, a server and database), so
-    facts about its checkpoints can be kept in the analysis cache.
+    ``identity`` names the store without secrets (a file path, a server and database);
+    ``fact_identity()`` adds which store is there now, so facts about its checkpoints can be kept
+    in the analysis cache and a store replaced at the same place is never read from another's facts.
     """
 
     url: str
@@ -50,6 +52,13 @@ class Store(Protocol):
     read_only: bool
     size_accounting: str
     identity: str
+
+    def fact_identity(self) -> str:
+        """``identity`` and what the store itself holds that changes when another store takes its place: for
+        SQLite the file's device, inode and birth time; for PostgreSQL the cluster's system identifier, the
+        database's OID and the checkpoint tables' OIDs and file nodes. Stable while the store is only written
+        to (new checkpoints, SQLite's WAL checkpoints, PostgreSQL's plain VACUUM)."""
+        ...
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
                 sort: str = "newest") -> list[ThreadSummary]:
@@ -223,11 +232,13 @@ class Store(Protocol):
         """
         ...
 
-    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
-                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None, keys: Collection[Key] | None = None,
+                         inspect: "Inspect | None" = None) -> Iterator[CheckpointSizes]:
         """``field_sizes`` as a stream in bounded batches (ordered by checkpoint id, then namespace);
-        ``keys`` restricts it to those ``(ns, checkpoint id)`` pairs. Raises ``NotFound`` for an
-        unknown thread."""
+        ``keys`` restricts it to those ``(ns, checkpoint id)`` pairs. ``inspect`` is called with each small
+        value the backend reads while measuring (``measure.INSPECT_MAX_BYTES``): ``(digest, bytes, format)``,
+        format ``msgpack`` or ``json``, or ``unread`` (and no bytes) for a small value whose contents the
+        backend leaves on the server. Raises ``NotFound`` for an unknown thread."""
         ...
 
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:

@@ -9,7 +9,7 @@ from langgraph.checkpoint.base import CheckpointTuple
 
 from .. import delta
 from ..decode import Problem, decode_checkpoint_blob
-from ..measure import measure_checkpoint_blob
+from ..measure import Inspect, measure_checkpoint_blob
 from ..model import CheckpointSizes, CheckpointState, Key, NotFound, StoreError, WriteRecord
 from ..not_utf8 import quoted
 from ..records import assemble_state, checkpoint_not_found, is_step
@@ -28,16 +28,16 @@ class SaverStates:
         """
         return list(self.iter_field_sizes(thread_id, ns))
 
-    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
-                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None, keys: Collection[Key] | None = None,
+                         inspect: Inspect | None = None) -> Iterator[CheckpointSizes]:
         wanted = None if keys is None else set(keys)
         tuples = sorted((t for t in self._thread(thread_id) if (ns is None or ns_of(t) == ns)
                          and (wanted is None or (ns_of(t), cid(t)) in wanted)), key=lambda t: (cid(t), ns_of(t)))
-        return (self._sizes(thread_id, tup) for tup in tuples)
+        return (self._sizes(thread_id, tup, inspect) for tup in tuples)
 
-    def _sizes(self, thread_id: str, tup: CheckpointTuple) -> CheckpointSizes:
+    def _sizes(self, thread_id: str, tup: CheckpointTuple, inspect: Inspect | None = None) -> CheckpointSizes:
         type_tag, blob, problems = dump_checkpoint(tup.checkpoint)
-        measured = measure_checkpoint_blob(type_tag, blob)
+        measured = measure_checkpoint_blob(type_tag, blob, None, inspect)
         meta = tup.metadata or {}
         step = meta.get("step")
         return CheckpointSizes(

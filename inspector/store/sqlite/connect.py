@@ -3,18 +3,23 @@ when the file at the path is no longer the file it opened.
 
 An open SQLite connection keeps reading the file it opened even after that file
 was deleted or replaced (an agent's store restored from a backup, a demo
-regenerated): every read first compares the path's identity (device, inode) with
-the opened one. A replaced file is reopened and checked again; a missing file is
+regenerated): every read first compares the path's identity (device, inode, and the
+file's birth time where the system keeps one, so an inode number used again by a new
+file is another file) with the opened one. A replaced file is reopened and checked again; a missing file is
 one clear ``StoreError`` until it is back. A file locked by a writer (rollback
 journal mode) waits ``BUSY_TIMEOUT_SECONDS``, then says so; the next read tries again.
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
+import os
 import re
 import sqlite3
+import struct
+import sys
 import threading
 import urllib.parse
 from pathlib import Path
@@ -125,12 +130,47 @@ def _ro_uri(path: Path) -> str:
     return f"file:{urllib.parse.quote(str(path))}?mode=ro"
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """(device, inode, birth time in ns or 0 where the system keeps none) of the file at ``path``."""
     try:
         stat = path.stat()
     except OSError:
         return None
-    return (stat.st_dev, stat.st_ino)
+    born = getattr(stat, "st_birthtime_ns", None) or int(getattr(stat, "st_birthtime", 0) * 1e9) or _statx_birth_ns(path)
+    return (stat.st_dev, stat.st_ino, born)
+
+
+_STATX_BTIME, _AT_FDCWD, _STATX_SIZE = 0x800, -100, 256
+
+
+@functools.lru_cache(maxsize=1)
+def _statx() -> object | None:
+    """Linux's ``statx`` from the C library (glibc 2.28+), which reports a file's birth time; None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).statx
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_char_p]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _statx_birth_ns(path: Path) -> int:
+    """The file's birth time in ns as ``statx`` reports it (``struct statx``: ``stx_mask`` at 0, ``stx_btime`` at
+    80), or 0 when the call or the file system gives none."""
+    function = _statx()
+    if function is None:
+        return 0
+    buffer = ctypes.create_string_buffer(_STATX_SIZE)
+    if function(_AT_FDCWD, os.fsencode(path), 0, _STATX_BTIME, buffer) != 0:  # type: ignore[operator]
+        return 0
+    mask, = struct.unpack_from("=I", buffer, 0)
+    if not mask & _STATX_BTIME:
+        return 0
+    seconds, nanoseconds = struct.unpack_from("=qI", buffer, 80)
+    return seconds * 1_000_000_000 + nanoseconds
 
 
 def _is_lock(exc: sqlite3.DatabaseError) -> bool:
@@ -147,7 +187,7 @@ class ReadOnlySqlite:
         self.path = path
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
-        self._identity: tuple[int, int] | None = None
+        self._identity: tuple[int, int, int] | None = None
         self.writes_have_task_path = False
         self._open()
 
@@ -195,8 +235,9 @@ class ReadOnlySqlite:
             return self._conn  # type: ignore[return-value]
 
     @property
-    def file_identity(self) -> tuple[int, int] | None:
-        """The identity of the file the connection reads (it is reopened when the file is replaced)."""
+    def file_identity(self) -> tuple[int, int, int] | None:
+        """The identity of the file the connection reads (it is reopened when the file is replaced):
+        (device, inode, birth time in ns or 0)."""
         return self._identity
 
     def read_error(self, exc: sqlite3.DatabaseError) -> StoreError:
