@@ -162,7 +162,7 @@ def test_the_prune_statements_name_a_blob_thread_by_its_bytes_and_delete_it_alon
     code, out = run(capsys, "prune-preview", "--db", str(rows_db), "--threads", token(BLOB_THREAD), "--sql")
     check(code, out, allowed=(0,))
     hexed = BLOB_IDS.encode().hex().upper()
-    assert f"thread_id = X'{hexed}';" in out and f"'{BLOB_IDS}'" not in out
+    assert f"thread_id COLLATE BINARY = X'{hexed}';" in out and f"'{BLOB_IDS}'" not in out
     copy = tmp_path / "copy.db"
     shutil.copy(rows_db, copy)
     with sqlite3.connect(copy) as conn:

@@ -71,7 +71,7 @@ def test_store_wide_pages_list_a_thread_stored_as_bytes_beside_its_namesake(app_
     at = open_page("retention", threads=token(BLOB_THREAD))  # its statements name it by its bytes
     check(at)
     statements = "\n".join(c.value for c in at.code if "DELETE" in c.value)
-    assert f"thread_id = X'{BLOB_IDS.encode().hex().upper()}';" in statements and f"'{BLOB_IDS}'" not in statements
+    assert f"thread_id COLLATE BINARY = X'{BLOB_IDS.encode().hex().upper()}';" in statements and f"'{BLOB_IDS}'" not in statements
 
 
 def test_a_thread_stored_as_bytes_opens_as_its_own(app_on_rows):
