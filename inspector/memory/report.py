@@ -36,8 +36,15 @@ def summary_line(totals: MemoryTotals) -> str:
 def item_rows(rows: list[ItemRow], now: datetime) -> list[dict[str, Any]]:
     """A page of items as a table shows them."""
     return [{"key": r.key, "bytes": r.bytes, "created": time_text(r.created_at), "updated": time_text(r.updated_at),
-             "expiry": expiry_text(r.expires_at, r.ttl_minutes, now), "expired": is_expired(r.expires_at, now),
+             "expiry": row_expiry(r, now), "expired": is_expired(r.expires_at, now),
              "vector rows": r.vector_rows, "problems": "; ".join(r.problems)} for r in rows]
+
+
+def row_expiry(row: ItemRow, now: datetime) -> str:
+    """``expiry_text`` of the row; ``unreadable (see problems)`` when its expiry or TTL column holds no time or number."""
+    if any(p.startswith(("expires_at ", "ttl_minutes ")) for p in row.problems):
+        return "unreadable (see problems)"
+    return expiry_text(row.expires_at, row.ttl_minutes, now)
 
 
 def item_payload(item: Item, now: datetime) -> dict[str, Any]:
@@ -46,7 +53,7 @@ def item_payload(item: Item, now: datetime) -> dict[str, Any]:
     return {
         "namespace": list(row.namespace), "key": row.key, "bytes": row.bytes, "value_chars": item.raw_chars,
         "created_at": row.created_at, "updated_at": row.updated_at, "expires_at": row.expires_at,
-        "ttl_minutes": row.ttl_minutes, "expiry": expiry_text(row.expires_at, row.ttl_minutes, now),
+        "ttl_minutes": row.ttl_minutes, "expiry": row_expiry(row, now),
         "expired": is_expired(row.expires_at, now),
         "vectors": [{"field": v.field_name, "bytes": v.bytes, "dims": v.dims, "updated_at": v.updated_at}
                     for v in item.vectors],

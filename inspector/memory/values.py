@@ -12,13 +12,17 @@ import json
 from typing import Any
 
 from ..state.fields import count_of
-from ..store.depth import TOO_DEEP_KEY, TooDeep, loads
+from ..store.depth import MAX_DEPTH, TOO_DEEP_KEY, TooDeep, loads, too_deep
 
 # Where an item says which thread wrote it: a key of its value, or of a dict under one of ``ORIGIN_KEYS``
 # (``{"metadata": {"thread_id": ...}}``). LangGraph's stores keep no origin of their own.
 THREAD_KEYS = ("thread_id", "threadId", "source_thread_id", "origin_thread_id")
 THREAD_LIST_KEYS = ("thread_ids", "threads", "source_threads")
 ORIGIN_KEYS = ("metadata", "source", "origin", "context", "provenance")
+# A value up to this deep is parsed (Python's JSON parser recurses: well inside its limit), then each top-level field
+# nested past ``depth.MAX_DEPTH`` is set aside with a problem of its own, the other fields shown; a deeper one is
+# not parsed at all (its depth is measured in linear time first).
+PARSE_DEPTH = 400
 MOST_THREADS = 20  # an item naming more is cut here, the rest counted
 LONGEST_THREAD_ID = 1_000  # a "thread id" longer than this names no thread
 
@@ -31,12 +35,14 @@ def parse_value(stored: Any) -> tuple[Any, int, list[str]]:
         stored = bytes(stored).decode("utf-8", "surrogateescape")
     if isinstance(stored, str):
         try:
-            value = loads(stored)
-        except TooDeep as exc:
-            return None, len(stored), [*problems, f"value {exc}"]
+            value = loads(stored, PARSE_DEPTH)
+        except TooDeep:
+            return None, len(stored), [*problems, f"value nested deeper than {PARSE_DEPTH} levels; not shown"]
         except ValueError as exc:
             return stored, len(stored), [*problems, f"value is not JSON ({exc}); shown as text"]
         chars = len(stored)
+        value, deep = _without_deep_fields(value)
+        problems += deep
     else:
         value = stored
         if isinstance(value, dict) and set(value) == {TOO_DEEP_KEY}:
@@ -45,6 +51,21 @@ def parse_value(stored: Any) -> tuple[Any, int, list[str]]:
     if not isinstance(value, dict):
         problems.append(f"value is a JSON {type(value).__name__}, not an object (LangGraph stores a dict)")
     return value, chars, problems
+
+
+def _without_deep_fields(value: Any) -> tuple[Any, list[str]]:
+    """``value`` with each top-level field deeper than ``MAX_DEPTH - 1`` replaced by a too-deep marker, and a problem
+    naming each; a list or a scalar too deep as a whole is not kept."""
+    if isinstance(value, dict):
+        deep = [name for name, inner in value.items() if too_deep(inner, MAX_DEPTH - 1)]
+        if not deep:
+            return value, []
+        kept = {name: ({TOO_DEEP_KEY: f"nested deeper than {MAX_DEPTH} levels; not shown"} if name in deep else inner)
+                for name, inner in value.items()}
+        return kept, [f"field {name!r} nested deeper than {MAX_DEPTH} levels; not shown" for name in deep]
+    if too_deep(value, MAX_DEPTH):
+        return None, [f"value nested deeper than {MAX_DEPTH} levels; not shown"]
+    return value, []
 
 
 def threads_named(value: Any) -> list[str]:

@@ -11,8 +11,8 @@ import streamlit as st
 
 from ..formatting import dumps, human_bytes
 from ..memory import Item
-from ..memory.report import vector_text
-from ..memory.times import expiry_text, is_expired, time_text
+from ..memory.report import row_expiry, vector_text
+from ..memory.times import is_expired, time_text
 from ..memory.values import field_rows
 from ..store import StoreError
 from . import audit_trail, routes
@@ -27,7 +27,7 @@ def render_item(item: Item, now: datetime, checkpoints: Any = None) -> None:
     row = item.row
     st.markdown(f"**{code_span(row.key)}** · {literal(human_bytes(row.bytes))} stored · "
                 f"created {literal(time_text(row.created_at) or '?')} · updated {literal(time_text(row.updated_at) or '?')}")
-    expiry = expiry_text(row.expires_at, row.ttl_minutes, now)
+    expiry = row_expiry(row, now)
     if is_expired(row.expires_at, now):
         st.warning(literal(f"TTL: {expiry}. LangGraph's TTL sweep deletes it; reads with omit_expired skip it."),
                    icon=":material/timer_off:")
