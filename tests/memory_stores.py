@@ -109,7 +109,7 @@ def put_items(store: Any, written: Written) -> None:
     for namespace, key, value, options in ITEMS:
         store.put(namespace, key, value, **options)
         written.items[(namespace, key)] = value
-    time.sleep(0.2)  # GONE_TTL (60 ms) has passed
+    time.sleep(1.1)  # GONE_TTL (60 ms) has passed, and a second more: LangGraph's sweep compares whole seconds
 
 
 def write_sqlite_memory(path: str | Path, checkpoints: bool = True) -> Written:

@@ -48,8 +48,9 @@ def test_an_item_from_its_link_is_masked_drawn_field_by_field_and_says_it_expire
     assert "**`text`** · text ·" in "\n".join(m.value for m in at.markdown)
     assert "not swept yet" in " ".join(w.value for w in at.warning)
     assert "Vector rows (the store's index): text (8 dims, 32 B)" in text
-    (items,) = at.dataframe  # nothing is below users.alice.memories: no tree table, only its items
+    tree, items = at.dataframe
     assert list(items.value["key"]) == ["city", "key", "tea"]
+    assert [label.strip() for label in tree.value["namespace"] if "●" in label] == ["● memories"]  # the one on screen
 
 
 def test_an_item_links_the_thread_it_names_and_says_which_are_not_stored(on_memory):

@@ -36,7 +36,7 @@ POSTGRES = Dialect(
     count="SELECT count(*) FROM store",
     orders={"key": "s.key", "updated": "s.updated_at DESC NULLS LAST, s.key", "bytes": f"{_BYTES} DESC, s.key"},
     ttl={"expires": "s.expires_at", "ttl": "s.ttl_minutes", "with_ttl": "count(s.expires_at)",
-         "expired": "count(*) FILTER (WHERE s.expires_at <= %s)"},
+         "expired": "count(*) FILTER (WHERE s.expires_at < %s)"},  # LangGraph's sweep: expires_at < NOW()
     no_ttl={"expires": "NULL", "ttl": "NULL", "with_ttl": "0", "expired": "0"},
     float32_dims=False,
 )

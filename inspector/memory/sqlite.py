@@ -4,7 +4,8 @@ SQLite connection (``file:...?mode=ro``, ``query_only``; reopened when the file 
 The value column holds JSON: bytes (a BLOB, as ``SqliteStore`` binds orjson's output), or text where something
 else wrote it. A BLOB's length is read from its row header, without reading the value (``typeof``, ``length``);
 a text's bytes are ``length(CAST(value AS BLOB))``. Times are text as the store wrote
-them (``CURRENT_TIMESTAMP``, or a Python datetime); expiry is compared with ``julianday``, which reads both.
+them (``CURRENT_TIMESTAMP``, or a Python datetime); an item counts as expired where LangGraph's TTL sweep would
+delete it (``expires_at < CURRENT_TIMESTAMP``, compared as text).
 An embedding is a BLOB of float32 values (sqlite-vec's ``serialize_float32``): no extension is needed to read it.
 """
 
@@ -36,7 +37,7 @@ SQLITE = Dialect(
     count="SELECT count(*) FROM store",
     orders={"key": "s.key", "updated": "s.updated_at DESC, s.key", "bytes": f"{_BYTES} DESC, s.key"},
     ttl={"expires": "s.expires_at", "ttl": "s.ttl_minutes", "with_ttl": "count(s.expires_at)",
-         "expired": "sum(s.expires_at IS NOT NULL AND julianday(s.expires_at) <= julianday(?))"},
+         "expired": "sum(s.expires_at < ?)"},  # LangGraph's own sweep: expires_at < CURRENT_TIMESTAMP, as text
     no_ttl={"expires": "NULL", "ttl": "NULL", "with_ttl": "0", "expired": "0"},
     float32_dims=True,
 )
@@ -100,7 +101,7 @@ class SqliteMemory(MemoryReader):
         return self._db.vector_migration
 
     def _now_param(self, now: datetime) -> Any:
-        return now.strftime("%Y-%m-%d %H:%M:%S.%f")
+        return now.strftime("%Y-%m-%d %H:%M:%S")  # CURRENT_TIMESTAMP's form
 
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         conn = self._connection()

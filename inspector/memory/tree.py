@@ -139,6 +139,7 @@ def _row(node: Node, depth: int) -> dict[str, Any]:
             "vector rows": node.vector_rows, "newest update": node.newest_update}
 
 
-def indented(label: str, depth: int) -> str:
-    """A tree row's label for a table: indented by depth, an empty label named as such."""
-    return "   " * depth + "└ " + (label if label else "(empty label)")
+def indented(label: str, depth: int, here: bool = False) -> str:
+    """A tree row's label for a table: indented by depth, an empty label named as such; ``here``: marked as the
+    namespace on screen."""
+    return "   " * depth + ("● " if here else "└ ") + (label if label else "(empty label)")

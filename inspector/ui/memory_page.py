@@ -142,17 +142,22 @@ def _breadcrumb(path: tuple[str, ...]) -> None:
         st.button("All namespaces", icon=":material/account_tree:", type="tertiary", on_click=_go, args=((),),
                   disabled=not path, key="memory-crumb-root")
         for depth in range(len(path)):
-            st.caption("›")
+            st.caption("›", width="content")
             st.button(literal(path[depth] or "(empty label)"), type="tertiary", on_click=_go, args=(path[:depth + 1],),
                       disabled=depth == len(path) - 1, key=f"memory-crumb-{depth}-{key_text(path[depth])}")
 
 
 def _tree_table(root: Node, path: tuple[str, ...]) -> None:
-    laid = tree_rows(root, path)
+    """The whole tree when it fits one table (the namespace on screen marked ●), else the part below it."""
+    laid = tree_rows(root)
+    whole = not laid.left_out or not path
+    if not whole:
+        laid = tree_rows(root, path)
     if not laid.rows:
         return
-    st.subheader("Namespaces" if not path else "Below this namespace")
-    rows = [{"namespace": indented(r["label"], r["depth"]), "items": r["items"], "bytes": r["bytes"],
+    st.subheader("Namespaces" if whole else "Below this namespace")
+    rows = [{"namespace": indented(r["label"], r["depth"], tuple(r["namespace"]) == path and bool(path)),
+             "items": r["items"], "bytes": r["bytes"],
              "stored here": r["items here"], "with TTL": r["with TTL"], "expired": r["expired"],
              "vector rows": r["vector rows"], "newest update": time_text(r["newest update"])} for r in laid.rows]
     frame, units = in_units(frame_of(rows), "bytes")
@@ -161,7 +166,7 @@ def _tree_table(root: Node, path: tuple[str, ...]) -> None:
     if laid.left_out:
         st.caption(f"And {laid.left_out:,} more namespace(s) below: pick one above to see its part of the tree.")
     chosen = picked.selection.rows if picked is not None else []
-    if chosen:
+    if chosen and tuple(laid.rows[chosen[0]]["namespace"]) != path:  # (the row on screen picked again: stay)
         _go(tuple(laid.rows[chosen[0]]["namespace"]))
         st.rerun()
 
@@ -184,10 +189,10 @@ def _items_section(reader: MemoryReader, url: str, prefix: str, stored: int, now
     picked = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                           key=f"memory-items-{key_text(prefix)}-{page}-{sort}", column_config=units)
     chosen = picked.selection.rows if picked is not None else []
-    if chosen:
+    given = st.query_params.get(KEY_PARAM)
+    if chosen and (not given or id_from_url(given) != items[chosen[0]].key):
         _go(namespace_of(prefix), items[chosen[0]].key)
         st.rerun()
-    given = st.query_params.get(KEY_PARAM)
     if given:
         _item_section(reader, url, prefix, id_from_url(given), now, minute)
     else:

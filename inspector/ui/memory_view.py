@@ -69,7 +69,7 @@ def _threads(threads: list[str], checkpoints: Any) -> None:
         return
     absent = []
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-        st.caption("Written by (the item says):")
+        st.caption("Written by (the item says):", width="content")
         for thread_id in threads:
             if checkpoints is not None and _has_thread(checkpoints, thread_id):
                 routes.link("thread", f"thread {thread_id}", routes.checkpoint_params(thread_id),
