@@ -8,9 +8,9 @@ read-only connections (``store.sqlite.connect``: ``mode=ro`` and ``query_only``;
 
 ``reading`` turns rows into records (``model``) with each backend's SQL (``sqlite``, ``postgres``); ``tree`` lays
 namespaces out as a tree with counts and bytes; ``values`` parses one item's value under the depth guard and finds
-the threads it names; ``times`` reads and says times, TTL and expiry. Values come back raw: the CLI and the pages
-mask them as they mask state. Imports ``store`` (connections, depth guard, ids) and ``state.fields``; never
-streamlit.
+the threads it names; ``times`` reads and says times, TTL and expiry; ``report`` holds the rows the page and the
+CLI both show. Values come back raw: the CLI and the pages mask them as they mask state. Imports ``store``
+(connections, depth guard, ids), ``state.fields`` and ``formatting``; never streamlit.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The plain records the memory reading returns: a namespace's aggregate, an item's row, an item with its value,
-its vector rows, and a day of growth. Times are aware datetimes in UTC, or None where the store holds none (or
-text that is no time: the record then carries a problem)."""
+its vector rows, and a day of growth. Times are aware datetimes (``times.stored_time``), or None where the store
+holds none (or text that is no time: the record then carries a problem)."""
 
 from __future__ import annotations
 

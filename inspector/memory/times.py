@@ -2,8 +2,8 @@
 
 SQLite's store writes ``CURRENT_TIMESTAMP`` (``2025-03-01 12:00:00``, UTC), Python datetimes
 (``2025-03-01 12:00:00.123456+00:00``) and ``DATETIME(...)`` results as text; PostgreSQL's are
-``timestamptz``. Every one is read as an aware datetime in UTC; a text that is no time is None, and
-the item says so (``time_problem``).
+``timestamptz``. Every one is read as an aware datetime and shown in UTC; a text that is no time is None,
+and the item says so (``time_problem``).
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ LONGEST_TIME_TEXT = 64  # a stored "time" longer than this is no time LangGraph 
 
 
 def stored_time(value: Any) -> datetime | None:
-    """A created/updated/expires column as an aware UTC datetime; None when empty or not a time."""
+    """A created/updated/expires column as an aware datetime (UTC, or PostgreSQL's session zone); None when empty or
+    not a time."""
     if value is None:
         return None
-    if isinstance(value, datetime):
-        return value.astimezone(timezone.utc) if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, datetime):  # PostgreSQL's, in the session's zone: compared as they are, shown in UTC
+        return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
     if not isinstance(value, str) or len(value) > LONGEST_TIME_TEXT:
         return None
     try:
@@ -67,4 +68,4 @@ def is_expired(expires_at: datetime | None, now: datetime) -> bool:
 
 def time_text(value: datetime | None) -> str:
     """``2025-03-01 12:00:00 UTC``; empty when unknown."""
-    return f"{value:%Y-%m-%d %H:%M:%S} UTC" if value is not None else ""
+    return f"{value.astimezone(timezone.utc):%Y-%m-%d %H:%M:%S} UTC" if value is not None else ""

@@ -16,7 +16,7 @@ from .model import MemoryTotals, NamespaceRow, namespace_of, prefix_of
 TREE_ROWS = 500  # rows a tree table shows; the rest are counted
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """One namespace path: what is stored at it (``own_*``) and at it and below (``items``, ``bytes``, ...)."""
 
@@ -31,6 +31,8 @@ class Node:
     vector_bytes: int = 0
     newest_update: datetime | None = None
     stored: bool = False  # a namespace items are stored in (else only a path to deeper ones)
+    namespaces: int = 0  # stored namespaces at and below it
+    nodes: int = 1  # nodes at and below it (itself included)
     children: dict[str, "Node"] = field(default_factory=dict)
 
     @property
@@ -41,41 +43,46 @@ class Node:
     def prefix(self) -> str:
         return prefix_of(self.path)
 
-    def namespaces(self) -> int:
-        """Stored namespaces at and below this node."""
-        count, stack = 0, [self]
-        while stack:
-            node = stack.pop()
-            count += node.stored
-            stack.extend(node.children.values())
-        return count
-
 
 def build_tree(rows: Iterable[NamespaceRow]) -> Node:
-    """The root (path ``()``) of the tree of every namespace in ``rows``."""
+    """The root (path ``()``) of the tree of every namespace in ``rows``: each stored namespace's own counts set,
+    then one pass from the leaves up sums them into every ancestor."""
     root = Node(())
+    order = [root]  # every node, each after its parent
     for row in rows:
         path = namespace_of(row.prefix)
-        node, chain = root, [root]
-        for depth in range(len(path)):
-            label = path[depth]
+        node = root
+        for depth, label in enumerate(path):
             child = node.children.get(label)
             if child is None:
                 child = node.children[label] = Node(path[:depth + 1])
+                order.append(child)
             node = child
-            chain.append(node)
         node.stored = node.stored or row.items > 0
         node.own_items += row.items
         node.own_bytes += row.bytes
-        for at in chain:
-            at.items += row.items
-            at.bytes += row.bytes
-            at.with_ttl += row.with_ttl
-            at.expired += row.expired
-            at.vector_rows += row.vector_rows
-            at.vector_bytes += row.vector_bytes
-            if row.newest_update is not None and (at.newest_update is None or row.newest_update > at.newest_update):
-                at.newest_update = row.newest_update
+        node.with_ttl += row.with_ttl
+        node.expired += row.expired
+        node.vector_rows += row.vector_rows
+        node.vector_bytes += row.vector_bytes
+        if row.newest_update is not None and (node.newest_update is None or row.newest_update > node.newest_update):
+            node.newest_update = row.newest_update
+    for node in reversed(order):  # children before their parent
+        node.items += node.own_items
+        node.bytes += node.own_bytes
+        node.namespaces += node.stored
+        for child in node.children.values():
+            node.items += child.items
+            node.bytes += child.bytes
+            node.with_ttl += child.with_ttl
+            node.expired += child.expired
+            node.vector_rows += child.vector_rows
+            node.vector_bytes += child.vector_bytes
+            node.namespaces += child.namespaces
+            node.nodes += child.nodes
+            if child.newest_update is not None and (node.newest_update is None
+                                                     or child.newest_update > node.newest_update):
+                node.newest_update = child.newest_update
     return root
 
 
@@ -90,7 +97,7 @@ def find(root: Node, path: tuple[str, ...]) -> Node | None:
 
 
 def totals(root: Node) -> MemoryTotals:
-    return MemoryTotals(root.items, root.namespaces(), root.bytes, root.with_ttl, root.expired, root.vector_rows,
+    return MemoryTotals(root.items, root.namespaces, root.bytes, root.with_ttl, root.expired, root.vector_rows,
                         root.vector_bytes)
 
 
@@ -107,30 +114,16 @@ def tree_rows(root: Node, under: tuple[str, ...] = (), limit: int = TREE_ROWS) -
     if start is None:
         return TreeRows([], 0)
     rows: list[dict[str, Any]] = []
-    total = 0
     stack = [(child, 0) for child in _ordered(start)][::-1]
-    while stack:
+    while stack and len(rows) < limit:
         node, depth = stack.pop()
-        total += 1
-        if len(rows) < limit:
-            rows.append(_row(node, depth))
-            stack.extend([(child, depth + 1) for child in _ordered(node)][::-1])
-        else:
-            total += _descendants(node)
-    return TreeRows(rows, total - len(rows))
+        rows.append(_row(node, depth))
+        stack.extend([(child, depth + 1) for child in _ordered(node)][::-1])
+    return TreeRows(rows, start.nodes - 1 - len(rows))
 
 
 def _ordered(node: Node) -> list[Node]:
     return sorted(node.children.values(), key=lambda n: (-n.items, n.label))
-
-
-def _descendants(node: Node) -> int:
-    count, stack = 0, list(node.children.values())
-    while stack:
-        current = stack.pop()
-        count += 1
-        stack.extend(current.children.values())
-    return count
 
 
 def _row(node: Node, depth: int) -> dict[str, Any]:
