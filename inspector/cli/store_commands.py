@@ -109,6 +109,7 @@ def open_from_args(args: argparse.Namespace) -> Store:
     audit(args, url, settings)
     store = open_store(url, **store_options(settings))
     try:
+        _marks_from_cache(store, settings)
         _stored_namespace(store, args)
     except BaseException:
         store.close()
@@ -116,16 +117,29 @@ def open_from_args(args: argparse.Namespace) -> Store:
     return store
 
 
+def _marks_from_cache(store: Store, settings: Settings) -> None:
+    """Open the analysis cache once, so that its key keys the redaction marks: a namespace masked in one run's
+    output is masked the same in the next run and on the dashboard sharing the cache (``--ns`` given as shown
+    finds it). Skipped, quietly, where the cache is off or unusable (the commands that use it say why)."""
+    try:
+        cache = open_cache(settings.cache_dir, settings.cache_max_mb, store, settings.cache_url)
+    except (CacheError, OSError):
+        return
+    if cache is not None:
+        cache.close()
+
+
 def _stored_namespace(store: Store, args: argparse.Namespace) -> None:
     """``--ns`` given as output shows a namespace whose name is masked (``[redacted api-key · … · #…]:<task id>``):
-    the thread's namespace masked so in this run (marks are the same from run to run with ``redact_hash_key``)."""
+    the thread's namespace masked so in this run (marks are the same from run to run while the analysis cache is
+    on, or with ``redact_hash_key``)."""
     ns, thread = getattr(args, "ns", None), getattr(args, "thread", None)
     if not isinstance(ns, str) or MARK_PREFIX not in ns or not isinstance(thread, str):
         return
     found = sorted({r.checkpoint_ns for r in store.timeline_keys(thread) if masked_name(r.checkpoint_ns) == ns})
     if len(found) != 1:
         raise ValueError(f"--ns {quoted(ns)} names no namespace of thread {quoted(thread)} as this run masks them "
-                         "(a mark changes from run to run unless the setting redact_hash_key is set)"
+                         "(marks change from run to run when the analysis cache is off, unless redact_hash_key is set)"
                          if not found else f"--ns {quoted(ns)} names {len(found)} namespaces of thread {quoted(thread)}")
     args.ns = found[0]
 

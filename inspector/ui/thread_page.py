@@ -32,7 +32,6 @@ from . import (
     audit_trail,
     branch_links,
     bundle_view,
-    connection,
     data,
     diff_view,
     follow,
@@ -105,7 +104,7 @@ def render() -> None:
         st.title("Thread")
         _back("No thread selected: open one from the thread list.")
         return
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     try:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ..history.thread_list import SearchTooLong, ThreadPages, thread_records
 from ..store import StoreError
-from . import connection, data, reveal, routes, sizes_views
+from . import data, reveal, routes, sizes_views
 from .inert import literal
 from .tables import frame_of, in_units
 
@@ -16,7 +16,7 @@ SEARCH_KEY = "threads_q"
 
 def render() -> None:
     st.title("Threads")
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     for stray in ("thread", "checkpoint", "ns", "step", routes.PANEL_PARAM):  # Back from a thread lands here with them
