@@ -144,6 +144,34 @@ tables beside them: ``fact_cache_growth``."""
         self.misses += asked - len(found)
         return found
 
+    def get_threads(self, store: str, kind: str, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], Any]:
+        """``get`` for many threads at once (a page of the thread list): the facts of ``kind`` held for
+        ``(thread, ns, checkpoint id)`` triples, one query per ``CHUNK`` threads, the threads marked used."""
+        wanted = {(token(t), token(ns), token(cid)): (t, ns, cid) for t, ns, cid in keys}
+        threads = sorted({t for t, _, _ in wanted})
+        m = self.MARK
+
+        def read(conn: Any) -> dict[tuple[str, str, str], Any]:
+            found: dict[tuple[str, str, str], Any] = {}
+            for start in range(0, len(threads), self.CHUNK):
+                chunk = threads[start : start + self.CHUNK]
+                among, params = self._threads_match(chunk, False)
+                rows = conn.execute(f"SELECT thread, ns, checkpoint, value FROM {self.FACTS} WHERE store = {m} "
+                                    f"AND kind = {m} AND {among}", [store, kind, *params]).fetchall()
+                found.update({wanted[(t, ns, cid)]: unpack(bytes(value)) for t, ns, cid, value in rows
+                              if (t, ns, cid) in wanted})
+                used = sorted({key[0] for key, asked in wanted.items() if asked in found} & set(chunk))
+                if used:
+                    among, params = self._threads_match(used, False)
+                    conn.execute(f"UPDATE {self.THREADS} SET used = {m} WHERE store = {m} AND {among}",
+                                 [time.time(), store, *params])
+            return found
+
+        found = self._run(read) if wanted else {}
+        self.hits += len(found)
+        self.misses += len(wanted) - len(found)
+        return found
+
     def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any]) -> None:
         """Store facts (a fact already there is kept: it was computed from the same immutable checkpoint)."""
         if not facts:

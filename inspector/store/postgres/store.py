@@ -26,13 +26,14 @@ from .files import PgFiles
 from .growth import PgGrowth
 from .orphans import PgOrphans
 from .retention import PgRetention
+from .shapes import PgShapes
 from .sizes import pg_field_sizes
 from .states import PgStates
 from .threads import PgThreads
 from .timeline import PgTimeline
 
 
-class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgStates, PgRetention, PgExport):
+class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgStates, PgShapes, PgRetention, PgExport):
     """A LangGraph PostgreSQL checkpoint database, read through read-only sessions."""
 
     kind = "postgres"
