@@ -25,11 +25,6 @@ from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage
-from langgraph.checkpoint.base import empty_checkpoint
-from langgraph.graph import END, START, StateGraph
-
-from inspector.schema.thread_state import ThreadState
 
 UPDATED = ("df-update-a", "df-update-b", "df-update-c", "df-update-d")  # every DeerFlow field set by update_state
 PUT = "df-put"  # put straight into the saver
@@ -70,12 +65,19 @@ def folders(data_dir: Path, thread_id: str) -> dict[str, str]:
 
 
 def _model(state: dict) -> dict:
+    from langchain_core.messages import AIMessage
+
     number = len(state["messages"])
     return {"messages": [AIMessage(f"answer {number}", id=f"ai-{number}")]}
 
 
-def deerflow_graph(checkpointer: Any, schema: type = ThreadState) -> Any:
-    graph = StateGraph(schema)
+def deerflow_graph(checkpointer: Any, schema: type | None = None) -> Any:
+    """A graph over DeerFlow's ``ThreadState`` (or ``schema``): one ``model`` node answering."""
+    from langgraph.graph import END, START, StateGraph
+
+    from inspector.schema.thread_state import ThreadState
+
+    graph = StateGraph(schema or ThreadState)
     graph.add_node("model", _model)
     graph.add_edge(START, "model")
     graph.add_edge("model", END)
@@ -84,6 +86,8 @@ def deerflow_graph(checkpointer: Any, schema: type = ThreadState) -> Any:
 
 def first_update(data_dir: Path, thread_id: str) -> dict[str, Any]:
     """Every DeerFlow field of a thread, as an import or DeerFlow's own APIs set them in one update."""
+    from langchain_core.messages import HumanMessage
+
     chart = f"{UP}/chart.png"
     return {
         "messages": [HumanMessage("Chart last month's sales.", id=f"{thread_id}-h1", additional_kwargs={
@@ -101,6 +105,8 @@ def first_update(data_dir: Path, thread_id: str) -> dict[str, Any]:
 
 
 def write_updated(app: Any, data_dir: Path, thread_id: str) -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+
     config = {"configurable": {"thread_id": thread_id}}
     app.update_state(config, first_update(data_dir, thread_id), as_node="model")
     app.update_state(config, {"messages": [AIMessage("Here is the chart.", id=f"{thread_id}-a1")]}, as_node="model")
@@ -112,6 +118,9 @@ def write_updated(app: Any, data_dir: Path, thread_id: str) -> None:
 
 def write_put(saver: Any, data_dir: Path, thread_id: str) -> None:
     """Two checkpoints put straight into the saver (a copy, a migration): no write rows at all."""
+    from langchain_core.messages import AIMessage
+    from langgraph.checkpoint.base import empty_checkpoint
+
     values = {k: v for k, v in first_update(data_dir, thread_id).items()}
     parent = None
     for step, extra in enumerate(({}, {"messages": [*values["messages"], AIMessage("Done.", id=f"{thread_id}-a1")]})):
@@ -126,6 +135,7 @@ def write_put(saver: Any, data_dir: Path, thread_id: str) -> None:
 
 def write_delta(saver: Any, data_dir: Path) -> None:
     from deerflow_main_graph import MODE_KEY, DeltaThreadState
+    from langchain_core.messages import HumanMessage
 
     app = deerflow_graph(saver, DeltaThreadState)
     for turn in range(4):
@@ -136,6 +146,8 @@ def write_delta(saver: Any, data_dir: Path) -> None:
 
 
 def write_bare(app: Any) -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+
     config = {"configurable": {"thread_id": BARE}}
     app.update_state(config, {"messages": [HumanMessage("Hello?", id=f"{BARE}-h1")], "title": "Hello"}, as_node="model")
     app.update_state(config, {"messages": [AIMessage("Hello!", id=f"{BARE}-a1")]}, as_node="model")
@@ -171,6 +183,8 @@ def _name(state: dict) -> dict:
 
 
 def names_alike_graph(checkpointer: Any = None) -> Any:
+    from langgraph.graph import END, START, StateGraph
+
     graph = StateGraph(NamesAlike)
     for name, node in (("plan", _plan), ("fetch", _fetch), ("keep", _keep), ("name", _name)):
         graph.add_node(name, node)
@@ -180,9 +194,6 @@ def names_alike_graph(checkpointer: Any = None) -> Any:
     graph.add_edge("keep", "name")
     graph.add_edge("name", END)
     return graph.compile(checkpointer=checkpointer)
-
-
-graph = names_alike_graph()  # ``--schema profile_stores:graph``
 
 
 def write_alike(saver: Any) -> None:
@@ -212,6 +223,7 @@ def write_deerflow_store(saver: Any, data_dir: Path) -> None:
 def write_apps(saver: Any) -> None:
     """deepagents, swarm and supervisor threads through ``saver``, as ``tests/apps`` writes them to SQLite."""
     from apps import deep_agent, supervisor_agents, swarm_agents
+    from langchain_core.messages import HumanMessage
 
     from inspector.demo.chat_model import ScriptedChatModel
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from altered_copies import rewrite_checkpoint
-from profile_stores import (  # noqa: F401 (fixtures)
+from profile_stores import (
     AGENT,
     ALIKE,
     BARE,
@@ -26,10 +26,7 @@ from profile_stores import (  # noqa: F401 (fixtures)
     UP,
     UPDATED,
     ProfileStore,
-    apps_postgres,
     deerflow_graph,
-    deerflow_postgres,
-    deerflow_sqlite,
     postgres_store,
     write_updated,
 )

@@ -12,6 +12,8 @@ profiles read. The thread list reads a page of threads' newest checkpoints at on
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +41,7 @@ class ThreadFacts:
     shapes: Mapping[str, Shape] = field(default_factory=dict)
     held: frozenset[str] = frozenset()
     problem: str | None = None
+    judged: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)  # shape_rules.judge, per rules
 
     def metadata_key(self, key: str) -> Any:
         """The first value ``key`` has in the metadata read, or None."""
@@ -124,15 +127,30 @@ def newest_holdings(store: Any, keys: list[tuple[str, str]], cache: Any = None) 
     return found
 
 
+def _store_names(store: Any) -> tuple[str, str]:
+    """The store's URL and file name (SQLite), read once per store object."""
+    try:
+        found = _names.get(store)
+    except TypeError:  # a store that cannot be weakly referenced
+        found = None
+    if found is None:
+        from pathlib import Path
+
+        path = getattr(store, "path", None)
+        found = (str(getattr(store, "url", "") or ""), Path(path).name if path else "")
+        with contextlib.suppress(TypeError):
+            _names[store] = found
+    return found
+
+
+_names: weakref.WeakKeyDictionary[Any, tuple[str, str]] = weakref.WeakKeyDictionary()
+
+
 def facts_of(store: Any, thread_id: str, held: CheckpointShapes | None, written: set[str] | None = None,
              metadata: tuple[dict[str, Any], ...] = ()) -> ThreadFacts:
     """A thread's facts from what its newest root checkpoint holds (``held``), the channels its writes name
     and the metadata read besides (its first root checkpoint's)."""
-    from pathlib import Path
-
-    url = str(getattr(store, "url", "") or "")
-    path = getattr(store, "path", None)
-    store_file = Path(path).name if path else ""
+    url, store_file = _store_names(store)
     channels = frozenset(written or ())
     if held is None:
         return ThreadFacts(thread_id, url, store_file, channels, metadata)

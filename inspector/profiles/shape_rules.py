@@ -51,8 +51,16 @@ class Judged:
         return [name for name in self.foreign if name in marked]
 
 
-def judge(rules: Iterable[ShapeRule], facts: ThreadFacts, title: str) -> Judged:
-    """Each rule's channel, where the thread's newest checkpoint holds it, judged by its shape."""
+def judge(rules: tuple[ShapeRule, ...], facts: ThreadFacts, title: str) -> Judged:
+    """Each rule's channel, where the thread's newest checkpoint holds it, judged by its shape (once per facts)."""
+    key = (id(rules), title)  # rules are each profile's constant tuple
+    found = facts.judged.get(key)
+    if found is None:
+        found = facts.judged[key] = _judge(rules, facts, title)
+    return found
+
+
+def _judge(rules: tuple[ShapeRule, ...], facts: ThreadFacts, title: str) -> Judged:
     fits, foreign, against = [], [], []
     for rule in rules:
         shape = facts.shape(rule.channel)

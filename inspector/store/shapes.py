@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .decode import Opaque
 
@@ -47,9 +47,8 @@ def key_kind(key: Any) -> str:
     return "int" if isinstance(key, int) else "other"
 
 
-@dataclass(frozen=True)
-class Shape:
-    """What a stored value is, without its text.
+class Shape(NamedTuple):
+    """What a stored value is, without its text (a named tuple: thousands are read back per page of threads).
 
     ``kind``: ``map``, ``list``, ``str``, ``int``, ``float``, ``bool``, ``none``, ``bytes``, ``message`` (a
     LangChain message), ``object`` (another typed value, named by ``name``) or ``opaque`` (encrypted,
@@ -98,13 +97,14 @@ class Shape:
 
     @classmethod
     def from_data(cls, data: Any, depth: int = 0) -> "Shape":
-        if not isinstance(data, list) or len(data) < 7 or depth > 3:
+        if type(data) is not list or len(data) < 7 or depth > 3:
             return cls("opaque")
         kind, size, name, keys, key_kinds, items, cut = data[:7]
-        return cls(str(kind), size if isinstance(size, int) else None, str(name or ""),
-                   tuple(k for k in keys if isinstance(k, str)) if isinstance(keys, list) else (),
-                   tuple(k for k in key_kinds if isinstance(k, str)) if isinstance(key_kinds, list) else (),
-                   tuple(cls.from_data(i, depth + 1) for i in items) if isinstance(items, list) else (), bool(cut))
+        return cls(str(kind), size if type(size) is int else None, name if type(name) is str else "",
+                   tuple(k for k in keys if type(k) is str) if type(keys) is list and keys else (),
+                   tuple(k for k in key_kinds if type(k) is str) if type(key_kinds) is list and key_kinds else (),
+                   tuple([cls.from_data(i, depth + 1) for i in items]) if type(items) is list and items else (),
+                   cut is True)
 
 
 @dataclass(frozen=True)
