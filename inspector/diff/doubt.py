@@ -115,3 +115,21 @@ def checked_replay(store: Any, thread_id: str, ns: str = "", cache: Any = None,
                          sum(1 for s in steps if s.status == "mismatch"), sum(len(s.mismatches) for s in steps),
                          refused(steps), len(theirs), result)
     return CheckedReplay(plain, result, generic, chosen, doubt)
+
+
+def cached_reading(store: Any, thread_id: str, rows: list[Any], cache: Any,
+                   found: dict[tuple[str, str], StepReplay]) -> dict[tuple[str, str], StepReplay]:
+    """The verdicts a page of a history shows from the analysis cache (``found``: those of the profile in force):
+    the generic reading's where the profile's would be doubted on these rows and the cache holds the generic
+    ones too (a replay that doubted the profile kept both), else ``found``."""
+    from ..profiles import current
+    from ..profiles.langgraph import GENERIC_SCHEMA
+    from .thread_replay import cached_verdicts
+
+    chosen = current()
+    if chosen is None or not found or not suspect(chosen, list(found.values())):
+        return found
+    generic = cached_verdicts(store, thread_id, rows, cache, GENERIC_SCHEMA)
+    if set(generic) != set(found) or len(troubled(list(generic.values()))) >= len(troubled(list(found.values()))):
+        return found
+    return generic

@@ -17,6 +17,7 @@ from ..diff import (
     replay_step,
     verdict,
 )
+from ..diff.doubt import cached_reading
 from ..diff.thread_replay import schema_fingerprint
 from ..formatting import dumps
 from ..history.lineage import MISSING_PARENT
@@ -106,8 +107,11 @@ def render_doubt(doubt: ProfileDoubt | None) -> None:
 
 
 def cached_marks(store: Store, thread_id: str, rows: list[CheckpointRow]) -> dict[tuple[str, str], str]:
-    """Marks for ``rows`` (a page of the history) from the verdicts the analysis cache already holds."""
-    return {key: step_mark(check) for key, check in cached_verdicts(store, thread_id, rows, data.analysis_cache(store)).items()}
+    """Marks for ``rows`` (a page of the history) from the verdicts the analysis cache already holds (the generic
+    reading's where the thread's profile was doubted: ``diff.doubt``)."""
+    cache = data.analysis_cache(store)
+    found = cached_reading(store, thread_id, rows, cache, cached_verdicts(store, thread_id, rows, cache))
+    return {key: step_mark(check) for key, check in found.items()}
 
 
 def step_mark(check: StepReplay) -> str:
