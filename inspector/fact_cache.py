@@ -190,6 +190,25 @@ tables beside them: ``fact_cache_growth``."""
 
         self._run(write)
 
+    def put_threads(self, store: str, kind: str, facts: dict[tuple[str, str, str], Any]) -> None:
+        """``put`` for many threads at once, in one transaction: facts keyed by ``(thread, ns, checkpoint id)``."""
+        if not facts:
+            return
+        rows = [(store, token(t), token(ns), token(cid), kind, pack(value)) for (t, ns, cid), value in facts.items()]
+        threads = sorted({row[1] for row in rows})
+        m = self.MARK
+
+        def write(conn: Any) -> None:
+            with self._transaction(conn):
+                self._insert_facts(conn, rows)
+                for thread in threads:
+                    size = conn.execute(f"SELECT coalesce(sum({self.LENGTH}(value)), 0) FROM {self.FACTS} "
+                                        f"WHERE store = {m} AND thread = {m}", [store, thread]).fetchone()[0]
+                    conn.execute(self.UPSERT_THREAD, [store, thread, time.time(), size])
+                self._evict(conn, keep=(store, threads[0]))
+
+        self._run(write)
+
     def _evict(self, conn: Any, keep: tuple[str, str]) -> None:
         """Drop whole threads, least recently used first, until the facts fit in ``max_bytes``."""
         m = self.MARK

@@ -120,10 +120,16 @@ def newest_holdings(store: Any, keys: list[tuple[str, str]], cache: Any = None) 
     missing = [(thread_id, "", newest) for thread_id, newest in keys if thread_id not in found]
     if not missing:
         return found
-    for (thread_id, _, newest), held in store.checkpoint_shapes(missing).items():
+    read = store.checkpoint_shapes(missing)
+    for (thread_id, _, _), held in read.items():
         found[thread_id] = held
-        if cache is not None:
-            cache.put(identity, thread_id, EVIDENCE_KIND, {("", newest): _as_fact(held)})
+    if cache is not None and read:
+        facts = {key: _as_fact(held) for key, held in read.items()}
+        if hasattr(cache, "put_threads"):
+            cache.put_threads(identity, EVIDENCE_KIND, facts)
+        else:
+            for (thread_id, ns, newest), fact in facts.items():
+                cache.put(identity, thread_id, EVIDENCE_KIND, {(ns, newest): fact})
     return found
 
 

@@ -23,15 +23,18 @@ class SqliteShapes:
         found: dict[ThreadKey, CheckpointShapes] = {}
         for start in range(0, len(keys), _CHUNK):
             chunk = keys[start : start + _CHUNK]
-            match = (f"(thread_id, checkpoint_ns, checkpoint_id) IN (VALUES {','.join(['(?, ?, ?)'] * len(chunk))})",
-                     [part for key in chunk for part in key])
+            # each key looked up on the primary key (a row-value IN list would scan the table)
+            keys_sql = f"WITH k(t, n, i) AS (VALUES {','.join(['(?, ?, ?)'] * len(chunk))}) "
+            join = ("FROM k CROSS JOIN checkpoints c ON c.thread_id = k.t AND c.checkpoint_ns = k.n "
+                    "AND c.checkpoint_id = k.i")
+            params = [part for key in chunk for part in key]
             try:
-                rows = self._query("SELECT thread_id, checkpoint_ns, checkpoint_id, rowid, type, length(checkpoint), "
-                                   f"metadata FROM checkpoints WHERE {match[0]}", match[1])
+                rows = self._query(keys_sql + "SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.rowid, c.type, "
+                                   f"length(c.checkpoint), c.metadata {join}", params)
             except StoreError:  # a table without rowids: each blob read whole
                 rows = [(t, n, c, None, *rest) for t, n, c, *rest in self._query(
-                    "SELECT thread_id, checkpoint_ns, checkpoint_id, type, length(checkpoint), metadata "
-                    f"FROM checkpoints WHERE {match[0]}", match[1])]
+                    keys_sql + "SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.type, length(c.checkpoint), "
+                    f"c.metadata {join}", params)]
             for thread_id, ns, cid, rowid, type_tag, length, raw_meta in rows:
                 key = (thread_id, ns, cid)
                 found[key] = self._shapes_of(key, rowid, type_tag, length or 0, metadata(raw_meta))
