@@ -370,3 +370,7 @@ def test_a_truncated_or_endless_blob_is_walked_within_its_bound():
         + msgpack.packb("x") + msgpack.packb("channel_versions") + msgpack.packb({})
     found = checkpoint_shapes(BytesReader(nested))
     assert found.held == ("deep", "ok") and found.shapes["ok"].kind == "str" and found.shapes["deep"].kind == "list"
+    for claim in (b"\xdd\xff\xff\xff\xff" + b"\x01" * 10, b"\xc9\xff\xff\xff\xff\x05\x92\xa3abc"):  # 4 G items, bytes
+        lying = b"\x81" + msgpack.packb("channel_values") + b"\x81" + msgpack.packb("liar") + claim
+        found = checkpoint_shapes(BytesReader(lying))
+        assert found.held == ("liar",) and found.problem == "the stored bytes end early", found

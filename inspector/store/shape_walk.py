@@ -177,7 +177,9 @@ class Walk:
         where it ends, each value walked once; the end is None when the bytes end first (a bounded prefix)."""
         self._spend()
         kind, header, payload, n = self.head(pos)
-        end = pos + header + payload
+        end: int | None = pos + header + payload
+        if end > self.reader.length:  # a length past the stored bytes: a corrupt blob
+            end = None
         if kind in ("str", "bytes"):
             return Shape(kind, payload), end
         if kind == "ext":
