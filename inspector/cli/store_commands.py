@@ -15,7 +15,7 @@ from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
 from ..history.thread_list import SEARCH_LONGEST, thread_list, thread_records
 from ..history.timeline_rows import kind_columns
-from ..profiles import name_profile, reading
+from ..profiles import listed_readings, name_profile, reading
 from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..safety.audit import AuditTrail
 from ..safety.redaction import MARK_PREFIX
@@ -193,13 +193,25 @@ def cmd_threads(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         listing = thread_list(store, args.search, args.limit, args.offset, args.sort,
                               mask=None if getattr(args, "reveal", False) else masked)
+        cache = open_cache_for(store, args)
+        try:
+            chosen = listed_readings(store, listing.threads, cache)
+        finally:
+            if cache is not None:
+                cache.close()
     if args.json:
-        print_json(listing)
+        print_json({"total": listing.total, "threads": [
+            {**to_jsonable(t), "profile": _profile_json(chosen.get(t.thread_id))} for t in listing.threads]})
         return 0
-    print_table(None, thread_records(listing.threads), prose=("title",),
+    print_table(None, thread_records(listing.threads, chosen), prose=("title",),
                 formats={"last update": lambda d: d.strftime("%Y-%m-%d %H:%M:%S"), "stored bytes": human_bytes})
     say(f"{len(listing.threads)} of {listing.total} thread(s)")
     return 0
+
+
+def _profile_json(chosen: Any) -> dict[str, Any] | None:
+    """A thread's profile in ``threads --json``: its name, title and why."""
+    return None if chosen is None else {"name": chosen.name, "title": chosen.title, "reason": chosen.reason}
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
