@@ -120,12 +120,15 @@ def open_from_args(args: argparse.Namespace) -> Store:
 def _marks_from_cache(store: Store, settings: Settings) -> None:
     """Open the analysis cache once, so that its key keys the redaction marks: a namespace masked in one run's
     output is masked the same in the next run and on the dashboard sharing the cache (``--ns`` given as shown
-    finds it). Skipped, quietly, where the cache is off or unusable (the commands that use it say why)."""
+    finds it). Skipped, quietly, where the cache is off or unusable (the commands that use it say why); a cache
+    this opening rebuilt is said here, once."""
     try:
         cache = open_cache(settings.cache_dir, settings.cache_max_mb, store, settings.cache_url)
     except (CacheError, OSError):
         return
     if cache is not None:
+        if cache.notice:
+            warn(f"warning: {cache.notice}")
         cache.close()
 
 
