@@ -54,7 +54,7 @@ def test_a_bundle_opened_with_db_shows_its_pictures(page, streamlit_app, tmp_pat
     url = streamlit_app(str(bundle))
     page.goto(f"{url}/thread?thread={CASE}")
     wait_for_app(page, timeout=120_000)
-    page.locator("[data-testid='stImage']").first.wait_for(timeout=60_000)
+    page.locator("[data-testid='stImage'] img").nth(1).wait_for(timeout=60_000)  # pictures render one by one
     assert page.locator("[data-testid='stImage'] img").count() >= 2
     assert page.get_by_text("A support bundle, read from a private copy.").count() == 1
     shot(page, "bundle-thread-page")

@@ -92,8 +92,9 @@ def test_diff_page_compares_two_threads_from_a_link(two_runs, app_on_store):
     with open_store(str(two_runs)) as store:
         newest = {t: max((r for r in store.timeline(t) if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
                   for t in (FIRST, SECOND)}
-    assert at.selectbox[0].value == FIRST  # the thread picker, then a checkpoint of each thread
-    assert [s.value for s in at.selectbox[1:]] == [newest[FIRST].checkpoint_id, newest[SECOND].checkpoint_id]
+    pickers = [s for s in at.selectbox if s.label != "Profile"]  # the profile picker aside
+    assert pickers[0].value == FIRST  # the thread picker, then a checkpoint of each thread
+    assert [s.value for s in pickers[1:]] == [newest[FIRST].checkpoint_id, newest[SECOND].checkpoint_id]
     text = all_text(at)
     assert "two threads: messages are matched by content" in text
     assert "**messages**" in text and "**thread_data**" in text and "**todos**" not in text
