@@ -10,7 +10,7 @@ import pytest
 from browser_helpers import shot, wait_for_app
 from bundle_helpers import CASE, FAKE_KEY, write_support_case
 from playwright.sync_api import expect
-from rerun_helpers import FIRST, SECOND, demo_with_second_run
+from rerun_helpers import FIRST, SECOND
 
 from inspector.bundle import write_bundle
 from inspector.settings import Settings
@@ -18,8 +18,8 @@ from inspector.store import open_store
 
 
 @pytest.fixture(scope="module")
-def two_runs_url(streamlit_app, demo_db, tmp_path_factory):
-    return streamlit_app(f"sqlite:///{demo_with_second_run(demo_db, tmp_path_factory.mktemp('b-two-runs'))}")
+def two_runs_url(streamlit_app, demo_two_runs_db):
+    return streamlit_app(f"sqlite:///{demo_two_runs_db}")
 
 
 def test_retention_page_shows_the_breaks_the_chart_and_the_statements(page, two_runs_url):

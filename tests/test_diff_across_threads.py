@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
-from rerun_helpers import FIRST, SECOND, demo_with_second_run
+from rerun_helpers import FIRST, SECOND
 from secret_store import SECRETS, THREAD, build_graph, run_secret_thread
 
 from inspector.cli import main
@@ -23,8 +23,8 @@ from inspector.store import NotFound, open_store
 
 
 @pytest.fixture(scope="module")
-def two_runs(demo_db, tmp_path_factory) -> Path:
-    return demo_with_second_run(demo_db, tmp_path_factory.mktemp("two-runs"))
+def two_runs(demo_two_runs_db) -> Path:
+    return demo_two_runs_db
 
 
 def test_two_runs_differ_only_where_they_really_do(two_runs):
