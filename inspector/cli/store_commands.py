@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from ..analysis_cache import AnalysisCache, CacheError, open_cache
+from ..cache import AnalysisCache, CacheError, open_cache
 from ..formatting import human_bytes, to_jsonable
 from ..history.attribution import attribute_keys
 from ..history.durations import seconds_text, step_times

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from ..analysis_cache import AnalysisCache
+from ..cache import AnalysisCache
 from ..history.lineage import History, HistoryProblem, build_history, key_of
 from ..profiles import reads_thread
 from ..schema.default import DEFAULT, DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES, thread_schema

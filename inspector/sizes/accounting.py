@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from ..analysis_cache import AnalysisCache
+from ..cache import AnalysisCache
 from ..profiles import pieces, reads_thread
 from ..profiles.active import current_knows
 from ..store import (

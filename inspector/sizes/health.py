@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
-from ..analysis_cache import AnalysisCache
+from ..cache import AnalysisCache
 from ..formatting import human_bytes
 from ..profiles import reads_thread, size_lints, text
 from ..schema.default import SchemaDrift, schema_pending

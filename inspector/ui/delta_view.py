@@ -11,7 +11,8 @@ import streamlit as st
 from ..formatting import human_bytes
 from ..sizes.delta_what_if import DEFAULT_FREQUENCIES, delta_what_if
 from ..store import StoreError
-from .inert import key_text, literal
+from .inert import literal
+from .names import key_text
 from .tables import frame_of, in_units
 
 

@@ -16,7 +16,8 @@ from ..store import CheckpointRow, NotFound, Store, StoreError
 from ..store.not_utf8 import quoted
 from . import audit_trail, data, profile_choice, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
-from .inert import key_text, literal, option_text
+from .inert import literal, option_text
+from .names import key_text
 from .names import param as ns_param
 from .names import shown as name_shown
 from .names import stored as stored_ns

@@ -25,8 +25,8 @@ from ..history.lineage import MISSING_PARENT
 from ..history.location import url_id
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, data, routes
-from .inert import code_span, key_text, literal, plain
-from .names import param
+from .inert import code_span, literal, plain
+from .names import key_text, param
 from .progress import progress_bar
 from .tables import frame_of
 from .values import show_value

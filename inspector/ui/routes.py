@@ -19,7 +19,8 @@ from typing import Any, Callable
 import streamlit as st
 
 from ..store.not_utf8 import quoted
-from .inert import key_text, literal
+from .inert import literal
+from .names import key_text
 
 _PAGES: dict[str, st.Page] = {}
 

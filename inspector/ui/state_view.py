@@ -21,7 +21,8 @@ from ..store import CheckpointState, Store
 from . import audit_trail
 from .field_views import FieldContext, FieldView, json_view
 from .guard import guarded
-from .inert import code_span, key_text, literal
+from .inert import code_span, literal
+from .names import key_text
 from .values import show_tree, show_value
 
 __all__ = ["FieldContext", "FieldView", "render_field", "render_state"]

@@ -16,7 +16,8 @@ from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
 from ..store.not_utf8 import quoted
 from . import names, play_view, routes
 from .diff_view import MISMATCH_MARK
-from .inert import key_text, literal, option_text, show_table
+from .inert import literal, option_text, show_table
+from .names import key_text
 from .tables import frame_of, in_units
 
 PAGE_SIZE = 40

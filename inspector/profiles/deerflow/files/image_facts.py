@@ -19,8 +19,8 @@ import json
 import sys
 from typing import Any
 
-from ....analysis_cache import AnalysisCache
-from ....fact_fingerprints import Fingerprint
+from ....cache import AnalysisCache
+from ....cache.fingerprints import Fingerprint
 from ....history.field_history import changing_ids, lineage
 from ....safety.redaction import redactor_for
 from ....safety.secret_names import is_secret_key
