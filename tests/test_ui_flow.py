@@ -12,7 +12,9 @@ from inspector.store import open_store
 
 
 def link_labels(at) -> list[str]:
-    return [el.proto.label for el in at.get("page_link")]
+    from ui_app import in_page_links
+
+    return [el.proto.label for el in at.get("page_link")] + list(in_page_links(at))
 
 
 @pytest.fixture(scope="module")
