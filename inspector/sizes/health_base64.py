@@ -245,7 +245,7 @@ class _Seen:
         steps = [s for s in self.checkpoints.values() if s is not None]
         at = (f"step {steps[0]}" if min(steps) == max(steps) else f"steps {min(steps)}-{max(steps)}") if steps \
             else "steps unknown"
-        return (f"{self.image.line()}: {self.copies} cop(ies) in {len(self.checkpoints)} checkpoint(s) at {at}")
+        return f"{self.image.line()}: stored {self.copies} time(s) in {len(self.checkpoints)} checkpoint(s) at {at}"
 
 
 def distinct_images(carriers: list[Carrier]) -> list[_Seen]:
