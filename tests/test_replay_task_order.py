@@ -32,13 +32,13 @@ from inspector.store import open_store
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
-# what decides the stored layout and the writes: DeerFlow's pins of LangGraph's packages (tests/deerflow_pins.txt)
+# what decides the stored layout and the writes: DeerFlow's pins of LangGraph's packages (tests/deerflow_lock.txt)
 OLD_SAVER = ("langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite", "langchain-core")
 THREADS = (PARALLEL_THREAD, STOPPED_THREAD, SENDS_THREAD)
 
 
 def old_pins() -> list[str]:
-    pins = [line.strip() for line in (TESTS / "deerflow_pins.txt").read_text().splitlines()
+    pins = [line.strip() for line in (TESTS / "deerflow_lock.txt").read_text().splitlines()
             if line.strip() and not line.startswith("#")]
     chosen = [pin for pin in pins if pin.split("==")[0] in OLD_SAVER]
     assert "langgraph-checkpoint-sqlite==3.1.1" in chosen and len(chosen) == len(OLD_SAVER)

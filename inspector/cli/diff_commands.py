@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ..profiles import reading, reading_for
+from ..profiles import reading
 from ..store import Store
 from .output import masked, print_json, print_table, say
 from .progress import StderrProgress
@@ -85,30 +85,35 @@ def print_diff(result: StateDiff, profile_line: str | None = None) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from ..diff import replay_thread, verdict
+    from ..diff import checked_replay, verdict
 
     with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, unit="steps") as progress:
         keys = store.timeline_keys(args.thread)  # read once: for the profile's evidence and for the history
-        chosen = reading_for(store, args.thread, rows=keys)
-        schema = _schema_name(store, args.thread)
-        namespaces = [args.ns] if args.ns is not None else sorted({r.checkpoint_ns for r in keys})
+        namespaces = [args.ns] if args.ns is not None else (sorted({r.checkpoint_ns for r in keys}) or [""])
         cache = open_cache_for(store, args)
         try:
-            steps = [s for ns in namespaces
-                     for s in replay_thread(store, args.thread, ns, cache=cache, progress=progress, keys=keys)]
+            checked = {ns: checked_replay(store, args.thread, ns, cache=cache, progress=progress, keys=keys)
+                       for ns in namespaces}
         finally:
             if cache is not None:
                 cache.close()
+        schema = _replayed_in(store, args.thread, list(checked.values()))
+    steps = [s for one in checked.values() for s in one.steps]
+    chosen = next(iter(checked.values())).chosen
+    doubts = {ns: one.doubt for ns, one in checked.items() if one.doubt is not None}
     result = verdict(steps, namespaces)
     mismatched = [s for s in steps if s.status == "mismatch"]
     broken = [s for s in steps if s.status == "broken"]
     if args.json:
         print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "namespaces": namespaces, "schema": schema,
-                    "profile": chosen.as_json(), "matches": result.matches, "summary": result.summary(schema),
-                    "broken_history": [s.note for s in broken], "verdict": result,
-                    "steps": steps})
+                    "profile": chosen.as_json(),
+                    "doubt": next(iter(doubts.values())).as_json() if doubts else None,
+                    "matches": result.matches, "summary": result.summary(schema),
+                    "broken_history": [s.note for s in broken], "verdict": result, "steps": steps})
     else:  # print_json masks what it prints; a table's cells are built from the steps masked as records
         say(chosen.line())
+        for doubt in dict.fromkeys(d.summary() for d in doubts.values()):
+            say(doubt)
         several = len(namespaces) > 1
         print_table(["step", "source", *(["namespace"] if several else []), "checkpoint", "replay", "detail"],
                     [_row(s, several) for s in masked(steps, names=True)], prose=("detail",))
@@ -118,12 +123,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0 if result.matches and not broken else 1
 
 
-def _schema_name(store: Store, thread_id: str) -> str:
+def _schema_name(store: Store, thread_id: str, named: str | None = None) -> str:
     """The name of the schema the thread is replayed in (read without loading it when it is DeerFlow's)."""
     from ..schema.default import active_schema_name
 
-    with reading(store, thread_id):
+    with reading(store, thread_id, named=named):
         return active_schema_name()
+
+
+def _replayed_in(store: Store, thread_id: str, checked: list) -> str:
+    """The name of the schema the namespaces' steps were replayed in: the generic reading's where each
+    namespace's replay doubted the profile (``diff.doubt``), else the thread's own (as the pages name it)."""
+    names = {_schema_name(store, thread_id, one.reading.name if one.doubt else None) for one in checked}
+    return names.pop() if len(names) == 1 else _schema_name(store, thread_id)
 
 
 def _row(step: StepReplay, namespace: bool = False) -> tuple:

@@ -204,12 +204,7 @@ class ReadOnlySqlite:
         conn.create_function(BUCKET_FUNCTION, 3, bucket_of, deterministic=True)
         try:
             conn.execute("PRAGMA query_only = ON")
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            missing = REQUIRED_TABLES - tables
-            if missing:
-                raise StoreError(f"{self.path} is not a LangGraph checkpoint database "
-                                 f"(missing tables: {', '.join(sorted(missing))})")
-            self.writes_have_task_path = "task_path" in {r[1] for r in conn.execute("PRAGMA table_info(writes)")}
+            self.check_tables(conn, {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")})
         except sqlite3.DatabaseError as exc:
             conn.close()
             if _is_lock(exc):
@@ -219,6 +214,16 @@ class ReadOnlySqlite:
             conn.close()
             raise
         self._conn, self._identity = conn, identity
+
+    def check_tables(self, conn: sqlite3.Connection, tables: set[str]) -> None:
+        """Raise ``StoreError`` unless the file holds the tables this connection reads (``tables``: all it holds)."""
+        missing = REQUIRED_TABLES - tables
+        if missing:
+            held = ("; it holds a LangGraph memory store (table store): the Memory page and the memory command "
+                    "read it") if "store" in tables else ""
+            raise StoreError(f"{self.path} is not a LangGraph checkpoint database "
+                             f"(missing tables: {', '.join(sorted(missing))}){held}")
+        self.writes_have_task_path = "task_path" in {r[1] for r in conn.execute("PRAGMA table_info(writes)")}
 
     def connection(self) -> sqlite3.Connection:
         """The connection to the file now at ``path`` (reopened if the file was replaced)."""
