@@ -62,11 +62,6 @@ def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return blank_missing(frame_of(rows))
 
 
-def byte_columns(*names: str, help: str | None = None) -> dict[str, object]:
-    """``column_config`` for byte counts: digits grouped (``8,961,710``), still sorted as numbers."""
-    return {name: st.column_config.NumberColumn(format="localized", help=help) for name in names}
-
-
 UNIT_HELP = "1 KB = 1,000 bytes, 1 MB = 1,000,000 bytes"
 EXACT = "{}, exact"  # the column beside a size column holding its exact byte counts
 
