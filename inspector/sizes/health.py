@@ -45,6 +45,9 @@ class Flag:
     why: str
     fix: str
 
+    def __post_init__(self) -> None:  # a checkpoint is named once, however many findings point at it
+        object.__setattr__(self, "checkpoint_ids", tuple(dict.fromkeys(self.checkpoint_ids)))
+
     @property
     def first_checkpoint_id(self) -> str | None:
         return self.checkpoint_ids[0] if self.checkpoint_ids else None

@@ -62,7 +62,7 @@ def render_field(name: str, value: Any, state: CheckpointState, store: Store | N
             from .routes import checkpoint_link
 
             checkpoint_link(line, state.thread_id, written.key[1], written.key[0], icon=":material/edit_note:",
-                            help="Open the checkpoint whose step wrote this field")
+                            help="Open the checkpoint whose step wrote this field", key=f"written-{name}")
         else:
             st.caption(literal(line))
     for problem in state.problems_for(name):

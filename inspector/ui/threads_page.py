@@ -53,8 +53,8 @@ def render() -> None:
         return
     st.caption(f"{total} thread(s) · select a row to open it")
     frame = sizes_views.add_size_columns(frame_of(thread_records(rows, chosen)), rows, sizes)
-    frame, stored = in_units(frame, "stored bytes", help="checkpoints and writes as stored")
-    frame, state = in_units(frame, "state size", help="bytes of the newest root state, all fields")
+    frame, sizes_shown = in_units(frame, "stored bytes", "state size", help={
+        "stored bytes": "checkpoints and writes as stored", "state size": "bytes of the newest root state, all fields"})
     nonce = st.session_state.get("threads_table_nonce", 0)
     event = st.dataframe(
         frame,
@@ -70,8 +70,7 @@ def render() -> None:
             "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
             **sizes_views.LIST_COLUMN_CONFIG,
-            **stored,
-            **state,
+            **sizes_shown,
         },
     )
     sizes_views.flag_note(rows, sizes)
