@@ -21,6 +21,7 @@ from ..safety.audit import AuditTrail
 from ..safety.redaction import MARK_PREFIX
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url, store_options
+from ..state.encryption import encryption_line
 from ..state.interrupts import pending_questions
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
@@ -266,6 +267,7 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
         "pending_questions": [{"id": q.id, "question": q.question or None, "task_path": q.task_path}
                               for q in pending_questions(state.writes)],
         "problems": [p.as_dict() for p in state.problems],
+        "encryption": encryption_line(state),
     }
 
 
@@ -301,6 +303,9 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
         say(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
     for question in pending_questions(state.writes):
         say(f"waiting for an answer: {question.question or '(the interrupt carries no question text)'}")
+    encrypted = encryption_line(state)
+    if encrypted:
+        say(f"encrypted: {encrypted}")
     for problem in state.problems:
         say(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
 
