@@ -263,6 +263,7 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
         "internal": state.internal if internal else None,
         "channel_bytes": state.channel_bytes,
         "rebuilt_channels": list(state.rebuilt_channels),
+        "delta_sources": state.delta_sources,
         "writes": state.writes,
         "pending_questions": [{"id": q.id, "question": q.question or None, "task_path": q.task_path}
                               for q in pending_questions(state.writes)],
@@ -282,7 +283,7 @@ def cmd_state(args: argparse.Namespace) -> int:
 
 
 def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> None:
-    from ..state.fields import reducer_label
+    from ..state.fields import delta_source, reducer_label
 
     schema = active_names()
     delta = delta_channels(state.metadata)
@@ -294,7 +295,7 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
         ["field", "reducer", "stored", "value"],
         [
             (name, reducer_label(name, schema, name in state.rebuilt_channels, name in delta).removeprefix("reducer "),
-             "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
+             delta_source(name, state) if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
              json.dumps(to_jsonable(value), ensure_ascii=False))
             for name, value in ((n, channels[n]) for n in schema.order(channels))
         ],

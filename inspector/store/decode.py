@@ -33,9 +33,11 @@ EXT_PYDANTIC_V1 = 4
 EXT_PYDANTIC_V2 = 5
 EXT_NUMPY_ARRAY = 6
 EXT_DELTA_SNAPSHOT = 7
+EXT_DELTA_SENTINEL = 8  # LangGraph 1.2's alphas: a DeltaChannel stored this empty marker instead of its value
 
 MESSAGE_MODULE_PREFIX = "langchain_core.messages"
 DELTA_SNAPSHOT_TYPE = "langgraph.DeltaSnapshot"
+DELTA_SENTINEL_TYPE = "langgraph.DeltaSentinel"
 OVERWRITE_TYPE = "langgraph.types.Overwrite"
 OVERWRITE_KEY = "__overwrite__"
 
@@ -129,6 +131,8 @@ class _Collector:
     def __call__(self, code: int, data: bytes) -> Any:
         if code == EXT_DELTA_SNAPSHOT:
             return {"__type__": DELTA_SNAPSHOT_TYPE, "value": self.unpack(data)}
+        if code == EXT_DELTA_SENTINEL:
+            return {"__type__": DELTA_SENTINEL_TYPE}
         if code == EXT_NUMPY_ARRAY:
             dtype, shape, _order, buf = self.unpack(data)
             return {"__type__": "numpy.ndarray", "value": {"dtype": dtype, "shape": list(shape), "bytes": len(buf)}}
