@@ -195,6 +195,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         branches = store.branch_threads(args.thread)
         history = build_history(rows)
         made = attribute_keys(store, history, history.ordered)
+        note = getattr(store, "history_note", None)  # a store that keeps no history says why the timeline is short
     origin = branch_origin(rows)
     kinds = [kind_columns(history, key_of(r)) for r in rows]
     times = {t.key: t for t in step_times(history, made)}
@@ -211,7 +212,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
                     "started_at": took.started if took else None,
                     "duration_s": took.seconds if took else None, "waiting": took.waiting if took else False}
 
-        print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches,
+        print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches, "history_note": note,
                     "checkpoints": [{**to_jsonable(r), **k, **flow(r)} for r, k in zip(rows, kinds)],
                     "problems": [{"kind": p.kind, "message": p.message,
                                   "checkpoints": [{"checkpoint_ns": ns, "checkpoint_id": cid} for ns, cid in p.keys]}
@@ -242,6 +243,8 @@ def cmd_timeline(args: argparse.Namespace) -> int:
               + (f", created {branch.created_at}" if branch.created_at else ""))
     for problem in history.problems:
         say(f"problem: {problem.message}")
+    if note:
+        say(f"note: {note}")
     return 0
 
 
