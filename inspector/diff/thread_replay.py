@@ -267,10 +267,12 @@ def _replayed(store: Store, thread_id: str, ns: str, rows: list[CheckpointRow], 
     if not replayed:
         return
     from .. import schema as schemas  # the reducers: loaded only when a step is replayed
+    from ..history.checkpoint_kinds import unsaved_steps
     from .replay import _step, replay_step
 
     schema = schemas.resolve(schema)
     parent_of = {r.checkpoint_id: r.parent_checkpoint_id for r in rows}
+    step_of = {r.checkpoint_id: r.step for r in rows}
     needed = replayed | {parent_of[cid] for cid in replayed if parent_of[cid]}
     waiting: dict[str, int] = {}  # a held state -> its children still to replay
     for cid in replayed:
@@ -285,8 +287,12 @@ def _replayed(store: Store, thread_id: str, ns: str, rows: list[CheckpointRow], 
             parent = held.get(parent_id) if parent_id else None
             if parent is None and parent_id in parent_of:  # a parent stored with a later id: read it alone
                 parent = store.state(thread_id, parent_id, ns)
+            unsaved = unsaved_steps(step_of.get(cid), step_of.get(parent_id or ""), bool(parent.writes)) \
+                if parent is not None else None
             if not parent_id:
                 yield state, _step(state, "first", "the first checkpoint: nothing to replay"), None
+            elif unsaved:
+                yield state, _step(state, "unverified", f"steps not saved ({unsaved}): their writes are not stored"), None
             elif parent is None:
                 yield state, _step(state, "unverified", "the parent checkpoint is not in the store"), None
             else:

@@ -6,7 +6,7 @@ import dataclasses
 import itertools
 from typing import Any, Callable, Collection, Iterable, Iterator, Sequence, TypeVar
 
-from . import delta
+from . import delta, formats
 from .decode import DELTA_SNAPSHOT_TYPE, Problem, decode_typed
 from .model import (
     TASKS_CHANNEL,
@@ -134,6 +134,7 @@ def assemble_state(
     """A decoded checkpoint as every backend returns it: delta channels rebuilt and marked,
     the state's fields apart from LangGraph's internal channels. ``channels``: only these
     were decoded, so only these are rebuilt."""
+    header, channel_values, node_channels, migrated = formats.migrate(header, channel_values)
     channel_values, missing, sources = delta_forms(header, channel_values, metadata)
     candidates = delta.unnamed_candidates(header.get("channel_versions"), channel_values, metadata)
     candidates = [name for name in candidates if name not in missing]
@@ -156,6 +157,9 @@ def assemble_state(
     else:
         histories = {}
     values, internal = split_channels(channel_values)
+    if migrated:
+        internal.update((name, values.pop(name)) for name in node_channels if name in values)
+        problems.insert(0, Problem(migrated, None, "format"))
     return CheckpointState(
         thread_id=thread_id,
         checkpoint_ns=ns,
