@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..store import CheckpointState
 from ..store.encryption import ENCRYPTED, KEY_HINT, UNDECRYPTED, WRONG_KEY
 
+INSIDE = "are inside it; "  # where a whole-checkpoint problem says why it stays encrypted (``decode``)
 NO_KEY_NEEDED = "the timeline, sizes per field, growth, retention and health's size flags need no key"
 
 
@@ -27,7 +28,11 @@ def encryption_line(state: CheckpointState) -> str | None:
             named = sorted({p.field or "the whole checkpoint" for p in wrong})
             return (f"The AES key given does not decrypt {len(wrong)} encrypted value(s) of this checkpoint "
                     f"({', '.join(named)}): a wrong key, or a damaged value.")
-        return f"Encrypted values stay opaque: {failed[0].message.split(': ', 1)[-1]}."
+        first = failed[0]
+        if first.field is None and INSIDE in first.message:
+            return f"The whole checkpoint is one encrypted value that stays opaque: {first.message.split(INSIDE, 1)[1]}."
+        why = first.message.split(") ", 1)[-1].removeprefix("shown as opaque: ")
+        return f"{len(failed)} encrypted value(s) stay opaque ({', '.join(sorted({p.field or '?' for p in failed}))}): {why}."
     if not locked:
         return None
     whole = any(p.field is None for p in locked)
