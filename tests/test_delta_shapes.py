@@ -142,3 +142,27 @@ def test_a_retention_policy_that_cuts_a_delta_chain_is_a_break_and_the_safe_one_
     after = chains(copy, SNAPSHOTS)
     assert bool([r for r in after.rows if r.form == "cut"]) is not safe
     assert [lint.kind for lint in after.lints] == ([] if safe else ["cut-chain"])
+
+
+@pytest.mark.postgres
+def test_postgres_reads_the_same_forms_and_the_cut(postgres_dsn):
+    """PostgresSaver's blob rows: snapshots, rebuilds, and a chain cut by deleting the oldest checkpoints."""
+    import psycopg
+    from conftest import written_database
+    from delta_modes_store import write_postgres
+    from delta_shapes_store import CUT_STEPS, _turns
+
+    def write(dsn: str) -> None:
+        write_postgres(dsn, lambda saver: (_turns(build_graph(saver, FREQUENCY), SNAPSHOTS, 0, 3),
+                                           _turns(build_graph(saver, FREQUENCY), CUT, 0, 3)))
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            ids = [r[0] for r in conn.execute("SELECT checkpoint_id FROM checkpoints WHERE thread_id = %s "
+                                              "ORDER BY checkpoint_id", [CUT]).fetchall()][:CUT_STEPS]
+            for table in ("checkpoints", "checkpoint_writes"):
+                conn.execute(f"DELETE FROM {table} WHERE thread_id = %s AND checkpoint_id = ANY(%s)", [CUT, ids])
+
+    _, readonly = written_database(postgres_dsn, "inspector_delta_shapes", write)
+    snapshots, cut = chains(readonly, SNAPSHOTS), chains(readonly, CUT)
+    assert [step for step, form in forms(snapshots) if form == "snapshot"] == [2, 6, 10, 13]
+    assert {form for _, form in forms(snapshots)} == {"snapshot", "rebuilt"} and snapshots.lints == []
+    assert [r.step for r in cut.rows if r.form == "cut"] == [3, 4, 5] and [lint.kind for lint in cut.lints] == ["cut-chain"]
