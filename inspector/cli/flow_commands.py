@@ -62,7 +62,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
         if key is not None:
             payload["highlight"] = {"checkpoint": key[1], "ns": key[0], "label": made.label,
                                     "nodes": graph.node_ids(made.nodes, cluster_of(key[0])), "wrote": list(made.fields)}
-        print_json(payload)
+        print_json(payload, keys=False)  # names and counts, read masked: a count under a secret's name is a count
         return 0
     highlight = graph.node_ids(made.nodes, cluster_of(key[0])) if key is not None else []
     print(to_dot(graph, highlight, made.fields if key is not None else (),

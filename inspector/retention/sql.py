@@ -35,7 +35,7 @@ from contextvars import ContextVar
 from typing import Callable, Iterable, Sequence
 
 from ..formatting import human_bytes
-from ..store.not_utf8 import is_not_utf8, quoted, spelled, stored_bytes
+from ..store.not_utf8 import is_blob, is_not_utf8, quoted, spelled, stored_bytes
 from .plan import NamespaceAction, Plan, ThreadPlan
 
 CHUNK = 500
@@ -63,8 +63,13 @@ def literal(value: str, dialect: str = "sqlite") -> str:
     terminal: ``char(27)`` joined in on SQLite, ``\\u001b`` in an escape string on PostgreSQL.
 
     A SQLite id that is not UTF-8 (``store.not_utf8``) is written as its stored bytes, ``CAST(X'..' AS TEXT)``:
-    it equals that text and nothing else (never the valid id its escaped spelling would read as).
+    it equals that text and nothing else (never the valid id its escaped spelling would read as). An id stored as
+    bytes (a BLOB, ``not_utf8.is_blob``) is written as those bytes, ``X'..'``: it equals that BLOB and no text.
     """
+    if is_blob(value):
+        if dialect != "sqlite":
+            raise ValueError(f"an id stored as bytes cannot be written as {dialect} text: {quoted(value)}")
+        return f"X'{stored_bytes(value).hex().upper()}'"
     if value in _AS_BYTES.get():  # a masked name: exact, yet not spelled out
         hexed = stored_bytes(value).hex().upper()
         return f"CAST(X'{hexed}' AS TEXT)" if dialect == "sqlite" else f"convert_from(decode('{hexed}', 'hex'), 'UTF8')"

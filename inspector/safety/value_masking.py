@@ -6,7 +6,8 @@ often kept). Identifiers (``IDENTIFIER_FIELDS``) are left alone, labels (``LABEL
 among them (``NAME_FIELDS``: task paths and ids, and with ``names=True`` namespaces), whose secret shapes are
 masked as ``Redactor.name`` masks a name. Types are kept, and the very same object comes back where nothing in it
 changed (a cycle resolves to the original); each string up to ``MEMO_LONGEST`` characters is masked once per
-walk. ``Redactor.__call__`` runs it.
+walk. The inspector's own numbers per name (``COUNT_FIELDS``: a channel's bytes) are never masked, whatever
+the name. ``Redactor.__call__`` runs it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ IDENTIFIER_FIELDS = frozenset({
 # Members of a record that names a field or channel (``field``/``channel``): labels, not the value.
 LABEL_FIELDS = IDENTIFIER_FIELDS | {
     "field", "channel", "reducer", "status", "kind", "node", "written", "internal", "type", "size", "idx",
-    "step", "source", "changed",
+    "step", "source", "changed", "bytes", "stored_bytes", "writes_bytes",
 }
 # Identifiers that are names from the data (a node's name is in each): masked as names, so a key-shaped node name is
 # never shown. A namespace is also the key a view looks its checkpoints up by: it is masked only in output
@@ -36,6 +37,9 @@ LABEL_FIELDS = IDENTIFIER_FIELDS | {
 NAME_FIELDS = frozenset({"task_path", "task_id"})
 NAMESPACE_FIELDS = frozenset({"checkpoint_ns", "ns"})
 PARENTS = "parents"  # LangGraph's metadata: outer namespace -> its checkpoint id, keys masked as names
+# Record members that map names (fields, channels) to the inspector's own numbers (bytes, counts): the names are
+# masked as text, the numbers never (``channel_bytes["api_key"]`` is a size, not the key's value).
+COUNT_FIELDS = frozenset({"channel_bytes", "written", "fields", "thresholds", "table_bytes", "written_bytes", "parts"})
 MEMO_LONGEST = 512  # strings up to this length are masked once per value walked
 
 
@@ -162,8 +166,11 @@ class MaskingWalk:
                 if f.name in self.names and (new := self.name(f.name, item)) is not item:
                     changes[f.name] = new
                 continue
-            kind = forced or (label if label and f.name not in LABEL_FIELDS else None)
-            new = self.value(item, kind)
+            if f.name in COUNT_FIELDS and isinstance(item, dict):
+                new = self._counts(item)
+            else:
+                kind = forced or (label if label and f.name not in LABEL_FIELDS else None)
+                new = self.value(item, kind)
             if new is not item:
                 changes[f.name] = new
         if not changes:
@@ -187,6 +194,16 @@ class MaskingWalk:
         if not isinstance(name, (str, bytes, bytearray)) or not isinstance(value, (str, bytes, bytearray)):
             return ""
         return self.secret_kind(name)
+
+    def _counts(self, obj: dict) -> dict:
+        """A ``COUNT_FIELDS`` member: its names masked as text, its numbers kept (anything else walked as a value)."""
+        out, changed = {}, False
+        for key, item in obj.items():
+            new_key = self.text(key) if isinstance(key, str) else key
+            new = item if isinstance(item, (int, float)) or item is None else self.value(item, None)
+            changed |= new is not item or new_key is not key
+            out[new_key] = new
+        return out if changed else obj
 
     def _sensitive_label(self, *names: Any) -> str | None:
         """A record that names a secret field or channel holds that secret's value."""

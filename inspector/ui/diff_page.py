@@ -14,7 +14,7 @@ from ..history.checkpoint_kinds import step_label
 from ..history.location import id_from_url, url_id
 from ..store import CheckpointRow, NotFound, Store, StoreError
 from ..store.not_utf8 import quoted
-from . import audit_trail, connection, data, profile_choice, routes
+from . import audit_trail, data, profile_choice, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
 from .inert import key_text, literal, option_text
 from .names import param as ns_param
@@ -129,7 +129,7 @@ def _default_to(store: Store, thread_id: str, rows: list[CheckpointRow],
 
 def render() -> None:
     st.title("Diff")
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     thread_id = _pick_thread(store)
@@ -223,7 +223,11 @@ def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], pa
     relation = "parent → child" if result.adjacent else "not a checkpoint and its parent"
     st.caption(literal(f"{_label(by_id[from_id], steps)} → {_label(by_id[to_id], steps)} ({relation})"))
     render_diff(result, check)
-    if st.toggle("Replay every step of this thread", value=params.get("replay") == "1", key="diff-replay-all"):
+    replay = params.get("replay")
+    if replay not in (None, "", "0", "1"):
+        st.warning(literal(f"replay={quoted(replay)} in the link: replay must be 1 (on) or 0 (off); it is left off."),
+                   icon=":material/link_off:")
+    if st.toggle("Replay every step of this thread", value=replay == "1", key="diff-replay-all"):
         render_replay_table(store, thread_id, ns)
 
 

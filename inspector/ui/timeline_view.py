@@ -13,6 +13,7 @@ from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
+from ..store.not_utf8 import quoted
 from . import names, play_view, routes
 from .diff_view import MISMATCH_MARK
 from .inert import key_text, literal, option_text, show_table
@@ -188,11 +189,18 @@ def _records(history: History, keys: list[Key], marks: dict[Key, str], made: dic
 
 
 def _problems(history: History) -> None:
-    """Broken links of the history (parent cycles, missing parents, duplicate ids), named one by one."""
+    """Broken links of the history (parent cycles, missing parents, duplicate ids), named one by one; then what
+    the rows read so far hold that LangGraph does not write (a step that is no step number), each naming its row."""
     for problem in history.problems[:20]:
         st.error(problem.message, icon=":material/link_off:")
     if len(history.problems) > 20:
         st.error(f"… and {len(history.problems) - 20} more broken link(s) in this history", icon=":material/link_off:")
+    rows = [(key, problem) for key in history.ordered for problem in history.node(key).row.problems]
+    for (ns, checkpoint_id), problem in rows[:20]:
+        where = f" (namespace {quoted(ns)})" if ns else ""
+        st.warning(literal(f"Checkpoint {quoted(checkpoint_id)}{where}: {problem}"), icon=":material/report:")
+    if len(rows) > 20:
+        st.warning(f"… and {len(rows) - 20} more checkpoint(s) with a problem", icon=":material/report:")
 
 
 def _replay_warning(history: History, marks: dict[Key, str]) -> None:
