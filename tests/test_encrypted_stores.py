@@ -180,6 +180,29 @@ def test_the_cli_masks_decrypted_values_and_never_prints_the_key(sqlite_db, tmp_
     assert held and KEY.encode() not in held and PLAIN_WORD.encode() not in held and PASSWORD.encode() not in held
 
 
+def test_answers_that_need_no_value_are_the_same_without_the_key(sqlite_db):
+    """Growth, the retention preview and health's size flags read stored lengths only: without the key they say
+    what they say with it, and the state's size flag is raised on the encrypted thread as on a plain one."""
+    def answers(**env: str) -> tuple:
+        env = {"INSPECTOR_OVERSIZE_STATE_BYTES": "2000", **env}
+        growth = cli("growth", "--db", str(sqlite_db), "--json", "--quiet", **env)
+        preview = cli("prune-preview", "--db", str(sqlite_db), "--keep-latest", "2", "--json", "--quiet", **env)
+        health = cli("health", "--db", str(sqlite_db), "--json", "--quiet", **env)
+        # health exits 1: a flag is raised
+        assert [done.returncode for done in (growth, preview, health)] == [0, 0, 1], health.stderr
+        grown, previewed, healthy = (json.loads(done.stdout) for done in (growth, preview, health))
+        previewed.pop("generated_at")
+        return ((grown["points"], grown["top_threads"], grown["top_channels"]), previewed,
+                [(f["code"], f["field"], f["checkpoint_ids"]) for t in healthy["threads"] for f in t["flags"]])
+
+    without, given = answers(), answers(LANGGRAPH_AES_KEY=KEY)
+    assert without == given
+    (points, threads, channels), preview, flags = without
+    assert points[0]["checkpoints"] == 5 * TURNS and threads[0]["key"] == THREAD
+    assert "messages" in {c["key"] for c in channels} and preview["checkpoints"] == 5 * TURNS - 2
+    assert [code for code, _, _ in flags] == ["oversized-state"] and len(flags[0][2]) > 2
+
+
 def test_a_wrong_key_on_the_cli_is_one_line(sqlite_db):
     done = cli("state", "--db", str(sqlite_db), THREAD, LANGGRAPH_AES_KEY=WRONG_KEY)
     lines = [line for line in done.stdout.splitlines() if line.startswith("encrypted:")]
@@ -209,3 +232,50 @@ def test_a_bundle_of_an_encrypted_thread_holds_no_decrypted_value(sqlite_db, key
     assert any("encrypted" in row["what"] and "kept as stored" in row["reason"] for row in manifest["left_out"])
     with open_store(str(out)) as bundle:  # the ciphertext is kept: the key reads the bundle as it reads the store
         assert PLAIN_WORD in bundle.state(THREAD).values["messages"][0]["content"]
+
+
+def test_a_verdict_read_without_the_key_is_not_kept_for_the_reading_with_it(sqlite_db, tmp_path):
+    """Replay without the key verifies nothing it cannot read; its verdicts are not cached, so the same cache read
+    with the key replays and verifies as a fresh one does."""
+    def summary(cache: str, **env: str) -> str:
+        done = cli("replay", "--db", str(sqlite_db), THREAD, "--quiet", INSPECTOR_CACHE_DIR=str(tmp_path / cache), **env)
+        assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+        return done.stdout.strip().splitlines()[-1]
+
+    locked = summary("shared")
+    assert locked.startswith(f"{5 * TURNS - 1} step(s) replayed: 0 field check(s) verified")
+    fresh = summary("fresh", LANGGRAPH_AES_KEY=KEY)
+    assert "replayed: 0 field check(s) verified" not in fresh
+    assert summary("shared", LANGGRAPH_AES_KEY=KEY) == fresh == summary("shared", LANGGRAPH_AES_KEY=KEY)
+
+
+def test_image_facts_of_an_encrypted_value_wait_for_the_key(tmp_path, key):
+    """DeerFlow's image entries read without the key are none; they are not cached, so the key finds the image."""
+    from langgraph.checkpoint.base import empty_checkpoint
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.analysis_cache import AnalysisCache
+    from inspector.profiles.deerflow.files.image_facts import cached_image_spans
+
+    db = tmp_path / "images.db"
+    conn = sqlite3.connect(db, check_same_thread=False)
+    saver, parent = SqliteSaver(conn, serde=serializer()), None
+    for step, images in enumerate(({}, {"/mnt/user-data/uploads/cat.png": {"base64": "iVBORw0KGgo" * 40,
+                                                                             "mime_type": "image/png"}})):
+        checkpoint = empty_checkpoint()
+        checkpoint["channel_values"] = {"viewed_images": images}
+        checkpoint["channel_versions"] = {"viewed_images": step + 1}
+        configurable = {"thread_id": "images", "checkpoint_ns": "", **({"checkpoint_id": parent} if parent else {})}
+        saved = saver.put({"configurable": configurable}, checkpoint, {"source": "update", "step": step, "parents": {}},
+                          checkpoint["channel_versions"])
+        parent = saved["configurable"]["checkpoint_id"]
+    conn.close()
+
+    def spans() -> list:
+        with AnalysisCache(tmp_path / "cache") as cache, open_store(str(db)) as store:
+            return [span.path for span in cached_image_spans(store, "images", cache=cache)]
+
+    key(None)
+    assert spans() == []
+    key(KEY)
+    assert spans() == ["/mnt/user-data/uploads/cat.png"] == spans()

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,6 +123,12 @@ def _cipher() -> tuple[_Cipher | None, str]:
         if "cipher" not in _resolved:
             _resolved["cipher"], _resolved["why"] = _build()
         return _resolved["cipher"], _resolved["why"]
+
+
+def left_encrypted(problems: Iterable[Any]) -> bool:
+    """Whether a decoded value stayed encrypted (no key, or one that did not decrypt it), by its problems: a fact
+    computed from such a state would differ once the key is given, so it is never kept in the analysis cache."""
+    return any(getattr(p, "kind", None) in (ENCRYPTED, UNDECRYPTED) for p in problems)
 
 
 def key_given() -> bool:
