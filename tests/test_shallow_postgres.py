@@ -72,3 +72,22 @@ def test_the_cli_says_why_the_history_is_one_checkpoint(shallow):
     assert timeline.returncode == 0 and timeline.stdout.strip().splitlines()[-1].startswith(
         "note: This store keeps only the latest checkpoint of each thread")
     assert replay.returncode == 0 and "0 step(s) replayed" in replay.stdout
+    assert replay.stdout.strip().splitlines()[-1].startswith("note: This store keeps only the latest checkpoint")
+
+
+def test_the_thread_page_says_why_its_history_is_one_checkpoint(shallow, monkeypatch):
+    from ui_app import open_page
+
+    from inspector.ui import connection
+
+    _, readonly = shallow
+    monkeypatch.setenv("INSPECTOR_DB", readonly)
+    connection.settings.clear()
+    try:
+        at = open_page("thread", thread=THREADS[0])
+    finally:
+        connection.settings.clear()
+    assert not at.exception, at.exception
+    notes = [i.value for i in at.main.info if "keeps only the latest checkpoint of each thread" in i.value]
+    assert len(notes) == 1 and "replay" in notes[0]
+    assert any("keeps only the latest checkpoint" in w.value for w in at.sidebar.warning)

@@ -92,6 +92,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             if cache is not None:
                 cache.close()
         schema = _schema_name(store, args.thread, checked.reading.name if checked.doubt else None)
+        note = getattr(store, "history_note", None)  # a store that keeps no history says why nothing is replayed
     steps, result, chosen = checked.steps, checked.verdict, checked.chosen
     mismatched = [s for s in steps if s.status == "mismatch"]
     broken = [s for s in steps if s.status == "broken"]
@@ -99,7 +100,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": schema,
                     "profile": chosen.as_json(), "doubt": checked.doubt.as_json() if checked.doubt else None,
                     "matches": result.matches, "broken_history": [s.note for s in broken], "verdict": result,
-                    "steps": steps})
+                    "history_note": note, "steps": steps})
     else:  # print_json masks what it prints; a table's cells are built from the steps masked as records
         say(chosen.line())
         if checked.doubt:
@@ -109,6 +110,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
             + (f", {len(broken)} not replayed: broken history" if broken else ""))
         say(f"{result.summary()} (schema {schema})")
+        if note:
+            say(f"note: {note}")
     return 0 if result.matches and not broken else 1
 
 
