@@ -131,6 +131,29 @@ def test_the_cli_prints_the_chains_and_exits_1_on_a_lint(shapes):
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
 
 
+def test_the_size_panel_reads_the_chains_when_asked(shapes, monkeypatch):
+    from test_ui_sizes import open_panel
+    from ui_app import open_page
+
+    from inspector.ui import connection
+
+    monkeypatch.setenv("INSPECTOR_DB", f"sqlite:///{shapes}")
+    connection.settings.clear()
+    try:
+        at = open_panel(open_page("thread", thread=CUT), "Size")
+        [button] = [b for b in at.button if b.label == "Read the chains"]
+        assert not at.exception and not any("cannot be rebuilt" in w.value for w in at.main.warning)
+        at = button.click().run()
+    finally:
+        connection.settings.clear()
+    assert not at.exception, at.exception
+    assert sum("cannot be rebuilt at 3 checkpoint(s)" in w.value for w in at.main.warning) == 1
+    [frame] = [d.value for d in at.dataframe if "where the value comes from" in d.value.columns]
+    forms = dict(zip(frame["step"], frame["form"]))
+    assert [forms[step] for step in (3, 4, 5)] == ["cut"] * 3 and forms[6] != "cut"
+    assert frame.loc[frame["form"] == "cut", "where the value comes from"].str.startswith(NOT_REBUILT).all()
+
+
 @pytest.mark.parametrize("safe", [False, True])
 def test_a_retention_policy_that_cuts_a_delta_chain_is_a_break_and_the_safe_one_keeps_it(shapes, tmp_path, safe):
     copy = tmp_path / "copy.db"
