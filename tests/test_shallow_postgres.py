@@ -75,6 +75,15 @@ def test_the_cli_says_why_the_history_is_one_checkpoint(shallow):
     assert replay.stdout.strip().splitlines()[-1].startswith("note: This store keeps only the latest checkpoint")
 
 
+def test_the_thread_list_chooses_each_threads_profile_from_its_one_checkpoint(shallow):
+    _, readonly = shallow
+    listed = cli("threads", "--db", readonly, "--json", "--quiet")
+    assert listed.returncode == 0, listed.stderr
+    threads = __import__("json").loads(listed.stdout)["threads"]
+    assert sorted(t["thread_id"] for t in threads) == sorted(THREADS)
+    assert all(t["checkpoints"] == 1 and t["profile"]["name"] and t["profile"]["reason"] for t in threads)
+
+
 def test_the_thread_page_says_why_its_history_is_one_checkpoint(shallow, monkeypatch):
     from ui_app import open_page
 
