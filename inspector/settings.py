@@ -58,6 +58,8 @@ class Settings:
     redact_patterns: tuple[str, ...] = ()
     allow_reveal: bool = False
     redact_hash_key: str | None = None
+    # the AES key of a store written by LangGraph's EncryptedSerializer; never shown (kept out of the repr)
+    aes_key: str | None = field(default=None, repr=False)
     connections: dict[str, str] = field(default_factory=dict)
 
 

@@ -98,6 +98,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             if cache is not None:
                 cache.close()
         schema = _replayed_in(store, args.thread, list(checked.values()))
+        note = getattr(store, "history_note", None)  # a store that keeps no history says why nothing is replayed
     steps = [s for one in checked.values() for s in one.steps]
     chosen = next(iter(checked.values())).chosen
     doubts = {ns: one.doubt for ns, one in checked.items() if one.doubt is not None}
@@ -109,7 +110,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
                     "profile": chosen.as_json(),
                     "doubt": next(iter(doubts.values())).as_json() if doubts else None,
                     "matches": result.matches, "summary": result.summary(schema),
-                    "broken_history": [s.note for s in broken], "verdict": result, "steps": steps})
+                    "broken_history": [s.note for s in broken], "verdict": result, "history_note": note,
+                    "steps": steps})
     else:  # print_json masks what it prints; a table's cells are built from the steps masked as records
         say(chosen.line())
         for doubt in dict.fromkeys(d.summary() for d in doubts.values()):
@@ -120,6 +122,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
             + (f", {len(broken)} not replayed: broken history" if broken else ""))
         say(result.summary(schema))
+        if note:
+            say(f"note: {note}")
     return 0 if result.matches and not broken else 1
 
 

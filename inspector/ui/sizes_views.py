@@ -21,7 +21,7 @@ from ..sizes.what_if import what_if_text
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..store.model import THREAD_SORTS
 from . import connection, data, routes
-from .delta_view import render_delta_what_if
+from .delta_view import render_delta_chains, render_delta_what_if
 from .inert import literal
 from .progress import progress_bar
 from .tables import frame_of, in_units
@@ -57,6 +57,7 @@ def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpoi
         health = health_of(store, thread_id, _newest(store, thread_id))
     render_thread_sizes(health, connection.settings(), row.checkpoint_id)
     render_delta_what_if(store, thread_id)
+    render_delta_chains(store, thread_id)
 
 
 def _newest(store: Store, thread_id: str) -> str | None:

@@ -15,6 +15,7 @@ import streamlit as st
 
 from ..formatting import dumps
 from ..history.attribution import Attribution
+from ..state.encryption import encryption_line
 from ..state.fields import field_order, field_summary
 from ..state.interrupts import pending_questions
 from ..store import CheckpointState, Store
@@ -74,6 +75,9 @@ def render_field(name: str, value: Any, state: CheckpointState, store: Store | N
 def render_state(state: CheckpointState, store: Store | None = None, views: Mapping[str, FieldView] | None = None) -> None:
     """Every field of ``state`` (known fields first) drawn by its view in ``views`` (JSON without one), then
     internals, raw data and downloads on demand."""
+    encrypted = encryption_line(state)
+    if encrypted:
+        st.info(literal(encrypted), icon=":material/lock:")
     for problem in state.problems_for(None):
         st.warning(literal(problem.message), icon=":material/warning:")
     _pending(state)

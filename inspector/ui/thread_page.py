@@ -173,6 +173,9 @@ def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
 
 def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
     history = thread.history
+    note = getattr(store, "history_note", None)  # a store that keeps no history (a shallow saver's) says so here
+    if note:
+        st.info(literal(note), icon=":material/history:")
     namespaces = sorted({ns for ns, _ in history.ordered})
     replays = diff_view.thread_replay(store, thread.thread_id, namespaces, len(history))
     if replays:
