@@ -8,9 +8,34 @@ import base64
 import dataclasses
 import json
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .store.decode import Opaque
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def byte_unit(peak: int) -> tuple[str, int]:
+    """The unit a chart of values up to ``peak`` bytes is drawn in: ``("MB", 1_000_000)``, KB or B."""
+    for name, size in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if peak >= size:
+            return name, size
+    return "B", 1
+
+
+def frame_unit(frame: pd.DataFrame) -> str:
+    """The unit (``byte_unit``) a chart of ``frame``'s column ``bytes`` is drawn in (B for no row)."""
+    return byte_unit(int(frame["bytes"].max()) if len(frame) else 0)[0]
+
+
+def count_of(value: Any) -> str:
+    """How many items or keys a value holds, as a person reads it (``3 item(s)``, ``2 key(s)``; "" for a scalar)."""
+    if isinstance(value, (list, tuple)):
+        return f"{len(value)} item(s)"
+    if isinstance(value, dict):
+        return f"{len(value)} key(s)"
+    return ""
 
 
 def human_bytes(size: int | None) -> str:

@@ -188,22 +188,6 @@ def profile_flag(argv: list[str]) -> str | None:
     return known.profile
 
 
-def resolve_db_url(explicit: str | None, settings: Settings) -> str:
-    """The store to open: a flag, then settings and environment, then the demo database."""
-    if explicit:
-        return explicit
-    if settings.db:
-        return settings.db
-    deerflow_home = settings.deerflow_home or os.environ.get("DEER_FLOW_HOME")
-    if deerflow_home:
-        from .store.deerflow import deerflow_url
-
-        return deerflow_url(deerflow_home)
-    from .demo import ensure_demo  # the demo agent imports LangGraph; only load it when needed
-
-    return f"sqlite:///{ensure_demo()}"
-
-
 def store_options(settings: Settings) -> dict[str, Any]:
     """The keyword arguments ``open_store`` takes from the settings (bundles unpack into the cache folder)."""
     return {

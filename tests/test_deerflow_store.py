@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from inspector.demo import DEMO_THREADS
-from inspector.settings import Settings, resolve_db_url
+from inspector.settings import Settings
 from inspector.store import StoreError, open_store
 from inspector.store.deerflow import find_home
+from inspector.store_url import resolve_db_url
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -243,9 +243,9 @@ def test_a_verdict_read_without_the_key_is_not_kept_for_the_reading_with_it(sqli
         return done.stdout.strip().splitlines()[-1]
 
     locked = summary("shared")
-    assert locked.startswith(f"{5 * TURNS - 1} step(s) replayed: 0 field check(s) verified")
+    assert locked.startswith(f"{5 * TURNS - 1} step(s) replayed in the root graph: 0 field check(s) verified")
     fresh = summary("fresh", LANGGRAPH_AES_KEY=KEY)
-    assert "replayed: 0 field check(s) verified" not in fresh
+    assert "replayed in the root graph: 0 field check(s) verified" not in fresh
     assert summary("shared", LANGGRAPH_AES_KEY=KEY) == fresh == summary("shared", LANGGRAPH_AES_KEY=KEY)
 
 

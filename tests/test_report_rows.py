@@ -14,15 +14,14 @@ import pytest
 from ui_app import open_page
 
 from inspector.cli import main
-from inspector.sizes.chart import byte_unit
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 
 
 def shown_in_units(sizes: list[int]) -> list:
-    """Byte counts as a page's table holds them: in the unit of the column's largest value (the cells print it)."""
-    unit, scale = byte_unit(max(sizes, default=0))
-    return pytest.approx([size / scale for size in sizes])
+    """Byte counts as a page's table holds them: the exact bytes, so the column sorts as sizes (each cell is
+    printed in a unit of its own by ``tables.in_units``)."""
+    return list(sizes)
 
 
 def cli_json(capsys, *argv) -> dict:

@@ -11,8 +11,9 @@ from growth_store import CLOCKS, DAY, DAYS, day_start, write_sqlite
 
 from inspector.formatting import human_bytes
 from inspector.operations.growth import growth_report, growth_table
+from inspector.operations.growth_chart import growth_chart, growth_frame
 from inspector.sizes.chart import byte_unit
-from inspector.sizes.store_charts import field_chart, field_frame, growth_chart, growth_frame
+from inspector.sizes.store_charts import field_chart, field_frame
 from inspector.store import open_store
 
 

@@ -51,9 +51,13 @@ def test_a_deerflow_thread_switched_to_generic_langgraph_loses_deerflows_views_a
     assert "Profile: LangGraph (chosen on this page; automatic: DeerFlow:" in text
     assert "**Completed**" not in text and "merge_" not in text and "reducer unknown" in text
     assert "Preview" not in [s.label for s in at.selectbox]
-    # links to this thread keep the choice: a field's last writing step, and the Diff page from its panel
-    written = [q for q in links(at).values() if q.get("thread") == THREAD]
-    assert written and all(q.get("profile") == "langgraph" for q in written)
+    # links to this thread keep the choice: a field's last writing step (on this page, a button that moves
+    # the URL), and the Diff page from its panel
+    written = [b for b in at.button if str(b.key or "").startswith("link-written-")]
+    assert written
+    at = written[0].click().run()
+    assert not at.exception, at.exception
+    assert param(at, "profile") == "langgraph" and param(at, "thread") == THREAD and param(at, "checkpoint")
     at.segmented_control(key="thread_panel").set_value("Diff vs parent").run()
     assert not at.exception, at.exception
     assert param(at, "profile") == "langgraph" and param(at, "panel") == "diff-vs-parent"

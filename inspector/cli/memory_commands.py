@@ -12,11 +12,12 @@ from ..memory.report import GROWTH_NOTE, growth_rows, item_payload, item_rows, l
 from ..memory.times import time_text
 from ..memory.tree import TREE_ROWS, build_tree, find, indented, totals, tree_rows
 from ..safety.audit import AuditTrail
-from ..settings import load_settings, resolve_db_url
+from ..settings import load_settings
 from ..store import StoreError, display_url
 from ..store.deerflow import deerflow_url
 from ..store.model import NotFound
 from ..store.not_utf8 import from_token, quoted
+from ..store_url import resolve_db_url
 from .output import print_json, print_table, say
 from .store_commands import _cli_user as cli_user
 from .store_commands import audit

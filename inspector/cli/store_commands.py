@@ -20,7 +20,7 @@ from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..safety.audit import AuditTrail
 from ..safety.redaction import MARK_PREFIX
 from ..schema.default import active_names
-from ..settings import Settings, load_settings, resolve_db_url, store_options
+from ..settings import Settings, load_settings, store_options
 from ..state.encryption import encryption_line
 from ..state.interrupts import pending_questions
 from ..store import Store, open_store
@@ -28,6 +28,7 @@ from ..store.deerflow import deerflow_url
 from ..store.delta import delta_channels
 from ..store.model import THREAD_SORTS
 from ..store.not_utf8 import quoted
+from ..store_url import resolve_db_url
 from .output import listed, masked, masked_name, print_json, print_table, say, warn
 
 THREAD_HELP = "a thread id, as `threads` lists it (~bytes:<hex> for one that is not UTF-8)"

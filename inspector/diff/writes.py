@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
-from ..history.attribution import Attribution, name_tasks
-from ..store import CheckpointState, WriteKey, WriteRecord, is_internal_channel
+from ..history.attribution import Attribution, TaskNames, name_tasks, node_of, task_names  # noqa: F401 (named here too)
+from ..store import CheckpointState, WriteRecord, is_internal_channel
 from ..store.decode import overwritten
 from .summaries import message_line, summarise
-
-TaskNames = Mapping[tuple[str, str], str]  # (task id, task path) -> node
 
 PULL_PREFIX = "~__pregel_pull, "
 UPDATE_PREFIX = "~__interrupt__"  # the task path of the writes update_state stores
@@ -47,20 +45,6 @@ def update_writes(parent: CheckpointState, changed: set[str]) -> list[WriteRecor
     if not stored or wrote != {c for c in changed if not is_internal_channel(c)}:
         return None
     return stored
-
-
-def node_of(record: WriteRecord, names: TaskNames | None = None) -> str:
-    """The node a write came from: as the checkpoint's attribution names its task (``names``), else by the
-    attribution's rules from the write's own task path (``~__pregel_pull, agent`` -> ``agent``)."""
-    if names and (record.task_id, record.task_path or "") in names:
-        return names[(record.task_id, record.task_path or "")]
-    key = WriteKey(record.task_id, record.task_path or "", record.idx, record.channel, record.size)
-    return name_tasks([key])[0].node
-
-
-def task_names(made: Attribution | None) -> dict[tuple[str, str], str]:
-    """``(task id, task path) -> node`` for the tasks of an attribution."""
-    return {(t.task_id, t.task_path): t.node for t in made.tasks} if made is not None else {}
 
 
 def attributed_writes(parent: CheckpointState, made: Attribution) -> list[WriteRecord]:

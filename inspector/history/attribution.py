@@ -47,7 +47,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
-from ..store import WriteKey, is_internal_channel
+from ..store import WriteKey, WriteRecord, is_internal_channel
 from ..store.model import TASKS_CHANNEL
 from .lineage import History, Key
 
@@ -381,3 +381,20 @@ def newest_writing(store: "Store", history: History, key: Key, batch: int = LAST
     when none on the lineage did. Reads write keys in batches and stops at the first found."""
     return next((a for a in _lineage_attributions(store, history, key, batch)
                  if any(t.fields for t in a.tasks if t.kind != "metadata")), None)
+
+
+TaskNames = Mapping[tuple[str, str], str]  # (task id, task path) -> node
+
+
+def node_of(record: WriteRecord, names: TaskNames | None = None) -> str:
+    """The node a write came from: as the checkpoint's attribution names its task (``names``), else by the
+    attribution's rules from the write's own task path (``~__pregel_pull, agent`` -> ``agent``)."""
+    if names and (record.task_id, record.task_path or "") in names:
+        return names[(record.task_id, record.task_path or "")]
+    key = WriteKey(record.task_id, record.task_path or "", record.idx, record.channel, record.size)
+    return name_tasks([key])[0].node
+
+
+def task_names(made: Attribution | None) -> dict[tuple[str, str], str]:
+    """``(task id, task path) -> node`` for the tasks of an attribution."""
+    return {(t.task_id, t.task_path): t.node for t in made.tasks} if made is not None else {}

@@ -16,6 +16,7 @@ marker, ``Profile.delta_marker``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,10 +50,19 @@ def seconds(value: int | float) -> str:
     return f"{total // 3600} h {total % 3600 // 60:02d} min"
 
 
-def _profile() -> Any:
-    from ..profiles import in_force
+# The app's own kinds and delta marker come from the profile in force: ``profiles.active`` hands its
+# ``in_force`` here when it is loaded (``answered_by``), so history never imports the profiles above it.
+# Until then (history read alone), only LangGraph's own kinds are named.
+_IN_FORCE: list[Callable[[], Any]] = []
 
-    return in_force()
+
+def answered_by(in_force: Callable[[], Any]) -> None:
+    """Name the app's kinds by the profile ``in_force()`` gives (its ``checkpoint_kind`` and ``delta_marker``)."""
+    _IN_FORCE[:] = [in_force]
+
+
+def _profile() -> Any:
+    return _IN_FORCE[0]() if _IN_FORCE else None
 
 
 def checkpoint_kind(metadata: Any, parent: CheckpointRow | None = None) -> CheckpointKind | None:
@@ -63,7 +73,7 @@ def checkpoint_kind(metadata: Any, parent: CheckpointRow | None = None) -> Check
     """
     if not isinstance(metadata, dict) or metadata.get("source") in GRAPH_SOURCES:
         return None
-    own = _profile().checkpoint_kind
+    own = getattr(_profile(), "checkpoint_kind", None)
     kind = own(metadata, parent) if own is not None else None
     if kind is not None:
         return kind
@@ -130,7 +140,7 @@ def delta_marker(metadata: Any) -> str | None:
     profile in force, then LangGraph's counters), or None."""
     if not isinstance(metadata, dict):
         return None
-    own = _profile().delta_marker
+    own = getattr(_profile(), "delta_marker", None)
     marker = own(metadata) if own is not None else None
     if marker is not None:
         return marker

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..state.fields import count_of
+from ..formatting import count_of
 from ..store.depth import MAX_DEPTH, TOO_DEEP_KEY, TooDeep, loads, too_deep
 
 # Where an item says which thread wrote it: a key of its value, or of a dict under one of ``ORIGIN_KEYS``

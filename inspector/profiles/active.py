@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from ..history import checkpoint_kinds
 from ..schema.default import reading_schema
 from .detection import reading_for
 from .facts import keys_read_for_choice
@@ -69,6 +70,9 @@ def in_force() -> Profile:
     """The profile of the thread being read; outside any reading, ``FALLBACK``'s."""
     found = current()
     return found.profile if found is not None else profile_named(FALLBACK)
+
+
+checkpoint_kinds.answered_by(in_force)  # the timeline names the app's own kinds by the profile in force
 
 
 def knows(piece: str) -> bool:

@@ -8,8 +8,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ..formatting import human_bytes
-from ..sizes.chart import byte_unit, frame_unit
+from ..formatting import byte_unit, frame_unit, human_bytes
 from ..store.not_utf8 import spelled
 from .plan import Plan
 

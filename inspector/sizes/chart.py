@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ..formatting import human_bytes
+from ..formatting import byte_unit, frame_unit, human_bytes  # noqa: F401 (the units, named here too)
 from ..store import is_internal_channel
 from ..store.not_utf8 import spelled
 from .accounting import ThreadSizes
@@ -46,19 +46,6 @@ def size_frame(report: ThreadSizes) -> pd.DataFrame:
                 "state": human_bytes(checkpoint.total_bytes),
             })
     return pd.DataFrame(records, columns=["checkpoint", "step", "checkpoint_id", "field", "bytes", "total", "stored", "state"])
-
-
-def byte_unit(peak: int) -> tuple[str, int]:
-    """The unit a chart of values up to ``peak`` bytes is drawn in: ``("MB", 1_000_000)``, KB or B."""
-    for name, size in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if peak >= size:
-            return name, size
-    return "B", 1
-
-
-def frame_unit(frame: pd.DataFrame) -> str:
-    """The unit (``byte_unit``) a chart of ``frame``'s column ``bytes`` is drawn in (B for no row)."""
-    return byte_unit(int(frame["bytes"].max()) if len(frame) else 0)[0]
 
 
 def step_axis(steps: list[int | None], title: str = "step (oldest first)") -> alt.Axis:

@@ -19,6 +19,7 @@ from typing import Callable, Iterable
 from ..cache import AnalysisCache
 from ..formatting import human_bytes
 from ..profiles import reads_thread, size_lints, text
+from ..profiles.flags import Flag
 from ..schema.default import SchemaDrift, schema_pending
 from ..settings import Settings
 from ..state.drift import thread_drift
@@ -31,26 +32,6 @@ from .health_values import value_flags
 from .store_sizes import across_threads, largest_threads
 
 SUMMARY_FIELDS = ("summary_text", "summary")
-
-
-@dataclass(frozen=True)
-class Flag:
-    """One problem found in a thread: where, what, why it matters, how it is usually fixed."""
-
-    code: str
-    thread_id: str
-    field: str | None
-    checkpoint_ids: tuple[str, ...]
-    summary: str
-    why: str
-    fix: str
-
-    def __post_init__(self) -> None:  # a checkpoint is named once, however many findings point at it
-        object.__setattr__(self, "checkpoint_ids", tuple(dict.fromkeys(self.checkpoint_ids)))
-
-    @property
-    def first_checkpoint_id(self) -> str | None:
-        return self.checkpoint_ids[0] if self.checkpoint_ids else None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
-from ..formatting import human_bytes
+from ..formatting import count_of, human_bytes  # noqa: F401 (count_of: named here too)
 from ..store import CheckpointState
 from ..store.delta import NOT_REBUILT, delta_channels
 
@@ -45,14 +45,6 @@ def reducer_label(name: str, schema: schemas.Schema | None = None, rebuilt: bool
         return "reducer unknown (a channel kind replay does not model)"
     how = " (delta channel, rebuilt from writes)" if rebuilt else " (DeltaChannel)" if delta else ""
     return f"reducer {schema.reducer_name(name)}{how}"
-
-
-def count_of(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return f"{len(value)} item(s)"
-    if isinstance(value, dict):
-        return f"{len(value)} key(s)"
-    return ""
 
 
 def delta_source(name: str, state: CheckpointState) -> str | None:

@@ -23,8 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..diff.writes import node_of
-from ..history.attribution import STEP, Attribution
+from ..history.attribution import STEP, Attribution, node_of
 from ..media.images import MAX_IMAGE_FILE_BYTES, ImageFacts, canonical_mime, decode_base64, inspect_bytes
 from ..profiles import in_force
 from ..store import CheckpointState, WriteRecord

@@ -9,9 +9,10 @@ import streamlit as st
 
 from .. import schema as schemas
 from ..profiles import ProfileError, name_profile
-from ..settings import Settings, load_settings, resolve_db_url, store_options
+from ..settings import Settings, load_settings, store_options
 from ..store import Store, StoreError, display_url, is_saver_spec, open_store
 from ..store.not_utf8 import quoted
+from ..store_url import resolve_db_url
 from .inert import code_span, literal
 
 _URL_KEY = "inspector_store_url"

@@ -11,7 +11,7 @@ import streamlit as st
 
 from ..formatting import human_bytes
 from ..operations.growth import growth_report, growth_table
-from ..sizes.store_charts import growth_chart
+from ..operations.growth_chart import growth_chart
 from ..store import StoreError
 from .data import analysis_cache, masked
 from .inert import literal

@@ -10,6 +10,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
+from ..flags import Flag
 from .files.user_data import VIRTUAL_ROOT as USER_DATA
 
 OUTPUTS = f"{USER_DATA}/outputs"
@@ -80,8 +81,6 @@ def uncleared_images(rows: list[Any], settings: Any) -> list[Found]:
 
 def uncleared_image_flags(thread_id: str, rows: list[Any], settings: Any) -> list[Any]:
     """``uncleared_images`` as flags of ``thread_id``."""
-    from ...sizes.health import Flag
-
     return [Flag(thread_id=thread_id, **found) for found in uncleared_images(rows, settings)]
 
 
