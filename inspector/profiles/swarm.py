@@ -47,4 +47,5 @@ PROFILE = Profile(
     description="multi-agent handoffs with langgraph-swarm: transfer_to_* tools and the active_agent channel",
     evidence=evidence,
     schema=lambda: SCHEMA,
+    searched={"messages": "messages"},
 )

@@ -13,11 +13,13 @@ from ..model import (
     BranchThread,
     StoreError,
     StoreTotals,
+    ThreadHeads,
     ThreadSummary,
+    WriteKey,
     branch_of,
     sorted_branches,
 )
-from ..records import like_pattern, thread_summaries, titles_from
+from ..records import like_pattern, newest_writes_from, thread_summaries, titles_from
 from ..state_sizes import SQLITE_NEWEST_STATES, NewestStateSizes, summarize
 from .queries import OWN_BYTES, in_clause, metadata
 
@@ -43,15 +45,45 @@ _MATCHES = "(thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAP
 class SqliteThreads:
     """Thread listing, totals and branches (a mixin of ``SqliteStore``: needs ``_query``)."""
 
-    def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
-        if not search:
-            return "", []
-        like = like_pattern(search)
-        return f"WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE {_MATCHES})", [like, like]
+    def _thread_filter(self, search: str | None, only: Sequence[str] | None = None) -> tuple[str, list[Any]]:
+        conditions, params = [], []
+        if search:
+            like = like_pattern(search)
+            conditions.append(f"thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE {_MATCHES})")
+            params += [like, like]
+        if only is not None:
+            conditions.append(f"thread_id IN ({in_clause(list(only))})" if only else "0")
+            params += list(only)
+        return (f"WHERE {' AND '.join(conditions)}" if conditions else ""), params
 
-    def count_threads(self, search: str | None = None) -> int:
-        where, params = self._thread_filter(search)
+    def count_threads(self, search: str | None = None, only: Sequence[str] | None = None) -> int:
+        where, params = self._thread_filter(search, only)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+
+    def thread_heads(self, since: str | None = None) -> ThreadHeads:
+        among, params = ("WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id > ?)",
+                         [since]) if since is not None else ("", [])
+        rows = self._query(f"""SELECT 0, NULL, max(checkpoint_id), count(*) FROM checkpoints
+                               UNION ALL
+                               SELECT 1, thread_id, max(checkpoint_id), count(*) FROM checkpoints {among}
+                               GROUP BY thread_id""", params)
+        store = next(r for r in rows if r[0] == 0)
+        return ThreadHeads({tid: (head, int(n)) for kind, tid, head, n in rows if kind == 1}, store[2], int(store[3]))
+
+    def newest_write_keys(self, thread_ids: Sequence[str] | None = None) -> dict[str, tuple[str, list[WriteKey]]]:
+        if thread_ids is not None and not thread_ids:
+            return {}
+        among, params, join = "", [], "JOIN"
+        if thread_ids is not None:
+            among, params, join = f"AND thread_id IN ({in_clause(list(thread_ids))})", list(thread_ids), "LEFT JOIN"
+        task_path = "w.task_path" if self._writes_have_task_path else "''"
+        rows = self._query(
+            f"""SELECT n.thread_id, n.cid, w.task_id, {task_path}, w.idx, w.channel, length(w.value)
+                FROM (SELECT thread_id, max(checkpoint_id) AS cid FROM checkpoints WHERE checkpoint_ns = '' {among}
+                      GROUP BY thread_id) n
+                {join} writes w ON w.thread_id = n.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = n.cid
+                ORDER BY n.thread_id, {task_path}, w.task_id, w.idx""", params)
+        return newest_writes_from(rows)
 
     def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
@@ -75,12 +107,12 @@ class SqliteThreads:
         return StoreTotals(threads, checkpoints, own + writes)
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
-                sort: str = "newest") -> list[ThreadSummary]:
+                sort: str = "newest", only: Sequence[str] | None = None) -> list[ThreadSummary]:
         """The page's threads are ranked first (newest and most checkpoints from the primary-key index alone,
         stored bytes from every row's lengths), then only their summaries are computed."""
         if sort not in THREAD_SORTS:
             raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
-        where, params = self._thread_filter(search)
+        where, params = self._thread_filter(search, only)
         if sort == "stored":
             ranked = self._query(
                 f"""
@@ -145,6 +177,12 @@ class SqliteThreads:
 
     def thread_titles(self) -> dict[str, str]:
         return self._titles(None)
+
+    def id_threads(self, search: str) -> set[str]:
+        like = like_pattern(search)
+        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id LIKE ? ESCAPE '\\' "
+                           "OR checkpoint_id LIKE ? ESCAPE '\\'", [like, like])
+        return {r[0] for r in rows}
 
     def checkpoint_id_threads(self, search: str) -> set[str]:
         rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id LIKE ? ESCAPE '\\'",
