@@ -25,8 +25,10 @@ from .fact_fingerprints import WrongShape
 from .search.texts import words
 from .store.not_utf8 import from_token, token
 
-# How much a hit in each kind of text weighs in a thread's rank (the best hit of a thread ranks it).
+# How much a hit in each kind of text weighs in a thread's rank (the best hit of a thread ranks it), and how much
+# more a text holding the search as it was typed (``harbor-inspection.pdf``, not only its words) weighs.
 WEIGHTS = {"title": 3.0, "file": 2.0, "tool call": 1.5}
+AS_TYPED = 2.0
 _WEIGHT_SQL = "(CASE r.kind " + " ".join(f"WHEN '{k}' THEN {w}" for k, w in WEIGHTS.items()) + " ELSE 1.0 END)"
 
 SQLITE_SEARCH_SCHEMA = (
@@ -205,38 +207,51 @@ class SearchTables:
             self._run(write)
 
     # -- searching --------------------------------------------------------------------------------
-    def search_ranked(self, store: str, query: list[str], limit: int | None = None) -> list[tuple[Any, float]]:
+    def _weighed(self, typed: str) -> tuple[str, list[Any]]:
+        """A row's weight: its kind's (``WEIGHTS``), ``AS_TYPED`` times more where its text holds ``typed``."""
+        return (f"{_WEIGHT_SQL} * (CASE WHEN {self._holds('r.shown')} THEN {AS_TYPED} ELSE 1.0 END)",
+                [typed.lower()])
+
+    def _holds(self, column: str) -> str:
+        """SQL: the column, lower-cased, holds the parameter (a substring)."""
+        raise NotImplementedError
+
+    def search_ranked(self, store: str, query: list[str], typed: str = "",
+                      limit: int | None = None) -> list[tuple[Any, float]]:
         """The threads of ``store`` holding every word of ``query`` (as word beginnings) in one text, best
-        first: ``(thread, score)``, the score of each thread's best text (its match weighted by ``WEIGHTS``)."""
+        first: ``(thread, score)``, the score of each thread's best text (its match weighted by ``_weighed``:
+        its kind, and whether it holds the search as ``typed``)."""
         if not query:
             return []
         m = self.MARK
         source, score, params = self._match(query)
+        weight, weighed = self._weighed(typed)
         limited = f" LIMIT {int(limit)}" if limit is not None else ""
 
         def read(conn: Any) -> list[tuple]:
             conn.execute(f"UPDATE {self.SEARCH_CUTS} SET used = {m} WHERE store = {m}", [time.time(), store])
             # (FTS5's rank functions cannot run inside an aggregate: each row's score is read first)
             return conn.execute(
-                f"SELECT thread, min(s) AS best FROM (SELECT r.thread AS thread, {score} * {_WEIGHT_SQL} AS s "
+                f"SELECT thread, min(s) AS best FROM (SELECT r.thread AS thread, {score} * {weight} AS s "
                 f"FROM {source} AND r.store = {m}{self._UNFLATTENED}) scored GROUP BY thread ORDER BY best, thread{limited}",
-                [*params, store]).fetchall()
+                [*weighed, *params, store]).fetchall()
 
         return _read(lambda rows: [(from_token(t), float(s)) for t, s in rows], self._run(read))
 
-    def search_best(self, store: str, query: list[str], threads: list[Any]) -> dict[Any, IndexHit]:
-        """Each of ``threads``' best text holding every word of ``query``."""
+    def search_best(self, store: str, query: list[str], threads: list[Any], typed: str = "") -> dict[Any, IndexHit]:
+        """Each of ``threads``' best text holding every word of ``query`` (weighed as ``search_ranked`` weighs)."""
         if not query or not threads:
             return {}
         m = self.MARK
         source, score, params = self._match(query)
+        weight, weighed = self._weighed(typed)
         tokens = [token(t) for t in threads]
 
         def read(conn: Any) -> list[tuple]:
             return conn.execute(
-                f"SELECT r.thread, {score} * {_WEIGHT_SQL} AS s, r.checkpoint, r.step, r.field, r.kind, r.origin, "
+                f"SELECT r.thread, {score} * {weight} AS s, r.checkpoint, r.step, r.field, r.kind, r.origin, "
                 f"r.digest, r.shown FROM {source} AND r.store = {m} AND r.thread IN ({', '.join([m] * len(tokens))})",
-                [*params, store, *tokens]).fetchall()
+                [*weighed, *params, store, *tokens]).fetchall()
 
         best: dict[Any, IndexHit] = {}
 
@@ -313,6 +328,9 @@ class SqliteSearch(SearchTables):
     def _delete_store_rows(self, conn: Any, store: str) -> None:
         self._delete_where(conn, "store = ?", [store])
 
+    def _holds(self, column: str) -> str:
+        return f"instr(lower({column}), ?) > 0"
+
     def _match(self, query: list[str]) -> tuple[str, str, list[Any]]:
         expression = " ".join(f'"{word}"*' for word in query)
         # (CROSS JOIN: SQLite reads the words' matches first, then each row by its id)
@@ -344,6 +362,9 @@ class PostgresSearch(SearchTables):
 
     def _delete_store_rows(self, conn: Any, store: str) -> None:
         conn.execute("DELETE FROM inspector_cache_search_rows WHERE store = %s", [store])
+
+    def _holds(self, column: str) -> str:
+        return f"strpos(lower({column}), %s) > 0"
 
     def _match(self, query: list[str]) -> tuple[str, str, list[Any]]:
         expression = " & ".join(f"{word}:*" for word in query)

@@ -2,9 +2,9 @@
 the analysis cache's index where there is a cache: ``search``), a filter by status, and each listed thread's
 title in its state (``thread_titles``), status (``thread_status``) and hit.
 
-With a search and a cache, the threads the index finds (in their texts, titles and masked metadata) come first,
-best first, each with its hit; then the threads matched only by their id or a checkpoint id (a substring of the
-keys, ``Store.id_threads``), in the list's order. Without a cache, or searching the stored text unmasked
+With a search and a cache, the threads whose id or a checkpoint id holds the search (a substring of the keys,
+``Store.id_threads``) come first, in the list's order; then the threads the index finds in their texts, titles and
+masked metadata, best first; each with its hit. Without a cache, or searching the stored text unmasked
 (reveal), the search is ``thread_list.ThreadPages``: ids, titles and metadata as the store holds them.
 
 A status filter reads every thread's status from keys in one statement (``thread_status.store_statuses``: only
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..fact_cache import cache_errors
-from ..search.hits import ID_OR_METADATA, Hit, IndexSearch, hits_for, index_search
+from ..search.hits import BY_ID, Hit, IndexSearch, hits_for, index_search
 from ..store import Store, ThreadSummary
 from .thread_list import Mask, ThreadPages, check_search
 from .thread_status import STATUSES, listed_statuses, store_statuses
@@ -41,38 +41,33 @@ def check_status(status: str | None) -> None:
 
 
 class SearchPages:
-    """A search through the index, then the threads matched by id or metadata only (see the module's
-    docstring)."""
+    """A search through the index, and by ids (see the module's docstring)."""
 
     def __init__(self, store: Store, search: str, sort: str, *, cache: Any, progress: Any = None,
                  budget_seconds: float | None = None) -> None:
         check_search(search)
         self.store, self.sort, self.cache = store, sort, cache
         self.found: IndexSearch = index_search(store, cache, search, progress, budget_seconds)
-        self.others = store.id_threads(search) - set(self.found.ranked)
-        self.total = len(self.found.ranked) + len(self.others)
+        self.named = store.id_threads(search)
+        self.ranked = [tid for tid in self.found.ranked if tid not in self.named]
+        self.total = len(self.named) + len(self.ranked)
 
     def ids(self) -> list[str]:
-        """Every thread found, the index's first (best first), then the others (no order)."""
-        return [*self.found.ranked, *sorted(self.others)]
+        """Every thread found: those named by the search (no order), then the index's, best first."""
+        return [*sorted(self.named), *self.ranked]
 
     def page(self, limit: int = 50, offset: int = 0) -> list[ThreadSummary]:
-        ranked = self.found.ranked
-        first = ranked[offset : offset + limit]
-        rows = _in_order(self.store, first)
-        hits = hits_for(self.cache, self.found, first)
-        shown = [dataclasses.replace(t, hit=hits.get(t.thread_id)) for t in rows]
-        if len(shown) < limit and self.others:
-            start = max(0, offset - len(ranked))
-            shown += [dataclasses.replace(t, hit=ID_OR_METADATA)
-                      for t in self._others(limit - len(shown), start)]
-        return shown
+        shown = self._named(limit, offset) if offset < len(self.named) else []
+        start = max(0, offset - len(self.named))
+        shown += _in_order(self.store, self.ranked[start : start + limit - len(shown)])
+        hits = hits_for(self.cache, self.found, [t.thread_id for t in shown])
+        return [dataclasses.replace(t, hit=hits.get(t.thread_id, BY_ID)) for t in shown]
 
-    def _others(self, limit: int, offset: int) -> list[ThreadSummary]:
-        if len(self.others) <= ONLY_MAX:
-            return self.store.threads(limit=limit, offset=offset, sort=self.sort, only=sorted(self.others))
+    def _named(self, limit: int, offset: int) -> list[ThreadSummary]:
+        if len(self.named) <= ONLY_MAX:
+            return self.store.threads(limit=limit, offset=offset, sort=self.sort, only=sorted(self.named))
         return filtered_page(lambda n, start: self.store.threads(limit=n, offset=start, sort=self.sort),
-                             self.others.__contains__, limit, offset)
+                             self.named.__contains__, limit, offset)
 
 
 def _in_order(store: Store, ids: list[str]) -> list[ThreadSummary]:

@@ -14,8 +14,9 @@ from .texts import query_words, snippet
 @dataclass(frozen=True)
 class Hit:
     """Where a search found a thread: ``found_in`` (``AI message · messages``, ``file · uploaded_files``,
-    ``title · title``; ``thread id, checkpoint id or metadata`` for a match the index does not hold), the
-    snippet (masked), and the checkpoint where the text appears (None: the thread's newest) and its step."""
+    ``title · title``, ``metadata · metadata``; ``thread id or checkpoint id`` for a match the index does not
+    hold), the snippet (masked), and the checkpoint where the text appears (None: the thread's newest) and its
+    step."""
 
     found_in: str
     snippet: str = ""
@@ -24,7 +25,7 @@ class Hit:
     step: int | None = None
 
 
-ID_OR_METADATA = Hit("thread id, checkpoint id or metadata")
+BY_ID = Hit("thread id or checkpoint id")
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class IndexSearch:
     """The threads the index finds for a search, best first, and what bringing it up to date read."""
 
     identity: str
+    search: str
     words: list[str]
     ranked: list[str]
     refreshed: Refreshed
@@ -44,13 +46,13 @@ def index_search(store: Store, cache: Any, search: str, progress: Progress | Non
     refreshed = bring_up_to_date(store, cache, progress, budget_seconds)
     identity = store.fact_identity()
     words = query_words(search)
-    ranked = [thread for thread, _ in cache.search_ranked(identity, words)] if words else []
-    return IndexSearch(identity, words, ranked, refreshed)
+    ranked = [thread for thread, _ in cache.search_ranked(identity, words, search.strip())] if words else []
+    return IndexSearch(identity, search.strip(), words, ranked, refreshed)
 
 
 def hits_for(cache: Any, found: IndexSearch, threads: list[str]) -> dict[str, Hit]:
     """The hit of each of ``threads`` (among ``found.ranked``)."""
-    best = cache.search_best(found.identity, found.words, threads)
+    best = cache.search_best(found.identity, found.words, threads, found.search)
     return {thread: Hit(f"{hit.row.kind} · {hit.row.field}", snippet(hit.row.shown, found.words), hit.row.checkpoint,
                         hit.ns, hit.row.step)
             for thread, hit in best.items()}

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from ..history.thread_list import SearchTooLong, thread_records
 from ..history.thread_listing import thread_pages
-from ..store import StoreError
+from ..store import Store, StoreError
 from . import connection, data, reveal, routes, sizes_views, thread_search_view
 from .inert import literal
 from .progress import progress_bar
@@ -37,8 +39,16 @@ def render() -> None:
         status = thread_search_view.status_choice()
     unmasked = reveal.search_unmasked()
     cache = data.analysis_cache(store)
+    _listed(store, search, order, status, unmasked, right, cache)
     try:
         thread_search_view.waiting_section(store, cache)
+    except StoreError as exc:
+        st.error(f"Reading which threads wait on a human failed: {literal(exc)}")
+
+
+def _listed(store: Store, search: str, order: str, status: str | None, unmasked: bool, right: Any, cache: Any) -> None:
+    """The list itself: the threads of this page, searched and filtered, and a selected row opened."""
+    try:
         with progress_bar("Indexing the threads written since the last search", unit="threads") as progress:
             listing = thread_pages(store, search or None, order, mask=None if unmasked else data.masked, cache=cache,
                                    status=status, progress=progress, budget_seconds=thread_search_view.INDEX_SECONDS)
