@@ -369,4 +369,4 @@ class PostgresSearch(SearchTables):
     def _match(self, query: list[str]) -> tuple[str, str, list[Any]]:
         expression = " & ".join(f"{word}:*" for word in query)
         return ("inspector_cache_search_rows r, to_tsquery('simple', %s) q WHERE r.words @@ q",
-                "(-ts_rank(r.words, q))", [expression])
+                "(-ts_rank(r.words, q, 2))", [expression])  # 2: divided by the text's length, as bm25 weighs it

@@ -115,7 +115,7 @@ def plans(count: int = SEARCH_THREADS) -> Iterator[dict[str, Any]]:
            "query": "inspection rules", "answer": "The inspection is due.", "title": "File check"}
     yield {"id": f"{PREFIX}upload-echo", "message": "the harbor inspection pdf was late again, the harbor inspection "
            "team says the pdf is coming", "uploads": ["harbor.png"], "query": "harbor inspection pdf",
-           "answer": "harbor inspection pdf noted", "title": "Harbor inspection"}
+           "answer": "harbor inspection pdf noted", "title": "Port paperwork"}
     yield {"id": TOOL_THREAD, "message": "what do I need for the energy project", "uploads": ["brief.txt"],
            "query": TOOL_ARGUMENT, "answer": "You need three permits.", "title": "Energy project"}
     yield {"id": f"{PREFIX}tool-echo", "message": "tidal charts please", "uploads": ["turbine.txt"], "query": "tide charts",
