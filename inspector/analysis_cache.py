@@ -44,7 +44,8 @@ from .cache_files import SIDE_FILES, private_file, private_folder
 from .fact_cache import CacheError, FactCache, SqlFactCache, pack, unpack
 from .fact_cache_growth import GROWTH_SCHEMA
 from .fact_cache_search import SQLITE_SEARCH_SCHEMA, SqliteSearch
-from .fact_fingerprints import new_key
+from .fact_fingerprints import marks_key, new_key
+from .safety.redaction import use_marks_key
 
 __all__ = ["FILE_NAME", "AnalysisCache", "CacheError", "FactCache", "default_cache_dir", "open_cache", "pack",
            "unpack"]
@@ -127,6 +128,7 @@ class AnalysisCache(SqliteSearch, SqlFactCache):
                 raise _OtherVersion(f"an analysis cache of schema {version[0]} (this version reads {SCHEMA_VERSION})")
             conn.execute("INSERT OR IGNORE INTO about VALUES ('key', ?)", [new_key().hex()])
             self._key = bytes.fromhex(conn.execute("SELECT value FROM about WHERE key = 'key'").fetchone()[0])
+            use_marks_key(marks_key(self._key))
             conn.execute("SELECT count(*) FROM threads").fetchone()
         except sqlite3.DatabaseError:
             conn.close()

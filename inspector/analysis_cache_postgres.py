@@ -23,7 +23,8 @@ import psycopg
 from .fact_cache import CacheError, SqlFactCache
 from .fact_cache_growth import GROWTH_SCHEMA
 from .fact_cache_search import POSTGRES_SEARCH_SCHEMA, PostgresSearch
-from .fact_fingerprints import new_key
+from .fact_fingerprints import marks_key, new_key
+from .safety.redaction import use_marks_key
 
 SCHEMA_VERSION = "2"  # 2: fingerprints sealed under the key in ``inspector_cache_about``; stores named by fact identity
 _EMPTIED_ON_UPGRADE = ("1",)  # schemas whose rows are dropped, not refused: they hold bare hashes
@@ -111,6 +112,7 @@ class PostgresAnalysisCache(PostgresSearch, SqlFactCache):
         held = self._conn.execute("SELECT value FROM inspector_cache_about WHERE key = 'key'").fetchone()[0]
         try:
             self._key = bytes.fromhex(held)
+            use_marks_key(marks_key(self._key))
         except ValueError:
             raise CacheError(f"the analysis cache at {_where(self.url)} holds an unreadable key; "
                              "delete the row 'key' of inspector_cache_about") from None

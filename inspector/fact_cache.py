@@ -209,35 +209,41 @@ class SqlFactCache(GrowthTables, SearchTables):
 
     def get_many(self, store: str, kind: str, wanted: dict[Any, Key]) -> dict[Any, Any]:
         """One fact of ``kind`` for each of several threads (``thread -> key``), read together (a page of the
-        thread list); missing ones left out. The threads are not marked used."""
-        m = self.MARK
-        asked = []
-        for thread, key in wanted.items():
-            stored, by_ns = stored_keys(thread, [key])
-            asked += [(thread, stored, ns, ids[0]) for ns, ids in by_ns.items()]
+        thread list) as ``get_threads`` reads them; missing ones left out."""
+        found = self.get_threads(store, kind, [(thread, ns, cid) for thread, (ns, cid) in wanted.items()])
+        return {thread: value for (thread, _, _), value in found.items()}
 
-        def read(conn: Any) -> dict[Any, Any]:
-            found: dict[Any, Any] = {}
-            for start in range(0, len(asked), 100):
-                chunk = asked[start : start + 100]
-                match = " OR ".join(f"(thread = {m} AND ns = {m} AND checkpoint = {m})" for _ in chunk)
+    def get_threads(self, store: str, kind: str, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], Any]:
+        """``get`` for many threads at once (a page of the thread list): the facts of ``kind`` held for
+        ``(thread, ns, checkpoint id)`` triples, one query per ``CHUNK`` threads, the threads marked used."""
+        wanted = {(token(t), token(ns), token(cid)): (t, ns, cid) for t, ns, cid in keys}
+        threads = sorted({t for t, _, _ in wanted})
+        m = self.MARK
+
+        def read(conn: Any) -> dict[tuple[str, str, str], Any]:
+            found: dict[tuple[str, str, str], Any] = {}
+            for start in range(0, len(threads), self.CHUNK):
+                chunk = threads[start : start + self.CHUNK]
+                among, params = self._threads_match(chunk, False)
                 rows = conn.execute(f"SELECT thread, ns, checkpoint, value FROM {self.FACTS} WHERE store = {m} "
-                                    f"AND kind = {m} AND ({match})",
-                                    [store, kind, *(p for _, stored, ns, cid in chunk for p in (stored, ns, cid))]).fetchall()
-                by_place = {(thread, ns, cid): value for thread, ns, cid, value in rows}
-                for thread, stored, ns, cid in chunk:
-                    value = by_place.get((stored, ns, cid))
-                    if value is None:
+                                    f"AND kind = {m} AND {among}", [store, kind, *params]).fetchall()
+                for t, ns, cid, value in rows:
+                    if (t, ns, cid) not in wanted:
                         continue
                     try:
-                        found[thread] = self._sealer(store, stored, kind, ns, cid).unpack(value)
-                    except WrongShape:
+                        found[wanted[(t, ns, cid)]] = self._sealer(store, t, kind, ns, cid).unpack(value)
+                    except WrongShape:  # read as a miss; the reader's put replaces it
                         self.unreadable += 1
+                used = sorted({key[0] for key, asked in wanted.items() if asked in found} & set(chunk))
+                if used:
+                    among, params = self._threads_match(used, False)
+                    conn.execute(f"UPDATE {self.THREADS} SET used = {m} WHERE store = {m} AND {among}",
+                                 [time.time(), store, *params])
             return found
 
-        found = self._run(read) if asked else {}
+        found = self._run(read) if wanted else {}
         self.hits += len(found)
-        self.misses += len(asked) - len(found)
+        self.misses += len(wanted) - len(found)
         return found
 
     def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any], replacing: Iterable[Key] = ()) -> None:
@@ -271,6 +277,36 @@ class SqlFactCache(GrowthTables, SearchTables):
                                     f"WHERE store = {m} AND thread = {m}", [store, thread]).fetchone()[0]
                 conn.execute(self.UPSERT_THREAD, [store, thread, time.time(), size])
                 self._evict(conn, keep=(store, thread), added=int(size))
+
+        self._run(write)
+
+    def put_threads(self, store: str, kind: str, facts: dict[tuple[str, str, str], Any]) -> None:
+        """``put`` for many threads at once, in one transaction: facts keyed by ``(thread, ns, checkpoint id)``."""
+        if not facts:
+            return
+        masks = self._masks()
+        rows = []
+        for (t, ns, cid), value in facts.items():
+            if holds_masked_text(value, masks):  # as ``put``: a text the mask would change is not kept
+                continue
+            t, ns, cid = token(t), token(ns), token(cid)
+            try:
+                rows.append((store, t, ns, cid, kind, self._sealer(store, t, kind, ns, cid).pack(value)))
+            except (OverflowError, TypeError, ValueError):  # what msgpack cannot hold
+                continue
+        if not rows:
+            return
+        threads = sorted({row[1] for row in rows})
+        m = self.MARK
+
+        def write(conn: Any) -> None:
+            with self._transaction(conn):
+                self._insert_facts(conn, rows)
+                for thread in threads:
+                    size = conn.execute(f"SELECT coalesce(sum({self.LENGTH}(value)), 0) FROM {self.FACTS} "
+                                        f"WHERE store = {m} AND thread = {m}", [store, thread]).fetchone()[0]
+                    conn.execute(self.UPSERT_THREAD, [store, thread, time.time(), size])
+                self._evict(conn, keep=(store, threads[0]), added=sum(len(row[5]) for row in rows))
 
         self._run(write)
 

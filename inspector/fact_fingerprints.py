@@ -33,6 +33,12 @@ def new_key() -> bytes:
     return os.urandom(32)
 
 
+def marks_key(cache_key: bytes) -> bytes:
+    """The key the redaction marks are made with while this cache is open (``redaction.use_marks_key``):
+    derived from the cache's own, so the cache's key is not itself used for anything shown."""
+    return hmac.new(cache_key, b"state-inspector redaction marks", hashlib.sha256).digest()
+
+
 class Fingerprint:
     """A content fingerprint in a fact (any text; hex is stored in half the bytes), sealed when stored."""
 

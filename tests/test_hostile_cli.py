@@ -22,8 +22,8 @@ pytestmark = pytest.mark.timeout(240)
 
 
 @pytest.fixture(scope="module")
-def hostile_db(tmp_path_factory) -> Path:
-    return corpus.write_corpus(tmp_path_factory.mktemp("hostile-cli"))
+def hostile_db(hostile_corpus_db) -> Path:
+    return hostile_corpus_db
 
 
 @pytest.fixture(autouse=True)

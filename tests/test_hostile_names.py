@@ -129,6 +129,34 @@ def test_a_namespace_named_as_masked_opens_it_and_an_unknown_mark_is_one_line(na
     assert code == 2 and out.startswith("error: --ns") and out.count("\n") == 1 and "redact_hash_key" in out
 
 
+def test_marks_hold_across_processes_sharing_the_analysis_cache(names_db, subgraph, tmp_path):
+    """Two CLI runs (processes) with one analysis cache mask a namespace alike, so the second finds what the first
+    printed; with no cache (and no redact_hash_key) each process keys its own marks."""
+    import os
+    import subprocess
+    import sys
+
+    from fixtures import REPO_ROOT
+
+    def cli(*args: str, cache: bool = True) -> subprocess.CompletedProcess:
+        env = {**os.environ, "INSPECTOR_CACHE_DIR": str(tmp_path / "cache"),
+               "INSPECTOR_CACHE_MAX_MB": "100" if cache else "0"}
+        env.pop("INSPECTOR_REDACT_HASH_KEY", None)
+        return subprocess.run([sys.executable, "-m", "inspector", *args, "--db", str(names_db), THREAD, "--quiet"],
+                              capture_output=True, text=True, cwd=REPO_ROOT, env=env, timeout=120)
+
+    def masked_ns(done: subprocess.CompletedProcess) -> str:
+        assert done.returncode == 0, done.stderr
+        return next(c["checkpoint_ns"] for c in json.loads(done.stdout)["checkpoints"] if c["checkpoint_ns"])
+
+    first, second = masked_ns(cli("timeline", "--json")), masked_ns(cli("timeline", "--json"))
+    assert MARK.search(first) and first == second
+    opened = cli("state", "--ns", first, "--json")
+    assert opened.returncode == 0 and json.loads(opened.stdout)["checkpoint_id"] == subgraph[1]
+    alone = {masked_ns(cli("timeline", "--json", cache=False)) for _ in range(2)}
+    assert len(alone) == 2 and first not in alone  # each process its own key: a mark only holds within it
+
+
 def test_prune_statements_name_a_masked_namespace_exactly_without_spelling_it(names_db, subgraph, capsys, tmp_path):
     code, script = run(capsys, "prune-preview", "--db", str(names_db), "--keep-latest", "1", "--sql")
     assert code == 0 and leaked(script) == []
@@ -247,6 +275,28 @@ def test_the_thread_page_and_its_tree_name_the_root_graph_plainly_and_the_subgra
     tree = [row for rows in chart_data(at) + _inline_rows(at) for row in rows if "lane" in row and "namespace" in row]
     assert {p["ns"] for p in tree if p["ns"]} and all(MARK.match(p["ns"]) for p in tree if p["ns"])
     assert any("password_check" in p["label"] for p in tree)
+
+
+def test_a_link_naming_a_masked_namespace_opens_it_after_a_restart(app_on_names, subgraph, monkeypatch):
+    """A dashboard started again (a new process key, Streamlit's resources gone) reopens the analysis cache and
+    with it the marks' key: a link copied before the restart still opens the subgraph's checkpoint."""
+    import os
+
+    import streamlit as st
+
+    from inspector.safety import redaction
+    from inspector.ui.routes import checkpoint_params
+
+    at = open_page("thread", thread=THREAD)  # the dashboard running: its analysis cache open, its key in force
+    assert not at.exception
+    before = checkpoint_params(THREAD, subgraph[1], subgraph[0], "Graph")
+    monkeypatch.setattr(redaction, "_MARKS_KEY", [os.urandom(32)])  # a new process, whose own key differs
+    st.cache_resource.clear()
+    assert redaction.redactor_for().name(subgraph[0]) != before["ns"]  # before the cache is open: marks differ
+    reopened = open_page("thread", **before)
+    assert not reopened.exception, reopened.exception
+    assert not [w.value for w in reopened.warning if "is not in this thread" in w.value]
+    assert reopened.query_params["checkpoint"] == subgraph[1] and reopened.query_params["ns"] == before["ns"]
 
 
 def test_a_click_on_a_masked_namespace_finds_the_stored_one(app_on_names, subgraph):

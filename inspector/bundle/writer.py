@@ -71,6 +71,7 @@ class _Copy:
         self.namespaces: set[str] = set()
         self.refs = refs
         self.newest_root: tuple[str, dict[str, Any], Any] | None = None  # (id, file-naming values, metadata)
+        self.oldest_root: tuple[str, Any] | None = None  # (id, metadata): where an app records a thread's origin
 
 
 def _converter(masker: Masker, profile: Profile) -> tuple[RowConverter, References]:
@@ -103,6 +104,8 @@ def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: 
         copied.namespaces.add(ns)
         if not cp.checkpoint_ns and (copied.newest_root is None or cp.checkpoint_id > copied.newest_root[0]):
             copied.newest_root = (cp.checkpoint_id, values, cp.metadata)
+        if not cp.checkpoint_ns and (copied.oldest_root is None or cp.checkpoint_id < copied.oldest_root[0]):
+            copied.oldest_root = (cp.checkpoint_id, cp.metadata)
         for write in cp.writes:
             kept = convert.write(write)
             if kept is not None:
@@ -128,7 +131,10 @@ def _files(store: Store, thread_id: str, copied: _Copy, chosen: Reading, data_di
     if finder is None or chosen.profile.referenced_files is None:
         return FilePlan(), {"source_folders": {}, "files_note": no_files_note(
             chosen.title, chosen.is_app(), chosen.profile.texts.get("files.none") if chosen.is_app() else None)}
-    user_data, problems = finder(thread_id, values, _metadata(metadata), data_dir, store)
+    # the thread's metadata as its oldest and newest root checkpoints hold it: a record of where the thread came
+    # from (a branch's parent) is written with its first checkpoint, and may be missing from its newest
+    oldest = _metadata(copied.oldest_root[1]) if copied.oldest_root else {}
+    user_data, problems = finder(thread_id, values, {**oldest, **_metadata(metadata)}, data_dir, store)
     if user_data is None:
         plan = FilePlan()
         if problems and problems[0].startswith("refused:") and copied.refs.paths:

@@ -16,7 +16,7 @@ from ..history.lineage import build_history, key_of
 from ..history.thread_list import SEARCH_LONGEST, hit_records, status_records, thread_list, thread_records
 from ..history.thread_status import STATUSES
 from ..history.timeline_rows import kind_columns
-from ..profiles import name_profile, reading
+from ..profiles import listed_readings, name_profile, reading
 from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..safety.audit import AuditTrail
 from ..safety.redaction import MARK_PREFIX
@@ -110,6 +110,7 @@ def open_from_args(args: argparse.Namespace) -> Store:
     audit(args, url, settings)
     store = open_store(url, **store_options(settings))
     try:
+        _marks_from_cache(store, settings)
         _stored_namespace(store, args)
     except BaseException:
         store.close()
@@ -117,16 +118,32 @@ def open_from_args(args: argparse.Namespace) -> Store:
     return store
 
 
+def _marks_from_cache(store: Store, settings: Settings) -> None:
+    """Open the analysis cache once, so that its key keys the redaction marks: a namespace masked in one run's
+    output is masked the same in the next run and on the dashboard sharing the cache (``--ns`` given as shown
+    finds it). Skipped, quietly, where the cache is off or unusable (the commands that use it say why); a cache
+    this opening rebuilt is said here, once."""
+    try:
+        cache = open_cache(settings.cache_dir, settings.cache_max_mb, store, settings.cache_url)
+    except (CacheError, OSError):
+        return
+    if cache is not None:
+        if cache.notice:
+            warn(f"warning: {cache.notice}")
+        cache.close()
+
+
 def _stored_namespace(store: Store, args: argparse.Namespace) -> None:
     """``--ns`` given as output shows a namespace whose name is masked (``[redacted api-key · … · #…]:<task id>``):
-    the thread's namespace masked so in this run (marks are the same from run to run with ``redact_hash_key``)."""
+    the thread's namespace masked so in this run (marks are the same from run to run while the analysis cache is
+    on, or with ``redact_hash_key``)."""
     ns, thread = getattr(args, "ns", None), getattr(args, "thread", None)
     if not isinstance(ns, str) or MARK_PREFIX not in ns or not isinstance(thread, str):
         return
     found = sorted({r.checkpoint_ns for r in store.timeline_keys(thread) if masked_name(r.checkpoint_ns) == ns})
     if len(found) != 1:
         raise ValueError(f"--ns {quoted(ns)} names no namespace of thread {quoted(thread)} as this run masks them "
-                         "(a mark changes from run to run unless the setting redact_hash_key is set)"
+                         "(marks change from run to run when the analysis cache is off, unless redact_hash_key is set)"
                          if not found else f"--ns {quoted(ns)} names {len(found)} namespaces of thread {quoted(thread)}")
     args.ns = found[0]
 
@@ -191,18 +208,25 @@ def cmd_threads(args: argparse.Namespace) -> int:
                 listing = thread_list(store, args.search, args.limit, args.offset, args.sort,
                                       mask=None if getattr(args, "reveal", False) else masked, cache=cache,
                                       status=args.status, progress=progress)
+            chosen = listed_readings(store, listing.threads, cache)
         finally:
             if cache is not None:
                 cache.close()
     if args.json:
-        print_json(listing)
+        print_json({"total": listing.total, "threads": [
+            {**to_jsonable(t), "profile": _profile_json(chosen.get(t.thread_id))} for t in listing.threads]})
         return 0
     records = [{**row, **status, **(hit if args.search else {})} for row, status, hit in
-               zip(thread_records(listing.threads), status_records(listing.threads), hit_records(listing.threads))]
+               zip(thread_records(listing.threads, chosen), status_records(listing.threads), hit_records(listing.threads))]
     print_table(None, records, prose=("title", "status", "snippet"),
                 formats={"last update": lambda d: d.strftime("%Y-%m-%d %H:%M:%S"), "stored bytes": human_bytes})
     say(f"{len(listing.threads)} of {listing.total} thread(s)" + (", best match first" if args.search else ""))
     return 0
+
+
+def _profile_json(chosen: Any) -> dict[str, Any] | None:
+    """A thread's profile in ``threads --json``: its name, title and why."""
+    return None if chosen is None else {"name": chosen.name, "title": chosen.title, "reason": chosen.reason}
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:

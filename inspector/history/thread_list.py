@@ -145,11 +145,14 @@ def _shown_in(meta: dict[str, Any], needle: str, mask: Mask) -> bool:
     return needle in json.dumps(mask(meta), ensure_ascii=False, default=str).lower()
 
 
-def thread_records(rows: list[ThreadSummary]) -> list[dict[str, Any]]:
+def thread_records(rows: list[ThreadSummary], profiles: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The list's rows as records; ``profiles`` (``thread id -> profiles.Reading``, from
+    ``profiles.listed_readings``) adds each thread's ``profile`` column, so a store mixing apps shows it."""
     return [
         {
             "thread": t.thread_id,
             "title": t.title or "",
+            **({"profile": _profile_title(profiles.get(t.thread_id))} if profiles is not None else {}),
             "checkpoints": t.checkpoints,
             "namespaces": t.namespaces,
             "last update": t.updated_at,
@@ -168,3 +171,7 @@ def hit_records(rows: list[ThreadSummary]) -> list[dict[str, Any]]:
     """Where a search found each of ``thread_records``' rows: what the text is, its masked snippet, its step."""
     return [{"found in": t.hit.found_in if t.hit else "", "snippet": t.hit.snippet if t.hit else "",
              "step": t.hit.step if t.hit else None} for t in rows]
+
+
+def _profile_title(reading: Any) -> str:
+    return "" if reading is None else reading.title

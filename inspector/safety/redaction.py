@@ -163,11 +163,12 @@ class Redactor:
         self.enabled = enabled
         self.rules: tuple[Rule, ...] = tuple(operator_rules(patterns))  # the operator's, after the built-in ones
         key = hash_key.encode() if isinstance(hash_key, str) else hash_key
-        self._key = key or _PROCESS_KEY
+        self._key = key or None  # None: the marks key in force when a mark is made (``use_marks_key``)
 
     # -- text ------------------------------------------------------------------
     def mark(self, kind: str, secret: str) -> str:
-        digest = hmac.new(self._key, secret.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:6]
+        digest = hmac.new(self._key or _MARKS_KEY[0], secret.encode("utf-8", "surrogatepass"),
+                          hashlib.sha256).hexdigest()[:6]
         return f"[redacted {kind} · {length_class(len(secret))} · #{digest}]"
 
     def text(self, text: str) -> str:
@@ -337,8 +338,18 @@ def operator_rules(patterns: Iterable[str]) -> list[Rule]:
 
 
 # Without a configured ``redact_hash_key`` the marks' hashes are keyed per process: equal values still
-# compare equal on one screen or in one output, and a short hash of a weak password cannot be looked up.
+# compare equal on one screen or in one output, and a short hash of a weak password cannot be looked up. Once an
+# analysis cache is open, its own key (derived, ``use_marks_key``) keys them instead: the same in every process
+# that shares the cache, so a mark (a link naming a masked namespace) means the same after a restart and on
+# every dashboard replica reading one ``cache_url``.
 _PROCESS_KEY = os.urandom(32)
+_MARKS_KEY = [_PROCESS_KEY]
+
+
+def use_marks_key(key: bytes) -> None:
+    """Key the marks every redactor makes from now on by ``key``, where the settings name no ``redact_hash_key``."""
+    if key:
+        _MARKS_KEY[0] = key
 
 
 @lru_cache(maxsize=8)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .measure import Inspect
     from .orphan_rows import OrphanRows
     from .retention_keys import RetentionReader
+    from .shapes import CheckpointShapes
     from .state_sizes import NewestStateSizes
 
 
@@ -258,6 +259,22 @@ class Store(Protocol):
         Returns:
             ``(ns, checkpoint id) -> WriteKey``s in task order (task path, task id, index), for the
             keys that have writes.
+        """
+        ...
+
+    def checkpoint_shapes(self, keys: Collection[tuple[str, str, str]]) -> dict[tuple[str, str, str], "CheckpointShapes"]:
+        """What each checkpoint named by ``(thread id, namespace, checkpoint id)`` holds, for choosing the app
+        that wrote it: its channels, the shapes of their values and its metadata (``shapes.CheckpointShapes``).
+
+        No value is decoded: a value's shape is read from its stored bytes by their headers, with a bound
+        (SQLite's blob read through incremental I/O, only the pages the walk touches; PostgreSQL's blobs by a
+        bounded prefix). Cost follows the keys asked for: the thread list asks for a page's newest checkpoints.
+
+        Args:
+            keys: ``(thread id, ns, checkpoint id)`` triples, of any threads; unknown ones are left out.
+
+        Returns:
+            ``key -> CheckpointShapes`` for the keys found; a checkpoint read only in part says why in ``problem``.
         """
         ...
 

@@ -31,6 +31,7 @@ from ..safety.redaction import Redactor, redactor_for
 from ..settings import Settings
 from ..store import CheckpointRow, CheckpointState, Store
 from .connection import settings
+from .connection import store as connection_store
 from .inert import literal
 
 try:
@@ -159,6 +160,16 @@ def _analysis_cache(cache_dir: str | None, max_mb: int, url: str, _store: Store,
         return open_cache(cache_dir, max_mb, _store, cache_url)
     except CacheError as exc:
         return str(exc)
+
+
+def opened_store() -> Store | None:
+    """The open store (``connection.store``, None after saying why not), with its analysis cache opened beside
+    it: the cache's key then keys the redaction marks, so a link naming a masked namespace opens the same page
+    after a restart and on every replica sharing the cache."""
+    opened = connection_store()
+    if opened is not None:
+        analysis_cache(opened)
+    return opened
 
 
 def analysis_cache(store: Store) -> AnalysisCache | None:

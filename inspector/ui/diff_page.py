@@ -14,7 +14,7 @@ from ..history.checkpoint_kinds import step_label
 from ..history.location import id_from_url, url_id
 from ..store import CheckpointRow, NotFound, Store, StoreError
 from ..store.not_utf8 import quoted
-from . import audit_trail, connection, data, profile_choice, routes
+from . import audit_trail, data, profile_choice, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
 from .inert import key_text, literal, option_text
 from .names import param as ns_param
@@ -129,7 +129,7 @@ def _default_to(store: Store, thread_id: str, rows: list[CheckpointRow],
 
 def render() -> None:
     st.title("Diff")
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     thread_id = _pick_thread(store)

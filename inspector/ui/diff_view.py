@@ -6,16 +6,18 @@ import streamlit as st
 
 from .. import schema as schemas
 from ..diff import (
+    ProfileDoubt,
     ReplayVerdict,
     StateDiff,
     StepReplay,
     cached_verdicts,
+    checked_replay,
     compare_across,
     diff,
     replay_step,
-    replay_thread,
     verdict,
 )
+from ..diff.doubt import cached_reading
 from ..diff.model import CHANGED_WITHOUT_WRITE, NO_FOLD_TEXT
 from ..diff.thread_replay import schema_fingerprint
 from ..formatting import dumps
@@ -66,22 +68,53 @@ def _thread_replay(url: str, schema: str, profile: str, thread_id: str, ns: str,
     return {}  # filled once by the first page run that asks, with its progress bar
 
 
-def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
-    """Every step of one namespace replayed, with a progress bar, secrets masked (kept per store, schema, profile,
-    thread, namespace and newest checkpoint; verdicts also go to the analysis cache, so the next process replays
-    only new steps)."""
+def _held_replay(store: Store, thread_id: str, ns: str) -> dict[str, object]:
+    """One namespace's replay as ``checked_replay`` reports it (the generic reading's steps when the thread's
+    profile is doubted), kept per store, schema, profile, thread, namespace and newest checkpoint: ``steps`` (masked),
+    ``doubt`` and the name of the ``schema`` the steps were replayed in."""
     schema = schemas.active()
     newest = data.thread_history(store, thread_id).newest_id
     held = _thread_replay(store.url, schema_fingerprint(schema), data.read_as(store, thread_id), thread_id, ns, newest)
     if "steps" not in held:
         with progress_bar("Replaying every step", "steps") as progress:
-            held["steps"] = data.masked(replay_thread(store, thread_id, ns, schema, data.analysis_cache(store), progress))
-    return held["steps"]
+            checked = checked_replay(store, thread_id, ns, data.analysis_cache(store), progress)
+        held["schema"] = schemas.active().name if checked.doubt is None else "LangGraph (reducers unknown)"
+        held["doubt"] = checked.doubt
+        held["steps"] = data.masked(checked.steps)
+    return held
+
+
+def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
+    """Every step of one namespace replayed, with a progress bar, secrets masked (kept per store, schema, thread,
+    namespace and newest checkpoint; verdicts also go to the analysis cache, so the next process replays only new
+    steps). When the thread's profile is doubted (``diff.doubt``), the generic reading's steps."""
+    return _held_replay(store, thread_id, ns)["steps"]  # type: ignore[return-value]
+
+
+def replay_doubt(store: Store, thread_id: str, ns: str) -> ProfileDoubt | None:
+    """The doubt the namespace's replay raised about the thread's profile (None: none, or not replayed yet)."""
+    return _held_replay(store, thread_id, ns).get("doubt")  # type: ignore[return-value]
+
+
+def replay_schema(store: Store, thread_id: str, namespaces: list[str]) -> str | None:
+    """The name of the schema the namespaces' steps were replayed in: the generic one where the profile was
+    doubted (None: the active schema)."""
+    names = {_held_replay(store, thread_id, ns).get("schema") for ns in namespaces}
+    return names.pop() if len(names) == 1 else None  # type: ignore[return-value]
+
+
+def render_doubt(doubt: ProfileDoubt | None) -> None:
+    """The replay's doubt about the thread's profile, where its verdict is shown."""
+    if doubt is not None:
+        st.warning(literal(doubt.summary()), icon=":material/help:")
 
 
 def cached_marks(store: Store, thread_id: str, rows: list[CheckpointRow]) -> dict[tuple[str, str], str]:
-    """Marks for ``rows`` (a page of the history) from the verdicts the analysis cache already holds."""
-    return {key: step_mark(check) for key, check in cached_verdicts(store, thread_id, rows, data.analysis_cache(store)).items()}
+    """Marks for ``rows`` (a page of the history) from the verdicts the analysis cache already holds (the generic
+    reading's where the thread's profile was doubted: ``diff.doubt``)."""
+    cache = data.analysis_cache(store)
+    found = cached_reading(store, thread_id, rows, cache, cached_verdicts(store, thread_id, rows, cache))
+    return {key: step_mark(check) for key, check in found.items()}
 
 
 def step_mark(check: StepReplay) -> str:
@@ -112,7 +145,10 @@ def thread_replay(store: Store, thread_id: str, namespaces: list[str], checkpoin
         help=f"{checkpoints} checkpoints: each one is decoded once to replay its writes",
     ):
         return {}
-    return {ns: cached_thread_replay(store, thread_id, ns) for ns in namespaces}
+    replays = {ns: cached_thread_replay(store, thread_id, ns) for ns in namespaces}
+    for ns in namespaces:
+        render_doubt(replay_doubt(store, thread_id, ns))
+    return replays
 
 
 def replay_marks(replays: dict[str, list[StepReplay]]) -> dict[tuple[str, str], str]:
@@ -148,9 +184,10 @@ def replay_box(status: str, detail: str) -> None:
     st.caption(f"What was checked: {means}")
 
 
-def render_verdict(result: ReplayVerdict, compact: bool = False) -> None:
-    """The thread's replay in numbers: verified, unverified (and why), mismatched field checks."""
-    replay_box(replay_status(result), f"{literal(result.summary())} · schema {literal(schemas.active().name)}")
+def render_verdict(result: ReplayVerdict, compact: bool = False, schema: str | None = None) -> None:
+    """The thread's replay in numbers: verified, unverified (and why), mismatched field checks; ``schema``: the
+    name of the schema replayed in (default: the active one)."""
+    replay_box(replay_status(result), f"{literal(result.summary())} · schema {literal(schema or schemas.active().name)}")
     if compact:
         return
     a, b, c, d = st.columns(4)
@@ -166,12 +203,14 @@ def render_verdict(result: ReplayVerdict, compact: bool = False) -> None:
 
 def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
     """Every step of a thread with its replay mark; mismatched steps name the field and first difference."""
-    steps = cached_thread_replay(store, thread_id, ns)
+    held = _held_replay(store, thread_id, ns)
+    steps: list[StepReplay] = held["steps"]  # type: ignore[assignment]
     for step in (s for s in steps if s.status == "broken"):
         st.error(f"Not replayed: {step.note}", icon=":material/link_off:")
     result = verdict(steps)
     bad = [s for s in steps if s.status == "mismatch"]
-    render_verdict(result)
+    render_doubt(held.get("doubt"))  # type: ignore[arg-type]
+    render_verdict(result, schema=held.get("schema"))  # type: ignore[arg-type]
     if bad:
         st.error(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}", icon=":material/report:")
         routes.checkpoint_links(thread_id, [s.checkpoint_id for s in bad], ns, panel="Diff vs parent", lead="Open:")

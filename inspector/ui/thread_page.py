@@ -32,7 +32,6 @@ from . import (
     audit_trail,
     branch_links,
     bundle_view,
-    connection,
     data,
     diff_view,
     follow,
@@ -105,7 +104,7 @@ def render() -> None:
         st.title("Thread")
         _back("No thread selected: open one from the thread list.")
         return
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     try:
@@ -150,7 +149,8 @@ def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
         page = history.ordered
     thread.complete(store, [*page, *([thread.oldest_root] if thread.oldest_root else [])])
     rows = [node.row for node in history.nodes.values()]
-    with profiles.reading(store, thread.thread_id, rows=rows) as chosen:  # the rows read above: nothing more
+    with profiles.reading(store, thread.thread_id, rows=rows,  # the rows read above: nothing more
+                          cache=data.analysis_cache(store)) as chosen:
         profile_choice.picker(store, thread.thread_id, chosen, PROFILE_KEY, rows)
         guarded("Branch links", branch_links.render, store, thread.thread_id, history)
         _body(store, thread, key)
@@ -177,7 +177,8 @@ def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
     namespaces = sorted({ns for ns, _ in history.ordered})
     replays = diff_view.thread_replay(store, thread.thread_id, namespaces, len(history))
     if replays:
-        diff_view.render_verdict(verdict([s for steps in replays.values() for s in steps]), compact=True)
+        diff_view.render_verdict(verdict([s for steps in replays.values() for s in steps]), compact=True,
+                                 schema=diff_view.replay_schema(store, thread.thread_id, list(replays)))
     timeline_view.render(history, key, select, diff_view.replay_marks(replays),
                          complete=lambda keys: thread.complete(store, keys),
                          marks_for=lambda keys: diff_view.cached_marks(

@@ -8,19 +8,22 @@ import streamlit as st
 
 from ..history.thread_list import SearchTooLong, thread_records
 from ..history.thread_listing import thread_pages
+from ..profiles import listed_readings
 from ..store import Store, StoreError
-from . import connection, data, reveal, routes, sizes_views, thread_search_view
+from . import data, reveal, routes, sizes_views, thread_search_view
 from .inert import literal
 from .progress import progress_bar
 from .tables import frame_of, in_units
 
 PAGE_SIZE = 50
+PROFILE_HELP = ("the app each thread is read with, chosen from what its newest checkpoint holds (open a thread to "
+                "see why)")
 SEARCH_KEY = "threads_q"
 
 
 def render() -> None:
     st.title("Threads")
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     for stray in ("thread", "checkpoint", "ns", "step", routes.PANEL_PARAM):  # Back from a thread lands here with them
@@ -55,7 +58,9 @@ def _listed(store: Store, search: str, order: str, status: str | None, unmasked:
         total = listing.total
         pages = max(1, -(-total // PAGE_SIZE))
         page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
-        rows = data.masked(listing.page(PAGE_SIZE, (page - 1) * PAGE_SIZE))
+        listed = listing.page(PAGE_SIZE, (page - 1) * PAGE_SIZE)
+        chosen = listed_readings(store, listed, cache)  # each thread's app: a store may mix them
+        rows = data.masked(listed)
         with right:
             sizes = sizes_views.size_columns(store, rows)
     except SearchTooLong as exc:
@@ -70,7 +75,7 @@ def _listed(store: Store, search: str, order: str, status: str | None, unmasked:
         return
     st.caption(f"{total} thread(s){' · best match first' if listing.found else ''} · select a row to open it"
                + (" at the step where the search found it" if listing.found else ""))
-    frame = sizes_views.add_size_columns(frame_of(thread_records(rows)), rows, sizes)
+    frame = sizes_views.add_size_columns(frame_of(thread_records(rows, chosen)), rows, sizes)
     frame = thread_search_view.add_status_column(frame, rows)
     if listing.found:
         frame = thread_search_view.add_hit_columns(frame, rows)
@@ -87,6 +92,7 @@ def _listed(store: Store, search: str, order: str, status: str | None, unmasked:
         column_config={
             "thread": st.column_config.TextColumn(width="medium", pinned=True),
             "title": st.column_config.TextColumn(width="medium"),
+            "profile": st.column_config.TextColumn(width="small", help=PROFILE_HELP),
             "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
             **sizes_views.LIST_COLUMN_CONFIG,

@@ -27,6 +27,7 @@ from .files import PgFiles
 from .growth import PgGrowth
 from .orphans import PgOrphans
 from .retention import PgRetention
+from .shapes import PgShapes
 from .sizes import pg_field_sizes
 from .states import PgStates
 from .threads import PgThreads
@@ -38,7 +39,7 @@ _GENERATION = """SELECT (SELECT oid FROM pg_database WHERE datname = current_dat
     to_regclass('checkpoint_blobs')::oid, pg_relation_filenode(to_regclass('checkpoint_blobs'))"""
 
 
-class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgStates, PgRetention, PgExport):
+class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgStates, PgShapes, PgRetention, PgExport):
     """A LangGraph PostgreSQL checkpoint database, read through read-only sessions."""
 
     kind = "postgres"

@@ -141,3 +141,20 @@ class SaverStates:
             seed = plain(entry["seed"], channel).value if has_seed else None
             out[channel] = delta.DeltaHistory(channel, writes, seed, has_seed)
         return out
+
+    def checkpoint_shapes(self, keys: Collection[tuple[str, str, str]]) -> dict[tuple[str, str, str], Any]:
+        """See ``Store.checkpoint_shapes``: each checkpoint the saver hands back, serialized with LangGraph's
+        serializer and walked by its headers like a SQLite blob."""
+        from ..shape_walk import BytesReader, checkpoint_shapes
+
+        found: dict[tuple[str, str, str], Any] = {}
+        for thread_id, ns, checkpoint_id in dict.fromkeys(keys):
+            config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
+            tup = self._get_tuple(config)
+            if tup is None or cid(tup) != checkpoint_id:
+                continue
+            _, blob, _ = dump_checkpoint(tup.checkpoint)
+            meta = plain(dict(tup.metadata or {})).value
+            found[(thread_id, ns, checkpoint_id)] = checkpoint_shapes(BytesReader(blob),
+                                                                      meta if isinstance(meta, dict) else {})
+        return found

@@ -19,6 +19,7 @@ from .files import SqliteFiles
 from .growth import SqliteGrowth
 from .orphans import SqliteOrphans
 from .retention import SqliteRetention
+from .shapes import SqliteShapes
 from .sizes import SqliteSizes
 from .states import SqliteStates
 from .threads import SqliteThreads
@@ -27,7 +28,7 @@ from .timeline import SqliteTimeline
 
 class SqliteStore(
     SqliteThreads, SqliteOrphans, SqliteFiles, SqliteGrowth, SqliteTimeline, SqliteStates, SqliteSizes,
-    SqliteRetention, SqliteExport,
+    SqliteShapes, SqliteRetention, SqliteExport,
 ):
     """A LangGraph SQLite checkpoint database, opened read-only."""
 
