@@ -28,7 +28,7 @@ from .store.not_utf8 import from_token, token
 # How much a hit in each kind of text weighs in a thread's rank (the best hit of a thread ranks it), and how much
 # more a text holding the search as it was typed (``harbor-inspection.pdf``, not only its words) weighs.
 WEIGHTS = {"title": 3.0, "file": 2.0, "tool call": 1.5}
-AS_TYPED = 2.0
+AS_TYPED = 3.0
 _WEIGHT_SQL = "(CASE r.kind " + " ".join(f"WHEN '{k}' THEN {w}" for k, w in WEIGHTS.items()) + " ELSE 1.0 END)"
 
 SQLITE_SEARCH_SCHEMA = (

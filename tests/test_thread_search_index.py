@@ -216,3 +216,37 @@ def test_masked_texts_keep_no_hash_or_length():
     text = f"key {SECRET} and password=hunter22-fake"
     assert index_mask().text(text) == "key [redacted api-key] and password=[redacted password]"
     assert words(index_mask().text(text)) == "key and password"
+
+
+def test_the_hostile_corpus_is_indexed_masked_and_in_bounded_time(hostile_corpus_db, tmp_path):
+    """Every thread of the hostile corpus (secrets under many names and shapes, pathological texts, bytes, ids
+    that are not UTF-8, escapes) is read into the index: no planted secret is held, neither in a kept text nor
+    as a word; each text is cut; a search over it answers with masked snippets."""
+    import re
+    import time
+
+    import hostile_corpus
+
+    from inspector.search.texts import TEXT_CHARS
+
+    with open_store(f"sqlite:///{hostile_corpus_db}") as store, AnalysisCache(tmp_path / "hostile-cache") as cache:
+        started = time.monotonic()
+        listing = thread_list(store, "key password token secret", limit=1000, mask=MASK, cache=cache)
+        assert time.monotonic() - started < 120  # every thread indexed: linear transforms only
+        snippets = " ".join(t.hit.snippet for t in listing.threads if t.hit)
+        assert not hostile_corpus.leaked(snippets)
+        assert searched(store, cache, "redacted").total == 0  # the marks are not words
+    conn = sqlite3.connect(tmp_path / "hostile-cache" / "analysis-cache.sqlite3")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab('main', 'search_words', 'row')")
+        terms = {term for (term,) in conn.execute("SELECT term FROM temp.terms")}
+        kept = [shown for (shown,) in conn.execute("SELECT shown FROM search_rows")]
+        threads = {thread for (thread,) in conn.execute("SELECT DISTINCT thread FROM search_threads")}
+    finally:
+        conn.close()
+    assert len(threads) >= len(hostile_corpus.CASES)  # every thread was read (some cases plant several)
+    assert kept and max(len(text) for text in kept) <= TEXT_CHARS
+    assert not hostile_corpus.leaked("\n".join(kept))
+    for secret in hostile_corpus.secrets():
+        runs = [run for run in re.findall(r"[^\W_]+", secret.lower()) if len(run) >= 10]
+        assert not [run for run in runs if run in terms], secret

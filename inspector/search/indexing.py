@@ -138,11 +138,13 @@ def index_thread(store: Store, cache: Any, identity: str, thread: str, before: I
             at = child[cid]
             for record in records:
                 if wanted(record.channel):
-                    _add(written, seen, field_texts(record.channel, fields.get(record.channel), record.value, strings),
+                    value = mask({record.channel: record.value}).get(record.channel)  # under a secret's name: masked
+                    _add(written, seen, field_texts(record.channel, fields.get(record.channel), value, strings),
                          at, root[at].step, "write", mask)
         found = next(iter(store.iter_states(thread, "", [newest], channels=decoded_fields(profile))), None)
         if found is not None:
-            _add(state, set(seen), values_texts(found.values, fields, strings), newest, root[newest].step, "state", mask)
+            _add(state, set(seen), values_texts(mask(found.values), fields, strings), newest, root[newest].step, "state",
+                 mask)
     except StoreError:
         pass
     return cache.index_thread(identity, thread, Indexed(head, rows, newest), written, state)

@@ -63,7 +63,7 @@ class SqliteThreads:
     def thread_heads(self, since: str | None = None) -> ThreadHeads:
         among, params = ("WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id > ?)",
                          [since]) if since is not None else ("", [])
-        rows = self._query(f"""SELECT 0, NULL, max(checkpoint_id), count(*) FROM checkpoints
+        rows = self._query(f"""SELECT 0, NULL AS thread_id, max(checkpoint_id) AS checkpoint_id, count(*) FROM checkpoints
                                UNION ALL
                                SELECT 1, thread_id, max(checkpoint_id), count(*) FROM checkpoints {among}
                                GROUP BY thread_id""", params)
@@ -78,7 +78,7 @@ class SqliteThreads:
             among, params, join = f"AND thread_id IN ({in_clause(list(thread_ids))})", list(thread_ids), "LEFT JOIN"
         task_path = "w.task_path" if self._writes_have_task_path else "''"
         rows = self._query(
-            f"""SELECT n.thread_id, n.cid, w.task_id, {task_path}, w.idx, w.channel, length(w.value)
+            f"""SELECT n.thread_id, n.cid AS checkpoint_id, w.task_id, {task_path}, w.idx, w.channel, length(w.value)
                 FROM (SELECT thread_id, max(checkpoint_id) AS cid FROM checkpoints WHERE checkpoint_ns = '' {among}
                       GROUP BY thread_id) n
                 {join} writes w ON w.thread_id = n.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = n.cid
