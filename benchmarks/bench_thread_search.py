@@ -145,9 +145,10 @@ def run_postgres(dsn: str | None, threads: int, repeats: int) -> bool:
 
 
 def _database(url: str, name: str) -> str:
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    from urllib.parse import urlsplit, urlunsplit
 
-    return make_conninfo(**{**conninfo_to_dict(url), "dbname": name})
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 def main() -> int:

@@ -29,6 +29,7 @@ from .store.not_utf8 import from_token, token
 # more a text holding the search as it was typed (``harbor-inspection.pdf``, not only its words) weighs.
 WEIGHTS = {"title": 3.0, "file": 2.0, "tool call": 1.5}
 AS_TYPED = 3.0
+USED_SECONDS = 60.0  # how stale a store's "last searched" (what eviction orders by) may be
 _WEIGHT_SQL = "(CASE r.kind " + " ".join(f"WHEN '{k}' THEN {w}" for k, w in WEIGHTS.items()) + " ELSE 1.0 END)"
 
 SQLITE_SEARCH_SCHEMA = (
@@ -229,7 +230,10 @@ class SearchTables:
         limited = f" LIMIT {int(limit)}" if limit is not None else ""
 
         def read(conn: Any) -> list[tuple]:
-            conn.execute(f"UPDATE {self.SEARCH_CUTS} SET used = {m} WHERE store = {m}", [time.time(), store])
+            now = time.time()
+            used = conn.execute(f"SELECT used FROM {self.SEARCH_CUTS} WHERE store = {m}", [store]).fetchone()
+            if used is not None and now - float(used[0]) > USED_SECONDS:  # written at most once a minute
+                conn.execute(f"UPDATE {self.SEARCH_CUTS} SET used = {m} WHERE store = {m}", [now, store])
             # (FTS5's rank functions cannot run inside an aggregate: each row's score is read first)
             return conn.execute(
                 f"SELECT thread, min(s) AS best FROM (SELECT r.thread AS thread, {score} * {weight} AS s "

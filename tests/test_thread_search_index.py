@@ -223,19 +223,13 @@ def test_the_hostile_corpus_is_indexed_masked_and_in_bounded_time(hostile_corpus
     that are not UTF-8, escapes) is read into the index: no planted secret is held, neither in a kept text nor
     as a word; each text is cut; a search over it answers with masked snippets."""
     import re
-    import time
 
     import hostile_corpus
 
     from inspector.search.texts import TEXT_CHARS
 
     with open_store(f"sqlite:///{hostile_corpus_db}") as store, AnalysisCache(tmp_path / "hostile-cache") as cache:
-        started = time.monotonic()
-        listing = thread_list(store, "key password token secret", limit=1000, mask=MASK, cache=cache)
-        assert time.monotonic() - started < 120  # every thread indexed: linear transforms only
-        snippets = " ".join(t.hit.snippet for t in listing.threads if t.hit)
-        assert not hostile_corpus.leaked(snippets)
-        assert searched(store, cache, "redacted").total == 0  # the marks are not words
+        check_hostile(store, cache)
     conn = sqlite3.connect(tmp_path / "hostile-cache" / "analysis-cache.sqlite3")
     try:
         conn.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab('main', 'search_words', 'row')")
@@ -250,3 +244,33 @@ def test_the_hostile_corpus_is_indexed_masked_and_in_bounded_time(hostile_corpus
     for secret in hostile_corpus.secrets():
         runs = [run for run in re.findall(r"[^\W_]+", secret.lower()) if len(run) >= 10]
         assert not [run for run in runs if run in terms], secret
+
+
+def check_hostile(store, cache) -> None:
+    import time
+
+    import hostile_corpus
+
+    started = time.monotonic()
+    listing = thread_list(store, "key password token secret", limit=1000, mask=MASK, cache=cache)
+    assert time.monotonic() - started < 120  # every thread indexed: linear transforms only
+    snippets = " ".join(t.hit.snippet for t in listing.threads if t.hit)
+    assert not hostile_corpus.leaked(snippets)
+    assert searched(store, cache, "redacted").total == 0  # the marks are not words
+    assert searched(store, cache, "\x00 \ud800 ' \" ; -- :* & | ! ( )").total == 0  # no query syntax reaches the engine
+
+
+@pytest.mark.postgres
+def test_the_hostile_corpus_in_a_postgres_cache(hostile_corpus_db, pg_remembered):
+    """NUL, lone surrogates, control characters and 100,000-character texts held by PostgreSQL's full-text search;
+    no planted secret in a kept text or a word."""
+    import hostile_corpus
+
+    cache_url = pg_remembered[2]
+    with open_store(f"sqlite:///{hostile_corpus_db}") as store, PostgresAnalysisCache(cache_url) as cache:
+        check_hostile(store, cache)
+        identity = store.fact_identity()
+    with psycopg.connect(cache_url) as conn:
+        held = [f"{shown} {vector}" for shown, vector in conn.execute(
+            "SELECT shown, words::text FROM inspector_cache_search_rows WHERE store = %s", [identity])]
+    assert held and not hostile_corpus.leaked("\n".join(held))

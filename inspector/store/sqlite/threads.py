@@ -39,7 +39,16 @@ _BRANCH_ROOTS = """
 
 
 # A checkpoint the thread search matches on: its thread id or its stored metadata holds the text.
-_MATCHES = "(thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')"
+_SEARCHED = ("thread_id", "CAST(metadata AS TEXT)")
+
+
+def _holding(columns: tuple[str, ...], search: str) -> tuple[str, list[Any]]:
+    """SQL (and its parameters): one of ``columns`` holds ``search``, a plain substring, ASCII letters in any case.
+    LIKE reads its pattern up to a NUL, so a search holding one is compared by ``instr`` instead."""
+    if "\x00" in search:
+        return "(" + " OR ".join(f"instr(lower({c}), lower(?)) > 0" for c in columns) + ")", [search] * len(columns)
+    like = like_pattern(search)
+    return "(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in columns) + ")", [like] * len(columns)
 
 
 class SqliteThreads:
@@ -48,9 +57,9 @@ class SqliteThreads:
     def _thread_filter(self, search: str | None, only: Sequence[str] | None = None) -> tuple[str, list[Any]]:
         conditions, params = [], []
         if search:
-            like = like_pattern(search)
-            conditions.append(f"thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE {_MATCHES})")
-            params += [like, like]
+            matches, matched = _holding(_SEARCHED, search)
+            conditions.append(f"thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE {matches})")
+            params += matched
         if only is not None:
             conditions.append(f"thread_id IN ({in_clause(list(only))})" if only else "0")
             params += list(only)
@@ -89,8 +98,7 @@ class SqliteThreads:
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
         if thread_ids is not None and not thread_ids:
             return []
-        like = like_pattern(search)
-        where, params = _MATCHES, [like, like]
+        where, params = _holding(_SEARCHED, search)
         if thread_ids is not None:
             where += f" AND thread_id IN ({in_clause(list(thread_ids))})"
             params += list(thread_ids)
@@ -179,14 +187,13 @@ class SqliteThreads:
         return self._titles(None)
 
     def id_threads(self, search: str) -> set[str]:
-        like = like_pattern(search)
-        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id LIKE ? ESCAPE '\\' "
-                           "OR checkpoint_id LIKE ? ESCAPE '\\'", [like, like])
+        where, params = _holding(("thread_id", "checkpoint_id"), search)
+        rows = self._query(f"SELECT DISTINCT thread_id FROM checkpoints WHERE {where}", params)
         return {r[0] for r in rows}
 
     def checkpoint_id_threads(self, search: str) -> set[str]:
-        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id LIKE ? ESCAPE '\\'",
-                           [like_pattern(search)])
+        where, params = _holding(("checkpoint_id",), search)
+        rows = self._query(f"SELECT DISTINCT thread_id FROM checkpoints WHERE {where}", params)
         return {r[0] for r in rows}
 
     def branch_threads(self, thread_id: str) -> list[BranchThread]:
