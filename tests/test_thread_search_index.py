@@ -200,6 +200,8 @@ def test_search_status_and_titles_on_postgres(pg_remembered):
             held = " ".join(f"{shown} {vector}" for shown, vector in conn.execute(
                 "SELECT shown, words::text FROM inspector_cache_search_rows")).lower()
         assert "lighthouse" in held and "r3member" not in held and SECRET.lower() not in held
+        # a NUL (no PostgreSQL text holds one) is no word: the words around it are searched, no id matches it
+        assert searched(store, cache, "harbor\x00").total == searched(store, cache, "harbor").total > 0
         # a thread written after the index was filled is found by the next search, only it read
         from langgraph.checkpoint.postgres import PostgresSaver
 

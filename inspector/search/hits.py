@@ -8,7 +8,7 @@ from typing import Any
 
 from ..store import Store
 from .indexing import Progress, Refreshed, bring_up_to_date
-from .texts import query_words, snippet
+from .texts import query_words, snippet, storable
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,9 @@ def index_search(store: Store, cache: Any, search: str, progress: Progress | Non
     refreshed = bring_up_to_date(store, cache, progress, budget_seconds)
     identity = store.fact_identity()
     words = query_words(search)
-    ranked = [thread for thread, _ in cache.search_ranked(identity, words, search.strip())] if words else []
-    return IndexSearch(identity, search.strip(), words, ranked, refreshed)
+    typed = storable(search.strip())  # as every cache can bind it: no NUL, no lone surrogate
+    ranked = [thread for thread, _ in cache.search_ranked(identity, words, typed)] if words else []
+    return IndexSearch(identity, typed, words, ranked, refreshed)
 
 
 def hits_for(cache: Any, found: IndexSearch, threads: list[str]) -> dict[str, Hit]:

@@ -43,13 +43,18 @@ _SIDE_BYTES = """
 _MATCHES = "(thread_id ILIKE %s ESCAPE '\\' OR metadata::text ILIKE %s ESCAPE '\\')"
 
 
+def _unheld(search: str) -> bool:
+    """No PostgreSQL text holds ``search``: bytes that are not UTF-8, or a NUL."""
+    return is_not_utf8(search) or "\x00" in search
+
+
 class PgThreads:
     """Thread listing, totals and branches (a mixin of ``PostgresStore``: needs ``_query``)."""
 
     def _thread_filter(self, search: str | None, only: Sequence[str] | None = None) -> tuple[str, list[Any]]:
         conditions, params = [], []
         if search:
-            if is_not_utf8(search):  # PostgreSQL text cannot hold such bytes: nothing holds the text
+            if _unheld(search):  # PostgreSQL text cannot hold such bytes: nothing holds the text
                 return "WHERE false", []
             like = like_pattern(search)
             conditions.append(_MATCHES)
@@ -90,7 +95,7 @@ class PgThreads:
 
     def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
-        if (thread_ids is not None and not thread_ids) or is_not_utf8(search):
+        if (thread_ids is not None and not thread_ids) or _unheld(search):
             return []
         like = like_pattern(search)
         where, params = _MATCHES, [like, like]
@@ -174,7 +179,7 @@ class PgThreads:
         return self._titles(None)
 
     def id_threads(self, search: str) -> set[str]:
-        if is_not_utf8(search):
+        if _unheld(search):
             return set()
         like = like_pattern(search)
         rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id ILIKE %s ESCAPE '\\' "
@@ -182,7 +187,7 @@ class PgThreads:
         return {r[0] for r in rows}
 
     def checkpoint_id_threads(self, search: str) -> set[str]:
-        if is_not_utf8(search):
+        if _unheld(search):
             return set()
         rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id ILIKE %s ESCAPE '\\'",
                            [like_pattern(search)])
