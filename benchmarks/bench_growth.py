@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE))
 from bench_thread_list import median_seconds  # noqa: E402
 from pg_cluster import postgres  # noqa: E402
 
-from inspector.analysis_cache import AnalysisCache  # noqa: E402
+from inspector.cache import AnalysisCache  # noqa: E402
 from inspector.operations.growth import _REMEMBERED, growth_report  # noqa: E402
 from inspector.operations.growth_summaries import cached_growth_rows, wait_for_fills  # noqa: E402
 from inspector.store import open_store  # noqa: E402

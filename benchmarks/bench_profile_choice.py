@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE))
 from pg_cluster import postgres  # noqa: E402
 
 from inspector import profiles  # noqa: E402
-from inspector.analysis_cache import AnalysisCache  # noqa: E402
+from inspector.cache import AnalysisCache  # noqa: E402
 from inspector.history.thread_list import thread_list, thread_records  # noqa: E402
 from inspector.profiles import detection  # noqa: E402
 from inspector.safety.redaction import Redactor  # noqa: E402

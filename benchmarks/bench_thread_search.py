@@ -38,7 +38,7 @@ from langchain_core.messages import HumanMessage  # noqa: E402
 from pg_cluster import cluster  # noqa: E402
 from store_generator import Shape, build_graph, deerflow_run_start, generate_postgres, generate_sqlite  # noqa: E402
 
-from inspector.analysis_cache import AnalysisCache  # noqa: E402
+from inspector.cache import AnalysisCache  # noqa: E402
 from inspector.history.thread_list import thread_list  # noqa: E402
 from inspector.safety.redaction import Redactor  # noqa: E402
 from inspector.store import open_store  # noqa: E402
@@ -126,7 +126,7 @@ def run_postgres(dsn: str | None, threads: int, repeats: int) -> bool:
     import psycopg
     from langgraph.checkpoint.postgres import PostgresSaver
 
-    from inspector.analysis_cache_postgres import PostgresAnalysisCache
+    from inspector.cache.postgres import PostgresAnalysisCache
 
     with _server(dsn) as url:
         with psycopg.connect(url, autocommit=True) as conn:

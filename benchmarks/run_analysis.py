@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import inspector.diff.replay  # noqa: E402,F401  (the reducers: imported here, not timed)
 import inspector.schema  # noqa: E402,F401
-from inspector.analysis_cache import AnalysisCache  # noqa: E402
+from inspector.cache import AnalysisCache  # noqa: E402
 from inspector.diff import replay_thread  # noqa: E402
 from inspector.profiles.deerflow.files.media_report import media_report  # noqa: E402
 from inspector.sizes.accounting import measure_thread  # noqa: E402

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -57,6 +58,8 @@ class Settings:
     redact_patterns: tuple[str, ...] = ()
     allow_reveal: bool = False
     redact_hash_key: str | None = None
+    # the AES key of a store written by LangGraph's EncryptedSerializer; never shown (kept out of the repr)
+    aes_key: str | None = field(default=None, repr=False)
     connections: dict[str, str] = field(default_factory=dict)
 
 
@@ -93,9 +96,13 @@ def _patterns(name: str, value: Any) -> tuple[str, ...]:
         from .store.not_utf8 import named
 
         raise ValueError(f"setting {name} must be a list of regular expressions, got {named(value)}")
-    from .safety.redaction import operator_rules
+    for pattern in value:  # a bad pattern is named now, not when the first value is shown
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            from .store.not_utf8 import named
 
-    operator_rules(value)  # a bad pattern is named now, not when the first value is shown
+            raise ValueError(f"setting {name}: {named(pattern)} is not a valid regular expression ({exc})") from None
     return tuple(value)
 
 
@@ -115,6 +122,14 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
 
             raise ValueError(f"setting {name} must be an integer, got {named(value)}") from None
     return None if value in (None, "") else str(value)
+
+
+def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
+    """Where the analysis cache lives unless ``cache_dir`` says: ``$XDG_CACHE_HOME/state-inspector``, else
+    ``~/.cache/state-inspector``."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "state-inspector"
 
 
 def load_settings(secrets: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Settings:
@@ -191,8 +206,6 @@ def resolve_db_url(explicit: str | None, settings: Settings) -> str:
 
 def store_options(settings: Settings) -> dict[str, Any]:
     """The keyword arguments ``open_store`` takes from the settings (bundles unpack into the cache folder)."""
-    from .analysis_cache import default_cache_dir
-
     return {
         "pg_timeout_ms": settings.pg_statement_timeout_ms,
         "pg_pool_size": settings.pg_pool_size,

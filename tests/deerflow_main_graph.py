@@ -19,6 +19,7 @@ import base64
 import io
 import random
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -143,6 +144,24 @@ def view_image_context(state: dict) -> dict:
     return {"messages": [message]}
 
 
+def view_every_image_context(state: dict) -> dict:
+    """ViewImageMiddleware as DeerFlow's main branch builds the message: after a turn of view_image calls, every
+    image the thread has viewed so far (``viewed_images``), each after a text naming its path, so an image
+    viewed early rides along again with every later view."""
+    last_ai = next((m for m in reversed(state["messages"]) if isinstance(m, AIMessage)), None)
+    if last_ai is None or not any(c["name"] == "view_image" for c in last_ai.tool_calls):
+        return {}
+    if any(str(m.id or "").startswith(IMAGE_CONTEXT_PREFIX) for m in state["messages"]):
+        return {}
+    blocks: list[dict] = [{"type": "text", "text": "Here are the images you've viewed:"}]
+    for path, entry in (state.get("viewed_images") or {}).items():
+        blocks += [{"type": "text", "text": f"\n- **{path}** ({entry['mime_type']})"},
+                   {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png_base64(zlib.crc32(path.encode()))}"}}]
+    message = HumanMessage(blocks, id=f"{IMAGE_CONTEXT_PREFIX}{last_ai.tool_calls[0]['id']}",
+                           additional_kwargs={"hide_from_ui": True, "deerflow_view_image_context": True})
+    return {"messages": [message]}
+
+
 def drop_image_context(state: dict) -> dict:
     transient = [m.id for m in state["messages"] if str(m.id or "").startswith(IMAGE_CONTEXT_PREFIX)]
     return {"messages": [RemoveMessage(id=mid) for mid in transient]} if transient else {}
@@ -228,12 +247,14 @@ def _send_calls(state: dict) -> list[Send] | str:
     return [Send("tools", {"tool_call": call, "step": len(state["messages"])}) for call in last.tool_calls]
 
 
-def build(schema: type, checkpointer, sends: bool = False):
+def build(schema: type, checkpointer, sends: bool = False, every_image: bool = False):
     """The graph over ``schema``; ``sends``: each tool call runs as its own task, sent with ``Send`` (as
-    ``create_agent`` does), instead of one task running a turn's calls in turn."""
+    ``create_agent`` does), instead of one task running a turn's calls in turn; ``every_image``: the image message
+    carries every image viewed so far (``view_every_image_context``), not only the turn's."""
     graph = StateGraph(schema)
+    images = view_every_image_context if every_image else view_image_context
     for name, node in [("thread_data", thread_data), ("sandbox_a", sandbox_a), ("sandbox_b", sandbox_b),
-                       ("uploads", uploads), ("summarize", summarize), ("view_image_context", view_image_context),
+                       ("uploads", uploads), ("summarize", summarize), ("view_image_context", images),
                        ("model", model), ("drop_image_context", drop_image_context), ("tools", tool if sends else tools),
                        ("title", title)]:
         graph.add_node(name, node)
@@ -287,7 +308,28 @@ TURNS: list[dict] = [
 ]
 
 
-def run_thread(app, thread_id: str, metadata: dict | None = None, turns: list[dict] = TURNS) -> None:
+IMAGES_THREAD = "df-images"
+# Four images viewed over three turns of view_image calls (two at once in the second): the image message of
+# each turn carries every image viewed so far, 1, then 3, then 4 images.
+VIEWED = ["/mnt/user-data/uploads/dock-a.png", "/mnt/user-data/uploads/dock-b.png",
+          "/mnt/user-data/uploads/yard-map.png", "/mnt/user-data/uploads/gate.png"]
+IMAGE_TURNS: list[dict] = [
+    {"text": "Check the dock photos for damage.", "actions": [
+        [call("view_image", path=VIEWED[0], size=4096)],
+        [call("view_image", path=VIEWED[1], size=4096), call("view_image", path=VIEWED[2], size=2048)],
+        [call("view_image", path=VIEWED[3], size=1024)],
+        "Dock B shows a cracked pallet; the gate is clear.",
+    ]},
+]
+
+
+def write_images_thread(saver) -> None:
+    """``IMAGES_THREAD``: DeerFlow's image message re-sending every viewed image, written through ``saver``."""
+    run_thread(build(ThreadState, saver, every_image=True), IMAGES_THREAD, turns=IMAGE_TURNS, compact=False)
+
+
+def run_thread(app, thread_id: str, metadata: dict | None = None, turns: list[dict] = TURNS,
+               compact: bool = True) -> None:
     for number, turn in enumerate(turns):
         config = {"configurable": {"thread_id": thread_id, "actions": turn["actions"],
                                    "summarize": turn.get("summarize")},
@@ -295,6 +337,8 @@ def run_thread(app, thread_id: str, metadata: dict | None = None, turns: list[di
         message = HumanMessage(turn["text"], id=f"human-{thread_id}-{number}",
                                additional_kwargs={"files": turn["files"]} if turn.get("files") else {})
         app.invoke({"messages": [message]}, config)
+    if not compact:
+        return
     # manual compaction: update_state with Overwrite values, as DeerFlow's gateway writes them
     config = {"configurable": {"thread_id": thread_id}, "metadata": dict(metadata or {})}
     kept = app.get_state(config).values["messages"][-2:]

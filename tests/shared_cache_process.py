@@ -14,7 +14,7 @@ import time
 
 from ui_app import open_page
 
-from inspector.analysis_cache_postgres import PostgresAnalysisCache
+from inspector.cache.postgres import PostgresAnalysisCache
 from inspector.sizes.cached import KIND
 from inspector.store.postgres import PostgresStore
 

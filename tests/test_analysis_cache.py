@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.store_generator import LONG_THREAD, Shape, add_turn, build_graph, generate_sqlite
-from inspector.analysis_cache import FILE_NAME, AnalysisCache, CacheError, default_cache_dir, open_cache
+from inspector.cache import FILE_NAME, AnalysisCache, CacheError, default_cache_dir, open_cache
 from inspector.demo import DEMO_THREADS
 from inspector.diff import replay_thread
 from inspector.formatting import dumps

@@ -24,7 +24,7 @@ from fixtures.postgres import written_database
 from hostile_corpus import Planting, write_corpus
 from ui_app import open_page
 
-from inspector.analysis_cache import FILE_NAME, AnalysisCache
+from inspector.cache import FILE_NAME, AnalysisCache
 from inspector.cli import main
 from inspector.sizes.accounting import measure_thread
 from inspector.sizes.health import thread_health

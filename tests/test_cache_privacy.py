@@ -23,11 +23,11 @@ from hostile_corpus import Planting, write_corpus
 from langgraph.checkpoint.sqlite import SqliteSaver
 from test_retention_postgres import with_database
 
-from inspector.analysis_cache import FILE_NAME, AnalysisCache, default_cache_dir
-from inspector.analysis_cache_postgres import PostgresAnalysisCache
+from inspector.cache import FILE_NAME, AnalysisCache, default_cache_dir
+from inspector.cache.fingerprints import Fingerprint
+from inspector.cache.postgres import PostgresAnalysisCache
 from inspector.cli import main
 from inspector.diff import replay_thread
-from inspector.fact_fingerprints import Fingerprint
 from inspector.sizes.accounting import measure_thread
 from inspector.sizes.cached import KIND, sizes_stream
 from inspector.sizes.health import thread_health

@@ -70,14 +70,20 @@ def test_diff_far_apart_checkpoints_accumulates_changes(store):
     assert all(c.kind != "dropped" for c in result.field("artifacts").changes)  # needs the step's writes
 
 
-def test_diff_command_defaults_to_newest_against_parent(demo_db, store, capsys):
-    newest = root_rows(store, "demo-research")[-1]
+def test_diff_command_defaults_to_the_newest_step_that_wrote_a_field_against_its_parent(demo_db, store, capsys):
+    rows = root_rows(store, "demo-research")
+    newest = rows[-1]
+    assert not diff_checkpoints(store, "demo-research", None, newest.checkpoint_id).wrote  # the title was set already
+    wrote = next(r for r in reversed(rows) if diff_checkpoints(store, "demo-research", None, r.checkpoint_id).wrote)
     assert main(["diff", "--db", str(demo_db), "demo-research", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["after_id"] == newest.checkpoint_id
-    assert data["before_id"] == newest.parent_checkpoint_id
-    assert data["adjacent"] is True
-    assert {f["field"] for f in data["fields"]} >= {"messages", "artifacts", "title"}
+    assert data["after_id"] == wrote.checkpoint_id and data["before_id"] == wrote.parent_checkpoint_id
+    assert data["adjacent"] is True and data["wrote"]
+    assert data["note"].startswith(f"The newest checkpoint (step {newest.step} · title · …{newest.checkpoint_id[-12:]}) "
+                                   "wrote no field; showing the newest step that did: ")
+    assert main(["diff", "--db", str(demo_db), "demo-research", "--to", newest.checkpoint_id, "--json"]) == 0
+    named = json.loads(capsys.readouterr().out)  # a --to named is shown as it is
+    assert named["after_id"] == newest.checkpoint_id and named["note"] is None and not named["wrote"]
 
 
 def test_diff_command_text_names_reducers(demo_db, store, capsys):

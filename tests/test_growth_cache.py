@@ -18,7 +18,7 @@ from growth_store import EARLY, build_graph, day_start, simulated_clock, write_p
 from langchain_core.messages import HumanMessage
 from test_growth import pg_expected, sqlite_expected
 
-from inspector.analysis_cache import AnalysisCache
+from inspector.cache import AnalysisCache
 from inspector.operations.growth import growth_report
 from inspector.operations.growth_summaries import WIDTH, cached_growth_rows
 from inspector.store import open_store
@@ -216,7 +216,7 @@ def _later(checkpoint_id: str) -> str:
 def test_replicas_share_the_growth_rows_in_a_postgresql_cache(postgres_dsn, tmp_path):
     from test_retention_postgres import with_database
 
-    from inspector.analysis_cache_postgres import PostgresAnalysisCache
+    from inspector.cache.postgres import PostgresAnalysisCache
 
     written = Postgres(postgres_dsn, "inspector_growth_cache_shared")
     with psycopg.connect(postgres_dsn.admin_dsn, autocommit=True) as conn:

@@ -230,3 +230,18 @@ def test_a_corrupt_checkpoint_blob_is_a_flag_naming_it(demo_db, tmp_path, capsys
     assert "corrupt-checkpoint" not in before.codes() and set(before.codes()) <= set(cut.codes())
     assert main(["health", "--db", str(copy), "demo-research"]) == 1
     assert "[corrupt-checkpoint]" in capsys.readouterr().out
+
+
+def test_a_flag_names_each_checkpoint_once(small_store):
+    """The unanswered call's first checkpoint taken as a branch's newest: the lint names it once, not as the first
+    holder and again as the newest; and a flag built with a repeated id keeps it once."""
+    from inspector.sizes.health import Flag
+    from inspector.sizes.health_values import dangling_tool_call_flags
+
+    rows = small_store.field_sizes("dangling")
+    first = next(r.checkpoint_id for r in sorted(rows, key=lambda r: r.checkpoint_id)
+                 if len(small_store.state("dangling", r.checkpoint_id).values.get("messages") or []) == 2)
+    (found,) = dangling_tool_call_flags(small_store.state("dangling", first), rows)
+    assert found["checkpoint_ids"] == (first,)
+    flag = Flag("x", "t", None, ("a", "b", "a", "b"), "", "", "")
+    assert flag.checkpoint_ids == ("a", "b")

@@ -3,9 +3,15 @@ middle of a thread, found by a byte search in the stored sizes and named by deco
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
+import sqlite3
+from collections import Counter
+
 import pytest
 from conftest import count_state_reads, fresh_database, grant_readonly_role
-from deerflow_main_graph import DELTA_THREAD, FULL_THREAD, IMAGE_CONTEXT_PREFIX
+from deerflow_main_graph import DELTA_THREAD, FULL_THREAD, IMAGE_CONTEXT_PREFIX, IMAGES_THREAD, VIEWED
 
 from inspector.cli import main
 from inspector.sizes.health import thread_health
@@ -111,3 +117,70 @@ def test_past_the_decode_limit_checkpoints_are_counted_not_named(store, monkeypa
     assert len(carriers) == 1 and unexamined["messages"]
     flags = scan.base64_flags(rows, scan.state_decoder(lambda cid, ns: store.state(FULL_THREAD, cid, ns)))
     assert any("hold base64 (not examined)" in f["summary"] for f in flags)
+
+
+@pytest.fixture(scope="module")
+def images_db(tmp_path_factory):
+    """DeerFlow's image message re-sending every viewed image (1, then 3, then 4 of them), written by SqliteSaver."""
+    from deerflow_main_graph import write_images_thread
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = tmp_path_factory.mktemp("images") / "images.db"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    try:
+        write_images_thread(SqliteSaver(conn))
+    finally:
+        conn.close()
+    return path
+
+
+def stored_images(store, thread_id):
+    """Every base64 image every checkpoint stores, each checkpoint decoded: payload digest -> (file named in the text
+    before it, copies, checkpoints holding it)."""
+    copies, holding, named = Counter(), {}, {}
+    for row in store.timeline(thread_id):
+        for message in store.state(thread_id, row.checkpoint_id).values.get("messages") or []:
+            parts = message.get("content") if isinstance(message.get("content"), list) else []
+            for before, part in zip([None, *parts], parts):
+                url = part.get("image_url", {}).get("url", "") if isinstance(part, dict) else ""
+                if ";base64," in url:
+                    digest = hashlib.sha256(url.split(";base64,", 1)[1].encode()).hexdigest()
+                    copies[digest] += 1
+                    holding.setdefault(digest, set()).add(row.checkpoint_id)
+                    named[digest] = re.search(r"\*\*(\S+)\*\*", before["text"]).group(1)
+    return {d: (named[d], copies[d], holding[d]) for d in copies}
+
+
+def test_distinct_images_and_their_copies_are_counted_apart_and_each_image_is_named(images_db, capsys):
+    with open_store(str(images_db)) as store:
+        truth = stored_images(store, IMAGES_THREAD)
+        flag = next(f for f in thread_health(store, IMAGES_THREAD).flags if f.code == "image-context-in-checkpoints")
+    checkpoints = set().union(*(held for _, _, held in truth.values()))
+    copies = sum(n for _, n, _ in truth.values())
+    assert len(truth) == len(VIEWED) == 4 and copies == 16 and len(checkpoints) == 6  # the store is what it says
+    assert f"4 distinct image(s), stored {copies} time(s) in {len(checkpoints)} checkpoint(s)" in flag.summary
+    for digest, (name, count, held) in truth.items():
+        assert f"{name} (image/png, " in flag.summary and f"sha256 {digest[:12]}): stored {count} time(s) in " \
+            f"{len(held)} checkpoint(s)" in flag.summary
+    assert "3 transient image message(s)" in flag.summary  # one per turn of view_image calls
+    assert set(flag.checkpoint_ids) == checkpoints and len(flag.checkpoint_ids) == len(checkpoints)
+    assert main(["health", "--db", str(images_db), IMAGES_THREAD, "--json"]) == 1
+    (thread,) = json.loads(capsys.readouterr().out)["threads"]
+    said = next(f for f in thread["flags"] if f["code"] == "image-context-in-checkpoints")
+    assert said["summary"] == flag.summary  # the CLI says what the pages say
+    assert all(len(f["checkpoint_ids"]) == len(set(f["checkpoint_ids"])) for f in thread["flags"])
+
+
+def test_the_health_page_and_the_size_panel_say_the_same_counts(images_db, app_on_store):
+    from ui_app import open_page, shown
+
+    with open_store(str(images_db)) as store:
+        flag = next(f for f in thread_health(store, IMAGES_THREAD).flags if f.code == "image-context-in-checkpoints")
+    app_on_store(f"sqlite:///{images_db}")
+    health = open_page("health")
+    assert not health.exception, health.exception
+    thread = open_page("thread", thread=IMAGES_THREAD, panel="size")
+    assert not thread.exception, thread.exception
+    for at in (health, thread):
+        labels = [shown(e.label) for e in at.expander]
+        assert any(flag.summary in label for label in labels), labels

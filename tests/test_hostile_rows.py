@@ -29,7 +29,7 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.graph import START, StateGraph
 from test_hostile_cli import check, run
 
-from inspector.fact_cache import pack, unpack
+from inspector.cache import pack, unpack
 from inspector.retention.sql import literal
 from inspector.safety.redaction import Redactor
 from inspector.schema.thread_state import ThreadState

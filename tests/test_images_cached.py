@@ -15,7 +15,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from test_health import _write_thread
 
 from benchmarks.store_generator import LONG_THREAD, Shape, add_turn, build_graph
-from inspector.analysis_cache import AnalysisCache
+from inspector.cache import AnalysisCache
 from inspector.cli import main, store_commands
 from inspector.demo import DEMO_THREADS
 from inspector.history.field_history import field_history

@@ -7,7 +7,7 @@ import tracemalloc
 import pytest
 
 from benchmarks.store_generator import LONG_THREAD, Shape, generate_sqlite
-from inspector.analysis_cache import AnalysisCache
+from inspector.cache import AnalysisCache
 from inspector.diff import replay_thread
 from inspector.profiles.deerflow.files.media_report import media_report
 from inspector.sizes.accounting import measure_thread

@@ -254,7 +254,7 @@ def test_the_channels_of_a_thread_without_writes_are_read_once_and_kept_in_the_a
     from langgraph.checkpoint.base import empty_checkpoint
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    from inspector.analysis_cache import AnalysisCache
+    from inspector.cache import AnalysisCache
 
     db = tmp_path / "put.db"
     with sqlite3.connect(db, check_same_thread=False) as conn:  # put straight into the saver: no writes stored

@@ -144,9 +144,10 @@ def test_the_old_saver_gives_the_writes_in_an_order_that_is_not_langgraphs(old_s
     parallel writes give another value than the stored one; in the order found again, the stored one."""
     schema = GENERIC_SCHEMA if thread_id == SENDS_THREAD else DEFAULT_SCHEMA
     field = "items" if thread_id == SENDS_THREAD else "messages"
-    differs = 0
+    differs = steps = 0
     with open_store(str(old_store)) as store:
         for parent, child, stored, ordered in _parallel_steps(store, thread_id):
+            steps += [w.value for w in stored if w.channel == field] != [w.value for w in ordered if w.channel == field]
             if thread_id == SENDS_THREAD:  # operator.add, folded by hand: the reducer is unknown to the generic base
                 assert _added(parent, ordered) == child.values["items"]
                 differs += _added(parent, stored) != child.values["items"]
@@ -154,7 +155,9 @@ def test_the_old_saver_gives_the_writes_in_an_order_that_is_not_langgraphs(old_s
                 assert field_difference(field, replay(parent, ordered, schema)[field], child.values[field], schema) is None
                 differs += field_difference(field, replay(parent, stored, schema)[field], child.values[field],
                                             schema) is not None
-    assert differs >= 1
+    assert differs == steps  # every step whose writes to the field the store gives out of LangGraph's order folds otherwise
+    if thread_id != STOPPED_THREAD:  # two tasks there: their ids fall in LangGraph's order on half the runs
+        assert differs >= 1
 
 
 def test_an_altered_copy_of_the_old_store_is_flagged_at_exactly_its_step(old_store, tmp_path, capsys):

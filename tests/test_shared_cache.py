@@ -15,8 +15,8 @@ import pytest
 from conftest import REPO_ROOT
 from test_retention_postgres import with_database
 
-from inspector.analysis_cache import CacheError, open_cache
-from inspector.analysis_cache_postgres import PostgresAnalysisCache
+from inspector.cache import CacheError, open_cache
+from inspector.cache.postgres import PostgresAnalysisCache
 from inspector.profiles import EVIDENCE_KIND
 from inspector.store import open_store
 

@@ -32,8 +32,8 @@ from remembered_store import (
 )
 from secret_store import cli
 
-from inspector.analysis_cache import AnalysisCache
-from inspector.analysis_cache_postgres import PostgresAnalysisCache
+from inspector.cache import AnalysisCache
+from inspector.cache.postgres import PostgresAnalysisCache
 from inspector.history.thread_list import thread_list
 from inspector.history.thread_status import listed_statuses, waiting_on_human
 from inspector.safety.redaction import Redactor

@@ -68,7 +68,7 @@ def test_opening_a_long_thread_reads_one_page_and_decodes_one_checkpoint(countin
 
 
 def test_replay_marks_come_from_the_analysis_cache_without_replaying(counting, analysis_cache_dir):
-    from inspector.analysis_cache import AnalysisCache
+    from inspector.cache import AnalysisCache
     from inspector.diff import replay_thread
 
     with AnalysisCache(analysis_cache_dir) as cache:
@@ -116,7 +116,7 @@ def test_health_ranks_every_thread_and_analyses_the_largest(bench_db, app_on_sto
 
 
 def test_an_unreadable_analysis_cache_is_rebuilt_and_the_page_says_so(bench_db, app_on_store, monkeypatch, tmp_path):
-    from inspector.analysis_cache import FILE_NAME
+    from inspector.cache import FILE_NAME
 
     folder = tmp_path / "cache"
     folder.mkdir()

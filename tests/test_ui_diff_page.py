@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ui_app import all_text, open_page
+from ui_app import all_text, open_page, param
 
 from inspector.diff import CLEARED_NOTE, diff_checkpoints
 from inspector.store import open_store
@@ -225,3 +225,59 @@ def test_two_runs_of_another_apps_task_are_compared_with_its_profile(tmp_path, a
     assert not at.exception, at.exception
     text = all_text(at)
     assert "Profile: deepagents" in text and "file_data_delta_reducer (DeltaChannel)" in text and "merge_" not in text, text
+
+
+def cli_json(capsys, *args) -> dict:
+    import json
+
+    from inspector.cli import main
+
+    assert main(["diff", *args, "--json", "--quiet"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("thread_id", ["demo-research", "demo-branch"])
+def test_the_diff_pages_defaults_are_the_cli_ones(demo_db, capsys, thread_id):
+    """Without from/to: the checkpoints ``diff`` compares, and the same line saying why (demo-branch's newest is its
+    run-duration checkpoint, named as the tree names it)."""
+    said = cli_json(capsys, "--db", str(demo_db), thread_id)
+    at = open_page("diff", thread=thread_id)
+    assert not at.exception, at.exception
+    assert picked(at)["To (the later checkpoint)"] == said["after_id"]
+    assert picked(at)["From (the earlier checkpoint)"] == said["before_id"]
+    assert said["note"] and said["note"] in all_text(at)
+    if thread_id == "demo-branch":
+        assert said["note"].startswith("The newest checkpoint (step 29 · run finished · …")
+
+
+def test_against_another_thread_the_defaults_are_the_cli_ones_whatever_was_shown_before(demo_db, capsys):
+    """Two threads compared from a page that showed one thread's step and its parent: the newest of each, as
+    ``diff --against-thread``, with the same fields changed, added and removed."""
+    said = cli_json(capsys, "--db", str(demo_db), "demo-branch", "--against-thread", "demo-deerflow-current")
+    at = open_page("diff", thread="demo-branch")
+    assert param(at, "from") and param(at, "to")  # the single-thread comparison names its checkpoints
+    at.text_input[0].set_value("demo-deerflow-current").run()
+    assert not at.exception, at.exception
+    assert picked(at)["From: a checkpoint of demo-branch"] == said["before_id"]
+    assert picked(at)["To: a checkpoint of demo-deerflow-current"] == said["after_id"]
+    assert param(at, "from") == said["before_id"] and param(at, "against") == "demo-deerflow-current"
+    shown_status = {line.split(" · ")[0].split("**")[1]: line.rsplit(" · ", 1)[1]
+                    for line in (m.value for m in at.markdown) if line.startswith(":material/") and " · `" in line}
+    assert shown_status == {f["field"]: f["status"] for f in said["fields"] if f["status"] != "unchanged"}
+
+
+def test_steps_are_named_as_the_tree_names_them(demo_db, capsys):
+    """``update_state`` steps and checkpoints written outside a step, named by their kind (as the tree, the table and
+    ``timeline`` name them), never ``?`` or ``first`` for want of their metadata."""
+    from inspector.cli import main
+
+    at = open_page("diff", thread="demo-time-travel")
+    assert not at.exception, at.exception
+    options = at.selectbox(key="diff-to-demo-time-travel-").options
+    assert not [o for o in options if " · ? · " in o or " · first · " in o], options
+    assert main(["timeline", "--db", str(demo_db), "demo-time-travel", "--json", "--quiet"]) == 0
+    import json
+
+    rows = json.loads(capsys.readouterr().out)["checkpoints"]
+    put = next(r for r in rows if (r.get("kind") or "").startswith("put"))
+    assert any(o.startswith(f"step {put['step']} · put · …{put['checkpoint_id'][-12:]}") for o in options), options

@@ -12,7 +12,9 @@ from inspector.store import open_store
 
 
 def link_labels(at) -> list[str]:
-    return [el.proto.label for el in at.get("page_link")]
+    from ui_app import in_page_links
+
+    return [el.proto.label for el in at.get("page_link")] + list(in_page_links(at))
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +42,23 @@ def test_the_selected_steps_own_write_says_this_step(vision):
     assert not at.exception
     captions = [c.value for c in at.caption]
     assert any("last written at step 7 by view" in c and "this step" in c for c in captions), captions
+
+
+@pytest.mark.usefixtures("app_on_demo")
+def test_a_last_written_link_moves_the_page_and_its_url_to_that_step(vision):
+    """The link is on the page it leads to: it moves the URL with the view, so a copied link or a reload opens the
+    step shown (a page link there showed the step while the URL stayed on the newest)."""
+    from ui_app import in_page_links, param
+
+    seven = next(k for k in vision.ordered if k[0] == "" and vision.node(k).row.step == 7)
+    at = open_page("thread", thread="demo-vision", checkpoint=vision.head[1])
+    label = next(label for label in in_page_links(at) if label.startswith("last written at step 7 by view"))
+    in_page_links(at)[label].click().run()
+    assert not at.exception, at.exception
+    assert param(at, "checkpoint") == seven[1] and param(at, "step") == "7"
+    assert any("last written at step 7 by view" in c.value and "this step" in c.value for c in at.caption)
+    again = open_page("thread", **{name: param(at, name) for name in ("thread", "checkpoint", "step")})  # a reload
+    assert any("last written at step 7 by view" in c.value and "this step" in c.value for c in again.caption)
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ui_app import all_text, open_page
+from ui_app import all_text, in_page_links, open_page, param
 
 from inspector.diff.writes import step_writes
 from inspector.state.model_input import model_input
@@ -47,12 +47,14 @@ def test_the_model_input_shows_every_message_and_the_pictures(viewed):
     assert len(captions) == 2 and all("inline data URL" in c for c in captions), captions
     before = next(c for c, s in reversed(found[:index]) if s)
     after = next(c for c, s in found[index + 1:] if s)
-    links = [link.proto.query_string for link in at.get("page_link")]
-    assert any(before in q for q in links) and any(after in q for q in links)
     # the steps are named by the one attribution (the node that ran, what it wrote), not LangGraph's source
-    jumps = [link.proto.label for link in at.get("page_link") if "model call: step" in link.proto.label]
+    jumps = [label for label in in_page_links(at) if "model call: step" in label]
     assert len(jumps) == 2 and all("agent → messages" in j and "loop" not in j for j in jumps), jumps
     assert "· loop" not in text
+    for label, target in (("Previous", before), ("Next", after)):  # each moves the page and its URL there
+        jump = panel(cid)
+        in_page_links(jump)[next(j for j in jumps if j.startswith(label))].click().run()
+        assert param(jump, "checkpoint") == target and param(jump, "panel") == "model-input"
 
 
 def test_a_step_without_a_model_call_says_so(viewed):

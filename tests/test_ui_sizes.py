@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from ui_app import all_text, open_page
+from ui_app import all_text, cells, open_page
 
 from inspector.demo import DEMO_THREADS
+from inspector.formatting import human_bytes
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 
@@ -21,7 +22,11 @@ def test_thread_list_has_size_and_flag_columns_and_sorts_by_size():
     at.segmented_control(key="threads_sort").set_value("stored").run()
     stored = list(at.dataframe[0].value["stored bytes"])
     assert stored == sorted(stored, reverse=True)
-    assert "flagged: **demo-bloated** (oversized-state" in all_text(at)
+    assert "3 flagged:" in all_text(at)
+    flagged = {link.proto.label: link.proto.query_string for link in at.get("page_link") if "(" in link.proto.label}
+    assert set(flagged) == {f"{t} ({codes})" for t, codes in frame["flags"].items() if codes}  # each name a link
+    assert flagged[next(label for label in flagged if label.startswith("demo-bloated (oversized-state"))] == \
+        "thread=demo-bloated&panel=size"
 
 
 def open_panel(at, title: str):
@@ -53,12 +58,16 @@ def test_health_page():
     assert ranked == sorted(ranked, reverse=True)
     labels = " ".join(e.label for e in at.expander)
     assert "oversized-state" in labels and "uncleared-images" in labels and "base64-in-state" in labels
-    # growth and the store's files in units, the exact byte count beside (the column configs print the unit)
+    # growth and the store's files: each cell in its own unit (the values stay bytes), the exact byte count beside
     frames = [d.value for d in at.dataframe]
     growth = next(f for f in frames if "stored bytes, exact" in f.columns and "checkpoints" in f.columns)
     assert (growth["stored bytes, exact"] > 0).all() and growth["stored bytes, exact"].dtype.kind in "if"
-    ratio = (growth["stored bytes, exact"] / growth["stored bytes"]).round(3)  # a float quotient, not always exact
-    assert ratio.nunique() == 1 and ratio.iloc[0] in (1, 1_000, 1_000_000, 1_000_000_000)  # one unit per column
+    assert list(growth["stored bytes, exact"]) == list(growth["stored bytes"])
+    largest = at.dataframe[0]
+    shown = dict(zip(largest.value["thread"], cells(largest, "stored bytes")))
+    sized = dict(zip(largest.value["thread"], largest.value["stored bytes"]))
+    assert shown == {thread: human_bytes(int(size)) for thread, size in sized.items()}
+    assert any(text.endswith(" MB") for text in shown.values()) and any(text.endswith(" KB") for text in shown.values())
     files = next(f for f in frames if "bytes, exact" in f.columns and "payload" in f.columns)
     assert list(files.columns).index("bytes, exact") == list(files.columns).index("bytes") + 1
     assert {m.label for m in at.metric} >= {"Stored", "On disk", "A day, on average"}

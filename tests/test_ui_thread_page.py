@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from ui_app import all_text, open_page, shown
+from ui_app import all_text, in_page_links, open_page, shown
 
 from inspector.demo import DEMO_THREADS
 from inspector.history.attribution import attribute_keys
@@ -156,7 +156,7 @@ def test_unknown_checkpoint_gives_message_and_ways_back():
     assert not at.exception
     assert any("not-a-checkpoint" in w.value for w in at.warning)
     labels = [link.proto.label for link in at.get("page_link")]
-    assert "Show the newest checkpoint" in labels and "Back to the thread list" in labels
+    assert "Show the newest checkpoint" in in_page_links(at) and "Back to the thread list" in labels
 
 
 def test_unknown_namespace_names_the_namespace_not_a_none_checkpoint():
@@ -308,13 +308,13 @@ def test_branch_threads_are_linked_both_ways(histories):
     origin = histories["demo-branch"].node(histories["demo-branch"].ordered[-1]).row.metadata
     at = open_page("thread", thread="demo-branch")
     assert not at.exception, at.exception
-    links = {link.proto.label: link.proto.query_string for link in at.get("page_link")}
     label = f"Branched from demo-deerflow-current at checkpoint {origin['branch_parent_checkpoint_id']}"
-    assert label in links and origin["branch_parent_checkpoint_id"] in links[label]
     assert "2 branch copy" in all_text(at) and "1 run finished" in all_text(at)
+    in_page_links(at)[label].click().run()  # the page moves, its URL with it
+    assert _param(at, "thread") == "demo-deerflow-current"
+    assert _param(at, "checkpoint") == origin["branch_parent_checkpoint_id"]
     parent = open_page("thread", thread="demo-deerflow-current", history="table")  # the history as a table
-    labels = [link.proto.label for link in parent.get("page_link")]
-    assert any(text.startswith("demo-branch: from checkpoint ") for text in labels)
+    assert any(text.startswith("demo-branch: from checkpoint ") for text in in_page_links(parent))
     assert "3 goal set" in all_text(parent)  # set, then evaluated twice
     assert "1 goal cleared" in all_text(parent) and "3 run finished" in all_text(parent)
     table = parent.dataframe[0].value  # the newest page: the third run and the evaluator clearing the goal

@@ -47,3 +47,23 @@ def all_text(at: AppTest) -> str:
     for kind in ("markdown", "title", "header", "subheader", "caption", "error", "warning", "info", "success", "code"):
         parts += [shown(e.value) if kind != "code" else str(e.value) for e in getattr(at, kind)]
     return "\n".join(parts)
+
+
+def cells(element, column: str) -> list[str]:
+    """What the cells of ``column`` of an AppTest dataframe show: a table drawn from a pandas Styler (sizes, each cell
+    in a unit of its own) sends its display values beside the data, which ``element.value`` holds."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    return list(convert_arrow_bytes_to_pandas_df(element.proto.arrow_data.styler.display_values)[column])
+
+
+def in_page_links(at: AppTest) -> dict:
+    """Label -> button of each link to the page being shown (``routes.link``): a button that moves the page and its
+    URL (a page link to the page already shown would leave the URL behind); click one and read ``at.query_params``."""
+    return {button.label: button for button in at.button if (button.key or "").startswith("link-")}
+
+
+def param(at: AppTest, name: str) -> str | None:
+    """Query parameter ``name`` of the page as it was left (one value; AppTest holds a list after a run)."""
+    value = at.query_params.get(name)
+    return value[-1] if isinstance(value, list) else value

@@ -21,6 +21,7 @@ from ..store.decode import (
     EXT_CONSTRUCTOR_KW_ARGS,
     EXT_CONSTRUCTOR_POS_ARGS,
     EXT_CONSTRUCTOR_SINGLE_ARG,
+    EXT_DELTA_SENTINEL,
     EXT_DELTA_SNAPSHOT,
     EXT_METHOD_SINGLE_ARG,
     EXT_NUMPY_ARRAY,
@@ -76,8 +77,8 @@ class _Loader:
         self.nesting = 0
 
     def __call__(self, code: int, payload: bytes) -> Any:
-        if code == EXT_NUMPY_ARRAY:
-            return make_ext(code, None, raw=payload)  # numbers, dtype and shape: nothing to mask, kept as stored
+        if code in (EXT_NUMPY_ARRAY, EXT_DELTA_SENTINEL):
+            return make_ext(code, None, raw=payload)  # numbers, dtype and shape, or an empty marker: kept as stored
         if code == EXT_DELTA_SNAPSHOT:
             return make_ext(code, self.unpack(payload))
         if code in NAMED_CODES:

@@ -21,6 +21,7 @@ from ..store import StoreError
 from ..store.not_utf8 import from_token
 from . import (
     bundle_commands,
+    delta_commands,
     diff_commands,
     flow_commands,
     media_commands,
@@ -37,7 +38,7 @@ from . import (
 ID_ARGUMENTS = ("thread", "checkpoint", "ns", "from_id", "to_id", "against_thread", "threads")
 
 COMMAND_MODULES = (store_commands, flow_commands, diff_commands, media_commands, size_commands, retention_commands,
-                   bundle_commands, operations_commands, memory_commands)
+                   bundle_commands, operations_commands, memory_commands, delta_commands)
 
 
 class CliError(Exception):

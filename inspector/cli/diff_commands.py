@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--from", dest="from_id", metavar="ID",
                    help="the earlier checkpoint (default: the parent of --to; with --against-thread: the newest)")
     p.add_argument("--to", dest="to_id", metavar="ID",
-                   help="the later checkpoint (default: the newest; with --against-thread: one of OTHER's)")
+                   help="the later checkpoint (default: the newest step that wrote a field, as the Diff page opens; "
+                        "with --against-thread: one of OTHER's, default its newest)")
     p.add_argument("--against-thread", metavar="OTHER",
                    help="compare with a checkpoint of another thread (two runs of one task: messages aligned by content)")
     p.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
@@ -33,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "value changed without a write (unverified fields do not count)")
     add_store_args(p)
     p.add_argument("thread", help=THREAD_HELP)
-    p.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
+    p.add_argument("--ns", default=None, help="one checkpoint namespace ('' for the root graph alone; default: the "
+                                              "root graph and every subgraph namespace, as the dashboard counts them)")
     p.set_defaults(handler=cmd_replay)
 
 
@@ -65,6 +67,8 @@ def print_diff(result: StateDiff, profile_line: str | None = None) -> None:
         say(f"thread {result.thread_id}  {result.before_id} -> {result.after_id}  ({relation})")
     if profile_line:
         say(profile_line)
+    if result.note:
+        say(result.note)
     say(f"schema {active_schema_name()}")
     for write in result.wrote:
         say(f"  {write['node']} wrote {write['channel']}: {write['value']}")
@@ -81,34 +85,45 @@ def print_diff(result: StateDiff, profile_line: str | None = None) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from ..diff import checked_replay
+    from ..diff import checked_replay, verdict
 
     with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, unit="steps") as progress:
         keys = store.timeline_keys(args.thread)  # read once: for the profile's evidence and for the history
+        namespaces = [args.ns] if args.ns is not None else (sorted({r.checkpoint_ns for r in keys}) or [""])
         cache = open_cache_for(store, args)
         try:
-            checked = checked_replay(store, args.thread, args.ns, cache=cache, progress=progress, keys=keys)
+            checked = {ns: checked_replay(store, args.thread, ns, cache=cache, progress=progress, keys=keys)
+                       for ns in namespaces}
         finally:
             if cache is not None:
                 cache.close()
-        schema = _schema_name(store, args.thread, checked.reading.name if checked.doubt else None)
-    steps, result, chosen = checked.steps, checked.verdict, checked.chosen
+        schema = _replayed_in(store, args.thread, list(checked.values()))
+        note = getattr(store, "history_note", None)  # a store that keeps no history says why nothing is replayed
+    steps = [s for one in checked.values() for s in one.steps]
+    chosen = next(iter(checked.values())).chosen
+    doubts = {ns: one.doubt for ns, one in checked.items() if one.doubt is not None}
+    result = verdict(steps, namespaces)
     mismatched = [s for s in steps if s.status == "mismatch"]
     broken = [s for s in steps if s.status == "broken"]
     if args.json:
-        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": schema,
-                    "profile": chosen.as_json(), "doubt": checked.doubt.as_json() if checked.doubt else None,
-                    "matches": result.matches, "broken_history": [s.note for s in broken], "verdict": result,
+        print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "namespaces": namespaces, "schema": schema,
+                    "profile": chosen.as_json(),
+                    "doubt": next(iter(doubts.values())).as_json() if doubts else None,
+                    "matches": result.matches, "summary": result.summary(schema),
+                    "broken_history": [s.note for s in broken], "verdict": result, "history_note": note,
                     "steps": steps})
     else:  # print_json masks what it prints; a table's cells are built from the steps masked as records
         say(chosen.line())
-        if checked.doubt:
-            say(checked.doubt.summary())
-        print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in masked(steps)],
-                    prose=("detail",))
+        for doubt in dict.fromkeys(d.summary() for d in doubts.values()):
+            say(doubt)
+        several = len(namespaces) > 1
+        print_table(["step", "source", *(["namespace"] if several else []), "checkpoint", "replay", "detail"],
+                    [_row(s, several) for s in masked(steps, names=True)], prose=("detail",))
         say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
             + (f", {len(broken)} not replayed: broken history" if broken else ""))
-        say(f"{result.summary()} (schema {schema})")
+        say(result.summary(schema))
+        if note:
+            say(f"note: {note}")
     return 0 if result.matches and not broken else 1
 
 
@@ -120,5 +135,13 @@ def _schema_name(store: Store, thread_id: str, named: str | None = None) -> str:
         return active_schema_name()
 
 
-def _row(step: StepReplay) -> tuple:
-    return (step.step, step.source, step.checkpoint_id, step.status, step.detail())
+def _replayed_in(store: Store, thread_id: str, checked: list) -> str:
+    """The name of the schema the namespaces' steps were replayed in: the generic reading's where each
+    namespace's replay doubted the profile (``diff.doubt``), else the thread's own (as the pages name it)."""
+    names = {_schema_name(store, thread_id, one.reading.name if one.doubt else None) for one in checked}
+    return names.pop() if len(names) == 1 else _schema_name(store, thread_id)
+
+
+def _row(step: StepReplay, namespace: bool = False) -> tuple:
+    return (step.step, step.source, *([step.checkpoint_ns] if namespace else []), step.checkpoint_id, step.status,
+            step.detail())

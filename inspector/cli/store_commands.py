@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from ..analysis_cache import AnalysisCache, CacheError, open_cache
+from ..cache import AnalysisCache, CacheError, open_cache
 from ..formatting import human_bytes, to_jsonable
 from ..history.attribution import attribute_keys
 from ..history.durations import seconds_text, step_times
@@ -22,6 +22,7 @@ from ..safety.audit import AuditTrail
 from ..safety.redaction import MARK_PREFIX
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url, store_options
+from ..state.encryption import encryption_line
 from ..state.interrupts import pending_questions
 from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
@@ -235,6 +236,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         branches = store.branch_threads(args.thread)
         history = build_history(rows)
         made = attribute_keys(store, history, history.ordered)
+        note = getattr(store, "history_note", None)  # a store that keeps no history says why the timeline is short
     origin = branch_origin(rows)
     kinds = [kind_columns(history, key_of(r)) for r in rows]
     times = {t.key: t for t in step_times(history, made)}
@@ -251,7 +253,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
                     "started_at": took.started if took else None,
                     "duration_s": took.seconds if took else None, "waiting": took.waiting if took else False}
 
-        print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches,
+        print_json({"thread_id": args.thread, "branched_from": origin, "branches": branches, "history_note": note,
                     "checkpoints": [{**to_jsonable(r), **k, **flow(r)} for r, k in zip(rows, kinds)],
                     "problems": [{"kind": p.kind, "message": p.message,
                                   "checkpoints": [{"checkpoint_ns": ns, "checkpoint_id": cid} for ns, cid in p.keys]}
@@ -285,6 +287,8 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     for row in rows:
         for problem in row.problems:
             say(f"problem: checkpoint {listed(row.checkpoint_id)}: {problem}")
+    if note:
+        say(f"note: {note}")
     return 0
 
 
@@ -306,10 +310,12 @@ def state_payload(state: Any, internal: bool) -> dict[str, Any]:
         "internal": state.internal if internal else None,
         "channel_bytes": state.channel_bytes,
         "rebuilt_channels": list(state.rebuilt_channels),
+        "delta_sources": state.delta_sources,
         "writes": state.writes,
         "pending_questions": [{"id": q.id, "question": q.question or None, "task_path": q.task_path}
                               for q in pending_questions(state.writes)],
         "problems": [p.as_dict() for p in state.problems],
+        "encryption": encryption_line(state),
     }
 
 
@@ -324,7 +330,7 @@ def cmd_state(args: argparse.Namespace) -> int:
 
 
 def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> None:
-    from ..state.fields import reducer_label
+    from ..state.fields import delta_source, reducer_label
 
     schema = active_names()
     delta = delta_channels(state.metadata)
@@ -337,7 +343,7 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
         ["field", "reducer", "stored", "value"],
         [
             (name, reducer_label(name, schema, name in state.rebuilt_channels, name in delta).removeprefix("reducer "),
-             "rebuilt from deltas" if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
+             delta_source(name, state) if name in state.rebuilt_channels else human_bytes(state.channel_bytes.get(name)),
              json.dumps(to_jsonable(value), ensure_ascii=False))
             for name, value in ((n, channels[n]) for n in schema.order(channels))
         ],
@@ -346,6 +352,9 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
         say(f"pending write: {write.channel} ({human_bytes(write.size)}) by task {write.task_id}")
     for question in pending_questions(state.writes):
         say(f"waiting for an answer: {question.question or '(the interrupt carries no question text)'}")
+    encrypted = encryption_line(state)
+    if encrypted:
+        say(f"encrypted: {encrypted}")
     for problem in state.problems:
         say(f"problem [{problem.field or 'checkpoint'}]: {problem.message}")
 

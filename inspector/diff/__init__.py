@@ -3,7 +3,7 @@
 Names are loaded on first use: reading a thread's cached replay verdicts needs none of the reducers,
 so it does not load LangGraph's graph package.
 
-May import ``store``, ``schema``, ``history`` and ``analysis_cache``.
+May import ``store``, ``schema``, ``history`` and ``cache``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 UNKNOWN_REDUCER = "reducer unknown"
 # A field no task wrote whose stored value changed: no reducer explains it (a field check's status and reason).
@@ -84,6 +84,7 @@ class StateDiff:
     fields: list[FieldDiff]
     wrote: list[dict[str, Any]] = field(default_factory=list)
     before_thread_id: str | None = None  # set when ``before`` belongs to another thread than ``thread_id``
+    note: str | None = None  # why these checkpoints, when they were chosen for the reader (``defaults.default_to``)
 
     @property
     def across_threads(self) -> bool:
@@ -209,6 +210,18 @@ class ReplayVerdict:
     changed_known_fields: tuple[str, ...] = ()
     no_standard_fold: int = 0  # written values of unknown reducer none of LangGraph's standard folds explains
     no_standard_fold_fields: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] = ("",)  # what was replayed: the root graph (""), subgraph namespaces
+
+    @property
+    def covers(self) -> str:
+        """What the counts cover, in the words every surface uses: ``the root graph``, ``the root graph and 2
+        subgraph namespace(s)``, ``namespace 'tools:3f2a'``."""
+        from ..store.not_utf8 import quoted
+
+        subgraphs = [ns for ns in self.namespaces if ns]
+        if "" in self.namespaces or not self.namespaces:
+            return "the root graph" + (f" and {len(subgraphs)} subgraph namespace(s)" if subgraphs else "")
+        return f"namespace {quoted(subgraphs[0])}" if len(subgraphs) == 1 else f"{len(subgraphs)} subgraph namespace(s)"
 
     @property
     def matches(self) -> bool:
@@ -216,11 +229,13 @@ class ReplayVerdict:
         (unverified fields, and values no standard fold explains, do not count)."""
         return self.mismatched == 0 and self.changed_without_write == 0
 
-    def summary(self) -> str:
-        """``12 step(s) replayed: 150 field check(s) verified, 3 unverified (reducer unknown: score), 0 mismatched,
-        0 changed without a write``; a field of known reducer changed without a write is a mismatch in the
-        schema's terms (``1 mismatched (1 of them changed without a write)``); then the written values no
-        standard fold explains and what unknown reducers are consistent with, where there are any."""
+    def summary(self, schema: str | None = None) -> str:
+        """The one line a thread's replay is told in, on the thread page, the Diff page and by ``replay``: ``12 step(s)
+        replayed in the root graph: 150 field check(s) verified, 3 unverified (reducer unknown: score), 0 mismatched,
+        0 changed without a write`` (``covers``: what was replayed); a field of known reducer changed without a
+        write is a mismatch in the schema's terms (``1 mismatched (1 of them changed without a write)``); then the
+        written values no standard fold explains and what unknown reducers are consistent with, where there are
+        any; and ``(schema NAME)`` when ``schema`` names the schema it was replayed in."""
         reasons = "; ".join(
             f"{n} {reason}" + (f": {', '.join(self.unknown_reducer_fields)}" if reason == UNKNOWN_REDUCER else "")
             for reason, n in self.unverified_reasons.items()
@@ -237,13 +252,15 @@ class ReplayVerdict:
         no_fold = (f"; {self.no_standard_fold} written value(s) of unknown reducer: {NO_FOLD_TEXT} "
                    f"({', '.join(self.no_standard_fold_fields)})" if self.no_standard_fold else "")
         inferred = "; ".join(f"{name} {what}" for name, what in self.inferred.items())
-        return (f"{self.steps} step(s) replayed: {self.verified} field check(s) verified, {unverified}, "
-                f"{mismatched}{changed}{no_fold}"
-                + (f"; inferred, not verified: {inferred}" if inferred else ""))
+        return (f"{self.steps} step(s) replayed in {self.covers}: {self.verified} field check(s) verified, "
+                f"{unverified}, {mismatched}{changed}{no_fold}"
+                + (f"; inferred, not verified: {inferred}" if inferred else "")
+                + (f" (schema {schema})" if schema else ""))
 
 
-def verdict(steps: list[StepReplay]) -> ReplayVerdict:
-    """Count a thread's replayed field checks by outcome."""
+def verdict(steps: list[StepReplay], namespaces: Iterable[str] | None = None) -> ReplayVerdict:
+    """Count a thread's replayed field checks by outcome; ``namespaces``: those replayed (default: the steps'),
+    named by ``covers``."""
     checks = [f for s in steps for f in s.fields]
     reasons: dict[str, int] = {}
     for check in checks:
@@ -267,6 +284,8 @@ def verdict(steps: list[StepReplay]) -> ReplayVerdict:
         changed_known_fields=tuple(sorted({f.field for f in changed if f.status == "mismatch"})),
         no_standard_fold=len(no_fold),
         no_standard_fold_fields=tuple(sorted({f.field for f in no_fold})),
+        namespaces=tuple(sorted(set(namespaces if namespaces is not None else (s.checkpoint_ns for s in steps))
+                                or {""})),
     )
 
 

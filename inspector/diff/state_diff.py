@@ -122,10 +122,18 @@ def _field_diff(name: str, reducer: str, old: dict, new: dict, writes: list[Any]
 @reads_thread
 def diff_checkpoints(store: Store, thread_id: str, from_id: str | None = None, to_id: str | None = None,
                      ns: str = "", internal: bool = False) -> StateDiff:
-    """Diff two checkpoints of a thread; by default the newest one against its parent.
+    """Diff two checkpoints of a thread; by default the newest step that wrote a field against its parent, as the
+    Diff page opens (``defaults.default_to``: ``note`` says so when that is not the newest checkpoint).
 
     Raises ``NotFound`` for unknown ids and ``ValueError`` when there is no parent to compare with.
     """
+    note, thread = None, None
+    if to_id is None:
+        from ..history.thread_history import ThreadHistory
+        from .defaults import default_to
+
+        thread = ThreadHistory(store, thread_id)
+        to_id, note = default_to(store, thread, ns)
     after = store.state(thread_id, to_id, ns)
     if from_id is None:
         if after.parent_checkpoint_id is None:
@@ -134,7 +142,12 @@ def diff_checkpoints(store: Store, thread_id: str, from_id: str | None = None, t
     before = store.state(thread_id, from_id, ns)
     made = None
     if after.parent_checkpoint_id == before.checkpoint_id:  # attributed as everywhere: from the history's keys
-        history = build_history(store.timeline_keys(thread_id))
         key = (ns, after.checkpoint_id)
-        made = attribute_keys(store, history, [key]).get(key) if key in history.nodes else None
-    return diff(before, after, internal=internal, made=made)
+        if thread is not None:
+            made = thread.attributions(store, [key]).get(key)
+        else:
+            history = build_history(store.timeline_keys(thread_id))
+            made = attribute_keys(store, history, [key]).get(key) if key in history.nodes else None
+    result = diff(before, after, internal=internal, made=made)
+    result.note = note
+    return result

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from ..analysis_cache import AnalysisCache
+from ..cache import AnalysisCache
 from ..history.lineage import History, HistoryProblem, build_history, key_of
 from ..profiles import reads_thread
 from ..schema.default import DEFAULT, DEFAULT_SCHEMA_NAME, DEFAULT_SCHEMA_SOURCES, thread_schema
@@ -221,9 +221,9 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
     new: dict[tuple[str, str], list[Any]] = {}
     tick = _ticker(progress, len(rows))
     with _remembering_messages(bool(replayed)):
-        for child, result, selection in _replayed(store, thread_id, ns, rows, replayed, siblings, schema):
+        for child, result, selection, readable in _replayed(store, thread_id, ns, rows, replayed, siblings, schema):
             done[child.checkpoint_id] = result
-            if child.checkpoint_id not in facts and cache is not None:
+            if child.checkpoint_id not in facts and cache is not None and readable:
                 new[(ns, child.checkpoint_id)] = encode(result, selection)
                 if len(new) >= FLUSH_EVERY:
                     cache.put(identity, thread_id, kind, new)
@@ -287,15 +287,19 @@ def _ticker(progress: Progress | None, total: int) -> Callable[[], None]:
 
 def _replayed(store: Store, thread_id: str, ns: str, rows: list[CheckpointRow], replayed: set[str],
               siblings: dict[str, int],
-              schema: schemas.Schema | None) -> Iterator[tuple[CheckpointState, StepReplay, str | None]]:
-    """Replay the steps in ``replayed`` from a stream of their states and their parents'."""
+              schema: schemas.Schema | None) -> Iterator[tuple[CheckpointState, StepReplay, str | None, bool]]:
+    """Replay the steps in ``replayed`` from a stream of their states and their parents'; each with whether its
+    verdict may be kept (False where a value of the step or its parent stayed encrypted: the key would change it)."""
     if not replayed:
         return
     from .. import schema as schemas  # the reducers: loaded only when a step is replayed
+    from ..history.checkpoint_kinds import unsaved_steps
+    from ..store.encryption import left_encrypted
     from .replay import _step, replay_step
 
     schema = schemas.resolve(schema)
     parent_of = {r.checkpoint_id: r.parent_checkpoint_id for r in rows}
+    step_of = {r.checkpoint_id: r.step for r in rows}
     needed = replayed | {parent_of[cid] for cid in replayed if parent_of[cid]}
     waiting: dict[str, int] = {}  # a held state -> its children still to replay
     for cid in replayed:
@@ -310,12 +314,19 @@ def _replayed(store: Store, thread_id: str, ns: str, rows: list[CheckpointRow], 
             parent = held.get(parent_id) if parent_id else None
             if parent is None and parent_id in parent_of:  # a parent stored with a later id: read it alone
                 parent = store.state(thread_id, parent_id, ns)
+            readable = not left_encrypted(state.problems) and (parent is None or not left_encrypted(parent.problems))
+            unsaved = unsaved_steps(step_of.get(cid), step_of.get(parent_id or ""), bool(parent.writes)) \
+                if parent is not None else None
             if not parent_id:
-                yield state, _step(state, "first", "the first checkpoint: nothing to replay"), None
+                yield state, _step(state, "first", "the first checkpoint: nothing to replay"), None, readable
+            elif unsaved:
+                yield (state, _step(state, "unverified", f"steps not saved ({unsaved}): their writes are not stored"), None,
+                       readable)
             elif parent is None:
-                yield state, _step(state, "unverified", "the parent checkpoint is not in the store"), None
+                yield state, _step(state, "unverified", "the parent checkpoint is not in the store"), None, readable
             else:
-                yield state, replay_step(parent, state, schema, sole_child), _selection(parent, state, sole_child)
+                yield (state, replay_step(parent, state, schema, sole_child), _selection(parent, state, sole_child),
+                       readable)
             if parent_id in waiting:
                 waiting[parent_id] -= 1
                 if not waiting[parent_id]:

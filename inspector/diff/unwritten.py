@@ -52,7 +52,7 @@ def carried(name: str, reducer: str, parent: CheckpointState, child: CheckpointS
             writes_stored: bool) -> FieldCheck:
     """The check of a field no stored write touched (see the module's docstring). ``writes_stored``: the step's
     writes are stored (a graph step, an input, an ``update_state`` whose writes LangGraph kept)."""
-    from .replay import OPAQUE_VALUE, field_difference
+    from .folds import OPAQUE_VALUE, field_difference
 
     had, before = _presence(name, parent)
     has, stored = _presence(name, child)
@@ -104,7 +104,7 @@ def _add_messages_gives(name: str, before: Any, writes: list[Any], stored: Any) 
     """Whether LangGraph's ``add_messages`` folding ``writes`` into ``before`` gives ``stored`` (a list of messages)."""
     if not isinstance(stored, list) or not all(_message_dict(m) for m in stored):
         return False
-    from .replay import ReplayError, apply_writes, field_difference
+    from .folds import ReplayError, apply_writes, field_difference
 
     schema = _messages_schema(name)
     try:

@@ -376,6 +376,8 @@ def last_writes(store: "Store", history: History, key: Key, fields: Iterable[str
 
 def newest_writing(store: "Store", history: History, key: Key, batch: int = LAST_WRITE_BATCH) -> Attribution | None:
     """The attribution of the newest checkpoint at or before ``key`` (along its lineage, in its namespace)
-    that wrote at least one state field; None when none on the lineage did. Reads write keys in batches and
-    stops at the first found."""
-    return next((a for a in _lineage_attributions(store, history, key, batch) if a.fields), None)
+    that wrote at least one state field (what a checkpoint's metadata says it wrote, as DeerFlow's run-duration
+    checkpoint does, is not a state field: the answer is the same whether its row was read in full or not); None
+    when none on the lineage did. Reads write keys in batches and stops at the first found."""
+    return next((a for a in _lineage_attributions(store, history, key, batch)
+                 if any(t.fields for t in a.tasks if t.kind != "metadata")), None)

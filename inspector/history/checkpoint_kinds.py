@@ -6,7 +6,9 @@ step; an app's profile may name its own (``Profile.checkpoint_kind``: DeerFlow's
 run-duration, goal, title and branch checkpoints, ``profiles.deerflow.checkpoint_kinds``).
 LangGraph's own: an ``update`` checkpoint on a parent with no stored writes (so not
 ``update_state``, which stores its writes there) is named ``put``: written straight
-through the saver, what for is not recorded.
+through the saver, what for is not recorded. A graph step whose step number jumps past
+its parent's, the parent holding no writes, is named ``steps not saved (durability
+exit?)``: ``graph.invoke(..., durability="exit")`` saves only a run's final state.
 
 Delta mode is read from LangGraph's ``counters_since_delta_snapshot`` (or an app's
 marker, ``Profile.delta_marker``).
@@ -78,8 +80,39 @@ def parent_row(history: History, key: Key) -> CheckpointRow | None:
     return history.node(parent).row if parent is not None and parent[0] == key[0] else None
 
 
+STEPS_NOT_SAVED = "steps not saved"
+
+
+def unsaved_steps(step: int | None, parent_step: int | None, parent_wrote: bool) -> str | None:
+    """``durability exit?: steps 4–7`` when the steps between a graph step's checkpoint and its parent's were
+    not saved: the step numbers jump and the parent holds no writes (a run with ``durability="exit"`` saves only
+    its final state, and none of the writes); None otherwise. ``parent_step`` None: the checkpoint has no parent,
+    and the steps before its own were not saved if it is past step -1."""
+    if step is None or parent_wrote:
+        return None
+    first = -1 if parent_step is None else parent_step + 1
+    if step <= first:
+        return None
+    return f"durability exit?: step {first}" if step - 1 == first else f"durability exit?: steps {first}–{step - 1}"
+
+
+def _unsaved(history: History, key: Key) -> CheckpointKind | None:
+    row = history.node(key).row
+    if row.source not in GRAPH_SOURCES and not (row.keys_only and row.source is None):
+        return None
+    if isinstance(row.metadata, dict) and row.metadata.get("writes"):
+        return None  # the old convention: the metadata says what the step wrote
+    parent = parent_row(history, key)
+    if parent is None and (row.parent_checkpoint_id or row.write_channels):
+        return None  # a parent in another namespace, or not in the store: not a run saved at its end
+    detail = unsaved_steps(row.step, parent.step if parent else None, bool(parent.write_channels) if parent else False)
+    return CheckpointKind(STEPS_NOT_SAVED, detail) if detail else None
+
+
 def kind_at(history: History, key: Key) -> CheckpointKind | None:
-    return checkpoint_kind(history.node(key).row.metadata, parent_row(history, key))
+    """The checkpoint's kind: an app's, ``put``, or ``steps not saved`` (durability exit) for a graph step whose
+    steps before it were not saved."""
+    return checkpoint_kind(history.node(key).row.metadata, parent_row(history, key)) or _unsaved(history, key)
 
 
 def step_label(history: History, key: Key, made: "Attribution | None" = None) -> str:

@@ -49,15 +49,19 @@ class ThreadHistory:
     def newest_id(self) -> str:
         return max(key[1] for key in self._rows)
 
-    def complete(self, store: Store, keys: list[Key]) -> None:
+    def complete(self, store: Store, keys: list[Key], rows: list[CheckpointRow] = ()) -> None:
         """Read the full rows (metadata: step, source, kind) of ``keys`` and of their parents (a row's kind
-        depends on its parent's) that only have their keys so far."""
+        depends on its parent's) that only have their keys so far; ``rows``: full rows already read (masked as this
+        history masks them), taken as they are."""
         nodes = self.history.nodes
+        given = {key_of(r): r for r in rows if not r.keys_only}
         wanted = dict.fromkeys([*keys, *(nodes[k].parent for k in keys if k in nodes and nodes[k].parent)])
         missing = [k for k in wanted if k in nodes and nodes[k].row.keys_only]
         if not missing:
             return
-        rows = self._mask(store.checkpoint_rows(self.thread_id, missing))
+        unread = [k for k in missing if k not in given]
+        rows = [given[k] for k in missing if k in given] + (
+            self._mask(store.checkpoint_rows(self.thread_id, unread)) if unread else [])
         with self._lock:
             self._made.clear()  # a full row (its source) can name what made a checkpoint, or its child
             for row in rows:

@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ..fact_cache import cache_errors
+from ..cache.facts import cache_errors
 from ..search.hits import BY_ID, Hit, IndexSearch, hits_for, index_search
 from ..store import Store, ThreadSummary
 from .thread_list import Mask, ThreadPages, check_search

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..fact_cache import cache_errors
+from ..cache.facts import cache_errors
 from ..profiles import named_profile, reading
 from ..state.interrupts import INTERRUPT_CHANNEL, pending_questions
 from ..store import Store, StoreError, WriteKey

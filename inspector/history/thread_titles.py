@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from ..fact_cache import cache_errors
+from ..cache.facts import cache_errors
 from ..profiles import named_profile, reading_for
 from ..profiles.searched import title_field
 from ..store import Store, StoreError, ThreadSummary

@@ -15,7 +15,7 @@ from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ..fact_cache import FactCache
+from ..cache import FactCache
 from ..formatting import human_bytes
 from ..store import Store, StoreError
 from ..store.growth_rows import GrowthRows, check_growth_by, text_order

@@ -24,7 +24,7 @@ import threading
 import time
 from typing import Any
 
-from ..fact_cache import FactCache
+from ..cache import FactCache
 from ..store import Store
 from ..store.growth_rows import (
     Grower,
@@ -243,6 +243,6 @@ def _cache_errors() -> tuple[type[BaseException], ...]:
 
     import psycopg
 
-    from ..fact_fingerprints import WrongShape
+    from ..cache.fingerprints import WrongShape
 
     return sqlite3.Error, OSError, psycopg.Error, WrongShape

@@ -4,7 +4,7 @@ thread that shows little of its own, the store's other threads (``choose``), in 
 from __future__ import annotations
 
 from ..store.model import is_internal_channel
-from .facts import ThreadFacts
+from .fact_model import ThreadFacts
 from .profile import BASE, Profile, Reading, base, profile_named, profiles
 from .shape_rules import judge
 from .store_context import StoreTally

@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from ..store.not_utf8 import quoted
-from .facts import ThreadFacts
+from .fact_model import ThreadFacts
 from .shape_rules import ShapeRule
 
 # The registered profiles, most specific first; the generic LangGraph base is last and always applies.

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..store.shapes import KEYS, Shape
-from .facts import ThreadFacts
+from .fact_model import ThreadFacts
 
 Fits = Callable[[Shape], "bool | None"]
 

@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .secret_names import is_secret_key, secret_kind
 
-if TYPE_CHECKING:
-    from .redaction import Redactor
+
+class Redactor(Protocol):
+    """What a walk asks of the redactor that runs it (``redaction.Redactor``)."""
+
+    def text(self, text: str) -> str: ...
+    def name(self, text: str) -> str: ...
+    def whole(self, kind: str, value: Any) -> Any: ...
+    def binary(self, data: bytes | bytearray, keep_bytes: bool = False) -> Any: ...
 
 # Record members that name things rather than hold values: never masked.
 IDENTIFIER_FIELDS = frozenset({

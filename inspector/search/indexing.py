@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..fact_cache_search import Indexed, IndexRow
+from ..cache.search import Indexed, IndexRow
 from ..profiles import reading_for
 from ..profiles.searched import decoded_fields, searched_fields
 from ..store import Store, StoreError, is_internal_channel

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..cache.search import words  # noqa: F401 - the index's words: read here beside the query's
 from ..safety.redaction import Redactor
 from ..store.decode import overwritten
 
 TEXT_CHARS = 50_000  # characters of one text kept (its head)
 SNIPPET_CHARS = 120  # characters of a hit's snippet, around the first word matched
 _WORD = re.compile(r"[^\W_]+")
-_MARK = re.compile(r"\[redacted [a-z0-9 -]{1,40}\]")
 _SPACE = re.compile(r"\s+")
 MESSAGE_ROLES = {"human": "human message", "HumanMessageChunk": "human message", "ai": "AI message",
                  "AIMessageChunk": "AI message"}
@@ -75,11 +75,6 @@ def storable(text: str) -> str:
 def masked(text: str, mask: Redactor) -> str:
     """The text kept for the index and shown in a snippet."""
     return mask.text(storable(text))
-
-
-def words(shown: str) -> str:
-    """The searched words of a kept text: lower-cased runs of letters and digits, marks left out."""
-    return " ".join(_WORD.findall(_MARK.sub(" ", shown))).lower()
 
 
 def query_words(search: str) -> list[str]:

@@ -6,7 +6,7 @@ kept in the analysis cache by ``cached``) and across the largest threads of the 
 (``health_report``), a thread's fields (``tables``), the what-ifs in words (``what_if``), and what
 delta mode would store (``delta_what_if``).
 
-May import ``store``, ``schema``, ``state``, ``formatting``, ``settings``, ``analysis_cache``,
+May import ``store``, ``schema``, ``state``, ``formatting``, ``settings``, ``cache``,
 ``safety`` (what may be kept in the cache), and ``profiles.deerflow.files.user_data`` for DeerFlow's agent-visible
 ``/mnt/user-data`` paths.
 """

@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from ..analysis_cache import AnalysisCache
+from ..cache import AnalysisCache
 from ..profiles import pieces, reads_thread
 from ..profiles.active import current_knows
 from ..store import (
@@ -30,7 +30,7 @@ from ..store import (
     is_internal_channel,
 )
 from ..store.decode import CORRUPT_BLOB
-from ..store.measure import ChannelSize
+from ..store.measure import ENCRYPTED_BLOB, ChannelSize
 from .cached import Progress, sizes_stream
 
 VIEWED_IMAGES = "viewed_images"
@@ -122,13 +122,16 @@ def checkpoint_size(row: CheckpointSizes, rebuilt: dict[str, int] | None = None)
     """A point of the size chart: the channels the blob holds, and ``rebuilt`` delta channels' estimated sizes."""
     fields = {name: channel.bytes for name, channel in row.channels.items()}
     fields.update(rebuilt or {})
+    total = sum(fields.values())
+    if not fields and any(p.field is None and p.message.startswith(ENCRYPTED_BLOB) for p in row.problems):
+        total = row.stored_bytes  # one encrypted value holds the whole state: its size is the state's, as stored
     return CheckpointSize(
         checkpoint_id=row.checkpoint_id,
         checkpoint_ns=row.checkpoint_ns,
         parent_checkpoint_id=row.parent_checkpoint_id,
         step=row.step,
         source=row.source,
-        total_bytes=sum(fields.values()),
+        total_bytes=total,
         stored_bytes=row.stored_bytes,
         writes_bytes=row.writes_bytes,
         fields=fields,
@@ -280,8 +283,8 @@ class SizeAccumulator:
             old = self.recent.popleft()
             self.value_sizes.pop(old, None)
             self.written_at.pop(old, None)
-        if any(p.field is None and p.message.startswith(CORRUPT_BLOB) for p in row.problems):
-            return {}  # the channels after the cut are unread, not delta channels: the problem says so
+        if any(p.field is None and p.message.startswith((CORRUPT_BLOB, ENCRYPTED_BLOB)) for p in row.problems):
+            return {}  # the channels after the cut (or inside the ciphertext) are unread, not delta channels
         return {name: n for name, n in sizes.items() if name not in row.channels and n}
 
     def result(self) -> ThreadSizes:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..analysis_cache import AnalysisCache
+from ..cache import AnalysisCache
 from ..profiles import keys_read
 from ..safety.redaction import redactor_for
 from ..store import CheckpointSizes, Store

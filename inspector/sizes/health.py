@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
-from ..analysis_cache import AnalysisCache
+from ..cache import AnalysisCache
 from ..formatting import human_bytes
 from ..profiles import reads_thread, size_lints, text
 from ..schema.default import SchemaDrift, schema_pending
@@ -44,6 +44,9 @@ class Flag:
     summary: str
     why: str
     fix: str
+
+    def __post_init__(self) -> None:  # a checkpoint is named once, however many findings point at it
+        object.__setattr__(self, "checkpoint_ids", tuple(dict.fromkeys(self.checkpoint_ids)))
 
     @property
     def first_checkpoint_id(self) -> str | None:

@@ -51,7 +51,8 @@ def dangling_tool_call_flags(state: CheckpointState, rows: list[CheckpointSizes]
             continue
         found.append(dict(
             code="dangling-tool-call", field="messages",
-            checkpoint_ids=(_first_holding(rows, state.checkpoint_id, "messages", index), state.checkpoint_id),
+            checkpoint_ids=tuple(dict.fromkeys((_first_holding(rows, state.checkpoint_id, "messages", index),
+                                                state.checkpoint_id))),
             summary=f"AI message {message.get('id') or index} called {', '.join(missing)} and no tool result followed",
             why="most model APIs reject a history where a tool call has no matching tool message; the thread cannot continue",
             fix=text("health.dangling.fix"),

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..fact_fingerprints import Fingerprint
+from ..cache.fingerprints import Fingerprint
 from ..safety.secret_names import is_secret_key
 from ..store import CheckpointSizes, Problem
 from ..store.decode import unpack_msgpack

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..analysis_cache import AnalysisCache
+from ..cache import AnalysisCache
 from ..store import PER_CHECKPOINT_COPY, Store, StoreTotals, ThreadSummary, is_internal_channel
 from .accounting import ThreadSizes, WhatIf, measure_thread
 from .cached import Progress

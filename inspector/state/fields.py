@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from ..formatting import human_bytes
 from ..store import CheckpointState
-from ..store.delta import delta_channels
+from ..store.delta import NOT_REBUILT, delta_channels
 
 if TYPE_CHECKING:
     from .. import schema as schemas
@@ -55,12 +55,24 @@ def count_of(value: Any) -> str:
     return ""
 
 
+def delta_source(name: str, state: CheckpointState) -> str | None:
+    """Where a delta channel's value at ``state`` comes from: ``rebuilt from deltas (seed: snapshot at step 7 + 3
+    replayed write(s))``, ``snapshot stored at this checkpoint (step 9)``, ``cannot be rebuilt: no seed (...)``."""
+    source = state.delta_sources.get(name)
+    if name not in state.rebuilt_channels:
+        return source
+    if source and source.startswith(NOT_REBUILT):
+        return source
+    return f"rebuilt from deltas ({source or 'nothing stored at this checkpoint'})"
+
+
 def field_summary(name: str, value: Any, state: CheckpointState, schema: schemas.Schema | None = None) -> str:
     """``3 item(s) · 1.2 KB stored · reducer add_messages`` (or ``reducer unknown (not in the schema)``)."""
     parts = [count_of(value)]
     if name in state.channel_bytes:
         parts.append(f"{human_bytes(state.channel_bytes[name])} stored")
-    if name in state.rebuilt_channels:
-        parts.append("rebuilt from deltas (nothing stored at this checkpoint)")
+    source = delta_source(name, state)
+    if source:
+        parts.append(source)
     parts.append(reducer_label(name, schema, name in state.rebuilt_channels, name in delta_channels(state.metadata)))
     return " · ".join(p for p in parts if p)

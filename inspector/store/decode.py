@@ -2,8 +2,10 @@
 
 LangGraph's own decoder imports the module named inside a msgpack ext value and
 calls it. This one never does: ext values become plain data, LangChain messages
-become message dicts, pickled and encrypted values stay opaque. Anything that
-cannot be decoded is reported as a ``Problem`` instead of raising.
+become message dicts, pickled values stay opaque, and encrypted values stay opaque
+unless the operator gave their key (``encryption``: decrypted by LangGraph's AES
+cipher, then decoded here like any other value). Anything that cannot be decoded
+is reported as a ``Problem`` instead of raising.
 
 Checkpoint blobs are walked key by key (``msgpack.Unpacker``), so each channel
 value is decoded on its own: its stored byte size is known exactly and a bad
@@ -19,6 +21,7 @@ import msgpack
 
 from .depth import MAX_DEPTH, MAX_EXT_DEPTH, TooDeep, too_deep
 from .depth import loads as json_loads
+from .encryption import decrypt, is_encrypted
 from .not_utf8 import named
 
 # LangGraph's ext codes (langgraph.checkpoint.serde.jsonplus).
@@ -30,9 +33,11 @@ EXT_PYDANTIC_V1 = 4
 EXT_PYDANTIC_V2 = 5
 EXT_NUMPY_ARRAY = 6
 EXT_DELTA_SNAPSHOT = 7
+EXT_DELTA_SENTINEL = 8  # LangGraph 1.2's alphas: a DeltaChannel stored this empty marker instead of its value
 
 MESSAGE_MODULE_PREFIX = "langchain_core.messages"
 DELTA_SNAPSHOT_TYPE = "langgraph.DeltaSnapshot"
+DELTA_SENTINEL_TYPE = "langgraph.DeltaSentinel"
 OVERWRITE_TYPE = "langgraph.types.Overwrite"
 OVERWRITE_KEY = "__overwrite__"
 
@@ -126,6 +131,8 @@ class _Collector:
     def __call__(self, code: int, data: bytes) -> Any:
         if code == EXT_DELTA_SNAPSHOT:
             return {"__type__": DELTA_SNAPSHOT_TYPE, "value": self.unpack(data)}
+        if code == EXT_DELTA_SENTINEL:
+            return {"__type__": DELTA_SENTINEL_TYPE}
         if code == EXT_NUMPY_ARRAY:
             dtype, shape, _order, buf = self.unpack(data)
             return {"__type__": "numpy.ndarray", "value": {"dtype": dtype, "shape": list(shape), "bytes": len(buf)}}
@@ -237,14 +244,20 @@ def decode_typed(type_tag: str | None, data: bytes | None, field_name: str | Non
             [Problem("pickled value left opaque: unpickling could execute code", field_name, "opaque")],
         )
     if "+" in tag:
-        return Decoded(
-            Opaque(tag, len(payload), "encrypted"),
-            [Problem(f"encrypted value ({tag}) shown as opaque", field_name, "opaque")],
-        )
+        return _decrypted(tag, payload, field_name)
     return Decoded(
         Opaque(tag, len(payload), "unknown serialization type"),
         [Problem(f"unknown serialization type {named(tag)}", field_name, "opaque")],
     )
+
+
+def _decrypted(tag: str, payload: bytes, field_name: str | None) -> Decoded:
+    """An encrypted value (``EncryptedSerializer``) decrypted with the operator's key and decoded as its
+    serializer's tag says; opaque, with one line saying why, when it cannot be."""
+    found = decrypt(tag, payload)
+    if found.plaintext is None:
+        return Decoded(Opaque(tag, len(payload), "encrypted"), [Problem(found.reason, field_name, found.kind)])
+    return decode_typed(found.base, found.plaintext, field_name)
 
 
 @dataclass
@@ -267,6 +280,12 @@ def decode_checkpoint_blob(type_tag: str | None, blob: bytes | None, channels: C
     ``previous``: the parent checkpoint, decoded; items this one stores again are taken from it.
     """
     payload = bytes(blob or b"")
+    if is_encrypted(type_tag):
+        found = decrypt(str(type_tag), payload)
+        if found.plaintext is None:
+            return DecodedCheckpoint({}, {}, {}, [Problem(whole_checkpoint_encrypted(str(type_tag), len(payload), found.why),
+                                                          None, found.kind)])
+        type_tag, payload = found.base, found.plaintext
     if type_tag != "msgpack":
         decoded = decode_typed(type_tag, payload)
         value = decoded.value
@@ -278,6 +297,12 @@ def decode_checkpoint_blob(type_tag: str | None, blob: bytes | None, channels: C
         problems = decoded.problems or [Problem(f"checkpoint stored as {named(type_tag)} is not a checkpoint")]
         return DecodedCheckpoint({}, {}, {}, problems)
     return _walk_checkpoint(payload, channels, previous.carried if previous is not None else {})
+
+
+def whole_checkpoint_encrypted(type_tag: str, size: int, why: str) -> str:
+    """The line a checkpoint stored as one encrypted value (SQLite's layout) shows in place of its fields."""
+    return (f"the whole checkpoint is one encrypted value ({type_tag}, {size:,} bytes): its fields and their values "
+            f"are inside it; {why}")
 
 
 def checkpoint_items(payload: bytes) -> Iterator[tuple[bool, Any, bytes]]:

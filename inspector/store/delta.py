@@ -21,12 +21,13 @@ Everything here is plain data in, plain data out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import dataclasses
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .decode import DELTA_SNAPSHOT_TYPE, Problem, message_dict, overwritten
-from .model import is_internal_channel
+from .decode import DELTA_SENTINEL_TYPE, DELTA_SNAPSHOT_TYPE, Opaque, Problem, message_dict, overwritten
+from .model import checkpoint_step, is_internal_channel
 
 DELTA_COUNTERS_KEY = "counters_since_delta_snapshot"
 DELTA_CHANNEL = "DeltaChannel"
@@ -66,12 +67,24 @@ def reducers_from(source: SchemaSource | None) -> Reducers:
     return (source or _default_source[0])()
 
 
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()  # a parent the backend does not say (a saver read through its API)
+
+
 @dataclass(frozen=True)
 class Ancestor:
-    """One checkpoint on the way up, and the values it stores for the channels still sought."""
+    """One checkpoint on the way up, the values it stores for the channels still sought, its parent's id
+    (None at the thread's first checkpoint; ``UNKNOWN`` where the backend does not say) and the channels it
+    has a version for."""
 
     checkpoint_id: str
     values: dict[str, Any]
+    parent: Any = UNKNOWN
+    versioned: Any = None  # the channels with a version here (None: not read), to tell a thread's real start
 
 
 @dataclass(frozen=True)
@@ -90,10 +103,20 @@ class ChannelWrite:
 class Rebuilt:
     values: dict[str, Any] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # channel -> where its value comes from, in words
+    # channels whose walk shows they are DeltaChannels: a snapshot seed, or the alpha sentinel on the way
+    evidence: set[str] = field(default_factory=set)
+    histories: dict[str, "DeltaHistory"] = field(default_factory=dict)  # what each value was rebuilt from
 
 
 def is_snapshot(value: Any) -> bool:
     return isinstance(value, dict) and value.get("__type__") == DELTA_SNAPSHOT_TYPE
+
+
+def is_sentinel(value: Any) -> bool:
+    """LangGraph 1.2's alpha ``DELTA_SENTINEL``: a DeltaChannel stored this in place of its value (an empty msgpack
+    extension, code 8); the installed LangGraph decodes it as None and uses that as the value, without a replay."""
+    return isinstance(value, dict) and value.get("__type__") == DELTA_SENTINEL_TYPE
 
 
 def unwrap_snapshots(values: dict[str, Any]) -> dict[str, Any]:
@@ -110,6 +133,16 @@ def delta_channels(*metadata: Any) -> frozenset[str]:
         if isinstance(counters, dict):
             names.update(name for name in counters if isinstance(name, str) and not is_internal_channel(name))
     return frozenset(names)
+
+
+def unnamed_candidates(channel_versions: Any, stored: dict[str, Any], metadata: dict[str, Any]) -> list[str]:
+    """State channels with a version but no stored value in a checkpoint whose metadata has no
+    ``counters_since_delta_snapshot`` (LangGraph 1.2 before the counters): DeltaChannels, if the walk up finds
+    a snapshot or the alpha sentinel (a full-mode channel always stores its value)."""
+    if DELTA_COUNTERS_KEY in metadata or not isinstance(channel_versions, dict):
+        return []
+    return [name for name in channel_versions
+            if isinstance(name, str) and name not in stored and not is_internal_channel(name)]
 
 
 def channels_to_rebuild(channel_versions: Any, stored: dict[str, Any], metadata: dict[str, Any]) -> list[str]:
@@ -145,37 +178,89 @@ class DeltaHistory:
     seed: Any = None
     has_seed: bool = False
     seed_checkpoint_id: str | None = None
+    # the walk stopped, without a seed, at ``cut_at``: a checkpoint whose parent the store does not hold (deleted,
+    # as a retention script that drops a thread's oldest checkpoints leaves it) or a parent cycle
+    cut: bool = False
+    cut_at: str | None = None
+    sentinels: int = 0  # checkpoints on the way that stored LangGraph 1.2 alpha's sentinel for the channel
 
     @property
     def start(self) -> Any:
         """The seed's value (a snapshot unwrapped), or None when there is none."""
         return self.seed.get("value") if is_snapshot(self.seed) else self.seed
 
+    @property
+    def seed_kind(self) -> str | None:
+        """``snapshot`` (a ``DeltaSnapshot``), ``plain`` (a value stored whole: before the channel was a
+        DeltaChannel, or in full mode), or None (no seed)."""
+        if not self.has_seed:
+            return None
+        return "snapshot" if is_snapshot(self.seed) else "plain"
+
+
+def source_text(found: DeltaHistory) -> str:
+    """Where a rebuilt delta channel's value comes from, in words: ``seed: snapshot at step 7 + 3 replayed
+    write(s)``, ``no seed: starts empty at the thread's first checkpoint + 5 replayed write(s)``, or
+    ``cannot be rebuilt: no seed`` (the chain is cut)."""
+    writes = f"{len(found.writes)} replayed write(s)"
+    if found.cut:
+        step = checkpoint_step(found.cut_at or "")
+        where = f"step {step}" if step is not None else "the oldest checkpoint left"
+        return (f"cannot be rebuilt: no seed (the chain is cut at {where}: the checkpoints before it are not in the "
+                f"store; {len(found.writes)} surviving write(s) are not the whole value)")
+    if found.seed_kind is None:
+        return f"no seed: starts empty at the thread's first checkpoint + {writes}"
+    step = checkpoint_step(found.seed_checkpoint_id or "")
+    at = f"step {step}" if step is not None else f"checkpoint {found.seed_checkpoint_id}"
+    if found.seed_kind == "snapshot":
+        return f"seed: snapshot at {at} + {writes}"
+    return f"seed: full value stored at {at} (a plain seed, as before DeltaChannel) + {writes}"
+
 
 def history(
     channels: Sequence[str],
     ancestors: Iterable[Ancestor],
     writes_on: Callable[[list[str], list[str]], list[ChannelWrite]],
+    parent: Any = UNKNOWN,
 ) -> dict[str, DeltaHistory]:
     """Walk up from a checkpoint's parent to each channel's nearest stored value; collect the writes since.
 
-    ``ancestors`` starts at the checkpoint's parent; ``writes_on(checkpoint_ids, channels)``
-    returns the writes stored against those checkpoints. The seed's own checkpoint is
-    on the path: its writes produced its child, so they are part of the history.
+    ``ancestors`` starts at the checkpoint's parent (``parent``: its id, None for the thread's first
+    checkpoint); ``writes_on(checkpoint_ids, channels)`` returns the writes stored against those
+    checkpoints. The seed's own checkpoint is on the path: its writes produced its child, so they are
+    part of the history. LangGraph 1.2 alpha's sentinel is not a seed: the walk goes on past it. A walk
+    that ends, without a seed, at a checkpoint whose parent the store does not hold is ``cut``.
     """
     if not channels:
         return {}
     chains: dict[str, list[str]] = {name: [] for name in channels}
     seeds: dict[str, Ancestor] = {}
+    sentinels: dict[str, int] = dict.fromkeys(channels, 0)
     active = set(channels)
+    last: Ancestor | None = None
     for ancestor in ancestors:
+        last = ancestor
         for name in active:
             chains[name].append(ancestor.checkpoint_id)
         for name in [n for n in active if n in ancestor.values]:
+            if is_sentinel(ancestor.values[name]):
+                sentinels[name] += 1
+                continue
             seeds[name] = ancestor
             active.discard(name)
         if not active:
             break
+    end = last.parent if last is not None else parent
+    cut = isinstance(end, str) and bool(end)  # the walk ran out before the thread's first checkpoint
+    # the walk reached a checkpoint without a parent that has a version for the channel but no value: LangGraph
+    # snapshots every delta channel a thread's first checkpoint holds, so the steps before it were removed (a
+    # retention that clears the parent link of the oldest checkpoint it keeps)
+    # (LangGraph 1.2's alphas stored the sentinel there instead: the channel then starts empty)
+    # (a checkpoint without a parent needing a rebuild itself is judged by ``rebuild_at_root``)
+    if end is None and last is not None:
+        root = set(last.versioned or ()) - {name for name in channels if is_sentinel(last.values.get(name))}
+    else:
+        root = set()
     needed = sorted({cid for chain in chains.values() for cid in chain})
     writes = writes_on(needed, list(channels)) if needed else []
     out: dict[str, DeltaHistory] = {}
@@ -192,17 +277,43 @@ def history(
             seed=seed.values[name] if seed else None,
             has_seed=seed is not None,
             seed_checkpoint_id=seed.checkpoint_id if seed else None,
+            cut=seed is None and (cut or name in root),
+            cut_at=(last.checkpoint_id if last is not None else None) if seed is None and (cut or name in root) else None,
+            sentinels=sentinels[name],
         )
     return out
 
 
+NOT_REBUILT = "cannot be rebuilt: no seed"
+
+
+def rebuild_at_root(histories: dict[str, DeltaHistory], sentinels: Collection[str]) -> dict[str, DeltaHistory]:
+    """The histories of a checkpoint without a parent: a delta channel it has a version for but stores nothing of
+    cannot be rebuilt (LangGraph snapshots them at a thread's first checkpoint, so the steps before were removed),
+    unless it stores LangGraph 1.2 alpha's sentinel, which starts the channel empty."""
+    return {name: found if name in sentinels or found.has_seed else dataclasses.replace(found, cut=True)
+            for name, found in histories.items()}
+
+
 def fold_histories(histories: dict[str, DeltaHistory], schema: Reducers | None = None) -> Rebuilt:
     """Each channel's seed followed by its writes, folded with the channel's reducer in ``schema``
-    (None: the default source's)."""
-    out = Rebuilt()  # a channel with no stored value up to the root starts empty, as in LangGraph
+    (None: the default source's). A channel whose chain is cut is not folded: its value is an ``Opaque``
+    saying it cannot be rebuilt (never an empty or partial value), with a problem on its field."""
+    out = Rebuilt()  # a channel with no stored value up to the thread's first checkpoint starts empty, as in LangGraph
     if histories and schema is None:
         schema = reducers_from(None)
+    out.histories = dict(histories)
     for name, found in histories.items():
+        out.sources[name] = source_text(found)
+        if found.seed_kind == "snapshot" or found.sentinels:
+            out.evidence.add(name)
+        if found.cut:
+            out.values[name] = Opaque("delta channel", 0, NOT_REBUILT)
+            out.problems.append(Problem(
+                f"{out.sources[name]}: the checkpoints before it, with the seed (the last snapshot or full value), are "
+                "gone, so the value at this checkpoint is unknown; LangGraph itself would rebuild it from the surviving "
+                "writes alone, silently short", name, "delta-cut"))
+            continue
         value, problems = fold(name, found.start, [w.value for w in found.writes], schema)
         out.values[name] = value
         out.problems.extend(problems)

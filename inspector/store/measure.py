@@ -27,9 +27,13 @@ from dataclasses import dataclass, field
 import msgpack
 
 from .decode import CORRUPT_BLOB, Problem
+from .encryption import is_encrypted
 from .not_utf8 import named
 
 _ARRAY_TYPES = frozenset({0xDC, 0xDD})
+# a checkpoint stored as one encrypted value: sizes are measured from stored bytes and never decrypt, so they are
+# the same with or without the key (and the cached facts never depend on it)
+ENCRYPTED_BLOB = "checkpoint stored as one encrypted value"
 
 # Base64 image data as it sits in serialized bytes (strings are stored verbatim in msgpack and JSON): the
 # payload of a data URL, and raw base64 of PNG, JPEG, GIF and WebP files long enough to be image data.
@@ -237,6 +241,10 @@ def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None, previous: 
     checkpoint stores the same items first. ``inspect``: see the module's docstring.
     """
     payload = bytes(blob or b"")
+    if is_encrypted(type_tag):
+        problem = Problem(f"{ENCRYPTED_BLOB} ({type_tag}): its per-field sizes are inside it, so a field's size is "
+                          "that of its writes", None, "size")
+        return MeasuredCheckpoint({}, [problem])
     if type_tag != "msgpack":
         problem = Problem(f"per-field sizes are not available for checkpoints stored as {named(type_tag)}", None, "size")
         return MeasuredCheckpoint({}, [problem])

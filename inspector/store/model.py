@@ -203,6 +203,11 @@ class CheckpointState:
     channel_bytes: dict[str, int] = field(default_factory=dict)
     stored_bytes: int = 0
     rebuilt_channels: tuple[str, ...] = ()
+    # each delta channel's source here: ``snapshot stored at this checkpoint``, ``seed: snapshot at step 7 + 3
+    # replayed write(s)``, ``cannot be rebuilt: no seed (...)`` ... (``store.delta``)
+    delta_sources: dict[str, str] = field(default_factory=dict)
+    # what each rebuilt delta channel was rebuilt from (``delta.DeltaHistory``), so a child read next extends it
+    delta_history: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def problems_for(self, field_name: str | None) -> list[Problem]:
         return [p for p in self.problems if p.field == field_name]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any, Callable, Collection, Iterable, Iterator, Sequence, TypeVar
 
-from . import delta
-from .decode import Problem, decode_typed
+from . import delta, formats
+from .decode import DELTA_SNAPSHOT_TYPE, Problem, decode_typed
 from .model import (
     TASKS_CHANNEL,
     CheckpointRow,
@@ -29,8 +30,8 @@ BATCH_BYTES = 16_000_000
 
 T = TypeVar("T")
 
-# Rebuilds delta channels: names -> (values, problems).
-Rebuilder = Callable[[list[str]], tuple[dict[str, Any], list[Problem]]]
+# Rebuilds delta channels: names -> what ``delta.fold_histories`` gives, or (values, problems).
+Rebuilder = Callable[[list[str]], "delta.Rebuilt | tuple[dict[str, Any], list[Problem]]"]
 
 WriteRow = tuple[str, str | None, int, str, str | None, bytes | None]  # task_id, task_path, idx, channel, type, data
 
@@ -144,16 +145,32 @@ def assemble_state(
     """A decoded checkpoint as every backend returns it: delta channels rebuilt and marked,
     the state's fields apart from LangGraph's internal channels. ``channels``: only these
     were decoded, so only these are rebuilt."""
-    channel_values = delta.unwrap_snapshots(channel_values)
-    missing = delta.channels_to_rebuild(header.get("channel_versions"), channel_values, metadata)
+    header, channel_values, node_channels, migrated = formats.migrate(header, channel_values)
+    channel_values, missing, sources = delta_forms(header, channel_values, metadata)
+    candidates = delta.unnamed_candidates(header.get("channel_versions"), channel_values, metadata)
+    candidates = [name for name in candidates if name not in missing]
     if channels is not None:
         missing = [name for name in missing if name in channels]
+        candidates = [name for name in candidates if name in channels]
     problems = list(problems)
-    if missing:
-        rebuilt, rebuild_problems = rebuild(missing)
-        channel_values.update(rebuilt)
-        problems += rebuild_problems
+    if missing or candidates:
+        sentinels = [name for name, text in sources.items() if text.startswith(SENTINEL_STORED)]
+        result = rebuild(missing + candidates, sentinels) if sentinels else rebuild(missing + candidates)
+        rebuilt = result if isinstance(result, delta.Rebuilt) else delta.Rebuilt(*result)
+        dropped = {name for name in candidates if name not in rebuilt.evidence}  # full-mode channels, not delta
+        missing += [name for name in candidates if name not in dropped]
+        channel_values.update({k: v for k, v in rebuilt.values.items() if k not in dropped})
+        problems += [p for p in rebuilt.problems if p.field not in dropped]
+        for name, text in rebuilt.sources.items():
+            if name not in dropped:
+                sources[name] = f"{sources[name]}; rebuilt: {text}" if name in sources else text
+        histories = {k: v for k, v in rebuilt.histories.items() if k not in dropped}
+    else:
+        histories = {}
     values, internal = split_channels(channel_values)
+    if migrated:
+        internal.update((name, values.pop(name)) for name in node_channels if name in values)
+        problems.insert(0, Problem(migrated, None, "format"))
     return CheckpointState(
         thread_id=thread_id,
         checkpoint_ns=ns,
@@ -168,24 +185,75 @@ def assemble_state(
         channel_bytes=channel_bytes,
         stored_bytes=stored_bytes,
         rebuilt_channels=tuple(missing),
+        delta_sources=sources,
+        delta_history=histories,
     )
+
+
+SNAPSHOT_STORED = "snapshot stored at this checkpoint"
+SENTINEL_STORED = ("LangGraph 1.2 alpha's sentinel stored at this checkpoint (the installed LangGraph reads it as "
+                   "an empty value, without replaying)")
+
+
+def delta_forms(header: dict[str, Any], channel_values: dict[str, Any],
+                metadata: dict[str, Any]) -> tuple[dict[str, Any], list[str], dict[str, str]]:
+    """A checkpoint's stored channel values read for its delta channels: snapshots unwrapped, the alpha sentinel
+    taken out (the channel is rebuilt, as if nothing were stored); the delta channels to rebuild; and the source
+    of each delta channel's value stored here (``snapshot stored at this checkpoint``, ...)."""
+    step = checkpoint_step(str(header.get("id") or ""))
+    here = f" (step {step})" if step is not None else ""
+    sources: dict[str, str] = {}
+    named = delta.delta_channels(metadata)
+    for name, value in channel_values.items():
+        if delta.is_snapshot(value):
+            sources[name] = f"{SNAPSHOT_STORED}{here}"
+        elif delta.is_sentinel(value):
+            sources[name] = SENTINEL_STORED
+        elif name in named:
+            sources[name] = f"full value stored at this checkpoint{here} (a plain row in a delta channel)"
+    sentinels = [name for name, value in channel_values.items() if delta.is_sentinel(value)]
+    values = delta.unwrap_snapshots({k: v for k, v in channel_values.items() if k not in sentinels})
+    missing = delta.channels_to_rebuild(header.get("channel_versions"), values, metadata)
+    return values, missing + [name for name in sentinels if name not in missing], sources
 
 
 def sql_delta_history(store: Any, thread_id: str, ns: str, parent: str | None, channels: list[str],
                       carried: CheckpointState | None = None) -> dict[str, delta.DeltaHistory]:
     """What ``channels`` of a SQL backend's checkpoint (whose parent is ``parent``) are rebuilt from.
 
-    ``carried``: the parent's state when a stream has it at hand; its values seed the walk, so the
-    history above it is read only for a channel it does not hold.
+    ``carried``: the parent's state when a stream has it at hand. A channel it rebuilt continues its history
+    with the writes stored against it; a channel it stores is the seed; only the others walk further up.
     """
-    ancestors: Iterable[delta.Ancestor] = store._ancestors(thread_id, ns, parent, channels)
-    if carried is not None and carried.checkpoint_id == parent:
-        held = {**carried.internal, **carried.values}
-        ancestors = itertools.chain(
-            [delta.Ancestor(parent, {name: held[name] for name in channels if name in held})],
-            store._ancestors(thread_id, ns, carried.parent_checkpoint_id, channels),
-        )
-    return delta.history(channels, ancestors, lambda cids, names: store._channel_writes(thread_id, ns, cids, names))
+    def writes_on(cids: list[str], names: list[str]) -> list[delta.ChannelWrite]:
+        return store._channel_writes(thread_id, ns, cids, names)
+
+    if carried is None or carried.checkpoint_id != parent:
+        return delta.history(channels, store._ancestors(thread_id, ns, parent, channels), writes_on, parent)
+    held = {**carried.internal, **carried.values}
+    continued = {name: carried.delta_history[name] for name in channels if name in carried.delta_history}
+    stored: dict[str, Any] = {}
+    for name in channels:
+        if name in continued or name not in held:
+            continue
+        source = carried.delta_sources.get(name, "")
+        stored[name] = {"__type__": DELTA_SNAPSHOT_TYPE, "value": held[name]} if source.startswith(SNAPSHOT_STORED) \
+            else held[name]
+    rest = [name for name in channels if name not in continued]
+    out: dict[str, delta.DeltaHistory] = {}
+    if rest:
+        versions = carried.header.get("channel_versions")
+        ancestors = itertools.chain([delta.Ancestor(parent, stored, carried.parent_checkpoint_id,
+                                                    frozenset(versions) if isinstance(versions, dict) else None)],
+                                    store._ancestors(thread_id, ns, carried.parent_checkpoint_id, rest))
+        out = delta.history(rest, ancestors, writes_on, parent)
+    if continued:
+        writes = writes_on([parent], list(continued))
+        for name, before in continued.items():
+            mine = sorted((w for w in writes if w.channel == name), key=lambda w: (w.task_path, w.task_id, w.idx))
+            stored_sentinel = carried.delta_sources.get(name, "").startswith(SENTINEL_STORED)
+            out[name] = dataclasses.replace(before, writes=before.writes + tuple(mine),
+                                            sentinels=before.sentinels + int(stored_sentinel))
+    return out
 
 
 def sql_checkpoint_delta_history(store: Any, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str,
@@ -205,10 +273,11 @@ def sql_rebuilder(store: Any, thread_id: str, ns: str, parent: str | None,
                   carried: CheckpointState | None = None) -> Rebuilder:
     """Rebuild delta channels of a SQL backend from its ancestors' stored values and writes."""
 
-    def run(missing: list[str]) -> tuple[dict[str, Any], list[Problem]]:
+    def run(missing: list[str], sentinels: Collection[str] = ()) -> delta.Rebuilt:
         histories = sql_delta_history(store, thread_id, ns, parent, missing, carried)
-        rebuilt = delta.fold_histories(histories, delta.reducers_from(store.schema))
-        return rebuilt.values, rebuilt.problems
+        if parent is None:
+            histories = delta.rebuild_at_root(histories, sentinels)
+        return delta.fold_histories(histories, delta.reducers_from(store.schema))
 
     return run
 

@@ -21,7 +21,8 @@ from .. import profiles
 from ..formatting import human_bytes
 from ..store import Store
 from . import audit_trail, connection, gate
-from .inert import key_text, literal
+from .inert import literal
+from .names import key_text
 from .tables import UNIT_HELP, in_units, table
 
 HELP = ("A zip with this thread's checkpoints (every namespace, writes included, secrets masked inside the stored "

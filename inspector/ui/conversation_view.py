@@ -13,7 +13,8 @@ from ..profiles import in_force, knows
 from ..profiles.pieces import HIDDEN_MESSAGES
 from ..state.conversation import Part, Turn, conversation, counts
 from ..state.model_input import InlineImage, inline_images
-from .inert import code_span, literal, plain, show_markdown
+from .inert import code_span, literal, plain
+from .long_text import show_markdown
 from .media_views import attachment_opener
 from .values import show_value
 

@@ -24,7 +24,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from .. import profiles
-from ..analysis_cache import AnalysisCache, CacheError, open_cache
+from ..cache import AnalysisCache, CacheError, open_cache
 from ..history.lineage import History, build_history
 from ..history.thread_history import ThreadHistory
 from ..safety.redaction import Redactor, redactor_for

@@ -1,7 +1,9 @@
-"""The Size panel's delta what-if: what the thread would store with ``messages`` as LangGraph's
-``DeltaChannel``, at several snapshot frequencies, and how many writes a read would replay at most.
+"""The Size panel's delta views: what the thread would store with ``messages`` as LangGraph's ``DeltaChannel``,
+at several snapshot frequencies, and how many writes a read would replay at most; and, for a thread that has
+delta channels, where each one's value comes from at every checkpoint, with the chains' lints.
 
-Computed when asked (a button): it reads the thread's channel sizes and its writes once.
+Each is computed when asked (a button): the what-if reads the thread's channel sizes and writes once, the
+chains its states once.
 """
 
 from __future__ import annotations
@@ -9,9 +11,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ..formatting import human_bytes
+from ..sizes.delta_chains import delta_chains
 from ..sizes.delta_what_if import DEFAULT_FREQUENCIES, delta_what_if
 from ..store import StoreError
-from .inert import key_text, literal
+from .inert import literal
+from .names import key_text
 from .tables import frame_of, in_units
 
 
@@ -34,3 +38,27 @@ def render_delta_what_if(store, thread_id: str) -> None:
         frame, units = in_units(options, "would store", "saves")
         st.dataframe(frame, hide_index=True, width="stretch", column_config=units)
         st.caption(literal(report.basis))
+
+
+def render_delta_chains(store, thread_id: str, ns: str = "") -> None:
+    """Where each delta channel's value comes from at every checkpoint (snapshot, full value, seed plus replayed
+    writes, or cannot be rebuilt) and the chains' lints; computed when asked."""
+    with st.expander("Delta channels: where each value comes from", expanded=False):
+        if not st.button("Read the chains", key=f"delta_chains_{key_text(thread_id)}"):
+            st.caption("Reads this thread's states once, decoding only its delta channels.")
+            return
+        try:
+            report = delta_chains(store, thread_id, ns)
+        except StoreError as exc:
+            st.info(f"The delta chains are not available: {literal(exc)}")
+            return
+        if not report.rows:
+            st.caption("This thread has no delta channel (LangGraph's DeltaChannel): every field stores its whole value.")
+            return
+        for lint in report.lints:
+            st.warning(literal(lint.message), icon=":material/link_off:")
+        st.caption(literal("Snapshot frequency (observed, or LangGraph's default of 100): " + ", ".join(
+            f"{name} {report.frequencies[name]}" for name in report.channels)))
+        st.dataframe(frame_of([{"step": r.step, "field": r.channel, "form": r.form, "replayed updates": r.replayed,
+                                "where the value comes from": r.source, "checkpoint": r.checkpoint_id}
+                               for r in reversed(report.rows)]), hide_index=True, width="stretch")

@@ -10,13 +10,14 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import profiles
-from ..history.checkpoint_kinds import step_label
+from ..diff.defaults import checkpoint_label, default_to
 from ..history.location import id_from_url, url_id
 from ..store import CheckpointRow, NotFound, Store, StoreError
 from ..store.not_utf8 import quoted
 from . import audit_trail, data, profile_choice, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
-from .inert import key_text, literal, option_text
+from .inert import literal, option_text
+from .names import key_text
 from .names import param as ns_param
 from .names import shown as name_shown
 from .names import stored as stored_ns
@@ -28,31 +29,28 @@ CLEARED_WITH_THE_THREAD = ("from", "to", "ns", "against", "replay", routes.PROFI
 
 
 NAMED_STEPS = 5_000  # up to this many checkpoints of a namespace are named by what made them (as the slider does)
-LABEL_CHARS = 72
 
 
 def _label(row: CheckpointRow, names: dict[str, str] | None = None) -> str:
-    """``step 7 · agent → messages · …8e8d0a824b3c``: the step as the thread page names it (``names``), else its
-    number and source."""
+    """``step 7 · agent → messages · …8e8d0a824b3c``: the step as the thread page's tree names it (``names``), else
+    its number and source."""
     named = (names or {}).get(row.checkpoint_id)
     return named or f"step {row.step} · {row.source} · …{row.checkpoint_id[-12:]}"
 
 
 def _step_names(store: Store, thread_id: str, rows: list[CheckpointRow]) -> dict[str, str]:
-    """Checkpoint id -> its label by the one attribution (``history.attribution``), for the newest
-    ``NAMED_STEPS`` of ``rows`` (one namespace); empty when the thread's writes cannot be read."""
+    """Checkpoint id -> its label as the tree labels it (``diff.defaults.checkpoint_label``: the one attribution,
+    and the kinds its full rows name), for the newest ``NAMED_STEPS`` of ``rows`` (one namespace, read in full by
+    the page's timeline: nothing is read again for them); empty when the thread's writes cannot be read."""
     try:
         thread = data.thread_history(store, thread_id)
-        keys = [k for k in ((r.checkpoint_ns, r.checkpoint_id) for r in rows[:NAMED_STEPS]) if k in thread.history.nodes]
+        named = [r for r in rows[:NAMED_STEPS] if (r.checkpoint_ns, r.checkpoint_id) in thread.history.nodes]
+        keys = [(r.checkpoint_ns, r.checkpoint_id) for r in named]
+        thread.complete(store, keys, rows=named)
         made = thread.attributions(store, keys)
     except (NotFound, StoreError):
         return {}
-    names = {}
-    for key in keys:
-        step = f"step {step_label(thread.history, key, made.get(key))}"
-        step = step if len(step) <= LABEL_CHARS else step[: LABEL_CHARS - 1] + "…"
-        names[key[1]] = f"{step} · …{key[1][-12:]}"
-    return names
+    return {key[1]: checkpoint_label(thread.history, key, made.get(key)) for key in keys}
 
 
 def _keep_forward(position: dict[str, int], from_key: str, to_key: str) -> None:
@@ -108,23 +106,13 @@ def _way_back(store: Store, thread_id: str | None = None) -> None:
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
 
 
-def _default_to(store: Store, thread_id: str, rows: list[CheckpointRow],
-                steps: dict[str, str] | None = None) -> tuple[str, str | None]:
-    """The checkpoint shown when the link names none: the newest step that wrote something (one attribution,
-    ``history.attribution``), with a line saying so when that is not the newest checkpoint."""
-    newest = rows[0]
+def _default_to(store: Store, thread_id: str, rows: list[CheckpointRow]) -> tuple[str, str | None]:
+    """The checkpoint shown when the link names none, as ``diff`` without ``--to`` shows it (``diff.defaults``): the
+    newest step that wrote something, with a line saying so when that is not the newest checkpoint."""
     try:
-        thread = data.thread_history(store, thread_id)
-        found = thread.newest_writing(store, (newest.checkpoint_ns, newest.checkpoint_id))
+        return default_to(store, data.thread_history(store, thread_id), rows[0].checkpoint_ns)
     except (NotFound, StoreError):
-        found = None
-    by_id = {r.checkpoint_id: r for r in rows}
-    if found is None or found.key[1] not in by_id:
-        return newest.checkpoint_id, None
-    if found.key[1] == newest.checkpoint_id:
-        return newest.checkpoint_id, None
-    return found.key[1], (f"The newest checkpoint ({_label(newest, steps)}) wrote no field; showing the newest step "
-                          f"that did: {_label(by_id[found.key[1]], steps)} ({found.what}).")
+        return rows[0].checkpoint_id, None
 
 
 def render() -> None:
@@ -153,6 +141,9 @@ def render() -> None:
         return
     other = st.text_input("Against another thread", value=params.get("against", ""),  # as the URL spells it
                           placeholder="optional: another thread's id, to compare two runs of one task")
+    if (url_id(id_from_url(other)) if other else "") != params.get("against", ""):
+        for name in ("from", "to"):  # another comparison: the checkpoints the last one named mean nothing in it
+            st.query_params.pop(name, None)
     # the thread's own profile, or the one the page names: its reducers name and check the fields (across two
     # threads, the first one's, as diff --against-thread)
     with profiles.asking(store, thread_id, profile_choice.bind(PROFILE_KEY)), \
@@ -187,8 +178,7 @@ def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], pa
     wanted_from, wanted_to = (id_from_url(params[n]) if params.get(n) else None for n in ("from", "to"))
     unknown = [f"{name} {quoted(wanted)}" for name, wanted in (("from", wanted_from), ("to", wanted_to))
                if wanted and wanted not in by_id]
-    default_to, default_note = (_default_to(store, thread_id, rows, steps) if wanted_to not in by_id
-                                 else (wanted_to, None))
+    default_to_id, default_note = _default_to(store, thread_id, rows) if wanted_to not in by_id else (wanted_to, None)
     if unknown:
         st.warning(literal(f"Not a checkpoint of thread {quoted(thread_id)} in namespace {quoted(name_shown(ns) or 'root')}: "
                            f"{', '.join(unknown)}. Showing the newest step that wrote something instead; pick "
@@ -200,13 +190,13 @@ def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], pa
         st.info(literal(f"From ({_label(by_id[wanted_from], steps)}) is newer than To ({_label(by_id[wanted_to], steps)}): "
                         "swapped, so the diff reads forward in time."), icon=":material/swap_horiz:")
         wanted_from, wanted_to = wanted_to, wanted_from
-        default_to = wanted_to
+        default_to_id = wanted_to
     if st.session_state.pop("diff_swapped", False):
         st.info("From was newer than To: swapped, so the diff reads forward in time.", icon=":material/swap_horiz:")
     keys = (f"diff-from-{key_text(thread_id)}-{key_text(ns)}", f"diff-to-{key_text(thread_id)}-{key_text(ns)}")
     from_col, to_col = st.columns(2)  # From left of To: the order they happened in
     with to_col:
-        to_id = _pick("To (the later checkpoint)", rows, default_to, keys[1], _keep_forward, (position, *keys), steps)
+        to_id = _pick("To (the later checkpoint)", rows, default_to_id, keys[1], _keep_forward, (position, *keys), steps)
     default_from = wanted_from if wanted_from in by_id else by_id[to_id].parent_checkpoint_id
     with from_col:
         from_id = _pick("From (the earlier checkpoint)", rows, default_from or rows[-1].checkpoint_id, keys[0],
@@ -227,8 +217,11 @@ def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], pa
     if replay not in (None, "", "0", "1"):
         st.warning(literal(f"replay={quoted(replay)} in the link: replay must be 1 (on) or 0 (off); it is left off."),
                    icon=":material/link_off:")
-    if st.toggle("Replay every step of this thread", value=replay == "1", key="diff-replay-all"):
-        render_replay_table(store, thread_id, ns)
+    every = st.toggle("Replay every step of this thread", value=replay == "1", key="diff-replay-all",
+                      help="the root graph and every subgraph namespace, as the thread page and `replay` count them")
+    routes.keep("diff-replay-all", "replay", "1" if every else "", "")  # what is shown is what the link opens
+    if every:
+        render_replay_table(store, thread_id, namespaces)
 
 
 def _render_across(store: Store, thread_id: str, timeline: list[CheckpointRow], other: str) -> None:

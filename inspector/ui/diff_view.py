@@ -24,9 +24,9 @@ from ..formatting import dumps
 from ..history.lineage import MISSING_PARENT
 from ..history.location import url_id
 from ..store import CheckpointRow, CheckpointState, Store
-from . import audit_trail, data, routes
-from .inert import code_span, key_text, literal, plain
-from .names import param
+from . import audit_trail, data, names, routes
+from .inert import code_span, literal, plain
+from .names import key_text, param
 from .progress import progress_bar
 from .tables import frame_of
 from .values import show_value
@@ -184,10 +184,16 @@ def replay_box(status: str, detail: str) -> None:
     st.caption(f"What was checked: {means}")
 
 
+def thread_verdict(replays: dict[str, list[StepReplay]]) -> ReplayVerdict:
+    """The counts of a thread's replay over the namespaces replayed (``thread_replay``, ``replay_all``)."""
+    return verdict([s for steps in replays.values() for s in steps], list(replays))
+
+
 def render_verdict(result: ReplayVerdict, compact: bool = False, schema: str | None = None) -> None:
-    """The thread's replay in numbers: verified, unverified (and why), mismatched field checks; ``schema``: the
-    name of the schema replayed in (default: the active one)."""
-    replay_box(replay_status(result), f"{literal(result.summary())} · schema {literal(schema or schemas.active().name)}")
+    """The thread's replay in numbers: verified, unverified (and why), mismatched field checks; its line is
+    ``ReplayVerdict.summary``, the words ``replay`` prints; ``schema``: the name of the schema replayed in
+    (default: the active one)."""
+    replay_box(replay_status(result), literal(result.summary(schema or schemas.active().name)))
     if compact:
         return
     a, b, c, d = st.columns(4)
@@ -201,23 +207,27 @@ def render_verdict(result: ReplayVerdict, compact: bool = False, schema: str | N
                   "unexplained whatever the reducer (where the schema knows the field, also counted as mismatched)")
 
 
-def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
-    """Every step of a thread with its replay mark; mismatched steps name the field and first difference."""
-    held = _held_replay(store, thread_id, ns)
-    steps: list[StepReplay] = held["steps"]  # type: ignore[assignment]
+def render_replay_table(store: Store, thread_id: str, namespaces: list[str]) -> None:
+    """Every step of a thread (the root graph and its subgraph namespaces, as the thread page and ``replay`` count
+    them) with its replay mark; mismatched steps name the field and first difference."""
+    replays = {ns: cached_thread_replay(store, thread_id, ns) for ns in namespaces}
+    steps = [s for ns_steps in replays.values() for s in ns_steps]
     for step in (s for s in steps if s.status == "broken"):
         st.error(f"Not replayed: {step.note}", icon=":material/link_off:")
-    result = verdict(steps)
     bad = [s for s in steps if s.status == "mismatch"]
-    render_doubt(held.get("doubt"))  # type: ignore[arg-type]
-    render_verdict(result, schema=held.get("schema"))  # type: ignore[arg-type]
+    for ns in namespaces:
+        render_doubt(replay_doubt(store, thread_id, ns))
+    render_verdict(thread_verdict(replays), schema=replay_schema(store, thread_id, namespaces))
     if bad:
         st.error(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}", icon=":material/report:")
-        routes.checkpoint_links(thread_id, [s.checkpoint_id for s in bad], ns, panel="Diff vs parent", lead="Open:")
+        for ns in dict.fromkeys(s.checkpoint_ns for s in bad):
+            routes.checkpoint_links(thread_id, [s.checkpoint_id for s in bad if s.checkpoint_ns == ns], ns,
+                                    panel="Diff vs parent", lead="Open:", key=f"replay-{key_text(ns)}")
+    several = len(replays) > 1
     st.dataframe(
-        frame_of([{"step": s.step, "source": s.source, "checkpoint": s.checkpoint_id, "replay": step_mark(s),
-                   "detail": s.detail()}
-                  for s in reversed(steps)]),
+        frame_of([{"step": s.step, "source": s.source, **({"namespace": names.shown(ns)} if several else {}),
+                   "checkpoint": s.checkpoint_id, "replay": step_mark(s), "detail": s.detail()}
+                  for ns, ns_steps in replays.items() for s in reversed(ns_steps)]),
         hide_index=True, use_container_width=True,
     )
 

@@ -21,7 +21,8 @@ from ..history.thread_history import ThreadHistory
 from ..store import CheckpointRow, CheckpointState, Store
 from ..store.not_utf8 import spelled
 from . import data, diff_view, names
-from .inert import code_span, key_text, literal
+from .inert import code_span, literal
+from .names import key_text
 from .tables import frame_of
 from .values import show_value
 

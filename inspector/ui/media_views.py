@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from ..analysis_cache import AnalysisCache
+from ..cache import AnalysisCache
 from ..formatting import human_bytes
 from ..media.folders import PathRefused, UserData
 from ..media.images import sha256_of
@@ -35,7 +35,9 @@ from ..profiles.deerflow.files.viewed_images import ImageCheck, check_entry, che
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection, data, routes
 from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor
-from .inert import code_span, key_text, literal, plain, show_markdown
+from .inert import code_span, literal, plain
+from .long_text import show_markdown
+from .names import key_text
 from .tables import UNIT_HELP, in_units, table
 from .values import show_value
 

@@ -23,8 +23,9 @@ from ..memory.tree import Node, build_tree, find, indented, totals, tree_rows
 from ..store import StoreError, display_url
 from . import audit_trail, connection
 from .data import HASH_FUNCS, TTL, masked
-from .inert import code_span, key_text, literal
+from .inert import code_span, literal
 from .memory_view import render_item
+from .names import key_text
 from .tables import frame_of, in_units, metric_row
 
 PAGE_ITEMS = 100

@@ -16,7 +16,8 @@ from ..memory.times import is_expired, time_text
 from ..memory.values import field_rows
 from ..store import StoreError
 from . import audit_trail, routes
-from .inert import code_span, key_text, literal, show_table
+from .inert import code_span, literal, show_table
+from .names import key_text
 from .values import show_value
 
 TREE_CHARS = 1_000_000  # a value past this many characters of JSON lists its fields instead of drawing its tree

@@ -17,6 +17,7 @@ from typing import Any
 from ..history.location import url_id
 from ..history.tree_chart import TreeData
 from ..safety.redaction import MARK_PREFIX
+from ..store.not_utf8 import token
 
 
 def shown(text: str) -> str:
@@ -66,3 +67,11 @@ def shown_tree(data: TreeData) -> TreeData:
     stored one back from a click)."""
     return TreeData(shown_records(data.points, TREE_NAMES), data.edges, shown_records(data.labels, TREE_NAMES),
                     data.lanes, data.rows)
+
+
+def key_text(*parts: object) -> str:
+    """Widget keys and file names built from ids: Streamlit encodes them as UTF-8, which an id a hostile SQLite
+    store holds as text that is not UTF-8 is not; such an id is spelled as its ``not_utf8.token``, so two ids
+    never share a key. A key reaches the browser: a name holding a secret's shape is spelled masked
+    (``shown``)."""
+    return "_".join(token(shown(p) if isinstance(p, str) else str(p)) for p in parts)

@@ -151,7 +151,7 @@ def _render_plan(plan: Plan) -> None:
                          hide_index=True, width="stretch")
     st.subheader("Threads")
     rows, units = in_units(table(thread_rows(plan)), "bytes")
-    st.dataframe(rows.style.apply(_highlight_breaks, axis=1), hide_index=True, width="stretch", column_config=units)
+    st.dataframe(rows.apply(_highlight_breaks, axis=1), hide_index=True, width="stretch", column_config=units)
     _render_sql(plan)
 
 

@@ -13,7 +13,7 @@ import streamlit as st
 
 from ..store import CheckpointState, Store
 from . import audit_trail, connection, data
-from .inert import key_text
+from .names import key_text
 
 
 def _switched(state: CheckpointState, key: str) -> None:

@@ -13,13 +13,15 @@ picked in the page (``profile_choice``). Every finding that names a step or a ch
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any, Callable
 
 import streamlit as st
 
 from ..store.not_utf8 import quoted
-from .inert import key_text, literal
+from .inert import literal
+from .names import key_text
 
 _PAGES: dict[str, st.Page] = {}
 
@@ -113,21 +115,30 @@ def checkpoint_href(thread_id: str, checkpoint_id: str | None = None, ns: str = 
 
 
 def link(url_path: str, label: str, params: dict[str, str] | None = None, icon: str | None = None,
-         help: str | None = None) -> None:
+         help: str | None = None, key: str = "") -> None:
     """A link to another page carrying query parameters (no link when the page is not registered).
 
-    ``label`` is shown as written (page link labels are Markdown; thread ids in them come from the data).
+    ``label`` is shown as written (page link labels are Markdown; thread ids in them come from the data). On the page
+    being shown (``opened``) it is a button that moves this page to ``params``, its URL included: a page link to the
+    page already shown changes what is shown but leaves the browser's URL as it was, so a copied link or a reload
+    would open the old view. ``key`` tells apart two such buttons with one label and one target.
     """
-    if url_path in _PAGES:
+    if url_path not in _PAGES:
+        return
+    if here(url_path):
+        digest = hashlib.sha256(repr((label, sorted((params or {}).items()))).encode("utf-8", "surrogatepass"))
+        st.button(literal(label), type="tertiary", icon=icon, help=help, on_click=_show, args=(dict(params or {}),),
+                  key=f"link-{key_text(key)}-{digest.hexdigest()[:16]}")
+    else:
         st.page_link(_PAGES[url_path], label=literal(label), icon=icon, query_params=params or {}, help=help)
 
 
 def checkpoint_link(label: str, thread_id: str, checkpoint_id: str | None = None, ns: str = "",
                     panel: str | None = None, icon: str | None = ":material/my_location:",
-                    help: str | None = None) -> None:
+                    help: str | None = None, key: str = "") -> None:
     """A link to one checkpoint of a thread on the thread page, ``panel`` open."""
     link("thread", label, checkpoint_params(thread_id, checkpoint_id, ns, panel), icon=icon,
-         help=help or "Open this checkpoint on the thread page")
+         help=help or "Open this checkpoint on the thread page", key=key)
 
 
 def go(url_path: str, params: dict[str, str] | None = None) -> None:
@@ -178,6 +189,11 @@ def opened(url_path: str) -> None:
     st.session_state["_routes_page"] = url_path or "threads"
 
 
+def here(url_path: str) -> bool:
+    """Whether ``url_path`` is the page being shown (``opened``)."""
+    return st.session_state.get("_routes_page") == (url_path or "threads")
+
+
 def _show(params: dict[str, str]) -> None:
     st.query_params.from_dict(params)
 
@@ -192,7 +208,7 @@ def checkpoint_links(thread_id: str, checkpoint_ids: list[str], ns: str = "", pa
         return
     from ..store.model import checkpoint_step
 
-    here = st.session_state.get("_routes_page") == "thread"
+    on_thread_page = here("thread")
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         if lead:
             st.caption(literal(lead))
@@ -201,7 +217,7 @@ def checkpoint_links(thread_id: str, checkpoint_ids: list[str], ns: str = "", pa
             label = labels[i] if labels else (f"step {step}" if step is not None else checkpoint_id[:13])
             params = checkpoint_params(thread_id, checkpoint_id, ns, panel)
             tip = f"Open checkpoint {checkpoint_id} on the thread page"
-            if here:  # on the thread page already: move it to that checkpoint
+            if on_thread_page:  # on the thread page already: move it to that checkpoint
                 st.button(literal(label), type="tertiary", icon=":material/my_location:", help=tip, on_click=_show,
                           args=(params,), key=f"goto-{key}-{lead}-{panel}-{key_text(ns)}-{i}-{key_text(checkpoint_id)}")
             else:

@@ -21,7 +21,7 @@ from ..sizes.what_if import what_if_text
 from ..store import CheckpointRow, CheckpointState, Store, StoreError, ThreadSummary
 from ..store.model import THREAD_SORTS
 from . import connection, data, routes
-from .delta_view import render_delta_what_if
+from .delta_view import render_delta_chains, render_delta_what_if
 from .inert import literal
 from .progress import progress_bar
 from .tables import frame_of, in_units
@@ -57,6 +57,7 @@ def size_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpoi
         health = health_of(store, thread_id, _newest(store, thread_id))
     render_thread_sizes(health, connection.settings(), row.checkpoint_id)
     render_delta_what_if(store, thread_id)
+    render_delta_chains(store, thread_id)
 
 
 def _newest(store: Store, thread_id: str) -> str | None:
@@ -184,8 +185,15 @@ def add_size_columns(frame: pd.DataFrame, rows: list[ThreadSummary], columns: di
 
 
 def flag_note(rows: list[ThreadSummary], columns: dict[str, dict[str, object]]) -> None:
-    """One line under the thread list naming the flagged threads on this page."""
-    flagged = [f"**{literal(r.thread_id)}** ({literal(columns[r.thread_id]['flags'])})"
-               for r in rows if columns[r.thread_id]["flags"]]
-    if flagged:
-        st.markdown(f":material/flag: {len(flagged)} flagged: " + "; ".join(flagged) + " · details on the Health page")
+    """One line under the thread list naming the flagged threads on this page, each a link to its thread's Size
+    panel (where its flags are listed) on its newest checkpoint: nothing more is read for it."""
+    flagged = [r for r in rows if columns[r.thread_id]["flags"]]
+    if not flagged:
+        return
+    with st.container(horizontal=True, gap="small", vertical_alignment="center", key="flagged_threads"):
+        st.markdown(f":material/flag: {len(flagged)} flagged:")
+        for row in flagged:
+            routes.link("thread", f"{row.thread_id} ({columns[row.thread_id]['flags']})",
+                        routes.checkpoint_params(row.thread_id, panel=SIZE_PANEL),
+                        help="Open this thread's sizes and flags")
+        st.caption("details on the Health page")

@@ -15,13 +15,15 @@ import streamlit as st
 
 from ..formatting import dumps
 from ..history.attribution import Attribution
+from ..state.encryption import encryption_line
 from ..state.fields import field_order, field_summary
 from ..state.interrupts import pending_questions
 from ..store import CheckpointState, Store
 from . import audit_trail
 from .field_views import FieldContext, FieldView, json_view
 from .guard import guarded
-from .inert import code_span, key_text, literal
+from .inert import code_span, literal
+from .names import key_text
 from .values import show_tree, show_value
 
 __all__ = ["FieldContext", "FieldView", "render_field", "render_state"]
@@ -61,7 +63,7 @@ def render_field(name: str, value: Any, state: CheckpointState, store: Store | N
             from .routes import checkpoint_link
 
             checkpoint_link(line, state.thread_id, written.key[1], written.key[0], icon=":material/edit_note:",
-                            help="Open the checkpoint whose step wrote this field")
+                            help="Open the checkpoint whose step wrote this field", key=f"written-{name}")
         else:
             st.caption(literal(line))
     for problem in state.problems_for(name):
@@ -73,6 +75,9 @@ def render_field(name: str, value: Any, state: CheckpointState, store: Store | N
 def render_state(state: CheckpointState, store: Store | None = None, views: Mapping[str, FieldView] | None = None) -> None:
     """Every field of ``state`` (known fields first) drawn by its view in ``views`` (JSON without one), then
     internals, raw data and downloads on demand."""
+    encrypted = encryption_line(state)
+    if encrypted:
+        st.info(literal(encrypted), icon=":material/lock:")
     for problem in state.problems_for(None):
         st.warning(literal(problem.message), icon=":material/warning:")
     _pending(state)

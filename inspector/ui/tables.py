@@ -16,6 +16,7 @@ from ..store.not_utf8 import is_not_utf8, shown
 
 if TYPE_CHECKING:  # loaded when a table is drawn, not with the pages that may draw one
     import pandas as pd
+    from pandas.io.formats.style import Styler
 
 
 def _text(value: Any) -> str:
@@ -61,38 +62,50 @@ def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return blank_missing(frame_of(rows))
 
 
-def byte_columns(*names: str, help: str | None = None) -> dict[str, object]:
-    """``column_config`` for byte counts: digits grouped (``8,961,710``), still sorted as numbers."""
-    return {name: st.column_config.NumberColumn(format="localized", help=help) for name in names}
-
-
 UNIT_HELP = "1 KB = 1,000 bytes, 1 MB = 1,000,000 bytes"
+EXACT = "{}, exact"  # the column beside a size column holding its exact byte counts
 
 
-def in_units(frame: pd.DataFrame, *names: str, help: str | None = None,
-             exact: bool | tuple[str, ...] = ()) -> tuple[pd.DataFrame, dict[str, object]]:
-    """``frame`` with each byte-count column of ``names`` in one unit per column (B, KB, MB or GB, chosen by
-    the column's largest value) and the ``column_config`` that prints the unit in every cell; the columns
-    stay numbers, so they still sort as sizes. ``exact`` (True: every one of ``names``) adds, right after
-    each such column, ``<name>, exact``: the byte count itself, digits grouped."""
+def _size_cell(value: Any) -> str:
+    from ..formatting import human_bytes
+
+    return human_bytes(int(value))
+
+
+def _number_cell(value: Any) -> str:
+    """A number as the table would print it without a Styler: whole numbers as they are, others to 4 places."""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:.4f}".rstrip("0").rstrip(".")
+    return str(int(value)) if isinstance(value, float) else str(value)
+
+
+def in_units(frame: pd.DataFrame, *names: str, help: str | dict[str, str] | None = None,
+             exact: bool | tuple[str, ...] = True) -> tuple[Styler, dict[str, object]]:
+    """``frame`` for ``st.dataframe`` with each byte-count column of ``names`` shown in a unit of its own per cell
+    (``512 B``, ``2.0 KB``, ``1.34 MB``: ``formatting.human_bytes``), so a small value never reads ``0.00 MB`` beside a
+    large one; the columns stay numbers (the bytes themselves), so they still sort as sizes. ``exact`` (True: every one
+    of ``names``) adds, right after each such column, ``<name>, exact``: the byte count itself, digits grouped.
+    ``help``: the columns' help, one text or one per name. Returns a pandas Styler (its display values are what the
+    cells show; missing values blank) and the ``column_config``."""
     import pandas as pd
-
-    from ..sizes.chart import byte_unit
 
     frame = frame.copy()
     config: dict[str, object] = {}
     exact_names = names if exact is True else tuple(exact or ())
-    for name in (n for n in names if n in frame.columns):
+    sizes = [n for n in names if n in frame.columns]
+    for name in sizes:
         values = pd.to_numeric(frame[name], errors="coerce")
-        unit, scale = byte_unit(int(values.max()) if values.notna().any() else 0)
-        frame[name] = values / scale
+        frame[name] = values
+        said = help.get(name) if isinstance(help, dict) else help
         config[name] = st.column_config.NumberColumn(
-            format=f"%d {unit}" if scale == 1 else f"%.{1 if unit == 'KB' else 2}f {unit}",
-            help="; ".join(p for p in (help, UNIT_HELP) if p))
+            help="; ".join(dict.fromkeys(p for p in (said, "each cell in its own unit", UNIT_HELP) if p)))
         if name in exact_names:
-            frame.insert(frame.columns.get_loc(name) + 1, f"{name}, exact", values)
-            config[f"{name}, exact"] = st.column_config.NumberColumn(format="localized", help="bytes")
-    return frame, config
+            frame.insert(frame.columns.get_loc(name) + 1, EXACT.format(name), values)
+            config[EXACT.format(name)] = st.column_config.NumberColumn(format="localized", width="small",
+                                                                       help=f"{name}: the exact bytes")
+    numbers = [c for c in frame.columns if c not in sizes and frame[c].dtype.kind == "f"]
+    styler = frame.style.format(na_rep="").format(_number_cell, subset=numbers, na_rep="")
+    return styler.format(_size_cell, subset=sizes, na_rep=""), config
 
 
 def metric_row(key: str):

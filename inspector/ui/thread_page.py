@@ -21,7 +21,6 @@ import dataclasses
 import streamlit as st
 
 from .. import profiles
-from ..diff import verdict
 from ..history.lineage import History, Key
 from ..history.location import Location, parse_location
 from ..history.thread_history import ThreadHistory
@@ -174,10 +173,13 @@ def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
 
 def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
     history = thread.history
+    note = getattr(store, "history_note", None)  # a store that keeps no history (a shallow saver's) says so here
+    if note:
+        st.info(literal(note), icon=":material/history:")
     namespaces = sorted({ns for ns, _ in history.ordered})
     replays = diff_view.thread_replay(store, thread.thread_id, namespaces, len(history))
     if replays:
-        diff_view.render_verdict(verdict([s for steps in replays.values() for s in steps]), compact=True,
+        diff_view.render_verdict(diff_view.thread_verdict(replays), compact=True,
                                  schema=diff_view.replay_schema(store, thread.thread_id, list(replays)))
     timeline_view.render(history, key, select, diff_view.replay_marks(replays),
                          complete=lambda keys: thread.complete(store, keys),

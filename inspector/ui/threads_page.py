@@ -79,8 +79,8 @@ def _listed(store: Store, search: str, order: str, status: str | None, unmasked:
     frame = thread_search_view.add_status_column(frame, rows)
     if listing.found:
         frame = thread_search_view.add_hit_columns(frame, rows)
-    frame, stored = in_units(frame, "stored bytes", help="checkpoints and writes as stored")
-    frame, state = in_units(frame, "state size", help="bytes of the newest root state, all fields")
+    frame, sizes_shown = in_units(frame, "stored bytes", "state size", help={
+        "stored bytes": "checkpoints and writes as stored", "state size": "bytes of the newest root state, all fields"})
     nonce = st.session_state.get("threads_table_nonce", 0)
     event = st.dataframe(
         frame,
@@ -97,8 +97,7 @@ def _listed(store: Store, search: str, order: str, status: str | None, unmasked:
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
             **sizes_views.LIST_COLUMN_CONFIG,
             **thread_search_view.COLUMN_CONFIG,
-            **stored,
-            **state,
+            **sizes_shown,
         },
     )
     sizes_views.flag_note(rows, sizes)

@@ -16,8 +16,9 @@ from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
 from ..store.not_utf8 import quoted
 from . import names, play_view, routes
 from .diff_view import MISMATCH_MARK
-from .inert import key_text, literal, option_text, show_table
-from .tables import frame_of, in_units
+from .inert import literal, option_text, show_table
+from .names import key_text
+from .tables import EXACT, frame_of, in_units
 
 PAGE_SIZE = 40
 PLAY_KEY = play_view.PLAY_KEY
@@ -275,7 +276,7 @@ def _table(history: History, keys: list[Key], key: Key, select: Select, marks: d
         on_select="rerun",
         selection_mode="single-row",
         key=f"cp_table_{key_text(*key)}",
-        column_order=TABLE_COLUMNS,
+        column_order=[c for name in TABLE_COLUMNS for c in ((name, EXACT.format(name)) if name == "size" else (name,))],
         column_config={
             "time": st.column_config.DatetimeColumn(format="HH:mm:ss.SSS"),
             **units,

@@ -160,8 +160,34 @@ def not_utf8_named(params: Any) -> NotFound:
     return NotFound(f"nothing in this store is {named}: PostgreSQL text cannot hold bytes that are not UTF-8")
 
 
-def check_schema(conn: psycopg.Connection, target: PgTarget) -> None:
-    """Raise ``StoreError`` unless LangGraph's tables are there at a migration level the inspector reads."""
+# ``ShallowPostgresSaver``'s tables (langgraph-checkpoint-postgres, deprecated since 2.0.20): one row per thread
+# and namespace in ``checkpoints`` (no checkpoint_id, no parent), one per channel in ``checkpoint_blobs`` (no version).
+SHALLOW_MIGRATION = 7  # its migration that added checkpoint_writes.task_path
+SHALLOW_NOTE = ("This store keeps only the latest checkpoint of each thread (LangGraph's ShallowPostgresSaver): "
+                "a thread's history, its diffs, replay, growth over its steps and retention have nothing before it.")
+
+
+def _columns(conn: psycopg.Connection, table: str) -> tuple[str | None, set[str]]:
+    """The schema holding ``table`` (as the search path finds it) and its columns."""
+    rows = conn.execute(
+        "SELECT n.nspname, a.attname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped "
+        "WHERE c.oid = to_regclass(%s)", [table]).fetchall()
+    return (rows[0][0] if rows else None), {r[1] for r in rows}
+
+
+def shallow_tables(conn: psycopg.Connection) -> str | None:
+    """The schema of ``ShallowPostgresSaver``'s tables when the search path finds those (None: a full schema)."""
+    schema, checkpoint_columns = _columns(conn, "checkpoints")
+    _, blob_columns = _columns(conn, "checkpoint_blobs")
+    if "checkpoint_id" in checkpoint_columns or "version" in blob_columns or not checkpoint_columns:
+        return None
+    return schema
+
+
+def check_schema(conn: psycopg.Connection, target: PgTarget) -> str | None:
+    """Raise ``StoreError`` unless LangGraph's tables are there at a migration level the inspector reads; the
+    schema of ``ShallowPostgresSaver``'s tables when they are that saver's (None for ``PostgresSaver``'s)."""
     found = conn.execute(
         "SELECT " + ", ".join("to_regclass(%s) IS NOT NULL" for _ in LANGGRAPH_TABLES), list(LANGGRAPH_TABLES)
     ).fetchone()
@@ -172,8 +198,18 @@ def check_schema(conn: psycopg.Connection, target: PgTarget) -> None:
     if missing:
         raise StoreError(f"{target.where}{schema} is missing LangGraph tables: {', '.join(missing)}")
     level = conn.execute("SELECT max(v) FROM checkpoint_migrations").fetchone()[0]
+    shallow = shallow_tables(conn)
+    if shallow is not None:
+        if level is None or level < SHALLOW_MIGRATION:
+            raise StoreError(
+                f"{target.where}{schema} holds ShallowPostgresSaver's tables at migration level {level}; the inspector "
+                f"reads level {SHALLOW_MIGRATION} and later (checkpoint_writes with task_path), which that saver's "
+                "newer versions write")
+        return shallow
     if level is None or level < REQUIRED_MIGRATION:
         raise StoreError(
-            f"{target.where}{schema} has LangGraph's checkpoint schema at migration level {level}, older than "
-            f"{REQUIRED_MIGRATION}; upgrade it with langgraph-checkpoint-postgres (PostgresSaver.setup()) first"
+            f"{target.where}{schema} has PostgresSaver's checkpoint schema at migration level {level}; the inspector "
+            f"reads level {REQUIRED_MIGRATION} and later (checkpoint_writes with task_path), which "
+            "langgraph-checkpoint-postgres 2.0.8 and later write"
         )
+    return None

@@ -207,7 +207,8 @@ class PgStates:
                 """
                 SELECT c.parent_checkpoint_id, bl.channel, bl.type, bl.blob,
                        (SELECT jsonb_object_agg(v.key, v.value) FROM jsonb_each(c.checkpoint -> 'channel_values') v
-                        WHERE v.key = ANY(%s))
+                        WHERE v.key = ANY(%s)),
+                       c.checkpoint -> 'channel_versions'
                 FROM checkpoints c
                 LEFT JOIN checkpoint_blobs bl
                   ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
@@ -221,9 +222,10 @@ class PgStates:
                 return
             stored = dict(rows[0][4] or {})
             stored.update(
-                (name, decode_typed(type_tag, blob, name).value) for _, name, type_tag, blob, _ in rows if name is not None
+                (name, decode_typed(type_tag, blob, name).value) for _, name, type_tag, blob, *_ in rows if name is not None
             )
-            yield delta.Ancestor(parent, stored)
+            versions = rows[0][5]
+            yield delta.Ancestor(parent, stored, rows[0][0], frozenset(versions) if isinstance(versions, dict) else None)
             parent = rows[0][0]
 
     def _channel_writes(self, thread_id: str, ns: str, cids: list[str], channels: list[str]) -> list[delta.ChannelWrite]:

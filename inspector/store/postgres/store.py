@@ -8,6 +8,9 @@ keys, JSONB metadata and blob *lengths*, never blob contents.
 The checkpoint JSONB holds ``channel_versions`` and the primitive channel values;
 other values live in ``checkpoint_blobs`` keyed by (channel, version), so a value
 that did not change between checkpoints is stored once and shared.
+
+``ShallowPostgresSaver``'s tables (the latest checkpoint of each thread only) are read
+too, through views of the same shape (``shallow``); the store says it keeps no history.
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ import psycopg
 from ..delta import SchemaSource
 from ..measure import Inspect
 from ..model import SHARED_BLOBS, CheckpointSizes, Key, StoreError
-from .connect import PgTarget, check_schema, not_utf8_named, one_line, open_pool, parse_pg_url, read_error
+from .connect import SHALLOW_NOTE, PgTarget, check_schema, not_utf8_named, one_line, open_pool, parse_pg_url, read_error
 from .export import PgExport
 from .files import PgFiles
 from .growth import PgGrowth
 from .orphans import PgOrphans
 from .retention import PgRetention
+from .shallow import ShallowConnection, shallow_views
 from .shapes import PgShapes
 from .sizes import pg_field_sizes
 from .states import PgStates
@@ -46,6 +50,7 @@ class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgState
     read_only = True
     size_accounting = SHARED_BLOBS
     warning: str | None = None
+    history_note: str | None = None  # why views that need a thread's history are empty (a shallow store)
     _system_id: str | None = None  # the cluster's, read once ("-": pg_control_system() refused to the role)
 
     def __init__(self, url: str, statement_timeout_ms: int = 30_000, pool_size: int = 4,
@@ -57,9 +62,14 @@ class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgState
         kwargs = self.target.connect_kwargs()
         try:
             with psycopg.connect(self.target.conninfo, connect_timeout=10, **kwargs) as conn:
-                check_schema(conn, self.target)
+                shallow = check_schema(conn, self.target)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to PostgreSQL at {self.target.where}: {one_line(exc, self.target)}") from None
+        # ShallowPostgresSaver's tables are read through views of PostgresSaver's shape, written into each statement
+        self.shallow = shallow is not None
+        self._views = shallow_views(shallow) if shallow is not None else None
+        if self.shallow:
+            self.warning = self.history_note = SHALLOW_NOTE
         self._pool = open_pool(self.target, pool_size)
 
     def fact_identity(self) -> str:
@@ -91,11 +101,11 @@ class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgState
     def connection(self) -> Iterator[psycopg.Connection]:
         """A pooled read-only session (autocommit, ``default_transaction_read_only=on``)."""
         with self._pool.connection() as conn:
-            yield conn
+            yield conn if self._views is None else ShallowConnection(conn, self._views)  # type: ignore[misc]
 
     def _query(self, sql: str, params: Any = ()) -> list[tuple]:
         try:
-            with self._pool.connection() as conn:
+            with self.connection() as conn:
                 return conn.execute(sql, params).fetchall()
         except psycopg.Error as exc:
             raise read_error(exc, self.target) from None

@@ -152,8 +152,10 @@ class SqliteStates:
             if not rows:
                 return
             next_parent, type_tag, blob = rows[0]
-            stored = decode_checkpoint_blob(type_tag, blob).channel_values
-            yield delta.Ancestor(parent, {k: stored[k] for k in channels if k in stored})
+            decoded = decode_checkpoint_blob(type_tag, blob)
+            stored, versions = decoded.channel_values, decoded.header.get("channel_versions")
+            yield delta.Ancestor(parent, {k: stored[k] for k in channels if k in stored}, next_parent,
+                                 frozenset(versions) if isinstance(versions, dict) else None)
             parent = next_parent
 
     def _channel_writes(self, thread_id: str, ns: str, cids: list[str], channels: list[str]) -> list[delta.ChannelWrite]:

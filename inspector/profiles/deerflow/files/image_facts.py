@@ -10,7 +10,8 @@ A fact never holds an entry's base64 or any other value, only its fingerprint
 (sealed by the cache: ``fact_fingerprints``). A path is the one text kept; a checkpoint
 with a path the redaction rules would mask, or with an entry the mask touches (a small
 entry whose masked rendering differs, an entry named like a secret), is not stored,
-and is decoded again on every look. A cached fact of another shape is a miss.
+and is decoded again on every look; so is one whose value stayed encrypted (no AES key, or a wrong
+one: the key would change its facts). A cached fact of another shape is a miss.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ import json
 import sys
 from typing import Any
 
-from ....analysis_cache import AnalysisCache
-from ....fact_fingerprints import Fingerprint
+from ....cache import AnalysisCache
+from ....cache.fingerprints import Fingerprint
 from ....history.field_history import changing_ids, lineage
 from ....safety.redaction import redactor_for
 from ....safety.secret_names import is_secret_key
 from ....store import CheckpointRow, Store
+from ....store.encryption import left_encrypted
 from ....store.measure import INSPECT_MAX_BYTES
 from ....store.model import Key
 from .image_history import EntryFact, ImageSpan, entry_facts, spans_from_facts
@@ -94,7 +96,7 @@ def cached_image_spans(store: Store, thread_id: str, checkpoint_id: str | None =
             value = state.values.get(FIELD)
             entries = _compact(entry_facts(value))
             facts[state.checkpoint_id] = entries
-            if cache is not None and _storable(entries, value, redactor):
+            if cache is not None and not left_encrypted(state.problems) and _storable(entries, value, redactor):
                 new[(ns, state.checkpoint_id)] = _encoded(entries)
                 if len(new) >= FLUSH_EVERY:
                     cache.put(identity, thread_id, KIND, new, replacing=wrong)

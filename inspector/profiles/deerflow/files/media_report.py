@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ....analysis_cache import AnalysisCache
+from ....cache import AnalysisCache
 from ....history.field_history import field_history
 from ....media.folders import UserData
 from ....media.located import LocatedFile, locate_refs

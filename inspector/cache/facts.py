@@ -1,7 +1,7 @@
 """What every analysis cache backend offers (``FactCache``), and what they share: the error they raise, how
 facts are encoded, and the SQL over their two tables (``SqlFactCache``). Backends: the embedded SQLite
-file (``analysis_cache``, the default) and a PostgreSQL database several processes share
-(``analysis_cache_postgres``, setting ``cache_url``).
+file (``cache.embedded``, the default) and a PostgreSQL database several processes share
+(``cache.postgres``, setting ``cache_url``).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import msgpack
 
-from .fact_cache_growth import GrowthTables
-from .fact_cache_search import SearchTables
-from .fact_fingerprints import FactSealer, Fingerprint, WrongShape
-from .store.model import Key
-from .store.not_utf8 import from_token, token
+from ..store.model import Key
+from ..store.not_utf8 import from_token, token
+from .fingerprints import FactSealer, Fingerprint, WrongShape
+from .growth import GrowthTables
+from .search import SearchTables
 
 __all__ = ["CacheError", "FactCache", "Fingerprint", "SqlFactCache", "WrongShape", "pack", "unpack"]
 
@@ -119,7 +119,7 @@ class SqlFactCache(GrowthTables, SearchTables):
     threads, least recently used first. A backend names its tables and SQL dialect (``FACTS``, ``THREADS``,
     ``MARK``, ``LENGTH``, ``INSERT_FACT``, ``UPSERT_THREAD``), runs actions on its connection (``_run``),
     writes inside a transaction (``_transaction``) and matches a chunk of ids (``_ids_match``). The growth
-    tables beside them: ``fact_cache_growth``; the search index: ``fact_cache_search``."""
+    tables beside them: ``cache.growth``; the search index: ``cache.search``."""
 
     FACTS = THREADS = MARK = LENGTH = INSERT_FACT = UPSERT_THREAD = ""
     CHUNK = 400  # ids per query
@@ -139,7 +139,7 @@ class SqlFactCache(GrowthTables, SearchTables):
 
     def _masks(self) -> Any:
         if self._redactor is None:
-            from .safety.redaction import redactor_for
+            from ..safety.redaction import redactor_for
 
             self._redactor = redactor_for()
         return self._redactor

@@ -9,13 +9,13 @@ checkpoints, costs only what is new.
 - Where: ``$XDG_CACHE_HOME/state-inspector``, else ``~/.cache/state-inspector``;
   the ``cache_dir`` setting (``INSPECTOR_CACHE_DIR``) moves it. It is never the
   inspected store: a cache path that resolves to the store's own file is refused.
-- Private to the user (``cache_files``): the file and SQLite's side files are 0600, the default folder and
+- Private to the user (``cache.files``): the file and SQLite's side files are 0600, the default folder and
   every folder the inspector creates 0700; a folder the operator made for ``cache_dir`` is left as they set it.
 - What: sizes, verdicts, flags and image entry metadata (path, content fingerprint, base64 length, file
   reference: ``profiles.deerflow.files.image_facts``), encoded by the analyses themselves as msgpack, their
-  content fingerprints sealed under the cache's own key (``fact_fingerprints``; kept in the file's ``about``
+  content fingerprints sealed under the cache's own key (``cache.fingerprints``; kept in the file's ``about``
   table) and none for a value the mask touches; and each thread's stored bytes per day, channel and part, for
-  growth (``fact_cache_growth``); the search index (``fact_cache_search``): the texts of each thread's messages,
+  growth (``cache.growth``); the search index (``cache.search``): the texts of each thread's messages,
   tool calls, file names, title and metadata, masked before they are kept (marks bare: no length, no hash), so
   no secret reaches it.
 - Bounded: ``cache_max_mb``; whole threads are evicted, least recently used first.
@@ -25,14 +25,13 @@ checkpoints, costs only what is new.
   aside (renamed ``*.corrupt-<time>``) and rebuilt, and ``notice`` says so; a file an older version wrote
   (another schema) is deleted and started anew.
 
-This is the default backend of the ``FactCache`` protocol (``fact_cache``); ``cache_url`` puts the same
-facts in a PostgreSQL database instead (``analysis_cache_postgres``), for replicas that share them.
+This is the default backend of the ``FactCache`` protocol (``cache.facts``); ``cache_url`` puts the same
+facts in a PostgreSQL database instead (``cache.postgres``), for replicas that share them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 import threading
 import time
@@ -40,12 +39,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .cache_files import SIDE_FILES, private_file, private_folder
-from .fact_cache import CacheError, FactCache, SqlFactCache, pack, unpack
-from .fact_cache_growth import GROWTH_SCHEMA
-from .fact_cache_search import SQLITE_SEARCH_SCHEMA, SqliteSearch
-from .fact_fingerprints import marks_key, new_key
-from .safety.redaction import use_marks_key
+from ..safety.redaction import use_marks_key
+from ..settings import default_cache_dir
+from .facts import CacheError, FactCache, SqlFactCache, pack, unpack
+from .files import SIDE_FILES, private_file, private_folder
+from .fingerprints import marks_key, new_key
+from .growth import GROWTH_SCHEMA
+from .search import SQLITE_SEARCH_SCHEMA, SqliteSearch
 
 __all__ = ["FILE_NAME", "AnalysisCache", "CacheError", "FactCache", "default_cache_dir", "open_cache", "pack",
            "unpack"]
@@ -73,13 +73,6 @@ CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 class _OtherVersion(sqlite3.DatabaseError):
     """The file is an analysis cache of another schema."""
-
-
-def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
-    """``$XDG_CACHE_HOME/state-inspector``, else ``~/.cache/state-inspector``."""
-    environ = os.environ if environ is None else environ
-    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "state-inspector"
 
 
 class AnalysisCache(SqliteSearch, SqlFactCache):
@@ -216,7 +209,7 @@ def open_cache(cache_dir: str | None, max_mb: int, store: Any = None, cache_url:
     if max_mb <= 0:
         return None
     if cache_url:
-        from .analysis_cache_postgres import PostgresAnalysisCache
+        from .postgres import PostgresAnalysisCache
 
         return PostgresAnalysisCache(cache_url, max_mb * 1_000_000, store)
     directory = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()

@@ -17,13 +17,23 @@ the facts go first (``fact_cache``), then the indexes of the stores searched lea
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from .fact_fingerprints import WrongShape
-from .search.texts import words
-from .store.not_utf8 import from_token, token
+from ..store.not_utf8 import from_token, token
+from .fingerprints import WrongShape
+
+_WORD = re.compile(r"[^\W_]+")
+_MARK = re.compile(r"\[redacted [a-z0-9 -]{1,40}\]")
+
+
+def words(shown: str) -> str:
+    """The searched words of a kept text: lower-cased runs of letters and digits, marks left out (so neither a
+    secret's mark nor its kind can be searched for)."""
+    return " ".join(_WORD.findall(_MARK.sub(" ", shown))).lower()
+
 
 # How much a hit in each kind of text weighs in a thread's rank (the best hit of a thread ranks it), and how much
 # more a text holding the search as it was typed (``harbor-inspection.pdf``, not only its words) weighs.

@@ -1,13 +1,13 @@
 """The analysis cache in a PostgreSQL database the inspector may write (``cache_url``), shared by replicas.
 
-The same facts, keys, bound and eviction as the embedded SQLite cache (``analysis_cache``), in tables of
+The same facts, keys, bound and eviction as the embedded SQLite cache (``cache.embedded``), in tables of
 their own (``inspector_cache_facts``, ``inspector_cache_threads``, ``inspector_cache_about``, and the growth
-rows ``inspector_cache_growth_*``: ``fact_cache_growth``),
+rows ``inspector_cache_growth_*``: ``cache.growth``),
 so several dashboard processes behind a load balancer reuse what any of them computed. It is never the
 inspected store: a ``cache_url`` whose server and database are the store's, or whose schema holds
 LangGraph's checkpoint tables, is refused. Eviction runs under an advisory lock, one process at a time.
 
-Fingerprints in facts are sealed under a key kept in ``inspector_cache_about`` (``fact_fingerprints``): the
+Fingerprints in facts are sealed under a key kept in ``inspector_cache_about`` (``cache.fingerprints``): the
 replicas are stateless and share it, so whoever may read that table holds the key, and no fingerprint is kept
 for a value the mask touches. A cache an older version filled (schema 1, bare hashes) is emptied on first use.
 """
@@ -20,11 +20,11 @@ from typing import Any
 
 import psycopg
 
-from .fact_cache import CacheError, SqlFactCache
-from .fact_cache_growth import GROWTH_SCHEMA
-from .fact_cache_search import POSTGRES_SEARCH_SCHEMA, PostgresSearch
-from .fact_fingerprints import marks_key, new_key
-from .safety.redaction import use_marks_key
+from ..safety.redaction import use_marks_key
+from .facts import CacheError, SqlFactCache
+from .fingerprints import marks_key, new_key
+from .growth import GROWTH_SCHEMA
+from .search import POSTGRES_SEARCH_SCHEMA, PostgresSearch
 
 SCHEMA_VERSION = "2"  # 2: fingerprints sealed under the key in ``inspector_cache_about``; stores named by fact identity
 _EMPTIED_ON_UPGRADE = ("1",)  # schemas whose rows are dropped, not refused: they hold bare hashes
@@ -49,7 +49,7 @@ _HAS_CHECKPOINTS = ("SELECT count(*) FROM information_schema.tables WHERE table_
 
 
 def _where(url: str) -> str:
-    from .store.postgres.connect import parse_pg_url
+    from ..store.postgres.connect import parse_pg_url
 
     return parse_pg_url(url).where
 

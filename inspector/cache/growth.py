@@ -17,8 +17,8 @@ from typing import Any, NamedTuple
 
 import msgpack
 
-from .fact_fingerprints import WrongShape
-from .store.not_utf8 import TOKEN_PREFIX, from_token, token
+from ..store.not_utf8 import TOKEN_PREFIX, from_token, token
+from .fingerprints import WrongShape
 
 
 def unpack(raw: bytes) -> Any:

@@ -1,0 +1,44 @@
+"""Markdown text from the data, shown inert: cut for display where it is very long (the page says so and offers
+the whole text, as the views have it, as a download the audit trail records), its links behind a click."""
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+from streamlit.errors import StreamlitDuplicateElementKey
+
+from ..safety.display_text import cut_for_display
+from ..safety.inert_text import inert_markdown, links_in
+from . import audit_trail
+from .inert import literal
+
+
+def show_markdown(text: object, key: str | None = None) -> None:
+    """``text`` with its Markdown formatting, where nothing loads; the links it names behind a click.
+
+    A very long text is cut for display (``cut_for_display``): the page says so, with the whole size, and
+    offers the whole text (as the views have it: masked) as a download. ``key`` names that download."""
+    text = str(text)
+    shown = cut_for_display(text)
+    st.markdown(inert_markdown(shown.text))
+    if shown.cut:
+        st.caption(literal(shown.note()))
+        _download_whole(text, key or "text-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16])
+    links = links_in(text)
+    if links:
+        with st.expander(f":material/link: {len(links)} link(s) in this text"):
+            st.caption("Shown, never loaded by the dashboard: a link opens in a new tab only when clicked.")
+            for url in links:
+                st.link_button(literal(url), url, icon=":material/open_in_new:")
+
+
+def _download_whole(text: str, key: str) -> None:
+    for attempt in range(20):  # the same long text shown twice on a page needs a second key
+        try:
+            st.download_button("Download the whole text", data=audit_trail.exported(
+                lambda: text.encode("utf-8", "surrogatepass"), what="whole text"), file_name="text.txt",
+                mime="text/plain", icon=":material/download:", on_click="ignore",
+                key=key if not attempt else f"{key}-{attempt}")
+            return
+        except StreamlitDuplicateElementKey:
+            continue
