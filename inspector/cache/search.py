@@ -12,7 +12,7 @@ was last brought up to date, when it was last searched and its bytes. Ids are ke
 
 Nothing here holds a secret's text, length or hash: texts are masked before they reach this module, their
 marks bare, and the words searched leave the marks out. A store's index is kept whole: past ``cache_max_mb``
-the facts go first (``fact_cache``), then the indexes of the stores searched least recently.
+the facts go first (``facts``), then the indexes of the stores searched least recently.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ cache keeps, never in the store.
 (``profiles.searched``) and masks them before anything is kept; ``indexing`` brings a store's index up to date
 (only the threads written since it was last brought up to date are read: their new writes and their newest
 root state); ``hits`` ranks the threads a search finds, each with its best text's masked snippet and the step
-where that text appears. The index itself: ``fact_cache_search``.
+where that text appears. The index itself: ``cache.search``.
 
 May import ``store``, ``profiles``, ``safety`` and the analysis cache.
 """
