@@ -173,6 +173,37 @@ class ReadContract(Contract):
         assert store.checkpoint_id_threads(middle[:8].upper()) >= {"demo-vision"}  # any case, a substring
         assert store.checkpoint_id_threads("%") == set() and store.checkpoint_id_threads("no-such-id") == set()
 
+    def test_heads_newest_writes_and_ids_the_search_and_status_read(self, backend, reference):
+        """What the search index and the threads' status read from keys alone: the same on every backend."""
+        from inspector.history.thread_status import state_of
+
+        store, _ = backend
+        ref, _ = reference
+        heads, ref_heads = store.thread_heads(None), ref.thread_heads(None)
+        assert {t: n for t, (_, n) in heads.threads.items()} == {t: n for t, (_, n) in ref_heads.threads.items()}
+        assert heads.rows == ref_heads.rows == sum(n for _, n in heads.threads.values())
+        vision = store.timeline("demo-vision")
+        assert heads.threads["demo-vision"][0] == max(r.checkpoint_id for r in vision)
+        assert heads.cut == max(h for h, _ in heads.threads.values())
+        since = heads.threads["demo-vision"][0]
+        assert set(store.thread_heads(since).threads) == {t for t, (h, _) in heads.threads.items() if h > since}
+        ids = ["demo-research", "demo-vision", "no-such-thread"]
+        newest = store.newest_write_keys(ids)
+        assert set(newest) == {"demo-research", "demo-vision"}
+        for tid, (cid, keys) in newest.items():
+            assert cid == max(r.checkpoint_id for r in store.timeline(tid) if r.checkpoint_ns == "")
+            held = store.write_keys(tid, [("", cid)]).get(("", cid), [])
+            assert [(k.channel, k.task_id) for k in keys] == [(k.channel, k.task_id) for k in held]
+        every, ref_every = store.newest_write_keys(None), ref.newest_write_keys(None)
+        assert {t: state_of(k) for t, (_, k) in every.items()} == {t: state_of(k) for t, (_, k) in ref_every.items()}
+        assert store.newest_write_keys([]) == {}
+        assert store.id_threads(vision[3].checkpoint_id) == {"demo-vision"}
+        assert store.id_threads("VISION") == ref.id_threads("VISION") >= {"demo-vision"}
+        assert store.id_threads("%") == set()
+        only = ["demo-vision", "demo-research", "no-such-thread"]
+        assert {t.thread_id for t in store.threads(limit=10, only=only)} == {"demo-vision", "demo-research"}
+        assert store.count_threads(only=only) == 2 and store.threads(only=[]) == []
+
     def test_postgres_savers_drop_the_metadata_writes_key(self, backend):
         """What DeerFlow's put checkpoints record in ``writes`` survives only where the saver keeps it."""
         store, _ = backend

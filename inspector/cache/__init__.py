@@ -9,7 +9,9 @@ written is a miss, computed again from the store.
 
 - ``embedded``: the default, a SQLite file in ``cache_dir`` (``open_cache`` picks the backend);
 - ``postgres``: tables in a PostgreSQL database (``cache_url``) that dashboard replicas share;
-- ``facts``: what both backends offer (``FactCache``) and the SQL they share; ``growth``: the growth tables.
+- ``facts``: what both backends offer (``FactCache``) and the SQL they share; ``growth``: the growth tables;
+  ``search``: the thread search's index (texts masked before they reach it, marks bare: FTS5 or PostgreSQL's
+  full-text search).
 
 May import ``store`` (ids and keys), ``safety`` (masking) and ``settings``; nothing above them.
 """

@@ -15,7 +15,9 @@ checkpoints, costs only what is new.
   reference: ``profiles.deerflow.files.image_facts``), encoded by the analyses themselves as msgpack, their
   content fingerprints sealed under the cache's own key (``cache.fingerprints``; kept in the file's ``about``
   table) and none for a value the mask touches; and each thread's stored bytes per day, channel and part, for
-  growth (``cache.growth``). Never the text of a value, so no secret reaches it.
+  growth (``cache.growth``); the search index (``cache.search``): the texts of each thread's messages,
+  tool calls, file names, title and metadata, masked before they are kept (marks bare: no length, no hash), so
+  no secret reaches it.
 - Bounded: ``cache_max_mb``; whole threads are evicted, least recently used first.
 - Shared: the CLI and every dashboard process use one file (WAL, a busy timeout,
   ``INSERT OR IGNORE``: a fact two processes compute at once is stored once).
@@ -43,6 +45,7 @@ from .facts import CacheError, FactCache, SqlFactCache, pack, unpack
 from .files import SIDE_FILES, private_file, private_folder
 from .fingerprints import marks_key, new_key
 from .growth import GROWTH_SCHEMA
+from .search import SQLITE_SEARCH_SCHEMA, SqliteSearch
 
 __all__ = ["FILE_NAME", "AnalysisCache", "CacheError", "FactCache", "default_cache_dir", "open_cache", "pack",
            "unpack"]
@@ -64,14 +67,15 @@ CREATE TABLE IF NOT EXISTS threads (
     PRIMARY KEY (store, thread)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-""" + "".join(f"{statement.format(**_GROWTH_TABLES)};\n" for statement in GROWTH_SCHEMA)
+""" + "".join(f"{statement.format(**_GROWTH_TABLES)};\n" for statement in GROWTH_SCHEMA) + "".join(
+    f"{statement};\n" for statement in SQLITE_SEARCH_SCHEMA)
 
 
 class _OtherVersion(sqlite3.DatabaseError):
     """The file is an analysis cache of another schema."""
 
 
-class AnalysisCache(SqlFactCache):
+class AnalysisCache(SqliteSearch, SqlFactCache):
     """Per-checkpoint facts in ``directory/analysis-cache.sqlite3``; safe to share between processes."""
 
     FACTS, THREADS, MARK, LENGTH = "facts", "threads", "?", "length"

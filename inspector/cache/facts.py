@@ -16,6 +16,7 @@ from ..store.model import Key
 from ..store.not_utf8 import from_token, token
 from .fingerprints import FactSealer, Fingerprint, WrongShape
 from .growth import GrowthTables
+from .search import SearchTables
 
 __all__ = ["CacheError", "FactCache", "Fingerprint", "SqlFactCache", "WrongShape", "pack", "unpack"]
 
@@ -65,6 +66,16 @@ def holds_masked_text(value: Any, redactor: Any) -> bool:
     return False
 
 
+def cache_errors() -> tuple[type[BaseException], ...]:
+    """What a cache that cannot be read or written now raises (locked, its server gone, a fact that does not read
+    back): whoever uses it goes on without it."""
+    import sqlite3
+
+    import psycopg
+
+    return sqlite3.Error, OSError, psycopg.Error, WrongShape
+
+
 def read_key(ns: str, cid: str) -> Key:
     """A key as a cache stored it, back as the store's ids."""
     return from_token(ns), from_token(cid)
@@ -102,16 +113,17 @@ class FactCache(Protocol):
     def close(self) -> None: ...
 
 
-class SqlFactCache(GrowthTables):
+class SqlFactCache(GrowthTables, SearchTables):
     """What both backends do with their two tables, in SQL either database runs: reading facts in chunks,
     storing them (a fact already there is kept), the per-thread byte counts and the eviction of whole
     threads, least recently used first. A backend names its tables and SQL dialect (``FACTS``, ``THREADS``,
     ``MARK``, ``LENGTH``, ``INSERT_FACT``, ``UPSERT_THREAD``), runs actions on its connection (``_run``),
     writes inside a transaction (``_transaction``) and matches a chunk of ids (``_ids_match``). The growth
-tables beside them: ``cache.growth``."""
+    tables beside them: ``cache.growth``; the search index: ``cache.search``."""
 
     FACTS = THREADS = MARK = LENGTH = INSERT_FACT = UPSERT_THREAD = ""
     CHUNK = 400  # ids per query
+    SUM_SECONDS = 10.0  # what the cache holds is summed again after this long (see ``_evict``)
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
@@ -119,6 +131,7 @@ tables beside them: ``cache.growth``."""
         self.hits = self.misses = 0  # facts found and keys asked for but not found, in this process
         self.unreadable = 0  # stored facts left out because they did not read back, in this process
         self._key = b""  # the per-cache key sealing fingerprints: set by the backend when it opens
+        self._summed: tuple[float, int] | None = None  # (when, bytes) of the last sum of what the cache holds
         self._redactor: Any = None
 
     def _sealer(self, store: str, thread: str, kind: str, ns: str, cid: str) -> FactSealer:
@@ -194,6 +207,12 @@ tables beside them: ``cache.growth``."""
         self.misses += asked - len(found)
         return found
 
+    def get_many(self, store: str, kind: str, wanted: dict[Any, Key]) -> dict[Any, Any]:
+        """One fact of ``kind`` for each of several threads (``thread -> key``), read together (a page of the
+        thread list) as ``get_threads`` reads them; missing ones left out."""
+        found = self.get_threads(store, kind, [(thread, ns, cid) for thread, (ns, cid) in wanted.items()])
+        return {thread: value for (thread, _, _), value in found.items()}
+
     def get_threads(self, store: str, kind: str, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], Any]:
         """``get`` for many threads at once (a page of the thread list): the facts of ``kind`` held for
         ``(thread, ns, checkpoint id)`` triples, one query per ``CHUNK`` threads, the threads marked used."""
@@ -257,7 +276,7 @@ tables beside them: ``cache.growth``."""
                 size = conn.execute(f"SELECT coalesce(sum({self.LENGTH}(value)), 0) FROM {self.FACTS} "
                                     f"WHERE store = {m} AND thread = {m}", [store, thread]).fetchone()[0]
                 conn.execute(self.UPSERT_THREAD, [store, thread, time.time(), size])
-                self._evict(conn, keep=(store, thread))
+                self._evict(conn, keep=(store, thread), added=int(size))
 
         self._run(write)
 
@@ -287,16 +306,27 @@ tables beside them: ``cache.growth``."""
                     size = conn.execute(f"SELECT coalesce(sum({self.LENGTH}(value)), 0) FROM {self.FACTS} "
                                         f"WHERE store = {m} AND thread = {m}", [store, thread]).fetchone()[0]
                     conn.execute(self.UPSERT_THREAD, [store, thread, time.time(), size])
-                self._evict(conn, keep=(store, threads[0]))
+                self._evict(conn, keep=(store, threads[0]), added=sum(len(row[5]) for row in rows))
 
         self._run(write)
 
-    def _evict(self, conn: Any, keep: tuple[str, str]) -> None:
-        """Drop whole threads, least recently used first, until the facts fit in ``max_bytes``."""
+    def _evict(self, conn: Any, keep: tuple[str, str | None], added: int = 0) -> None:
+        """Drop whole threads' facts, least recently used first, then whole stores' search indexes, searched
+        least recently first, until the facts and the indexes fit in ``max_bytes``. What the cache holds is
+        summed at most every ``SUM_SECONDS`` while this process's estimate (the last sum and what it stored
+        since, ``added``) fits: a sum reads a row per thread."""
         m = self.MARK
-        total = conn.execute(f"SELECT coalesce(sum(bytes), 0) FROM {self.THREADS}").fetchone()[0]
+        now = time.monotonic()
+        if self._summed is not None and now - self._summed[0] < self.SUM_SECONDS:
+            estimate = self._summed[1] + added
+            if estimate <= self.max_bytes:
+                self._summed = (self._summed[0], estimate)
+                return
+        total = conn.execute(f"SELECT coalesce(sum(bytes), 0) FROM {self.THREADS}").fetchone()[0] + self.search_bytes(conn)
+        self._summed = (now, int(total))
         if total <= self.max_bytes:
             return
+        self._summed = None  # summed again after evicting
         self._lock_eviction(conn)
         for store, thread, size in conn.execute(
                 f"SELECT store, thread, bytes FROM {self.THREADS} ORDER BY used").fetchall():
@@ -307,6 +337,17 @@ tables beside them: ``cache.growth``."""
             conn.execute(f"DELETE FROM {self.FACTS} WHERE store = {m} AND thread = {m}", [store, thread])
             conn.execute(f"DELETE FROM {self.THREADS} WHERE store = {m} AND thread = {m}", [store, thread])
             total -= size
+        if total > self.max_bytes * 0.9:
+            self._evict_search(conn, total, self.max_bytes * 0.9, keep[0])
+
+    def bound(self, store: str, added: int = 0) -> None:
+        """Evict what no longer fits (see ``_evict``), keeping ``store``'s search index, after it grew by about
+        ``added`` bytes."""
+        def write(conn: Any) -> None:
+            with self._transaction(conn):
+                self._evict(conn, keep=(store, None), added=added)
+
+        self._run(write)
 
     def stats(self) -> dict[str, int]:
         """``facts``, ``threads`` and ``bytes`` held (for tests and the benchmarks)."""

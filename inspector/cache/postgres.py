@@ -24,6 +24,7 @@ from ..safety.redaction import use_marks_key
 from .facts import CacheError, SqlFactCache
 from .fingerprints import marks_key, new_key
 from .growth import GROWTH_SCHEMA
+from .search import POSTGRES_SEARCH_SCHEMA, PostgresSearch
 
 SCHEMA_VERSION = "2"  # 2: fingerprints sealed under the key in ``inspector_cache_about``; stores named by fact identity
 _EMPTIED_ON_UPGRADE = ("1",)  # schemas whose rows are dropped, not refused: they hold bare hashes
@@ -39,6 +40,7 @@ _SCHEMA = (
     *(statement.format(cells="inspector_cache_growth_cells", days="inspector_cache_growth_thread_days",
                        cuts="inspector_cache_growth_cuts", blob="BYTEA", without_rowid="")
       for statement in GROWTH_SCHEMA),
+    *POSTGRES_SEARCH_SCHEMA,
 )
 # What tells two sessions apart by server and database, readable by any role.
 _WHERE_AM_I = "SELECT pg_postmaster_start_time()::text, inet_server_port(), current_database()"
@@ -52,7 +54,7 @@ def _where(url: str) -> str:
     return parse_pg_url(url).where
 
 
-class PostgresAnalysisCache(SqlFactCache):
+class PostgresAnalysisCache(PostgresSearch, SqlFactCache):
     """Per-checkpoint facts in PostgreSQL tables; safe to share between processes and machines."""
 
     FACTS, THREADS, MARK, LENGTH = "inspector_cache_facts", "inspector_cache_threads", "%s", "octet_length"
@@ -123,7 +125,8 @@ class PostgresAnalysisCache(SqlFactCache):
             if held != version:
                 return
             for table in ("inspector_cache_facts", "inspector_cache_threads", "inspector_cache_growth_cells",
-                          "inspector_cache_growth_thread_days", "inspector_cache_growth_cuts"):
+                          "inspector_cache_growth_thread_days", "inspector_cache_growth_cuts",
+                          "inspector_cache_search_rows", "inspector_cache_search_threads", "inspector_cache_search_cuts"):
                 self._conn.execute(f"DELETE FROM {table}")
             self._conn.execute("UPDATE inspector_cache_about SET value = %s WHERE key = 'schema'", [SCHEMA_VERSION])
         self.notice = (f"The analysis cache at {_where(self.url)} was filled by an older version (schema {version}); "

@@ -13,7 +13,8 @@ from ..formatting import human_bytes, to_jsonable
 from ..history.attribution import attribute_keys
 from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
-from ..history.thread_list import SEARCH_LONGEST, thread_list, thread_records
+from ..history.thread_list import SEARCH_LONGEST, hit_records, status_records, thread_list, thread_records
+from ..history.thread_status import STATUSES
 from ..history.timeline_rows import kind_columns
 from ..profiles import listed_readings, name_profile, reading
 from ..profiles.deerflow.checkpoint_kinds import branch_origin
@@ -165,8 +166,12 @@ def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | No
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("threads", help="list threads")
     add_store_args(p)
-    p.add_argument("--search", help="match thread ids, titles, checkpoint ids and metadata values (as shown: masked "
-                   f"secrets do not match; at most {SEARCH_LONGEST:,} characters)")
+    p.add_argument("--search", help="find threads by what they hold: messages, tool calls and their arguments, file "
+                   "names, the title, metadata (words, each matching a word's beginning; through the analysis cache's "
+                   "index, brought up to date first), thread and checkpoint ids (a substring); best match first. As "
+                   f"shown: masked secrets do not match. At most {SEARCH_LONGEST:,} characters")
+    p.add_argument("--status", choices=STATUSES,
+                   help="only threads of this status: interrupted (waiting on a human), error, busy or idle")
     p.add_argument("--limit", type=int, default=50, metavar="N", help="how many threads to list (default 50)")
     p.add_argument("--offset", type=int, default=0, metavar="N", help="skip the first N threads of the order (default 0)")
     p.add_argument("--sort", choices=THREAD_SORTS, default="newest",
@@ -195,11 +200,16 @@ def cmd_threads(args: argparse.Namespace) -> int:
     for flag, value in (("--limit", args.limit), ("--offset", args.offset)):
         if value < 0:
             raise ValueError(f"{flag} must be 0 or more, got {value}")
+    from .progress import StderrProgress
+
     with open_from_args(args) as store:
-        listing = thread_list(store, args.search, args.limit, args.offset, args.sort,
-                              mask=None if getattr(args, "reveal", False) else masked)
         cache = open_cache_for(store, args)
         try:
+            with StderrProgress("indexing the threads written since the last search", args.quiet,
+                                unit="threads") as progress:
+                listing = thread_list(store, args.search, args.limit, args.offset, args.sort,
+                                      mask=None if getattr(args, "reveal", False) else masked, cache=cache,
+                                      status=args.status, progress=progress)
             chosen = listed_readings(store, listing.threads, cache)
         finally:
             if cache is not None:
@@ -208,9 +218,11 @@ def cmd_threads(args: argparse.Namespace) -> int:
         print_json({"total": listing.total, "threads": [
             {**to_jsonable(t), "profile": _profile_json(chosen.get(t.thread_id))} for t in listing.threads]})
         return 0
-    print_table(None, thread_records(listing.threads, chosen), prose=("title",),
+    records = [{**row, **status, **(hit if args.search else {})} for row, status, hit in
+               zip(thread_records(listing.threads, chosen), status_records(listing.threads), hit_records(listing.threads))]
+    print_table(None, records, prose=("title", "status", "snippet"),
                 formats={"last update": lambda d: d.strftime("%Y-%m-%d %H:%M:%S"), "stored bytes": human_bytes})
-    say(f"{len(listing.threads)} of {listing.total} thread(s)")
+    say(f"{len(listing.threads)} of {listing.total} thread(s)" + (", best match first" if args.search else ""))
     return 0
 
 

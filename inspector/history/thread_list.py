@@ -114,9 +114,13 @@ def shown_matches(store: Store, search: str, mask: Mask | None) -> set[str]:
 
 
 def thread_list(store: Store, search: str | None = None, limit: int = 50, offset: int = 0, sort: str = "newest",
-                *, mask: Mask | None) -> ThreadList:
-    """One page of threads in ``sort`` order (over every matching thread, not one page); see ``ThreadPages``."""
-    pages = ThreadPages(store, search, sort, mask=mask)
+                *, mask: Mask | None, cache: Any = None, status: str | None = None, progress: Any = None) -> ThreadList:
+    """One page of threads in ``sort`` order (over every matching thread, not one page), or best match first for
+    a search through the analysis ``cache``'s index; with their titles in the state, their status and where a
+    search found them (``thread_listing``); only threads of ``status`` when given."""
+    from .thread_listing import thread_pages
+
+    pages = thread_pages(store, search, sort, mask=mask, cache=cache, status=status, progress=progress)
     return ThreadList(pages.total, pages.page(limit, offset))
 
 
@@ -156,6 +160,17 @@ def thread_records(rows: list[ThreadSummary], profiles: dict[str, Any] | None = 
         }
         for t in rows
     ]
+
+
+def status_records(rows: list[ThreadSummary]) -> list[dict[str, Any]]:
+    """The status column of ``thread_records``' rows (``history.thread_status``), one cell per row."""
+    return [{"status": t.status.line() if t.status is not None else ""} for t in rows]
+
+
+def hit_records(rows: list[ThreadSummary]) -> list[dict[str, Any]]:
+    """Where a search found each of ``thread_records``' rows: what the text is, its masked snippet, its step."""
+    return [{"found in": t.hit.found_in if t.hit else "", "snippet": t.hit.snippet if t.hit else "",
+             "step": t.hit.step if t.hit else None} for t in rows]
 
 
 def _profile_title(reading: Any) -> str:

@@ -97,4 +97,5 @@ PROFILE = Profile(
     chat=SimpleNamespace(subagent_result=subagent_result),
     field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items
     texts={"files.none": FILES_IN_STATE},
+    searched={"messages": "messages", "files": "files"},  # files: its virtual filesystem, keyed by path
 )

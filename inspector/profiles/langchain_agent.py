@@ -160,4 +160,5 @@ PROFILE = Profile(
     schema=lambda: SCHEMA,
     knowledge=frozenset({HITL}),
     field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items
+    searched={"messages": "messages"},
 )

@@ -40,4 +40,6 @@ PROFILE = Profile(
     schema=lambda: GENERIC_SCHEMA,
     texts=TEXTS,
     field_views=FIELD_VIEWS,
+    searched={"messages": "messages"},  # read only where its value looks like LangChain messages
+    searches_strings=True,
 )

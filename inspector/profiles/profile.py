@@ -65,6 +65,10 @@ class Profile:
     stored value, so a history re-storing the same messages costs the messages); None: the app names
     none, and a bundle collects no file. ``file_channels``: the channels whose values name files or
     the thread's folders (``folders`` reads those from the newest checkpoint).
+    ``searched``: the state's fields the thread search reads, each with what it holds (``profiles.searched``:
+    ``messages``, ``title``, ``files``), the base's filling what an app leaves out; the field holding
+    ``title`` is the thread's title the thread list shows. ``searches_strings``: every other top-level string
+    value is searched too (the generic base, which knows no app's fields).
     """
 
     name: str
@@ -84,6 +88,8 @@ class Profile:
     folders: Callable[..., tuple[Any, list[str]]] | None = None
     referenced_files: Callable[[dict[str, Any]], list[Any]] | None = None
     file_channels: frozenset[str] = frozenset()
+    searched: Mapping[str, str] = field(default_factory=dict)
+    searches_strings: bool = False
     shapes: tuple[ShapeRule, ...] = ()
     markers: frozenset[str] = frozenset()
 

@@ -52,4 +52,5 @@ PROFILE = Profile(
     evidence=evidence,
     shapes=SHAPES,
     schema=lambda: SCHEMA,
+    searched={"messages": "messages"},
 )

@@ -62,6 +62,10 @@ THREAD_SORTS = ("newest", "stored", "checkpoints")
 
 @dataclass(frozen=True)
 class ThreadSummary:
+    """One thread as the thread list shows it. ``title``: the store's, replaced by the thread list with the
+    title in the state (``history.thread_titles``); ``status`` and ``hit`` are filled by the thread list
+    (``history.thread_status``: idle, busy, interrupted, error; ``search``: where a search found the thread)."""
+
     thread_id: str
     checkpoints: int
     newest_checkpoint_id: str | None
@@ -69,6 +73,19 @@ class ThreadSummary:
     stored_bytes: int
     title: str | None = None
     namespaces: int = 1
+    status: Any = None
+    hit: Any = None
+
+
+@dataclass(frozen=True)
+class ThreadHeads:
+    """Where the store's threads stand, read from keys alone in one statement: each thread's newest checkpoint id
+    (any namespace) and its checkpoint rows, for the threads holding an id greater than a cut (or every thread),
+    with the store's greatest checkpoint id and its count of checkpoint rows."""
+
+    threads: dict[str, tuple[str, int]]
+    cut: str | None
+    rows: int
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from .model import (
     CheckpointState,
     Key,
     StoreTotals,
+    ThreadHeads,
     ThreadSummary,
     WriteKey,
     WriteRecord,
@@ -62,7 +63,7 @@ class Store(Protocol):
         ...
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
-                sort: str = "newest") -> list[ThreadSummary]:
+                sort: str = "newest", only: Sequence[str] | None = None) -> list[ThreadSummary]:
         """One page of threads matching ``search`` (thread id or metadata, a plain substring). The thread
         list asks with a search of at most ``history.thread_list.SEARCH_LONGEST`` characters: SQLite refuses
         a LIKE pattern longer than 50,000 bytes (a ``StoreError``).
@@ -71,12 +72,35 @@ class Store(Protocol):
             sort: ``newest`` (last update first), ``stored`` (stored bytes, largest first) or
                 ``checkpoints`` (most first); the order is over every matching thread, computed
                 by the database from keys and lengths, never from blob contents.
+            only: Those threads only (at most 10,000 of them; None: every thread).
         Returns:
             At most ``limit`` summaries starting at ``offset`` in that order.
         """
         ...
 
-    def count_threads(self, search: str | None = None) -> int: ...
+    def count_threads(self, search: str | None = None, only: Sequence[str] | None = None) -> int: ...
+
+    def thread_heads(self, since: str | None = None) -> ThreadHeads:
+        """Where the threads stand (see ``ThreadHeads``), for the search index the analysis cache keeps.
+
+        Args:
+            since: Only the threads holding a checkpoint id greater than this (None: every thread).
+        Returns:
+            ``ThreadHeads`` read from keys alone, in one statement (one view of the store).
+        """
+        ...
+
+    def newest_write_keys(self, thread_ids: Sequence[str] | None = None) -> dict[str, tuple[str, list[WriteKey]]]:
+        """Each thread's newest root checkpoint id and the writes stored against it, by keys only (what its
+        tasks wrote since: a step under way, an interrupt, an error), for the threads' status.
+
+        Args:
+            thread_ids: Those threads (each listed, with no writes where it has none); None: every thread whose
+                newest root checkpoint has writes, in one statement.
+        Returns:
+            ``thread_id -> (newest root checkpoint id, its write keys in task order)``.
+        """
+        ...
 
     def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
@@ -94,6 +118,11 @@ class Store(Protocol):
     def checkpoint_id_threads(self, search: str) -> set[str]:
         """The threads holding a checkpoint whose id contains ``search`` (a plain substring, any case);
         read from the keys alone."""
+        ...
+
+    def id_threads(self, search: str) -> set[str]:
+        """The threads whose id, or one of whose checkpoint ids, contains ``search`` (a plain substring, any
+        case); read from the keys alone."""
         ...
 
     def thread_titles(self) -> dict[str, str]:

@@ -86,6 +86,17 @@ def thread_summaries(rows: Iterable[tuple], extra_bytes: dict[str, int], titles:
     ]
 
 
+def newest_writes_from(rows: Iterable[tuple]) -> dict[str, tuple[str, list[WriteKey]]]:
+    """``Store.newest_write_keys`` from rows ``(thread_id, newest root id, task_id, task_path, idx, channel,
+    size)`` in task order; a thread without writes has one row of NULL write keys."""
+    found: dict[str, tuple[str, list[WriteKey]]] = {}
+    for tid, cid, task_id, path, idx, channel, size in rows:
+        entry = found.setdefault(tid, (cid, []))
+        if channel is not None:
+            entry[1].append(WriteKey(str(task_id), path or "", int(idx), channel, int(size or 0)))
+    return found
+
+
 def titles_from(rows: Iterable[tuple[str, str | None, bytes | None]]) -> dict[str, str]:
     """``thread_id -> title`` from ``(thread_id, type, value)`` rows of the newest ``title`` writes."""
     titles: dict[str, str] = {}

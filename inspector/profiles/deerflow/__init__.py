@@ -69,4 +69,5 @@ PROFILE = Profile(
     folders=folders,
     referenced_files=references.referenced_files,
     file_channels=references.CHANNELS,
+    searched={"messages": "messages", "title": "title", "uploaded_files": "files", "artifacts": "files"},
 )

@@ -13,12 +13,14 @@ from ..model import (
     BranchThread,
     StoreError,
     StoreTotals,
+    ThreadHeads,
     ThreadSummary,
+    WriteKey,
     branch_of,
     sorted_branches,
 )
 from ..not_utf8 import is_not_utf8
-from ..records import like_pattern, thread_summaries, titles_from
+from ..records import like_pattern, newest_writes_from, thread_summaries, titles_from
 from ..state_sizes import PG_NEWEST_STATES, NewestStateSizes, summarize
 
 _THREAD_COLUMNS = """thread_id, count(*), max(checkpoint_id) FILTER (WHERE checkpoint_ns = ''),
@@ -41,24 +43,59 @@ _SIDE_BYTES = """
 _MATCHES = "(thread_id ILIKE %s ESCAPE '\\' OR metadata::text ILIKE %s ESCAPE '\\')"
 
 
+def _unheld(search: str) -> bool:
+    """No PostgreSQL text holds ``search``: bytes that are not UTF-8, or a NUL."""
+    return is_not_utf8(search) or "\x00" in search
+
+
 class PgThreads:
     """Thread listing, totals and branches (a mixin of ``PostgresStore``: needs ``_query``)."""
 
-    def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
-        if not search:
-            return "", []
-        if is_not_utf8(search):  # PostgreSQL text cannot hold such bytes: nothing holds the text
-            return "WHERE false", []
-        like = like_pattern(search)
-        return f"WHERE {_MATCHES}", [like, like]
+    def _thread_filter(self, search: str | None, only: Sequence[str] | None = None) -> tuple[str, list[Any]]:
+        conditions, params = [], []
+        if search:
+            if _unheld(search):  # PostgreSQL text cannot hold such bytes: nothing holds the text
+                return "WHERE false", []
+            like = like_pattern(search)
+            conditions.append(_MATCHES)
+            params += [like, like]
+        if only is not None:
+            conditions.append("thread_id = ANY(%s)")
+            params.append([t for t in only if not is_not_utf8(t)])
+        return (f"WHERE {' AND '.join(conditions)}" if conditions else ""), params
 
-    def count_threads(self, search: str | None = None) -> int:
-        where, params = self._thread_filter(search)
+    def count_threads(self, search: str | None = None, only: Sequence[str] | None = None) -> int:
+        where, params = self._thread_filter(search, only)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+
+    def thread_heads(self, since: str | None = None) -> ThreadHeads:
+        among, params = ("WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id > %s)",
+                         [since]) if since is not None and not is_not_utf8(since) else ("", [])
+        rows = self._query(f"""SELECT 0, NULL, max(checkpoint_id), count(*) FROM checkpoints
+                               UNION ALL
+                               (SELECT 1, thread_id, max(checkpoint_id), count(*) FROM checkpoints {among}
+                                GROUP BY thread_id)""", params)
+        store = next(r for r in rows if r[0] == 0)
+        return ThreadHeads({tid: (head, int(n)) for kind, tid, head, n in rows if kind == 1}, store[2], int(store[3]))
+
+    def newest_write_keys(self, thread_ids: Sequence[str] | None = None) -> dict[str, tuple[str, list[WriteKey]]]:
+        if thread_ids is not None and not thread_ids:
+            return {}
+        among, params, join = "", [], "JOIN"
+        if thread_ids is not None:
+            among, params, join = "AND thread_id = ANY(%s)", [[t for t in thread_ids if not is_not_utf8(t)]], "LEFT JOIN"
+        rows = self._query(
+            f"""SELECT n.thread_id, n.cid, w.task_id, w.task_path, w.idx, w.channel, octet_length(w.blob)
+                FROM (SELECT DISTINCT ON (thread_id) thread_id, checkpoint_id AS cid FROM checkpoints
+                      WHERE checkpoint_ns = '' {among} ORDER BY thread_id, checkpoint_id DESC) n
+                {join} checkpoint_writes w ON w.thread_id = n.thread_id AND w.checkpoint_ns = ''
+                   AND w.checkpoint_id = n.cid
+                ORDER BY n.thread_id, w.task_path, w.task_id, w.idx""", params)
+        return newest_writes_from(rows)
 
     def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
-        if (thread_ids is not None and not thread_ids) or is_not_utf8(search):
+        if (thread_ids is not None and not thread_ids) or _unheld(search):
             return []
         like = like_pattern(search)
         where, params = _MATCHES, [like, like]
@@ -80,12 +117,12 @@ class PgThreads:
         return StoreTotals(threads, checkpoints, int(own) + int(side))
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
-                sort: str = "newest") -> list[ThreadSummary]:
+                sort: str = "newest", only: Sequence[str] | None = None) -> list[ThreadSummary]:
         """The page's threads are ranked first (newest and most checkpoints from keys alone, stored bytes
         from every row's and blob's length), then only their summaries are computed."""
         if sort not in THREAD_SORTS:
             raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
-        where, params = self._thread_filter(search)
+        where, params = self._thread_filter(search, only)
         if sort == "stored":
             ranked = self._query(
                 f"""
@@ -141,8 +178,16 @@ class PgThreads:
     def thread_titles(self) -> dict[str, str]:
         return self._titles(None)
 
+    def id_threads(self, search: str) -> set[str]:
+        if _unheld(search):
+            return set()
+        like = like_pattern(search)
+        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id ILIKE %s ESCAPE '\\' "
+                           "OR checkpoint_id ILIKE %s ESCAPE '\\'", [like, like])
+        return {r[0] for r in rows}
+
     def checkpoint_id_threads(self, search: str) -> set[str]:
-        if is_not_utf8(search):
+        if _unheld(search):
             return set()
         rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id ILIKE %s ESCAPE '\\'",
                            [like_pattern(search)])

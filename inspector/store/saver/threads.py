@@ -14,7 +14,9 @@ from ..model import (
     BranchThread,
     StoreError,
     StoreTotals,
+    ThreadHeads,
     ThreadSummary,
+    WriteKey,
     branch_of,
     checkpoint_time,
     sorted_branches,
@@ -25,10 +27,13 @@ from .serialize import checkpoint_bytes, cid, ns_of, plain, writes_bytes
 class SaverThreads:
     """Thread listing, totals and branches (a mixin of ``SaverStore``: needs ``_list``)."""
 
-    def _by_thread(self, search: str | None) -> dict[str, list[CheckpointTuple]]:
+    def _by_thread(self, search: str | None, only: Sequence[str] | None = None) -> dict[str, list[CheckpointTuple]]:
         grouped: dict[str, list[CheckpointTuple]] = defaultdict(list)
+        wanted = None if only is None else set(only)
         for tup in self._list(None):
-            grouped[tup.config["configurable"]["thread_id"]].append(tup)
+            tid = tup.config["configurable"]["thread_id"]
+            if wanted is None or tid in wanted:
+                grouped[tid].append(tup)
         if search:
             needle = search.lower()
             grouped = {
@@ -48,8 +53,33 @@ class SaverThreads:
         picked = ((tid, [max(tuples, key=cid)] if newest_only else tuples) for tid, tuples in found.items())
         return [(tid, plain(dict(t.metadata or {})).value) for tid, tuples in picked for t in tuples]
 
-    def count_threads(self, search: str | None = None) -> int:
-        return len(self._by_thread(search))
+    def count_threads(self, search: str | None = None, only: Sequence[str] | None = None) -> int:
+        return len(self._by_thread(search, only))
+
+    def thread_heads(self, since: str | None = None) -> ThreadHeads:
+        grouped = self._by_thread(None)
+        every = [cid(t) for tuples in grouped.values() for t in tuples]
+        heads = {tid: (max(cid(t) for t in tuples), len(tuples)) for tid, tuples in grouped.items()
+                 if since is None or any(cid(t) > since for t in tuples)}
+        return ThreadHeads(heads, max(every, default=None), len(every))
+
+    def newest_write_keys(self, thread_ids: Sequence[str] | None = None) -> dict[str, tuple[str, list[WriteKey]]]:
+        """See ``Store.newest_write_keys``; as ``write_keys``, without task paths."""
+        found: dict[str, tuple[str, list[WriteKey]]] = {}
+        for tid, tuples in self._by_thread(None, thread_ids).items():
+            roots = [t for t in tuples if ns_of(t) == ""]
+            if not roots:
+                continue
+            newest = max(roots, key=cid)
+            keys = self.write_keys(tid, [("", cid(newest))]).get(("", cid(newest)), [])
+            if keys or thread_ids is not None:
+                found[tid] = (cid(newest), keys)
+        return found
+
+    def id_threads(self, search: str) -> set[str]:
+        needle = search.lower()
+        return {tid for tid, tuples in self._by_thread(None).items()
+                if needle in tid.lower() or any(needle in cid(t).lower() for t in tuples)}
 
     def checkpoint_id_threads(self, search: str) -> set[str]:
         needle = search.lower()
@@ -65,11 +95,11 @@ class SaverThreads:
         return StoreTotals(len(summaries), sum(t.checkpoints for t in summaries), sum(t.stored_bytes for t in summaries))
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
-                sort: str = "newest") -> list[ThreadSummary]:
+                sort: str = "newest", only: Sequence[str] | None = None) -> list[ThreadSummary]:
         """Every thread is read through the saver either way; ``stored`` measures each one re-serialized."""
         if sort not in THREAD_SORTS:
             raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
-        grouped = self._by_thread(search)
+        grouped = self._by_thread(search, only)
         order = sorted(grouped)
         order.sort(key=lambda tid: max(cid(t) for t in grouped[tid]), reverse=True)
         if sort == "checkpoints":

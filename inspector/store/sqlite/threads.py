@@ -13,11 +13,13 @@ from ..model import (
     BranchThread,
     StoreError,
     StoreTotals,
+    ThreadHeads,
     ThreadSummary,
+    WriteKey,
     branch_of,
     sorted_branches,
 )
-from ..records import like_pattern, thread_summaries, titles_from
+from ..records import like_pattern, newest_writes_from, thread_summaries, titles_from
 from ..state_sizes import SQLITE_NEWEST_STATES, NewestStateSizes, summarize
 from .queries import OWN_BYTES, in_clause, metadata
 
@@ -37,28 +39,66 @@ _BRANCH_ROOTS = """
 
 
 # A checkpoint the thread search matches on: its thread id or its stored metadata holds the text.
-_MATCHES = "(thread_id LIKE ? ESCAPE '\\' OR CAST(metadata AS TEXT) LIKE ? ESCAPE '\\')"
+_SEARCHED = ("thread_id", "CAST(metadata AS TEXT)")
+
+
+def _holding(columns: tuple[str, ...], search: str) -> tuple[str, list[Any]]:
+    """SQL (and its parameters): one of ``columns`` holds ``search``, a plain substring, ASCII letters in any case.
+    LIKE reads its pattern up to a NUL, so a search holding one is compared by ``instr`` instead."""
+    if "\x00" in search:
+        return "(" + " OR ".join(f"instr(lower({c}), lower(?)) > 0" for c in columns) + ")", [search] * len(columns)
+    like = like_pattern(search)
+    return "(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in columns) + ")", [like] * len(columns)
 
 
 class SqliteThreads:
     """Thread listing, totals and branches (a mixin of ``SqliteStore``: needs ``_query``)."""
 
-    def _thread_filter(self, search: str | None) -> tuple[str, list[Any]]:
-        if not search:
-            return "", []
-        like = like_pattern(search)
-        return f"WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE {_MATCHES})", [like, like]
+    def _thread_filter(self, search: str | None, only: Sequence[str] | None = None) -> tuple[str, list[Any]]:
+        conditions, params = [], []
+        if search:
+            matches, matched = _holding(_SEARCHED, search)
+            conditions.append(f"thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE {matches})")
+            params += matched
+        if only is not None:
+            conditions.append(f"thread_id IN ({in_clause(list(only))})" if only else "0")
+            params += list(only)
+        return (f"WHERE {' AND '.join(conditions)}" if conditions else ""), params
 
-    def count_threads(self, search: str | None = None) -> int:
-        where, params = self._thread_filter(search)
+    def count_threads(self, search: str | None = None, only: Sequence[str] | None = None) -> int:
+        where, params = self._thread_filter(search, only)
         return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+
+    def thread_heads(self, since: str | None = None) -> ThreadHeads:
+        among, params = ("WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id > ?)",
+                         [since]) if since is not None else ("", [])
+        rows = self._query(f"""SELECT 0, NULL AS thread_id, max(checkpoint_id) AS checkpoint_id, count(*) FROM checkpoints
+                               UNION ALL
+                               SELECT 1, thread_id, max(checkpoint_id), count(*) FROM checkpoints {among}
+                               GROUP BY thread_id""", params)
+        store = next(r for r in rows if r[0] == 0)
+        return ThreadHeads({tid: (head, int(n)) for kind, tid, head, n in rows if kind == 1}, store[2], int(store[3]))
+
+    def newest_write_keys(self, thread_ids: Sequence[str] | None = None) -> dict[str, tuple[str, list[WriteKey]]]:
+        if thread_ids is not None and not thread_ids:
+            return {}
+        among, params, join = "", [], "JOIN"
+        if thread_ids is not None:
+            among, params, join = f"AND thread_id IN ({in_clause(list(thread_ids))})", list(thread_ids), "LEFT JOIN"
+        task_path = "w.task_path" if self._writes_have_task_path else "''"
+        rows = self._query(
+            f"""SELECT n.thread_id, n.cid AS checkpoint_id, w.task_id, {task_path}, w.idx, w.channel, length(w.value)
+                FROM (SELECT thread_id, max(checkpoint_id) AS cid FROM checkpoints WHERE checkpoint_ns = '' {among}
+                      GROUP BY thread_id) n
+                {join} writes w ON w.thread_id = n.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = n.cid
+                ORDER BY n.thread_id, {task_path}, w.task_id, w.idx""", params)
+        return newest_writes_from(rows)
 
     def search_metadata(self, search: str, thread_ids: Sequence[str] | None = None,
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
         if thread_ids is not None and not thread_ids:
             return []
-        like = like_pattern(search)
-        where, params = _MATCHES, [like, like]
+        where, params = _holding(_SEARCHED, search)
         if thread_ids is not None:
             where += f" AND thread_id IN ({in_clause(list(thread_ids))})"
             params += list(thread_ids)
@@ -75,12 +115,12 @@ class SqliteThreads:
         return StoreTotals(threads, checkpoints, own + writes)
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
-                sort: str = "newest") -> list[ThreadSummary]:
+                sort: str = "newest", only: Sequence[str] | None = None) -> list[ThreadSummary]:
         """The page's threads are ranked first (newest and most checkpoints from the primary-key index alone,
         stored bytes from every row's lengths), then only their summaries are computed."""
         if sort not in THREAD_SORTS:
             raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
-        where, params = self._thread_filter(search)
+        where, params = self._thread_filter(search, only)
         if sort == "stored":
             ranked = self._query(
                 f"""
@@ -146,9 +186,14 @@ class SqliteThreads:
     def thread_titles(self) -> dict[str, str]:
         return self._titles(None)
 
+    def id_threads(self, search: str) -> set[str]:
+        where, params = _holding(("thread_id", "checkpoint_id"), search)
+        rows = self._query(f"SELECT DISTINCT thread_id FROM checkpoints WHERE {where}", params)
+        return {r[0] for r in rows}
+
     def checkpoint_id_threads(self, search: str) -> set[str]:
-        rows = self._query("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id LIKE ? ESCAPE '\\'",
-                           [like_pattern(search)])
+        where, params = _holding(("checkpoint_id",), search)
+        rows = self._query(f"SELECT DISTINCT thread_id FROM checkpoints WHERE {where}", params)
         return {r[0] for r in rows}
 
     def branch_threads(self, thread_id: str) -> list[BranchThread]:
