@@ -47,3 +47,8 @@ def all_text(at: AppTest) -> str:
     for kind in ("markdown", "title", "header", "subheader", "caption", "error", "warning", "info", "success", "code"):
         parts += [shown(e.value) if kind != "code" else str(e.value) for e in getattr(at, kind)]
     return "\n".join(parts)
+
+
+def html_text(at: AppTest) -> str:
+    """The HTML of every ``st.html`` element the page drew (a Play frame's words, a graph's lit caption)."""
+    return "\n".join(el.proto.body for el in at.get("html"))
