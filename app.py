@@ -30,6 +30,7 @@ pages = routes.register(
         st.Page("inspector/ui/pages/diff.py", title="Diff", icon=":material/difference:", url_path="diff"),
         st.Page("inspector/ui/pages/health.py", title="Health", icon=":material/monitor_heart:", url_path="health"),
         st.Page("inspector/ui/pages/retention.py", title="Retention", icon=":material/auto_delete:", url_path="retention"),
+        st.Page("inspector/ui/pages/memory.py", title="Memory", icon=":material/psychology:", url_path="memory"),
     ]
 )
 page = st.navigation(pages)

@@ -52,7 +52,7 @@ def move_cut_back(cache: AnalysisCache, store, threads: int) -> int:
     newest = sorted((cid for _, cid in store._query(
         "SELECT thread_id, max(checkpoint_id) FROM checkpoints GROUP BY thread_id")), reverse=True)
     cut = newest[threads] if len(newest) > threads else ""
-    cache._run(lambda conn: conn.execute("UPDATE growth_cuts SET cut = ? WHERE store = ?", [token(cut), store.identity]))
+    cache._run(lambda conn: conn.execute("UPDATE growth_cuts SET cut = ? WHERE store = ?", [token(cut), store.fact_identity()]))
     return len({r.thread_id for r in store.growth_thread_rows(86_400, cut).rows})
 
 

@@ -3,7 +3,8 @@ as a ratio to plain prose of the same length, measured in the same run.
 
     python benchmarks/bench_text_safety.py [--mb 1] [--repeat 3] [--growth]
 
-For each transform (``inert_markdown``, ``literal``, masking with the built-in rules, ``links_in``, and DeerFlow's
+For each transform (``inert_markdown``, ``literal``, masking with the built-in rules (of a text, and of a name from
+the data), ``links_in``, and DeerFlow's
 message display: ``strip_human_blocks``, ``strip_marker_tags``, ``parse_upload_block``) it prints
 the milliseconds per MB of plain text, then each worst case's milliseconds per MB and its ratio to plain.
 A transform that skips plain text almost for free (DeerFlow's block stripping finds no ``<``) is compared
@@ -28,7 +29,8 @@ from inspector.profiles.deerflow.messages import parse_upload_block, strip_human
 from inspector.safety.inert_text import inert_markdown, links_in, literal  # noqa: E402
 from inspector.safety.redaction import Redactor  # noqa: E402
 
-TRANSFORMS = {"inert_markdown": inert_markdown, "literal": literal, "masking": Redactor().text, "links_in": links_in,
+TRANSFORMS = {"inert_markdown": inert_markdown, "literal": literal, "masking": Redactor().text,
+              "masking a name": Redactor().name, "links_in": links_in,
               "strip_human_blocks": strip_human_blocks, "strip_marker_tags": strip_marker_tags,
               "parse_upload_block": parse_upload_block}
 

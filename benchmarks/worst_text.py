@@ -60,6 +60,20 @@ WORST: dict[str, Callable[[int], str]] = {
     "upload-lines": lambda n: "<uploaded_files>\n" + _repeat("- (1 ( ", n - 40) + "\n</uploaded_files>",
     # a data URL holding an image: what the masking used to skip
     "base64": _base64_run,
+    # URL users and passwords of any length: runs that never reach ``:`` or ``@``, schemes that start over and over
+    "url-user-run": lambda n: "s://" + "u" * (n - 4),
+    "url-password-run": lambda n: "s://u:" + "p" * (n - 6),
+    "url-schemes-dotted": lambda n: _repeat("a.a.a.a.a.a.a.a.a.a.a://" + "u" * 40 + ":", n),
+    # keys after a URL-encoded character, and key starts that stop one short
+    "percent-keys": lambda n: _repeat("%2Fsk-" + "a" * 19 + "%", n),
+    # invisible characters (zero-width spaces, joiners) and their escapes, in and around key starts
+    "zero-width": lambda n: _repeat("sk-\u200bab\u200d", n),
+    "zero-width-escapes": lambda n: _repeat("sk-\\u200bab\\u200d", n),
+    # values that go on past ``;``, each ``;`` read ahead for the next name
+    "semicolon-values": lambda n: _repeat("passwd=a;" + "b" * 60 + ";", n),
+    # a secret's name of any length, and ``["name", …`` pairs that never close
+    "long-name": lambda n: _repeat("setting_", n - 12) + "db_password=",
+    "header-pairs": lambda n: _repeat('["authorization", "x", ', n),
 }
 
 

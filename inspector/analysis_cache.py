@@ -9,15 +9,19 @@ checkpoints, costs only what is new.
 - Where: ``$XDG_CACHE_HOME/state-inspector``, else ``~/.cache/state-inspector``;
   the ``cache_dir`` setting (``INSPECTOR_CACHE_DIR``) moves it. It is never the
   inspected store: a cache path that resolves to the store's own file is refused.
-- What: sizes, hashes, verdicts, flags and image entry metadata (path, content
-  fingerprint, base64 length, file reference: ``profiles.deerflow.files.image_facts``), encoded by the
-  analyses themselves as msgpack; and each thread's stored bytes per day, channel and part, for growth
-  (``fact_cache_growth``). Never the text of a value, so no secret reaches it.
+- Private to the user (``cache_files``): the file and SQLite's side files are 0600, the default folder and
+  every folder the inspector creates 0700; a folder the operator made for ``cache_dir`` is left as they set it.
+- What: sizes, verdicts, flags and image entry metadata (path, content fingerprint, base64 length, file
+  reference: ``profiles.deerflow.files.image_facts``), encoded by the analyses themselves as msgpack, their
+  content fingerprints sealed under the cache's own key (``fact_fingerprints``; kept in the file's ``about``
+  table) and none for a value the mask touches; and each thread's stored bytes per day, channel and part, for
+  growth (``fact_cache_growth``). Never the text of a value, so no secret reaches it.
 - Bounded: ``cache_max_mb``; whole threads are evicted, least recently used first.
 - Shared: the CLI and every dashboard process use one file (WAL, a busy timeout,
   ``INSERT OR IGNORE``: a fact two processes compute at once is stored once).
 - Disposable: deleting the file loses nothing. A file SQLite cannot read is set
-  aside (renamed ``*.corrupt-<time>``) and rebuilt, and ``notice`` says so.
+  aside (renamed ``*.corrupt-<time>``) and rebuilt, and ``notice`` says so; a file an older version wrote
+  (another schema) is deleted and started anew.
 
 This is the default backend of the ``FactCache`` protocol (``fact_cache``); ``cache_url`` puts the same
 facts in a PostgreSQL database instead (``analysis_cache_postgres``), for replicas that share them.
@@ -34,14 +38,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .cache_files import SIDE_FILES, private_file, private_folder
 from .fact_cache import CacheError, FactCache, SqlFactCache, pack, unpack
 from .fact_cache_growth import GROWTH_SCHEMA
+from .fact_fingerprints import marks_key, new_key
+from .safety.redaction import use_marks_key
 
 __all__ = ["FILE_NAME", "AnalysisCache", "CacheError", "FactCache", "default_cache_dir", "open_cache", "pack",
            "unpack"]
 
 FILE_NAME = "analysis-cache.sqlite3"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: fingerprints sealed under the key in ``about``; stores named by their fact identity
 BUSY_TIMEOUT_MS = 10_000
 
 _GROWTH_TABLES = {"cells": "growth_cells", "days": "growth_thread_days", "cuts": "growth_cuts", "blob": "BLOB",
@@ -58,6 +65,10 @@ CREATE TABLE IF NOT EXISTS threads (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """ + "".join(f"{statement.format(**_GROWTH_TABLES)};\n" for statement in GROWTH_SCHEMA)
+
+
+class _OtherVersion(sqlite3.DatabaseError):
+    """The file is an analysis cache of another schema."""
 
 
 def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
@@ -86,43 +97,71 @@ class AnalysisCache(SqlFactCache):
             if Path(store_file).resolve() == resolved:
                 raise CacheError(f"the analysis cache would be the inspected store itself ({self.path})")
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            # the cache's own folder holds its file and the unpacked bundles (``settings``: ``bundle_cache_dir``)
+            private_folder(self.directory, own=self.directory == default_cache_dir(), names=(FILE_NAME, "bundles"))
         except OSError as exc:
             raise CacheError(f"cannot create the analysis cache folder {self.directory}: {exc}") from None
         self._conn = self._open()
 
     # -- opening, and recovering from a file SQLite cannot read ---------------------------------
     def _connect(self) -> sqlite3.Connection:
+        try:
+            private_file(self.path)  # before SQLite creates it, so it is never readable by others
+        except OSError as exc:
+            raise CacheError(f"cannot open the analysis cache {self.path}: {exc}") from None
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
                                isolation_level=None)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
-            raise sqlite3.DatabaseError("cannot switch the cache to WAL mode")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.executescript(_SCHEMA)
-        version = conn.execute("SELECT value FROM about WHERE key = 'schema'").fetchone()
-        if version is None:
-            conn.execute("INSERT OR IGNORE INTO about VALUES ('schema', ?)", [SCHEMA_VERSION])
-        elif version[0] != SCHEMA_VERSION:
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
+                raise sqlite3.DatabaseError("cannot switch the cache to WAL mode")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.executescript(_SCHEMA)
+            version = conn.execute("SELECT value FROM about WHERE key = 'schema'").fetchone()
+            if version is None:
+                conn.execute("INSERT OR IGNORE INTO about VALUES ('schema', ?)", [SCHEMA_VERSION])
+            elif version[0] != SCHEMA_VERSION:
+                raise _OtherVersion(f"an analysis cache of schema {version[0]} (this version reads {SCHEMA_VERSION})")
+            conn.execute("INSERT OR IGNORE INTO about VALUES ('key', ?)", [new_key().hex()])
+            self._key = bytes.fromhex(conn.execute("SELECT value FROM about WHERE key = 'key'").fetchone()[0])
+            use_marks_key(marks_key(self._key))
+            conn.execute("SELECT count(*) FROM threads").fetchone()
+        except sqlite3.DatabaseError:
             conn.close()
-            raise sqlite3.DatabaseError(f"cache schema {version[0]} (this version reads {SCHEMA_VERSION})")
-        conn.execute("SELECT count(*) FROM threads").fetchone()
+            raise
+        except (ValueError, TypeError) as exc:
+            conn.close()
+            raise sqlite3.DatabaseError(f"its key is unreadable ({exc})") from None
+        for suffix in SIDE_FILES:  # SQLite makes them with the file's own mode; older ones are made private
+            with contextlib.suppress(OSError):
+                private_file(Path(f"{self.path}{suffix}"), create=False)
         return conn
 
     def _open(self) -> sqlite3.Connection:
         try:
             return self._connect()
+        except _OtherVersion as exc:
+            return self._start_anew(exc)
         except sqlite3.DatabaseError as exc:
             return self._rebuild(exc)
+
+    def _start_anew(self, exc: Exception) -> sqlite3.Connection:
+        """Delete a cache another version wrote (its facts may hold what this version no longer keeps)."""
+        for suffix in ("", *SIDE_FILES):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        self.notice = (f"The analysis cache {self.path} was {exc}; it was deleted and is being filled anew. "
+                       "Nothing was lost: every fact is computed again from the store.")
+        return self._connect()
 
     def _rebuild(self, exc: Exception) -> sqlite3.Connection:
         """Set the unreadable file aside and start an empty cache; ``notice`` says what happened."""
         stamp = time.strftime("%Y%m%d-%H%M%S")
         aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        for suffix in ("", "-wal", "-shm"):
+        for suffix in ("", *SIDE_FILES):
             source = Path(f"{self.path}{suffix}")
             if source.exists():
                 try:
+                    private_file(source, create=False)
                     source.replace(Path(f"{aside}{suffix}"))
                 except OSError:
                     source.unlink(missing_ok=True)

@@ -6,6 +6,10 @@ rows ``inspector_cache_growth_*``: ``fact_cache_growth``),
 so several dashboard processes behind a load balancer reuse what any of them computed. It is never the
 inspected store: a ``cache_url`` whose server and database are the store's, or whose schema holds
 LangGraph's checkpoint tables, is refused. Eviction runs under an advisory lock, one process at a time.
+
+Fingerprints in facts are sealed under a key kept in ``inspector_cache_about`` (``fact_fingerprints``): the
+replicas are stateless and share it, so whoever may read that table holds the key, and no fingerprint is kept
+for a value the mask touches. A cache an older version filled (schema 1, bare hashes) is emptied on first use.
 """
 
 from __future__ import annotations
@@ -18,8 +22,11 @@ import psycopg
 
 from .fact_cache import CacheError, SqlFactCache
 from .fact_cache_growth import GROWTH_SCHEMA
+from .fact_fingerprints import marks_key, new_key
+from .safety.redaction import use_marks_key
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: fingerprints sealed under the key in ``inspector_cache_about``; stores named by fact identity
+_EMPTIED_ON_UPGRADE = ("1",)  # schemas whose rows are dropped, not refused: they hold bare hashes
 _EVICT_LOCK = 0x1A5C_CAC4E  # pg_advisory_xact_lock key of the eviction
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS inspector_cache_facts (
@@ -93,9 +100,34 @@ class PostgresAnalysisCache(SqlFactCache):
         self._conn.execute("INSERT INTO inspector_cache_about VALUES ('schema', %s) ON CONFLICT DO NOTHING",
                            [SCHEMA_VERSION])
         version = self._conn.execute("SELECT value FROM inspector_cache_about WHERE key = 'schema'").fetchone()[0]
-        if version != SCHEMA_VERSION:
+        if version in _EMPTIED_ON_UPGRADE:
+            self._empty_older(version)
+        elif version != SCHEMA_VERSION:
             raise CacheError(f"the analysis cache at {_where(self.url)} has schema {version} "
                              f"(this version reads {SCHEMA_VERSION})")
+        self._conn.execute("INSERT INTO inspector_cache_about VALUES ('key', %s) ON CONFLICT DO NOTHING",
+                           [new_key().hex()])
+        held = self._conn.execute("SELECT value FROM inspector_cache_about WHERE key = 'key'").fetchone()[0]
+        try:
+            self._key = bytes.fromhex(held)
+            use_marks_key(marks_key(self._key))
+        except ValueError:
+            raise CacheError(f"the analysis cache at {_where(self.url)} holds an unreadable key; "
+                             "delete the row 'key' of inspector_cache_about") from None
+
+    def _empty_older(self, version: str) -> None:
+        """Drop every row an older version stored (one process does it; the others find schema 2 after it)."""
+        with self._conn.transaction():
+            self._lock_eviction(self._conn)
+            held = self._conn.execute("SELECT value FROM inspector_cache_about WHERE key = 'schema'").fetchone()[0]
+            if held != version:
+                return
+            for table in ("inspector_cache_facts", "inspector_cache_threads", "inspector_cache_growth_cells",
+                          "inspector_cache_growth_thread_days", "inspector_cache_growth_cuts"):
+                self._conn.execute(f"DELETE FROM {table}")
+            self._conn.execute("UPDATE inspector_cache_about SET value = %s WHERE key = 'schema'", [SCHEMA_VERSION])
+        self.notice = (f"The analysis cache at {_where(self.url)} was filled by an older version (schema {version}); "
+                       "it was emptied and is being filled anew.")
 
     def close(self) -> None:
         with self._lock:

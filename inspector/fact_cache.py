@@ -13,20 +13,25 @@ from typing import Any, Protocol, runtime_checkable
 import msgpack
 
 from .fact_cache_growth import GrowthTables
+from .fact_fingerprints import FactSealer, Fingerprint, WrongShape
 from .store.model import Key
 from .store.not_utf8 import from_token, token
+
+__all__ = ["CacheError", "FactCache", "Fingerprint", "SqlFactCache", "WrongShape", "pack", "unpack"]
 
 
 class CacheError(Exception):
     """The cache cannot be used at all (its folder cannot be created, or it would be the store)."""
 
 
+# Texts in a fact may be ids a hostile store holds (``not_utf8``: lone surrogates for bytes that are not UTF-8, or
+# for an id stored as bytes): packed and read back as they are.
 def pack(value: Any) -> bytes:
-    return msgpack.packb(value, use_bin_type=True)
+    return msgpack.packb(value, use_bin_type=True, unicode_errors="surrogatepass")
 
 
 def unpack(raw: bytes) -> Any:
-    return msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True)
+    return msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True, unicode_errors="surrogatepass")
 
 
 def stored_keys(thread: str, keys: Iterable[Key]) -> tuple[str, dict[str, list[str]]]:
@@ -38,9 +43,26 @@ def stored_keys(thread: str, keys: Iterable[Key]) -> tuple[str, dict[str, list[s
     return token(thread), by_ns
 
 
-def stored_facts(thread: str, facts: dict[Key, Any]) -> tuple[str, list[tuple[str, str, bytes]]]:
-    """``facts`` as rows (namespace, checkpoint id, packed value) with ids as ``stored_keys`` writes them."""
-    return token(thread), [(token(ns), token(cid), pack(value)) for (ns, cid), value in facts.items()]
+def stored_facts(thread: str, facts: dict[Key, Any]) -> tuple[str, list[tuple[str, str, Any]]]:
+    """``facts`` as rows (namespace, checkpoint id, value) with ids as ``stored_keys`` writes them."""
+    return token(thread), [(token(ns), token(cid), value) for (ns, cid), value in facts.items()]
+
+
+def holds_masked_text(value: Any, redactor: Any) -> bool:
+    """Whether a text of ``value`` (a key, a label, a name; not a ``Fingerprint``) is one the mask would change:
+    such a fact is not stored, so no secret that is a name reaches the cache."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if redactor.text(item) != item:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+    return False
 
 
 def read_key(ns: str, cid: str) -> Key:
@@ -50,11 +72,15 @@ def read_key(ns: str, cid: str) -> Key:
 
 @runtime_checkable
 class FactCache(Protocol):
-    """Per-checkpoint facts keyed by (store identity, thread, kind, namespace, checkpoint id).
+    """Per-checkpoint facts keyed by (store, thread, kind, namespace, checkpoint id).
 
-    Checkpoints never change, so a fact is never stale; a backend bounds itself by evicting whole
-    threads, least recently used first. ``notice`` is a message for the person when the cache had
-    to be rebuilt (None otherwise).
+    The store is named by ``Store.fact_identity()``: where it is and which store is there now (a file
+    replaced at the same path, a database or table created again, is another store). Checkpoints never
+    change, so a fact is never stale; a backend bounds itself by evicting whole threads, least recently
+    used first. A stored fact that does not read back (bytes that are not a fact, a fingerprint sealed
+    under another key) is left out of ``get``, as a miss, and dropped; each reader also checks the shape
+    of what it gets, and replaces a fact of the wrong shape (``put``'s ``replacing``). ``notice`` is a
+    message for the person when the cache had to be rebuilt (None otherwise).
     """
 
     notice: str | None
@@ -63,8 +89,10 @@ class FactCache(Protocol):
         """The facts of ``kind`` stored for ``keys`` (missing keys left out); the thread is marked used."""
         ...
 
-    def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any]) -> None:
-        """Store facts; a fact already there is kept (it came from the same immutable checkpoint)."""
+    def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any], replacing: Iterable[Key] = ()) -> None:
+        """Store facts (``Fingerprint`` values sealed); a fact already held is kept (it came from the same
+        immutable checkpoint), but for the keys in ``replacing`` (held facts a reader found of the wrong
+        shape). A fact holding a text the mask would change is not stored."""
         ...
 
     def stats(self) -> dict[str, int]:
@@ -89,6 +117,19 @@ tables beside them: ``fact_cache_growth``."""
         self.max_bytes = max_bytes
         self.notice: str | None = None
         self.hits = self.misses = 0  # facts found and keys asked for but not found, in this process
+        self.unreadable = 0  # stored facts left out because they did not read back, in this process
+        self._key = b""  # the per-cache key sealing fingerprints: set by the backend when it opens
+        self._redactor: Any = None
+
+    def _sealer(self, store: str, thread: str, kind: str, ns: str, cid: str) -> FactSealer:
+        return FactSealer(self._key, (store, thread, kind, ns, cid))
+
+    def _masks(self) -> Any:
+        if self._redactor is None:
+            from .safety.redaction import redactor_for
+
+            self._redactor = redactor_for()
+        return self._redactor
 
     # -- what a backend provides ------------------------------------------------------------------
     def _run(self, action: Any) -> Any:
@@ -126,13 +167,22 @@ tables beside them: ``fact_cache_growth``."""
 
         def read(conn: Any) -> dict[Key, Any]:
             found: dict[Key, Any] = {}
+            unreadable: list[tuple[str, str]] = []
             for ns, ids in by_ns.items():
                 for start in range(0, len(ids), self.CHUNK):
                     match, params = self._ids_match(ids[start : start + self.CHUNK])
                     rows = conn.execute(
                         f"SELECT checkpoint, value FROM {self.FACTS} WHERE store = {m} AND thread = {m} AND kind = {m} "
                         f"AND ns = {m} AND {match}", [store, thread, kind, ns, *params]).fetchall()
-                    found.update({read_key(ns, cid): unpack(bytes(value)) for cid, value in rows})
+                    for cid, value in rows:
+                        try:
+                            found[read_key(ns, cid)] = self._sealer(store, thread, kind, ns, cid).unpack(value)
+                        except WrongShape:
+                            self.unreadable += 1
+                            unreadable.append((ns, cid))
+            for ns, cid in unreadable:
+                conn.execute(f"DELETE FROM {self.FACTS} WHERE store = {m} AND thread = {m} AND kind = {m} AND ns = {m} "
+                             f"AND checkpoint = {m}", [store, thread, kind, ns, cid])
             if found:
                 conn.execute(f"UPDATE {self.THREADS} SET used = {m} WHERE store = {m} AND thread = {m}",
                              [time.time(), store, thread])
@@ -144,21 +194,100 @@ tables beside them: ``fact_cache_growth``."""
         self.misses += asked - len(found)
         return found
 
-    def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any]) -> None:
-        """Store facts (a fact already there is kept: it was computed from the same immutable checkpoint)."""
-        if not facts:
+    def get_threads(self, store: str, kind: str, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], Any]:
+        """``get`` for many threads at once (a page of the thread list): the facts of ``kind`` held for
+        ``(thread, ns, checkpoint id)`` triples, one query per ``CHUNK`` threads, the threads marked used."""
+        wanted = {(token(t), token(ns), token(cid)): (t, ns, cid) for t, ns, cid in keys}
+        threads = sorted({t for t, _, _ in wanted})
+        m = self.MARK
+
+        def read(conn: Any) -> dict[tuple[str, str, str], Any]:
+            found: dict[tuple[str, str, str], Any] = {}
+            for start in range(0, len(threads), self.CHUNK):
+                chunk = threads[start : start + self.CHUNK]
+                among, params = self._threads_match(chunk, False)
+                rows = conn.execute(f"SELECT thread, ns, checkpoint, value FROM {self.FACTS} WHERE store = {m} "
+                                    f"AND kind = {m} AND {among}", [store, kind, *params]).fetchall()
+                for t, ns, cid, value in rows:
+                    if (t, ns, cid) not in wanted:
+                        continue
+                    try:
+                        found[wanted[(t, ns, cid)]] = self._sealer(store, t, kind, ns, cid).unpack(value)
+                    except WrongShape:  # read as a miss; the reader's put replaces it
+                        self.unreadable += 1
+                used = sorted({key[0] for key, asked in wanted.items() if asked in found} & set(chunk))
+                if used:
+                    among, params = self._threads_match(used, False)
+                    conn.execute(f"UPDATE {self.THREADS} SET used = {m} WHERE store = {m} AND {among}",
+                                 [time.time(), store, *params])
+            return found
+
+        found = self._run(read) if wanted else {}
+        self.hits += len(found)
+        self.misses += len(wanted) - len(found)
+        return found
+
+    def put(self, store: str, thread: str, kind: str, facts: dict[Key, Any], replacing: Iterable[Key] = ()) -> None:
+        """Store facts, ``Fingerprint`` values sealed; a fact already held is kept (it was computed from the same
+        immutable checkpoint), but for the keys in ``replacing``: held facts the reader found of the wrong shape.
+        A fact holding a text the mask would change (``holds_masked_text``), or that cannot be packed, is not
+        stored."""
+        masks = self._masks()
+        thread, listed = stored_facts(thread, {key: value for key, value in facts.items()
+                                               if not holds_masked_text(value, masks)})
+        rows = []
+        for ns, cid, value in listed:
+            try:
+                rows.append((store, thread, ns, cid, kind, self._sealer(store, thread, kind, ns, cid).pack(value)))
+            except (OverflowError, TypeError, ValueError):  # an integer msgpack cannot hold (a step of 2**64)
+                continue
+        _, dropped = stored_keys(thread, replacing)
+        if not rows and not dropped:
             return
-        thread, packed = stored_facts(thread, facts)
-        rows = [(store, thread, ns, cid, kind, value) for ns, cid, value in packed]
+        rows.sort()
         m = self.MARK
 
         def write(conn: Any) -> None:
             with self._transaction(conn):
+                for ns, ids in dropped.items():
+                    for cid in ids:
+                        conn.execute(f"DELETE FROM {self.FACTS} WHERE store = {m} AND thread = {m} AND kind = {m} "
+                                     f"AND ns = {m} AND checkpoint = {m}", [store, thread, kind, ns, cid])
                 self._insert_facts(conn, rows)
                 size = conn.execute(f"SELECT coalesce(sum({self.LENGTH}(value)), 0) FROM {self.FACTS} "
                                     f"WHERE store = {m} AND thread = {m}", [store, thread]).fetchone()[0]
                 conn.execute(self.UPSERT_THREAD, [store, thread, time.time(), size])
                 self._evict(conn, keep=(store, thread))
+
+        self._run(write)
+
+    def put_threads(self, store: str, kind: str, facts: dict[tuple[str, str, str], Any]) -> None:
+        """``put`` for many threads at once, in one transaction: facts keyed by ``(thread, ns, checkpoint id)``."""
+        if not facts:
+            return
+        masks = self._masks()
+        rows = []
+        for (t, ns, cid), value in facts.items():
+            if holds_masked_text(value, masks):  # as ``put``: a text the mask would change is not kept
+                continue
+            t, ns, cid = token(t), token(ns), token(cid)
+            try:
+                rows.append((store, t, ns, cid, kind, self._sealer(store, t, kind, ns, cid).pack(value)))
+            except (OverflowError, TypeError, ValueError):  # what msgpack cannot hold
+                continue
+        if not rows:
+            return
+        threads = sorted({row[1] for row in rows})
+        m = self.MARK
+
+        def write(conn: Any) -> None:
+            with self._transaction(conn):
+                self._insert_facts(conn, rows)
+                for thread in threads:
+                    size = conn.execute(f"SELECT coalesce(sum({self.LENGTH}(value)), 0) FROM {self.FACTS} "
+                                        f"WHERE store = {m} AND thread = {m}", [store, thread]).fetchone()[0]
+                    conn.execute(self.UPSERT_THREAD, [store, thread, time.time(), size])
+                self._evict(conn, keep=(store, threads[0]))
 
         self._run(write)
 

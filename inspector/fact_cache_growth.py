@@ -8,7 +8,7 @@ the store's rows again. ``GROWTH_DAYS``: one row per thread and day (its checkpo
 day's channels and parts packed as msgpack); ``GROWTH_CELLS``: every thread's rows summed per day, channel
 and part; ``GROWTH_CUTS``: the cut. Ids and channel names are stored as ``not_utf8.token`` (valid text
 whatever bytes they hold). Rows are replaced per store, whole, and are lengths and counts only: no value
-from the data.
+from the data. Rows that do not read back as written raise ``WrongShape`` (the caller reads the store instead).
 """
 
 from __future__ import annotations
@@ -17,11 +17,20 @@ from typing import Any, NamedTuple
 
 import msgpack
 
+from .fact_fingerprints import WrongShape
 from .store.not_utf8 import TOKEN_PREFIX, from_token, token
 
 
 def unpack(raw: bytes) -> Any:
     return msgpack.unpackb(raw, raw=False, use_list=True)
+
+
+def _read(convert: Any, rows: Any) -> Any:
+    """``convert(rows)``, or ``WrongShape`` when the rows are not what this module writes."""
+    try:
+        return convert(rows)
+    except Exception as exc:
+        raise WrongShape(f"growth rows that do not read back ({type(exc).__name__})") from None
 
 GROWTH_SCHEMA = (
     """CREATE TABLE IF NOT EXISTS {days} (
@@ -71,7 +80,7 @@ class GrowthTables:
         m = self.MARK
         found = self._run(lambda conn: conn.execute(
             f"SELECT cut, threads FROM {self.GROWTH_CUTS} WHERE store = {m}", [store]).fetchone())
-        return None if found is None else (from_token(found[0]), int(found[1]))
+        return None if found is None else _read(lambda f: (from_token(f[0]), int(f[1])), found)
 
     def replace_growth_rows(self, store: str, cut: str, rows: list[tuple]) -> None:
         """The store's rows ``(day, thread, channel, part, checkpoints, bytes)`` (day None: not dated) and cut,
@@ -116,8 +125,8 @@ class GrowthTables:
         among, params = ("", []) if threads is None else self._threads_match([token(t) for t in threads], False)
         found = conn.execute(f"SELECT day, thread, detail FROM {self.GROWTH_DAYS} WHERE store = {m} AND {window}"
                              f"{' AND ' + among if among else ''}", [store, *params]).fetchall()
-        return [(day, thread, channel, part, k, n) for day, thread, detail in found
-                for channel, part, k, n in unpack(bytes(detail))]
+        return _read(lambda rows: [(day, thread, channel, part, int(k), int(n)) for day, thread, detail in rows
+                                   for channel, part, k, n in unpack(bytes(detail))], found)
 
     def growth_cells(self, store: str, live: list[Any]) -> list[Cell]:
         """The held rows of every thread but ``live``, summed per day (None: not dated), channel and part."""
@@ -129,14 +138,15 @@ class GrowthTables:
             return every, (self._details(conn, store, live, "1 = 1") if live else [])
 
         every, gone = self._run(read)
-        cells = {(day, channel, part): [int(r), int(k), int(n)] for r, day, channel, part, k, n in every}
+        cells = _read(lambda rows: {(day, channel, part): [int(r), int(k), int(n)] for r, day, channel, part, k, n in rows},
+                      every)
         for day, _, channel, part, k, n in gone:
             cell = cells.setdefault((None if day == UNTIMED else day, channel, part), [0, 0, 0])  # never missing
             cell[0] -= 1
             cell[1] -= int(k)
             cell[2] -= int(n)
-        return [Cell(r, None if day is None else int(day), from_token(channel), part, k, n)
-                for (day, channel, part), (r, k, n) in cells.items() if r > 0]
+        return _read(lambda held: [Cell(r, None if day is None else int(day), from_token(channel), part, k, n)
+                                   for (day, channel, part), (r, k, n) in held.items() if r > 0], cells)
 
     def growth_top_threads(self, store: str, live: list[Any], since: int | None, top: int) -> list[tuple[Any, int, int]]:
         """The held threads (not ``live``) that stored most in the window: the ``top`` largest and every thread
@@ -153,7 +163,7 @@ class GrowthTables:
             return conn.execute(f"SELECT thread, k, n FROM ({grouped}) g WHERE n >= {m}",
                                 [store, *params, ahead[top - 1][2]]).fetchall()
 
-        return [(from_token(thread), int(k), int(n)) for thread, k, n in self._run(read)]
+        return _read(lambda rows: [(from_token(thread), int(k), int(n)) for thread, k, n in rows], self._run(read))
 
     def growth_thread_cells(self, store: str, threads: list[Any] | None, since: int | None) -> list[tuple]:
         """The held rows of ``threads`` (None: every thread) in the window, per day, thread and part:
@@ -162,9 +172,9 @@ class GrowthTables:
             return []
         summed: dict[tuple, list[int]] = {}
         for day, thread, _, part, k, n in self._run(lambda conn: self._details(conn, store, threads, _window(since))):
-            entry = summed.setdefault((int(day), from_token(thread), part), [0, 0])
-            entry[0] += int(k)
-            entry[1] += int(n)
+            entry = summed.setdefault(_read(lambda d: (int(d[0]), from_token(d[1]), d[2]), (day, thread, part)), [0, 0])
+            entry[0] += k
+            entry[1] += n
         return [(day, thread, part, k, n) for (day, thread, part), (k, n) in summed.items()]
 
 

@@ -24,6 +24,7 @@ _TRUE = {"1", "true", "yes", "on"}
 @dataclass(frozen=True)
 class Settings:
     db: str | None = None
+    memory_db: str | None = None
     lock_store: bool = False
     data_dir: str | None = None
     cache_ttl_seconds: int = 300

@@ -30,3 +30,26 @@ def rewrite_checkpoint(db: Path | str, thread_id: str, change: Callable[[dict[st
         return checkpoint["id"]
     finally:
         conn.close()
+
+
+def rewrite_stored_checkpoint(db: Path | str, thread_id: str, change: Callable[[dict[str, Any]], None],
+                              checkpoint_id: str | None = None) -> str:
+    """``rewrite_checkpoint`` in raw SQL, for a table layout the installed saver would migrate on opening
+    (``SqliteSaver.setup`` adds ``writes.task_path`` to a store written by ``langgraph-checkpoint-sqlite``
+    3.1.1): the blob decoded and encoded again with LangGraph's serializer; returns the id changed."""
+    conn = sqlite3.connect(db)
+    try:
+        where = "thread_id = ? AND checkpoint_ns = ''" + (" AND checkpoint_id = ?" if checkpoint_id else "")
+        params = [thread_id, *([checkpoint_id] if checkpoint_id else [])]
+        found, type_tag, blob = conn.execute(f"SELECT checkpoint_id, type, checkpoint FROM checkpoints WHERE {where} "
+                                             "ORDER BY checkpoint_id DESC LIMIT 1", params).fetchone()
+        serde = JsonPlusSerializer()
+        checkpoint = serde.loads_typed((type_tag, blob))
+        change(checkpoint["channel_values"])
+        type_tag, blob = serde.dumps_typed(checkpoint)
+        conn.execute("UPDATE checkpoints SET type = ?, checkpoint = ? WHERE thread_id = ? AND checkpoint_ns = '' "
+                     "AND checkpoint_id = ?", (type_tag, blob, thread_id, found))
+        conn.commit()
+        return found
+    finally:
+        conn.close()

@@ -26,6 +26,7 @@ pytest_plugins = [
     "fixtures.stores",
     "fixtures.postgres",
     "fixtures.servers",
+    "profile_stores",  # stores whose threads hide their app from the writes (test_profile_choice.py)
 ]
 
 

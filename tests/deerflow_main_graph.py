@@ -28,7 +28,7 @@ from langgraph.channels import DeltaChannel
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
-from langgraph.types import Command, Overwrite
+from langgraph.types import Command, Overwrite, Send
 
 from inspector.schema.thread_state import ThreadState
 
@@ -191,32 +191,50 @@ def _tool_update(tool_call: dict, step: int) -> dict:
     if name == "background":
         return {"background_tasks": [{"task_id": "bg-1", "task_name": "index", "status": args["status"],
                                       "updated_at": "2026-08-01T00:00:00Z"}]}
+    if name == "ls":  # a tool that only answers
+        return {}
     raise ValueError(name)
+
+
+def _tool_command(tool_call: dict, step: int) -> Command:
+    update = _tool_update(tool_call, step)
+    artifact = {"path": tool_call["args"]["path"]} if tool_call["name"] == "view_image" else None
+    kwargs = {"subagent_status": "completed"} if tool_call["name"] == "task_done" else {}
+    result = ToolMessage(f"{tool_call['name']}: ok", tool_call_id=tool_call["id"], name=tool_call["name"],
+                         id=f"tool-{tool_call['id']}", artifact=artifact, additional_kwargs=kwargs)
+    return Command(update={**update, "messages": [result]})
 
 
 def tools(state: dict) -> list[Command]:
     last = state["messages"][-1]
     step = len(state["messages"])
-    commands = []
-    for tool_call in last.tool_calls:
-        update = _tool_update(tool_call, step)
-        artifact = {"path": tool_call["args"]["path"]} if tool_call["name"] == "view_image" else None
-        kwargs = {"subagent_status": "completed"} if tool_call["name"] == "task_done" else {}
-        result = ToolMessage(f"{tool_call['name']}: ok", tool_call_id=tool_call["id"], name=tool_call["name"],
-                             id=f"tool-{tool_call['id']}", artifact=artifact, additional_kwargs=kwargs)
-        commands.append(Command(update={**update, "messages": [result]}))
-    return commands
+    return [_tool_command(tool_call, step) for tool_call in last.tool_calls]
+
+
+def tool(packet: dict) -> Command:
+    """One tool call, run as its own task: LangChain's ``create_agent`` (DeerFlow's agent) sends each call
+    of a model turn to its tool node with ``Send``, so a turn's calls run in parallel."""
+    return _tool_command(packet["tool_call"], packet["step"])
 
 
 def _after_model(state: dict) -> str:
     return "tools" if state["messages"][-1].tool_calls else "title"
 
 
-def build(schema: type, checkpointer):
+def _send_calls(state: dict) -> list[Send] | str:
+    last = state["messages"][-1]
+    if not last.tool_calls:
+        return "title"
+    return [Send("tools", {"tool_call": call, "step": len(state["messages"])}) for call in last.tool_calls]
+
+
+def build(schema: type, checkpointer, sends: bool = False):
+    """The graph over ``schema``; ``sends``: each tool call runs as its own task, sent with ``Send`` (as
+    ``create_agent`` does), instead of one task running a turn's calls in turn."""
     graph = StateGraph(schema)
     for name, node in [("thread_data", thread_data), ("sandbox_a", sandbox_a), ("sandbox_b", sandbox_b),
                        ("uploads", uploads), ("summarize", summarize), ("view_image_context", view_image_context),
-                       ("model", model), ("drop_image_context", drop_image_context), ("tools", tools),
+                       ("model", model), ("drop_image_context", drop_image_context), ("tools", tool if sends else tools),
                        ("title", title)]:
         graph.add_node(name, node)
     graph.add_edge(START, "thread_data")
@@ -227,7 +245,7 @@ def build(schema: type, checkpointer):
     graph.add_edge("summarize", "view_image_context")
     graph.add_edge("view_image_context", "model")
     graph.add_edge("model", "drop_image_context")
-    graph.add_conditional_edges("drop_image_context", _after_model, ["tools", "title"])
+    graph.add_conditional_edges("drop_image_context", _send_calls if sends else _after_model, ["tools", "title"])
     graph.add_edge("tools", "view_image_context")
     graph.add_edge("title", END)
     return graph.compile(checkpointer=checkpointer)
@@ -269,12 +287,12 @@ TURNS: list[dict] = [
 ]
 
 
-def run_thread(app, thread_id: str, metadata: dict | None = None) -> None:
-    for turn in TURNS:
+def run_thread(app, thread_id: str, metadata: dict | None = None, turns: list[dict] = TURNS) -> None:
+    for number, turn in enumerate(turns):
         config = {"configurable": {"thread_id": thread_id, "actions": turn["actions"],
                                    "summarize": turn.get("summarize")},
                   "metadata": dict(metadata or {}), "recursion_limit": 200}
-        message = HumanMessage(turn["text"], id=f"human-{thread_id}-{TURNS.index(turn)}",
+        message = HumanMessage(turn["text"], id=f"human-{thread_id}-{number}",
                                additional_kwargs={"files": turn["files"]} if turn.get("files") else {})
         app.invoke({"messages": [message]}, config)
     # manual compaction: update_state with Overwrite values, as DeerFlow's gateway writes them

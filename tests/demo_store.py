@@ -1,27 +1,23 @@
 """The demo store as the demo tests read it (``test_demo*.py``): fixtures, registered by ``conftest.py``'s
-``pytest_plugins``, that write one demo store and open it with LangGraph's own SqliteSaver, and helpers
-that read it back."""
+``pytest_plugins``, that open the session's demo store (``demo_written``) with LangGraph's own SqliteSaver,
+and helpers that read it back."""
 
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, StateGraph
 
-from inspector.demo import write_demo
 from inspector.demo.agent import DeltaThreadState
 
 
 @pytest.fixture(scope="session")
-def generated(tmp_path_factory):
-    out = tmp_path_factory.mktemp("demo")
-    started = time.perf_counter()
-    db = write_demo(out)
-    return out, db, time.perf_counter() - started
+def generated(demo_written):
+    """The session's demo (``fixtures/stores.py``): its folder, its database, the seconds writing it took."""
+    return demo_written.folder, demo_written.db, demo_written.seconds
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +27,7 @@ def db(generated) -> Path:
 
 @pytest.fixture(scope="session")
 def conn(db):
-    connection = sqlite3.connect(db)
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)  # the session's store: read, never written
     yield connection
     connection.close()
 

@@ -382,7 +382,11 @@ def _artifact_secret(p: Planting) -> None:
 
 # The cases whose shape is hostile (folder symlinks, named pipes, deep values) live in their own module.
 import corpus.hostile_bounds  # noqa: E402, F401 - registers its cases
+import corpus.hostile_cache  # noqa: E402, F401 - registers its cases
+import corpus.hostile_memory  # noqa: E402, F401 - registers its cases
+import corpus.hostile_names  # noqa: E402, F401 - registers its case
 import corpus.hostile_operations  # noqa: E402, F401 - registers its cases
+import corpus.hostile_rows  # noqa: E402, F401 - registers its cases
 import corpus.hostile_structure  # noqa: E402, F401 - registers its cases
 
 __all__ = ["CASES", "Case", "CorpusState", "LONG_CHARS", "Planting", "TERMINAL_CONTROLS", "case", "controls_in",

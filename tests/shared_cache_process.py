@@ -23,8 +23,8 @@ caches: list[PostgresAnalysisCache] = []
 real_iter, real_init = PostgresStore.iter_field_sizes, PostgresAnalysisCache.__init__
 
 
-def counting_iter(self, thread_id, ns=None, keys=None):
-    for row in real_iter(self, thread_id, ns, keys):
+def counting_iter(self, thread_id, ns=None, keys=None, **kwargs):
+    for row in real_iter(self, thread_id, ns, keys, **kwargs):
         read["checkpoints"] += thread_id == sys.argv[1]
         yield row
 

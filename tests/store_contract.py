@@ -217,6 +217,23 @@ class ReadContract(Contract):
             assert comparable_state(store, base, thread_id, cid) == \
                 comparable_state(ref, ref_base, thread_id, ref_cid), cid
 
+    def test_same_checkpoint_shapes_and_profiles(self, backend, reference):
+        """What each thread's newest root checkpoint holds, read from its stored bytes, and the profile chosen
+        from it (the demo names no store file: every backend must choose alike from the data)."""
+        from inspector.profiles import reading_for
+
+        def holdings(store):
+            newest = {t: max(r.checkpoint_id for r in store.timeline(t) if r.checkpoint_ns == "") for t in DEMO_THREADS}
+            found = store.checkpoint_shapes([(t, "", cid) for t, cid in newest.items()])
+            return {t: {n: s.describe() for n, s in found[(t, "", cid)].shapes.items()} for t, cid in newest.items()}
+
+        mine, theirs = holdings(backend[0]), holdings(reference[0])
+        for thread_id in DEMO_THREADS:  # a delta channel may be held by one backend's newest checkpoint only
+            common = set(mine[thread_id]) & set(theirs[thread_id])
+            assert common and {n: mine[thread_id][n] for n in common} == {n: theirs[thread_id][n] for n in common}
+        chosen = {t: reading_for(backend[0], t).name for t in DEMO_THREADS}
+        assert chosen == {t: reading_for(reference[0], t).name for t in DEMO_THREADS}
+
     def test_same_subgraph_states(self, backend, reference):
         def sub_states(store, base):
             rows = [r for r in store.timeline("demo-subgraph") if r.checkpoint_ns]
@@ -326,6 +343,12 @@ class ReadContract(Contract):
         for r in found.rows:
             per_thread[r.thread_id] = per_thread.get(r.thread_id, 0) + r.bytes
         assert [g.bytes for g in by_store.top_threads] == sorted(per_thread.values(), reverse=True)[:2]
+
+    def test_fact_identity_names_the_store_and_holds_while_it_is_read(self, backend):
+        store, _ = backend
+        named = store.fact_identity()
+        store.timeline("demo-research")
+        assert named.startswith(store.identity) and store.fact_identity() == named
 
     @pytest.mark.parametrize("thread_id", ["no-such-thread", "a'; DROP TABLE checkpoints; --", "../../etc", "%",
                                            "ünïcode 🧵"])

@@ -18,6 +18,7 @@ from inspector.analysis_cache import FILE_NAME, AnalysisCache, CacheError, defau
 from inspector.demo import DEMO_THREADS
 from inspector.diff import replay_thread
 from inspector.formatting import dumps
+from inspector.profiles import EVIDENCE_KIND
 from inspector.sizes.accounting import measure_thread
 from inspector.sizes.cached import KIND, sizes_stream
 from inspector.store import open_store
@@ -31,9 +32,11 @@ def cache(tmp_path):
         yield opened
 
 
-def facts(cache: AnalysisCache) -> dict:
+def facts(cache: AnalysisCache, without: str = "") -> dict:
+    """Every fact the cache holds (but those of kind ``without``)."""
     with sqlite3.connect(cache.path) as conn:
-        return {row[:5]: row[5] for row in conn.execute("SELECT store, thread, ns, checkpoint, kind, value FROM facts")}
+        return {row[:5]: row[5] for row in conn.execute("SELECT store, thread, ns, checkpoint, kind, value FROM facts "
+                                                       "WHERE kind <> ?", [without])}
 
 
 @pytest.mark.parametrize("thread_id", sorted(DEMO_THREADS))
@@ -41,7 +44,7 @@ def test_cached_sizes_equal_sizes_read_from_the_store(demo_db, cache, thread_id)
     with open_store(f"sqlite:///{demo_db}") as store:
         uncached = list(store.iter_field_sizes(thread_id, None))
         first = list(sizes_stream(store, thread_id, cache))
-        assert store.identity in {key[0] for key in facts(cache)}
+        assert store.fact_identity() in {key[0] for key in facts(cache)}
         again = list(sizes_stream(store, thread_id, cache))
         assert first == uncached and again == uncached
         assert measure_thread(store, thread_id, cache=cache) == measure_thread(store, thread_id)
@@ -106,7 +109,7 @@ def test_a_new_checkpoint_adds_facts_and_changes_none(bench_db, tmp_path, cache)
     shutil.copyfile(bench_db, db)
     with open_store(f"sqlite:///{db}") as store:
         measure_thread(store, LONG_THREAD, cache=cache)
-    before = facts(cache)
+    before = facts(cache, without=EVIDENCE_KIND)  # sizes, one per checkpoint (and, apart, what the newest holds)
     conn = sqlite3.connect(db, check_same_thread=False)
     shape = Shape(checkpoints=90, final_bytes=40_000, images_every=3)
     add_turn(build_graph(shape, SqliteSaver(conn)), shape, turn=1000)
@@ -115,7 +118,7 @@ def test_a_new_checkpoint_adds_facts_and_changes_none(bench_db, tmp_path, cache)
         grown = measure_thread(store, LONG_THREAD, cache=cache)
         assert grown == measure_thread(store, LONG_THREAD)
         added = len(store.timeline_keys(LONG_THREAD)) - len(before)
-    after = facts(cache)
+    after = facts(cache, without=EVIDENCE_KIND)
     assert added > 0 and len(after) == len(before) + added
     assert {key: after[key] for key in before} == before  # nothing known was rewritten
 
@@ -205,4 +208,5 @@ def test_two_processes_filling_one_cache_give_correct_results(tmp_path):
     warm = run_cli("sizes", "--db", str(db), LONG_THREAD, "--json", cache_dir=folder)
     assert warm.stdout == uncached.stdout
     with AnalysisCache(folder) as cache, open_store(f"sqlite:///{db}") as store:
-        assert cache.stats()["facts"] == len(store.timeline_keys(LONG_THREAD))
+        # a size fact per checkpoint, and what the newest holds (the thread's profile is chosen from it)
+        assert cache.stats()["facts"] == len(store.timeline_keys(LONG_THREAD)) + 1

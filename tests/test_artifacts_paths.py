@@ -187,3 +187,12 @@ def test_a_branch_accepts_physical_paths_in_its_parent_threads_folder_only(tmp_p
     own_uploads = (tmp_path / "threads/branch/user-data/uploads").resolve()
     assert resolve("/mnt/user-data/uploads/chart.png", inherited).parent == own_uploads
     assert inherited.as_dict()["branched_from"][0]["thread_id"] == "parent"
+
+
+@pytest.mark.parametrize("thread_id", ["\ud800thread", "a/b", "..", "x" * 256])
+def test_a_thread_id_that_cannot_name_a_folder_is_refused_with_a_reason(thread_id):
+    from inspector.media.folders import check_id
+
+    with pytest.raises(PathRefused):
+        check_id(thread_id)
+    assert check_id("thread-\udcff") == "thread-\udcff"  # bytes a file system name may hold (surrogateescape)

@@ -32,7 +32,7 @@ def test_only_known_actions_and_identifiers_are_recorded():
         audit_line("browse", "a", "sqlite:///x.db")
     with pytest.raises(TypeError):
         audit_line("export", "a", "sqlite:///x.db", what={"messages": ["the state itself"]})
-    assert set(ACTIONS) == {"thread_view", "checkpoint_view", "diff_view", "reveal", "export"}
+    assert set(ACTIONS) == {"thread_view", "checkpoint_view", "diff_view", "memory_view", "reveal", "export"}
 
 
 def test_identifiers_from_the_data_stay_on_one_line_and_are_bounded():

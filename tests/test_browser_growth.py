@@ -6,14 +6,14 @@ import re
 
 import pytest
 from browser_helpers import shot, wait_for_app
-from growth_store import LATE, write_sqlite
+from growth_store import LATE
 
 NOW = LATE  # pinned: what the tests assert holds whatever the hour they run at
 
 
 @pytest.fixture(scope="module")
-def sqlite_growth(tmp_path_factory):
-    return write_sqlite(tmp_path_factory.mktemp("growth") / "growth.db", NOW)
+def sqlite_growth(growth_sqlite):
+    return growth_sqlite(NOW)
 
 
 def test_growth_chart_is_drawn_in_the_browser(sqlite_growth, streamlit_app, page):

@@ -10,7 +10,7 @@ import pytest
 from browser_helpers import shot, wait_for_app
 from bundle_helpers import CASE, FAKE_KEY, write_support_case
 from playwright.sync_api import expect
-from rerun_helpers import FIRST, SECOND, demo_with_second_run
+from rerun_helpers import FIRST, SECOND
 
 from inspector.bundle import write_bundle
 from inspector.settings import Settings
@@ -18,8 +18,8 @@ from inspector.store import open_store
 
 
 @pytest.fixture(scope="module")
-def two_runs_url(streamlit_app, demo_db, tmp_path_factory):
-    return streamlit_app(f"sqlite:///{demo_with_second_run(demo_db, tmp_path_factory.mktemp('b-two-runs'))}")
+def two_runs_url(streamlit_app, demo_two_runs_db):
+    return streamlit_app(f"sqlite:///{demo_two_runs_db}")
 
 
 def test_retention_page_shows_the_breaks_the_chart_and_the_statements(page, two_runs_url):
@@ -54,7 +54,7 @@ def test_a_bundle_opened_with_db_shows_its_pictures(page, streamlit_app, tmp_pat
     url = streamlit_app(str(bundle))
     page.goto(f"{url}/thread?thread={CASE}")
     wait_for_app(page, timeout=120_000)
-    page.locator("[data-testid='stImage']").first.wait_for(timeout=60_000)
+    page.locator("[data-testid='stImage'] img").nth(1).wait_for(timeout=60_000)  # pictures render one by one
     assert page.locator("[data-testid='stImage'] img").count() >= 2
     assert page.get_by_text("A support bundle, read from a private copy.").count() == 1
     shot(page, "bundle-thread-page")

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 from browser_helpers import choose_panel, wait_for_app
-from secret_store import KEPT, THREAD, leaked, write_secret_folder
+from secret_store import KEPT, THREAD, leaked
 
 
 @pytest.fixture(scope="module")
-def secret_db(tmp_path_factory) -> Path:
-    return write_secret_folder(tmp_path_factory.mktemp("secrets"))
+def secret_db(secret_folder_db) -> Path:
+    return secret_folder_db
 
 
 def test_downloads_are_masked(secret_db, streamlit_app, page, tmp_path):

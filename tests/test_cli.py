@@ -25,7 +25,10 @@ def test_threads_json(demo_db):
     assert {"demo-research", "demo-vision", "demo-long"} <= ids
     assert set(data["threads"][0]) == {
         "thread_id", "checkpoints", "newest_checkpoint_id", "updated_at", "stored_bytes", "title", "namespaces",
+        "profile",
     }
+    profiles = {t["thread_id"]: t["profile"] for t in data["threads"]}
+    assert profiles["demo-research"]["name"] == "deerflow" and profiles["demo-research"]["reason"].startswith("DeerFlow")
 
 
 def test_threads_table(demo_db):

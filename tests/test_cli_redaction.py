@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from secret_store import KEPT, SECRETS, THREAD, checkpoint_ids, cli, leaked, write_secret_folder
+from secret_store import KEPT, SECRETS, THREAD, checkpoint_ids, cli, leaked
 
 
 @pytest.fixture(scope="module")
-def secret_db(tmp_path_factory) -> Path:
-    return write_secret_folder(tmp_path_factory.mktemp("secrets"))
+def secret_db(secret_folder_db) -> Path:
+    return secret_folder_db
 
 
 # -- CLI ------------------------------------------------------------------------------

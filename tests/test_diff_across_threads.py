@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
-from rerun_helpers import FIRST, SECOND, demo_with_second_run
+from rerun_helpers import FIRST, SECOND
 from secret_store import SECRETS, THREAD, build_graph, run_secret_thread
 
 from inspector.cli import main
@@ -23,8 +23,8 @@ from inspector.store import NotFound, open_store
 
 
 @pytest.fixture(scope="module")
-def two_runs(demo_db, tmp_path_factory) -> Path:
-    return demo_with_second_run(demo_db, tmp_path_factory.mktemp("two-runs"))
+def two_runs(demo_two_runs_db) -> Path:
+    return demo_two_runs_db
 
 
 def test_two_runs_differ_only_where_they_really_do(two_runs):
@@ -92,8 +92,9 @@ def test_diff_page_compares_two_threads_from_a_link(two_runs, app_on_store):
     with open_store(str(two_runs)) as store:
         newest = {t: max((r for r in store.timeline(t) if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
                   for t in (FIRST, SECOND)}
-    assert at.selectbox[0].value == FIRST  # the thread picker, then a checkpoint of each thread
-    assert [s.value for s in at.selectbox[1:]] == [newest[FIRST].checkpoint_id, newest[SECOND].checkpoint_id]
+    pickers = [s for s in at.selectbox if s.label != "Profile"]  # the profile picker aside
+    assert pickers[0].value == FIRST  # the thread picker, then a checkpoint of each thread
+    assert [s.value for s in pickers[1:]] == [newest[FIRST].checkpoint_id, newest[SECOND].checkpoint_id]
     text = all_text(at)
     assert "two threads: messages are matched by content" in text
     assert "**messages**" in text and "**thread_data**" in text and "**todos**" not in text

@@ -35,8 +35,8 @@ def day_of(checkpoint_id: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def sqlite_growth(tmp_path_factory, now):
-    return write_sqlite(tmp_path_factory.mktemp("growth") / "growth.db", now)
+def sqlite_growth(growth_sqlite, now):
+    return growth_sqlite(now)
 
 
 @pytest.fixture(scope="module")

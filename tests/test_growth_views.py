@@ -16,7 +16,8 @@ import sqlite3
 import psycopg
 import pytest
 from conftest import written_database
-from growth_store import LATE, write_postgres, write_sqlite
+from fixtures.stores import copy_store
+from growth_store import LATE, write_postgres
 
 from inspector.operations.growth import growth_report
 from inspector.store import StoreError, open_store
@@ -99,8 +100,8 @@ def pg_dated(admin: str) -> list[tuple]:
 
 
 @pytest.fixture(scope="module")
-def hostile_sqlite(tmp_path_factory):
-    path = write_sqlite(tmp_path_factory.mktemp("growth-views") / "growth.db", NOW)
+def hostile_sqlite(growth_sqlite, tmp_path_factory):
+    path = copy_store(growth_sqlite(NOW), tmp_path_factory.mktemp("growth-views"))
     with sqlite3.connect(path) as conn:
         copy = ("INSERT INTO checkpoints SELECT CAST(? AS TEXT), checkpoint_ns, {cid}, parent_checkpoint_id, type, "
                 "checkpoint, metadata FROM checkpoints WHERE thread_id = 'grow-c'")

@@ -22,8 +22,8 @@ pytestmark = pytest.mark.timeout(240)
 
 
 @pytest.fixture(scope="module")
-def hostile_db(tmp_path_factory) -> Path:
-    return corpus.write_corpus(tmp_path_factory.mktemp("hostile-cli"))
+def hostile_db(hostile_corpus_db) -> Path:
+    return hostile_corpus_db
 
 
 @pytest.fixture(autouse=True)
@@ -91,7 +91,7 @@ def test_store_wide_commands_list_every_thread_and_undecodable_ids_escaped(hosti
         check(code, out)
     code, out = run(capsys, "threads", *base, *flag)
     for thread in corpus.thread_ids():
-        spelled = json.dumps(thread)[1:-1] if as_json else thread.translate(
+        spelled = json.dumps(thread)[1:-1] if as_json else shown(thread).translate(
             {0x1B: "\\x1b", 0x07: "\\x07", 0x9B: "\\x9b", 0x9C: "\\x9c", 0x9D: "\\x9d", 0x202E: "\\u202e"})
         assert spelled in out, thread
     listed = ([shown(t["thread_id"]) for t in json.loads(out)["threads"]] if as_json

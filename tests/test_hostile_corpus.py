@@ -8,6 +8,8 @@ import sqlite3
 import hostile_corpus as corpus
 import pytest
 
+from inspector.store.not_utf8 import stored_bytes
+
 
 @pytest.fixture(scope="module")
 def corpus_db(tmp_path_factory):
@@ -26,7 +28,7 @@ def _raw(db, sql):
 def test_every_case_writes_its_threads(corpus_db):
     stored = {row[0] for row in _raw(corpus_db, "SELECT DISTINCT thread_id FROM checkpoints")}
     for thread in corpus.thread_ids():
-        assert thread.encode() in stored, thread
+        assert stored_bytes(thread) in stored, thread  # an id stored as bytes (``not_utf8.from_blob``): its bytes
     undecodable = [t for t in stored if not _decodes(t)]
     assert len(undecodable) == 4 and corpus.BAD_UTF8_THREAD in undecodable and corpus.VICTIM_PLANTED in undecodable
     assert not _decodes(_raw(corpus_db, "SELECT checkpoint_id FROM checkpoints WHERE checkpoint_id LIKE '1f0-bad-%'")[0][0])

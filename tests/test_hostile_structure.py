@@ -22,7 +22,6 @@ from corpus.hostile_structure import (
     HOST_SECRET,
     PLAIN,
     ROOT_LINK,
-    STRUCTURE_CASES,
 )
 
 from inspector.cli import main
@@ -35,8 +34,8 @@ pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture(scope="module")
-def structure_db(tmp_path_factory) -> Path:
-    return corpus.write_corpus(tmp_path_factory.mktemp("structure"), cases=STRUCTURE_CASES)
+def structure_db(structure_corpus_db) -> Path:
+    return structure_corpus_db
 
 
 def make_thread(base: Path, thread_id: str) -> Path:

@@ -73,7 +73,7 @@ def test_cached_image_spans_equal_spans_decoded_from_the_store(demo_db, cache, t
             assert cached_image_spans(*args) == expected  # no cache at all
             assert cached_image_spans(*args, cache=cache) == expected  # filling it
             assert cached_image_spans(*args, cache=cache) == expected  # read from it
-        assert (store.identity, thread_id) in {key[:2] for key in image_facts(cache)}
+        assert (store.fact_identity(), thread_id) in {key[:2] for key in image_facts(cache)}
         plain = media_report(store, thread_id, artifacts=False).as_dict()
         assert media_report(store, thread_id, artifacts=False, cache=cache).as_dict() == plain
 

@@ -1,6 +1,6 @@
-"""The inspector installs into an app's own environment and runs there: DeerFlow's pinned versions under
-Python 3.12 (``tests/deerflow_pins.txt``, from DeerFlow's uv.lock), its CLI reading stores this suite wrote,
-and an operator's schema that only that Python can import. Outside it, such a schema is refused at once,
+"""The inspector installs into an app's own environment and runs there: beside DeerFlow's versions under
+Python 3.12 (``tests/deerflow_lock.txt``, from DeerFlow's uv.lock), moving none of them, its CLI reading stores
+this suite wrote, and an operator's schema that only that Python can import. Outside it, such a schema is refused at once,
 in one line naming what is missing and the fix."""
 
 from __future__ import annotations

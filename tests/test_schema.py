@@ -229,15 +229,18 @@ def _alter_score(db: Path) -> str:
     return rewrite_checkpoint(db, custom_schema.THREAD, lower)
 
 
-def test_an_altered_custom_field_is_a_mismatch_only_when_its_reducer_is_known(scored_db, tmp_path, capsys):
+def test_a_custom_field_altered_without_a_write_is_flagged_with_and_without_its_reducer(scored_db, tmp_path, capsys):
     db = tmp_path / "altered.db"
     shutil.copyfile(scored_db, db)
     altered = _alter_score(db)
     assert main(["replay", "--db", str(db), custom_schema.THREAD, "--schema", "custom_schema:ScoredState"]) == 1
     out = capsys.readouterr().out
-    assert altered in out and "score" in out and "1 mismatched" in out
-    assert main(["replay", "--db", str(db), custom_schema.THREAD]) == 0  # reducer unknown: never a mismatch
-    assert "0 mismatched" in capsys.readouterr().out
+    assert altered in out and "1 mismatched (1 of them changed without a write: score)" in out
+    # reducer unknown: never a mismatch, but a value no task wrote must not change whatever the reducer
+    assert main(["replay", "--db", str(db), custom_schema.THREAD]) == 1
+    out = capsys.readouterr().out
+    assert "0 mismatched, 1 changed without a write (score)" in out
+    assert f"{altered}  mismatch" in out and "score: 12 -> -1 (changed without a write)" in out
 
 
 # -- drift -------------------------------------------------------------------------

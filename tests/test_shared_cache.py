@@ -17,6 +17,7 @@ from test_retention_postgres import with_database
 
 from inspector.analysis_cache import CacheError, open_cache
 from inspector.analysis_cache_postgres import PostgresAnalysisCache
+from inspector.profiles import EVIDENCE_KIND
 from inspector.store import open_store
 
 pytestmark = pytest.mark.postgres
@@ -50,14 +51,15 @@ def test_the_second_process_reads_what_the_first_computed(pg_demo, cache_url, tm
     assert first["exception"] == [] and second["exception"] == []
     assert first["caches"] == second["caches"] == 1
     assert first["checkpoints_read"] >= checkpoints and first["hits"] == 0 and first["misses"] == checkpoints
-    # every size fact came from the cache; what is still read is not an analysis the cache holds (the app
-    # profile's evidence: the newest checkpoint's channel names)
+    # every size fact came from the cache, and what the newest checkpoint holds (the app profile's evidence)
     assert second["hits"] == checkpoints and second["misses"] == 0
     assert second["checkpoints_read"] == first["checkpoints_read"] - checkpoints <= 1
     assert second["metrics"] == first["metrics"]  # the same Size panel, from the cache
     with psycopg.connect(cache_url) as conn:
-        assert conn.execute("SELECT count(*) FROM inspector_cache_facts WHERE thread = %s", [THREAD]).fetchone()[0] \
-            == checkpoints
+        assert conn.execute("SELECT count(*) FROM inspector_cache_facts WHERE thread = %s AND kind <> %s",
+                            [THREAD, EVIDENCE_KIND]).fetchone()[0] == checkpoints
+        assert conn.execute("SELECT count(*) FROM inspector_cache_facts WHERE thread = %s AND kind = %s",
+                            [THREAD, EVIDENCE_KIND]).fetchone()[0] == 1
 
 
 def test_a_cache_url_naming_the_store_is_refused(pg_demo, postgres_dsn):

@@ -23,8 +23,8 @@ def now(request) -> float:
 
 
 @pytest.fixture(scope="module")
-def growth_db(tmp_path_factory, now):
-    return write_sqlite(tmp_path_factory.mktemp("store-charts") / "growth.db", now)
+def growth_db(growth_sqlite, now):
+    return growth_sqlite(now)
 
 
 def report_of(path, bucket: str, days: int, now: float):

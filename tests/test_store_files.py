@@ -18,7 +18,8 @@ import time
 import psycopg
 import pytest
 from conftest import grant_readonly_role
-from growth_store import EARLY, write_bulk_thread, write_postgres, write_sqlite
+from fixtures.stores import copy_store
+from growth_store import EARLY, write_bulk_thread, write_postgres
 from test_retention_postgres import with_database
 
 from inspector.cli import main
@@ -48,10 +49,10 @@ def plant(conn, dialect: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def sqlite_leftovers(tmp_path_factory):
+def sqlite_leftovers(growth_sqlite, tmp_path_factory):
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    path = write_sqlite(tmp_path_factory.mktemp("leftovers") / "deerflow.db", NOW)
+    path = copy_store(growth_sqlite(NOW), tmp_path_factory.mktemp("leftovers"), "deerflow.db")
     conn = sqlite3.connect(path, check_same_thread=False)
     saver = SqliteSaver(conn)
     write_bulk_thread(saver)

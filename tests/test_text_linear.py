@@ -17,7 +17,8 @@ from inspector.safety.inert_text import inert_markdown, links_in, literal
 from inspector.safety.redaction import Redactor
 
 SIZE = 100_000
-TRANSFORMS = {"inert_markdown": inert_markdown, "literal": literal, "redaction": Redactor().text, "links_in": links_in,
+TRANSFORMS = {"inert_markdown": inert_markdown, "literal": literal, "redaction": Redactor().text,
+              "redaction_of_a_name": Redactor().name, "links_in": links_in,
               "strip_human_blocks": strip_human_blocks, "strip_marker_tags": strip_marker_tags,
               "parse_upload_block": parse_upload_block}
 

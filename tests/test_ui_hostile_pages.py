@@ -20,8 +20,8 @@ pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture(scope="module")
-def hostile_db(tmp_path_factory) -> Path:
-    return corpus.write_corpus(tmp_path_factory.mktemp("hostile-pages"))
+def hostile_db(hostile_corpus_db) -> Path:
+    return hostile_corpus_db
 
 
 @pytest.fixture
@@ -56,14 +56,14 @@ def test_store_wide_pages(app_on_corpus):
 
 @pytest.mark.parametrize("thread", corpus.thread_ids())
 def test_thread_and_diff_pages_of_each_hostile_thread(app_on_corpus, thread):
-    at = open_page("thread", thread=thread)
+    at = open_page("thread", thread=token(thread))  # as a link spells it (an id stored as bytes: ~blob:<hex>)
     check(at)
     toggles = {t.key: t for t in at.toggle}
     for key in ("show_internal", "show_writes", "show_raw"):  # every hostile thread's state opens with them
         assert key in toggles, f"{thread!r}: no {key} toggle"
         toggles[key].set_value(True)
     check(at.run())
-    check(open_page("diff", thread=thread, replay="1"))
+    check(open_page("diff", thread=token(thread), replay="1"))
 
 
 def test_an_id_that_is_not_utf8_opens_its_own_thread(app_on_corpus):

@@ -16,7 +16,6 @@ from corpus.hostile_structure import (
     FOLDER_LINK,
     PLAIN,
     ROOT_LINK,
-    STRUCTURE_CASES,
 )
 from ui_app import all_text, open_page
 
@@ -24,8 +23,8 @@ pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture(scope="module")
-def structure_db(tmp_path_factory) -> Path:
-    return corpus.write_corpus(tmp_path_factory.mktemp("ui-structure"), cases=STRUCTURE_CASES)
+def structure_db(structure_corpus_db) -> Path:
+    return structure_corpus_db
 
 
 @pytest.fixture

@@ -8,13 +8,13 @@ import os
 from pathlib import Path
 
 import pytest
-from secret_store import KEPT, SECRETS, THREAD, checkpoint_ids, leaked, write_secret_folder
+from secret_store import KEPT, SECRETS, THREAD, checkpoint_ids, leaked
 from ui_app import open_page
 
 
 @pytest.fixture(scope="module")
-def secret_db(tmp_path_factory) -> Path:
-    return write_secret_folder(tmp_path_factory.mktemp("secrets"))
+def secret_db(secret_folder_db) -> Path:
+    return secret_folder_db
 
 
 def rendered(at) -> str:

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = {"threads": "inspector/ui/pages/threads.py", "thread": "inspector/ui/pages/thread.py",
          "diff": "inspector/ui/pages/diff.py", "health": "inspector/ui/pages/health.py",
-         "retention": "inspector/ui/pages/retention.py"}
+         "retention": "inspector/ui/pages/retention.py", "memory": "inspector/ui/pages/memory.py"}
 
 
 def open_page(page: str = "threads", started: Callable[[], None] | None = None, timeout: float = 60,

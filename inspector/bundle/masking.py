@@ -82,6 +82,15 @@ class Masker:
         text = data.decode("latin-1")
         return self._rules.text(text) != text
 
+    def name(self, text: str) -> str:
+        """A name from the data (a namespace, a task path, a file's name) with its secret shapes masked as a name
+        (``Redactor.name``: ``get_token:<task id>`` stays as it is)."""
+        return self._redactor.name(text) if self.enabled and isinstance(text, str) else text
+
+    def channel_name(self, name: Any) -> Any:
+        """A channel's name as a checkpoint's header masks its keys (``branch:to:NODE`` names a node)."""
+        return self._redactor.text(name) if self.enabled and isinstance(name, str) else name
+
     def text(self, text: str, where: str) -> str:
         if not self.enabled:
             return text

@@ -172,7 +172,7 @@ class RowConverter:
             out = []
             for name, raw in channels:
                 masked, tree = self.channel(str(name), raw)
-                out.append((name, masked))
+                out.append((self.masker.channel_name(name), masked))
                 if tree is not None:
                     refs[str(name)] = tree
             return "msgpack", join_checkpoint(self._header(header), out), refs
@@ -187,7 +187,8 @@ class RowConverter:
                 for name, value in refs.items():
                     self.on_file_value(name, value)  # type: ignore[misc]  # (file channels imply a reader)
                 tree = {k: self.masker.value(v, HEADER, keys=False) for k, v in tree.items() if k != "channel_values"}
-                tree["channel_values"] = {k: self.masker.channel(str(k), v) for k, v in values.items()}
+                tree["channel_values"] = {self.masker.channel_name(k): self.masker.channel(str(k), v)
+                                          for k, v in values.items()}
                 return "json", dump_json(tree), refs
         if cp.checkpoint is not None and not self.masker.enabled:
             return str(cp.type), bytes(cp.checkpoint), {}  # nothing is masked: kept as stored
@@ -213,7 +214,7 @@ class RowConverter:
             if entry is not None and entry is not _EMPTY:
                 values[channel] = entry
         refs = {str(name): tree for name, (_, tree) in values.items() if tree is not None}
-        channels = [(name, masked) for name, (masked, _) in values.items()]
+        channels = [(self.masker.channel_name(name), masked) for name, (masked, _) in values.items()]
         return "msgpack", join_checkpoint(self._header([(k, dump_msgpack(v)) for k, v in header.items()]), channels), refs
 
     def _header(self, items: list[tuple[Any, bytes]]) -> list[tuple[Any, bytes]]:

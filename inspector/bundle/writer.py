@@ -2,9 +2,12 @@
 
 The checkpoint file is a NEW SQLite database created by LangGraph's own
 ``SqliteSaver.setup()``; the thread's rows are copied into it, every value
-masked first (``Masker``), so no secret is ever written to it, and the file is
-VACUUMed before it is zipped. The source store is only read. The zip is built
-under a temporary name and renamed when complete.
+masked first (``Masker``), and the names in its keys too (namespaces, task
+paths and ids: a key-shaped node name is in each), so no secret is ever written
+to it, and the file is VACUUMed before it is zipped. A file's member name is
+masked as a name as well (the state's masked path names the same member). The
+source store is only read. The zip is built under a temporary name and renamed
+when complete.
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ class _Copy:
         self.namespaces: set[str] = set()
         self.refs = refs
         self.newest_root: tuple[str, dict[str, Any], Any] | None = None  # (id, file-naming values, metadata)
+        self.oldest_root: tuple[str, Any] | None = None  # (id, metadata): where an app records a thread's origin
 
 
 def _converter(masker: Masker, profile: Profile) -> tuple[RowConverter, References]:
@@ -83,6 +87,7 @@ def _converter(masker: Masker, profile: Profile) -> tuple[RowConverter, Referenc
 def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: RowConverter,
                refs: References) -> _Copy:
     copied = _Copy(refs)
+    name = convert.masker.name
     for cp in store.export_thread(thread_id):
         if cp.missing:
             copied.stray_writes += len(cp.writes)
@@ -92,17 +97,21 @@ def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: 
             continue
         type_tag, blob, values = converted
         # ids that are not UTF-8 (a hostile SQLite store's) are copied as the bytes they are (``bound``)
-        conn.execute(*bound(_INSERT_CHECKPOINT, (thread_id, cp.checkpoint_ns, cp.checkpoint_id,
+        ns = name(cp.checkpoint_ns)
+        conn.execute(*bound(_INSERT_CHECKPOINT, (thread_id, ns, cp.checkpoint_id,
                                                  cp.parent_checkpoint_id, type_tag, blob, convert.metadata(cp.metadata))))
         copied.checkpoints += 1
-        copied.namespaces.add(cp.checkpoint_ns)
+        copied.namespaces.add(ns)
         if not cp.checkpoint_ns and (copied.newest_root is None or cp.checkpoint_id > copied.newest_root[0]):
             copied.newest_root = (cp.checkpoint_id, values, cp.metadata)
+        if not cp.checkpoint_ns and (copied.oldest_root is None or cp.checkpoint_id < copied.oldest_root[0]):
+            copied.oldest_root = (cp.checkpoint_id, cp.metadata)
         for write in cp.writes:
             kept = convert.write(write)
             if kept is not None:
-                conn.execute(*bound(_INSERT_WRITE, (thread_id, cp.checkpoint_ns, cp.checkpoint_id, write.task_id,
-                                                    write.task_path, write.idx, write.channel, *kept)))
+                conn.execute(*bound(_INSERT_WRITE, (thread_id, ns, cp.checkpoint_id, name(write.task_id),
+                                                    name(write.task_path), write.idx,
+                                                    convert.masker.channel_name(write.channel), *kept)))
                 copied.writes += 1
     return copied
 
@@ -122,7 +131,10 @@ def _files(store: Store, thread_id: str, copied: _Copy, chosen: Reading, data_di
     if finder is None or chosen.profile.referenced_files is None:
         return FilePlan(), {"source_folders": {}, "files_note": no_files_note(
             chosen.title, chosen.is_app(), chosen.profile.texts.get("files.none") if chosen.is_app() else None)}
-    user_data, problems = finder(thread_id, values, _metadata(metadata), data_dir, store)
+    # the thread's metadata as its oldest and newest root checkpoints hold it: a record of where the thread came
+    # from (a branch's parent) is written with its first checkpoint, and may be missing from its newest
+    oldest = _metadata(copied.oldest_root[1]) if copied.oldest_root else {}
+    user_data, problems = finder(thread_id, values, {**oldest, **_metadata(metadata)}, data_dir, store)
     if user_data is None:
         plan = FilePlan()
         if problems and problems[0].startswith("refused:") and copied.refs.paths:
@@ -172,6 +184,7 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
         copied = _write_database(store, thread_id, db, convert, refs)
         files, source_folders = _files(store, thread_id, copied, chosen, data_dir, settings.bundle_max_file_bytes,
                                        settings.bundle_max_files_bytes)
+        _mask_members(files, masker)
         building = out.with_name(out.name + ".building")
         try:
             with zipfile.ZipFile(building, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -201,6 +214,22 @@ def write_bundle(store: Store, thread_id: str, out: str | Path, *, data_dir: str
         finally:
             building.unlink(missing_ok=True)
     return manifest
+
+
+def _mask_members(files: FilePlan, masker: Masker) -> None:
+    """Each file's member name with the names in it masked (a key-shaped file name), after the thread's folder,
+    as the state's masked path names it; two that mask alike kept apart."""
+    taken: set[str] = set()
+    for bundled in files.files:
+        head, sep, tail = bundled.member.partition("/user-data/")
+        member = head + sep + "/".join(masker.name(part) for part in tail.split("/")) if sep else bundled.member
+        stem, dot, suffix = member.rpartition(".")
+        n = 1
+        while member in taken:
+            n += 1
+            member = f"{stem} ({n}){dot}{suffix}" if dot and "/" not in suffix else f"{member} ({n})"
+        taken.add(member)
+        bundled.member = member
 
 
 def _write_database(store: Store, thread_id: str, db: Path, convert: RowConverter, refs: References) -> _Copy:

@@ -24,6 +24,7 @@ from . import (
     diff_commands,
     flow_commands,
     media_commands,
+    memory_commands,
     operations_commands,
     output,
     retention_commands,
@@ -36,7 +37,7 @@ from . import (
 ID_ARGUMENTS = ("thread", "checkpoint", "ns", "from_id", "to_id", "against_thread", "threads")
 
 COMMAND_MODULES = (store_commands, flow_commands, diff_commands, media_commands, size_commands, retention_commands,
-                   bundle_commands, operations_commands)
+                   bundle_commands, operations_commands, memory_commands)
 
 
 class CliError(Exception):

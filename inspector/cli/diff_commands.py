@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ..profiles import reading, reading_for
+from ..profiles import reading
 from ..store import Store
 from .output import masked, print_json, print_table, say
 from .progress import StderrProgress
@@ -29,8 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--internal", action="store_true", help="include LangGraph's internal channels")
     p.set_defaults(handler=cmd_diff)
 
-    p = sub.add_parser("replay", help="replay every step's writes through the reducers; exit 1 on a mismatch "
-                                      "(unverified fields do not count)")
+    p = sub.add_parser("replay", help="replay every step's writes through the reducers; exit 1 on a mismatch or a "
+                                      "value changed without a write (unverified fields do not count)")
     add_store_args(p)
     p.add_argument("thread", help=THREAD_HELP)
     p.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
@@ -81,28 +81,29 @@ def print_diff(result: StateDiff, profile_line: str | None = None) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from ..diff import replay_thread, verdict
+    from ..diff import checked_replay
 
     with open_from_args(args) as store, StderrProgress(f"replay {args.thread}", args.quiet, unit="steps") as progress:
         keys = store.timeline_keys(args.thread)  # read once: for the profile's evidence and for the history
-        chosen = reading_for(store, args.thread, rows=keys)
-        schema = _schema_name(store, args.thread)
         cache = open_cache_for(store, args)
         try:
-            steps = replay_thread(store, args.thread, args.ns, cache=cache, progress=progress, keys=keys)
+            checked = checked_replay(store, args.thread, args.ns, cache=cache, progress=progress, keys=keys)
         finally:
             if cache is not None:
                 cache.close()
-    result = verdict(steps)
+        schema = _schema_name(store, args.thread, checked.reading.name if checked.doubt else None)
+    steps, result, chosen = checked.steps, checked.verdict, checked.chosen
     mismatched = [s for s in steps if s.status == "mismatch"]
     broken = [s for s in steps if s.status == "broken"]
     if args.json:
         print_json({"thread_id": args.thread, "checkpoint_ns": args.ns, "schema": schema,
-                    "profile": chosen.as_json(), "matches": result.matches,
-                    "broken_history": [s.note for s in broken], "verdict": result,
+                    "profile": chosen.as_json(), "doubt": checked.doubt.as_json() if checked.doubt else None,
+                    "matches": result.matches, "broken_history": [s.note for s in broken], "verdict": result,
                     "steps": steps})
     else:  # print_json masks what it prints; a table's cells are built from the steps masked as records
         say(chosen.line())
+        if checked.doubt:
+            say(checked.doubt.summary())
         print_table(["step", "source", "checkpoint", "replay", "detail"], [_row(s) for s in masked(steps)],
                     prose=("detail",))
         say(f"{len(steps)} checkpoint(s), {len(mismatched)} replay mismatch(es)"
@@ -111,11 +112,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0 if result.matches and not broken else 1
 
 
-def _schema_name(store: Store, thread_id: str) -> str:
+def _schema_name(store: Store, thread_id: str, named: str | None = None) -> str:
     """The name of the schema the thread is replayed in (read without loading it when it is DeerFlow's)."""
     from ..schema.default import active_schema_name
 
-    with reading(store, thread_id):
+    with reading(store, thread_id, named=named):
         return active_schema_name()
 
 

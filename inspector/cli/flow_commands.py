@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from ..history.attribution import attribute_keys
+from ..history.attribution import attribute
 from ..history.flow_dot import to_dot
 from ..history.flow_graph import MAX_NODES, cluster_of, graph_json, infer_graph
 from ..history.lineage import build_history
 from ..history.node_colours import thread_colours
 from ..store.records import checkpoint_not_found
-from .output import masked, print_json
+from .output import masked, masked_name, print_json
 from .store_commands import THREAD_HELP, add_store_args, open_from_args
 
 
@@ -45,24 +45,30 @@ def cmd_graph(args: argparse.Namespace) -> int:
         keys = store.timeline_keys(args.thread)
         if args.ns and not args.checkpoint and all(row.checkpoint_ns != args.ns for row in keys):
             raise checkpoint_not_found(args.thread, None, args.ns)  # as state, diff and replay answer
-        history = build_history(masked(keys))
+        history = build_history(masked(keys))  # stored namespaces: --ns and --checkpoint name them
         writes = masked(store.write_keys(args.thread, list(history.nodes)))
         key = None
         if args.checkpoint:
             key = history.find(args.checkpoint, args.ns)
             if key is None:
                 raise checkpoint_not_found(args.thread, args.checkpoint, args.ns)
-            made = attribute_keys(store, history, [key])[key]
-    graph = infer_graph(history, writes, args.max_nodes)
+    # the graph is drawn from the history with its names masked (a subgraph's cluster is named by its namespace)
+    shown_rows = masked(keys, names=True)
+    shown = build_history(shown_rows)
+    shown_writes = {(masked_name(ns), checkpoint): found for (ns, checkpoint), found in writes.items()}
+    graph = infer_graph(shown, shown_writes, args.max_nodes)
+    if key is not None:
+        key = (masked_name(key[0]), key[1])
+        made = attribute(shown, key, shown_writes)
     if args.json:
         payload = graph_json(graph)
         if key is not None:
             payload["highlight"] = {"checkpoint": key[1], "ns": key[0], "label": made.label,
                                     "nodes": graph.node_ids(made.nodes, cluster_of(key[0])), "wrote": list(made.fields)}
-        print_json(payload)
+        print_json(payload, keys=False)  # names and counts, read masked: a count under a secret's name is a count
         return 0
     highlight = graph.node_ids(made.nodes, cluster_of(key[0])) if key is not None else []
     print(to_dot(graph, highlight, made.fields if key is not None else (),
                  title=f"thread {args.thread}: what ran (from the stored writes), not the code's whole graph",
-                 colours=thread_colours(keys)))
+                 colours=thread_colours(shown_rows)))
     return 0

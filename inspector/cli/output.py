@@ -73,16 +73,24 @@ def use_redactor(redactor: Redactor | None) -> None:
     _redactor = redactor
 
 
-def masked(value: Any, keys: bool = True) -> Any:
-    """``value`` with secrets masked for output (``keys=False``: text shapes only, for size reports)."""
+def masked(value: Any, keys: bool = True, names: bool = False) -> Any:
+    """``value`` with secrets masked for output (``keys=False``: text shapes only, for size reports; ``names``:
+    namespaces masked as names, for what is printed: before it, a command looks checkpoints up by them)."""
     global _redactor
     if _redactor is None:
         _redactor = redactor_for()
-    return _redactor(value, keys=keys)
+    return _redactor(value, keys=keys, names=names)
+
+
+def masked_name(text: str) -> str:
+    """A name from the data (a namespace, a node's name) as output shows it (``Redactor.name``)."""
+    masked(None)  # the run's redactor, chosen on first use
+    assert _redactor is not None
+    return _redactor.name(text)
 
 
 def print_json(data: Any, out: TextIO | None = None, keys: bool = True) -> None:
-    text = indented(masked(to_jsonable(data), keys))  # json.dumps(indent=2, ensure_ascii=False); plain data
+    text = indented(masked(to_jsonable(data), keys, names=True))  # json.dumps(indent=2, ensure_ascii=False); plain data
     (out or sys.stdout).write(_escape_json(text) + "\n")
 
 
@@ -132,7 +140,8 @@ def listed(text: str, stored_as_bytes: bool = False) -> str:
 
 
 def print_table(headers: Sequence[str] | None, rows: Iterable[Any], out: TextIO | None = None,
-                formats: Mapping[str, Callable[[Any], Any]] | None = None, prose: Collection[str] = ()) -> None:
+                formats: Mapping[str, Callable[[Any], Any]] | None = None, prose: Collection[str] = (),
+                names: Collection[str] = ("namespace", "checkpoint_ns", "ns")) -> None:
     """A plain aligned table; cells are shown with ``str`` (masked) and cut at 60 characters (a value of
     1,000 characters or more with its length; ``--json`` prints it whole).
 
@@ -142,7 +151,8 @@ def print_table(headers: Sequence[str] | None, rows: Iterable[Any], out: TextIO 
 
     ``rows`` are the core's rows as they are: dicts or dataclasses, whose keys (field names) ``headers``
     picks in order (``None``: every key of the first row), or plain sequences, one cell per header.
-    ``formats`` turns a column's values into text (``{"stored bytes": human_bytes}``); None stays blank."""
+    ``formats`` turns a column's values into text (``{"stored bytes": human_bytes}``); None stays blank. The
+    ``names`` columns hold names from the data (namespaces): masked as names (``masked_name``)."""
     out = out or sys.stdout
     records = [_record(row) for row in rows]
     if headers is None:
@@ -153,7 +163,7 @@ def print_table(headers: Sequence[str] | None, rows: Iterable[Any], out: TextIO 
     cells = []
     for record in records:
         values = [record.get(h) for h in headers] if isinstance(record, Mapping) else list(record)
-        cells.append([_cell(formats[h](v) if h in formats and v is not None else v, h in prose)
+        cells.append([_cell(formats[h](v) if h in formats and v is not None else v, h in prose, h in names)
                       for h, v in zip(headers, values)])
     headers = [terminal_safe(str(h), newlines=False) for h in headers]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
@@ -169,8 +179,9 @@ def _record(row: Any) -> Any:
     return row
 
 
-def _cell(value: Any, prose: bool = False) -> str:
-    text = masked("" if value is None else shown(str(value)))
+def _cell(value: Any, prose: bool = False, name: bool = False) -> str:
+    text = "" if value is None else shown(str(value))
+    text = masked_name(text) if name else masked(text)
     text = terminal_safe(text.replace("\n", " ") if prose else text, newlines=False)
     if len(text) <= 60:
         return text

@@ -7,7 +7,7 @@ import argparse
 from ..formatting import human_bytes
 from ..retention import Policy, plan_store, statements
 from ..retention.report import thread_rows, totals_line, variant_line
-from .output import listed, print_json, print_table, say
+from .output import listed, masked_name, print_json, print_table, say
 from .store_commands import add_store_args, open_from_args
 
 
@@ -34,7 +34,7 @@ def cmd_prune_preview(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         plan = plan_store(store, policy)
     if args.sql:
-        print(statements(plan), end="")
+        print(statements(plan, masked_name), end="")  # a masked namespace written as its bytes
     elif args.json:
         print_json(plan.as_dict())
     else:

@@ -15,9 +15,10 @@ from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
 from ..history.thread_list import SEARCH_LONGEST, thread_list, thread_records
 from ..history.timeline_rows import kind_columns
-from ..profiles import name_profile, reading
+from ..profiles import listed_readings, name_profile, reading
 from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..safety.audit import AuditTrail
+from ..safety.redaction import MARK_PREFIX
 from ..schema.default import active_names
 from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..state.interrupts import pending_questions
@@ -25,7 +26,8 @@ from ..store import Store, open_store
 from ..store.deerflow import deerflow_url
 from ..store.delta import delta_channels
 from ..store.model import THREAD_SORTS
-from .output import listed, masked, print_json, print_table, say, warn
+from ..store.not_utf8 import quoted
+from .output import listed, masked, masked_name, print_json, print_table, say, warn
 
 THREAD_HELP = "a thread id, as `threads` lists it (~bytes:<hex> for one that is not UTF-8)"
 
@@ -105,7 +107,44 @@ def open_from_args(args: argparse.Namespace) -> Store:
         explicit = deerflow_url(args.deerflow_home)
     url = resolve_db_url(explicit, settings)
     audit(args, url, settings)
-    return open_store(url, **store_options(settings))
+    store = open_store(url, **store_options(settings))
+    try:
+        _marks_from_cache(store, settings)
+        _stored_namespace(store, args)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def _marks_from_cache(store: Store, settings: Settings) -> None:
+    """Open the analysis cache once, so that its key keys the redaction marks: a namespace masked in one run's
+    output is masked the same in the next run and on the dashboard sharing the cache (``--ns`` given as shown
+    finds it). Skipped, quietly, where the cache is off or unusable (the commands that use it say why); a cache
+    this opening rebuilt is said here, once."""
+    try:
+        cache = open_cache(settings.cache_dir, settings.cache_max_mb, store, settings.cache_url)
+    except (CacheError, OSError):
+        return
+    if cache is not None:
+        if cache.notice:
+            warn(f"warning: {cache.notice}")
+        cache.close()
+
+
+def _stored_namespace(store: Store, args: argparse.Namespace) -> None:
+    """``--ns`` given as output shows a namespace whose name is masked (``[redacted api-key · … · #…]:<task id>``):
+    the thread's namespace masked so in this run (marks are the same from run to run while the analysis cache is
+    on, or with ``redact_hash_key``)."""
+    ns, thread = getattr(args, "ns", None), getattr(args, "thread", None)
+    if not isinstance(ns, str) or MARK_PREFIX not in ns or not isinstance(thread, str):
+        return
+    found = sorted({r.checkpoint_ns for r in store.timeline_keys(thread) if masked_name(r.checkpoint_ns) == ns})
+    if len(found) != 1:
+        raise ValueError(f"--ns {quoted(ns)} names no namespace of thread {quoted(thread)} as this run masks them "
+                         "(marks change from run to run when the analysis cache is off, unless redact_hash_key is set)"
+                         if not found else f"--ns {quoted(ns)} names {len(found)} namespaces of thread {quoted(thread)}")
+    args.ns = found[0]
 
 
 def open_cache_for(store: Store, args: argparse.Namespace) -> AnalysisCache | None:
@@ -157,13 +196,25 @@ def cmd_threads(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         listing = thread_list(store, args.search, args.limit, args.offset, args.sort,
                               mask=None if getattr(args, "reveal", False) else masked)
+        cache = open_cache_for(store, args)
+        try:
+            chosen = listed_readings(store, listing.threads, cache)
+        finally:
+            if cache is not None:
+                cache.close()
     if args.json:
-        print_json(listing)
+        print_json({"total": listing.total, "threads": [
+            {**to_jsonable(t), "profile": _profile_json(chosen.get(t.thread_id))} for t in listing.threads]})
         return 0
-    print_table(None, thread_records(listing.threads), prose=("title",),
+    print_table(None, thread_records(listing.threads, chosen), prose=("title",),
                 formats={"last update": lambda d: d.strftime("%Y-%m-%d %H:%M:%S"), "stored bytes": human_bytes})
     say(f"{len(listing.threads)} of {listing.total} thread(s)")
     return 0
+
+
+def _profile_json(chosen: Any) -> dict[str, Any] | None:
+    """A thread's profile in ``threads --json``: its name, title and why."""
+    return None if chosen is None else {"name": chosen.name, "title": chosen.title, "reason": chosen.reason}
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
@@ -219,6 +270,9 @@ def cmd_timeline(args: argparse.Namespace) -> int:
               + (f", created {branch.created_at}" if branch.created_at else ""))
     for problem in history.problems:
         say(f"problem: {problem.message}")
+    for row in rows:
+        for problem in row.problems:
+            say(f"problem: checkpoint {listed(row.checkpoint_id)}: {problem}")
     return 0
 
 
@@ -251,7 +305,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     with open_from_args(args) as store, reading(store, args.thread) as chosen:
         state = masked(store.state(args.thread, args.checkpoint, args.ns))
         if args.json:
-            print_json({**state_payload(state, args.internal), "profile": chosen.as_json()})
+            print_json({**state_payload(state, args.internal), "profile": chosen.as_json()}, keys=False)  # masked above
             return 0
         _print_state(state, args, chosen.line())
     return 0
@@ -262,7 +316,8 @@ def _print_state(state: Any, args: argparse.Namespace, profile_line: str) -> Non
 
     schema = active_names()
     delta = delta_channels(state.metadata)
-    say(f"thread {state.thread_id}  checkpoint {state.checkpoint_id}  ns {state.checkpoint_ns or '(root)'}")
+    say(f"thread {listed(state.thread_id)}  checkpoint {listed(state.checkpoint_id)}  "
+        f"ns {listed(state.checkpoint_ns) if state.checkpoint_ns else '(root)'}")
     channels = {**state.values, **(state.internal if args.internal else {})}
     say(profile_line)
     say(f"schema {schema.name}")

@@ -20,6 +20,7 @@ _EXPORTS = {
     "ReplayVerdict": ".model", "StateDiff": ".model", "StepReplay": ".model", "verdict": ".model",
     "GENERATED_ID": ".replay", "ReplayError": ".replay", "replay": ".replay", "replay_step": ".replay",
     "diff": ".state_diff", "diff_checkpoints": ".state_diff",
+    "CheckedReplay": ".doubt", "ProfileDoubt": ".doubt", "checked_replay": ".doubt",
     "message_line": ".summaries", "summarise": ".summaries",
     "cached_verdicts": ".thread_replay", "replay_thread": ".thread_replay",
 }

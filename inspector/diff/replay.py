@@ -1,14 +1,18 @@
 """Replay verification: parent state + the writes stored on it, through the schema's reducers,
 compared with the child's stored state.
 
-Each field of a step comes out verified (``confirmed``), ``unverified`` or
-``mismatch``. Only a field whose reducer the schema names can mismatch: a
-channel the schema does not declare is "unverified (reducer unknown)", and so is
-anything the store does not hold enough to check (values ``update_state`` or a
-direct ``put`` applied without storing writes, a reducer refusing a stored
-write). Writes follow LangGraph's channel rules: a reducer channel with no value
-yet takes its first write as it is (the value of an ``Overwrite``, as DeerFlow
-stores it; a stored wrapper reads as the value it holds), and
+Each field of a step comes out verified (``confirmed``), ``unverified``, ``mismatch`` or
+``unexplained``. Only a field whose reducer the schema names can mismatch: a written
+channel the schema does not declare is "unverified (reducer unknown)", with the standard
+folds its value is consistent with (``unwritten.standard_folds``), and so is anything the
+store does not hold enough to check (values ``update_state`` or a direct ``put`` applied
+without storing writes, a reducer refusing a stored write, parallel writes whose order
+the store does not keep). A field no stored write touched must keep its value whatever
+its reducer: one that changed is ``unexplained``, "changed without a write"
+(``unwritten.carried``). Writes are folded in LangGraph's task order, found again where
+the store keeps no task path (``task_order``). Writes follow LangGraph's channel rules: a
+reducer channel with no value yet takes its first write as it is (the value of an
+``Overwrite``, as DeerFlow stores it; a stored wrapper reads as the value it holds), and
 an ``Overwrite`` write bypasses the reducer (later writes in the same step are ignored).
 """
 
@@ -22,7 +26,8 @@ from ..schema.model import SandboxConflict
 from ..store import CheckpointState, WriteRecord, is_internal_channel
 from ..store.decode import CORRUPT_BLOB, Opaque, overwritten
 from ..store.delta import delta_channels
-from .model import UNKNOWN_REDUCER, FieldCheck, StepReplay, channel_reducer
+from ..store.records import step_and_source
+from .model import NO_FOLD, UNEXPLAINED, UNKNOWN_REDUCER, FieldCheck, StepReplay, channel_reducer
 from .nested import first_difference
 from .replay_messages import (  # noqa: F401 (GENERATED_ID, ReplayError, remembering_messages: re-exported)
     GENERATED_ID,
@@ -36,12 +41,15 @@ from .replay_messages import (  # noqa: F401 (GENERATED_ID, ReplayError, remembe
     remembering_messages,
     stored_messages,
 )
+from .task_order import in_task_order
+from .unwritten import carried, standard_folds
 from .writes import describe_writes, step_writes, update_writes, writes_by_channel
 
 NOT_STORED = "written by update_state or the saver; the values written are not stored"
 SANDBOX_CONFLICT = "merge_sandbox refused the stored writes"
 OPAQUE_VALUE = "a value written or stored could not be decoded (opaque, undecodable or too deep to walk)"
 UNREAD_CHECKPOINT = "the stored checkpoint is corrupt or truncated: the field's value could not be read"
+ORDER_UNKNOWN = "parallel writes in an order the store does not keep"
 
 
 class _Nothing:
@@ -168,7 +176,7 @@ def _written_channels(parent: CheckpointState, child: CheckpointState) -> set[st
 def _step(child: CheckpointState, status: str, note: str | None = None) -> StepReplay:
     return StepReplay(
         thread_id=child.thread_id, checkpoint_ns=child.checkpoint_ns, checkpoint_id=child.checkpoint_id,
-        parent_checkpoint_id=child.parent_checkpoint_id, step=child.metadata.get("step"),
+        parent_checkpoint_id=child.parent_checkpoint_id, step=step_and_source(child.metadata)[0],
         source=child.metadata.get("source"), status=status, note=note,
     )
 
@@ -185,6 +193,9 @@ def replay_step(parent: CheckpointState, child: CheckpointState, schema: schemas
     writes = step_writes(parent, source)
     if writes is None and sole_child:
         writes = update_writes(parent, _written_channels(parent, child))
+    unordered: set[str] = set()
+    if writes:
+        writes, unordered = in_task_order(parent, writes)
     result = _step(child, "match")
     result.wrote = describe_writes(writes)
     fields = schema.order(set(parent.values) | set(child.values) | set(writes_by_channel(writes) or {}))
@@ -192,12 +203,16 @@ def replay_step(parent: CheckpointState, child: CheckpointState, schema: schemas
         result.note = f"{source}: the values written to this checkpoint are not stored as writes"
         result.fields = _check_update(parent, child, fields, schema)
     else:
-        result.fields = _check_replay(parent, child, writes, fields, schema, result.findings)
+        # LangGraph stores a write for every task of a step (``__no_writes__`` for one that wrote nothing) and
+        # none for an input: a graph step without a stored write had its writes pruned or never stored
+        stored = bool(writes) or source == "input"
+        result.fields = _check_replay(parent, child, writes, fields, schema, result.findings,
+                                      _shuffled(writes, unordered), stored)
     _unread_as_unverified(parent, child, result)
     delta = delta_channels(parent.metadata, child.metadata)
     if delta:
         result.fields = [_delta_named(check, delta) for check in result.fields]
-    if result.mismatches:
+    if result.mismatches or result.unexplained:
         result.status = "mismatch"
     elif result.unverified:
         result.status = "unverified"
@@ -220,12 +235,24 @@ def _unread_as_unverified(parent: CheckpointState, child: CheckpointState, resul
     result.findings.extend(f"checkpoint {state.checkpoint_id}: {message}" for state, problems in unread
                            for message in problems)
     result.fields = [replace(check, status="unverified", first_difference=None, reason=UNREAD_CHECKPOINT)
-                     if check.status == "mismatch" and any(check.field not in state.values for state, _ in unread)
+                     if check.status in ("mismatch", UNEXPLAINED) and any(check.field not in state.values for state, _ in unread)
                      else check for check in result.fields]
 
 
+def _shuffled(writes: list[WriteRecord], unordered: set[str]) -> set[str]:
+    """The channels a task of unknown place wrote (``unordered``: its id) besides another task: their writes
+    may be folded in another order than LangGraph's."""
+    if not unordered:
+        return set()
+    writers: dict[str, set[str]] = {}
+    for write in writes:
+        writers.setdefault(write.channel, set()).add(write.task_id)
+    return {channel for channel, tasks in writers.items() if len(tasks) > 1 and tasks & unordered}
+
+
 def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[WriteRecord], fields: list[str],
-                  schema: schemas.Schema, findings: list[str]) -> list[FieldCheck]:
+                  schema: schemas.Schema, findings: list[str], shuffled: set[str] = frozenset(),
+                  stored_writes: bool = True) -> list[FieldCheck]:
     written = writes_by_channel(writes) or {}
     checks = []
     for name in fields:
@@ -234,11 +261,14 @@ def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[
         reducer = schema.reducer_name(name)
         stored = child.values.get(name)
         if name not in written:
-            checks.append(_carried(name, reducer, parent.values.get(name), stored, schema))
+            checks.append(carried(name, reducer, parent, child, schema, stored_writes))
             continue
         if not schema.knows(name):
-            checks.append(FieldCheck(name, reducer, "unverified", True, reason=UNKNOWN_REDUCER,
-                                     inferred=consistent_with(parent.values.get(name), written[name], stored)))
+            folds = standard_folds(name, parent.values.get(name), written[name], stored)
+            if folds == NO_FOLD and name in shuffled:
+                checks.append(FieldCheck(name, reducer, "unverified", True, reason=ORDER_UNKNOWN))
+            else:
+                checks.append(FieldCheck(name, reducer, "unverified", True, reason=UNKNOWN_REDUCER, inferred=folds))
             continue
         if isinstance(stored, Opaque) or any(isinstance(value, Opaque) for value in written[name]):
             checks.append(FieldCheck(name, reducer, "unverified", True, reason=OPAQUE_VALUE))
@@ -247,11 +277,15 @@ def _check_replay(parent: CheckpointState, child: CheckpointState, writes: list[
             expected = apply_writes(name, start_value(name, parent.values, schema), written[name], schema)
         except ReplayError as exc:
             findings.append(f"{name}: {exc}")
-            checks.append(FieldCheck(name, reducer, "unverified", True, reason=exc.reason))
+            checks.append(FieldCheck(name, reducer, "unverified", True,
+                                     reason=ORDER_UNKNOWN if name in shuffled else exc.reason))
             continue
         difference = field_difference(name, expected, stored, schema)
         if difference and parent.values.get(name) is None and _stored_wrapper_holds(name, expected, stored, schema):
             difference = None
+        if difference and name in shuffled:
+            checks.append(FieldCheck(name, reducer, "unverified", True, reason=ORDER_UNKNOWN))
+            continue
         checks.append(FieldCheck(name, reducer, "mismatch" if difference else "confirmed", True, difference))
     return checks
 
@@ -263,34 +297,11 @@ def _delta_named(check: FieldCheck, delta: frozenset[str]) -> FieldCheck:
     return replace(check, reducer=reducer, channel=channel) if channel else check
 
 
-def consistent_with(before: Any, writes: list[Any], stored: Any) -> str | None:
-    """What a field's stored value is consistent with when its reducer is unknown: ``operator.add``
-    (the value before and the written lists concatenated), ``replace`` (the last write), ``both``, or None.
-    An inference shown beside the verdict, never counted as verified."""
-    overwrites = [inner for is_overwrite, inner in map(overwritten, writes) if is_overwrite]
-    if overwrites:  # an Overwrite bypasses any reducer: it says nothing of which one
-        return "both" if overwrites[-1] == stored else None
-    added = isinstance(before, (list, type(None))) and all(isinstance(w, list) for w in writes) \
-        and list(before or []) + [item for w in writes for item in w] == stored
-    replaced = bool(writes) and writes[-1] == stored
-    return "both" if added and replaced else "operator.add" if added else "replace" if replaced else None
-
-
 def _stored_wrapper_holds(name: str, expected: Any, stored: Any, schema: schemas.Schema) -> bool:
     """An ``Overwrite`` written into a channel with no value, stored as the wrapper rather than its value
     (a channel that keeps its first write as it is): the wrapper holds the value replay expects."""
     is_wrapper, inner = overwritten(stored)
     return is_wrapper and field_difference(name, expected, inner, schema) is None
-
-
-def _carried(name: str, reducer: str, before: Any, stored: Any, schema: schemas.Schema) -> FieldCheck:
-    """A field no write touched: it must be carried over unchanged (or its reducer is unknown)."""
-    difference = field_difference(name, before, stored, schema)
-    if difference is None:
-        return FieldCheck(name, reducer, "confirmed", False)
-    if not schema.knows(name):
-        return FieldCheck(name, reducer, "unverified", False, reason=UNKNOWN_REDUCER)
-    return FieldCheck(name, reducer, "mismatch", False, difference)
 
 
 def _check_update(parent: CheckpointState, child: CheckpointState, fields: list[str],
@@ -304,5 +315,5 @@ def _check_update(parent: CheckpointState, child: CheckpointState, fields: list[
         if name in changed:
             checks.append(FieldCheck(name, reducer, "unverified", True, reason=NOT_STORED))
         else:
-            checks.append(_carried(name, reducer, parent.values.get(name), child.values.get(name), schema))
+            checks.append(carried(name, reducer, parent, child, schema, writes_stored=False))
     return checks

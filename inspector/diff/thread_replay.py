@@ -41,7 +41,8 @@ KIND = "replay/2"
 FLUSH_EVERY = 256
 # What a verdict depends on besides the schema: the replay's own code.
 _REPLAY_CODE = [Path(__file__).with_name(name)
-                for name in ("replay.py", "replay_messages.py", "writes.py", "nested.py", "model.py")]
+                for name in ("replay.py", "replay_messages.py", "writes.py", "nested.py", "model.py", "task_order.py",
+                             "unwritten.py")]
 
 Progress = Callable[[int, int], None]
 
@@ -136,6 +137,30 @@ def encode(result: StepReplay, selection: str | None) -> list[Any]:
     return [result.status, result.step, result.source, result.note, fields, selection, bool(result.findings)]
 
 
+def _field_fact(field: Any) -> bool:
+    return (type(field) is list and 5 <= len(field) <= 7 and all(type(t) is str for t in field[:3])
+            and type(field[3]) is bool and all(t is None or type(t) is str for t in field[4:6])
+            and (len(field) < 7 or type(field[6]) is str))
+
+
+def _valid(fact: Any) -> bool:
+    """Whether a cached verdict has the shape ``encode`` writes (another shape is replayed again)."""
+    return (type(fact) is list and len(fact) == 7 and type(fact[0]) is str and (fact[1] is None or isinstance(fact[1], int))
+            and all(t is None or type(t) is str for t in (fact[2], fact[3], fact[5])) and type(fact[4]) is list
+            and all(_field_fact(f) for f in fact[4]) and type(fact[6]) is bool)
+
+
+def _verdicts(cache: AnalysisCache, store: Store, thread_id: str, kind: str, keys: list[tuple[str, str]]) -> tuple[str, dict]:
+    """The store's fact identity, and the verdicts ``cache`` holds for ``keys`` (those of the right shape: the
+    others are dropped, and replayed again)."""
+    identity = store.fact_identity()
+    held = cache.get(identity, thread_id, kind, keys)
+    wrong = [key for key, fact in held.items() if not _valid(fact)]
+    if wrong:
+        cache.put(identity, thread_id, kind, {}, replacing=wrong)
+    return identity, {key: fact for key, fact in held.items() if _valid(fact)}
+
+
 def _details_hold_values(fact: list[Any]) -> bool:
     """A mismatch's first difference and a reducer's error quote values: such steps are replayed again."""
     return fact[0] == "mismatch" or fact[6]
@@ -159,7 +184,7 @@ def cached_verdicts(store: Store, thread_id: str, rows: list[CheckpointRow], cac
         return {}
     kind = f"{KIND}/{_fingerprint(schema)}"
     keys = [(r.checkpoint_ns, r.checkpoint_id) for r in rows]
-    facts = cache.get(store.identity, thread_id, kind, keys)
+    facts = _verdicts(cache, store, thread_id, kind, keys)[1]
     return {(r.checkpoint_ns, r.checkpoint_id): decode(r, facts[(r.checkpoint_ns, r.checkpoint_id)], [])
             for r in rows if (r.checkpoint_ns, r.checkpoint_id) in facts}
 
@@ -188,7 +213,7 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
         if row.parent_checkpoint_id:
             siblings[row.parent_checkpoint_id] = siblings.get(row.parent_checkpoint_id, 0) + 1
     kind = f"{KIND}/{_fingerprint(schema)}"
-    facts = cache.get(store.identity, thread_id, kind, [(ns, r.checkpoint_id) for r in rows]) if cache else {}
+    identity, facts = _verdicts(cache, store, thread_id, kind, [(ns, r.checkpoint_id) for r in rows]) if cache else ("", {})
     facts = {cid: fact for (_, cid), fact in facts.items()}
     replayed = {r.checkpoint_id for r in rows if r.checkpoint_id not in broken
                 and (r.checkpoint_id not in facts or _details_hold_values(facts[r.checkpoint_id]))}
@@ -201,11 +226,11 @@ def replay_thread(store: Store, thread_id: str, ns: str = "", schema: schemas.Sc
             if child.checkpoint_id not in facts and cache is not None:
                 new[(ns, child.checkpoint_id)] = encode(result, selection)
                 if len(new) >= FLUSH_EVERY:
-                    cache.put(store.identity, thread_id, kind, new)
+                    cache.put(identity, thread_id, kind, new)
                     new = {}
             tick()
     if cache is not None:
-        cache.put(store.identity, thread_id, kind, new)
+        cache.put(identity, thread_id, kind, new)
     writes = _parent_writes(store, thread_id, ns, [r for r in rows if r.checkpoint_id not in done])
     for row in rows:
         if row.checkpoint_id not in done and row.checkpoint_id not in facts:  # its state could not be read

@@ -183,7 +183,7 @@ def _namespace_tasks(history: History) -> dict[str, str]:
         for part in ns.split("|"):
             node, _, task_id = part.partition(":")
             if task_id:
-                named[task_id] = node
+                named[task_id] = history.node_name(node)
     return named
 
 

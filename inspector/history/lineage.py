@@ -20,10 +20,12 @@ checkpoint so the rest still lays out; a duplicate keeps its first row.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..store import CheckpointRow
+from ..store.not_utf8 import spelled
 
 Key = tuple[str, str]  # (checkpoint_ns, checkpoint_id)
 
@@ -95,6 +97,8 @@ class History:
     branches: list[Branch]
     orphans: list[Key]  # checkpoints whose parent is not in the store
     problems: list[HistoryProblem] = field(default_factory=list)
+    # how a node's name read from a namespace (``node:task_id``) is shown (the dashboard masks secret shapes)
+    node_name: Callable[[str], str] = field(default=str, repr=False, compare=False)
     _lines: dict[int, list[Key] | None] = field(default_factory=dict, repr=False, compare=False)
     _positions: dict[int, dict[Key, int]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -237,7 +241,7 @@ def _dedupe(rows: list[CheckpointRow]) -> tuple[list[CheckpointRow], list[Histor
         if seen[key] == 1:
             kept.append(row)
     problems = [
-        HistoryProblem(DUPLICATE_ID, (key,), f"duplicate id: checkpoint {key[1]} is stored {count} times"
+        HistoryProblem(DUPLICATE_ID, (key,), f"duplicate id: checkpoint {spelled(key[1])} is stored {count} times"
                        + (f" in namespace {short_namespace(key[0])}" if key[0] else "") + "; the first row is shown")
         for key, count in seen.items() if count > 1
     ]
@@ -264,7 +268,7 @@ def _cut_cycles(nodes: dict[Key, Node]) -> list[HistoryProblem]:
                 nodes[parent].children.remove(oldest)
             nodes[oldest].parent = None
             if len(loop) == 1:
-                message = f"parent cycle: checkpoint {oldest[1]} names itself as its parent"
+                message = f"parent cycle: checkpoint {spelled(oldest[1])} names itself as its parent"
             else:
                 message = (f"parent cycle: {len(loop)} checkpoints name each other as parents "
                            f"({' -> '.join(_short(k[1]) for k in loop)} -> {_short(loop[0][1])})")
@@ -285,7 +289,7 @@ def build_history(rows: list[CheckpointRow]) -> History:
             orphans.append(key)
             problems.append(HistoryProblem(
                 MISSING_PARENT, (key,),
-                f"missing parent: checkpoint {key[1]} names parent {parent[1]}, which is not in the store"))
+                f"missing parent: checkpoint {spelled(key[1])} names parent {spelled(parent[1])}, which is not in the store"))
             parent = None
         node.parent = parent
         if parent is not None:

@@ -5,16 +5,18 @@ who opened the same store. ``step`` names the checkpoint's step for people (a
 presenter can type ``&step=12``); the checkpoint id, when given, decides.
 
 Ids travel as ``store.not_utf8.token``: an id a SQLite store holds as text that is not UTF-8 is
-``~bytes:<hex>`` in the URL (any id starting with that marker too), every other id as it is; so each
-id has one spelling in a URL, never shared with another id. ``url_id`` / ``id_from_url`` do it.
+``~bytes:<hex>`` in the URL (any id starting with that marker too), an id it holds as a BLOB ``~blob:<hex>``,
+every other id as it is; so each id has one spelling in a URL, never shared with another id. ``url_id`` /
+``id_from_url`` do it. A ``step`` that is not a whole number of at most nine ASCII digits (``²``, ``--5``) is none.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..store.not_utf8 import TOKEN_PREFIX, from_token, stored_bytes, token
+from ..store.not_utf8 import TOKEN_PREFIX, from_token, is_blob, stored_bytes, token
 
 # LangGraph bounds no id, and the thread list links every thread it lists: a longer value names nothing (never its
 # prefix, which could be another thread's id)
@@ -24,7 +26,7 @@ MAX_PARAM_LENGTH = 65_536
 def url_id(value: str) -> str:
     """An id (thread, checkpoint, namespace) as a URL names it (``not_utf8.token``); an id with spaces or line breaks
     at either end is spelled as its bytes too, since a location read from a URL is stripped (a typed link)."""
-    if value != value.strip():
+    if value != value.strip() and not is_blob(value):  # an id stored as bytes is always spelled by its bytes
         return TOKEN_PREFIX + stored_bytes(value).hex()
     return token(value)
 
@@ -69,9 +71,12 @@ def _id(value: object) -> str | None:
     return None if text is None else id_from_url(text)
 
 
+_STEP = re.compile(r"-?[0-9]{1,9}")  # ASCII digits only: ``str.isdigit`` takes ``²``, which ``int`` refuses
+
+
 def _step(value: object) -> int | None:
     text = _clean(value)
-    if text is None or len(text) > 9 or not text.lstrip("-").isdigit():
+    if text is None or _STEP.fullmatch(text) is None:
         return None
     return int(text)
 

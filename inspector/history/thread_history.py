@@ -23,16 +23,20 @@ from .node_colours import NodeColours, thread_colours
 class ThreadHistory:
     """The keys of one thread's checkpoints, their layout, and the full rows read so far."""
 
-    def __init__(self, store: Store, thread_id: str, mask: Callable[[Any], Any] = lambda rows: rows) -> None:
-        """``mask`` is applied to every list of rows read (the dashboard masks secrets with it)."""
+    def __init__(self, store: Store, thread_id: str, mask: Callable[[Any], Any] = lambda rows: rows,
+                 node_name: Callable[[str], str] = str) -> None:
+        """``mask`` is applied to every list of rows read (the dashboard masks secrets with it); ``node_name`` to a
+        node's name read from a namespace (``History.node_name``: rows keep their namespaces, keys of lookups)."""
         self.thread_id = thread_id
         self._mask = mask
+        self._node_name = node_name
         self._lock = threading.Lock()
         self._order: list[CheckpointRow] = mask(store.timeline_keys(thread_id))  # duplicates kept: the layout names them
         self._rows: dict[Key, CheckpointRow] = {}
         for row in self._order:
             self._rows.setdefault(key_of(row), row)
         self.history: History = build_history(self._order)
+        self.history.node_name = node_name
         self._write_keys: dict[Key, list[WriteKey]] = {}  # read so far (``attributions``), keys without writes too
         self._made: dict[Key, Attribution] = {}  # attributions given so far: a checkpoint's never changes once
         # its rows and writes are read, but for the newest (``follow``) and rows completed since
@@ -129,6 +133,7 @@ class ThreadHistory:
                 self._rows.setdefault(key_of(row), row)
             self._order = [self._rows[key_of(r)] for r in self._order] + fresh
             self.history = build_history(self._order)
+            self.history.node_name = self._node_name
             self._write_keys.pop(newest_key, None)  # its step may have finished since: its writes are read again
             self._made.clear()
         return fresh

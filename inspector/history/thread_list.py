@@ -141,11 +141,14 @@ def _shown_in(meta: dict[str, Any], needle: str, mask: Mask) -> bool:
     return needle in json.dumps(mask(meta), ensure_ascii=False, default=str).lower()
 
 
-def thread_records(rows: list[ThreadSummary]) -> list[dict[str, Any]]:
+def thread_records(rows: list[ThreadSummary], profiles: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The list's rows as records; ``profiles`` (``thread id -> profiles.Reading``, from
+    ``profiles.listed_readings``) adds each thread's ``profile`` column, so a store mixing apps shows it."""
     return [
         {
             "thread": t.thread_id,
             "title": t.title or "",
+            **({"profile": _profile_title(profiles.get(t.thread_id))} if profiles is not None else {}),
             "checkpoints": t.checkpoints,
             "namespaces": t.namespaces,
             "last update": t.updated_at,
@@ -153,3 +156,7 @@ def thread_records(rows: list[ThreadSummary]) -> list[dict[str, Any]]:
         }
         for t in rows
     ]
+
+
+def _profile_title(reading: Any) -> str:
+    return "" if reading is None else reading.title

@@ -39,7 +39,11 @@ def check_id(value: Any, what: str = "thread id") -> str:
         raise PathRefused(f"{what} {named(value)} cannot name a folder")
     if any(ch in value for ch in _BAD_ID_CHARS) or value != value.strip():
         raise PathRefused(f"{what} {quoted(value)} contains path characters")
-    if len(value.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+    try:
+        encoded = value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate: no file system name decodes to it
+        raise PathRefused(f"{what} {quoted(value)} cannot name a folder") from None
+    if len(encoded) > MAX_NAME_BYTES:
         raise PathRefused(f"{what} {quoted(value)} is longer than a folder name can be ({MAX_NAME_BYTES} bytes)")
     return value
 

@@ -36,7 +36,7 @@ from ..store.growth_rows import (
     now_ticks,
     row_order,
 )
-from ..store.not_utf8 import stored_bytes
+from ..store.not_utf8 import order_key
 
 WIDTH = 86_400  # the cached bucket: a day
 LIVE_MAX = 256  # threads written since the cut, past which the cache is filled anew
@@ -52,7 +52,7 @@ def cacheable(store: Store, cache: FactCache | None, bucket_seconds: int, since:
 def _order(key: Any) -> tuple:
     """Ties are broken by the key's stored bytes, as the stores' SQL compares text (SQLite's BINARY,
     PostgreSQL's "C"); a key that is not text after every text."""
-    return (0, stored_bytes(key)) if isinstance(key, str) else (1, str(key).encode())
+    return (0, *order_key(key)) if isinstance(key, str) else (1, 0, str(key).encode())
 
 
 def _ranked(sums: dict[Any, tuple[int, int]], top: int) -> list[Grower]:
@@ -163,13 +163,14 @@ def cached_growth_views(store: Store, cache: FactCache, since: int | None, asks:
     store's statement counts of ``now``'s bucket after ``now`` (``ahead_bytes``) is the whole store's."""
     for by, top in asks:
         check_growth_args(WIDTH, by, top)  # as the store would
-    identity, basis = store.identity, getattr(store, "GROWTH_CHANNEL_BASIS", "")
+    basis = getattr(store, "GROWTH_CHANNEL_BASIS", "")
     now = time.time() if now is None else float(now)
 
     def direct() -> list[GrowthRows]:
         return store_growth_views(store, WIDTH, since, asks, now)
 
     try:
+        identity = store.fact_identity()
         held = cache.growth_cut(identity)
         if held is not None:
             live = store.growth_thread_rows(WIDTH, min(held[0], head_of_ticks(now_ticks(now))), now)
@@ -199,7 +200,7 @@ def fill(store: Store, cache: FactCache, now: float | None = None) -> ThreadGrow
     whole = store.growth_thread_rows(WIDTH, None, now)
     if not _storable(whole.rows):
         return None
-    cache.replace_growth_rows(store.identity, whole.cut, whole.rows)
+    cache.replace_growth_rows(store.fact_identity(), whole.cut, whole.rows)
     return whole
 
 
@@ -242,4 +243,6 @@ def _cache_errors() -> tuple[type[BaseException], ...]:
 
     import psycopg
 
-    return sqlite3.Error, OSError, psycopg.Error
+    from ..fact_fingerprints import WrongShape
+
+    return sqlite3.Error, OSError, psycopg.Error, WrongShape

@@ -6,8 +6,12 @@ and the texts, lints and rules only that app makes true. Generic LangGraph
 channels and no app's reducers, so a field's reducer is unknown and replay says
 unverified. An app profile (``profiles.deerflow``, ...) applies to a thread only
 on evidence in the data (``Profile.evidence``: the store's layout, metadata
-markers, the thread's channels) or when the operator names it (``--profile``,
-setting ``profile``); ``choose`` says which one and why, in words the page shows.
+markers, what the thread's newest checkpoint holds: its channels and the shapes of
+their values, ``Profile.shapes``; a name holding another app's type counts against)
+or when the operator names it (``--profile``, setting ``profile``). A thread that
+shows no app of its own is read like the store's other threads when they agree and
+nothing in it contradicts them (``store_context``). ``choose`` says which one and
+why, in words the page shows.
 
 Profiles register in one list, ``PROFILE_MODULES`` (the way datasette lists its
 built-in plugins): a module holding ``PROFILE = Profile(...)``. Adding an app's
@@ -22,9 +26,10 @@ thread for a block of work (the dashboard's choice for the thread it shows,
 ``?profile=``): every reading of that thread inside takes it.
 
 Its modules: ``profile`` (the ``Profile`` type, ``Reading``, the registry), ``facts`` (what a thread
-shows, read from the store), ``choosing`` (the operator's word and the evidence), ``detection`` (each
-thread's choice, remembered) and ``active`` (the profile in force inside ``reading``); this package
-re-exports their names.
+shows, read from the store), ``shape_rules`` (what a profile expects its channels to hold),
+``choosing`` (the operator's word and the evidence), ``store_context`` (the store's other threads),
+``detection`` (each thread's choice, remembered; a page of the thread list) and ``active`` (the profile
+in force inside ``reading``); this package re-exports their names.
 
 May import ``store`` and ``schema``; profile modules may import the core packages
 whose behaviour they specialise, inside their functions.
@@ -51,8 +56,8 @@ from .active import (
     value_lints,
 )
 from .choosing import choose, name_profile, named_profile
-from .detection import CHOSEN_SECONDS, forget, reading_for
-from .facts import CHANNELS_KIND, ThreadFacts, thread_facts
+from .detection import CHOSEN_SECONDS, forget, listed_readings, reading_for, store_tally
+from .facts import CHANNELS_KIND, EVIDENCE_KIND, ThreadFacts, thread_facts
 from .profile import (
     BASE,
     FALLBACK,
@@ -69,6 +74,7 @@ __all__ = [
     "BASE",
     "CHANNELS_KIND",
     "CHOSEN_SECONDS",
+    "EVIDENCE_KIND",
     "DEFAULT",
     "FALLBACK",
     "PROFILE_MODULES",
@@ -88,6 +94,7 @@ __all__ = [
     "in_force",
     "keys_read",
     "knows",
+    "listed_readings",
     "name_profile",
     "named_profile",
     "profile_named",
@@ -97,6 +104,7 @@ __all__ = [
     "reads_thread",
     "schema_of_reading",
     "size_lints",
+    "store_tally",
     "text",
     "thread_facts",
     "value_lints",

@@ -24,7 +24,8 @@ from typing import Any
 from ..schema.model import DeferredSchema
 from . import Profile, ThreadFacts
 from .chat import SubagentResult
-from .langchain_agent import HITL, MARKER_KEY, marker, middleware_hooks
+from .langchain_agent import HITL, MARKER_KEY, TODOS, marker, middleware_hooks
+from .shape_rules import MESSAGES, ShapeRule, judge, map_keyed_by
 
 MARKER = "deepagents"
 OWN_HOOKS = ("PatchToolCallsMiddleware.", "_ParentNotifierMiddleware.", "FilesystemMiddleware.", "SubAgentMiddleware.")
@@ -35,10 +36,17 @@ FILES_IN_STATE = ("read with the deepagents profile: deepagents keeps a thread's
                   "checkpoints; none are on disk to look for")
 
 
+# deepagents' filesystem: a map from a file's path to its entry (content, created_at, modified_at); a delta
+# channel, so most checkpoints hold none of it.
+SHAPES = (MESSAGES, ShapeRule("files", "map keyed by path with a map per file",
+                              map_keyed_by("path", values=lambda item: item.kind == "map")), TODOS)
+
+
 def evidence(facts: ThreadFacts) -> list[str]:
+    """The package's own marker; else ``files`` beside its own middleware hooks, no value shaped otherwise."""
     clues = [f"metadata {MARKER_KEY}={MARKER}"] if marker(facts, MARKER) else []
     own = [h for h in middleware_hooks(facts.channels) if h.startswith(OWN_HOOKS)]
-    if own and "files" in facts.channels:
+    if own and "files" in facts.channels and (clues or not judge(SHAPES, facts, "deepagents").foreign):
         clues.append(f"files beside messages, {len(own)} deepagents middleware hook(s)")
     return clues
 
@@ -82,6 +90,8 @@ PROFILE = Profile(
     title="deepagents",
     description="deepagents' create_deep_agent: files in state, task subagents, delta channels",
     evidence=evidence,
+    shapes=SHAPES,
+    markers=frozenset({MARKER_KEY}),
     schema=lambda: SCHEMA,
     knowledge=frozenset({HITL}),
     chat=SimpleNamespace(subagent_result=subagent_result),

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..schema.model import DeferredSchema
 from . import Profile, ThreadFacts
+from .shape_rules import MESSAGES, ShapeRule, is_map, judge, list_of
 
 MARKER_KEY = "ls_integration"
 MARKER = "langchain_create_agent"
@@ -45,10 +46,18 @@ def marker(facts: ThreadFacts, value: str) -> bool:
     return facts.metadata_key(MARKER_KEY) == value
 
 
+# The todo list middleware's items; LangChain's messages. Neither is distinctive: many apps hold both.
+TODOS = ShapeRule("todos", "list of maps with content and status", list_of(is_map("content", "status")),
+                  distinctive=False)
+SHAPES = (MESSAGES, TODOS)
+
+
 def evidence(facts: ThreadFacts) -> list[str]:
+    """The package's own marker; else ``create_agent``'s model node and middleware hooks among the channels,
+    with no value shaped otherwise than LangChain's (messages that are not LangChain messages)."""
     clues = [f"metadata {MARKER_KEY}={MARKER}"] if marker(facts, MARKER) else []
     hooks = middleware_hooks(facts.channels)
-    if MODEL_NODE in facts.channels and hooks:
+    if MODEL_NODE in facts.channels and hooks and (clues or not judge(SHAPES, facts, "LangChain").foreign):
         clues.append(f"create_agent's model node and {len(hooks)} middleware hook(s)")
     return clues
 
@@ -146,6 +155,8 @@ PROFILE = Profile(
     title="LangChain agent",
     description="langchain's create_agent and its middleware: todo list, human-in-the-loop, summarisation",
     evidence=evidence,
+    shapes=SHAPES,
+    markers=frozenset({MARKER_KEY}),
     schema=lambda: SCHEMA,
     knowledge=frozenset({HITL}),
     field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..store.not_utf8 import quoted
 from .facts import ThreadFacts
+from .shape_rules import ShapeRule
 
 # The registered profiles, most specific first; the generic LangGraph base is last and always applies.
 PROFILE_MODULES = (
@@ -32,7 +33,11 @@ class Profile:
 
     ``name``: the word the operator names it by (``--profile deerflow``); ``title``: how pages name it;
     ``description``: one line of what it knows; ``evidence(facts)``: the clues in the data that this app
-    wrote the thread, as short phrases (empty: none); ``schema()``: the app's state schema,
+    wrote the thread, as short phrases (empty: none), the app's own decision from its store, its metadata
+    markers, its channels and their shapes; ``shapes``: what the app's channels hold (``shape_rules.ShapeRule``
+    each), so a value of another type counts against the app and the reading says so; ``markers``: the
+    metadata keys ``evidence`` reads (kept, as short values, with a thread's facts in the analysis cache);
+    ``schema()``: the app's state schema,
     returned without cost when a thread's reading starts (``inspector.schema.Schema``; a
     ``schema.model.DeferredSchema`` when reading it imports the app's package, built when a reducer or a
     field is first asked for; ``DEFAULT`` for DeerFlow's ThreadState; None: every reducer unknown);
@@ -79,16 +84,22 @@ class Profile:
     folders: Callable[..., tuple[Any, list[str]]] | None = None
     referenced_files: Callable[[dict[str, Any]], list[Any]] | None = None
     file_channels: frozenset[str] = frozenset()
+    shapes: tuple[ShapeRule, ...] = ()
+    markers: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
 class Reading:
-    """The profile a thread is read with, and why."""
+    """The profile a thread is read with, and why: ``clues`` for it; ``against``, what in the data is not
+    that app's (a value of another shape), said in the reason too; ``context``: the store's other threads,
+    when they chose it (``store_context``)."""
 
     profile: Profile
     reason: str
     named: bool = False
     clues: tuple[str, ...] = field(default=())
+    against: tuple[str, ...] = field(default=())
+    context: str | None = None
 
     @property
     def name(self) -> str:
@@ -112,7 +123,7 @@ class Reading:
 
     def as_json(self) -> dict[str, Any]:
         return {"name": self.name, "title": self.title, "named": self.named, "reason": self.reason,
-                "evidence": list(self.clues)}
+                "evidence": list(self.clues), "against": list(self.against), "store_context": self.context}
 
 
 class ProfileError(ValueError):

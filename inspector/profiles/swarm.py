@@ -14,12 +14,16 @@ from typing import Any
 
 from ..schema.model import DeferredSchema
 from . import Profile, ThreadFacts
+from .shape_rules import MESSAGES, ShapeRule, judge, kind_is
 
 ACTIVE_AGENT = "active_agent"
+SHAPES = (MESSAGES, ShapeRule(ACTIVE_AGENT, "agent name (a str)", kind_is("str")))
 
 
 def evidence(facts: ThreadFacts) -> list[str]:
     if ACTIVE_AGENT not in facts.channels or "messages" not in facts.channels:
+        return []
+    if judge(SHAPES, facts, "langgraph-swarm").foreign:
         return []
     agents = sorted(c.removeprefix("branch:to:") for c in facts.channels
                     if c.startswith("branch:to:") and "." not in c and c != "branch:to:model")
@@ -46,5 +50,6 @@ PROFILE = Profile(
     title="langgraph-swarm",
     description="multi-agent handoffs with langgraph-swarm: transfer_to_* tools and the active_agent channel",
     evidence=evidence,
+    shapes=SHAPES,
     schema=lambda: SCHEMA,
 )

@@ -8,6 +8,7 @@ from typing import Any, Iterable
 
 from ..history.lineage import parent_namespace
 from ..store.model import checkpoint_step, checkpoint_time
+from ..store.records import is_step
 from ..store.retention_keys import CheckpointKeys, Key, ThreadKeys
 
 
@@ -61,7 +62,7 @@ class ThreadGraph:
     def step(self, key: Key) -> int | None:
         meta = self.metadata.get(key) or {}
         step = meta.get("step")
-        return step if isinstance(step, int) and not isinstance(step, bool) else checkpoint_step(key[1])
+        return step if is_step(step) else checkpoint_step(key[1])
 
     def label(self, key: Key) -> str:
         step = self.step(key)

@@ -23,18 +23,23 @@ statements; it never runs them.
 Comment lines spell the data's ids as every other output does (``not_utf8.spelled``:
 control, bidi and other invisible characters as their escapes); the string
 literals keep every id exact (``literal``).
+
+A name the caller masks (``statements(plan, names=...)``: a namespace or a channel named by a key-shaped node)
+is written as its bytes, so the statement names it exactly without spelling it out; comments are masked so too.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from contextvars import ContextVar
+from typing import Callable, Iterable, Sequence
 
 from ..formatting import human_bytes
-from ..store.not_utf8 import is_not_utf8, quoted, spelled, stored_bytes
+from ..store.not_utf8 import is_blob, is_not_utf8, quoted, spelled, stored_bytes
 from .plan import NamespaceAction, Plan, ThreadPlan
 
 CHUNK = 500
+_AS_BYTES: ContextVar[frozenset[str]] = ContextVar("names written as their bytes", default=frozenset())
 
 TABLES = {
     "sqlite": {"checkpoints": "checkpoints", "writes": "writes"},
@@ -58,8 +63,16 @@ def literal(value: str, dialect: str = "sqlite") -> str:
     terminal: ``char(27)`` joined in on SQLite, ``\\u001b`` in an escape string on PostgreSQL.
 
     A SQLite id that is not UTF-8 (``store.not_utf8``) is written as its stored bytes, ``CAST(X'..' AS TEXT)``:
-    it equals that text and nothing else (never the valid id its escaped spelling would read as).
+    it equals that text and nothing else (never the valid id its escaped spelling would read as). An id stored as
+    bytes (a BLOB, ``not_utf8.is_blob``) is written as those bytes, ``X'..'``: it equals that BLOB and no text.
     """
+    if is_blob(value):
+        if dialect != "sqlite":
+            raise ValueError(f"an id stored as bytes cannot be written as {dialect} text: {quoted(value)}")
+        return f"X'{stored_bytes(value).hex().upper()}'"
+    if value in _AS_BYTES.get():  # a masked name: exact, yet not spelled out
+        hexed = stored_bytes(value).hex().upper()
+        return f"CAST(X'{hexed}' AS TEXT)" if dialect == "sqlite" else f"convert_from(decode('{hexed}', 'hex'), 'UTF8')"
     if is_not_utf8(value):
         if dialect != "sqlite":
             raise ValueError(f"an id that is not UTF-8 cannot be written as {dialect} text: {quoted(value)}")
@@ -185,8 +198,23 @@ def _blob_statements(tables: dict[str, str], col: _Columns, thread_id: str, acti
     return out
 
 
-def statements(plan: Plan) -> str:
-    """The whole plan as one transaction, with comments saying what each part does."""
+def statements(plan: Plan, names: Callable[[str], str] | None = None) -> str:
+    """The whole plan as one transaction, with comments saying what each part does. ``names`` masks a name from
+    the data (the redaction rules' ``Redactor.name``): a namespace or channel it masks is written as its bytes,
+    and the comments are masked with it."""
+    if names is None:
+        return _statements(plan)
+    named = {a.checkpoint_ns for t in plan.threads for a in t.actions} | {
+        channel for t in plan.threads for a in t.actions for channel, _ in a.blobs}
+    token = _AS_BYTES.set(frozenset(n for n in named if isinstance(n, str) and names(n) != n))
+    try:
+        text = _statements(plan)
+    finally:
+        _AS_BYTES.reset(token)
+    return "\n".join(names(line) if line.startswith("--") else line for line in text.split("\n"))
+
+
+def _statements(plan: Plan) -> str:
     header = [
         comment(f"Retention plan: {plan.policy.describe()}"),
         f"-- Generated {plan.generated_at.isoformat(timespec='seconds')} by state-inspector, which never runs it.",

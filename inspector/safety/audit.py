@@ -25,7 +25,7 @@ from ..store import display_url
 from ..store.not_utf8 import named, quoted, token
 from .access import ANONYMOUS
 
-ACTIONS = ("thread_view", "checkpoint_view", "diff_view", "reveal", "export")
+ACTIONS = ("thread_view", "checkpoint_view", "diff_view", "memory_view", "reveal", "export")
 MAX_FIELD_CHARS = 512  # identifiers are cut here, so a line stays one small write
 
 T = TypeVar("T")

@@ -26,6 +26,7 @@ _RUN_TOGETHER = ("password", "passwd", "passphrase", "pwd", "secret", "token", "
                  "privatekey", "accesskeyid", "credentials", "credential", "authorization", "connectionstring")
 # exact names that look like secret names but name something else (the shell's working directory)
 _NOT_SECRET = frozenset({"PWD", "OLDPWD"})
+NAME_TAIL = 100  # characters of a name read for its last words
 _NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
@@ -41,7 +42,8 @@ def is_secret_key(name: Any) -> bool:
             name = bytes(name).decode("utf-8")
         except UnicodeDecodeError:
             return False
-    return isinstance(name, str) and len(name) <= 100 and _secret_name(name)
+    # the last words decide, so a long name is read by its end (``setting_…_db_password``, of any length)
+    return isinstance(name, str) and _secret_name(name[-NAME_TAIL:] if len(name) > NAME_TAIL else name)
 
 
 @lru_cache(maxsize=4096)
@@ -66,9 +68,15 @@ def _secret_name(name: str) -> bool:
 
 
 def secret_kind(key: str | bytes) -> str:
-    """The kind a mark names for a secret held under ``key`` (``password``, ``api-key``, ...; ``secret`` else)."""
+    """The kind a mark names for a secret held under ``key`` (``password``, ``api-key``, ...; ``secret`` else),
+    read from its end as ``is_secret_key`` reads it."""
     if isinstance(key, (bytes, bytearray)):
         key = bytes(key).decode("utf-8", "replace")
+    return _kind(key[-NAME_TAIL:] if len(key) > NAME_TAIL else key)
+
+
+@lru_cache(maxsize=4096)
+def _kind(key: str) -> str:
     lowered = key.lower()
     if name_words(key)[-1:] == ["pass"]:
         return "password"

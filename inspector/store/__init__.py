@@ -2,7 +2,8 @@
 
 This package owns everything about reading a LangGraph checkpoint store: the ``Store``
 protocol (``protocol``) and the plain records it returns (``model``), the safe decoder of
-stored values (``decode``, ``carried``) and the size measurer (``measure``), the backends
+stored values (``decode``, ``carried``), the size measurer (``measure``), what a checkpoint holds
+read by its headers (``shapes``, ``shape_walk``: channel names and value shapes), the backends
 (``sqlite/``, ``postgres/``, ``saver/``, DeerFlow's home in ``deerflow``, support bundles in
 ``bundle``), delta-channel rebuilds (``delta``), retention keys and export rows. It imports
 nothing else of the inspector: its options come as ``open_store`` arguments, and the state

@@ -17,7 +17,7 @@ from itertools import groupby
 from typing import Any, Iterable, Iterator
 
 from .model import NotFound
-from .not_utf8 import quoted, stored_bytes
+from .not_utf8 import order_key, quoted
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,8 @@ def with_writes(thread_id: str, checkpoints: Iterable[ExportCheckpoint],
         raise NotFound(f"no thread {quoted(thread_id)} in this store")
 
 
-def _order(key: tuple[str, str]) -> tuple[bytes, bytes]:
-    return stored_bytes(key[0]), stored_bytes(key[1])
+def _order(key: tuple[str, str]) -> tuple[tuple[int, bytes], tuple[int, bytes]]:
+    return order_key(key[0]), order_key(key[1])  # as SQLite orders them: text by its bytes, then BLOBs
 
 
 def _stray(group: tuple) -> ExportCheckpoint:

@@ -87,12 +87,12 @@ def growth_views_sql(dated: str, asks: Iterable[tuple[str, int]], grouping_sets:
 def sql_order(key: Any) -> tuple:
     """A sort key in the order SQL compares a column's values (SQLite's BINARY, PostgreSQL's "C"): numbers,
     then text by its stored bytes, then blobs; NULL first."""
-    from .not_utf8 import stored_bytes
+    from .not_utf8 import is_blob, stored_bytes
 
     if key is None:
         return (0,)
     if isinstance(key, str):
-        return (2, stored_bytes(key))
+        return (3 if is_blob(key) else 2, stored_bytes(key))
     if isinstance(key, (bytes, bytearray, memoryview)):
         return (3, bytes(key))
     return (1, key) if isinstance(key, (int, float)) else (4, repr(key).encode())

@@ -11,12 +11,17 @@ Measuring a history: pass the parent's measurement as ``previous``. A list or ma
 whose stored items begin with the parent's items, byte for byte (an append-only
 conversation), reuses the parent's item sizes and walks only the new items, so a
 thread costs one comparison per channel plus its new payloads.
+
+``inspect``: called with each small stored value measured (at most ``INSPECT_MAX_BYTES``: a channel's value,
+a list item, a map entry as a one-entry map) as ``(digest, raw bytes, "msgpack")``, so a caller can tell which
+fingerprints belong to values it must not keep (the analysis cache: values the mask touches).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import msgpack
@@ -33,6 +38,8 @@ RAW_IMAGE_PREFIXES = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR")
 RAW_IMAGE_MIN_CHARS = 200
 BASE64_SCAN_MIN_BYTES = 256
 _NOT_BASE64 = re.compile(rb"[^A-Za-z0-9+/=]")
+INSPECT_MAX_BYTES = 1024  # the values handed to ``inspect``: a fingerprint of a longer one cannot be guessed
+Inspect = Callable[[str, bytes, str], None]
 _ITEM_BASE64: dict[str, int] = {}  # item digest -> base64 bytes: a payload stored again is not searched again
 _ITEM_BASE64_MAX = 100_000
 
@@ -159,7 +166,7 @@ def _container_header(view: memoryview, start: int) -> tuple[str, int, int] | No
     return ("array" if first in _ARRAY_TYPES else "map"), count, 1 + width
 
 
-def _walk_items(view: memoryview, kind: str, count: int, first: int) -> list[ItemSize]:
+def _walk_items(view: memoryview, kind: str, count: int, first: int, inspect: Inspect | None = None) -> list[ItemSize]:
     """``count`` items (or map entries) stored back to back in ``view``, labelled from index ``first``."""
     unpacker = _unpacker(view)
     items = []
@@ -168,6 +175,8 @@ def _walk_items(view: memoryview, kind: str, count: int, first: int) -> list[Ite
             item = _skip(unpacker, view)
             item_digest = digest(item)
             items.append(ItemSize(str(index), len(item), item_digest, _item_base64(item_digest, item)))
+            if inspect is not None and len(item) <= INSPECT_MAX_BYTES:
+                inspect(item_digest, bytes(item), "msgpack")
             continue
         key = bytes(_skip(unpacker, view))
         value = _skip(unpacker, view)
@@ -175,6 +184,8 @@ def _walk_items(view: memoryview, kind: str, count: int, first: int) -> list[Ite
         hashed.update(value)
         item_digest = hashed.hexdigest()[:32]
         items.append(ItemSize(_label(key), len(key) + len(value), item_digest, _item_base64(item_digest, value)))
+        if inspect is not None and len(key) + len(value) <= INSPECT_MAX_BYTES:
+            inspect(item_digest, b"\x81" + key + bytes(value), "msgpack")  # the entry as a one-entry map
     return items
 
 
@@ -183,8 +194,8 @@ def _hash_items(hashed: "hashlib._Hash", items: list[ItemSize]) -> "hashlib._Has
     return hashed
 
 
-def _measure(blob: bytes, view: memoryview, start: int, end: int,
-             previous: tuple[_Items, ChannelSize] | None = None) -> tuple[ChannelSize, _Items | None]:
+def _measure(blob: bytes, view: memoryview, start: int, end: int, previous: tuple[_Items, ChannelSize] | None = None,
+             inspect: Inspect | None = None) -> tuple[ChannelSize, _Items | None]:
     """The channel value stored at ``view[start:end]``; a list or map reuses the parent's items
     when this value stores them first, byte for byte.
 
@@ -194,7 +205,10 @@ def _measure(blob: bytes, view: memoryview, start: int, end: int,
     header = _container_header(view, start) if start < end else None
     if header is None:
         raw = view[start:end]
-        return ChannelSize(len(raw), digest(raw), holds_base64=base64_image_bytes(raw) > 0), None
+        measured = ChannelSize(len(raw), digest(raw), holds_base64=base64_image_bytes(raw) > 0)
+        if inspect is not None and len(raw) <= INSPECT_MAX_BYTES:
+            inspect(measured.digest, bytes(raw), "msgpack")
+        return measured, None
     kind, count, header_len = header
     body = start + header_len
     region = view[body:end]
@@ -206,7 +220,7 @@ def _measure(blob: bytes, view: memoryview, start: int, end: int,
         if len(old_size.items) <= count and blob.startswith(old.raw, body):
             items, hashed, holds = old_size.items, old.hashed.copy(), old.holds_base64
             body += len(old.raw)
-    new = _walk_items(view[body:end], kind, count - len(items), len(items))
+    new = _walk_items(view[body:end], kind, count - len(items), len(items), inspect)
     hashed = _hash_items(hashed, new)
     holds = holds or any(item.base64_bytes for item in new)
     final = hashed.copy()
@@ -215,12 +229,12 @@ def _measure(blob: bytes, view: memoryview, start: int, end: int,
             _Items(region, hashed, holds))
 
 
-def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None,
-                            previous: MeasuredCheckpoint | None = None) -> MeasuredCheckpoint:
+def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None, previous: MeasuredCheckpoint | None = None,
+                            inspect: Inspect | None = None) -> MeasuredCheckpoint:
     """Per-channel stored sizes of a whole-checkpoint blob; never raises, never decodes values.
 
     ``previous``: the parent checkpoint's measurement; its items are reused where this
-    checkpoint stores the same items first.
+    checkpoint stores the same items first. ``inspect``: see the module's docstring.
     """
     payload = bytes(blob or b"")
     if type_tag != "msgpack":
@@ -242,7 +256,7 @@ def measure_checkpoint_blob(type_tag: str | None, blob: bytes | None,
                 before = None
                 if previous is not None and channel in previous.regions:
                     before = (previous.regions[channel], previous.channels[channel])
-                measured.channels[channel], region = _measure(payload, view, start, unpacker.tell(), before)
+                measured.channels[channel], region = _measure(payload, view, start, unpacker.tell(), before, inspect)
                 if region is not None:
                     measured.regions[channel] = region
     except Exception as exc:  # truncated or corrupt blob: keep what was measured

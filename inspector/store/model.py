@@ -96,6 +96,7 @@ class CheckpointRow:
     write_channels: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     keys_only: bool = False  # read by ``timeline_keys``: step from the id, no source, metadata only ``parents``
+    problems: tuple[str, ...] = ()  # what in the row itself could not be read as LangGraph writes it (a step)
 
 
 Key = tuple[str, str]  # (checkpoint_ns, checkpoint_id)

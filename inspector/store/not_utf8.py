@@ -21,8 +21,16 @@ How such a text leaves the core:
 - ``named(value)``: ``quoted`` for a text, a short ``repr`` for any other value (``None``, a number).
 - ``token(text)`` / ``from_token(text)``: a reversible, collision-free spelling in valid UTF-8, for URLs
   (``?thread=``), CLI arguments and cache keys. Valid text is itself; text that is not UTF-8, and valid text
-  that happens to start with the marker, is the marker followed by its bytes in hex
-  (``~bytes:6261642dff``). Two different ids never share a token.
+  that happens to start with a marker, is the marker followed by its bytes in hex
+  (``~bytes:6261642dff``); an id stored as bytes is ``~blob:`` and its bytes. Two different ids never share a token.
+
+Ids stored as bytes. SQLite lets raw SQL store a BLOB in any column, ids too; such a thread, namespace or
+checkpoint id is another row key than the text of the same spelling (``'a' = X'61'`` is false). The SQLite
+store reads it with ``from_blob``: ``BLOB`` (a lone high surrogate, which no text read with ``decode`` holds)
+followed by its bytes as ``decode`` reads them, so it is a ``str`` like every other id, unequal to every text
+id, and travels through histories, URLs and caches as they do. ``is_blob`` tells it apart, ``stored_bytes``
+gives back its bytes (which the store binds it by, as a BLOB), ``shown`` and ``quoted`` mark it
+``(stored as bytes)``. PostgreSQL's id columns are text, so no id read from it is one.
 """
 
 from __future__ import annotations
@@ -30,12 +38,14 @@ from __future__ import annotations
 import binascii
 import reprlib
 
-__all__ = ["BYTES_MARK", "MARK", "TOKEN_PREFIX", "decode", "from_token", "is_not_utf8", "named", "quoted", "shown",
-           "spelled", "stored_bytes", "token"]
+__all__ = ["BLOB", "BLOB_TOKEN_PREFIX", "BYTES_MARK", "MARK", "TOKEN_PREFIX", "decode", "from_blob", "from_token", "is_blob",
+           "is_not_utf8", "named", "order_key", "quoted", "shown", "spelled", "stored_bytes", "token"]
 
 MARK = " (not UTF-8)"
 BYTES_MARK = " (stored as bytes)"
 TOKEN_PREFIX = "~bytes:"
+BLOB_TOKEN_PREFIX = "~blob:"
+BLOB = "\ud800"  # leads an id stored as bytes (``from_blob``); ``decode`` never makes this character
 QUOTED_LONGEST = 200  # an id longer than this is cut in a message, its length said
 
 
@@ -44,8 +54,20 @@ def decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
+def from_blob(raw: bytes) -> str:
+    """An id a table holds as bytes (a SQLite BLOB), as the store names it: ``BLOB`` and the bytes as ``decode``
+    reads them."""
+    return BLOB + decode(bytes(raw))
+
+
+def is_blob(text: object) -> bool:
+    """Whether ``text`` is an id stored as bytes (``from_blob``)."""
+    return type(text) is str and text[:1] == BLOB
+
+
 def is_not_utf8(text: str) -> bool:
-    """Whether ``text`` holds a lone surrogate (read from bytes that are not UTF-8, or otherwise unencodable)."""
+    """Whether ``text`` holds a lone surrogate (read from bytes that are not UTF-8, an id stored as bytes, or otherwise
+    unencodable): no UTF-8 text spells it, so it is bound, written and named by its bytes."""
     if text.isascii():
         return False
     try:
@@ -56,8 +78,17 @@ def is_not_utf8(text: str) -> bool:
 
 
 def stored_bytes(text: str) -> bytes:
-    """The bytes ``text`` was read from (its UTF-8; a lone surrogate of ``decode`` back as its byte)."""
+    """The bytes ``text`` was read from (its UTF-8; a lone surrogate of ``decode`` back as its byte; an id stored as
+    bytes, those bytes)."""
+    if is_blob(text):
+        text = text[1:]
     return text.encode("utf-8", "surrogateescape" if _escaped_only(text) else "surrogatepass")
+
+
+def order_key(text: str) -> tuple[int, bytes]:
+    """A sort key giving ids the order SQLite's BINARY collation gives them: text by its stored bytes, then ids stored
+    as bytes (BLOBs) by theirs."""
+    return (1 if is_blob(text) else 0), stored_bytes(text)
 
 
 def _escaped_only(text: str) -> bool:
@@ -68,7 +99,10 @@ def shown(text: str, stored_as_bytes: bool = False, cut: bool = False) -> str:
     """``text`` for a person: itself when it is UTF-8; else its bad bytes as ``\\xHH``, marked ``(not UTF-8)``.
     ``stored_as_bytes``: the text was read from a BLOB (bytea) value, marked ``(stored as bytes)`` as well.
     ``cut`` (an id on a line that lists ids): over ``QUOTED_LONGEST`` characters, its head and its length, as
-    ``quoted`` cuts it (``LLLL… (10,000 characters)``)."""
+    ``quoted`` cuts it (``LLLL… (10,000 characters)``). An id stored as bytes (``from_blob``) is marked so, and so
+    is a line naming one (its ``BLOB`` lead left out)."""
+    if BLOB in text:
+        text, stored_as_bytes = text.replace(BLOB, ""), True
     bad = is_not_utf8(text)
     body = escaped(text) if bad else text
     if cut and len(text) > QUOTED_LONGEST:
@@ -79,7 +113,9 @@ def shown(text: str, stored_as_bytes: bool = False, cut: bool = False) -> str:
 
 
 def escaped(text: str) -> str:
-    """Every lone surrogate of ``text`` as ``\\xHH`` (the byte it was read from) or ``\\udXXX``; no mark."""
+    """Every lone surrogate of ``text`` as ``\\xHH`` (the byte it was read from) or ``\\udXXX``; no mark (an id stored
+    as bytes: its bytes so spelled)."""
+    text = text.replace(BLOB, "")
     return "".join(_escape(c) if 0xD800 <= ord(c) < 0xE000 else c for c in text)
 
 
@@ -92,8 +128,7 @@ def quoted(text: str) -> str:
     """``text`` (an id) as a message names it: ``'id'``; text that is not UTF-8 as ``'bad-\\xff' (not UTF-8)``;
     every character that is not printable (C0 and C1 controls, DEL, bidi and other format characters, line
     separators) escaped as ``repr`` escapes it; over ``QUOTED_LONGEST`` characters, its head and its length."""
-    text = str(text)
-    mark = MARK if is_not_utf8(text) else ""
+    text, mark = _marked(str(text))
     if len(text) <= QUOTED_LONGEST:
         return f"'{_printable(text)}'" + mark
     return f"'{_printable(_head(text))}…' " + _length(text) + mark
@@ -110,8 +145,22 @@ def _length(text: str) -> str:
 
 def spelled(text: str) -> str:
     """``text`` (a short label from the data: a namespace, a node's name) as a chart draws it, spelled as ``quoted``
-    spells it without quotes or cut: ``sub-\\xfe (not UTF-8)``, a control or bidi character as its escape."""
-    return _printable(text) + (MARK if is_not_utf8(text) else "")
+    spells it without quotes or cut: ``sub-\\xfe (not UTF-8)``, a control or bidi character as its escape; an id stored
+    as bytes marked so."""
+    text, mark = _marked(text)
+    return _printable(text) + mark
+
+
+def _marked(text: str) -> tuple[str, str]:
+    """``text`` without the ``BLOB`` lead (of the id it is, or of one it names, as a label built from an id does), and
+    the mark it is shown with: ``(not UTF-8)``, ``(stored as bytes)``, both, or none."""
+    blob = BLOB in text
+    if blob:
+        text = text.replace(BLOB, "")
+    bad = is_not_utf8(text)
+    if blob:
+        return text, " (not UTF-8, stored as bytes)" if bad else BYTES_MARK
+    return text, MARK if bad else ""
 
 
 def _printable(text: str) -> str:
@@ -129,16 +178,20 @@ def named(value: object) -> str:
 
 def token(text: str) -> str:
     """A spelling of ``text`` in valid UTF-8 that ``from_token`` turns back into it, never shared by two texts."""
-    if text.startswith(TOKEN_PREFIX) or is_not_utf8(text):
+    if is_blob(text):
+        return BLOB_TOKEN_PREFIX + stored_bytes(text).hex()
+    if text.startswith((TOKEN_PREFIX, BLOB_TOKEN_PREFIX)) or is_not_utf8(text):
         return TOKEN_PREFIX + stored_bytes(text).hex()
     return text
 
 
 def from_token(text: str) -> str:
     """The text a ``token`` spells (a value that is no token, or no whole hex after the marker, as it is)."""
-    if not text.startswith(TOKEN_PREFIX):
+    prefix = TOKEN_PREFIX if text.startswith(TOKEN_PREFIX) else BLOB_TOKEN_PREFIX if text.startswith(BLOB_TOKEN_PREFIX) else ""
+    if not prefix:
         return text
     try:
-        return decode(binascii.unhexlify(text[len(TOKEN_PREFIX):]))
+        raw = binascii.unhexlify(text[len(prefix):])
     except (binascii.Error, ValueError):
         return text
+    return from_blob(raw) if prefix == BLOB_TOKEN_PREFIX else decode(raw)

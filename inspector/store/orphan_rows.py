@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .not_utf8 import decode
+from .not_utf8 import decode, is_blob
 
 # (app, table): thread tables apps keep beside the checkpoint tables, each with a thread_id column
 APP_THREAD_TABLES = (("DeerFlow", "threads_meta"), ("LangGraph Agent Server", "thread"))
@@ -32,6 +32,8 @@ def thread_id_of(value: object) -> tuple[str, bool]:
     such id), never as Python's ``b'...'``."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         return decode(bytes(value)), True
+    if is_blob(value):  # as the SQLite store reads a BLOB in a thread_id column (``not_utf8.from_blob``)
+        return value[1:], True
     return str(value), False
 
 

@@ -21,8 +21,10 @@ if TYPE_CHECKING:
     from .export_rows import ExportCheckpoint
     from .file_facts import FileFacts
     from .growth_rows import GrowthRows, ThreadGrowth
+    from .measure import Inspect
     from .orphan_rows import OrphanRows
     from .retention_keys import RetentionReader
+    from .shapes import CheckpointShapes
     from .state_sizes import NewestStateSizes
 
 
@@ -41,8 +43,9 @@ class Store(Protocol):
     retention preview), ``growth_rows`` (stored bytes per
     time bucket) and ``growth_thread_rows`` (per thread, for the cache), ``export_thread`` (rows as stored, for a support bundle).
 
-    ``identity`` names the store without secrets (a file path, a server and database), so
-    facts about its checkpoints can be kept in the analysis cache.
+    ``identity`` names the store without secrets (a file path, a server and database);
+    ``fact_identity()`` adds which store is there now, so facts about its checkpoints can be kept
+    in the analysis cache and a store replaced at the same place is never read from another's facts.
     """
 
     url: str
@@ -50,6 +53,13 @@ class Store(Protocol):
     read_only: bool
     size_accounting: str
     identity: str
+
+    def fact_identity(self) -> str:
+        """``identity`` and what the store itself holds that changes when another store takes its place: for
+        SQLite the file's device, inode and birth time; for PostgreSQL the cluster's system identifier, the
+        database's OID and the checkpoint tables' OIDs and file nodes. Stable while the store is only written
+        to (new checkpoints, SQLite's WAL checkpoints, PostgreSQL's plain VACUUM)."""
+        ...
 
     def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
                 sort: str = "newest") -> list[ThreadSummary]:
@@ -223,11 +233,29 @@ class Store(Protocol):
         """
         ...
 
-    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
-                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+    def checkpoint_shapes(self, keys: Collection[tuple[str, str, str]]) -> dict[tuple[str, str, str], "CheckpointShapes"]:
+        """What each checkpoint named by ``(thread id, namespace, checkpoint id)`` holds, for choosing the app
+        that wrote it: its channels, the shapes of their values and its metadata (``shapes.CheckpointShapes``).
+
+        No value is decoded: a value's shape is read from its stored bytes by their headers, with a bound
+        (SQLite's blob read through incremental I/O, only the pages the walk touches; PostgreSQL's blobs by a
+        bounded prefix). Cost follows the keys asked for: the thread list asks for a page's newest checkpoints.
+
+        Args:
+            keys: ``(thread id, ns, checkpoint id)`` triples, of any threads; unknown ones are left out.
+
+        Returns:
+            ``key -> CheckpointShapes`` for the keys found; a checkpoint read only in part says why in ``problem``.
+        """
+        ...
+
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None, keys: Collection[Key] | None = None,
+                         inspect: "Inspect | None" = None) -> Iterator[CheckpointSizes]:
         """``field_sizes`` as a stream in bounded batches (ordered by checkpoint id, then namespace);
-        ``keys`` restricts it to those ``(ns, checkpoint id)`` pairs. Raises ``NotFound`` for an
-        unknown thread."""
+        ``keys`` restricts it to those ``(ns, checkpoint id)`` pairs. ``inspect`` is called with each small
+        value the backend reads while measuring (``measure.INSPECT_MAX_BYTES``): ``(digest, bytes, format)``,
+        format ``msgpack`` or ``json``, or ``unread`` (and no bytes) for a small value whose contents the
+        backend leaves on the server. Raises ``NotFound`` for an unknown thread."""
         ...
 
     def field_sizes(self, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:

@@ -20,7 +20,7 @@ from .model import (
     checkpoint_time,
     is_internal_channel,
 )
-from .not_utf8 import quoted
+from .not_utf8 import named, quoted
 
 # Streaming reads fetch blobs in batches of at most this many rows or bytes, so a long history
 # is never held in memory at once.
@@ -221,16 +221,41 @@ def keys_only_row(thread_id: str, ns: str, checkpoint_id: str, parent: str | Non
     )
 
 
+# A step is an integer a 64-bit column holds (SQLite's, msgpack's, Arrow's): LangGraph's steps are small, and a
+# larger one (JSON holds any) is no step the inspector can count, store or draw.
+STEP_RANGE = range(-(2**63), 2**63)
+
+
 def step_and_source(metadata: dict[str, Any]) -> tuple[int | None, str | None]:
     """The step and source a checkpoint's metadata records (None where they are not what LangGraph writes)."""
     step, source = metadata.get("step"), metadata.get("source")
-    return (step if isinstance(step, int) else None), (source if isinstance(source, str) else None)
+    return (step if is_step(step) else None), (source if isinstance(source, str) else None)
+
+
+def is_step(value: Any) -> bool:
+    """Whether ``value`` is a step number: an integer (not a boolean) in ``STEP_RANGE``."""
+    return type(value) is int and value in STEP_RANGE
+
+
+def step_problem(metadata: dict[str, Any]) -> str | None:
+    """What is wrong with the ``step`` a checkpoint's metadata records (None: a step number, or no step)."""
+    step = metadata.get("step")
+    if step is None or is_step(step):
+        return None
+    if type(step) is int:
+        what = f"an integer of {len(str(abs(step)))} digits, past 64 bits"
+    elif isinstance(step, float):
+        what = "a number that is not finite" if step != step or step in (float("inf"), float("-inf")) else "a fraction"
+    else:
+        what = f"a {type(step).__name__}, not an integer"
+    return f"metadata step {named(step)} is no step number ({what}); the step is left blank"
 
 
 def full_row(thread_id: str, ns: str, checkpoint_id: str, parent: str | None, stored_bytes: int,
              writes: tuple[tuple[str, ...], int], metadata: dict[str, Any]) -> CheckpointRow:
     """A timeline row with its metadata (step and source from it)."""
     step, source = step_and_source(metadata)
+    problem = step_problem(metadata)
     return CheckpointRow(
         thread_id=thread_id,
         checkpoint_ns=ns,
@@ -243,6 +268,7 @@ def full_row(thread_id: str, ns: str, checkpoint_id: str, parent: str | None, st
         writes_bytes=int(writes[1] or 0),
         write_channels=writes[0],
         metadata=metadata,
+        problems=(problem,) if problem else (),
     )
 
 

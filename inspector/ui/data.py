@@ -31,6 +31,7 @@ from ..safety.redaction import Redactor, redactor_for
 from ..settings import Settings
 from ..store import CheckpointRow, CheckpointState, Store
 from .connection import settings
+from .connection import store as connection_store
 from .inert import literal
 
 try:
@@ -57,9 +58,10 @@ def redactor() -> Redactor:
     return redactor_for(settings())
 
 
-def masked(value: Any, keys: bool = True) -> Any:
-    """``value`` as a page may show it: secrets masked (``keys=False``: text shapes only, for size reports)."""
-    return redactor()(value, keys=keys)
+def masked(value: Any, keys: bool = True, names: bool = False) -> Any:
+    """``value`` as a page may show it: secrets masked (``keys=False``: text shapes only, for size reports;
+    ``names``: namespaces masked as names, for what only draws them and looks nothing up by them)."""
+    return redactor()(value, keys=keys, names=names)
 
 
 @st.cache_resource(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
@@ -79,7 +81,7 @@ def _raw_state(url: str, thread_id: str, ns: str, checkpoint_id: str, generation
 
 @st.cache_resource(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=MAX_ENTRIES, show_spinner=False)
 def _thread_history(url: str, thread_id: str, generation: int, _store: Store) -> ThreadHistory:
-    return ThreadHistory(_store, thread_id, mask=masked)
+    return ThreadHistory(_store, thread_id, mask=masked, node_name=redactor().name)
 
 
 @st.cache_data(hash_funcs=HASH_FUNCS, ttl=TTL, max_entries=16, show_spinner=False)
@@ -158,6 +160,16 @@ def _analysis_cache(cache_dir: str | None, max_mb: int, url: str, _store: Store,
         return open_cache(cache_dir, max_mb, _store, cache_url)
     except CacheError as exc:
         return str(exc)
+
+
+def opened_store() -> Store | None:
+    """The open store (``connection.store``, None after saying why not), with its analysis cache opened beside
+    it: the cache's key then keys the redaction marks, so a link naming a masked namespace opens the same page
+    after a restart and on every replica sharing the cache."""
+    opened = connection_store()
+    if opened is not None:
+        analysis_cache(opened)
+    return opened
 
 
 def analysis_cache(store: Store) -> AnalysisCache | None:

@@ -14,9 +14,12 @@ from ..history.checkpoint_kinds import step_label
 from ..history.location import id_from_url, url_id
 from ..store import CheckpointRow, NotFound, Store, StoreError
 from ..store.not_utf8 import quoted
-from . import audit_trail, connection, data, profile_choice, routes
+from . import audit_trail, data, profile_choice, routes
 from .diff_view import compare, compare_threads, render_diff, render_replay_table
 from .inert import key_text, literal, option_text
+from .names import param as ns_param
+from .names import shown as name_shown
+from .names import stored as stored_ns
 
 THREAD_KEY = "diff_thread"
 PROFILE_KEY = "diff_profile"
@@ -126,7 +129,7 @@ def _default_to(store: Store, thread_id: str, rows: list[CheckpointRow],
 
 def render() -> None:
     st.title("Diff")
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     thread_id = _pick_thread(store)
@@ -166,16 +169,16 @@ def render() -> None:
 def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], params) -> None:
     """Two checkpoints of one thread (default: the newest step that wrote a field and its parent), and the replay."""
     namespaces = sorted({r.checkpoint_ns for r in timeline})
-    ns = id_from_url(params.get("ns", ""))
+    ns = stored_ns(id_from_url(params.get("ns", "")), namespaces)  # a masked one is named as shown
     if ns and ns not in namespaces and len(namespaces) > 1:
-        st.warning(literal(f"ns={quoted(ns)} in the link is not a namespace of thread {quoted(thread_id)}; showing the root "
-                           "graph (pick another below)."), icon=":material/link_off:")
+        st.warning(literal(f"ns={quoted(name_shown(ns))} in the link is not a namespace of thread {quoted(thread_id)}; "
+                           "showing the root graph (pick another below)."), icon=":material/link_off:")
     if len(namespaces) > 1:
         ns = st.selectbox("Namespace", namespaces, index=namespaces.index(ns) if ns in namespaces else 0,
-                          format_func=lambda n: option_text(n or "(root graph)"))
+                          format_func=lambda n: option_text(name_shown(n) or "(root graph)"))
     rows = [r for r in timeline if r.checkpoint_ns == ns]  # newest first
     if not rows:
-        st.error(literal(f"No checkpoints in namespace {quoted(ns)} for thread {quoted(thread_id)}."))
+        st.error(literal(f"No checkpoints in namespace {quoted(name_shown(ns))} for thread {quoted(thread_id)}."))
         _way_back(store, thread_id)
         return
     by_id = {r.checkpoint_id: r for r in rows}
@@ -187,7 +190,7 @@ def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], pa
     default_to, default_note = (_default_to(store, thread_id, rows, steps) if wanted_to not in by_id
                                  else (wanted_to, None))
     if unknown:
-        st.warning(literal(f"Not a checkpoint of thread {quoted(thread_id)} in namespace {quoted(ns or 'root')}: "
+        st.warning(literal(f"Not a checkpoint of thread {quoted(thread_id)} in namespace {quoted(name_shown(ns) or 'root')}: "
                            f"{', '.join(unknown)}. Showing the newest step that wrote something instead; pick "
                            "another below, or go back."), icon=":material/warning:")
         _way_back(store, thread_id)
@@ -209,7 +212,8 @@ def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], pa
         from_id = _pick("From (the earlier checkpoint)", rows, default_from or rows[-1].checkpoint_id, keys[0],
                         _keep_forward, (position, *keys), steps)
     internal = st.toggle("Show LangGraph's internal channels", value=False)
-    st.query_params.update({"thread": url_id(thread_id), "from": url_id(from_id), "to": url_id(to_id), "ns": url_id(ns)})
+    st.query_params.update({"thread": url_id(thread_id), "from": url_id(from_id), "to": url_id(to_id),
+                            "ns": ns_param(ns) if ns else ""})
     try:
         result, check = compare(store, thread_id, from_id, to_id, ns, internal)
     except (NotFound, StoreError, ValueError) as exc:
@@ -219,7 +223,11 @@ def _render_pair(store: Store, thread_id: str, timeline: list[CheckpointRow], pa
     relation = "parent → child" if result.adjacent else "not a checkpoint and its parent"
     st.caption(literal(f"{_label(by_id[from_id], steps)} → {_label(by_id[to_id], steps)} ({relation})"))
     render_diff(result, check)
-    if st.toggle("Replay every step of this thread", value=params.get("replay") == "1", key="diff-replay-all"):
+    replay = params.get("replay")
+    if replay not in (None, "", "0", "1"):
+        st.warning(literal(f"replay={quoted(replay)} in the link: replay must be 1 (on) or 0 (off); it is left off."),
+                   icon=":material/link_off:")
+    if st.toggle("Replay every step of this thread", value=replay == "1", key="diff-replay-all"):
         render_replay_table(store, thread_id, ns)
 
 

@@ -6,16 +6,19 @@ import streamlit as st
 
 from .. import schema as schemas
 from ..diff import (
+    ProfileDoubt,
     ReplayVerdict,
     StateDiff,
     StepReplay,
     cached_verdicts,
+    checked_replay,
     compare_across,
     diff,
     replay_step,
-    replay_thread,
     verdict,
 )
+from ..diff.doubt import cached_reading
+from ..diff.model import CHANGED_WITHOUT_WRITE, NO_FOLD_TEXT
 from ..diff.thread_replay import schema_fingerprint
 from ..formatting import dumps
 from ..history.lineage import MISSING_PARENT
@@ -23,7 +26,9 @@ from ..history.location import url_id
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, data, routes
 from .inert import code_span, key_text, literal, plain
+from .names import param
 from .progress import progress_bar
+from .tables import frame_of
 from .values import show_value
 
 MISMATCH_MARK = "replay does not match"
@@ -63,31 +68,68 @@ def _thread_replay(url: str, schema: str, profile: str, thread_id: str, ns: str,
     return {}  # filled once by the first page run that asks, with its progress bar
 
 
-def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
-    """Every step of one namespace replayed, with a progress bar, secrets masked (kept per store, schema, profile,
-    thread, namespace and newest checkpoint; verdicts also go to the analysis cache, so the next process replays
-    only new steps)."""
+def _held_replay(store: Store, thread_id: str, ns: str) -> dict[str, object]:
+    """One namespace's replay as ``checked_replay`` reports it (the generic reading's steps when the thread's
+    profile is doubted), kept per store, schema, profile, thread, namespace and newest checkpoint: ``steps`` (masked),
+    ``doubt`` and the name of the ``schema`` the steps were replayed in."""
     schema = schemas.active()
     newest = data.thread_history(store, thread_id).newest_id
     held = _thread_replay(store.url, schema_fingerprint(schema), data.read_as(store, thread_id), thread_id, ns, newest)
     if "steps" not in held:
         with progress_bar("Replaying every step", "steps") as progress:
-            held["steps"] = data.masked(replay_thread(store, thread_id, ns, schema, data.analysis_cache(store), progress))
-    return held["steps"]
+            checked = checked_replay(store, thread_id, ns, data.analysis_cache(store), progress)
+        held["schema"] = schemas.active().name if checked.doubt is None else "LangGraph (reducers unknown)"
+        held["doubt"] = checked.doubt
+        held["steps"] = data.masked(checked.steps)
+    return held
+
+
+def cached_thread_replay(store: Store, thread_id: str, ns: str) -> list[StepReplay]:
+    """Every step of one namespace replayed, with a progress bar, secrets masked (kept per store, schema, thread,
+    namespace and newest checkpoint; verdicts also go to the analysis cache, so the next process replays only new
+    steps). When the thread's profile is doubted (``diff.doubt``), the generic reading's steps."""
+    return _held_replay(store, thread_id, ns)["steps"]  # type: ignore[return-value]
+
+
+def replay_doubt(store: Store, thread_id: str, ns: str) -> ProfileDoubt | None:
+    """The doubt the namespace's replay raised about the thread's profile (None: none, or not replayed yet)."""
+    return _held_replay(store, thread_id, ns).get("doubt")  # type: ignore[return-value]
+
+
+def replay_schema(store: Store, thread_id: str, namespaces: list[str]) -> str | None:
+    """The name of the schema the namespaces' steps were replayed in: the generic one where the profile was
+    doubted (None: the active schema)."""
+    names = {_held_replay(store, thread_id, ns).get("schema") for ns in namespaces}
+    return names.pop() if len(names) == 1 else None  # type: ignore[return-value]
+
+
+def render_doubt(doubt: ProfileDoubt | None) -> None:
+    """The replay's doubt about the thread's profile, where its verdict is shown."""
+    if doubt is not None:
+        st.warning(literal(doubt.summary()), icon=":material/help:")
 
 
 def cached_marks(store: Store, thread_id: str, rows: list[CheckpointRow]) -> dict[tuple[str, str], str]:
-    """Marks for ``rows`` (a page of the history) from the verdicts the analysis cache already holds."""
-    return {key: step_mark(check) for key, check in cached_verdicts(store, thread_id, rows, data.analysis_cache(store)).items()}
+    """Marks for ``rows`` (a page of the history) from the verdicts the analysis cache already holds (the generic
+    reading's where the thread's profile was doubted: ``diff.doubt``)."""
+    cache = data.analysis_cache(store)
+    found = cached_reading(store, thread_id, rows, cache, cached_verdicts(store, thread_id, rows, cache))
+    return {key: step_mark(check) for key, check in found.items()}
 
 
 def step_mark(check: StepReplay) -> str:
     """The mark a step carries in a list of steps, with its field counts."""
     if check.status == "mismatch":
-        return f"✗ {len(check.mismatches)} field(s) mismatched · {MISMATCH_MARK}"
+        changed = sum(1 for f in check.fields if f.changed_without_write)
+        mismatched = sum(1 for f in check.mismatches if not f.changed_without_write)
+        counts = [f"{n} field(s) {what}" for n, what in ((mismatched, "mismatched"), (changed, CHANGED_WITHOUT_WRITE))
+                  if n]
+        return f"✗ {', '.join(counts)} · {MISMATCH_MARK}"
     if check.status == "unverified":
         reasons = sorted(check.unverified_by_reason()) or [check.note or "not checked"]
-        return f"? {len(check.verified)} verified, {len(check.unverified)} unverified ({'; '.join(reasons)})"
+        no_fold = [f.field for f in check.fields if f.no_fold]
+        return (f"? {len(check.verified)} verified, {len(check.unverified)} unverified ({'; '.join(reasons)})"
+                + (f" · {NO_FOLD_TEXT}: {', '.join(no_fold)}" if no_fold else ""))
     if check.status == "match":
         return f"✓ {len(check.verified)} field(s) verified"
     if check.status == "broken":
@@ -103,7 +145,10 @@ def thread_replay(store: Store, thread_id: str, namespaces: list[str], checkpoin
         help=f"{checkpoints} checkpoints: each one is decoded once to replay its writes",
     ):
         return {}
-    return {ns: cached_thread_replay(store, thread_id, ns) for ns in namespaces}
+    replays = {ns: cached_thread_replay(store, thread_id, ns) for ns in namespaces}
+    for ns in namespaces:
+        render_doubt(replay_doubt(store, thread_id, ns))
+    return replays
 
 
 def replay_marks(replays: dict[str, list[StepReplay]]) -> dict[tuple[str, str], str]:
@@ -122,13 +167,14 @@ REPLAY_LOOK = {
                    "or a value the store does not hold): not an error in the data."),
     "mismatch": (st.error, ":material/report:", "Replay mismatch",
                  "applying the stored writes through the reducers does not give the stored state: the app's reducer "
-                 "differs from the schema's, or the state was changed outside a step."),
+                 "differs from the schema's, or the state was changed outside a step (a field no task wrote that "
+                 "changed all the same is unexplained whatever its reducer: changed without a write)."),
 }
 
 
 def replay_status(result: ReplayVerdict) -> str:
     """``pass``, ``unverified`` or ``mismatch`` for a thread's (or a step's) counted checks."""
-    return "mismatch" if result.mismatched else "unverified" if result.unverified else "pass"
+    return "mismatch" if not result.matches else "unverified" if result.unverified else "pass"
 
 
 def replay_box(status: str, detail: str) -> None:
@@ -138,33 +184,40 @@ def replay_box(status: str, detail: str) -> None:
     st.caption(f"What was checked: {means}")
 
 
-def render_verdict(result: ReplayVerdict, compact: bool = False) -> None:
-    """The thread's replay in numbers: verified, unverified (and why), mismatched field checks."""
-    replay_box(replay_status(result), f"{literal(result.summary())} · schema {literal(schemas.active().name)}")
+def render_verdict(result: ReplayVerdict, compact: bool = False, schema: str | None = None) -> None:
+    """The thread's replay in numbers: verified, unverified (and why), mismatched field checks; ``schema``: the
+    name of the schema replayed in (default: the active one)."""
+    replay_box(replay_status(result), f"{literal(result.summary())} · schema {literal(schema or schemas.active().name)}")
     if compact:
         return
-    a, b, c = st.columns(3)
+    a, b, c, d = st.columns(4)
     a.metric("Verified", result.verified, help="field checks whose replay through the reducers matches the store")
     b.metric("Unverified", result.unverified,
              help="field checks the inspector cannot verify: an unknown reducer, values the store does not hold")
-    c.metric("Mismatched", result.mismatched, help="field checks whose replay disagrees with the stored state")
+    c.metric("Mismatched", result.mismatched, help="field checks whose replay through the reducers disagrees with "
+             "the stored state")
+    d.metric("Changed without a write", result.changed_without_write,
+             help="fields no task wrote in a step whose writes are stored, yet their stored value changed: "
+                  "unexplained whatever the reducer (where the schema knows the field, also counted as mismatched)")
 
 
 def render_replay_table(store: Store, thread_id: str, ns: str = "") -> None:
     """Every step of a thread with its replay mark; mismatched steps name the field and first difference."""
-    steps = cached_thread_replay(store, thread_id, ns)
+    held = _held_replay(store, thread_id, ns)
+    steps: list[StepReplay] = held["steps"]  # type: ignore[assignment]
     for step in (s for s in steps if s.status == "broken"):
         st.error(f"Not replayed: {step.note}", icon=":material/link_off:")
     result = verdict(steps)
     bad = [s for s in steps if s.status == "mismatch"]
-    render_verdict(result)
+    render_doubt(held.get("doubt"))  # type: ignore[arg-type]
+    render_verdict(result, schema=held.get("schema"))  # type: ignore[arg-type]
     if bad:
         st.error(f"{len(bad)} of {len(steps)} step(s): {MISMATCH_MARK}", icon=":material/report:")
         routes.checkpoint_links(thread_id, [s.checkpoint_id for s in bad], ns, panel="Diff vs parent", lead="Open:")
     st.dataframe(
-        [{"step": s.step, "source": s.source, "checkpoint": s.checkpoint_id, "replay": step_mark(s),
-          "detail": s.detail()}
-         for s in reversed(steps)],
+        frame_of([{"step": s.step, "source": s.source, "checkpoint": s.checkpoint_id, "replay": step_mark(s),
+                   "detail": s.detail()}
+                  for s in reversed(steps)]),
         hide_index=True, use_container_width=True,
     )
 
@@ -204,10 +257,15 @@ def render_fields(result: StateDiff) -> None:
 def render_replay(check: StepReplay | None) -> None:
     if check is None:
         return
+    changed = [f for f in check.fields if f.changed_without_write]
     counts = (f"{len(check.verified)} field(s) verified, {len(check.unverified)} unverified, "
-              f"{len(check.mismatches)} mismatched")
+              f"{sum(1 for f in check.mismatches if not f.changed_without_write)} mismatched"
+              + (f", {len(changed)} {CHANGED_WITHOUT_WRITE}" if changed else ""))
     if check.status == "mismatch":
-        details = "; ".join(f"{code_span(f.field)}: {literal(f.first_difference or '')}" for f in check.mismatches)
+        details = "; ".join(
+            f"{code_span(f.field)}: {literal(f.first_difference or '')}"
+            + (f" ({CHANGED_WITHOUT_WRITE})" if f.changed_without_write else "")
+            for f in check.mismatches + check.unexplained)
         replay_box("mismatch", f"{MISMATCH_MARK}: {details} ({counts})")
     elif check.status == "unverified":
         why = "; ".join(f"{literal(reason)}: {', '.join(code_span(n) for n in names)}"
@@ -215,6 +273,10 @@ def render_replay(check: StepReplay | None) -> None:
         replay_box("unverified", f"Replay could not verify every field ({counts}). {why or literal(check.note or '')}")
     else:
         replay_box("pass", f"Replay through the reducers matches the stored state ({counts}).")
+    no_fold = [f.field for f in check.fields if f.no_fold]
+    if no_fold:
+        st.caption(f"Written with a reducer the inspector does not know, {NO_FOLD_TEXT} (replace, operator.add, "
+                   f"add_messages): {', '.join(code_span(n) for n in no_fold)}. The app's own reducer may.")
     for finding in check.findings:
         st.warning(literal(finding), icon=":material/report:")
 
@@ -251,4 +313,4 @@ def render_parent_diff(store: Store, thread_id: str, row: CheckpointRow, state: 
     render_diff(result, None if problem is not None else check, key=f"panel-{key_text(state.checkpoint_id)}")
     routes.link("diff", "Compare with another checkpoint", icon=":material/difference:", params={
         "thread": url_id(thread_id), "from": url_id(state.parent_checkpoint_id or ""), "to": url_id(state.checkpoint_id),
-        "ns": url_id(state.checkpoint_ns), **routes.carried_profile(thread_id)})
+        "ns": param(state.checkpoint_ns) if state.checkpoint_ns else "", **routes.carried_profile(thread_id)})

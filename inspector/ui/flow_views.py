@@ -7,19 +7,21 @@ window, the graph and the step timeline those of the whole thread, once, when th
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from ..history import durations
 from ..history.attribution import Attribution, attribute
 from ..history.flow_graph import FlowGraph, infer_graph
 from ..history.flow_grid import GRID_WIDTH, SELECTION, flow_grid, flow_window, grid_chart
-from ..history.lineage import Key
+from ..history.lineage import History, Key, build_history
 from ..history.location import Location
 from ..history.step_lanes import SELECTION as PICK
 from ..history.step_lanes import lane_chart, lane_rows, run_ends, stopped_failures
 from ..history.thread_history import ThreadHistory
 from ..store import CheckpointRow, CheckpointState, Store
-from . import data, diff_view, frame_html, graph_figure
+from . import data, diff_view, frame_html, graph_figure, names
 from .inert import code_span, key_text, literal
 from .tables import frame_of
 from .values import show_value
@@ -35,14 +37,23 @@ EXPANDED_NOTE = ("The steps of this branch in the order they ran, read from the 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _whole_thread(url: str, thread_id: str, generation: int, newest: str, _store: Store,
-                  _thread: ThreadHistory) -> tuple[FlowGraph, dict[Key, Attribution]]:
-    """The graph and every checkpoint's attribution, once per thread and newest checkpoint (write keys only)."""
-    history = _thread.history
-    writes = _thread.write_keys(_store, list(history.nodes))
-    return infer_graph(history, writes), {key: attribute(history, key, writes) for key in history.nodes}
+                  _thread: ThreadHistory) -> tuple[FlowGraph, dict[Key, Attribution], History]:
+    """The graph, every checkpoint's attribution and the history they are read from, once per thread and newest
+    checkpoint (write keys only). They draw names: the history's namespaces are masked as names (``names``), so
+    a subgraph named by a key-shaped node is drawn masked; its keys are ``shown_key``'s."""
+    stored = _thread.history
+    writes = _thread.write_keys(_store, list(stored.nodes))
+    history = build_history(data.masked([stored.node(k).row for k in stored.ordered], names=True))
+    writes = {shown_key(key): found for key, found in writes.items()}
+    return infer_graph(history, writes), {key: attribute(history, key, writes) for key in history.nodes}, history
 
 
-def whole_thread(store: Store, thread_id: str) -> tuple[FlowGraph, dict[Key, Attribution]]:
+def shown_key(key: Key) -> Key:
+    """A checkpoint's key in ``whole_thread``'s history: its namespace masked as a name."""
+    return (names.shown(key[0]), key[1])
+
+
+def whole_thread(store: Store, thread_id: str) -> tuple[FlowGraph, dict[Key, Attribution], History]:
     thread = data.thread_history(store, thread_id)
     with st.spinner("Reading the thread's write keys…"):
         return _whole_thread(store.url, thread_id, data.generation(store, thread_id), thread.newest_id, store, thread)
@@ -79,12 +90,13 @@ def flow_grid_panel(store: Store, thread_id: str, row: CheckpointRow, state: Che
     if not grid.cells:
         st.info("No field was written in these steps.")
         return
-    event = st.vega_lite_chart(grid_chart(grid, key, colours=thread.node_colours()), on_select="rerun",
+    shown = dataclasses.replace(grid, cells=names.shown_records(grid.cells, ("ns", "node", "nodes", "label")))
+    event = st.vega_lite_chart(grid_chart(shown, key, colours=thread.node_colours()), on_select="rerun",
                                selection_mode=SELECTION,
                                key=f"flow_grid_{key_text(*key)}_{page}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
-        target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
+        target = names.picked(picked[0], (k[0] for k in window.keys))
         st.session_state[FIELD_KEY] = picked[0].get("field")
         if target != key and target in history.nodes:
             _select(target, thread_id)
@@ -156,13 +168,14 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
     milliseconds; the slowest steps and each node's total."""
 
     thread = data.thread_history(store, thread_id)
-    history, key = thread.history, _key(row)
-    every = whole_thread(store, thread_id)[1]
+    stored, key = thread.history, shown_key(_key(row))
+    _, every, history = whole_thread(store, thread_id)  # names masked: the lanes name nodes and namespaces
     made = {k: a for k, a in every.items() if k[0] == key[0]}
     times = durations.step_times(history, made)
     st.caption(literal(durations.summary(times)) + " · from checkpoint timestamps: a step's tasks ran together, "
                "so each is a bar over the step's whole time; waits between runs are charged to no node")
-    stopped = stopped_failures(history, key[0], thread.write_keys(store, run_ends(history, key[0])))
+    ends = thread.write_keys(store, run_ends(stored, _key(row)[0]))
+    stopped = stopped_failures(history, key[0], {shown_key(k): found for k, found in ends.items()})
     rows = lane_rows(times, made, thread.node_colours(), key, stopped)
     if not rows:
         st.info("No step has two timestamps to measure.")
@@ -171,8 +184,8 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
                                key=f"step_timeline_{key_text(*key)}", width="stretch")
     picked = (event.selection.get(PICK) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
-        target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
-        if target != key and target in history.nodes:
+        target = names.picked(picked[0], (k[0] for k in stored.nodes))
+        if target != _key(row) and target in stored.nodes:
             _select(target, thread_id)
             st.rerun()
     slow_col, total_col = st.columns(2)

@@ -19,7 +19,7 @@ from ..history.lineage import Key
 from ..history.thread_history import ThreadHistory
 from ..history.tree_chart import tree_chart, tree_data
 from ..store import CheckpointRow, Store
-from . import data, frame_html, graph_figure, model_input_view, play_view
+from . import data, frame_html, graph_figure, model_input_view, names, play_view
 
 FRAME_KEY = "play-frame"
 WINDOW_KEY = "play-window"
@@ -105,8 +105,8 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int, prese
         with words_col, st.container(key=FRAME_KEY):
             st.html(text)
     else:
-        chart = play_view.arrow_datasets(play_view.steady(tree_chart(
-            tree_data(history, window, key, made, label_rows=False, colours=thread.node_colours()),
+        chart = play_view.arrow_datasets(play_view.steady(tree_chart(names.shown_tree(
+            tree_data(history, window, key, made, label_rows=False, colours=thread.node_colours())),
             rows=2 * play_view.WINDOW + 1)))
         left, right = st.columns([2, 3], gap="medium")
         with left, st.container(key=WINDOW_KEY):

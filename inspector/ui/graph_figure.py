@@ -72,12 +72,13 @@ def figure(store, thread_id: str, key: Key, chosen: str, direction: str = "TB") 
     thread stored a write (there is no step to draw)."""
     if chosen == EXPANDED:
         return _expanded(store, thread_id, key, direction)
-    from .flow_views import whole_thread
+    from .flow_views import shown_key, whole_thread
 
     thread = data.thread_history(store, thread_id)
-    graph, every = whole_thread(store, thread_id)
+    graph, every, _ = whole_thread(store, thread_id)  # names masked (a subgraph's cluster names its namespace)
     if not graph.nodes:
         return None
+    key = shown_key(key)
     made = every.get(key)
     highlight = graph.node_ids(made.nodes, cluster_of(key[0])) if made else []
     classes = graph_classes(graph)

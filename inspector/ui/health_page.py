@@ -18,7 +18,7 @@ from ..sizes.store_sizes import app_fields
 from ..sizes.what_if import what_if_text
 from ..state.drift import drift_lines
 from ..store import StoreError
-from . import connection, routes
+from . import connection, data, routes
 from .growth_view import render_growth
 from .inert import literal, plain
 from .sizes_views import health_of, render_flags
@@ -45,7 +45,7 @@ def _analyse(store, top: int, settings) -> list:
 
 def render() -> None:
     st.title("Health")
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     settings = connection.settings()

@@ -43,8 +43,11 @@ def literal(text: object) -> str:
 def key_text(*parts: object) -> str:
     """Widget keys and file names built from ids: Streamlit encodes them as UTF-8, which an id a hostile SQLite
     store holds as text that is not UTF-8 is not; such an id is spelled as its ``not_utf8.token``, so two ids
-    never share a key."""
-    return "_".join(token(p) if isinstance(p, str) else token(str(p)) for p in parts)
+    never share a key. A key reaches the browser: a name holding a secret's shape is spelled masked
+    (``names.shown``)."""
+    from .names import shown
+
+    return "_".join(token(shown(p) if isinstance(p, str) else str(p)) for p in parts)
 
 
 def plain(text: object) -> str:

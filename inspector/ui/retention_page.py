@@ -15,7 +15,7 @@ from ..retention.chart import bytes_chart
 from ..retention.report import break_rows, thread_rows, totals_line, variant_line
 from ..store import Store, StoreError
 from ..store.not_utf8 import quoted
-from . import audit_trail, connection, data, routes
+from . import audit_trail, data, routes
 from .inert import literal
 from .tables import in_units, metric_row, table
 
@@ -95,7 +95,7 @@ def render() -> None:
     st.title("Retention")
     st.caption("What a retention policy would delete, what it would reclaim and what it would break. "
                "Nothing is deleted here: the statements below are for an operator to review and run.")
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     keep, older, inactive, threads, safe, submitted = _form()
@@ -161,7 +161,7 @@ def _highlight_breaks(row) -> list[str]:
 
 def _render_sql(plan: Plan) -> None:
     st.subheader("Statements")
-    script = statements(plan)
+    script = statements(plan, data.redactor().name)  # a masked namespace written as its bytes
     st.caption(f"One transaction in {'SQLite' if plan.dialect == 'sqlite' else 'PostgreSQL'}'s dialect. "
                "Review it, then run it yourself; the inspector cannot write to the store.")
     if len(script) <= SQL_SHOWN_CHARS:

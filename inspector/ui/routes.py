@@ -55,12 +55,13 @@ def checkpoint_params(thread_id: str, checkpoint_id: str | None = None, ns: str 
     so opening the link costs one Back to undo and lands on that very step."""
     from ..history.location import url_id
     from ..store.model import checkpoint_step
+    from .names import param
 
     params = {"thread": url_id(thread_id)}
     if checkpoint_id:
         params["checkpoint"] = url_id(checkpoint_id)
     if ns:
-        params["ns"] = url_id(ns)
+        params["ns"] = param(ns)  # masked where it holds a secret's shape; the thread page finds the stored one
     if checkpoint_id:
         step = checkpoint_step(checkpoint_id) if step is None else step
         if step is not None:

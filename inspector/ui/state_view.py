@@ -33,7 +33,8 @@ def written_line(name: str, state: CheckpointState, written: Attribution | None)
         return "not written on this checkpoint's line of history (set before it, or by the parent graph)"
     by = ", ".join(written.writers(name)) or written.what
     here = " · this step" if written.key == (state.checkpoint_ns, state.checkpoint_id) else ""
-    return f"last written at step {written.step} by {by}{here}"
+    at = f"at step {written.step}" if written.step is not None else "at a checkpoint with no step number"
+    return f"last written {at} by {by}{here}"
 
 
 def last_written(store: Store | None, state: CheckpointState) -> dict[str, Attribution]:

@@ -18,6 +18,8 @@ error in that panel only.
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from .. import profiles
@@ -32,11 +34,11 @@ from . import (
     audit_trail,
     branch_links,
     bundle_view,
-    connection,
     data,
     diff_view,
     follow,
     graph_figure,
+    names,
     panels,
     play_view,
     presenter,
@@ -63,9 +65,19 @@ CARRIED = (routes.PANEL_PARAM, routes.PROFILE_PARAM, timeline_view.HISTORY_PARAM
 
 
 def select(location: Location) -> None:
-    """Show ``location``: write it to the URL (the page reads it back on the rerun)."""
+    """Show ``location``: write it to the URL (the page reads it back on the rerun), a namespace holding a secret's
+    shape as shown (``names.param``)."""
     carried = {k: st.query_params[k] for k in CARRIED if st.query_params.get(k)}
-    st.query_params.from_dict({**location.params(), **carried})
+    params = location.params()
+    if "ns" in params:
+        params["ns"] = names.param(location.ns)
+    st.query_params.from_dict({**params, **carried})
+
+
+def _stored_ns(location: Location, history: History) -> Location:
+    """``location`` with its namespace as the thread holds it (a URL names a masked one as shown)."""
+    ns = names.stored(location.ns, (k[0] for k in history.nodes)) if location.ns else ""
+    return location if ns == location.ns else dataclasses.replace(location, ns=ns)
 
 
 def _back(message: str) -> None:
@@ -97,7 +109,7 @@ def render() -> None:
         st.title("Thread")
         _back("No thread selected: open one from the thread list.")
         return
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     try:
@@ -109,6 +121,7 @@ def render() -> None:
     except StoreError as exc:
         _back(f"Reading thread {quoted(location.thread)} failed: {exc}")
         return
+    location = _stored_ns(location, thread.history)
     with profiles.asking(store, thread.thread_id, profile_choice.bind(PROFILE_KEY)):
         _thread(store, thread, location)
 
@@ -122,11 +135,12 @@ def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
     history = thread.history
     key = _resolve(history, location)
     if key is None:
-        st.warning(literal(f"Checkpoint {quoted(location.checkpoint)} (namespace {quoted(location.ns or 'root')}) is not "
+        ns = names.shown(location.ns)
+        st.warning(literal(f"Checkpoint {quoted(location.checkpoint)} (namespace {quoted(ns or 'root')}) is not "
                            "in this thread." if location.checkpoint else
                            f"Step {location.step} is not on the newest branch of this thread."
                            if location.step is not None else
-                           f"Namespace {quoted(location.ns)} has no checkpoint in this thread."))
+                           f"Namespace {quoted(ns)} has no checkpoint in this thread."))
         routes.link("thread", "Show the newest checkpoint", routes.thread_params(store, location.thread),
                     icon=":material/history:")
         routes.link("threads", "Back to the thread list", icon=":material/arrow_back:")
@@ -143,7 +157,8 @@ def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
         page = history.ordered
     thread.complete(store, [*page, *([thread.oldest_root] if thread.oldest_root else [])])
     rows = [node.row for node in history.nodes.values()]
-    with profiles.reading(store, thread.thread_id, rows=rows) as chosen:  # the rows read above: nothing more
+    with profiles.reading(store, thread.thread_id, rows=rows,  # the rows read above: nothing more
+                          cache=data.analysis_cache(store)) as chosen:
         if presenting:
             presenter.render(store, thread, key, select, made_for=lambda keys: thread.attributions(store, keys))
             return
@@ -174,7 +189,8 @@ def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
     namespaces = sorted({ns for ns, _ in history.ordered})
     replays = diff_view.thread_replay(store, thread.thread_id, namespaces, len(history))
     if replays:
-        diff_view.render_verdict(verdict([s for steps in replays.values() for s in steps]), compact=True)
+        diff_view.render_verdict(verdict([s for steps in replays.values() for s in steps]), compact=True,
+                                 schema=diff_view.replay_schema(store, thread.thread_id, list(replays)))
     timeline_view.render(history, key, select, diff_view.replay_marks(replays),
                          complete=lambda keys: thread.complete(store, keys),
                          marks_for=lambda keys: diff_view.cached_marks(

@@ -5,18 +5,21 @@ from __future__ import annotations
 import streamlit as st
 
 from ..history.thread_list import SearchTooLong, ThreadPages, thread_records
+from ..profiles import listed_readings
 from ..store import StoreError
-from . import connection, data, reveal, routes, sizes_views
+from . import data, reveal, routes, sizes_views
 from .inert import literal
 from .tables import frame_of, in_units
 
 PAGE_SIZE = 50
+PROFILE_HELP = ("the app each thread is read with, chosen from what its newest checkpoint holds (open a thread to "
+                "see why)")
 SEARCH_KEY = "threads_q"
 
 
 def render() -> None:
     st.title("Threads")
-    store = connection.store()
+    store = data.opened_store()
     if store is None:
         return
     for stray in ("thread", "checkpoint", "ns", "step", routes.PANEL_PARAM):  # Back from a thread lands here with them
@@ -34,7 +37,9 @@ def render() -> None:
         total = listing.total
         pages = max(1, -(-total // PAGE_SIZE))
         page = st.number_input("Page", min_value=1, max_value=pages, value=1) if pages > 1 else 1
-        rows = data.masked(listing.page(PAGE_SIZE, (page - 1) * PAGE_SIZE))
+        listed = listing.page(PAGE_SIZE, (page - 1) * PAGE_SIZE)
+        chosen = listed_readings(store, listed, data.analysis_cache(store))  # each thread's app: a store may mix them
+        rows = data.masked(listed)
         with right:
             sizes = sizes_views.size_columns(store, rows)
     except SearchTooLong as exc:
@@ -47,7 +52,7 @@ def render() -> None:
         _nothing_found(search)
         return
     st.caption(f"{total} thread(s) · select a row to open it")
-    frame = sizes_views.add_size_columns(frame_of(thread_records(rows)), rows, sizes)
+    frame = sizes_views.add_size_columns(frame_of(thread_records(rows, chosen)), rows, sizes)
     frame, stored = in_units(frame, "stored bytes", help="checkpoints and writes as stored")
     frame, state = in_units(frame, "state size", help="bytes of the newest root state, all fields")
     nonce = st.session_state.get("threads_table_nonce", 0)
@@ -61,6 +66,7 @@ def render() -> None:
         column_config={
             "thread": st.column_config.TextColumn(width="medium", pinned=True),
             "title": st.column_config.TextColumn(width="medium"),
+            "profile": st.column_config.TextColumn(width="small", help=PROFILE_HELP),
             "namespaces": st.column_config.NumberColumn(width="small", help="root graph plus subgraph namespaces"),
             "last update": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
             **sizes_views.LIST_COLUMN_CONFIG,

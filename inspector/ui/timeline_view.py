@@ -14,7 +14,8 @@ from ..history.location import Location
 from ..history.node_colours import NodeColours
 from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
-from . import graph_figure, play_view, routes
+from ..store.not_utf8 import quoted
+from . import graph_figure, names, play_view, routes
 from .diff_view import MISMATCH_MARK
 from .inert import key_text, literal, option_text, show_table
 from .tables import frame_of, in_units
@@ -194,7 +195,7 @@ def _only_checkpoint(history: History, keys: list[Key], marks: dict[Key, str], m
     columns that say something, then its id."""
     from ..formatting import human_bytes
 
-    (record,) = timeline_records(history, keys, marks, made)
+    (record,) = _records(history, keys, marks, made)
     record["size"] = human_bytes(record["size"])
     record["fork"] = "yes" if record["fork"] else None
     if record["time"] is not None:
@@ -205,12 +206,27 @@ def _only_checkpoint(history: History, keys: list[Key], marks: dict[Key, str], m
     show_table([{"checkpoint": "id" if c == "checkpoint" else c, " ": record[c]} for c in shown], ["checkpoint", " "])
 
 
+# what the table and the tree show of names from the data (namespaces, node names): masked as names
+NAME_COLUMNS = ("node", "namespace", "branch", "ns")
+
+
+def _records(history: History, keys: list[Key], marks: dict[Key, str], made: dict[Key, Attribution]) -> list[dict]:
+    return names.shown_records(timeline_records(history, keys, marks, made), NAME_COLUMNS)
+
+
 def _problems(history: History) -> None:
-    """Broken links of the history (parent cycles, missing parents, duplicate ids), named one by one."""
+    """Broken links of the history (parent cycles, missing parents, duplicate ids), named one by one; then what
+    the rows read so far hold that LangGraph does not write (a step that is no step number), each naming its row."""
     for problem in history.problems[:20]:
         st.error(problem.message, icon=":material/link_off:")
     if len(history.problems) > 20:
         st.error(f"… and {len(history.problems) - 20} more broken link(s) in this history", icon=":material/link_off:")
+    rows = [(key, problem) for key in history.ordered for problem in history.node(key).row.problems]
+    for (ns, checkpoint_id), problem in rows[:20]:
+        where = f" (namespace {quoted(ns)})" if ns else ""
+        st.warning(literal(f"Checkpoint {quoted(checkpoint_id)}{where}: {problem}"), icon=":material/report:")
+    if len(rows) > 20:
+        st.warning(f"… and {len(rows) - 20} more checkpoint(s) with a problem", icon=":material/report:")
 
 
 def _replay_warning(history: History, marks: dict[Key, str]) -> None:
@@ -250,12 +266,12 @@ def _summary(history: History) -> str:
 
 def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dict[Key, Attribution],
           colours: NodeColours | None = None) -> None:
-    data = tree_data(history, keys, key, made, colours=colours)
+    data = names.shown_tree(tree_data(history, keys, key, made, colours=colours))
     event = st.vega_lite_chart(tree_chart(data), on_select="rerun", selection_mode=SELECTION,
                                key=f"tree_{key_text(*key)}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
-        target = (picked[0].get("ns") or "", picked[0]["checkpoint"])
+        target = names.picked(picked[0], (k[0] for k in keys))
         if target != key and target in history.nodes:
             select(_location(history, target))
             st.rerun()
@@ -265,9 +281,10 @@ def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dic
 def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data: TreeData) -> None:
     """The tree's labels as a list the keyboard reaches (Tab, then the arrow keys or typing, then Enter)."""
     several = len({p["branch"] for p in data.points}) > 1
-    names = {(p["ns"], p["checkpoint"]): p["label"] + (f" ({p['branch']})" if several else "") for p in data.points}
+    labels = {(p["ns"], p["checkpoint"]): p["label"] + (f" ({p['branch']})" if several else "") for p in data.points}
     chosen = st.selectbox("Checkpoint (the tree's labels, by keyboard)", keys, index=keys.index(key) if key in keys else None,
-                          format_func=lambda k: option_text(names.get(k, k[1])), key=f"tree_keys_{key_text(*key)}",
+                          format_func=lambda k: option_text(labels.get((names.shown(k[0]), k[1]), k[1])),
+                          key=f"tree_keys_{key_text(*key)}",
                           placeholder="Choose a checkpoint of this page",
                           help="Every checkpoint of the tree above, named as it labels them")
     if chosen is not None and chosen != key and chosen in history.nodes:
@@ -277,7 +294,7 @@ def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
            made: dict[Key, Attribution]) -> None:
-    frame, units = in_units(frame_of(timeline_records(history, keys, marks, made)), "size",
+    frame, units = in_units(frame_of(_records(history, keys, marks, made)), "size",
                             help="stored bytes: checkpoint and its writes")
     event = st.dataframe(
         frame,

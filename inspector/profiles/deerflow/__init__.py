@@ -21,7 +21,7 @@ from typing import Any
 from .. import DEFAULT, Profile
 from ..pieces import ARTIFACTS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
 from . import checkpoint_kinds, messages
-from .evidence import evidence
+from .evidence import MARKERS, SHAPES, evidence
 from .files import references, uploads
 from .health import SIZE_LINTS, TEXTS, VALUE_LINTS
 
@@ -53,6 +53,8 @@ PROFILE = Profile(
     title="DeerFlow",
     description="DeerFlow's ThreadState, its nine reducers, user-data folders, viewed images and middleware",
     evidence=evidence,
+    shapes=SHAPES,
+    markers=frozenset(MARKERS),
     schema=lambda: DEFAULT,
     knowledge=KNOWLEDGE,
     # in delta mode (checkpoint_channel_mode: delta) messages is a DeltaChannel folded with merge_message_writes

@@ -24,7 +24,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..depth import TOO_DEEP_KEY, TooDeep, loads
 from ..model import NotFound, StoreError
-from ..not_utf8 import is_not_utf8, quoted
+from ..not_utf8 import is_blob, is_not_utf8, quoted
 
 LANGGRAPH_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
 # langgraph-checkpoint-postgres' migration level that added checkpoint_writes.task_path,
@@ -155,6 +155,8 @@ def not_utf8_named(params: Any) -> NotFound:
         elif isinstance(value, dict):
             stack.extend(value.values())
     named = f"named {quoted(bad)}" if bad is not None else "named by text that is not UTF-8"
+    if bad is not None and is_blob(bad):
+        return NotFound(f"nothing in this store is {named}: PostgreSQL's id columns are text, never bytes")
     return NotFound(f"nothing in this store is {named}: PostgreSQL text cannot hold bytes that are not UTF-8")
 
 

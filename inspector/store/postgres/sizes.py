@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from ..measure import ChannelSize, base64_image_bytes, digest
+from ..measure import INSPECT_MAX_BYTES, ChannelSize, Inspect, base64_image_bytes, digest
 from ..model import CheckpointSizes, NotFound
 from ..not_utf8 import quoted
+from ..records import is_step
 
 Query = Callable[[str, Any], list[tuple]]
 
@@ -49,18 +50,22 @@ _WRITES = """
 """
 
 
-def _inline(values: Any) -> dict[str, ChannelSize]:
+def _inline(values: Any, inspect: Inspect | None = None) -> dict[str, ChannelSize]:
     if not isinstance(values, dict):
         return {}
     sizes = {}
     for name, value in values.items():
         text = json.dumps(value).encode()
         sizes[str(name)] = ChannelSize(len(text), digest(text), holds_base64=base64_image_bytes(text) > 0)
+        if inspect is not None and len(text) <= INSPECT_MAX_BYTES:
+            inspect(sizes[str(name)].digest, text, "json")
     return sizes
 
 
-def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "") -> list[CheckpointSizes]:
-    """``Store.field_sizes`` for the PostgreSQL schema, through ``query(sql, params)``."""
+def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "", inspect: Inspect | None = None) -> list[CheckpointSizes]:
+    """``Store.field_sizes`` for the PostgreSQL schema, through ``query(sql, params)``. ``inspect``: called with
+    each small value read inline (``measure``), and with each small blob as ``(md5, b"", "unread")``: blob
+    contents stay on the server."""
     ns_sql, c_ns_sql = ("", "") if ns is None else ("AND checkpoint_ns = %s", "AND c.checkpoint_ns = %s")
     extra = [] if ns is None else [ns]
     rows = query(_CHECKPOINTS.format(ns=ns_sql), [thread_id, *extra])
@@ -74,6 +79,8 @@ def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "") -> list[Ch
     ):
         blobs.setdefault((cns, cid), {})[channel] = ChannelSize(int(size), md5, (), f"{cns}\x1f{channel}\x1f{version}",
                                                                 holds_base64=bool(b64))
+        if inspect is not None and int(size) <= INSPECT_MAX_BYTES:
+            inspect(md5, b"", "unread")
     written: dict[tuple[str, str], dict[str, int]] = {}
     for cns, cid, channel, n in query(_WRITES.format(ns=ns_sql), [thread_id, *extra]):
         written.setdefault((cns, cid), {})[str(channel)] = int(n or 0)
@@ -84,11 +91,11 @@ def pg_field_sizes(query: Query, thread_id: str, ns: str | None = "") -> list[Ch
             checkpoint_ns=cns,
             checkpoint_id=cid,
             parent_checkpoint_id=parent,
-            step=step if isinstance(step, int) else None,
+            step=step if is_step(step) else None,
             source=source,
             stored_bytes=int(own or 0),
             writes_bytes=writes.get((cns, cid), 0),
-            channels={**_inline(inline), **blobs.get((cns, cid), {})},
+            channels={**_inline(inline, inspect), **blobs.get((cns, cid), {})},
             written=written.get((cns, cid), {}),
         )
         for cns, cid, parent, step, source, own, inline in rows

@@ -19,6 +19,7 @@ from typing import Any
 import psycopg
 
 from ..delta import SchemaSource
+from ..measure import Inspect
 from ..model import SHARED_BLOBS, CheckpointSizes, Key, StoreError
 from .connect import PgTarget, check_schema, not_utf8_named, one_line, open_pool, parse_pg_url, read_error
 from .export import PgExport
@@ -26,19 +27,26 @@ from .files import PgFiles
 from .growth import PgGrowth
 from .orphans import PgOrphans
 from .retention import PgRetention
+from .shapes import PgShapes
 from .sizes import pg_field_sizes
 from .states import PgStates
 from .threads import PgThreads
 from .timeline import PgTimeline
 
+_SYSTEM_ID = "SELECT system_identifier FROM pg_control_system()"
+_GENERATION = """SELECT (SELECT oid FROM pg_database WHERE datname = current_database()),
+    to_regclass('checkpoints')::oid, pg_relation_filenode(to_regclass('checkpoints')),
+    to_regclass('checkpoint_blobs')::oid, pg_relation_filenode(to_regclass('checkpoint_blobs'))"""
 
-class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgStates, PgRetention, PgExport):
+
+class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgStates, PgShapes, PgRetention, PgExport):
     """A LangGraph PostgreSQL checkpoint database, read through read-only sessions."""
 
     kind = "postgres"
     read_only = True
     size_accounting = SHARED_BLOBS
     warning: str | None = None
+    _system_id: str | None = None  # the cluster's, read once ("-": pg_control_system() refused to the role)
 
     def __init__(self, url: str, statement_timeout_ms: int = 30_000, pool_size: int = 4,
                  schema: SchemaSource | None = None) -> None:
@@ -53,6 +61,22 @@ class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgState
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to PostgreSQL at {self.target.where}: {one_line(exc, self.target)}") from None
         self._pool = open_pool(self.target, pool_size)
+
+    def fact_identity(self) -> str:
+        """``identity`` and which database and tables are there now: the cluster's system identifier (where the
+        role may read ``pg_control_system()``; ``-`` where not), the database's OID, and the OID and file node of
+        ``checkpoints`` and ``checkpoint_blobs`` (a database or table created again, or truncated, is another
+        store)."""
+        if self._system_id is None:
+            try:
+                with self._pool.connection() as conn:
+                    self._system_id = str(conn.execute(_SYSTEM_ID).fetchone()[0])
+            except psycopg.errors.InsufficientPrivilege:
+                self._system_id = "-"
+            except psycopg.Error as exc:
+                raise read_error(exc, self.target) from None
+        found = self._query(_GENERATION)[0]
+        return f"{self.identity}#{self._system_id}." + ".".join("-" if v is None else str(v) for v in found)
 
     def close(self) -> None:
         self._pool.close()
@@ -82,9 +106,9 @@ class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgState
         """Per-channel sizes computed in SQL (blob lengths and md5; contents never fetched); see ``sizes``."""
         return pg_field_sizes(self._query, thread_id, ns)
 
-    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
-                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None, keys: Collection[Key] | None = None,
+                         inspect: Inspect | None = None) -> Iterator[CheckpointSizes]:
         """The server computes lengths and hashes; only those small rows come back, so one query serves."""
-        rows = pg_field_sizes(self._query, thread_id, ns)
+        rows = pg_field_sizes(self._query, thread_id, ns, inspect)
         wanted = None if keys is None else set(keys)
         return iter([r for r in rows if wanted is None or (r.checkpoint_ns, r.checkpoint_id) in wanted])

@@ -9,10 +9,10 @@ from langgraph.checkpoint.base import CheckpointTuple
 
 from .. import delta
 from ..decode import Problem, decode_checkpoint_blob
-from ..measure import measure_checkpoint_blob
+from ..measure import Inspect, measure_checkpoint_blob
 from ..model import CheckpointSizes, CheckpointState, Key, NotFound, StoreError, WriteRecord
 from ..not_utf8 import quoted
-from ..records import assemble_state, checkpoint_not_found
+from ..records import assemble_state, checkpoint_not_found, is_step
 from .serialize import cid, dump_checkpoint, metadata_bytes, ns_of, parent_of, plain, writes_bytes, writes_of, written_bytes
 
 
@@ -28,16 +28,16 @@ class SaverStates:
         """
         return list(self.iter_field_sizes(thread_id, ns))
 
-    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
-                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None, keys: Collection[Key] | None = None,
+                         inspect: Inspect | None = None) -> Iterator[CheckpointSizes]:
         wanted = None if keys is None else set(keys)
         tuples = sorted((t for t in self._thread(thread_id) if (ns is None or ns_of(t) == ns)
                          and (wanted is None or (ns_of(t), cid(t)) in wanted)), key=lambda t: (cid(t), ns_of(t)))
-        return (self._sizes(thread_id, tup) for tup in tuples)
+        return (self._sizes(thread_id, tup, inspect) for tup in tuples)
 
-    def _sizes(self, thread_id: str, tup: CheckpointTuple) -> CheckpointSizes:
+    def _sizes(self, thread_id: str, tup: CheckpointTuple, inspect: Inspect | None = None) -> CheckpointSizes:
         type_tag, blob, problems = dump_checkpoint(tup.checkpoint)
-        measured = measure_checkpoint_blob(type_tag, blob)
+        measured = measure_checkpoint_blob(type_tag, blob, None, inspect)
         meta = tup.metadata or {}
         step = meta.get("step")
         return CheckpointSizes(
@@ -45,7 +45,7 @@ class SaverStates:
             checkpoint_ns=ns_of(tup),
             checkpoint_id=cid(tup),
             parent_checkpoint_id=parent_of(tup),
-            step=step if isinstance(step, int) else None,
+            step=step if is_step(step) else None,
             source=meta.get("source") if isinstance(meta.get("source"), str) else None,
             stored_bytes=len(blob) + metadata_bytes(tup),
             writes_bytes=writes_bytes(tup),
@@ -141,3 +141,20 @@ class SaverStates:
             seed = plain(entry["seed"], channel).value if has_seed else None
             out[channel] = delta.DeltaHistory(channel, writes, seed, has_seed)
         return out
+
+    def checkpoint_shapes(self, keys: Collection[tuple[str, str, str]]) -> dict[tuple[str, str, str], Any]:
+        """See ``Store.checkpoint_shapes``: each checkpoint the saver hands back, serialized with LangGraph's
+        serializer and walked by its headers like a SQLite blob."""
+        from ..shape_walk import BytesReader, checkpoint_shapes
+
+        found: dict[tuple[str, str, str], Any] = {}
+        for thread_id, ns, checkpoint_id in dict.fromkeys(keys):
+            config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
+            tup = self._get_tuple(config)
+            if tup is None or cid(tup) != checkpoint_id:
+                continue
+            _, blob, _ = dump_checkpoint(tup.checkpoint)
+            meta = plain(dict(tup.metadata or {})).value
+            found[(thread_id, ns, checkpoint_id)] = checkpoint_shapes(BytesReader(blob),
+                                                                      meta if isinstance(meta, dict) else {})
+        return found

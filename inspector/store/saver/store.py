@@ -56,6 +56,10 @@ class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
         self._loop = loop or (Loop() if self._is_async else None)
         self.saver_name = f"{type(saver).__module__}.{type(saver).__name__}"
 
+    def fact_identity(self) -> str:
+        """``identity``: a saver's API says nothing of the storage behind it."""
+        return self.identity
+
     @classmethod
     def from_spec(cls, spec: str, schema: SchemaSource | None = None) -> "SaverStore":
         """Load the saver ``spec`` names; factories and context managers are entered on a private loop."""

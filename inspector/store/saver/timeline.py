@@ -7,7 +7,7 @@ from typing import Any, Iterable
 from langgraph.checkpoint.base import CheckpointTuple
 
 from ..model import TASKS_CHANNEL, CheckpointRow, Key, WriteKey, checkpoint_time
-from ..records import HistoryTimeline, send_target, thread_not_found
+from ..records import HistoryTimeline, is_step, send_target, thread_not_found
 from .serialize import checkpoint_bytes, cid, dumps, ns_of, parent_of, plain, writes_bytes
 
 
@@ -75,7 +75,7 @@ class SaverTimeline(HistoryTimeline):
                     checkpoint_ns=ns_of(tup),
                     checkpoint_id=cid(tup),
                     parent_checkpoint_id=parent_of(tup),
-                    step=step if isinstance(step, int) else None,
+                    step=step if is_step(step) else None,
                     source=meta.get("source"),
                     created_at=checkpoint_time(cid(tup)),
                     stored_bytes=checkpoint_bytes(tup),

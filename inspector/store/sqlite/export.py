@@ -16,7 +16,7 @@ from typing import Iterator
 
 from ..export_rows import ExportCheckpoint, ExportWrite, with_writes
 from ..model import StoreError
-from .connect import bound, read_text
+from .connect import bound, iter_ids, read_text
 
 _CHECKPOINTS = """
     SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
@@ -37,10 +37,11 @@ def export_sqlite_thread(path: Path, thread_id: str, writes_have_task_path: bool
         conn.execute("PRAGMA query_only = ON")
         conn.execute("BEGIN")
         checkpoints = (ExportCheckpoint(ns, cid, parent, metadata, [], type_tag, blob)
-                       for ns, cid, parent, type_tag, blob, metadata in conn.execute(*bound(_CHECKPOINTS, [thread_id])))
+                       for ns, cid, parent, type_tag, blob, metadata in iter_ids(conn.execute(*bound(_CHECKPOINTS,
+                                                                                                   [thread_id]))))
         writes = ((ns, cid, ExportWrite(task_id, task_path or "", idx, channel, type_tag, value))
-                  for ns, cid, task_id, task_path, idx, channel, type_tag, value in conn.execute(*bound(
-                      _WRITES.format(task_path="task_path" if writes_have_task_path else "''"), [thread_id])))
+                  for ns, cid, task_id, task_path, idx, channel, type_tag, value in iter_ids(conn.execute(*bound(
+                      _WRITES.format(task_path="task_path" if writes_have_task_path else "''"), [thread_id]))))
         yield from with_writes(thread_id, checkpoints, writes)
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"reading {path} failed: {exc}") from None

@@ -27,6 +27,7 @@ from ..growth_rows import (
     thread_growth_sql,
 )
 from ..growth_views import check_growth_views, growth_views_result, growth_views_sql
+from ..not_utf8 import from_blob
 from .connect import BUCKET_FUNCTION as _BUCKET_FUNCTION
 from .queries import OWN_BYTES
 
@@ -35,7 +36,8 @@ SQLITE_CHANNEL_BASIS = (
     f"channel without reading it: they are counted under {CHECKPOINT_KEY!r}; per channel are the writes' "
     "bytes (what each node wrote, stored against the checkpoint its step started from)."
 )
-_UUID6 = f"checkpoint_id GLOB '{UUID6_HEAD_GLOB}*'"
+# a uuid6 id is text (an id stored as a BLOB, whatever its bytes spell, is not dated: it compares with no text)
+_UUID6 = f"typeof(checkpoint_id) = 'text' AND checkpoint_id GLOB '{UUID6_HEAD_GLOB}*'"
 # The threads holding a uuid6 id past the cut (a parameter, twice): written since the rows were last read.
 _LIVE = (f"live AS (SELECT thread_id FROM checkpoints WHERE checkpoint_id > ? AND {_UUID6} "
          f"UNION SELECT thread_id FROM writes WHERE checkpoint_id > ? AND {_UUID6})")
@@ -51,11 +53,18 @@ def _dated(width: int, since: int | None, now: float, among: str = "") -> str:
     since_sql = "NULL" if since is None else str(int(since))
     # the id's first 18 characters: the text the GLOB checked (ASCII), never bytes that are not UTF-8
     fallback = f"{_BUCKET_FUNCTION}(substr(checkpoint_id, 1, 18), {width}, {since_sql})"
-    bucket = (f"CASE WHEN checkpoint_id GLOB '{UUID6_HEAD_GLOB}*' THEN "
+    bucket = (f"CASE WHEN {_UUID6} THEN "
               f"{id_range_bucket('checkpoint_id', width, since, now, fallback)} END")
     return (f"SELECT {bucket} AS b, thread_id AS t, '{CHECKPOINT_KEY}' AS c, 'checkpoint' AS p, 1 AS k, "
             f"{OWN_BYTES} AS n FROM checkpoints {among} "
             f"UNION ALL SELECT {bucket}, thread_id, channel, 'writes', 0, coalesce(length(value), 0) FROM writes {among}")
+
+
+def _read_keys(rows: list[tuple]) -> list[tuple]:
+    """Growth rows as the other readers name ids: a thread id or channel stored as a BLOB (the rows hold keys and
+    numbers, no value) as ``not_utf8.from_blob`` reads it, never ``bytes``."""
+    return [tuple(from_blob(v) if type(v) is bytes else v for v in row) if bytes in map(type, row) else row
+            for row in rows]
 
 
 class SqliteGrowth:
@@ -69,7 +78,7 @@ class SqliteGrowth:
         now = time.time() if now is None else float(now)
         if by is not None:
             return self.growth_views(bucket_seconds, since, [(by, top)], now)[0]
-        found = self._query(growth_sql(_dated(bucket_seconds, since, now), by, top))
+        found = _read_keys(self._query(growth_sql(_dated(bucket_seconds, since, now), by, top)))
         return growth_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, by, top, now)
 
     def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
@@ -77,7 +86,7 @@ class SqliteGrowth:
         """``growth_rows`` for each ask ``(by, top)`` of one window, from one statement."""
         check_growth_views(bucket_seconds, asks)
         now = time.time() if now is None else float(now)
-        found = self._query(growth_views_sql(_dated(bucket_seconds, since, now), asks))
+        found = _read_keys(self._query(growth_views_sql(_dated(bucket_seconds, since, now), asks)))
         return growth_views_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, asks, now)
 
     def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None,
@@ -89,7 +98,7 @@ class SqliteGrowth:
         among = "" if cut is None else "WHERE thread_id IN (SELECT thread_id FROM live)"
         sql = thread_growth_sql(_dated(bucket_seconds, None, now, among), "" if cut is None else _LIVE,
                                 _CUT if cut is None else None, _TOTALS)
-        return thread_growth(self._query(sql, [] if cut is None else [cut, cut]), cut or "",
+        return thread_growth(_read_keys(self._query(sql, [] if cut is None else [cut, cut])), cut or "",
                              ahead_label(bucket_seconds, now))
 
     def growth_change_token(self) -> tuple:
@@ -103,9 +112,10 @@ class SqliteGrowth:
         return (self._db.file_identity, id(conn), version)
 
     def growth_fingerprint(self) -> tuple:
-        """What growth depends on, summed: each table's rows, stored lengths and id range (see ``growth_rows``)."""
+        """What growth depends on, summed: each table's rows, stored lengths and id range (see ``growth_rows``; the ids
+        quoted, so an id stored as a BLOB is one JSON holds)."""
         return tuple(self._query(
-            f"""SELECT (SELECT json_array(count(*), coalesce(sum({OWN_BYTES}), 0), min(checkpoint_id),
-                                          max(checkpoint_id)) FROM checkpoints),
-                       (SELECT json_array(count(*), coalesce(sum(length(value)), 0), min(checkpoint_id),
-                                          max(checkpoint_id)) FROM writes)""")[0])
+            f"""SELECT (SELECT json_array(count(*), coalesce(sum({OWN_BYTES}), 0), quote(min(checkpoint_id)),
+                                          quote(max(checkpoint_id))) FROM checkpoints),
+                       (SELECT json_array(count(*), coalesce(sum(length(value)), 0), quote(min(checkpoint_id)),
+                                          quote(max(checkpoint_id))) FROM writes)""")[0])

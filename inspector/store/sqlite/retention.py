@@ -28,10 +28,10 @@ from typing import Any, Iterator, Sequence
 
 from ..depth import json_object
 from ..model import BranchThread, StoreError
-from ..not_utf8 import stored_bytes
+from ..not_utf8 import order_key, stored_bytes
 from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
 from . import pages
-from .connect import bound, ids_among, read_text
+from .connect import bound, ids_among, iter_ids, read_text
 
 INTERRUPT_CHANNEL = "__interrupt__"
 # dbstat visits every page of a b-tree; past this size only the indexes are measured.
@@ -151,9 +151,10 @@ class SqliteRetentionReader:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple]:
+        """The rows of ``sql`` as they stream, ids stored as BLOBs read as the store reads them (``iter_ids``)."""
         try:
-            return self._conn.execute(*bound(sql, params))
+            return iter_ids(self._conn.execute(*bound(sql, params)))
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"reading {self.path} failed: {exc}") from None
 
@@ -161,10 +162,10 @@ class SqliteRetentionReader:
     def _index_columns(self) -> dict[str, tuple[str, list[str]]]:
         """Indexes on LangGraph's two tables: name -> (table, key columns)."""
         indexes = {}
-        for name, table in self._query(
+        for name, table in list(self._query(
             "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('checkpoints', 'writes')"
-        ).fetchall():
-            columns = [row[2] for row in self._query("SELECT * FROM pragma_index_info(?)", [name]).fetchall()]
+        )):
+            columns = [row[2] for row in self._query("SELECT * FROM pragma_index_info(?)", [name])]
             indexes[name] = (table, columns)
         return indexes
 
@@ -198,7 +199,7 @@ class SqliteRetentionReader:
 
     def _sampled_mean_cell(self, table: str) -> float:
         """The mean leaf cell of a few rows spread over the table, from their lengths."""
-        top = self._query(f"SELECT max(rowid) FROM {table}").fetchone()[0] or 0
+        top = next(self._query(f"SELECT max(rowid) FROM {table}"))[0] or 0
         step = max(1, top // SAMPLE_ROWS)
         ids = json.dumps(list(range(1, top + 1, step))[:SAMPLE_ROWS])
         where = "WHERE rowid IN (SELECT value FROM json_each(?))"
@@ -237,7 +238,7 @@ class SqliteRetentionReader:
                          key=lambda r: r[0])
         pending = next(writes, None)
         for thread_id, rows in groupby(checkpoints, key=lambda r: r[0]):
-            while pending is not None and stored_bytes(pending[0]) < stored_bytes(thread_id):  # SQLite's order
+            while pending is not None and order_key(pending[0]) < order_key(thread_id):  # SQLite's order
                 pending = next(writes, None)  # writes of a thread without checkpoints: not this plan's
             thread_writes: list[tuple] = []
             if pending is not None and pending[0] == thread_id:

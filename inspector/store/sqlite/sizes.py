@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Collection, Iterator
 
-from ..measure import MeasuredCheckpoint, measure_checkpoint_blob
+from ..measure import Inspect, MeasuredCheckpoint, measure_checkpoint_blob
 from ..model import CheckpointSizes, Key
 from ..records import batches, step_and_source, thread_not_found
 from .queries import by_namespace, metadata
@@ -22,8 +22,8 @@ class SqliteSizes:
         """
         return list(self.iter_field_sizes(thread_id, ns))
 
-    def iter_field_sizes(self, thread_id: str, ns: str | None = None,
-                         keys: Collection[Key] | None = None) -> Iterator[CheckpointSizes]:
+    def iter_field_sizes(self, thread_id: str, ns: str | None = None, keys: Collection[Key] | None = None,
+                         inspect: Inspect | None = None) -> Iterator[CheckpointSizes]:
         ns_clause, params = ("", [thread_id]) if ns is None else ("AND checkpoint_ns = ?", [thread_id, ns])
         listed = self._query(
             f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, length(checkpoint) FROM checkpoints
@@ -34,9 +34,10 @@ class SqliteSizes:
             raise thread_not_found(thread_id)
         wanted = None if keys is None else set(keys)
         order = sorted((r for r in listed if wanted is None or (r[0], r[1]) in wanted), key=lambda r: (r[1], r[0]))
-        return self._stream_sizes(thread_id, ns_clause, params, order)
+        return self._stream_sizes(thread_id, ns_clause, params, order, inspect)
 
-    def _stream_sizes(self, thread_id: str, ns_clause: str, params: list[Any], order: list[tuple]) -> Iterator[CheckpointSizes]:
+    def _stream_sizes(self, thread_id: str, ns_clause: str, params: list[Any], order: list[tuple],
+                      inspect: Inspect | None) -> Iterator[CheckpointSizes]:
         written = self._writes_by_channel(thread_id, ns_clause, params[1:])
         writes = {key: sum(channels.values()) for key, channels in written.items()}
         measured: dict[Key, MeasuredCheckpoint] = {}  # the newest measurement per namespace, for its children
@@ -50,7 +51,7 @@ class SqliteSizes:
                     continue
                 type_tag, blob, raw_meta = fetched.pop((ns, cid))
                 previous = measured.get((ns, parent)) if parent else None
-                current = measure_checkpoint_blob(type_tag, blob, previous)
+                current = measure_checkpoint_blob(type_tag, blob, previous, inspect)
                 measured = {(ns, cid): current, **{k: v for k, v in measured.items() if k[0] != ns}}
                 step, source = step_and_source(metadata(raw_meta))
                 yield CheckpointSizes(

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..delta import SchemaSource
-from ..model import PER_CHECKPOINT_COPY
-from .connect import ReadOnlySqlite, bound
+from ..model import PER_CHECKPOINT_COPY, StoreError
+from .connect import ReadOnlySqlite, bound, read_ids
 from .export import SqliteExport
 from .files import SqliteFiles
 from .growth import SqliteGrowth
 from .orphans import SqliteOrphans
 from .retention import SqliteRetention
+from .shapes import SqliteShapes
 from .sizes import SqliteSizes
 from .states import SqliteStates
 from .threads import SqliteThreads
@@ -27,7 +28,7 @@ from .timeline import SqliteTimeline
 
 class SqliteStore(
     SqliteThreads, SqliteOrphans, SqliteFiles, SqliteGrowth, SqliteTimeline, SqliteStates, SqliteSizes,
-    SqliteRetention, SqliteExport,
+    SqliteShapes, SqliteRetention, SqliteExport,
 ):
     """A LangGraph SQLite checkpoint database, opened read-only."""
 
@@ -41,6 +42,18 @@ class SqliteStore(
         self.url = url or f"sqlite:///{self.path}"
         self.identity = f"sqlite:{self.path.resolve()}"
         self._db = ReadOnlySqlite(self.path)
+
+    def fact_identity(self) -> str:
+        """``identity`` and the file now at the path: device, inode and birth time (see ``connect``); a file
+        replaced at the same path is another store, one rewritten in place (WAL checkpoints) is the same.
+        While the path holds no readable file, the file last read (what the facts known of this store are)."""
+        try:
+            self._conn  # noqa: B018  (follows a replaced file)
+        except (StoreError, sqlite3.DatabaseError):
+            if self._db.file_identity is None:
+                raise
+        device, inode, born = self._db.file_identity  # type: ignore[misc]
+        return f"{self.identity}#{device:x}.{inode:x}.{born:x}"
 
     @property
     def _conn(self) -> sqlite3.Connection:
@@ -62,6 +75,6 @@ class SqliteStore(
 
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         try:
-            return self._conn.execute(*bound(sql, params)).fetchall()
+            return read_ids(self._conn.execute(*bound(sql, params)))
         except sqlite3.DatabaseError as exc:
             raise self._db.read_error(exc) from None

@@ -104,7 +104,7 @@ class SqliteThreads:
             return []
         match, params = f"thread_id IN ({in_clause(ids)})", ids
         rows = {r[0]: r for r in self._query(
-            f"""SELECT thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END),
+            f"""SELECT thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) AS checkpoint_id,
                        sum({OWN_BYTES}), count(DISTINCT checkpoint_ns), max(checkpoint_id)
                 FROM checkpoints WHERE {match} GROUP BY thread_id""",
             params,

@@ -14,7 +14,7 @@ from ....history.field_history import field_history
 from ....media.folders import UserData
 from ....media.located import LocatedFile, locate_refs
 from ....store import CheckpointRow, CheckpointState, Store
-from ....store.records import checkpoint_not_found
+from ....store.records import checkpoint_not_found, is_step
 from ... import in_force, knows, reads_thread, text
 from ...pieces import USER_DATA
 from .artifacts import Artifact, first_appearances, list_artifacts
@@ -83,7 +83,7 @@ def report_for_state(store: Store, state: CheckpointState, data_dir: str | Path 
                      history: bool = True, cache: AnalysisCache | None = None) -> MediaReport:
     """``media_report`` for a state already decoded; ``history=False`` skips the walk along the lineage."""
     thread_id, ns = state.thread_id, state.checkpoint_ns
-    step = state.metadata.get("step") if isinstance(state.metadata.get("step"), int) else None
+    step = state.metadata.get("step") if is_step(state.metadata.get("step")) else None
     if not knows(USER_DATA):  # files named by a state are an app's knowledge (DeerFlow's user-data folders)
         return _names_no_files(thread_id, state.checkpoint_id, step, ns)
     if history and rows is None:

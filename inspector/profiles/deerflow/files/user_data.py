@@ -241,10 +241,9 @@ def thread_folders(thread_id: str, thread_data: Any, metadata: dict[str, Any], d
     except PathRefused as exc:
         return None, [f"refused: {exc}"]
     origin = branch_of(thread_id, metadata)
-    if found is None:  # a branch's record: in the newest metadata, else in the history (read or given)
-        if origin is None and (rows is not None or store is not None):
-            origin = branch_origin(rows if rows is not None else _timeline(store, thread_id))
-        return _branch_without_folder(thread_id, origin, bases, user_id, store)
+    if found is None:  # a branch's record from what was read already: no history is read to find none
+        return _branch_without_folder(thread_id, origin or (branch_origin(rows) if rows is not None else None),
+                                      bases, user_id, store)
     refusals = folder_refusals(found)
     if origin is None and (rows is not None or store is not None):
         origin = branch_origin(rows if rows is not None else _timeline(store, thread_id))
