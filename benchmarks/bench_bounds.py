@@ -45,7 +45,8 @@ from langgraph.checkpoint.base import empty_checkpoint  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 
 from inspector.bundle import write_bundle  # noqa: E402
-from inspector.history.flow_graph import infer_graph, to_dot  # noqa: E402
+from inspector.history.flow_dot import to_dot  # noqa: E402
+from inspector.history.flow_graph import infer_graph  # noqa: E402
 from inspector.history.lineage import build_history  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
 from inspector.store import StoreError, open_store  # noqa: E402

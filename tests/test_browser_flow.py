@@ -54,10 +54,14 @@ def test_graph_renders_locally_with_the_step_highlighted(page, streamlit_app, de
     chart = page.locator("[data-testid='stGraphVizChart']")
     chart.locator("svg g.node").first.wait_for(timeout=60_000)
     texts = chart.locator("svg").text_content()
-    for name in ("agent", "tools", "view_image_middleware", "__start__", "__end__", "×9", "×7", "wrote: messages, todos"):
+    for name in ("agent", "tools", "view_image_middleware", "__start__", "__end__", "×9", "×7"):
         assert name in texts, name
     assert chart.locator("svg g.node").count() >= 9 and chart.locator("svg g.edge").count() >= 9
-    assert chart.locator("svg polygon[fill='#f59e0b'], svg path[fill='#f59e0b']").count() >= 1  # tools, highlighted
+    lit = page.evaluate("""() => Array.from(document.querySelectorAll("[data-testid='stGraphVizChart'] g.node"))
+      .filter(g => getComputedStyle(g.querySelector('path, polygon, ellipse')).strokeWidth === '3px')
+      .map(g => g.querySelector('title').textContent)""")
+    assert lit == ["tools"]  # the step's node, lit; what it wrote is said under the graph
+    assert "Lit: step 6 · tools → messages, todos" in page.locator("[data-testid='stMainBlockContainer']").inner_text()
     shot(chart, "flow-graph")
     assert outside == []
 

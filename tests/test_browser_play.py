@@ -24,7 +24,7 @@ RECORD = """() => { window.__frames = []; window.__urls = []; const seen = new S
       window.__urls.push([performance.now(), new URLSearchParams(location.search).get('step')]); };
   }
   new MutationObserver(() => {
-    for (const node of document.querySelectorAll('.st-key-play-node')) {  // a replaced frame may linger a moment
+    for (const node of document.querySelectorAll('.st-key-play-frame .si-head')) {  // a replaced frame may linger
       const text = node.innerText;
       if (text && !seen.has(text)) { seen.add(text); window.__frames.push(text); }
     }

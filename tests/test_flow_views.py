@@ -10,7 +10,8 @@ from flow_graph import FLOW_THREAD
 
 from inspector.history.attribution import attribute_keys
 from inspector.history.durations import node_totals, slowest_steps, step_times, summary, total_seconds
-from inspector.history.flow_graph import graph_json, infer_graph, to_dot
+from inspector.history.flow_dot import to_dot
+from inspector.history.flow_graph import graph_json, infer_graph
 from inspector.history.flow_grid import flow_grid, flow_window, grid_chart
 from inspector.history.lineage import build_history
 from inspector.store import WriteKey, open_store

@@ -18,7 +18,7 @@ import pytest
 from corpus import hostile_names as names_case
 from test_ui_flow import chart_data, chart_specs, dot_sources
 from test_ui_redaction import rendered
-from ui_app import all_text, open_page
+from ui_app import all_text, html_text, open_page
 
 from inspector.cli import main
 
@@ -235,17 +235,30 @@ def test_graph_panel_draws_masked_names_and_highlights_the_step_opened_from_a_ma
     at, page = _subgraph_page(subgraph, "Graph")
     [dot] = dot_sources(at)
     assert '"password_check"' in dot and "token_counter" in dot and "subgraph [redacted api-key" in dot
-    assert re.search(r'"\[redacted [^"]+\]/token_counter" \[label="token_counter\\n×1", fillcolor="#f59e0b"', dot)
-    assert "Highlighted: step 2 · token_counter → title" in all_text(at)
+    lit = re.search(r'"\[redacted [^"]+\]/token_counter" \[label="token_counter\\n×1", .*class="(n\d+)"', dot)
+    assert lit, dot  # the step's node, lit by the caption's style, which says what it wrote
+    assert f"g.node.{lit.group(1)} >" in html_text(at) and "Lit: step 2 · token_counter → title" in html_text(at)
 
 
 def test_step_timeline_panel_names_nodes_and_namespaces_masked(app_on_names, subgraph):
     at, page = _subgraph_page(subgraph, "Step timeline")
-    [bars] = [rows for rows in chart_data(at) if rows and "seconds" in rows[0]]
-    assert {b["node"] for b in bars} >= {"token_counter", "__start__"}
+    [bars] = [rows for rows in chart_data(at) if rows and "lane" in rows[0] and "ms" in rows[0]]
+    assert {b["node"] for b in bars} >= {"token_counter", "__start__"} and leaked(str(bars)) == []
     assert all(MARK.match(b["ns"]) for b in bars) and any(b["selected"] for b in bars)
     totals = next(df.value for df in at.dataframe if "total" in df.value.columns)
     assert leaked(totals.to_csv()) == [] and "token_counter" in set(totals["node"])
+
+
+def test_the_presenter_view_play_and_the_expanded_graph_draw_node_names_masked(app_on_names):
+    for params in ({"present": "1"}, {"panel": "graph", "graph": "expanded"}, {"present": "1", "graph": "expanded"}):
+        at = open_page("thread", thread=THREAD, **params)
+        assert not at.exception, at.exception
+        page = rendered(at)
+        assert leaked(page) == [] and "[redacted api-key" in page and "password_check" in page, params
+    at.button(key="nav_play").click().run(timeout=120)  # Play's first frame: its heading names the node that ran
+    assert not at.exception, at.exception
+    frame = html_text(at)
+    assert 'class="si-node"' in frame and leaked(rendered(at)) == []
 
 
 def _inline_rows(at) -> list[list[dict]]:

@@ -13,16 +13,39 @@ from inspector.ui.play_view import AHEAD, DIFF, WINDOW, arrow_datasets, next_ind
 
 
 def test_a_tick_moves_one_step_on_time_and_skips_at_most_one_when_late():
-    clock = (100.0, 4, 2.0)  # Play's first tick drew index 4 at t=100 s, at 2 steps/s
-    assert next_index(None, 0, 36, 2.0, 0.0) == 1  # no clock yet (the first tick): one step
-    assert next_index(clock, 4, 36, 2.0, 100.5) == 5  # on time
-    assert next_index(clock, 5, 36, 2.0, 100.9) == 6  # a little late or early: still one step
-    assert next_index(clock, 5, 36, 2.0, 100.6) == 6
-    assert next_index(clock, 4, 36, 2.0, 101.3) == 6  # more than half a step late: skips one to keep the pace
-    assert next_index(clock, 4, 36, 2.0, 130.0) == 6  # far behind: never a run of skipped steps
-    assert next_index(clock, 9, 36, 2.0, 100.5) == 10  # ahead of the clock: never stands still
-    assert next_index(clock, 34, 36, 2.0, 200.0) == 35  # never past the end
+    clock = (100.0, 4, 4.0)  # Play's first tick drew index 4 at t=100 s, at 4 steps/s
+    assert next_index(None, 0, 36, 4.0, 0.0) == 1  # no clock yet (the first tick): one step
+    assert next_index(clock, 4, 36, 4.0, 100.25) == 5  # on time
+    assert next_index(clock, 5, 36, 4.0, 100.45) == 6  # a little late or early: still one step
+    assert next_index(clock, 5, 36, 4.0, 100.3) == 6
+    assert next_index(clock, 4, 36, 4.0, 100.65) == 6  # more than half a step late: skips one to keep the pace
+    assert next_index(clock, 4, 36, 4.0, 130.0) == 6  # far behind: never a run of skipped steps
+    assert next_index(clock, 9, 36, 4.0, 100.25) == 10  # ahead of the clock: never stands still
+    assert next_index(clock, 34, 36, 4.0, 200.0) == 35  # never past the end
     assert next_index(clock, 4, 36, 1.0, 101.3) == 5  # the clock ran at another speed: one step
+
+
+@pytest.mark.parametrize("rate", [0.5, 1.0, 2.0])
+def test_up_to_two_steps_a_second_no_step_is_skipped_however_late(rate):
+    clock = (100.0, 4, rate)
+    assert next_index(clock, 4, 36, rate, 160.0) == 5
+    assert next_index(clock, 4, 36, rate, 160.0, [1] * 9) == 5
+
+
+def test_at_four_steps_a_second_a_skip_waits_for_nine_moves_without_one():
+    clock = (100.0, 4, 4.0)
+    late = 110.0  # far behind the clock
+    assert next_index(clock, 4, 36, 4.0, late, [1, 1, 2]) == 5  # a skip among the last nine moves: one step
+    assert next_index(clock, 4, 36, 4.0, late, [2]) == 5  # never two in a row
+    assert next_index(clock, 4, 36, 4.0, late, [2] + [1] * 8) == 5
+    assert next_index(clock, 4, 36, 4.0, late, [2] + [1] * 9) == 6  # the tenth move may skip again
+    moves, index, now = [], 0, 100.0
+    for _ in range(200):  # a machine twice too slow for 4 steps/s: every tick is late
+        now += 0.5
+        moved = next_index((100.0, 0, 4.0), index, 10_000, 4.0, now, moves)
+        moves, index = [*moves, moved - index][-10:], moved
+        assert moves.count(2) <= 1 and max(moves) <= 2
+    assert 200 < index <= 220  # one skip in ten at most: 10% more steps than ticks
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,11 @@ flow grid, the graph and the step timeline panels, on the demo store and on a re
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from flow_graph import FLOW_THREAD
-from ui_app import open_page
+from ui_app import html_text, open_page
 
 from inspector.history.lineage import build_history
 from inspector.store import open_store
@@ -98,10 +100,11 @@ def test_graph_panel_draws_the_nodes_and_edges_taken_with_counts(flow_history):
     assert not at.exception
     [dot] = dot_sources(at)
     for edge in ('"plan" -> "search" [label="×2", style=dashed', '"search" -> "research" [label="×2"',
-                 '"research/gather" -> "research/summarise" [label="×2"]', '"__start__" -> "plan" [label="×1"]'):
+                 '"research/gather" -> "research/summarise" [label="×2"', '"__start__" -> "plan" [label="×1"'):
         assert edge in dot, edge
-    assert '"search" [label="search\\n×2", fillcolor="#f59e0b"' in dot  # the step's node, highlighted
-    assert 'label="wrote: found"' in dot
+    search = re.search(r'"search" \[label="search\\n×2", fillcolor="(#[0-9a-f]{6})40", color="\1".*class="(n\d+)"', dot)
+    assert search, dot  # the node in its colour; lit by the caption's style, which says what it wrote
+    assert f"g.node.{search.group(2)} >" in html_text(at) and "Lit: step 2 · search ×2 → found" in html_text(at)
     assert "cluster_0" in dot and "subgraph research (run by node research)" in dot
     assert 'interrupted ×1' in dot and "next" in dot
     assert any("not the code's whole graph" in c.value for c in at.caption)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs
 
 import pytest
-from ui_app import all_text, open_page
+from ui_app import all_text, html_text, open_page
 
 from inspector import profiles
 from inspector.store import open_store
@@ -136,8 +136,8 @@ def test_play_frames_are_read_with_the_profile_picked():
     at.button(key="nav_play").click().run(timeout=120)
     assert not at.exception, at.exception
     assert at.button(key="nav_play").label == "Pause" and param(at, "profile") == "langgraph"
-    text = all_text(at)
-    assert "What the state became" in text and "`unknown`" in text and "`add_messages`" not in text
+    frame = html_text(at)  # the frame's words: the diff names each field's reducer
+    assert "What the state became" in frame and ">unknown · " in frame and "add_messages" not in frame
 
 
 def test_the_frames_play_reads_ahead_are_read_with_the_pages_profile(demo_db, monkeypatch):
@@ -159,9 +159,9 @@ def test_the_frames_play_reads_ahead_are_read_with_the_pages_profile(demo_db, mo
         ahead = thread.history.node(path[3]).row
         done = len(computed)
         with profiles.asking(store, "demo-vision", "langgraph"), profiles.reading(store, "demo-vision"):
-            frame = play_view._compare(store, ahead)
+            frame = play_view.compare(store, ahead)
         assert len(computed) == done, "the frame's diff was read ahead"
         assert {f.reducer_label for f in frame.fields} == {"unknown"}
         with profiles.reading(store, "demo-vision"):  # the evidence's choice: DeerFlow, its own cache entries
-            automatic = play_view._compare(store, ahead)
+            automatic = play_view.compare(store, ahead)
         assert len(computed) == done + 1 and "add_messages" in {f.reducer_label for f in automatic.fields}

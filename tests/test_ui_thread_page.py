@@ -4,9 +4,10 @@ checkpoints, deep links, bad links, and a failing panel kept to itself."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
-from ui_app import all_text, in_page_links, open_page, shown
+from ui_app import all_text, html_text, in_page_links, open_page, shown
 
 from inspector.demo import DEMO_THREADS
 from inspector.history.attribution import attribute_keys
@@ -266,10 +267,9 @@ def test_play_starts_at_step_zero_with_the_node_that_ran(histories):
     at.button(key="nav_play").click().run(timeout=120)
     assert not at.exception, at.exception
     assert _param(at, "checkpoint") == first[1] and _param(at, "step") == "0"
-    assert ":blue-badge[__start__]" in all_text(at)
-    # the progress names the step as the tree does (the one attribution), not by LangGraph's source
-    progress = [p.proto.text for p in at.get("progress")]
-    assert any(text.startswith(literal("Step 0 · __start__ → messages") + " · 2 of") for text in progress), progress
+    frame = html_text(at)  # the frame's words: one element (``frame_html``)
+    assert 'data-step="0"' in frame and "<span>2 of " in frame  # the step, where it is on the branch
+    assert re.search(r'class="si-node"[^>]*>__start__</span>.*class="si-field">messages<', frame), frame
     assert at.button(key="nav_play").label == "Pause"
     at.button(key="nav_next").click().run(timeout=120)  # Next pauses
     assert _param(at, "step") == "1" and at.button(key="nav_play").label == "Play"
@@ -287,13 +287,17 @@ def test_each_play_frame_view_draws_the_step(histories):
     at.button(key="nav_play").click().run(timeout=120)
     assert not at.exception, at.exception
     assert _param(at, "step") == "8" and at.get("graphviz_chart")
-    assert any("Highlighted: step 8 · agent" in c.value for c in at.caption)
+    [dot] = [el.proto.spec for el in at.get("graphviz_chart")]
+    agent = re.search(r'"agent" \[label="agent\\n×\d+".*class="(n\d+)"', dot).group(1)
+    frame = html_text(at)
+    assert "Step 8 · " in frame and ">agent</span>" in frame
+    assert f"g.node.{agent} >" in frame  # the frame's style lights the step's node in the graph beside it
     at.segmented_control(key="play_show").set_value("What the model saw").run(timeout=120)
     assert not at.exception, at.exception
-    assert "called the model on" in all_text(at) and at.button(key="nav_play").label == "Pause"
+    assert "The model received" in html_text(at) and at.button(key="nav_play").label == "Pause"
     at.segmented_control(key="play_show").set_value("The diff").run(timeout=120)
     assert not at.exception, at.exception
-    assert "What the state became" in all_text(at) and "messages" in all_text(at)
+    assert "What the state became" in html_text(at) and "<b>messages</b>" in html_text(at)
 
 
 def test_an_unknown_text_field_is_shown_as_text_not_parsed_as_json():

@@ -67,3 +67,8 @@ def param(at: AppTest, name: str) -> str | None:
     """Query parameter ``name`` of the page as it was left (one value; AppTest holds a list after a run)."""
     value = at.query_params.get(name)
     return value[-1] if isinstance(value, list) else value
+
+
+def html_text(at: AppTest) -> str:
+    """The HTML of every ``st.html`` element the page drew (a Play frame's words, a graph's lit caption)."""
+    return "\n".join(el.proto.body for el in at.get("html"))

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 
 from ..history.attribution import attribute
-from ..history.flow_graph import MAX_NODES, cluster_of, graph_json, infer_graph, to_dot
+from ..history.flow_dot import to_dot
+from ..history.flow_graph import MAX_NODES, cluster_of, graph_json, infer_graph
 from ..history.lineage import build_history
+from ..history.node_colours import thread_colours
 from ..store.records import checkpoint_not_found
 from .output import masked, masked_name, print_json
 from .store_commands import THREAD_HELP, add_store_args, open_from_args
@@ -51,7 +53,8 @@ def cmd_graph(args: argparse.Namespace) -> int:
             if key is None:
                 raise checkpoint_not_found(args.thread, args.checkpoint, args.ns)
     # the graph is drawn from the history with its names masked (a subgraph's cluster is named by its namespace)
-    shown = build_history(masked(keys, names=True))
+    shown_rows = masked(keys, names=True)
+    shown = build_history(shown_rows)
     shown_writes = {(masked_name(ns), checkpoint): found for (ns, checkpoint), found in writes.items()}
     graph = infer_graph(shown, shown_writes, args.max_nodes)
     if key is not None:
@@ -66,5 +69,6 @@ def cmd_graph(args: argparse.Namespace) -> int:
         return 0
     highlight = graph.node_ids(made.nodes, cluster_of(key[0])) if key is not None else []
     print(to_dot(graph, highlight, made.fields if key is not None else (),
-                 title=f"thread {args.thread}: what ran (from the stored writes), not the code's whole graph"))
+                 title=f"thread {args.thread}: what ran (from the stored writes), not the code's whole graph",
+                 colours=thread_colours(shown_rows)))
     return 0

@@ -16,9 +16,8 @@ a node or edge the thread never took is not in it.
   linear in the steps and their tasks (a step's transitions are grouped by drawn node, never paired task
   by task).
 
-``infer_graph`` builds it from a ``History`` and every checkpoint's write keys; ``to_dot`` writes
-Graphviz DOT (every name quoted and escaped: text from the data stays text), with the nodes of one
-step and the fields they wrote highlighted; ``graph_json`` is the CLI's ``graph --json``.
+``infer_graph`` builds it from a ``History`` and every checkpoint's write keys; ``flow_dot.to_dot`` writes
+it as Graphviz DOT; ``graph_json`` is the CLI's ``graph --json``.
 """
 
 from __future__ import annotations
@@ -270,17 +269,6 @@ def _add(graph: FlowGraph, source: str, target: str, kind: str, count: int) -> N
     graph.edges.setdefault((source, target, kind), GraphEdge(source, target, 0, kind)).count += count
 
 
-def _quote(text: str) -> str:
-    """A DOT quoted string: backslashes and quotes escaped, line breaks and control characters dropped."""
-    cleaned = "".join(ch if ch.isprintable() else " " for ch in str(text))
-    return '"' + cleaned.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _label(lines: Iterable[str]) -> str:
-    """A DOT quoted label of several lines, joined by DOT's ``\\n``."""
-    return "\"" + "\\n".join(_quote(line)[1:-1] for line in lines) + "\""
-
-
 def left_out_text(graph: FlowGraph) -> str:
     """What a folded graph leaves out, in one sentence ("" when every node is drawn)."""
     if not graph.left_out:
@@ -290,89 +278,6 @@ def left_out_text(graph: FlowGraph) -> str:
     if graph.hidden:
         text += f" ({graph.hidden:,} transition(s) between two of them not drawn)"
     return text
-
-
-HIGHLIGHT = "#f59e0b"
-WIDE_NODES = 14  # up to this many nodes, the graph is laid out left to right
-
-
-def to_dot(graph: FlowGraph, highlight: Iterable[str] = (), wrote: Iterable[str] = (), title: str = "") -> str:
-    """Graphviz DOT of the graph: left to right (top down past ``WIDE_NODES``), subgraphs as clusters,
-    edge labels the counts (``×3``), sends dashed, transitions no trigger named dotted, interrupted nodes
-    double-bordered, nodes due next dashed; the node ids in ``highlight`` filled, with the fields in
-    ``wrote`` listed beside them."""
-    highlight, wrote = set(highlight), list(dict.fromkeys(wrote))
-    # a few nodes read best left to right; a long chain laid out that way shrinks to fit the page: top down
-    direction = "LR" if len(graph.nodes) <= WIDE_NODES else "TB"
-    heading = "\n".join(line for line in (title, left_out_text(graph)) if line)
-    lines = ["digraph flow {", f'  graph [rankdir={direction}, fontname="Helvetica", fontsize=11, nodesep=0.25, ranksep=0.45'
-             + (f", label={_label(heading.splitlines())}, labelloc=t" if heading else "") + "];",
-             '  node [shape=box, style="rounded,filled", fillcolor="#f8fafc", color="#64748b", fontname="Helvetica", '
-             'fontsize=11, height=0.3];',
-             '  edge [color="#64748b", fontname="Helvetica", fontsize=9, arrowsize=0.6];']
-
-    def node_line(node: GraphNode, indent: str) -> str:
-        label = [node.name]
-        extra = []
-        if node.runs:
-            label.append(f"×{node.runs}")
-        if node.interrupted:
-            label.append(f"interrupted ×{node.interrupted}")
-            extra.append("peripheries=2")
-        if node.failed:
-            label.append(f"failed ×{node.failed}")
-            extra.append('color="#dc2626"')
-        if node.due_next:
-            label.append("next")
-            extra.append('style="rounded,filled,dashed"')
-        if node.name in (START, END) and node.id != graph.other:
-            extra.append('shape=oval, fillcolor="#e2e8f0"')
-        if node.id == graph.other:
-            extra.append('style="rounded,filled,dashed", fillcolor="#e2e8f0"')
-        if node.id in highlight:
-            extra.append(f'fillcolor="{HIGHLIGHT}", penwidth=2')
-        return f"{indent}{_quote(node.id)} [label={_label(label)}{', ' if extra else ''}{', '.join(extra)}];"
-
-    by_cluster: dict[str, list[GraphNode]] = {}
-    for node in graph.nodes.values():
-        by_cluster.setdefault(node.cluster, []).append(node)
-    names = sorted(c for c in set(by_cluster) | set(graph.clusters) if c)
-    numbers = {c: i for i, c in enumerate(names)}
-
-    def emit(cluster: str, indent: str) -> None:  # a subgraph's cluster drawn inside the one that ran it
-        for node in by_cluster.get(cluster, []):
-            lines.append(node_line(node, indent))
-        for inner in (c for c in names if c.rpartition("/")[0] == cluster):
-            run_by = graph.clusters.get(inner, "?").rpartition("/")[2]
-            lines.append(f"{indent}subgraph cluster_{numbers[inner]} {{")
-            lines.append(f'{indent}  label={_quote("subgraph " + inner.rpartition("/")[2] + " (run by node " + run_by + ")")};'
-                         ' style="rounded,dashed"; color="#94a3b8";')
-            emit(inner, indent + "  ")
-            lines.append(f"{indent}}}")
-
-    emit("", "  ")
-    for edge in graph.edges.values():
-        attrs = [f"label={_quote('×' + str(edge.count))}"]
-        if edge.kind == "send":
-            attrs.append("style=dashed")
-        if edge.kind == "sequence":
-            attrs.append('style=dotted')
-        if edge.source in highlight or edge.target in highlight:
-            attrs.append(f'color="{HIGHLIGHT}", penwidth=1.6')
-        lines.append(f"  {_quote(edge.source)} -> {_quote(edge.target)} [{', '.join(attrs)}];")
-    for cluster, parent in graph.clusters.items():  # the node that ran a subgraph leads into it
-        inner = next((n for n in by_cluster.get(cluster, []) if n.name == START), None)
-        outer = graph.nodes.get(parent)
-        if inner is not None and outer is not None:
-            lines.append(f'  {_quote(outer.id)} -> {_quote(inner.id)} [style=dotted, arrowhead=none, color="#94a3b8"];')
-    if wrote and highlight:
-        lines.append(f'  "__wrote__" [shape=note, fillcolor="#fef3c7", color="{HIGHLIGHT}", '
-                     f'label={_quote("wrote: " + ", ".join(wrote))}];')
-        for node_id in sorted(highlight):
-            if node_id in graph.nodes:
-                lines.append(f'  {_quote(node_id)} -> "__wrote__" [style=dotted, arrowhead=none, color="{HIGHLIGHT}"];')
-    lines.append("}")
-    return "\n".join(lines)
 
 
 def graph_json(graph: FlowGraph) -> dict[str, Any]:

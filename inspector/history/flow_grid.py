@@ -12,20 +12,18 @@ as a Vega-Lite heat map whose click selection ``cell`` carries ``checkpoint``, `
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..store.not_utf8 import spelled
 from .attribution import Attribution
 from .lineage import History, Key
+from .node_colours import SEVERAL, NodeColours, node_colours
 
 SELECTION = "cell"
 GRID_WIDTH = 40  # steps per window
 LEGEND_COLUMNS = 3
 MULTIPLE = "(several nodes)"
-PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
-           "#bab0ac", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf"]
 
 
 @dataclass(frozen=True)
@@ -82,35 +80,20 @@ def flow_grid(history: History, keys: list[Key], made: Mapping[Key, Attribution]
     return FlowGrid(list(keys), steps, ordered, cells, list(nodes))
 
 
-def node_colours(nodes: list[str]) -> dict[str, str]:
-    """A colour per node name, from a hash of the name, so a node keeps its colour from window to window;
-    two nodes of one window whose hashes meet are kept apart (the later one takes the next free colour)."""
-    taken: dict[int, str] = {}
-    out = {}
-    for name in sorted(nodes):
-        if name == MULTIPLE:
-            out[name] = "#111827"
-            continue
-        slot = zlib.crc32(name.encode("utf-8", "replace")) % len(PALETTE)
-        for _ in range(len(PALETTE)):
-            if slot not in taken:
-                break
-            slot = (slot + 1) % len(PALETTE)
-        taken.setdefault(slot, name)
-        out[name] = PALETTE[slot]
-    return {name: out[name] for name in nodes}
-
-
-def grid_chart(grid: FlowGrid, selected: Key | None = None, cell_px: int = 20) -> dict[str, Any]:
+def grid_chart(grid: FlowGrid, selected: Key | None = None, cell_px: int = 20,
+               colours: NodeColours | None = None) -> dict[str, Any]:
     """The Vega-Lite spec (for ``st.vega_lite_chart``): a heat map of one rect per written cell, coloured by
-    node, the selected step's cells outlined; a click selection ``cell`` carrying ``checkpoint``, ``ns`` and
-    ``field``. Every step of the window keeps its column, written or not."""
+    node (``colours``: the thread's, ``node_colours``; else the window's own), the selected step's cells
+    outlined; a click selection ``cell`` carrying ``checkpoint``, ``ns`` and ``field``. Every step of the window
+    keeps its column, written or not."""
+    colours = colours or node_colours(grid.nodes)
     # names from the data drawn as ids are quoted (a bidi override in a field's name cannot turn its row around);
-    # the selection carries the field as stored
+    # the selection carries the field as stored; a cell's colour is its node's, named as stored
     values = [{**c, "row": spelled(c["field"]), "node": spelled(c["node"]), "nodes": spelled(c["nodes"]),
-               "label": spelled(c["label"]), "selected": selected is not None and c["checkpoint"] == selected[1]}
+               "label": spelled(c["label"]), "selected": selected is not None and c["checkpoint"] == selected[1],
+               "colour": SEVERAL if c["node"] == MULTIPLE else colours(c["node"])}
               for c in grid.cells]
-    colours = node_colours(list(dict.fromkeys(v["node"] for v in values)))
+    legend = {v["node"]: v["colour"] for v in values}  # each node shown once, in its colour
     label_expr = "[" + ",".join(f"'{s}'" for s in grid.steps) + "][datum.value]"  # a column's step number
     return {  # the width fits the page; the height is the rows' (axis and legend come on top of it)
         "height": cell_px * max(len(grid.fields), 1),
@@ -126,7 +109,7 @@ def grid_chart(grid: FlowGrid, selected: Key | None = None, cell_px: int = 20) -
             "y": {"field": "row", "type": "nominal", "title": None,
                   "scale": {"domain": [spelled(f) for f in grid.fields] or [""], "paddingInner": 0.08}},
             "color": {"field": "node", "type": "nominal",
-                      "scale": {"domain": list(colours) or [""], "range": list(colours.values()) or ["#fff"]},
+                      "scale": {"domain": list(legend) or [""], "range": list(legend.values()) or ["#fff"]},
                       "legend": {"title": "node that wrote it", "orient": "bottom", "columns": LEGEND_COLUMNS}},
             "stroke": {"condition": {"test": "datum.selected", "value": "#111827"}, "value": None},
             "strokeWidth": {"condition": {"test": "datum.selected", "value": 2.5}, "value": 0},

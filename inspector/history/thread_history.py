@@ -17,6 +17,7 @@ from typing import Any
 from ..store import CheckpointRow, Store, WriteKey
 from .attribution import Attribution, attribute, last_writes, newest_writing, writes_needed
 from .lineage import History, Key, build_history, key_of
+from .node_colours import NodeColours, thread_colours
 
 
 class ThreadHistory:
@@ -39,6 +40,7 @@ class ThreadHistory:
         self._write_keys: dict[Key, list[WriteKey]] = {}  # read so far (``attributions``), keys without writes too
         self._made: dict[Key, Attribution] = {}  # attributions given so far: a checkpoint's never changes once
         # its rows and writes are read, but for the newest (``follow``) and rows completed since
+        self._colours: tuple[int, NodeColours] | None = None  # (rows held, their colours)
 
     @property
     def oldest_root(self) -> Key | None:
@@ -48,6 +50,14 @@ class ThreadHistory:
     @property
     def newest_id(self) -> str:
         return max(key[1] for key in self._rows)
+
+    def node_colours(self) -> NodeColours:
+        """The colours of this thread's nodes (``node_colours.thread_colours``), from the keys held: every surface
+        drawing the thread's nodes colours them with it."""
+        held = len(self._order)
+        if self._colours is None or self._colours[0] != held:
+            self._colours = (held, thread_colours(self._order))
+        return self._colours[1]
 
     def complete(self, store: Store, keys: list[Key], rows: list[CheckpointRow] = ()) -> None:
         """Read the full rows (metadata: step, source, kind) of ``keys`` and of their parents (a row's kind

@@ -17,6 +17,7 @@ from ..store.not_utf8 import spelled
 from .attribution import Attribution
 from .checkpoint_kinds import step_label
 from .lineage import History, Key, branch_label
+from .node_colours import NO_NODE, SEVERAL, NodeColours, node_colours
 
 ROW_HEIGHT = 24
 SELECTION = "pick"
@@ -39,11 +40,15 @@ def _short(text: str) -> str:
 
 
 def tree_data(history: History, keys: list[Key], selected: Key | None = None,
-              made: Mapping[Key, Attribution] | None = None, label_rows: bool = True) -> TreeData:
+              made: Mapping[Key, Attribution] | None = None, label_rows: bool = True,
+              colours: NodeColours | None = None) -> TreeData:
     """Points, edges and branch labels for the checkpoints in ``keys`` (newest first); ``made``: their
-    attributions, which name each point by the tasks that produced it. ``label_rows=False`` leaves out the
-    label rows, one row per point (Play's window, whose chart keeps one size from frame to frame)."""
+    attributions, which name each point by the tasks that produced it and colour its dot by their node
+    (``colours``: the thread's, ``node_colours``; grey where no node ran, black where several did).
+    ``label_rows=False`` leaves out the label rows, one row per point (Play's window, whose chart keeps one size
+    from frame to frame)."""
     made = made or {}
+    colours = colours or node_colours(n for m in made.values() for n in m.nodes)
     row_of = _rows(history, keys, label_rows)
     total = (max(row_of.values()) + 1) if row_of else 0
     points, edges, labels = [], [], []
@@ -61,6 +66,7 @@ def tree_data(history: History, keys: list[Key], selected: Key | None = None,
             "wrote": spelled(", ".join(made[key].fields)) if key in made else "",
             "kind": "fork" if node.is_fork else "checkpoint",
             "selected": key == selected,
+            "colour": _colour(made.get(key), colours),
         })
         if node.parent is not None:
             parent = history.node(node.parent)
@@ -73,6 +79,12 @@ def tree_data(history: History, keys: list[Key], selected: Key | None = None,
             top = min(row_of[k] for k in shown)
             labels.append({"lane": branch.index, "row": top - 0.9, "text": spelled(branch_label(history, branch))})
     return TreeData(points, edges, labels, (max(lanes_used) + 1) if lanes_used else 1, total)
+
+
+def _colour(made: Attribution | None, colours: NodeColours) -> str:
+    """A dot's colour: its node's; black for several nodes, grey where none ran (an input, an update)."""
+    nodes = made.nodes if made is not None else ()
+    return colours(nodes[0]) if len(nodes) == 1 else SEVERAL if nodes else NO_NODE
 
 
 def _rows(history: History, keys: list[Key], label_rows: bool) -> dict[Key, int]:
@@ -120,8 +132,8 @@ def tree_chart(data: TreeData, rows: int | None = None) -> dict[str, Any]:
         "mark": {"type": "point", "filled": True, "size": 140, "aria": False},
         "encoding": {
             "x": x, "y": y,
-            # no legend: each lane's label names its branch, and a legend of long names runs off a narrow column
-            "color": {"field": "branch", "type": "nominal", "legend": None},
+            # the node's colour, as every surface draws it (each lane's label names its branch)
+            "color": {"field": "colour", "type": "nominal", "scale": None, "legend": None},
             "shape": {"field": "kind", "type": "nominal", "legend": None,
                       "scale": {"domain": ["checkpoint", "fork"], "range": ["circle", "diamond"]}},
             "stroke": _when_selected("#111827", None),

@@ -13,14 +13,15 @@ import streamlit as st
 
 from ..history import durations
 from ..history.attribution import Attribution, attribute
-from ..history.flow_graph import FlowGraph, cluster_of, infer_graph, left_out_text, to_dot
-from ..history.flow_grid import GRID_WIDTH, SELECTION, flow_grid, flow_window, grid_chart, node_colours
+from ..history.flow_graph import FlowGraph, infer_graph
+from ..history.flow_grid import GRID_WIDTH, SELECTION, flow_grid, flow_window, grid_chart
 from ..history.lineage import History, Key, build_history
 from ..history.location import Location
+from ..history.step_lanes import SELECTION as PICK
+from ..history.step_lanes import lane_chart, lane_rows, run_ends, stopped_failures
 from ..history.thread_history import ThreadHistory
 from ..store import CheckpointRow, CheckpointState, Store
-from ..store.not_utf8 import spelled
-from . import data, diff_view, names
+from . import data, diff_view, frame_html, graph_figure, names
 from .inert import code_span, literal
 from .names import key_text
 from .tables import frame_of
@@ -31,6 +32,8 @@ FIELD_KEY = "flow_grid_field"
 GRAPH_NOTE = ("Drawn from what this thread ran, read from its stored writes: nodes are the tasks the store "
               "recorded, edges the transitions taken between consecutive steps, with how often. It is not the "
               "code's whole graph: a node or edge this thread never took is not drawn.")
+EXPANDED_NOTE = ("The steps of this branch in the order they ran, read from the stored writes: a node per task "
+                 "(parallel tasks side by side), each step leading to the next.")
 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
@@ -89,7 +92,8 @@ def flow_grid_panel(store: Store, thread_id: str, row: CheckpointRow, state: Che
         st.info("No field was written in these steps.")
         return
     shown = dataclasses.replace(grid, cells=names.shown_records(grid.cells, ("ns", "node", "nodes", "label")))
-    event = st.vega_lite_chart(grid_chart(shown, key), on_select="rerun", selection_mode=SELECTION,
+    event = st.vega_lite_chart(grid_chart(shown, key, colours=thread.node_colours()), on_select="rerun",
+                               selection_mode=SELECTION,
                                key=f"flow_grid_{key_text(*key)}_{page}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
@@ -126,23 +130,25 @@ def _field_diff(store: Store, thread_id: str, state: CheckpointState, made: Attr
 
 
 def graph_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
-    """The graph this thread ran, with the node(s) of the selected step and the fields they wrote highlighted."""
-
-    key = shown_key(_key(row))
-    graph, every, _ = whole_thread(store, thread_id)
-    made = every.get(key)
-    highlight = graph.node_ids(made.nodes, cluster_of(key[0])) if made else []
-    st.caption(GRAPH_NOTE)
-    if not graph.nodes:
+    """The graph this thread ran, aggregated or expanded (``graph_figure``), with the node(s) of the selected step
+    lit and the fields they wrote said under it."""
+    key = _key(row)
+    chosen = graph_figure.mode_choice()
+    st.caption(GRAPH_NOTE if chosen == graph_figure.AGGREGATED else EXPANDED_NOTE)
+    drawn = graph_figure.figure(store, thread_id, key, chosen)
+    if drawn is None:
         st.info("No task of this thread stored a write: there is no step to draw.")
         return
-    st.graphviz_chart(to_dot(graph, highlight, made.fields if made else ()), width="stretch")
-    if made is not None:
-        folded = " (among the nodes left out)" if graph.other in highlight else ""
-        st.caption(literal(f"Highlighted: step {made.label}{folded}"))
-    if graph.left_out:
-        st.info(literal(f"A graph of {graph.total_nodes:,} nodes: {left_out_text(graph)} (the CLI's graph "
-                        "--max-nodes N draws more)."))
+    with st.container(key=graph_figure.CONTAINER_KEY):
+        st.graphviz_chart(drawn.dot, width="stretch")
+    st.html(frame_html.caption(drawn.caption, drawn.style))
+    for note in drawn.notes:
+        st.info(literal(note))
+    if chosen == graph_figure.AGGREGATED:
+        _graph_counts(whole_thread(store, thread_id)[0])
+
+
+def _graph_counts(graph: FlowGraph) -> None:
     interrupted = [n for n in graph.nodes.values() if n.interrupted and n.id != graph.other]
     due = [n.id for n in graph.nodes.values() if n.due_next]
     parts = [f"{graph.total_nodes:,} node(s), {len(graph.edges)} edge(s) drawn, {graph.steps} step(s)"]
@@ -157,51 +163,26 @@ def graph_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpo
                      hide_index=True, width="stretch")
 
 
-PICK = "step"
-
-
 def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
-    """Where the time went: every step as a bar from its parent's timestamp to its own, by node; the slowest
-    steps and each node's total."""
+    """Where the time went, as Temporal draws a workflow: a lane per task (parallel tasks side by side), each a
+    bar from its step's parent's timestamp to its own, in its node's colour (red: it wrote an error), with its
+    milliseconds; the slowest steps and each node's total."""
 
-    stored, key = data.thread_history(store, thread_id).history, shown_key(_key(row))
-    _, every, history = whole_thread(store, thread_id)  # names masked: the bars name nodes and namespaces
-    times = durations.step_times(history, {k: a for k, a in every.items() if k[0] == key[0]})
-    st.caption(literal(durations.summary(times)) + " · from checkpoint timestamps; a step with several tasks "
-               "charges its whole time to each; waits between runs are charged to no node")
-    timed = [t for t in times if t.seconds is not None and t.started is not None]
-    if not timed:
+    thread = data.thread_history(store, thread_id)
+    stored, key = thread.history, shown_key(_key(row))
+    _, every, history = whole_thread(store, thread_id)  # names masked: the lanes name nodes and namespaces
+    made = {k: a for k, a in every.items() if k[0] == key[0]}
+    times = durations.step_times(history, made)
+    st.caption(literal(durations.summary(times)) + " · from checkpoint timestamps: a step's tasks ran together, "
+               "so each is a bar over the step's whole time; waits between runs are charged to no node")
+    ends = thread.write_keys(store, run_ends(stored, _key(row)[0]))
+    stopped = stopped_failures(history, key[0], {shown_key(k): found for k, found in ends.items()})
+    rows = lane_rows(times, made, thread.node_colours(), key, stopped)
+    if not rows:
         st.info("No step has two timestamps to measure.")
         return
-    origin = min(t.started for t in timed)
-    bars = [{"node": spelled(node), "start": (t.started - origin).total_seconds(), "end": (t.ended - origin).total_seconds(),
-             "seconds": round(t.seconds, 4), "step": t.step, "label": spelled(t.label), "checkpoint": t.key[1], "ns": t.key[0],
-             "selected": t.key == key}
-            for t in timed for node in (t.charged_to or (durations.WAIT,))]
-    nodes = list(dict.fromkeys(b["node"] for b in bars))
-    colours = node_colours(nodes)
-    spec = {
-        "height": 22 * len(nodes),  # the width fits the page; the height is the rows' (the axis comes on top)
-        "autosize": {"type": "fit-x", "contains": "padding"},
-        "data": {"values": bars},
-        "mark": {"type": "bar", "cursor": "pointer"},
-        "params": [{"name": PICK, "select": {"type": "point", "fields": ["checkpoint", "ns"], "on": "click",
-                                            "toggle": False, "clear": False}}],
-        "encoding": {
-            "y": {"field": "node", "type": "nominal", "title": None, "sort": nodes},
-            "x": {"field": "start", "type": "quantitative", "title": "seconds since the first step"},
-            "x2": {"field": "end"},
-            "color": {"field": "node", "type": "nominal", "legend": None,
-                      "scale": {"domain": list(colours), "range": [colours[n] if n != durations.WAIT else "#cbd5e1"
-                                                                   for n in colours]}},
-            "stroke": {"condition": {"test": "datum.selected", "value": "#111827"}, "value": None},
-            "strokeWidth": {"condition": {"test": "datum.selected", "value": 2}, "value": 0},
-            "tooltip": [{"field": "step", "type": "quantitative"}, {"field": "label", "type": "nominal"},
-                        {"field": "seconds", "type": "quantitative"}],
-        },
-    }
-    event = st.vega_lite_chart(spec, on_select="rerun", selection_mode=PICK, key=f"step_timeline_{key_text(*key)}",
-                               width="stretch")
+    event = st.vega_lite_chart(lane_chart(rows), on_select="rerun", selection_mode=PICK,
+                               key=f"step_timeline_{key_text(*key)}", width="stretch")
     picked = (event.selection.get(PICK) or []) if event is not None else []
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
         target = names.picked(picked[0], (k[0] for k in stored.nodes))

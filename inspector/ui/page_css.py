@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..history.flow_dot import EDGE_PT, LABEL_PT, NODE_PT
 from .inert import TABLE_KEY
 
 # A small table's labels (its header and first column: field names, "namespace", "workspace") wrap only between
@@ -28,7 +29,44 @@ CHOICES_WRAP = (".st-key-nav_choices [role='radiogroup'], .st-key-thread_panel_t
 # highlighter is megabytes of script the browser loads for the first code block of a page.
 MONOSPACED = ("[data-testid='stChatMessageContent'] [data-testid='stText'] span {font-family: "
               "'Source Code Pro', monospace; font-size: 0.875rem; overflow-wrap: anywhere;}")
-RULES = (TABLE_WRAP, CHOICES_WRAP, MONOSPACED)
+# A graph's text at the sizes its layout was computed for (``flow_dot``: Graphviz measured the labels at these
+# sizes), where Streamlit's chart would draw every text of it at one small size: names fill their boxes.
+GRAPH = "[data-testid='stGraphVizChart']"
+GRAPH_TEXT = (f"{GRAPH} g.node text {{font-size: {NODE_PT}px;}} {GRAPH} g.edge text {{font-size: {EDGE_PT}px;}} "
+              f"{GRAPH} :is(g.cluster, g.graph) > text {{font-size: {LABEL_PT}px;}} "
+              # drawn to the panel's width, but never taller than most of the window (a long graph is scaled down)
+              ".st-key-flow-graph svg {max-height: 80vh;}")
+# A Play frame's words (``frame_html``): the step and its node(s) large, the node(s) in their colours.
+FRAME = (".si-where {display: flex; align-items: center; gap: 0.75rem; color: #475569; font-size: 0.875rem;} "
+         ".si-bar {flex: 1; height: 0.4rem; background: #e2e8f0; border-radius: 0.2rem; overflow: hidden;} "
+         ".si-bar > div {height: 100%; background: #64748b;} "
+         ".si-head {font-size: 1.5rem; font-weight: 700; line-height: 1.4; margin: 0.3rem 0 0.4rem;} "
+         ".si-node {display: inline-block; padding: 0 0.45rem; border: 2px solid; border-radius: 0.4rem;} "
+         ".si-field {display: inline-block; padding: 0 0.4rem; border-radius: 0.4rem; background: #dcfce7; "
+         "color: #14532d; font-weight: 600;} "
+         ".si-none {border-color: #cbd5e1; background: #f1f5f9; color: #475569;} .si-head .si-none {font-weight: 400;} "
+         ".si-failed, .si-problem {color: #b91c1c;} .si-quiet, .si-caption {color: #64748b;} "
+         ".si-title {font-weight: 700; margin: 0.5rem 0 0.2rem;} .si-field-line {margin-top: 0.3rem;} "
+         ".si-body ul {margin: 0.1rem 0 0.3rem 1.2rem; padding: 0;} .si-body p {margin: 0.3rem 0;} "
+         ".si-message {border-left: 3px solid #cbd5e1; padding-left: 0.5rem; margin: 0.35rem 0; "
+         "overflow-wrap: anywhere;}")
+# The presenter view (``presenter``): while its container is on the page, no sidebar and no app header, the page's
+# margins small, the frame's type large, the graph as tall as the window leaves it and the words scrolled
+# within their own box: the whole frame fits a 1280x720 or 1024x768 window.
+ON = "body:has(.st-key-presenter)"
+PRESENTER = (f"{ON} :is([data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], "
+             "[data-testid='stHeader']) {display: none;} "
+             f"{ON} [data-testid='stMainBlockContainer'] {{padding: 0.5rem 1rem 0.25rem; max-width: none;}} "
+             ".st-key-presenter {gap: 0.5rem;} "
+             ".st-key-presenter .st-key-nav_controls {flex-wrap: wrap; gap: 0.25rem 0.4rem;} "
+             ".st-key-presenter .st-key-nav_controls button {padding: 0.2rem 0.5rem; min-height: 2.2rem;} "
+             ".st-key-presenter .si-head {font-size: 2.1rem; line-height: 1.3;} "
+             ".st-key-presenter .si-where {font-size: 1rem;} "
+             ".st-key-presenter .si-body {font-size: 1.3rem; line-height: 1.45; overflow-y: auto; "
+             "max-height: calc(100vh - 13rem);} "
+             ".st-key-presenter .st-key-flow-graph svg {width: 100%; height: calc(100vh - 6.5rem); max-height: none;} "
+             ".st-key-presenter .st-key-graph-alone .st-key-flow-graph svg {height: calc(100vh - 10rem);}")
+RULES = (TABLE_WRAP, CHOICES_WRAP, MONOSPACED, GRAPH_TEXT, FRAME, PRESENTER)
 
 
 def apply() -> None:

@@ -4,22 +4,28 @@ Turning Play on starts at the first step (step 0, where the input has been
 applied; never the empty step -1 whose input is still a pending write) unless a
 step in the middle is selected, and moves one step per tick of a fragment that
 reruns every ``1 / speed`` seconds: only the frame runs again, not the page.
-Each frame shows, beside a window of the branch drawn oldest first with the
-selected step in the middle (so it never leaves the screen), the node(s) that
-ran and the fields they wrote, highlighted, and the presenter's choice of view:
-the diff against the parent or what the model saw. Every frame writes its step
-into the URL, so a presenter can copy it and jump back.
+Each frame (``frame_view``) shows the step, the node(s) that ran in their colours
+and the fields they wrote, and the presenter's choice of view: the diff against the
+parent, the graph with the step's node(s) lit, or what the model saw; beside them a
+window of the branch drawn oldest first with the selected step in the middle (so it
+never leaves the screen). The presenter view (``presenter``) plays the same frames
+filling the screen. Every frame writes its step into the URL, so a presenter can copy
+it and jump back.
 
 Playback keeps its pace: the frames ahead are read (rows, attributions, decoded
 checkpoints, diffs) by a background thread into the bounded caches while the
-frame is on screen, so a tick only draws; the window is one chart whose spec
-stays the same from frame to frame (its rows travel as named datasets, which
-the browser updates in place instead of drawing a new chart); and a tick that
-comes late (a loaded machine coalesces ticks) moves on to the step Play's clock
-has reached, at most one step further than the next, so a late frame skips at
-most one step and never a run of them. Prev / Next (and the left / right arrow
-keys) pause and step; Play / Pause has the key P. Every frame, and the frames read
-ahead, read the thread with the profile the page reads it with (``profiles.asking``).
+frame is on screen, so a tick only draws; a frame's words are one element and its
+graph is laid out once, so the browser's share of a tick is small; the window is one
+chart whose spec stays the same from frame to frame (its rows travel as named
+datasets, which the browser updates in place instead of drawing a new chart). A tick
+that comes late (a loaded machine coalesces ticks) moves one step all the same at
+2 steps/s or slower: no step is ever skipped there, the pace gives. At a faster speed
+a late tick moves on to the step Play's clock has reached, at most one step further
+than the next, and only when none of the nine moves before it skipped: at most one
+step in ten is skipped, never two in a row (``next_index``). Prev / Next (and the
+left / right arrow keys) pause and step; Play / Pause has the key P. Every frame, and
+the frames read ahead, read the thread with the profile the page reads it with
+(``profiles.asking``).
 """
 
 from __future__ import annotations
@@ -32,31 +38,32 @@ import streamlit as st
 
 from .. import profiles
 from ..diff import StateDiff, diff
-from ..history.attribution import STEP, Attribution
-from ..history.checkpoint_kinds import step_label
 from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.thread_history import ThreadHistory
-from ..history.tree_chart import tree_chart, tree_data
-from ..store import CheckpointRow, CheckpointState, Store
-from . import data, diff_view, flow_views, model_input_view, names
-from .guard import guarded
-from .inert import literal
+from ..store import CheckpointRow, Store
+from . import data, model_input_view
 
 PLAY_KEY = "nav_playing"  # the thread being played: a plain value, not a widget's, so never handed back stale
 SPEED_KEY = "play_speed"
 SHOW_KEY = "play_show"
 ENDED_KEY = "play_ended"  # Play stopped at the branch's newest checkpoint
 AT_KEY = "play_at"  # (ns, checkpoint id) of the frame on screen, moved by each tick
+LINE_KEY = "play_line"  # a checkpoint of the branch being played: the line Play walks is the one through it
 MOVED_KEY = "play_moved"  # the location a tick moved to: the next full run starts from it
 FRESH_KEY = "play_fresh"  # the page drew the frame for the URL's step: the next tick advances
 CLOCK_KEY = "play_clock"  # (monotonic seconds, index on the path, speed) at Play's first tick: where its pace runs from
+MOVES_KEY = "play_moves"  # how far each of the last moves went (1, or 2 for a skip), newest last
+PRESENT_KEY = "play_present"  # Play runs in the presenter view
 SPEEDS = {"0.5 steps/s": 0.5, "1 step/s": 1.0, "2 steps/s": 2.0, "4 steps/s": 4.0}
 DEFAULT_SPEED = "1 step/s"
 DIFF = "The diff"
 MODEL_INPUT = "What the model saw"
 WINDOW = 7  # steps drawn on each side of the selected one
 AHEAD = 6  # frames read ahead of the one on screen
+NO_SKIP_UP_TO = 2.0  # steps per second: up to this speed no step is skipped, however late a tick
+SKIP_SPAN = 10  # at most one skip in this many moves
+BEHIND = 2.5  # steps behind Play's clock: past this, the clock starts again where Play is (a stall is not caught up)
 Select = Callable[[Location], None]
 
 
@@ -86,11 +93,24 @@ def moved_to(shown: Location) -> Location:
 
 
 def start(history: History, path: list[Key], index: int, select: Select) -> None:
-    """Play at ``path[index]``: from the newest checkpoint or an input one it starts at the first step."""
+    """Play at ``path[index]``: from the newest checkpoint or an input one it starts at the first step. Play walks
+    ``path`` (the branch selected) to its end, also where its first steps are shared with another branch."""
     st.session_state[PLAY_KEY] = history.node(path[index]).row.thread_id
+    st.session_state[LINE_KEY] = path[-1]
     begin = first_step(history, path)
     if index == len(path) - 1 or index < begin:
         select(location(history, path[begin]))
+
+
+def line(history: History, key: Key) -> list[Key]:
+    """The line Play walks through ``key``: the branch Play was started on while ``key`` is on it, else
+    ``key``'s own (``History.path_through``)."""
+    played = st.session_state.get(LINE_KEY)
+    if played in history.nodes:
+        path = history.path_through(played)
+        if key in path:
+            return path
+    return history.path_through(key)
 
 
 def stop() -> None:
@@ -102,10 +122,11 @@ def playing(thread_id: str) -> bool:
     return st.session_state.get(PLAY_KEY) == thread_id
 
 
-def controls() -> None:
-    """Play's speed (always drawn, so the choice is kept while Play is off)."""
+def controls(compact: bool = False) -> None:
+    """Play's speed (always drawn, so the choice is kept while Play is off); ``compact``: no label, ``2/s``."""
     st.segmented_control("Play speed", list(SPEEDS), default=DEFAULT_SPEED, key=SPEED_KEY,
-                         help="How fast Play moves along the branch")
+                         help="How fast Play moves along the branch", label_visibility="collapsed" if compact else "visible",
+                         format_func=(lambda o: f"{SPEEDS[o]:g}/s") if compact else str)
 
 
 def speed() -> float:
@@ -113,15 +134,12 @@ def speed() -> float:
     return SPEEDS.get(st.session_state.get(SPEED_KEY) or DEFAULT_SPEED, 1.0)
 
 
-def frame_views() -> dict[str, Callable[[Store, str, CheckpointRow, CheckpointState | None], None]]:
-    """What a frame can show beside the branch, by the presenter's choice."""
-    return {DIFF: _diff, "The graph": flow_views.graph_panel, MODEL_INPUT: model_input_view.model_input_panel}
-
-
-def stage(store: Store, thread: ThreadHistory, key: Key, select: Select, speed: float) -> None:
-    """The Play frame for ``key``, then one step further every ``1 / speed`` seconds (a fragment)."""
+def stage(store: Store, thread: ThreadHistory, key: Key, select: Select, speed: float, present: bool = False) -> None:
+    """The Play frame for ``key``, then one step further every ``1 / speed`` seconds (a fragment); ``present``:
+    the presenter view's frames."""
     st.session_state[AT_KEY] = key
     st.session_state[FRESH_KEY] = True
+    st.session_state[PRESENT_KEY] = present
     named = profiles.asked(store, thread.thread_id)  # the page's choice: a tick runs outside the page's run
     st.fragment(run_every=1.0 / speed)(_tick)(store, thread, select, named)
 
@@ -133,67 +151,58 @@ def _tick(store: Store, thread: ThreadHistory, select: Select, named: str | None
 
 
 def _advance(store: Store, thread: ThreadHistory, select: Select) -> None:
+    from .frame_view import draw
+
     history = thread.history
     key = st.session_state.get(AT_KEY)  # the last frame drawn whole
     if key not in history.nodes:
         return
-    path = history.path_through(key)
+    path = line(history, key)
     index = path.index(key)
     rate = speed()
+    moves = list(st.session_state.get(MOVES_KEY) or [])
     if st.session_state.pop(FRESH_KEY, False):  # the page's own frame (the browser is busy drawing the page)
         st.session_state[CLOCK_KEY] = None
-    else:  # a tick: one step on (two when late), or stop at the end
+        moves = []
+    else:  # a tick: one step on (two when late, where allowed), or stop at the end
         if index == len(path) - 1:
             stop()
             st.session_state[ENDED_KEY] = True
             st.rerun(scope="app")
         clock = st.session_state.get(CLOCK_KEY)
-        index = next_index(clock, index, len(path), rate, time.monotonic())
-        if clock is None or clock[2] != rate:  # Play's clock starts at its first tick, and again at a new speed
-            st.session_state[CLOCK_KEY] = (time.monotonic(), index, rate)
+        now = time.monotonic()
+        moved = next_index(clock, index, len(path), rate, now, moves)
+        moves = [*moves, moved - index][-SKIP_SPAN:]
+        index = moved
+        if clock is None or clock[2] != rate or behind(clock, index, rate, now) > BEHIND:
+            st.session_state[CLOCK_KEY] = (now, index, rate)  # Play's clock starts at its first tick, at a new
+            # speed, and again after a stall it could not make up
     shown = location(history, path[index])
     select(shown)
-    draw(store, thread, path, index)
+    draw(store, thread, path, index, bool(st.session_state.get(PRESENT_KEY)))
     # only now is the frame on screen: a tick cut short by a rerun leaves these, and the next one draws it again
     st.session_state[AT_KEY] = path[index]
     st.session_state[MOVED_KEY] = shown
+    st.session_state[MOVES_KEY] = moves
 
 
-def next_index(clock: tuple[float, int, float] | None, index: int, length: int, rate: float, now: float) -> int:
-    """The step a tick moves to from ``index``: the next one, or the one after it when Play's clock (started at
-    ``clock = (seconds, index, speed)``) is more than half a step past the next: a late tick skips one step to
-    keep the pace, never more, and never past the end."""
+def behind(clock: tuple[float, int, float], index: int, rate: float, now: float) -> float:
+    """How many steps Play at ``index`` is behind its clock (negative: ahead)."""
+    return clock[1] + (now - clock[0]) * rate - index
+
+
+def next_index(clock: tuple[float, int, float] | None, index: int, length: int, rate: float, now: float,
+               moves: list[int] | tuple[int, ...] = ()) -> int:
+    """The step a tick moves to from ``index``: the next one; at a speed over ``NO_SKIP_UP_TO`` the one after it
+    when Play's clock (started at ``clock = (seconds, index, speed)``) is more than half a step past the next
+    and none of the last ``SKIP_SPAN - 1`` moves (``moves``, newest last: 1 a step, 2 a skip) skipped: a late
+    tick skips one step to keep the pace, never more, never two in a row, at most one in ``SKIP_SPAN``; never
+    past the end."""
     due = index + 1
-    if clock is not None and clock[2] == rate:
+    recent = list(moves)[-(SKIP_SPAN - 1):]
+    if clock is not None and clock[2] == rate and rate > NO_SKIP_UP_TO and all(m <= 1 for m in recent):
         due = max(due, min(index + 2, clock[1] + round((now - clock[0]) * rate)))
     return min(due, length - 1)
-
-
-def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int) -> None:
-    """One frame: the branch around the step, the node(s) that ran and what they wrote, the chosen view."""
-    history = thread.history
-    key = path[index]
-    window = path[max(0, index - WINDOW): index + WINDOW + 1]
-    thread.complete(store, window)
-    made = thread.attributions(store, window)
-    row = history.node(key).row
-    views = frame_views()
-    chosen = st.session_state.get(SHOW_KEY) or next(iter(views))
-    # computed before anything is drawn (no half-new frame); the diff needs no masked state of its own
-    state = None if chosen == DIFF else data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
-    if chosen == DIFF and row.parent_checkpoint_id:
-        _compare(store, row)
-    left, right = st.columns([2, 3], gap="medium")
-    with left:
-        st.progress((index + 1) / len(path), text=literal(f"Step {step_label(history, key, made.get(key))} · "
-                                                          f"{index + 1} of {len(path)} on this branch"))
-        chart = steady(tree_chart(names.shown_tree(tree_data(history, window, key, made, label_rows=False)),
-                                  rows=2 * WINDOW + 1))
-        st.vega_lite_chart(arrow_datasets(chart), width="stretch")
-    with right:
-        _ran(made.get(key), row.step)
-        guarded(chosen, views.get(chosen, _diff), store, row.thread_id, row, state)
-    prefetch(store, thread, path, index, chosen)
 
 
 def steady(spec: dict[str, Any]) -> dict[str, Any]:
@@ -231,31 +240,6 @@ def arrow_datasets(spec: dict[str, Any]) -> dict[str, Any]:
     return {**spec, "datasets": {name: arrow(rows) for name, rows in spec.get("datasets", {}).items()}}
 
 
-def _ran(made: Attribution | None, step: int | None) -> None:
-    """The step, the node(s) that ran in it (the one attribution), highlighted, and the fields they wrote: one
-    element, so the step and its node never show apart."""
-    head = f"Step {'?' if step is None else step} ·"
-    with st.container(key="play-node"):
-        if made is None or not made.tasks:
-            what = made.what if made is not None else "?"
-            st.markdown(f"### {head} :gray-badge[{literal(what)}]")
-            if made is not None and made.note:
-                st.caption(literal(made.note))
-            return
-        colour = "blue" if made.made_by == STEP else "orange"
-        badges = " ".join(f":{colour}-badge[{literal(node)}]" for node in made.nodes)
-        wrote = ", ".join(f":green-badge[{literal(f)}]" for f in made.fields) or ":gray-badge[no field]"
-        st.markdown(f"### {head} {badges} → {wrote}")
-
-
-def _diff(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState | None) -> None:
-    """The frame's diff: what each field became (the node and the fields it wrote are the frame's header)."""
-    if not row.parent_checkpoint_id:
-        st.caption("The first checkpoint of this namespace: there is no parent to compare with.")
-        return
-    diff_view.render_fields(_compare(store, row))
-
-
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
 def _diff_of(url: str, thread_id: str, ns: str, parent_id: str, checkpoint_id: str, generation: int, profile: str,
              _store: Store) -> StateDiff:
@@ -267,7 +251,7 @@ def _diff_of(url: str, thread_id: str, ns: str, parent_id: str, checkpoint_id: s
     return data.masked(diff(before, after, made=made))
 
 
-def _compare(store: Store, row: CheckpointRow) -> StateDiff:
+def compare(store: Store, row: CheckpointRow) -> StateDiff:
     """The diff of ``row``'s checkpoint against its parent, on raw values (secrets masked in the result: no
     masked copy of either state is made), kept in the bounded cache; the parent's decoded values are the
     previous frame's."""
@@ -313,20 +297,25 @@ def _read_ahead(store: Store, thread: ThreadHistory, path: list[Key], index: int
                 thread.complete(store, window)
                 thread.attributions(store, window)
                 row = thread.history.node(path[i]).row
-                if chosen == DIFF:
-                    if row.parent_checkpoint_id:
-                        _compare(store, row)
-                    continue
-                state = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
+                if chosen == DIFF and row.parent_checkpoint_id:
+                    compare(store, row)
                 if chosen == MODEL_INPUT:
-                    model_input_view.step_input(store, row, state)
+                    model_input_view.step_input(store, row, data.state(store, row.thread_id, row.checkpoint_id,
+                                                                       row.checkpoint_ns))
     except Exception:  # noqa: BLE001 - only a head start: the frame reads what failed again and shows the problem
         return
 
 
-def show_choice() -> None:
-    """The presenter's choice of what each frame shows."""
-    views = list(frame_views())
-    st.segmented_control("Each Play frame shows", views, default=views[0], key=SHOW_KEY,
-                         help="What Play shows beside the branch at every step")
+SHORT_VIEWS = {DIFF: "Diff", MODEL_INPUT: "Model input"}  # and the graph: "Graph"
 
+
+def show_choice(compact: bool = False) -> None:
+    """The presenter's choice of what each frame shows; ``compact``: no label, short names."""
+    from .frame_view import views
+
+    shown = views()
+    st.segmented_control("Each Play frame shows", shown, default=shown[0], key=SHOW_KEY,
+                         help="What Play shows beside the branch at every step (the presenter view draws the graph "
+                         "beside the diff or what the model saw, or the graph alone)",
+                         label_visibility="collapsed" if compact else "visible",
+                         format_func=(lambda o: SHORT_VIEWS.get(o, "Graph")) if compact else str)

@@ -5,7 +5,9 @@ The query parameters always name what is on screen; every control that selects
 a checkpoint writes them. ``step`` alone (``?thread=<id>&step=12``) opens that
 step on the newest branch; with a checkpoint id, the id decides. ``profile=<name>``
 reads the thread with that profile (``profile_choice``: picked in the page, kept
-by every move), for every panel, Play and Export.
+by every move), for every panel, Play and Export. ``present=1`` shows the
+presenter view (``presenter``) of the step; ``graph=expanded`` draws the graph
+expanded (``graph_figure``).
 
 The panels offered beside the history are ``panels.THREAD_PANELS``. Only the
 chosen panel runs (the first, the state, until another is picked), so opening
@@ -34,9 +36,11 @@ from . import (
     data,
     diff_view,
     follow,
+    graph_figure,
     names,
     panels,
     play_view,
+    presenter,
     profile_choice,
     routes,
     timeline_view,
@@ -55,7 +59,8 @@ READ_ONLY_HELP = ("The inspector opens the store read-only: nothing on this page
 
 # Parameters that are not the location but travel with it: the open panel, the profile picked, and the list a
 # reader came from.
-CARRIED = (routes.PANEL_PARAM, routes.PROFILE_PARAM, timeline_view.HISTORY_PARAM, "q", "sort")
+CARRIED = (routes.PANEL_PARAM, routes.PROFILE_PARAM, timeline_view.HISTORY_PARAM, graph_figure.MODE_PARAM,
+           presenter.PARAM, "q", "sort")
 
 
 def select(location: Location) -> None:
@@ -121,8 +126,11 @@ def render() -> None:
 
 
 def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
-    """The page of one thread, read with the profile the page names for it (if any)."""
-    _header(store, thread, location)
+    """The page of one thread, read with the profile the page names for it (if any); in the presenter view, only
+    its controls and the selected step's frame."""
+    presenting = presenter.active()
+    if not presenting:
+        _header(store, thread, location)
     history = thread.history
     key = _resolve(history, location)
     if key is None:
@@ -150,6 +158,9 @@ def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
     rows = [node.row for node in history.nodes.values()]
     with profiles.reading(store, thread.thread_id, rows=rows,  # the rows read above: nothing more
                           cache=data.analysis_cache(store)) as chosen:
+        if presenting:
+            presenter.render(store, thread, key, select, made_for=lambda keys: thread.attributions(store, keys))
+            return
         profile_choice.picker(store, thread.thread_id, chosen, PROFILE_KEY, rows)
         guarded("Branch links", branch_links.render, store, thread.thread_id, history)
         _body(store, thread, key)
@@ -168,6 +179,7 @@ def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
             data.refresh_thread(store, thread.thread_id)
             st.rerun()
         bundle_view.export_button(store, thread.thread_id)
+        presenter.enter_button()
     follow.poll(store, thread, location, select)
 
 
@@ -185,7 +197,7 @@ def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
                          complete=lambda keys: thread.complete(store, keys),
                          marks_for=lambda keys: diff_view.cached_marks(
                              store, thread.thread_id, [history.node(k).row for k in keys]),
-                         made_for=lambda keys: thread.attributions(store, keys))
+                         made_for=lambda keys: thread.attributions(store, keys), colours=thread.node_colours())
 
 
 def _drift(store: Store, thread_id: str, history: History) -> None:

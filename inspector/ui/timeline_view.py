@@ -11,10 +11,11 @@ from ..history.attribution import Attribution
 from ..history.checkpoint_kinds import DELTA_COUNTERS, delta_marker, kind_at, step_label
 from ..history.lineage import History, Key
 from ..history.location import Location
+from ..history.node_colours import NodeColours
 from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
 from ..store.not_utf8 import quoted
-from . import names, play_view, routes
+from . import graph_figure, names, play_view, routes
 from .diff_view import MISMATCH_MARK
 from .inert import literal, option_text, show_table
 from .names import key_text
@@ -51,14 +52,29 @@ def _label(history: History, key: Key, made: Attribution | None) -> str:
 ONLY_CHECKPOINT = "One checkpoint on this branch: nothing to step through or play."
 
 
+def _slider_labels(history: History, path: list[Key], index: int,
+                   made_for: Callable[[list[Key]], dict[Key, Attribution]] | None) -> list[str]:
+    """Each option of the step slider as it is shown: named by what made it (``SLIDER_NAMED``), else its number."""
+    named = range(len(path)) if len(path) <= SLIDER_NAMED else range(max(0, index - PAGE_SIZE),
+                                                                      min(len(path), index + PAGE_SIZE + 1))
+    made = made_for([path[i] for i in named]) if made_for is not None else {}
+    labels = [f"step {history.node(k).row.step}" for k in path]  # a number (or None): nothing to escape
+    for i in named:
+        labels[i] = option_text(_label(history, path[i], made.get(path[i])))
+    return labels
+
+
 def navigator(history: History, key: Key, select: Select,
-              made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None) -> None:
+              made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None,
+              leave: Callable[[], None] | None = None) -> None:
     """Play, previous / next along the selected checkpoint's branch (also the left / right arrow keys), a step
-    slider whose steps are named by ``made_for(keys)`` (their attributions), and Play's speed and view."""
-    path = history.path_through(key)
+    slider whose steps are named by ``made_for(keys)`` (their attributions), and Play's speed and view; with
+    ``leave``, the presenter view's controls: everything in one row, no slider, and Leave (Esc) calling it."""
+    compact = leave is not None
+    path = play_view.line(history, key)  # the branch Play walks, where the step is on it
     index = path.index(key)
     playing = play_view.playing(history.node(key).row.thread_id)
-    if len(path) == 1 and not playing:  # nothing to step through: no buttons, slider or speed to load
+    if len(path) == 1 and not playing and not compact:  # nothing to step through: no buttons, slider or speed
         st.caption(ONLY_CHECKPOINT)
         return
     # the buttons in one row that wraps, the slider below it: at 1024 px nothing is cut to "P."
@@ -68,7 +84,7 @@ def navigator(history: History, key: Key, select: Select,
     if play_col.button("Pause" if playing else "Play", key="nav_play", shortcut="P",
                        icon=":material/pause:" if playing else ":material/play_arrow:",
                        help="Step through this branch of the history from its first step, at the speed chosen "
-                       "below (key P); Prev / Next (or the arrow keys) pause and step"):
+                       "(key P); Prev / Next (or the arrow keys) pause and step"):
         if playing:
             play_view.stop()
         else:
@@ -80,15 +96,23 @@ def navigator(history: History, key: Key, select: Select,
     if next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next",
                        shortcut="Right", help="The next step on this branch (right arrow key)"):
         _step_to(history, path[index + 1], select, playing)
+    if compact:
+        with controls:
+            play_view.controls(compact=True)
+            play_view.show_choice(compact=True)
+            graph_figure.mode_choice(label_visibility="collapsed")
+            if st.button("Leave", icon=":material/close_fullscreen:", key="present_leave", shortcut="Escape",
+                         help="Back to the thread page (Esc)"):
+                leave()
+        return
     if playing:
         slider_col.caption(f"Playing this branch from checkpoint {index + 1} of {len(path)}; Pause, Prev or Next stop it")
     elif len(path) > 1:
         slider_key = f"nav_slider_{key_text(*key)}"
-        named = path if len(path) <= SLIDER_NAMED else path[max(0, index - PAGE_SIZE): index + PAGE_SIZE + 1]
-        made = made_for(named) if made_for is not None else {}
+        labels = _slider_labels(history, path, index, made_for)
         chosen = slider_col.select_slider(
             "Checkpoint on this branch", options=list(range(len(path))), value=index,
-            format_func=lambda i: option_text(_label(history, path[i], made.get(path[i]))), key=slider_key,
+            format_func=labels.__getitem__, key=slider_key,
         )
         if chosen != index:
             select(_location(history, path[chosen]))
@@ -112,10 +136,12 @@ def _step_to(history: History, key: Key, select: Select, playing: bool) -> None:
 def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None,
            complete: Callable[[list[Key]], None] | None = None,
            marks_for: Callable[[list[Key]], dict[Key, str]] | None = None,
-           made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None) -> None:
+           made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None,
+           colours: NodeColours | None = None) -> None:
     """The checkpoint tree and table of one page of the history; ``complete(keys)`` reads that page's full
     rows, ``marks_for(keys)`` gives that page's replay marks when ``marks`` does not, ``made_for(keys)`` their
-    attributions (which tasks produced each checkpoint, what they wrote)."""
+    attributions (which tasks produced each checkpoint, what they wrote); ``colours``: the thread's node colours
+    (the tree's dots)."""
     pages = history.page_count(PAGE_SIZE)
     page = history.page_of(key, PAGE_SIZE)
     if pages > 1:
@@ -136,7 +162,7 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
     if _view() == TABLE_VIEW:
         _table(history, keys, key, select, marks or {}, made)
     else:
-        _tree(history, keys, key, select, made)
+        _tree(history, keys, key, select, made, colours)
 
 
 # The history as a tree or a table: one is drawn (the other's chart or grid is not sent, nor is its script
@@ -239,8 +265,9 @@ def _summary(history: History) -> str:
     return " · ".join(parts)
 
 
-def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dict[Key, Attribution]) -> None:
-    data = names.shown_tree(tree_data(history, keys, key, made))
+def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dict[Key, Attribution],
+          colours: NodeColours | None = None) -> None:
+    data = names.shown_tree(tree_data(history, keys, key, made, colours=colours))
     event = st.vega_lite_chart(tree_chart(data), on_select="rerun", selection_mode=SELECTION,
                                key=f"tree_{key_text(*key)}", width="stretch")
     picked = (event.selection.get(SELECTION) or []) if event is not None else []

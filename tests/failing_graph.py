@@ -1,0 +1,66 @@
+"""A store written by a real LangGraph graph whose parallel task fails: LangGraph's own error writes.
+
+One thread (``FAILING_THREAD``): ``plan`` fans out with ``Send`` to three ``fetch`` tasks, the second of which
+raises. The run stops there with the error stored as a write (``__error__``); it is resumed once the source is
+back, and finishes (the step's checkpoint holds the failed task's error write beside its result). A second run
+fails the same way and is left where it stopped: no checkpoint follows the failed task. ``SqliteSaver`` stores it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import operator
+import sqlite3
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Send
+
+FAILING_THREAD = "failing-thread"
+
+
+class FetchState(TypedDict, total=False):
+    topic: str
+    found: Annotated[list[str], operator.add]
+
+
+def build(saver: SqliteSaver, source: dict[str, bool]):
+    def plan(state: FetchState) -> dict:
+        return {"topic": state.get("topic", "")}
+
+    def fan_out(state: FetchState) -> list[Send]:
+        return [Send("fetch", {"n": n}) for n in range(3)]
+
+    def fetch(state: dict) -> dict:
+        if state["n"] == 1 and not source["up"]:
+            raise RuntimeError("the source is down")
+        return {"found": [f"page {state['n']}"]}
+
+    graph = StateGraph(FetchState)
+    graph.add_node("plan", plan)
+    graph.add_node("fetch", fetch)
+    graph.add_edge(START, "plan")
+    graph.add_conditional_edges("plan", fan_out, ["fetch"])
+    graph.add_edge("fetch", END)
+    return graph.compile(checkpointer=saver)
+
+
+def write_store(path: Path) -> Path:
+    """Write the failing thread into a new SQLite store at ``path``; returns ``path``."""
+    conn = sqlite3.connect(path, check_same_thread=False)
+    source = {"up": False}
+    try:
+        app = build(SqliteSaver(conn), source)
+        config = {"configurable": {"thread_id": FAILING_THREAD}}
+        for resume in (True, False):
+            source["up"] = False
+            with contextlib.suppress(RuntimeError):  # the run stops at the failed task
+                app.invoke({"topic": "tides"}, config)
+            if resume:
+                source["up"] = True
+                app.invoke(None, config)
+    finally:
+        conn.close()
+    return path
