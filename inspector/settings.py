@@ -20,6 +20,9 @@ from typing import Any
 SECRETS_FILES = (Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml")
 
 _TRUE = {"1", "true", "yes", "on"}
+# What ``data_dir`` names, as the commands that read a thread's files (``--data-dir``) say it.
+DATA_DIR_HELP = ("DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "
+                 "or the SQLite store's folder)")
 
 
 @dataclass(frozen=True)

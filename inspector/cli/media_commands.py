@@ -7,7 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ..formatting import human_bytes
-from ..settings import load_settings
+from ..settings import DATA_DIR_HELP, load_settings
 from .output import listed, print_json, print_table, say
 from .store_commands import THREAD_HELP, add_store_args, open_cache_for, open_from_args
 
@@ -20,9 +20,7 @@ def _add_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("thread", help=THREAD_HELP)
     parser.add_argument("--checkpoint", metavar="ID", help="checkpoint id (default: the newest)")
     parser.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
-    parser.add_argument("--data-dir", metavar="DIR",
-                        help="DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "
-                             "or the SQLite store's folder)")
+    parser.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -11,12 +11,12 @@ from typing import Any
 from ..cache import AnalysisCache, CacheError, open_cache
 from ..formatting import human_bytes, to_jsonable
 from ..history.attribution import attribute_keys
+from ..history.checkpoint_kinds import branch_origin
 from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
 from ..history.thread_list import SEARCH_LONGEST, thread_list, thread_records
 from ..history.timeline_rows import kind_columns
 from ..profiles import listed_readings, name_profile, reading
-from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..safety.audit import AuditTrail
 from ..safety.redaction import MARK_PREFIX
 from ..schema.default import active_names
