@@ -169,7 +169,7 @@ def store_flag(argv: list[str]) -> str | None:
     parser.add_argument("--deerflow-home")
     known, _ = parser.parse_known_args(argv)
     if known.db is None and known.deerflow_home:
-        from .store.deerflow import deerflow_url
+        from .store.apps import deerflow_url
 
         return deerflow_url(known.deerflow_home)
     return known.db
@@ -199,7 +199,7 @@ def resolve_db_url(explicit: str | None, settings: Settings) -> str:
         return settings.db
     deerflow_home = settings.deerflow_home or os.environ.get("DEER_FLOW_HOME")
     if deerflow_home:
-        from .store.deerflow import deerflow_url
+        from .store.apps import deerflow_url
 
         return deerflow_url(deerflow_home)
     from .demo import ensure_demo  # the demo agent imports LangGraph; only load it when needed

@@ -24,7 +24,7 @@ from ..settings import Settings, load_settings, resolve_db_url, store_options
 from ..state.encryption import encryption_line
 from ..state.interrupts import pending_questions
 from ..store import Store, open_store
-from ..store.deerflow import deerflow_url
+from ..store.apps import deerflow_url
 from ..store.delta import delta_channels
 from ..store.model import THREAD_SORTS
 from ..store.not_utf8 import quoted
