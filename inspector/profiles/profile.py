@@ -64,7 +64,11 @@ class Profile:
     ``file_channels`` names, a list's items one at a time (a support bundle asks it once per distinct
     stored value, so a history re-storing the same messages costs the messages); None: the app names
     none, and a bundle collects no file. ``file_channels``: the channels whose values name files or
-    the thread's folders (``folders`` reads those from the newest checkpoint).
+    the thread's folders (``folders`` reads those from the newest checkpoint). ``media()``: the app's media
+    module, imported when first asked: ``report_for_state`` (the files a state names, a
+    ``profiles.media_report.MediaReport``), ``span_entries``, ``check_entry``, ``checked_bytes``,
+    ``entry_thumbnail``, ``lifecycle_note``, ``area_rows`` and ``AREA_KEYS`` (the user-data folders' rows), as
+    ``profiles.deerflow.files.media_report`` offers them; None: the app names no files.
     """
 
     name: str
@@ -84,6 +88,7 @@ class Profile:
     folders: Callable[..., tuple[Any, list[str]]] | None = None
     referenced_files: Callable[[dict[str, Any]], list[Any]] | None = None
     file_channels: frozenset[str] = frozenset()
+    media: Callable[[], Any] | None = None
     shapes: tuple[ShapeRule, ...] = ()
     markers: frozenset[str] = frozenset()
 
