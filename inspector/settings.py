@@ -20,6 +20,9 @@ from typing import Any
 SECRETS_FILES = (Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml")
 
 _TRUE = {"1", "true", "yes", "on"}
+# What ``data_dir`` names, as the commands that read a thread's files (``--data-dir``) say it.
+DATA_DIR_HELP = ("DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "
+                 "or the SQLite store's folder)")
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,7 @@ def store_flag(argv: list[str]) -> str | None:
     parser.add_argument("--deerflow-home")
     known, _ = parser.parse_known_args(argv)
     if known.db is None and known.deerflow_home:
-        from .store.deerflow import deerflow_url
+        from .store.apps import deerflow_url
 
         return deerflow_url(known.deerflow_home)
     return known.db

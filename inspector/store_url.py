@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from .settings import Settings
-from .store.deerflow import deerflow_url
+from .store.apps import deerflow_url
 
 
 def resolve_db_url(explicit: str | None, settings: Settings) -> str:

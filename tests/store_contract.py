@@ -213,9 +213,8 @@ class ReadContract(Contract):
     def test_same_kinds_and_branch_links(self, backend, reference):
         """DeerFlow's own checkpoints are named and branches linked on every backend (where ``writes`` is dropped,
         goal writes are named as plain puts)."""
-        from inspector.history.checkpoint_kinds import kind_at
+        from inspector.history.checkpoint_kinds import branch_origin, kind_at
         from inspector.history.lineage import build_history
-        from inspector.profiles.deerflow.checkpoint_kinds import branch_origin
 
         def kinds(store):
             history = build_history(store.timeline("demo-deerflow-current"))

@@ -14,8 +14,8 @@ from PIL import Image
 from inspector.media.located import NOT_FOUND
 from inspector.media.previews import PREVIEW_BYTES, preview_file
 from inspector.profiles.deerflow.files.artifacts import list_artifacts
-from inspector.profiles.deerflow.files.media_report import media_report
 from inspector.profiles.deerflow.files.user_data import locate
+from inspector.profiles.media_report import media_report
 from inspector.safety.inert_text import inert_markdown
 from inspector.store import open_store
 

@@ -26,7 +26,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from inspector.bundle import write_bundle
 from inspector.bundle.summary import summarize
 from inspector.cli import main
-from inspector.profiles.deerflow.files.media_report import media_report
+from inspector.profiles.media_report import media_report
 from inspector.settings import Settings
 from inspector.store import StoreError, open_store
 from inspector.store.bundle import DB_MEMBER, MANIFEST_MEMBER, BundleStore

@@ -22,7 +22,7 @@ from secret_store import KEPT, SECRETS, THREAD, write_secret_store
 
 from inspector.bundle import write_bundle
 from inspector.bundle.writer import BINARY_SECRET
-from inspector.profiles.deerflow.files.media_report import media_report
+from inspector.profiles.media_report import media_report
 from inspector.safety.redaction import redactor_for
 from inspector.settings import Settings
 from inspector.store import open_store

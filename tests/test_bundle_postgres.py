@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from inspector.bundle import write_bundle
-from inspector.profiles.deerflow.files.media_report import media_report
+from inspector.profiles.media_report import media_report
 from inspector.settings import Settings
 from inspector.store import open_store
 

@@ -14,10 +14,9 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
 
 from inspector.demo.deerflow_writes import branch_thread, persist_run_durations, write_thread_goal
-from inspector.history.checkpoint_kinds import checkpoint_kind, delta_marker, kind_at, seconds, step_label
+from inspector.history.checkpoint_kinds import branch_origin, checkpoint_kind, delta_marker, kind_at, seconds, step_label
 from inspector.history.lineage import build_history
 from inspector.history.timeline_rows import timeline_records
-from inspector.profiles.deerflow.checkpoint_kinds import branch_origin
 from inspector.store import CheckpointRow, open_store
 
 

@@ -16,7 +16,7 @@ import pytest
 from inspector.demo import DEMO_THREADS
 from inspector.settings import Settings
 from inspector.store import StoreError, open_store
-from inspector.store.deerflow import find_home
+from inspector.store.apps import find_home
 from inspector.store_url import resolve_db_url
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

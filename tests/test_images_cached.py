@@ -21,7 +21,8 @@ from inspector.demo import DEMO_THREADS
 from inspector.history.field_history import field_history
 from inspector.profiles.deerflow.files.image_facts import KIND, cached_image_spans
 from inspector.profiles.deerflow.files.image_history import image_spans, lifecycle_note
-from inspector.profiles.deerflow.files.media_report import media_report, span_entries
+from inspector.profiles.deerflow.files.media_report import span_entries
+from inspector.profiles.media_report import media_report
 from inspector.safety.redaction import redact_text
 from inspector.sizes.cached import KIND as SIZES
 from inspector.sizes.cached import sizes_stream

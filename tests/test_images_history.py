@@ -9,8 +9,8 @@ import pytest
 from inspector.cli import main
 from inspector.history.field_history import field_history, lineage
 from inspector.profiles.deerflow.files.image_history import image_spans
-from inspector.profiles.deerflow.files.media_report import media_report
 from inspector.profiles.deerflow.files.user_data import thread_user_data
+from inspector.profiles.media_report import media_report
 from inspector.store import NotFound, open_store
 
 VISION_IMAGES = {"/mnt/user-data/uploads/architecture.png", "/mnt/user-data/uploads/whiteboard.jpg"}
@@ -136,7 +136,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(capsys, demo_db):
 
 
 def test_table_rows_for_the_page(store):
-    from inspector.profiles.deerflow.files.media_report import artifact_rows, image_rows, span_rows
+    from inspector.profiles.media_report import artifact_rows, image_rows, span_rows
 
     report = media_report(store, "demo-deerflow-current")
     rows = image_rows(report.images)

@@ -9,7 +9,7 @@ import pytest
 from benchmarks.store_generator import LONG_THREAD, Shape, generate_sqlite
 from inspector.cache import AnalysisCache
 from inspector.diff import replay_thread
-from inspector.profiles.deerflow.files.media_report import media_report
+from inspector.profiles.media_report import media_report
 from inspector.sizes.accounting import measure_thread
 from inspector.sizes.health import thread_health
 from inspector.store import open_store

@@ -12,9 +12,9 @@ from inspector.cli import main
 from inspector.media.folders import PathRefused
 from inspector.media.located import FOLDER_NOT_FOUND, NOT_FOUND, locate_file, locate_refs
 from inspector.media.previews import MAX_DOWNLOAD_BYTES, download_bytes, preview_file
-from inspector.profiles.deerflow.files.media_report import media_report, upload_rows
 from inspector.profiles.deerflow.files.uploads import uploaded_files
 from inspector.profiles.deerflow.files.user_data import locate
+from inspector.profiles.media_report import media_report, upload_rows
 from inspector.store import open_store
 
 UP = "/mnt/user-data/uploads"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..settings import load_settings
+from ..settings import DATA_DIR_HELP, load_settings
 from ..store.not_utf8 import quoted
 from .output import print_json, say
 from .store_commands import THREAD_HELP, add_store_args, open_from_args
@@ -16,9 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_store_args(p)
     p.add_argument("thread", help=THREAD_HELP)
     p.add_argument("--out", required=True, metavar="FILE.zip", help="where to write the bundle")
-    p.add_argument("--data-dir", metavar="DIR",
-                   help="DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "
-                        "or the SQLite store's folder)")
+    p.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
     p.add_argument("--by", metavar="NAME", help="who makes the bundle, for its manifest (default: the OS user)")
     p.set_defaults(handler=cmd_bundle)
 

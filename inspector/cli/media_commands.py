@@ -7,12 +7,12 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ..formatting import human_bytes
-from ..settings import load_settings
+from ..settings import DATA_DIR_HELP, load_settings
 from .output import listed, print_json, print_table, say
 from .store_commands import THREAD_HELP, add_store_args, open_cache_for, open_from_args
 
 if TYPE_CHECKING:
-    from ..profiles.deerflow.files.media_report import MediaReport
+    from ..profiles.media_report import MediaReport
 
 
 def _add_args(parser: argparse.ArgumentParser) -> None:
@@ -20,9 +20,7 @@ def _add_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("thread", help=THREAD_HELP)
     parser.add_argument("--checkpoint", metavar="ID", help="checkpoint id (default: the newest)")
     parser.add_argument("--ns", default="", help="checkpoint namespace (default: the root graph)")
-    parser.add_argument("--data-dir", metavar="DIR",
-                        help="DeerFlow's data folder holding threads/ (default: INSPECTOR_DATA_DIR, settings, "
-                             "or the SQLite store's folder)")
+    parser.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _report(args: argparse.Namespace, **which: bool) -> MediaReport:
-    from ..profiles.deerflow.files.media_report import media_report  # Pillow and the image checks: only for these commands
+    from ..profiles.media_report import media_report  # Pillow and the image checks: only for these commands
 
     data_dir = args.data_dir or load_settings().data_dir
     with open_from_args(args) as store:
@@ -66,8 +64,7 @@ def cmd_images(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.as_dict(artifacts=False))
         return 0
-    from ..profiles.deerflow.files.image_history import lifecycle_note
-    from ..profiles.deerflow.files.media_report import image_rows, span_rows
+    from ..profiles.media_report import image_rows, lifecycle_note, span_rows
 
     _header(report)
     print_table(None, image_rows(report.images), formats={"bytes": human_bytes}, prose=("problems",))
@@ -85,7 +82,7 @@ def cmd_artifacts(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.as_dict(images=False))
         return 0
-    from ..profiles.deerflow.files.media_report import artifact_rows
+    from ..profiles.media_report import artifact_rows
 
     _header(report)
     print_table(None, artifact_rows(report.artifacts), formats={"bytes": human_bytes}, prose=("problems",))
@@ -100,7 +97,7 @@ def cmd_uploads(args: argparse.Namespace) -> int:
         data.pop("artifacts")
         print_json(data)
         return 0
-    from ..profiles.deerflow.files.media_report import upload_rows
+    from ..profiles.media_report import upload_rows
 
     _header(report)
     print_table(None, upload_rows(report.uploads), formats={"bytes": human_bytes}, prose=("problems",))

@@ -14,7 +14,7 @@ from ..memory.tree import TREE_ROWS, build_tree, find, indented, totals, tree_ro
 from ..safety.audit import AuditTrail
 from ..settings import load_settings
 from ..store import StoreError, display_url
-from ..store.deerflow import deerflow_url
+from ..store.apps import deerflow_url
 from ..store.model import NotFound
 from ..store.not_utf8 import from_token, quoted
 from ..store_url import resolve_db_url

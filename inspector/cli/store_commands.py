@@ -11,13 +11,13 @@ from typing import Any
 from ..cache import AnalysisCache, CacheError, open_cache
 from ..formatting import human_bytes, to_jsonable
 from ..history.attribution import attribute_keys
+from ..history.checkpoint_kinds import branch_origin
 from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
 from ..history.thread_list import SEARCH_LONGEST, hit_records, status_records, thread_list, thread_records
 from ..history.thread_status import STATUSES
 from ..history.timeline_rows import kind_columns
 from ..profiles import listed_readings, name_profile, reading
-from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..safety.audit import AuditTrail
 from ..safety.redaction import MARK_PREFIX
 from ..schema.default import active_names
@@ -25,7 +25,7 @@ from ..settings import Settings, load_settings, store_options
 from ..state.encryption import encryption_line
 from ..state.interrupts import pending_questions
 from ..store import Store, open_store
-from ..store.deerflow import deerflow_url
+from ..store.apps import deerflow_url
 from ..store.delta import delta_channels
 from ..store.model import THREAD_SORTS
 from ..store.not_utf8 import quoted

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import schema as schemas
+from ..profiles import text
 from ..schema.default_schema import is_add_messages
 from ..schema.model import SandboxConflict
 from ..store import CheckpointState, WriteRecord
@@ -90,8 +91,7 @@ def apply_writes(channel: str, current: Any, values: list[Any], schema: schemas.
                 else:
                     result = reducer(result, value)
             except SandboxConflict as exc:
-                raise ReplayError(f"{exc}: two different sandboxes in one thread, a sandbox lifecycle bug "
-                                  "(DeerFlow fails such a step)", SANDBOX_CONFLICT) from None
+                raise ReplayError(f"{exc}: {text('replay.sandbox-conflict')}", SANDBOX_CONFLICT) from None
             except ReplayError:
                 raise
             except Exception as exc:

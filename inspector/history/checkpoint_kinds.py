@@ -11,16 +11,18 @@ its parent's, the parent holding no writes, is named ``steps not saved (durabili
 exit?)``: ``graph.invoke(..., durability="exit")`` saves only a run's final state.
 
 Delta mode is read from LangGraph's ``counters_since_delta_snapshot`` (or an app's
-marker, ``Profile.delta_marker``).
+marker, ``Profile.delta_marker``). Where a branch thread was branched from is the
+oldest branch record its root checkpoints carry (``branch_origin``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
-from ..store import CheckpointRow
+from ..store import BranchThread, CheckpointRow
+from ..store.model import branch_of
 from .lineage import History, Key
 
 if TYPE_CHECKING:
@@ -146,3 +148,12 @@ def delta_marker(metadata: Any) -> str | None:
         return marker
     counters = metadata.get(DELTA_COUNTERS)
     return DELTA_COUNTERS if isinstance(counters, dict) and counters else None
+
+
+def branch_origin(rows: Iterable[CheckpointRow]) -> BranchThread | None:
+    """Where a thread was branched from: the branch record of its oldest root checkpoint that carries one."""
+    for row in sorted((r for r in rows if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id):
+        origin = branch_of(row.thread_id, row.metadata)
+        if origin is not None:
+            return origin
+    return None

@@ -19,6 +19,7 @@ import urllib.parse
 from pathlib import Path
 
 from ..store import StoreError, display_url, is_saver_spec, sqlite_path
+from ..store.apps import HOME_URL, home_db
 from ..store.not_utf8 import quoted
 from .model import GrowthDay, Item, ItemRow, MemoryTotals, NamespaceRow, VectorRow, namespace_of, prefix_of
 from .reading import ITEM_SORTS, MemoryReader
@@ -48,10 +49,8 @@ def _open(url: str, pg_timeout_ms: int, pg_pool_size: int) -> MemoryReader:
         return PostgresMemory(url, pg_timeout_ms, pg_pool_size)
     from .sqlite import SqliteMemory
 
-    if scheme == "deerflow" or url in ("deerflow:", "deerflow"):
-        from ..store.deerflow import deerflow_db
-
-        return SqliteMemory(deerflow_db(url), url)
+    if (home := home_db(url)) is not None:
+        return SqliteMemory(home, url)
     if not scheme and is_saver_spec(url):
         raise StoreError(f"{quoted(url)} names a checkpoint saver in code, which has no memory tables to read; name "
                          "the memory store's database by URL (memory_db setting, INSPECTOR_MEMORY_DB, or --db)")
@@ -61,7 +60,7 @@ def _open(url: str, pg_timeout_ms: int, pg_pool_size: int) -> MemoryReader:
         path = sqlite_path(url)
     else:
         raise StoreError(f"unsupported store URL {quoted(display_url(url))}: expected a SQLite file (a path, "
-                         "sqlite:///path.db, file:...), postgresql://... or deerflow:///path")
+                         f"sqlite:///path.db, file:...), postgresql://... or {HOME_URL}")
     if path.suffix.lower() == ".zip":
         raise StoreError(f"{path} is a support bundle: it holds one thread's checkpoints, no memory store")
     return SqliteMemory(path, url)

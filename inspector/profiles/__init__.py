@@ -29,7 +29,8 @@ Its modules: ``profile`` (the ``Profile`` type, ``Reading``, the registry), ``fa
 shows, read from the store), ``shape_rules`` (what a profile expects its channels to hold),
 ``choosing`` (the operator's word and the evidence), ``store_context`` (the store's other threads),
 ``detection`` (each thread's choice, remembered; a page of the thread list) and ``active`` (the profile
-in force inside ``reading``); this package re-exports their names.
+in force inside ``reading``); this package re-exports their names. ``media_report`` asks the thread's profile
+for the files a checkpoint names (``Profile.media``), and ``chat`` and ``pieces`` declare what profiles offer.
 
 May import ``store`` and ``schema``; profile modules may import the core packages
 whose behaviour they specialise, inside their functions.
@@ -48,6 +49,7 @@ from .active import (
     in_force,
     keys_read,
     knows,
+    media,
     reading,
     reads_thread,
     schema_of_reading,
@@ -95,6 +97,7 @@ __all__ = [
     "keys_read",
     "knows",
     "listed_readings",
+    "media",
     "name_profile",
     "named_profile",
     "profile_named",

@@ -1,6 +1,6 @@
 """The profile in force: ``reading(store, thread_id)`` puts a thread's profile (and its schema) in force
-for the work inside it; ``in_force``, ``knows``, ``text``, ``field_views``, the lints and ``delta_fold``
-answer from it. ``asking(store, thread_id, name)`` names the profile one thread is read with inside a block
+for the work inside it; ``in_force``, ``knows``, ``text``, ``field_views``, ``media``, the lints and
+``delta_fold`` answer from it. ``asking(store, thread_id, name)`` names the profile one thread is read with inside a block
 (the dashboard's choice for the thread it shows), which every ``reading`` of that thread without a name of its
 own takes; ``asked`` says which."""
 
@@ -95,6 +95,12 @@ def delta_fold(channel: str) -> str | None:
     """The fold a delta channel of the profile in force is rebuilt with (its ``texts["delta-fold:<channel>"]``),
     or None when the profile names none."""
     return in_force().texts.get(f"delta-fold:{channel}")
+
+
+def media() -> Any:
+    """The media module of the profile in force (``Profile.media``), or None when its app names no files."""
+    own = in_force().media
+    return own() if own is not None else None
 
 
 def value_lints() -> tuple[Callable[..., list[dict[str, Any]]], ...]:

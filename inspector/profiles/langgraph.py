@@ -20,6 +20,16 @@ TEXTS = {
     "files.none": "read with the {title} profile, which names no files in a thread's state: there are none to look for",
     "health.base64.fix": "show images to the model only for the request (not in state), or keep a file reference "
                          "in state and read the bytes when the model needs them",
+    "health.image-context.summary": "{count} transient image message(s)",
+    "health.image-context.why": "the app shows images to the model through a message added before the model call and "
+                                "removed after it; every checkpoint in between stores the base64 again",
+    "health.image-context.fix": "nothing to repair in the thread; prune old checkpoints to keep the bytes out of the store",
+    "what-if.viewed-images": "only entries holding base64 make this large",
+    "what-if.image-context": "keeping image bytes out of checkpointed messages would save this",
+    "replay.sandbox-conflict": "two different sandboxes in one thread, a sandbox lifecycle bug",
+    "retention.branch.kind": "branch",
+    "retention.branch.break": "branch thread {branch} was branched from {checkpoint}; that checkpoint would go, so the "
+                              "branch would lose the point it came from",
 }
 
 

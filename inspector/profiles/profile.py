@@ -68,7 +68,11 @@ class Profile:
     ``searched``: the state's fields the thread search reads, each with what it holds (``profiles.searched``:
     ``messages``, ``title``, ``files``), the base's filling what an app leaves out; the field holding
     ``title`` is the thread's title the thread list shows. ``searches_strings``: every other top-level string
-    value is searched too (the generic base, which knows no app's fields).
+    value is searched too (the generic base, which knows no app's fields). ``media()``: the app's media
+    module, imported when first asked: ``report_for_state`` (the files a state names, a
+    ``profiles.media_report.MediaReport``), ``span_entries``, ``check_entry``, ``checked_bytes``,
+    ``entry_thumbnail``, ``lifecycle_note``, ``area_rows`` and ``AREA_KEYS`` (the user-data folders' rows), as
+    ``profiles.deerflow.files.media_report`` offers them; None: the app names no files.
     """
 
     name: str
@@ -90,6 +94,7 @@ class Profile:
     file_channels: frozenset[str] = frozenset()
     searched: Mapping[str, str] = field(default_factory=dict)
     searches_strings: bool = False
+    media: Callable[[], Any] | None = None
     shapes: tuple[ShapeRule, ...] = ()
     markers: frozenset[str] = frozenset()
 

@@ -2,9 +2,9 @@
 
 Pure planning over keys, parent ids, metadata and stored lengths read through
 ``Store.retention_reader()`` (it imports ``store``, ``history`` for branch
-links and ``formatting``, nothing else of ``inspector``): ``policy`` selects, ``breaks`` names the damage and
-what avoids it, ``plan`` tallies threads and the store, ``sql`` writes the
-statements an operator may review and run. The inspector itself never deletes.
+links, ``formatting`` and ``profiles`` for the words of a branch's break, nothing else of
+``inspector``): ``policy`` selects, ``breaks`` names the damage and what avoids it, ``plan`` tallies
+threads and the store, ``sql`` writes the statements an operator may review and run. The inspector itself never deletes.
 """
 
 from .breaks import Break

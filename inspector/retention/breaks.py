@@ -11,7 +11,8 @@ oldest checkpoint that stays becomes the first one. Damage is something else:
   checkpoint is rebuilt from its last snapshot plus the writes since; if that
   snapshot or a checkpoint in between would go, the value could not be rebuilt;
 - ``deerflow-branch``: a DeerFlow branch thread records the checkpoint it was
-  branched from (``branch_parent_checkpoint_id``) and that checkpoint would go.
+  branched from (``branch_parent_checkpoint_id``) and that checkpoint would go
+  (its kind and words are the profile's: ``retention.branch.*`` of its texts).
 
 Each ``Break`` names the checkpoints whose keeping avoids it (``protects``).
 """
@@ -22,6 +23,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from ..profiles import text
 from ..store.delta import DELTA_COUNTERS_KEY
 from ..store.model import BranchThread, is_internal_channel
 from ..store.retention_keys import Key
@@ -36,12 +38,12 @@ MetadataOf = Callable[[Sequence[Key]], dict[Key, dict[str, Any]]]
 
 @dataclass(frozen=True)
 class Break:
-    kind: str  # fork, interrupt, delta, deerflow-branch
+    kind: str  # fork, interrupt, delta, or a branch's (the profile's retention.branch.kind)
     checkpoint_ns: str
     checkpoint_id: str  # the checkpoint whose deletion does the damage
     message: str
     protects: tuple[Key, ...] = ()
-    branch_thread: str | None = None  # deerflow-branch: the thread that was branched off
+    branch_thread: str | None = None  # a branch's break: the thread that was branched off
 
     def as_dict(self) -> dict[str, Any]:
         shown = {"kind": self.kind, "checkpoint_ns": self.checkpoint_ns, "checkpoint_id": self.checkpoint_id,
@@ -154,8 +156,6 @@ def branch_breaks(graph: ThreadGraph, going: set[Key], links: Iterable[BranchThr
     for link in links:
         key = ("", link.parent_checkpoint_id)
         if link.parent_thread_id == graph.thread_id and key in going:
-            found.append(Break(
-                "deerflow-branch", "", key[1],
-                f"DeerFlow branch thread {link.thread_id} was branched from {graph.label(key)}; that checkpoint "
-                "would go, so the branch would lose the point it came from", (key,), link.thread_id))
+            found.append(Break(text("retention.branch.kind"), "", key[1], text("retention.branch.break").format(
+                branch=link.thread_id, checkpoint=graph.label(key)), (key,), link.thread_id))
     return found

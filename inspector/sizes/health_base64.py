@@ -21,13 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..formatting import human_bytes
-from ..profiles import knows, text
+from ..profiles import in_force, knows, text
 from ..profiles.pieces import VIEWED_IMAGES as VIEWED_IMAGES_KNOWLEDGE
 from ..store import CheckpointSizes, CheckpointState, StoreError, is_internal_channel
 
 VIEWED_IMAGES = "viewed_images"
-IMAGE_CONTEXT_PREFIX = "view-image-context:"
-IMAGE_CONTEXT_FLAG = "deerflow_view_image_context"
 MAX_DECODES = 50  # checkpoints decoded per thread to name carriers; later ones are counted, not named
 DATA_URL = re.compile(r"data:([\w.+-]+/[\w.+-]+)?;base64,")
 # Raw base64 of PNG, JPEG, GIF and WebP files, long enough to be image data rather than a token.
@@ -110,11 +108,10 @@ def images_in(value: Any, path: str, name: str | None = None) -> list[Image]:
 
 
 def is_image_context(message: Any) -> bool:
-    """DeerFlow's transient message carrying viewed images to the model for one call."""
-    if not isinstance(message, dict):
-        return False
-    kwargs = message.get("additional_kwargs") or {}
-    return str(message.get("id") or "").startswith(IMAGE_CONTEXT_PREFIX) or kwargs.get(IMAGE_CONTEXT_FLAG) is True
+    """Whether ``message`` is in the state for one model call only, by the chat rules of the profile in force
+    (their ``transient_reason``: DeerFlow's view-image context message)."""
+    rule = getattr(in_force().chat, "transient_reason", None)
+    return rule is not None and rule(message) is not None
 
 
 @dataclass
@@ -293,11 +290,8 @@ def base64_flags(rows: list[CheckpointSizes], decode: Decode) -> list[Found]:
     if transient:
         flags.append(_flag(
             "image-context-in-checkpoints", "messages", transient, [],
-            f"{len({c.key for c in transient})} transient image message(s) ({IMAGE_CONTEXT_PREFIX}...)",
-            "DeerFlow shows viewed images to the model through a hidden message added before the model call and "
-            "removed after it; every checkpoint in between stores the base64 again, many times its neighbours' size",
-            "nothing to repair in the thread; to keep the bytes out of the store, run DeerFlow with "
-            "checkpoint_channel_mode: delta (messages stored once, as writes) or prune old checkpoints",
+            text("health.image-context.summary").format(count=len({c.key for c in transient})),
+            text("health.image-context.why"), text("health.image-context.fix"),
         ))
     for name in dict.fromkeys([*(c.field for c in carriers if not c.transient), *unexamined]):
         mine = [c for c in carriers if not c.transient and c.field == name]

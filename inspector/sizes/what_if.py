@@ -4,30 +4,29 @@ a store report measured (``StoreSizes.what_if``); the CLI prints the lines, the 
 from __future__ import annotations
 
 from ..formatting import human_bytes
-from ..profiles import knows
+from ..profiles import knows, text
 from ..profiles.pieces import VIEWED_IMAGES
 from .accounting import WhatIf
 
 
 def what_if_lines(what_if: WhatIf) -> list[str]:
     """The what-ifs in words, one line each (``viewed_images`` and DeerFlow's image-context message only
-    where DeerFlow's profile reads the thread, or one of a store's threads measured)."""
+    where DeerFlow's profile reads the thread, or one of a store's threads measured; in the words of the
+    profile in force)."""
     base64_in_messages = what_if.base64_in_messages_bytes
-    deerflow = knows(VIEWED_IMAGES) if what_if.images_profile is None else what_if.images_profile
+    images = knows(VIEWED_IMAGES) if what_if.images_profile is None else what_if.images_profile
     lines = [
         f"keeping only the newest {what_if.keep_newest} checkpoints per namespace would save "
         f"{human_bytes(what_if.keep_newest_saved_bytes)}",
     ]
-    if deerflow:
+    if images:
         lines.append(f"viewed_images copied into later checkpoints: {human_bytes(what_if.viewed_images_repeated_bytes)} "
-                     "(DeerFlow's main branch keeps metadata-only entries for the thread's life; only entries holding "
-                     "base64 make this large)")
+                     f"({text('what-if.viewed-images')})")
     if base64_in_messages is None:
         lines.append("base64 images stored inside messages: not measured on this store (values are not read item by item)")
-    elif deerflow:
+    elif images:
         lines.append(f"base64 images stored inside messages: {human_bytes(base64_in_messages)}, every checkpoint's copy "
-                     "counted (DeerFlow's transient image-context message; keeping image bytes out of checkpointed "
-                     "messages would save this)")
+                     f"counted ({text('what-if.image-context')})")
     elif base64_in_messages:
         lines.append(f"base64 images stored inside messages: {human_bytes(base64_in_messages)}, every checkpoint's copy "
                      "counted (keeping image bytes out of checkpointed messages would save this)")

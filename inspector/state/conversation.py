@@ -21,7 +21,10 @@ from ..store.not_utf8 import quoted
 
 if TYPE_CHECKING:
     from ..profiles.chat import Attachment, SubagentResult
-    from ..profiles.deerflow.messages import Stripped
+
+# An app's record of text its chat UI strips from a message (its ``tag``, ``whole_block``, ``count``, ``chars`` and
+# ``note``), as its chat rules' ``displayed_text`` returns it.
+Stripped = Any
 
 ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system", "function": "tool"}
 

@@ -4,7 +4,7 @@ This package owns everything about reading a LangGraph checkpoint store: the ``S
 protocol (``protocol``) and the plain records it returns (``model``), the safe decoder of
 stored values (``decode``, ``carried``), the size measurer (``measure``), what a checkpoint holds
 read by its headers (``shapes``, ``shape_walk``: channel names and value shapes), the backends
-(``sqlite/``, ``postgres/``, ``saver/``, DeerFlow's home in ``deerflow``, support bundles in
+(``sqlite/``, ``postgres/``, ``saver/``, DeerFlow's home in ``apps``, support bundles in
 ``bundle``), delta-channel rebuilds (``delta``), retention keys and export rows. It imports
 nothing else of the inspector: its options come as ``open_store`` arguments, and the state
 schema a delta channel is folded with is handed to it (``delta.SchemaSource``; the
@@ -28,6 +28,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
+from .apps import HOME_URL, home_db
 from .decode import Problem
 from .delta import ChannelWrite, DeltaHistory, SchemaSource
 from .model import (
@@ -175,10 +176,8 @@ def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle: tuple[Any, st
         from .postgres import PostgresStore
 
         return PostgresStore(url, pg_timeout_ms, pg_pool_size, schema=schema)
-    if scheme == "deerflow" or url in ("deerflow:", "deerflow"):
-        from .deerflow import deerflow_db
-
-        return SqliteStore(deerflow_db(url), url=url, schema=schema)
+    if (home := home_db(url)) is not None:
+        return SqliteStore(home, url=url, schema=schema)
     if not scheme and is_saver_spec(url):
         from .saver import SaverStore
 
@@ -189,7 +188,7 @@ def _open(url: str, pg_timeout_ms: int, pg_pool_size: int, bundle: tuple[Any, st
         path = Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path))
         return _sqlite_or_bundle(path, url, bundle, schema)
     raise StoreError(f"unsupported store URL {quoted(display_url(url))}: expected a SQLite file or bundle (a path, "
-                     "sqlite:///path.db, file:...), postgresql://..., deerflow:///path, or module:attribute naming a "
+                     f"sqlite:///path.db, file:...), postgresql://..., {HOME_URL}, or module:attribute naming a "
                      "checkpoint saver")
 
 

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .apps import APP_THREAD_TABLES as APP_THREAD_TABLES  # the apps' thread tables, where the backends read them
 from .not_utf8 import decode, is_blob
-
-# (app, table): thread tables apps keep beside the checkpoint tables, each with a thread_id column
-APP_THREAD_TABLES = (("DeerFlow", "threads_meta"), ("LangGraph Agent Server", "thread"))
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..history.checkpoint_kinds import branch_origin
 from ..history.lineage import History
 from ..history.location import url_id
-from ..profiles.deerflow.checkpoint_kinds import branch_origin
 from ..store import BranchThread, Store
 from . import data, routes
 

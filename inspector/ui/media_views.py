@@ -4,7 +4,8 @@ Here are the ``viewed_images``, ``artifacts`` and ``uploaded_files`` field views
 the opener of a message's attachments (``file_preview`` opens every one of them the
 same way), and the "Images over time" thread panel; ``panels`` lists them on the thread page.
 Thumbnails are small PNGs made once per image content; the full image is only
-sent when asked for.
+sent when asked for. The report and what draws an image come from the thread's
+profile (``profiles.media_report``, ``profiles.media()``).
 """
 
 from __future__ import annotations
@@ -18,20 +19,18 @@ from ..cache import AnalysisCache
 from ..formatting import human_bytes
 from ..media.folders import PathRefused, UserData
 from ..media.images import sha256_of
-from ..media.located import LocatedFile, locate_file
+from ..media.located import locate_file
 from ..media.previews import Preview, download_bytes, preview_file
-from ..profiles.deerflow.files.artifacts import Artifact
-from ..profiles.deerflow.files.image_history import lifecycle_note
-from ..profiles.deerflow.files.media_report import (
+from ..profiles import media
+from ..profiles.media_report import (
     MediaReport,
     artifact_rows,
     image_rows,
+    lifecycle_note,
     report_for_state,
-    span_entries,
     span_rows,
     upload_rows,
 )
-from ..profiles.deerflow.files.viewed_images import ImageCheck, check_entry, checked_bytes, entry_thumbnail
 from ..store import CheckpointRow, CheckpointState, Store
 from . import audit_trail, connection, data, routes
 from .data import MAX_ENTRIES, TTL, analysis_cache, masked, redactor
@@ -73,13 +72,13 @@ def _problems(report_: MediaReport) -> None:
 # -- viewed_images ----------------------------------------------------------------
 
 
-def _caption(check: ImageCheck) -> str:
+def _caption(check: Any) -> str:
     size = f"{check.width}x{check.height}" if check.width else "?"
     return f"{check.key.rsplit('/', 1)[-1]} · {check.format or '?'} {size}"
 
 
-def _image_card(check: ImageCheck, entry: Any, user_data: UserData | None, key: str) -> None:
-    thumb = entry_thumbnail(check.key, entry, check, user_data)
+def _image_card(check: Any, entry: Any, user_data: UserData | None, key: str) -> None:
+    thumb = media().entry_thumbnail(check.key, entry, check, user_data)
     if thumb is not None:
         st.image(thumb, caption=literal(_caption(check)), output_format="PNG")
     else:
@@ -88,12 +87,12 @@ def _image_card(check: ImageCheck, entry: Any, user_data: UserData | None, key: 
     for problem in check.problems:
         st.warning(literal(problem), icon=":material/broken_image:")
     if thumb is not None and st.toggle("Full size", key=f"full-{key}"):
-        data = checked_bytes(check, entry, user_data)
+        data = media().checked_bytes(check, entry, user_data)
         if data is not None:
             st.image(data, caption=literal(check.key))
 
 
-def gallery(checks: list[ImageCheck], viewed: dict[str, Any], user_data: UserData | None, key: str) -> None:
+def gallery(checks: list[Any], viewed: dict[str, Any], user_data: UserData | None, key: str) -> None:
     """A grid of image cards: thumbnail, facts and problems, the full image on demand."""
     columns = st.columns(GALLERY_COLUMNS)
     for i, check in enumerate(checks):
@@ -137,7 +136,7 @@ def _render_preview(preview: Preview) -> None:
         st.markdown(literal(f"{preview.mime_type or 'binary file'} · {human_bytes(preview.size)}"))
 
 
-def file_preview(found: Artifact | LocatedFile, user_data: UserData | None, state: CheckpointState,
+def file_preview(found: Any, user_data: UserData | None, state: CheckpointState,
                  what: str, key: str) -> None:
     """One file the state names (an artifact, an upload, an attachment): its preview by type and a download,
     or why it is not opened (refused, not a regular file, not found on this machine)."""
@@ -162,7 +161,7 @@ def _download(path: str, user_data: UserData) -> bytes:
         return f"not available: {exc}".encode()
 
 
-def _preview_one(files: list[Artifact] | list[LocatedFile], user_data: UserData | None, state: CheckpointState,
+def _preview_one(files: list[Any], user_data: UserData | None, state: CheckpointState,
                  label: str, what: str) -> None:
     """A picker over ``files`` (by path) and the chosen one's preview in a bordered ``{what}-preview`` box."""
     if not files:
@@ -231,9 +230,10 @@ def _span_thumbnails(url: str, thread_id: str, ns: str, checkpoint_id: str, data
                      _found: MediaReport, _store: Store) -> list[tuple[str, bytes | None, list[str]]]:
     spans = _found.spans[:MAX_HISTORY_THUMBNAILS]
     shown = []
-    for span, entry in zip(spans, masked(span_entries(_store, thread_id, ns, spans, redactor().text))):
-        check = check_entry(span.path, entry, _found.user_data)
-        thumb = entry_thumbnail(span.path, entry, check, _found.user_data)
+    files = media()
+    for span, entry in zip(spans, masked(files.span_entries(_store, thread_id, ns, spans, redactor().text))):
+        check = files.check_entry(span.path, entry, _found.user_data)
+        thumb = files.entry_thumbnail(span.path, entry, check, _found.user_data)
         shown.append((f"step {span.appeared_step}: {span.path.rsplit('/', 1)[-1]}", thumb, check.problems))
     return shown
 

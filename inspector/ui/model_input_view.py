@@ -15,6 +15,7 @@ import streamlit as st
 from ..history.attribution import STEP, Attribution
 from ..history.checkpoint_kinds import step_label
 from ..history.lineage import History, Key
+from ..profiles import in_force
 from ..state.model_input import MESSAGES, NOT_STORED, ModelInput, SeenMessage, attributed_input, model_writes
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, routes
@@ -93,7 +94,7 @@ def _summary(seen: ModelInput, step: str) -> str:
     parts = [f"Step {literal(step)}: {nodes} called the model on **{len(seen.seen)}** message(s)"]
     hidden = sum(1 for m in seen.seen if m.turn.hidden)
     if hidden:
-        parts.append(f"{hidden} of them hidden in DeerFlow's UI")
+        parts.append(f"{hidden} of them hidden in {in_force().title}'s UI")
     if seen.transient:
         parts.append(f"{len(seen.transient)} put in the state for this call only")
     if seen.images:

@@ -32,8 +32,7 @@ from .. import profiles
 from ..store import CheckpointRow, CheckpointState, Store
 from . import diff_view, flow_views, media_views, model_input_view, reveal, routes, sizes_views
 from .conversation_view import messages_view
-from .deerflow_views import sandbox_view, thread_data_view
-from .field_views import FieldView, title_view, todos_view
+from .field_views import FieldView, sandbox_view, thread_data_view, title_view, todos_view
 from .state_view import render_state
 
 Panel = Callable[[Store, str, CheckpointRow, CheckpointState], None]

@@ -39,6 +39,14 @@ FIELD_VIEWS = {
     "viewed_images": "viewed images",
 }
 
+
+def media() -> Any:
+    """DeerFlow's media module (``Profile.media``): its files of one checkpoint, as the pages and the CLI read them."""
+    from .files import media_report
+
+    return media_report
+
+
 def folders(thread_id: str, values: dict[str, Any], metadata: dict[str, Any], data_dir: Any = None,
             store: Any = None) -> tuple[Any, list[str]]:
     """The thread's user-data folders (``user_data.thread_folders``: ``thread_data``, --data-dir, next to the
@@ -70,4 +78,5 @@ PROFILE = Profile(
     referenced_files=references.referenced_files,
     file_channels=references.CHANNELS,
     searched={"messages": "messages", "title": "title", "uploaded_files": "files", "artifacts": "files"},
+    media=media,
 )

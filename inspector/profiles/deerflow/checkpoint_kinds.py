@@ -25,10 +25,10 @@ profile (``Profile.checkpoint_kind``).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
 
 from ...history.checkpoint_kinds import CheckpointKind, seconds
-from ...store import BranchThread, CheckpointRow
+from ...store import CheckpointRow
 from ...store.model import branch_of
 
 RUN_DURATION_WRITE = "runtime_run_duration"
@@ -94,12 +94,3 @@ def checkpoint_kind(metadata: dict[str, Any], parent: CheckpointRow | None = Non
 def delta_marker(metadata: dict[str, Any]) -> str | None:
     """``DELTA_MARKER`` when DeerFlow marked the checkpoint as written in delta mode, else None."""
     return DELTA_MARKER if metadata.get(DELTA_MARKER) == "delta" else None
-
-
-def branch_origin(rows: Iterable[CheckpointRow]) -> BranchThread | None:
-    """Where a thread was branched from: the branch record of its oldest root checkpoint that carries one."""
-    for row in sorted((r for r in rows if r.checkpoint_ns == ""), key=lambda r: r.checkpoint_id):
-        origin = branch_of(row.thread_id, row.metadata)
-        if origin is not None:
-            return origin
-    return None

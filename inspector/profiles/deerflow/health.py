@@ -1,5 +1,6 @@
 """DeerFlow's health lints and advice: artifact paths under its outputs folder, image data held in
-``viewed_images``, and the middleware its fixes name.
+``viewed_images``, and the middleware its fixes name; its wording (``TEXTS``) of the transient image-context
+message, the size what-ifs, a sandbox conflict in replay and a branch thread retention would cut off.
 
 Lints return flag fields (``code``, ``field``, ``checkpoint_ids``, ``summary``, ``why``, ``fix``);
 ``inspector.sizes.health`` adds the thread and merges what several branches report.
@@ -12,6 +13,7 @@ from typing import Any
 
 from ..flags import Flag
 from .files.user_data import VIRTUAL_ROOT as USER_DATA
+from .model_input import IMAGE_CONTEXT_PREFIX
 
 OUTPUTS = f"{USER_DATA}/outputs"
 # viewed_images entries smaller than this hold a file reference ({mime_type, size, actual_path}, as DeerFlow's
@@ -26,6 +28,20 @@ TEXTS = {
                            "does this) or fork from the checkpoint before the call",
     "health.base64.fix": "show images to the model only for the request (not in state), or reference files by path "
                          "(DeerFlow's viewed_images keeps {mime_type, size, actual_path} and reads the bytes from disk)",
+    "health.image-context.summary": f"{{count}} transient image message(s) ({IMAGE_CONTEXT_PREFIX}...)",
+    "health.image-context.why": "DeerFlow shows viewed images to the model through a hidden message added before the "
+                                "model call and removed after it; every checkpoint in between stores the base64 again, "
+                                "many times its neighbours' size",
+    "health.image-context.fix": "nothing to repair in the thread; to keep the bytes out of the store, run DeerFlow with "
+                                "checkpoint_channel_mode: delta (messages stored once, as writes) or prune old checkpoints",
+    "what-if.viewed-images": "DeerFlow's main branch keeps metadata-only entries for the thread's life; only entries "
+                             "holding base64 make this large",
+    "what-if.image-context": "DeerFlow's transient image-context message; keeping image bytes out of checkpointed "
+                             "messages would save this",
+    "replay.sandbox-conflict": "two different sandboxes in one thread, a sandbox lifecycle bug (DeerFlow fails such a step)",
+    "retention.branch.kind": "deerflow-branch",
+    "retention.branch.break": "DeerFlow branch thread {branch} was branched from {checkpoint}; that checkpoint would go, "
+                              "so the branch would lose the point it came from",
 }
 
 

@@ -25,12 +25,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ....history.checkpoint_kinds import branch_origin
 from ....media import folders as generic
 from ....media.folders import PathRefused, UserData, check_id, fenced, folder_refusals
 from ....store import CheckpointRow, CheckpointState, NotFound, StoreError
 from ....store.bundle import bundle_folder
 from ....store.model import branch_of
-from ..checkpoint_kinds import branch_origin
 
 VIRTUAL_ROOT = "/mnt/user-data"
 FOLDERS = ("workspace", "uploads", "outputs")

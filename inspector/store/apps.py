@@ -1,10 +1,15 @@
-"""DeerFlow's own database: ``.deer-flow/data/deerflow.db``, found from DeerFlow's home folder.
+"""The apps that keep LangGraph's tables in a database of their own, as the store knows them.
 
 DeerFlow keeps LangGraph's checkpoint tables in one SQLite file (WAL mode) beside
-its own tables; ``SqliteStore`` reads only the checkpoint tables. The home is
-given as ``--deerflow-home DIR``, ``deerflow:///DIR`` or the ``DEER_FLOW_HOME``
-environment variable DeerFlow itself uses. ``DIR`` may be the ``.deer-flow``
-folder itself, the folder holding it, or DeerFlow's checkout (``backend/.deer-flow``).
+its own tables, ``.deer-flow/data/deerflow.db``; ``SqliteStore`` reads only the
+checkpoint tables. Its home is given as ``--deerflow-home DIR``, ``deerflow:///DIR``
+or the ``DEER_FLOW_HOME`` environment variable DeerFlow itself uses. ``DIR`` may be
+the ``.deer-flow`` folder itself, the folder holding it, or DeerFlow's checkout
+(``backend/.deer-flow``). ``home_db(url)`` is the database such a URL names, for the
+checkpoint store and the memory store alike.
+
+``APP_THREAD_TABLES``: the thread tables apps keep beside the checkpoint tables (DeerFlow's
+``threads_meta``, LangGraph Agent Server's ``thread``), which the orphan rows compare.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from .model import StoreError
 
 HOME_ENV = "DEER_FLOW_HOME"
 DB_RELATIVE = Path("data") / "deerflow.db"
+HOME_URL = "deerflow:///path"  # how a store URL names an app's home, as the messages say it
+# (app, table): thread tables apps keep beside the checkpoint tables, each with a thread_id column
+APP_THREAD_TABLES = (("DeerFlow", "threads_meta"), ("LangGraph Agent Server", "thread"))
 
 
 @dataclass(frozen=True)
@@ -62,3 +70,12 @@ def deerflow_url(directory: str | Path) -> str:
 
 def deerflow_db(url: str) -> Path:
     return find_home(home_from_url(url)).db
+
+
+def home_db(url: str) -> Path | None:
+    """The SQLite database a URL naming an app's home holds (``deerflow:///DIR``; bare ``deerflow:`` reads
+    ``$DEER_FLOW_HOME``), or None for a URL of another kind. Raises ``StoreError`` when the home holds none."""
+    scheme = urllib.parse.urlsplit(url).scheme.lower() if "://" in url else ""
+    if scheme == "deerflow" or url in ("deerflow:", "deerflow"):
+        return deerflow_db(url)
+    return None
