@@ -28,6 +28,7 @@ from ..retention_keys import (
     ThreadKeys,
     branch_link,
 )
+from ..sql_reading import Closing
 from .connect import not_utf8_named, read_error
 
 BATCH = 200
@@ -77,7 +78,7 @@ _TABLE_BYTES = """
 """
 
 
-class PgRetentionReader:
+class PgRetentionReader(Closing):
     """Retention keys of one PostgreSQL checkpoint store, on one snapshot."""
 
     def __init__(self, store: Any) -> None:
@@ -107,11 +108,6 @@ class PgRetentionReader:
     def close(self) -> None:
         self._stack.close()
 
-    def __enter__(self) -> "PgRetentionReader":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- reading -----------------------------------------------------------
     def facts(self) -> StorageFacts:

@@ -24,6 +24,7 @@ import psycopg
 from ..delta import SchemaSource
 from ..measure import Inspect
 from ..model import SHARED_BLOBS, CheckpointSizes, Key, StoreError
+from ..sql_reading import Closing
 from .connect import SHALLOW_NOTE, PgTarget, check_schema, not_utf8_named, one_line, open_pool, parse_pg_url, read_error
 from .export import PgExport
 from .files import PgFiles
@@ -43,10 +44,12 @@ _GENERATION = """SELECT (SELECT oid FROM pg_database WHERE datname = current_dat
     to_regclass('checkpoint_blobs')::oid, pg_relation_filenode(to_regclass('checkpoint_blobs'))"""
 
 
-class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgStates, PgShapes, PgRetention, PgExport):
+class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgStates, PgShapes, PgRetention, PgExport, Closing):
     """A LangGraph PostgreSQL checkpoint database, read through read-only sessions."""
 
     kind = "postgres"
+    MARK = "%s"
+    WRITES = "checkpoint_writes"
     read_only = True
     size_accounting = SHARED_BLOBS
     warning: str | None = None
@@ -91,11 +94,6 @@ class PostgresStore(PgThreads, PgOrphans, PgFiles, PgGrowth, PgTimeline, PgState
     def close(self) -> None:
         self._pool.close()
 
-    def __enter__(self) -> "PostgresStore":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:

@@ -23,6 +23,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from ..delta import SchemaSource
 from ..model import PER_CHECKPOINT_COPY, StoreError
 from ..retention_keys import not_supported
+from ..sql_reading import Closing
 from .calls import Loop, SaverCalls, is_async_only
 from .loading import load_saver
 from .states import SaverStates
@@ -35,7 +36,7 @@ SAVER_WARNING = (
 )
 
 
-class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
+class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls, Closing):
     """Reads a ``BaseCheckpointSaver`` through its public API."""
 
     kind = "saver"
@@ -79,12 +80,6 @@ class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
         finally:
             if self._loop is not None:
                 self._loop.close()
-
-    def __enter__(self) -> "SaverStore":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def retention_reader(self) -> Any:
         """Not supported: a saver's API lists checkpoints, not stored rows and their lengths."""

@@ -30,6 +30,7 @@ from ..depth import json_object
 from ..model import BranchThread, StoreError
 from ..not_utf8 import order_key, stored_bytes
 from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
+from ..sql_reading import Closing
 from . import pages
 from .connect import bound, ids_among, iter_ids, read_text
 
@@ -115,7 +116,7 @@ class _Btree:
         return max(0.0, self.leaf_pages - self.leaf_used / self.density(model))
 
 
-class SqliteRetentionReader:
+class SqliteRetentionReader(Closing):
     """Retention keys of one SQLite checkpoint database, on a connection of its own."""
 
     def __init__(self, path: Path, writes_have_task_path: bool = True) -> None:
@@ -144,12 +145,6 @@ class SqliteRetentionReader:
             self._conn.rollback()
         finally:
             self._conn.close()
-
-    def __enter__(self) -> "SqliteRetentionReader":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple]:
         """The rows of ``sql`` as they stream, ids stored as BLOBs read as the store reads them (``iter_ids``)."""

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 from ..delta import SchemaSource
 from ..model import PER_CHECKPOINT_COPY, StoreError
+from ..sql_reading import Closing
 from .connect import ReadOnlySqlite, bound, read_ids
 from .export import SqliteExport
 from .files import SqliteFiles
@@ -28,7 +29,7 @@ from .timeline import SqliteTimeline
 
 class SqliteStore(
     SqliteThreads, SqliteOrphans, SqliteFiles, SqliteGrowth, SqliteTimeline, SqliteStates, SqliteSizes,
-    SqliteShapes, SqliteRetention, SqliteExport,
+    SqliteShapes, SqliteRetention, SqliteExport, Closing,
 ):
     """A LangGraph SQLite checkpoint database, opened read-only."""
 
@@ -66,12 +67,6 @@ class SqliteStore(
 
     def close(self) -> None:
         self._db.close()
-
-    def __enter__(self) -> "SqliteStore":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         try:
