@@ -26,13 +26,13 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from ..depth import json_object
-from ..model import BranchThread, StoreError
-from ..not_utf8 import order_key, stored_bytes
+from ...store.depth import json_object
+from ...store.model import BranchThread, StoreError
+from ...store.not_utf8 import order_key, stored_bytes
+from ...store.sql_reading import Closing
+from ...store.sqlite.connect import bound, ids_among, iter_ids, read_text
 from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
-from ..sql_reading import Closing
 from . import pages
-from .connect import bound, ids_among, iter_ids, read_text
 
 INTERRUPT_CHANNEL = "__interrupt__"
 # dbstat visits every page of a b-tree; past this size only the indexes are measured.
@@ -332,7 +332,7 @@ class _RowSizer:
 
 
 class SqliteRetention:
-    """``Store.retention_reader`` for ``SqliteStore``."""
+    """``Operations.retention_reader`` for ``SqliteOperations``."""
 
     path: Path
     _writes_have_task_path: bool
