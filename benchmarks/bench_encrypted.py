@@ -6,7 +6,7 @@ Writes the benchmark store's long thread (``store_generator``: a real graph over
 ``--checkpoints`` checkpoints whose messages reach ``--final-bytes``) twice with LangGraph's ``SqliteSaver``:
 once through its ``EncryptedSerializer`` (AES, ``msgpack+aes``), once plain. Then, with no key given, times on
 each (medians of N, no analysis cache): the thread's sizes (``measure_thread``: every blob measured, nothing
-decrypted), the store's growth by day and channel (``Store.growth_rows``, what the growth report reads) and
+decrypted), the store's growth by day and channel (``Operations.growth_rows``, what the growth report reads) and
 the timeline, and prints encrypted / plain.
 Without the key nothing is decrypted, so the ratios should sit near 1 (an encrypted checkpoint is one blob:
 it is measured whole instead of channel by channel).
@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.store_generator import LONG_THREAD, Shape, build_graph, write_long_thread  # noqa: E402
 from inspector.sizes.accounting import measure_thread  # noqa: E402
 from inspector.store import encryption, open_store  # noqa: E402
+from inspector.store_ops import operating
 
 KEY = "bench-aes-key-0123456789abcdef!!"  # 32 characters
 
@@ -63,7 +64,7 @@ def timings(db: Path, repeat: int) -> dict[str, float]:
     with open_store(str(db)) as store:
         return {
             "sizes": median_seconds(lambda: measure_thread(store, LONG_THREAD), repeat),
-            "growth": median_seconds(lambda: store.growth_rows(by="channel", top=10), repeat),
+            "growth": median_seconds(lambda: operating(store).growth_rows(by="channel", top=10), repeat),
             "timeline": median_seconds(lambda: store.timeline(LONG_THREAD), repeat),
         }
 

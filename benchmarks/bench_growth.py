@@ -42,6 +42,7 @@ from inspector.operations.growth import _REMEMBERED, growth_report  # noqa: E402
 from inspector.operations.growth_summaries import cached_growth_rows, wait_for_fills  # noqa: E402
 from inspector.store import open_store  # noqa: E402
 from inspector.store.not_utf8 import token  # noqa: E402
+from inspector.store_ops import operating  # noqa: E402
 
 LIVE = 10  # threads written since the cut, in the last column
 
@@ -53,7 +54,7 @@ def move_cut_back(cache: AnalysisCache, store, threads: int) -> int:
         "SELECT thread_id, max(checkpoint_id) FROM checkpoints GROUP BY thread_id")), reverse=True)
     cut = newest[threads] if len(newest) > threads else ""
     cache._run(lambda conn: conn.execute("UPDATE growth_cuts SET cut = ? WHERE store = ?", [token(cut), store.fact_identity()]))
-    return len({r.thread_id for r in store.growth_thread_rows(86_400, cut).rows})
+    return len({r.thread_id for r in operating(store).growth_thread_rows(86_400, cut).rows})
 
 
 class Paired:

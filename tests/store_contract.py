@@ -37,6 +37,7 @@ import pytest
 
 from inspector.demo import DEMO_THREADS
 from inspector.store import NotFound, open_store
+from inspector.store_ops import operating
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b[0-9a-f]{32}\b")
 SAMPLED = {"demo-long": 12}  # long threads: compare the first and last checkpoints only
@@ -349,15 +350,15 @@ class ReadContract(Contract):
     def test_growth_rows_add_up_to_the_totals(self, backend):
         """Every stored byte and checkpoint is in one bucket or counted as not dated; a saver says it cannot."""
         from inspector.store import StoreError
-        from inspector.store.growth_rows import CHECKPOINT_KEY
+        from inspector.store_ops.growth_rows import CHECKPOINT_KEY
 
         store, _ = backend
         if store.kind == "saver":
             with pytest.raises(StoreError, match="Growth over time needs direct access"):
-                store.growth_rows()
+                operating(store).growth_rows()
             return
         totals = store.totals()
-        found = store.growth_rows(3600)
+        found = operating(store).growth_rows(3600)
         assert sum(r.bytes for r in found.rows) + found.untimed_bytes == totals.stored_bytes
         assert sum(r.checkpoints for r in found.rows) + found.untimed_checkpoints == totals.checkpoints
         assert all(r.bucket % 3600 == 0 for r in found.rows)
@@ -365,7 +366,7 @@ class ReadContract(Contract):
         assert sum(r.checkpoints for r in found.rows if r.channel != CHECKPOINT_KEY) == 0
         assert (found.stored_bytes, found.checkpoints) == (totals.stored_bytes, totals.checkpoints)
         # grouped by the database: the same bytes per bucket, and the top threads ranked by them
-        by_store = store.growth_rows(3600, by="store", top=2)
+        by_store = operating(store).growth_rows(3600, by="store", top=2)
         buckets = {(r.bucket, r.part) for r in found.rows}
         assert {(r.bucket, r.part): r.bytes for r in by_store.rows} == {
             key: sum(r.bytes for r in found.rows if (r.bucket, r.part) == key) for key in buckets}

@@ -18,8 +18,8 @@ from growth_store import CLOCKS, PLAN, write_postgres, write_sqlite
 from inspector.cli import main
 from inspector.operations.growth import DAY, growth_report
 from inspector.store import StoreError, open_store
-from inspector.store.growth_rows import CHECKPOINT_KEY
 from inspector.store.model import checkpoint_time
+from inspector.store_ops.growth_rows import CHECKPOINT_KEY
 
 PG_DATABASE = "inspector_growth"
 

@@ -22,8 +22,9 @@ from inspector.cache import AnalysisCache
 from inspector.operations.growth import growth_report
 from inspector.operations.growth_summaries import WIDTH, cached_growth_rows
 from inspector.store import open_store
-from inspector.store.growth_rows import UUID6_HEAD_GLOB
 from inspector.store.not_utf8 import from_blob
+from inspector.store_ops import operating
+from inspector.store_ops.growth_rows import UUID6_HEAD_GLOB
 
 NOW = EARLY  # pinned: what the tests assert holds whatever the hour they run at
 GROUPINGS = [(by, days) for by in ("store", "channel", "thread") for days in (3, 10)]
@@ -40,7 +41,7 @@ def same_as_the_store(store, cache) -> list[str]:
     for by, days in GROUPINGS:
         for top in (10, 1, 0):
             found, how = cached_growth_rows(store, cache, WIDTH, window(days), by, top)
-            assert found == store.growth_rows(WIDTH, window(days), by, top), (by, days, top, how)
+            assert found == operating(store).growth_rows(WIDTH, window(days), by, top), (by, days, top, how)
             hows.append(how)
     return hows
 
@@ -154,7 +155,7 @@ def test_a_thread_written_since_is_read_again_and_the_others_come_from_the_cache
         cut = cache.growth_cut(store.fact_identity())[0]
         written.write_turn("grow-b")  # an old thread written again
         written.write_turn("grow-new")  # a thread the cache never saw
-        live = store.growth_thread_rows(WIDTH, cut)
+        live = operating(store).growth_thread_rows(WIDTH, cut)
         assert {r.thread_id for r in live.rows} == {"grow-b", "grow-new"}  # grow-a and grow-c are not read
         assert set(same_as_the_store(store, cache)) == {"cached"}
         report = growth_report(store, "thread", "day", 10, now=NOW, cache=cache)
@@ -200,7 +201,7 @@ def test_odd_and_hostile_ids_are_summed_as_the_store_sums_them(tmp_path, cache):
             newest = conn.execute(f"SELECT max(checkpoint_id) FROM checkpoints WHERE checkpoint_id GLOB "
                                   f"'{UUID6_HEAD_GLOB}*'").fetchone()[0]
         written.sql(copy.format(cid="? || substr(checkpoint_id, 19)"), [b"bad-\xff\xfe-thread", _later(newest)])
-        assert {r.thread_id.encode("utf-8", "surrogateescape") for r in store.growth_thread_rows(WIDTH, cut).rows} \
+        assert {r.thread_id.encode("utf-8", "surrogateescape") for r in operating(store).growth_thread_rows(WIDTH, cut).rows} \
             == {b"bad-\xff\xfe-thread"}
         assert set(same_as_the_store(store, cache)) == {"cached"}
 
@@ -284,4 +285,4 @@ def test_thread_ids_stored_as_bytes_are_held_by_their_bytes(tmp_path, cache):
         assert growth_report(store, "thread", "day", 10, now=NOW, cache=cache) == growth_report(
             store, "thread", "day", 10, now=NOW)
         assert cache.growth_cut(store.fact_identity()) is not None
-        assert from_blob(b"\xff\x00") in {r.thread_id for r in store.growth_thread_rows(WIDTH).rows}
+        assert from_blob(b"\xff\x00") in {r.thread_id for r in operating(store).growth_thread_rows(WIDTH).rows}

@@ -11,6 +11,7 @@ from test_growth_cache import NOW, Postgres, Sqlite, window
 
 from inspector.operations.growth import _REMEMBERED, growth_report, remembered_growth_views
 from inspector.store import open_store
+from inspector.store_ops import operating
 
 ASKS = [("thread", 10), ("store", 0)]
 
@@ -23,7 +24,7 @@ def written(request, tmp_path):
 
 
 def fresh(store) -> list:
-    return store.growth_views(86_400, window(10), ASKS)
+    return operating(store).growth_views(86_400, window(10), ASKS)
 
 
 def test_rows_are_remembered_until_something_is_committed(written):

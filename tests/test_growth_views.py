@@ -1,4 +1,4 @@
-"""``Store.growth_views``: every grouping of one window from one statement, each equal to what the rows say.
+"""``Operations.growth_views``: every grouping of one window from one statement, each equal to what the rows say.
 
 The stores LangGraph's savers wrote over five simulated days (``growth_store``), with hostile rows planted
 by raw SQL: copies of a thread under ids that are not UTF-8 (SQLite), quoted or prefixed like a token
@@ -21,9 +21,11 @@ from growth_store import LATE, write_postgres
 
 from inspector.operations.growth import growth_report
 from inspector.store import StoreError, open_store
-from inspector.store.growth_rows import BEFORE, CHECKPOINT_KEY, Grower, GrowthRow, GrowthRows, bucket_of, row_order
+from inspector.store.id_dating import BEFORE, bucket_of
 from inspector.store.not_utf8 import stored_bytes
 from inspector.store.sqlite.connect import read_text
+from inspector.store_ops import operating
+from inspector.store_ops.growth_rows import CHECKPOINT_KEY, Grower, GrowthRow, GrowthRows, row_order
 
 NOW = LATE  # pinned: what the tests assert holds whatever the hour they run at
 DAY = 86_400
@@ -170,12 +172,13 @@ def test_every_grouping_from_one_statement_equals_the_rows(hostile, width, days)
     url, dated = hostile
     since = None if days is None else int((NOW - days * DAY) // width) * width
     with open_store(url) as store:
-        basis = store.GROWTH_CHANNEL_BASIS
+        ops = operating(store)
+        basis = ops.GROWTH_CHANNEL_BASIS
         for asks in ASKS:
-            found = store.growth_views(width, since, asks)
+            found = ops.growth_views(width, since, asks)
             assert found == [expected(dated, width, since, by, top, basis) for by, top in asks], asks
-            assert found == [store.growth_rows(width, since, by, top) for by, top in asks]
-        ranked = store.growth_views(width, since, [("store", 10)])[0].top_threads
+            assert found == [ops.growth_rows(width, since, by, top) for by, top in asks]
+        ranked = ops.growth_views(width, since, [("store", 10)])[0].top_threads
         copies = [stored_bytes(g.key) for g in ranked if g.bytes == next(g for g in ranked if g.key == "grow-c").bytes]
         assert len(copies) >= 3 and copies == sorted(copies)  # grow-c and its copies tie: ranked byte by byte
 
@@ -183,13 +186,14 @@ def test_every_grouping_from_one_statement_equals_the_rows(hostile, width, days)
 def test_growth_views_refuses_what_growth_rows_refuses(hostile):
     url, _ = hostile
     with open_store(url) as store:
+        ops = operating(store)
         for asks in ([(None, 10)], [("day", 1)], [("store", -1)]):
             with pytest.raises(StoreError):
-                store.growth_views(DAY, None, asks)
+                ops.growth_views(DAY, None, asks)
         with pytest.raises(StoreError):
-            store.growth_views(0, None, [("store", 1)])
+            ops.growth_views(0, None, [("store", 1)])
         said = set()  # an unknown grouping is refused in the same words by the store and by the report
-        for refuse in (lambda: store.growth_views(DAY, None, [("day", 1)]), lambda: store.growth_rows(DAY, None, "day"),
+        for refuse in (lambda: ops.growth_views(DAY, None, [("day", 1)]), lambda: ops.growth_rows(DAY, None, "day"),
                        lambda: growth_report(store, by="day")):
             with pytest.raises(StoreError) as refused:
                 refuse()
@@ -202,8 +206,9 @@ def test_a_blob_channel_that_appears_later_is_dated(postgres_dsn):
     """The blob channels are read once per store, and again when a statement meets blob rows of another."""
     admin, readonly = written_database(postgres_dsn, "inspector_growth_views_channels", lambda a: write_postgres(a, NOW))
     with open_store(readonly) as store:
-        basis = store.GROWTH_CHANNEL_BASIS
-        first = store.growth_views(DAY, None, [("channel", 10)])[0]
+        ops = operating(store)
+        basis = ops.GROWTH_CHANNEL_BASIS
+        first = ops.growth_views(DAY, None, [("channel", 10)])[0]
         assert first == expected(pg_dated(admin), DAY, None, "channel", 10, basis)
         with psycopg.connect(admin, autocommit=True) as conn:  # a checkpoint naming a new channel's first version
             conn.execute("UPDATE checkpoints SET checkpoint = jsonb_set(checkpoint, '{channel_versions,notes}', "
@@ -212,8 +217,8 @@ def test_a_blob_channel_that_appears_later_is_dated(postgres_dsn):
             conn.execute("INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) "
                          "VALUES ('grow-c', '', 'notes', 'v1', 'msgpack', %s)", [b"n" * 5000])
         for asks in ([("channel", 10)], [("thread", 10), ("store", 0)]):
-            found = store.growth_views(DAY, None, asks)
+            found = ops.growth_views(DAY, None, asks)
             assert found == [expected(pg_dated(admin), DAY, None, by, top, basis) for by, top in asks]
-        assert any(g.key == "notes" for g in store.growth_views(DAY, None, [("channel", 10)])[0].top_channels)
-        rows = store.growth_thread_rows(DAY)
+        assert any(g.key == "notes" for g in ops.growth_views(DAY, None, [("channel", 10)])[0].top_channels)
+        rows = ops.growth_thread_rows(DAY)
         assert {r.bucket for r in rows.rows if r.channel == "notes"} == {max(r.bucket for r in first.rows)}

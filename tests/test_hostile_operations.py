@@ -18,6 +18,7 @@ from test_hostile_cli import check, run
 
 from inspector.store import open_store
 from inspector.store.not_utf8 import spelled
+from inspector.store_ops import operating
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -81,7 +82,8 @@ def test_metrics_serve_the_langgraph_tables_by_name_whatever_else_the_store_hold
     check(code, out, allowed=(0,))
     tables = json.loads(out)["table_bytes"]
     with open_store(str(hostile_db)) as store:
-        measured = [r for r in store.file_facts(per_table=True).relations if r.kind == "table"]
-        estimated = {r.name: r.bytes for r in store.file_facts(per_table=False).relations if r.kind == "table"}
+        ops = operating(store)
+        measured = [r for r in ops.file_facts(per_table=True).relations if r.kind == "table"]
+        estimated = {r.name: r.bytes for r in ops.file_facts(per_table=False).relations if r.kind == "table"}
     assert len([r for r in measured if r.name.startswith("app_cache_")]) == EXTRA_TABLES
     assert tables == estimated and set(tables) == {"checkpoints", "writes"}

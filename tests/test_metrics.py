@@ -21,6 +21,7 @@ from growth_store import write_postgres, write_sqlite
 from prometheus_client.parser import text_string_to_metric_families
 
 from inspector.cli import main
+from inspector.store_ops import operating
 
 OVERSIZE = 20_000  # the long thread's newest state passes it, the others do not
 BUDGET = 50_000_000
@@ -135,7 +136,7 @@ def test_postgres_snapshot_equals_the_store(pg_demo):
     with open_store(pg.readonly_dsn) as store:
         snap = metrics_snapshot(store, 1_000_000)
         totals = store.totals()
-        facts = store.file_facts()
+        facts = operating(store).file_facts()
         largest = store.threads(limit=1, sort="stored")[0]
     assert (snap.store_bytes, snap.threads, snap.checkpoints) == (totals.stored_bytes, totals.threads, totals.checkpoints)
     assert snap.largest_thread_bytes == largest.stored_bytes
@@ -208,7 +209,7 @@ def test_a_schema_of_a_thousand_tables_is_a_handful_of_table_series(postgres_dsn
     _, readonly = written_database(postgres_dsn, "inspector_many_tables", write)
     with open_store(readonly) as store:
         snap = metrics_snapshot(store, 1_000_000)
-        facts = store.file_facts(per_table=False)
+        facts = operating(store).file_facts(per_table=False)
     listed = {r.name: r.bytes for r in facts.relations if r.kind == "table"}
     assert len(listed) == 1005
     named = {"checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations", "threads_meta"}

@@ -29,6 +29,7 @@ from langgraph.graph.message import add_messages
 
 from inspector.retention import Policy, plan_store, statements
 from inspector.store import open_store
+from inspector.store_ops import operating
 
 THREAD = "collated"
 NEIGHBOUR = "collated-neighbour"
@@ -248,7 +249,7 @@ def test_nocase_id_columns_neither_widen_the_range_nor_join_the_threads(tmp_path
     with open_store(str(db)) as store:
         pruned = plan_store(store, Policy(keep_latest=1, threads=(THREAD,)))
         whole = plan_store(store, Policy(threads=(THREAD,)))
-        exported = list(store.export_thread(THREAD))  # a bundle's rows: the thread's own, each with its write
+        exported = list(operating(store).export_thread(THREAD))  # a bundle's rows: the thread's own, each with its write
     assert sorted(c.checkpoint_id for c in exported) == sorted(written[THREAD])
     assert all(not c.missing and [w.task_id for w in c.writes] == [f"task-{written[THREAD].index(c.checkpoint_id)}"]
                for c in exported)

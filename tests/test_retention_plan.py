@@ -11,7 +11,7 @@ from inspector.retention import Policy, plan_thread
 from inspector.retention.graph import ThreadGraph
 from inspector.retention.sql import literal
 from inspector.store.model import BranchThread, checkpoint_step
-from inspector.store.retention_keys import BlobKeys, CheckpointKeys, StrayWrites, ThreadKeys
+from inspector.store_ops.retention_keys import BlobKeys, CheckpointKeys, StrayWrites, ThreadKeys
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
@@ -226,7 +226,7 @@ def test_a_line_break_in_a_thread_id_cannot_end_a_comment_in_the_sql(tmp_path):
 
     from inspector.retention import statements
     from inspector.retention.plan import Plan
-    from inspector.store.retention_keys import StorageFacts
+    from inspector.store_ops.retention_keys import StorageFacts
 
     evil = "t\nDROP TABLE checkpoints; --"
     outcome = plan_thread(ThreadKeys(evil, line(3)), Policy(threads=(evil,)), NOW)

@@ -37,7 +37,7 @@ from inspector.history.lineage import build_history
 from inspector.retention import Policy, plan_store, statements
 from inspector.state.interrupts import pending_questions
 from inspector.store import open_store
-from inspector.store.sqlite.pages import PageModel, record_len
+from inspector.store_ops.sqlite.pages import PageModel, record_len
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:

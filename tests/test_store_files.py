@@ -27,6 +27,7 @@ from inspector.formatting import human_bytes
 from inspector.operations.orphans import orphan_report
 from inspector.store import StoreError, open_store
 from inspector.store.not_utf8 import shown
+from inspector.store_ops import operating
 
 NOW = EARLY  # pinned: what the tests assert holds whatever the hour they run at
 PG_DATABASE = "inspector_leftovers"
@@ -74,7 +75,7 @@ def sqlite_orphaned_writes(path) -> dict[str, tuple[int, int]]:
 def test_sqlite_file_facts_count_the_free_pages_vacuum_reclaims(sqlite_leftovers, tmp_path):
     path, _ = sqlite_leftovers
     with open_store(str(path)) as store:
-        facts = store.file_facts()
+        facts = operating(store).file_facts()
     with sqlite3.connect(path) as conn:
         page_size, pages, free = (conn.execute(f"PRAGMA {p}").fetchone()[0]
                                   for p in ("page_size", "page_count", "freelist_count"))
@@ -98,12 +99,12 @@ def test_sqlite_file_facts_count_the_free_pages_vacuum_reclaims(sqlite_leftovers
 
 
 def test_sqlite_file_facts_are_estimated_without_dbstat(sqlite_leftovers, monkeypatch):
-    from inspector.store.sqlite import files
+    from inspector.store_ops.sqlite import files
 
     path, _ = sqlite_leftovers
     monkeypatch.setattr(files, "DBSTAT", "SELECT * FROM no_such_dbstat_module")  # a build without dbstat
     with open_store(str(path)) as store:
-        facts = store.file_facts()
+        facts = operating(store).file_facts()
     assert facts.basis.startswith("estimated from stored lengths")
     with sqlite3.connect(path) as conn:
         payload = conn.execute("SELECT sum(length(checkpoint) + length(metadata)) FROM checkpoints").fetchone()[0]
@@ -241,7 +242,8 @@ def test_saver_stores_say_file_facts_and_orphans_are_not_available():
     from inspector.store.saver import SaverStore
 
     with SaverStore(InMemorySaver(), "memory") as store:
-        for call in (store.file_facts, store.orphan_rows):
+        ops = operating(store)
+        for call in (ops.file_facts, ops.orphan_rows):
             with pytest.raises(StoreError, match="needs direct access"):
                 call()
 
@@ -272,7 +274,7 @@ def test_postgres_file_facts_as_the_readonly_role(pg_leftovers):
     deadline = time.monotonic() + 15
     while True:  # the statistics collector reports the deletes within a second or so
         with open_store(readonly) as store:
-            facts = store.file_facts()
+            facts = operating(store).file_facts()
         tables = {r.name: r for r in facts.relations if r.kind == "table"}
         if (tables["checkpoints"].dead_rows or 0) > 0 or time.monotonic() > deadline:
             break
@@ -360,7 +362,7 @@ def test_health_page_shows_file_facts_and_leftovers(sqlite_leftovers, app_on_sto
     at = open_page("health")
     assert not at.exception
     with open_store(str(path)) as store:
-        facts = store.file_facts(per_table=False)
+        facts = operating(store).file_facts(per_table=False)
         report = orphan_report(store)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["VACUUM would give back"] == human_bytes(facts.free_bytes)

@@ -21,8 +21,8 @@ from typing import Any
 
 from ..store.decode import Opaque, unpack_msgpack
 from ..store.depth import MAX_DEPTH, TooDeep
-from ..store.export_rows import ExportCheckpoint, ExportWrite
 from ..store.not_utf8 import named
+from ..store_ops.export_rows import ExportCheckpoint, ExportWrite
 from .masking import Masker
 from .rewrite import (
     array_items,

@@ -31,6 +31,7 @@ from ..store.bundle import BUNDLE_FORMAT, BUNDLE_VERSION, DB_MEMBER, MANIFEST_ME
 from ..store.depth import json_object
 from ..store.not_utf8 import is_not_utf8
 from ..store.sqlite.connect import bound
+from ..store_ops import operating
 from .files import (
     NO_FOLDER,
     REFUSED,
@@ -88,7 +89,7 @@ def _copy_rows(store: Store, thread_id: str, conn: sqlite3.Connection, convert: 
                refs: References) -> _Copy:
     copied = _Copy(refs)
     name = convert.masker.name
-    for cp in store.export_thread(thread_id):
+    for cp in operating(store).export_thread(thread_id):
         if cp.missing:
             copied.stray_writes += len(cp.writes)
             continue

@@ -16,6 +16,7 @@ from ..operations.growth_summaries import wait_for_fills
 from ..operations.orphans import orphan_report
 from ..settings import load_settings
 from ..store.not_utf8 import quoted
+from ..store_ops import operating
 from .output import listed, print_json, print_table, say, warn
 from .store_commands import add_store_args, open_cache_for, open_from_args
 
@@ -96,7 +97,7 @@ def print_growth(report, args: argparse.Namespace) -> None:
 
 def print_store_health(store, as_json: bool) -> int:
     """``health --store``: file facts, then each kind of leftover with its statements (exit 0)."""
-    facts = store.file_facts()
+    facts = operating(store).file_facts()
     orphans = orphan_report(store)
     if as_json:
         print_json({"file_facts": facts, "orphans": orphans}, keys=False)

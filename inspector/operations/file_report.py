@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..formatting import human_bytes
-from ..store.file_facts import FileFacts
+from ..store_ops.file_facts import FileFacts
 
 
 def relation_rows(facts: FileFacts) -> list[dict]:

@@ -1,7 +1,7 @@
 """Growth over time: stored bytes and checkpoints per day or hour, for the store, per channel and per
 thread; the threads and channels that grew most in a window; and when the store passes the disk budget.
 
-Dated by the uuid6 checkpoint ids (``Store.growth_rows``), from lengths alone. Only rows still in the
+Dated by the uuid6 checkpoint ids (``Operations.growth_rows``), from lengths alone. Only rows still in the
 store are counted: bytes written and later pruned are not seen, so a store that is pruned grows faster
 than this says.
 """
@@ -18,7 +18,8 @@ from datetime import datetime, timezone
 from ..cache import FactCache
 from ..formatting import human_bytes
 from ..store import Store, StoreError
-from ..store.growth_rows import GrowthRows, check_growth_by, text_order
+from ..store_ops import operating
+from ..store_ops.growth_rows import GrowthRows, check_growth_by, text_order
 from .growth_summaries import cacheable, cached_growth_rows, cached_growth_views, store_growth_views
 
 BUCKETS = {"day": 86_400, "hour": 3_600}
@@ -162,7 +163,7 @@ _LOCK = threading.Lock()
 
 def remembered_growth_rows(store: Store, width: int, since: int, by: str, top: int,
                            cache: FactCache | None = None, now: float | None = None) -> GrowthRows:
-    """``store.growth_rows``, remembered while the store is unchanged (``remembered_growth_views``). With an
+    """``growth_rows`` (``store_ops.Operations``), remembered while the store is unchanged (``remembered_growth_views``). With an
     analysis ``cache``, day buckets are summed from the day rows kept there (``growth_summaries``): this
     process, another one or the next CLI run reads from the store only the threads written since, and the
     store's totals."""
@@ -188,10 +189,11 @@ def remembered_growth_views(store: Store, width: int, since: int, asks: list[tup
     bucket is part of the key, and views read earlier in it hold for a later ``now`` when none were
     (``_Remembered.holds_at``), else they are read again."""
     now = time.time() if now is None else float(now)
-    fingerprint = getattr(store, "growth_fingerprint", None)
+    ops = operating(store)
+    fingerprint = getattr(ops, "growth_fingerprint", None)
     if fingerprint is None:
         return store_growth_views(store, width, since, asks, now)
-    changed = getattr(store, "growth_change_token", None)
+    changed = getattr(ops, "growth_change_token", None)
     token = changed() if callable(changed) else None
     key = (store.identity, width, since, tuple(asks), math.floor(now / width))
     with _LOCK:

@@ -2,7 +2,7 @@
 only the threads written since.
 
 The first report with a cache reads every thread's dated rows per day, channel and part
-(``Store.growth_thread_rows``) and the cache keeps them (``fact_cache_growth``) with the cut: the
+(``Operations.growth_thread_rows``) and the cache keeps them (``fact_cache_growth``) with the cut: the
 greatest uuid6 id the store held. A later report, in any process sharing the cache, reads in one
 statement the rows of the threads holding an id past the cut (the threads written since) and the store's
 totals (its checkpoint rows, their bytes, the writes' and blob rows' bytes). The other threads' rows are
@@ -11,7 +11,7 @@ store's totals, so a thread pruned, a row written with an older id or a write st
 sends the report back to the store (and the cache is filled anew). Checkpoint and blob rows are never
 rewritten under their keys by LangGraph's savers, so their count and bytes say when one changed.
 
-The result equals ``Store.growth_rows`` over the same rows: the same dating, sums and order of top
+The result equals ``Operations.growth_rows`` over the same rows: the same dating, sums and order of top
 threads and channels (bytes, then the key's stored bytes). Per day only (hour buckets are read from the
 store each time). When more than ``LIVE_MAX`` threads were written since the cut, the cache is filled anew.
 """
@@ -26,7 +26,9 @@ from typing import Any
 
 from ..cache import FactCache
 from ..store import Store
-from ..store.growth_rows import (
+from ..store.not_utf8 import order_key
+from ..store_ops import operating
+from ..store_ops.growth_rows import (
     Grower,
     GrowthRow,
     GrowthRows,
@@ -36,7 +38,6 @@ from ..store.growth_rows import (
     now_ticks,
     row_order,
 )
-from ..store.not_utf8 import order_key
 
 WIDTH = 86_400  # the cached bucket: a day
 LIVE_MAX = 256  # threads written since the cut, past which the cache is filled anew
@@ -46,7 +47,7 @@ PARTS = ("checkpoint", "writes", "blobs")
 def cacheable(store: Store, cache: FactCache | None, bucket_seconds: int, since: int | None) -> bool:
     """Whether this report can be summed from the cached day rows."""
     return (cache is not None and bucket_seconds == WIDTH and (since is None or since % WIDTH == 0)
-            and callable(getattr(store, "growth_thread_rows", None)) and callable(getattr(cache, "growth_cut", None)))
+            and callable(getattr(operating(store), "growth_thread_rows", None)) and callable(getattr(cache, "growth_cut", None)))
 
 
 def _order(key: Any) -> tuple:
@@ -131,12 +132,13 @@ def _summed(cache: FactCache, identity: str, live: ThreadGrowth, live_threads: l
 
 def store_growth_views(store: Store, bucket_seconds: int, since: int | None,
                        asks: list[tuple[str, int]], now: float | None = None) -> list[GrowthRows]:
-    """``store.growth_rows`` for each ask ``(by, top)``: from one statement where the store reads them together
-    (``growth_views``)."""
-    views = getattr(store, "growth_views", None)
+    """``growth_rows`` (``store_ops.Operations``) for each ask ``(by, top)``: from one statement where the
+    store reads them together (``growth_views``)."""
+    ops = operating(store)
+    views = getattr(ops, "growth_views", None)
     if callable(views):
         return views(bucket_seconds, since, list(asks), now)
-    return [store.growth_rows(bucket_seconds, since, by, top, now) for by, top in asks]
+    return [ops.growth_rows(bucket_seconds, since, by, top, now) for by, top in asks]
 
 
 def _storable(rows: list[GrowthRow]) -> bool:
@@ -145,7 +147,7 @@ def _storable(rows: list[GrowthRow]) -> bool:
 
 def cached_growth_rows(store: Store, cache: FactCache, bucket_seconds: int, since: int | None, by: str,
                        top: int, now: float | None = None) -> tuple[GrowthRows, str]:
-    """``store.growth_rows`` summed from the day rows in ``cache`` (see the module's docstring), and how:
+    """``growth_rows`` (``store_ops.Operations``) summed from the day rows in ``cache`` (see the module's docstring), and how:
     ``cached`` (threads written since the cut read from the store), ``filled`` (every thread read, the cache
     filled) or ``store`` (the cache could not be used: read from the store)."""
     found, how = cached_growth_views(store, cache, since, [(by, top)], now=now)
@@ -163,7 +165,7 @@ def cached_growth_views(store: Store, cache: FactCache, since: int | None, asks:
     store's statement counts of ``now``'s bucket after ``now`` (``ahead_bytes``) is the whole store's."""
     for by, top in asks:
         check_growth_args(WIDTH, by, top)  # as the store would
-    basis = getattr(store, "GROWTH_CHANNEL_BASIS", "")
+    basis = getattr(operating(store), "GROWTH_CHANNEL_BASIS", "")
     now = time.time() if now is None else float(now)
 
     def direct() -> list[GrowthRows]:
@@ -173,7 +175,7 @@ def cached_growth_views(store: Store, cache: FactCache, since: int | None, asks:
         identity = store.fact_identity()
         held = cache.growth_cut(identity)
         if held is not None:
-            live = store.growth_thread_rows(WIDTH, min(held[0], head_of_ticks(now_ticks(now))), now)
+            live = operating(store).growth_thread_rows(WIDTH, min(held[0], head_of_ticks(now_ticks(now))), now)
             threads = list(dict.fromkeys(r.thread_id for r in live.rows))
             if len(threads) <= LIVE_MAX and _storable(live.rows):
                 cells = cache.growth_cells(identity, threads)
@@ -197,7 +199,7 @@ def cached_growth_views(store: Store, cache: FactCache, since: int | None, asks:
 def fill(store: Store, cache: FactCache, now: float | None = None) -> ThreadGrowth | None:
     """Read every thread's day rows and keep them in the cache (None: ids the cache cannot hold, not kept);
     ``now``: the time the rows are read for (their ``ahead_bytes``; the rows kept do not depend on it)."""
-    whole = store.growth_thread_rows(WIDTH, None, now)
+    whole = operating(store).growth_thread_rows(WIDTH, None, now)
     if not _storable(whole.rows):
         return None
     cache.replace_growth_rows(store.fact_identity(), whole.cut, whole.rows)

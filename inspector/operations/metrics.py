@@ -15,8 +15,9 @@ import time
 from dataclasses import dataclass, field
 
 from ..store import Store
-from ..store.file_facts import FileFacts
 from ..store.orphan_rows import APP_THREAD_TABLES
+from ..store_ops import operating
+from ..store_ops.file_facts import FileFacts
 from .growth import DAY, dated_after, forecast, rate_start
 from .orphans import orphan_report
 
@@ -67,7 +68,7 @@ def table_series(facts: FileFacts) -> dict[str, int]:
 def written_since(store: Store, seconds: int, now: float) -> int:
     """Bytes stored by checkpoints dated in the last ``seconds`` (their rows, blobs and writes); ids dated after
     ``now`` (a writer's clock ahead), in later buckets or in now's own, are not in the last hour or day."""
-    found = store.growth_rows(seconds, int(now) - seconds, by="store", now=now)
+    found = operating(store).growth_rows(seconds, int(now) - seconds, by="store", now=now)
     return sum(r.bytes for r in found.rows) - dated_after(found, now)
 
 
@@ -76,12 +77,12 @@ def metrics_snapshot(store: Store, oversize_state_bytes: int, disk_budget_bytes:
     started = time.perf_counter()
     now = time.time() if now is None else now
     totals = store.totals()
-    facts = store.file_facts(per_table=False)
+    facts = operating(store).file_facts(per_table=False)
     tables = table_series(facts)
     largest = store.threads(limit=1, sort="stored")
     states = store.newest_state_sizes(oversize_state_bytes)
     window_start = int(now - FORECAST_DAYS * DAY)
-    window = store.growth_rows(DAY, window_start, by="store", now=now)
+    window = operating(store).growth_rows(DAY, window_start, by="store", now=now)
     window_bytes = sum(r.bytes for r in window.rows)
     start = rate_start(window, window_start, window_bytes)  # a store younger than the window: over its own life
     ahead = dated_after(window, now)

@@ -14,6 +14,7 @@ from ..retention.sql import CHUNK, TABLES, comment, literal
 from ..store import Store
 from ..store.not_utf8 import stored_bytes
 from ..store.orphan_rows import OrphanSet, app_knows
+from ..store_ops import operating
 
 TITLES = {
     "writes": "Writes stored against a checkpoint that is not in the store",
@@ -105,7 +106,7 @@ def _statements(dialect: str, found: OrphanSet) -> tuple[str, str]:
 
 
 def orphan_report(store: Store, limit: int = 50) -> OrphanReport:
-    found = store.orphan_rows(limit)
+    found = operating(store).orphan_rows(limit)
     leftovers = []
     for item in found.sets:
         text, caution = _statements(found.dialect, item)

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ..profiles import text
 from ..store.delta import DELTA_COUNTERS_KEY
 from ..store.model import BranchThread, is_internal_channel
-from ..store.retention_keys import Key
+from ..store_ops.retention_keys import Key
 from .graph import ThreadGraph
 
 # LangGraph snapshots a delta channel at least every this many supersteps

@@ -9,7 +9,7 @@ from typing import Any, Iterable
 from ..history.lineage import parent_namespace
 from ..store.model import checkpoint_step, checkpoint_time
 from ..store.records import is_step
-from ..store.retention_keys import CheckpointKeys, Key, ThreadKeys
+from ..store_ops.retention_keys import CheckpointKeys, Key, ThreadKeys
 
 
 class ThreadGraph:

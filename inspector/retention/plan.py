@@ -1,6 +1,6 @@
 """``plan_store(store, policy)``: what a retention policy would delete, reclaim and break.
 
-Reads keys and stored lengths through ``Store.retention_reader()``, thread by
+Reads keys and stored lengths through ``Operations.retention_reader()``, thread by
 thread, never a checkpoint's values. For each thread it picks what the policy
 selects, finds what that would break, and (always) works out the variant that
 keeps whatever would break, so the plan can say what breaking nothing costs.
@@ -16,7 +16,8 @@ from typing import Any, Iterable
 
 from ..store import Store
 from ..store.model import BranchThread, checkpoint_time
-from ..store.retention_keys import Key, StorageFacts, ThreadKeys
+from ..store_ops import operating
+from ..store_ops.retention_keys import Key, StorageFacts, ThreadKeys
 from .breaks import Break, MetadataOf, find_breaks
 from .graph import ThreadGraph
 from .policy import Policy, decide, selected
@@ -247,7 +248,7 @@ def plan_store(store: Store, policy: Policy, now: datetime | None = None) -> Pla
     examined = 0
     undated = 0
     seen: set[str] = set()
-    with store.retention_reader() as reader:
+    with operating(store).retention_reader() as reader:
         facts = reader.facts()
         links: dict[str, list[BranchThread]] = defaultdict(list)
         for link in reader.branch_links():

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ..store.model import checkpoint_time
-from ..store.retention_keys import Key
+from ..store_ops.retention_keys import Key
 from .graph import ThreadGraph
 
 

@@ -5,8 +5,11 @@ protocol (``protocol``) and the plain records it returns (``model``), the safe d
 stored values (``decode``, ``carried``), the size measurer (``measure``), what a checkpoint holds
 read by its headers (``shapes``, ``shape_walk``: channel names and value shapes), the backends
 (``sqlite/``, ``postgres/``, ``saver/``, DeerFlow's home in ``apps``, support bundles in
-``bundle``), delta-channel rebuilds (``delta``), retention keys and export rows. It imports
-nothing else of the inspector: its options come as ``open_store`` arguments, and the state
+``bundle``), the reading steps every SQL backend shares (``sql_reading``: each backend supplies its
+dialect), delta-channel rebuilds (``delta``) and what a uuid6 id says of its time (``id_dating``).
+Operating a store (growth, retention keys, orphaned rows, file facts, export) is ``store_ops``, which
+builds on this package; this package never imports it. It imports nothing else of the inspector:
+its options come as ``open_store`` arguments, and the state
 schema a delta channel is folded with is handed to it (``delta.SchemaSource``; the
 ``inspector`` package sets its active schema as the default).
 

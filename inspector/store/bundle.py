@@ -257,16 +257,6 @@ class BundleStore(SqliteStore):
         return {thread: {k: v for k, v in folders.items() if k in USER_DATA_FOLDERS and isinstance(v, str)}
                 for thread, folders in entries if isinstance(thread, str) and isinstance(folders, dict)}
 
-    def file_facts(self, per_table: bool = True):
-        """The facts of the private copy this bundle unpacked (one thread's rows), said to be that: not the
-        files of the store the bundle was made from, whose size, free pages and WAL it does not record."""
-        facts = super().file_facts(per_table)
-        source = self.manifest.get("source")
-        made_from = f" ({source})" if isinstance(source, str) and source else ""
-        facts.problems.insert(0, "a support bundle: these are the files of the private copy of its thread's rows "
-                                 f"the inspector unpacked, not of the store it was made from{made_from}")
-        return facts
-
     def close(self) -> None:
         try:
             super().close()

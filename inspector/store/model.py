@@ -98,8 +98,8 @@ class StoreTotals:
 
 
 @dataclass(frozen=True)
-class CheckpointRow:
-    """One checkpoint as the timeline lists it: keys and metadata, never the state."""
+class CheckpointHead:
+    """What every per-checkpoint record starts with: its keys, its parent, and its step and source."""
 
     thread_id: str
     checkpoint_ns: str
@@ -107,6 +107,12 @@ class CheckpointRow:
     parent_checkpoint_id: str | None
     step: int | None
     source: str | None
+
+
+@dataclass(frozen=True)
+class CheckpointRow(CheckpointHead):
+    """One checkpoint as the timeline lists it: keys and metadata, never the state."""
+
     created_at: datetime | None
     stored_bytes: int
     writes_bytes: int = 0
@@ -218,7 +224,7 @@ SHARED_BLOBS = "shared-blobs"
 
 
 @dataclass(frozen=True)
-class CheckpointSizes:
+class CheckpointSizes(CheckpointHead):
     """What one checkpoint costs in the store, per channel, read without decoding values.
 
     ``stored_bytes`` is the checkpoint row itself (for SQLite: the blob holding every
@@ -226,12 +232,6 @@ class CheckpointSizes:
     every channel (internal ones included) to its stored size and content hash.
     """
 
-    thread_id: str
-    checkpoint_ns: str
-    checkpoint_id: str
-    parent_checkpoint_id: str | None
-    step: int | None
-    source: str | None
     stored_bytes: int
     writes_bytes: int
     channels: dict[str, ChannelSize]

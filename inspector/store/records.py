@@ -171,23 +171,9 @@ def assemble_state(
     if migrated:
         internal.update((name, values.pop(name)) for name in node_channels if name in values)
         problems.insert(0, Problem(migrated, None, "format"))
-    return CheckpointState(
-        thread_id=thread_id,
-        checkpoint_ns=ns,
-        checkpoint_id=checkpoint_id,
-        parent_checkpoint_id=parent,
-        values=values,
-        internal=internal,
-        metadata=metadata,
-        writes=writes,
-        problems=problems,
-        header=header,
-        channel_bytes=channel_bytes,
-        stored_bytes=stored_bytes,
-        rebuilt_channels=tuple(missing),
-        delta_sources=sources,
-        delta_history=histories,
-    )
+    return CheckpointState(thread_id, ns, checkpoint_id, parent, values, internal, metadata, writes, problems,
+                           header=header, channel_bytes=channel_bytes, stored_bytes=stored_bytes,
+                           rebuilt_channels=tuple(missing), delta_sources=sources, delta_history=histories)
 
 
 SNAPSHOT_STORED = "snapshot stored at this checkpoint"
@@ -336,20 +322,9 @@ def full_row(thread_id: str, ns: str, checkpoint_id: str, parent: str | None, st
     """A timeline row with its metadata (step and source from it)."""
     step, source = step_and_source(metadata)
     problem = step_problem(metadata)
-    return CheckpointRow(
-        thread_id=thread_id,
-        checkpoint_ns=ns,
-        checkpoint_id=checkpoint_id,
-        parent_checkpoint_id=parent,
-        step=step,
-        source=source,
-        created_at=checkpoint_time(checkpoint_id),
-        stored_bytes=int(stored_bytes or 0),
-        writes_bytes=int(writes[1] or 0),
-        write_channels=writes[0],
-        metadata=metadata,
-        problems=(problem,) if problem else (),
-    )
+    return CheckpointRow(thread_id, ns, checkpoint_id, parent, step, source, checkpoint_time(checkpoint_id),
+                         int(stored_bytes or 0), writes_bytes=int(writes[1] or 0), write_channels=writes[0],
+                         metadata=metadata, problems=(problem,) if problem else ())
 
 
 def batches(items: Sequence[T], size_of: Callable[[T], int]) -> Iterator[list[T]]:

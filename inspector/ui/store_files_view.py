@@ -13,6 +13,7 @@ from ..operations.file_report import fact_lines, relation_rows
 from ..operations.orphans import orphan_report
 from ..store import StoreError
 from ..store.not_utf8 import shown
+from ..store_ops import operating
 from .data import masked
 from .inert import literal, plain
 from .tables import frame_of, in_units, metric_row, table
@@ -24,7 +25,7 @@ def render_files(store) -> None:
     if store.kind == "sqlite":
         per_table = st.toggle("Bytes per table and index (SQLite's dbstat reads every page once)", key="files_per_table")
     try:
-        facts = store.file_facts(per_table=per_table)
+        facts = operating(store).file_facts(per_table=per_table)
     except StoreError as exc:
         st.info(f"File facts are not available for this store: {literal(exc)}")
         return

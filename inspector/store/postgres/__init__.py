@@ -2,10 +2,9 @@
 
 ``PostgresStore`` (``store``) is assembled from one reader per job: thread listing and
 branches (``threads``), timelines and histories (``timeline``), decoded states, writes
-and delta rebuilds (``states``), per-channel sizes computed by the server (``sizes``),
-retention keys (``retention``) and rows as stored for a support bundle (``export``);
-``connect`` parses the URL and opens the pool of read-only sessions. Like the rest of
-``inspector.store``, it imports nothing else of the inspector.
+and delta rebuilds (``states``), per-channel sizes computed by the server (``sizes``)
+and value shapes (``shapes``); ``connect`` parses the URL and opens the pool of read-only
+sessions. Like the rest of ``inspector.store``, it imports nothing else of the inspector.
 """
 
 from .store import PostgresStore

@@ -4,25 +4,19 @@ delta channels rebuilt from their ancestors."""
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from .. import delta
 from ..carried import Carried, decode_value
 from ..decode import Decoded, Problem, decode_typed
-from ..model import CheckpointState, NotFound, WriteRecord
-from ..not_utf8 import quoted
+from ..model import CheckpointState
 from ..records import (
-    assemble_state,
     batches,
     checkpoint_not_found,
-    sql_checkpoint_delta_history,
-    sql_rebuilder,
-    stream_writes,
-    thread_not_found,
-    write_records,
 )
+from ..sql_reading import SqlStates
 
 # Blob rows at channel versions: every row's length, its contents only for the channels asked for (NULL: all).
 _BLOBS_AT_VERSIONS = """
@@ -49,7 +43,7 @@ def _refs(checkpoint: Any) -> set[tuple[str, str]]:
     return {(str(name), str(version)) for name, version in (versions or {}).items()}
 
 
-class PgStates:
+class PgStates(SqlStates):
     """States, writes and delta histories (a mixin of ``PostgresStore``: needs ``_query`` and ``schema``)."""
 
     _CHECKPOINT_COLUMNS = ("checkpoint_id, parent_checkpoint_id, checkpoint, metadata, "
@@ -64,16 +58,6 @@ class PgStates:
         if not rows:
             raise checkpoint_not_found(thread_id, checkpoint_id, ns)
         return rows[0]
-
-    def writes(self, thread_id: str, checkpoint_id: str, ns: str = "") -> tuple[list[WriteRecord], list[Problem]]:
-        return write_records(self._write_rows(thread_id, ns, [checkpoint_id]).get(checkpoint_id, []))
-
-    def iter_writes(self, thread_id: str, ns: str = "",
-                    checkpoint_ids: Collection[str] | None = None) -> Iterator[tuple[str, list[WriteRecord]]]:
-        ids = [r[0] for r in self._query(
-            "SELECT DISTINCT checkpoint_id FROM checkpoint_writes WHERE thread_id = %s AND checkpoint_ns = %s "
-            "ORDER BY checkpoint_id", [thread_id, ns])]
-        return stream_writes(ids, checkpoint_ids, lambda batch: self._write_rows(thread_id, ns, batch))
 
     def _write_rows(self, thread_id: str, ns: str, ids: list[str]) -> dict[str, list[tuple]]:
         grouped: dict[str, list[tuple]] = {}
@@ -133,22 +117,8 @@ class PgStates:
             channel_values[name] = blob.decoded.value
             channel_bytes[name] = blob.size
             problems.extend(blob.decoded.problems)
-        writes, write_problems = write_records(write_rows)
-        return assemble_state(
-            thread_id=thread_id,
-            ns=ns,
-            checkpoint_id=cid,
-            parent=parent,
-            header=header,
-            channel_values=channel_values,
-            channel_bytes=channel_bytes,
-            metadata=metadata,
-            writes=writes,
-            problems=problems + write_problems,
-            stored_bytes=int(own_bytes or 0) + blob_bytes,
-            rebuild=sql_rebuilder(self, thread_id, ns, parent, carried),
-            channels=channels,
-        )
+        return self._state(thread_id, ns, (cid, parent), (header, channel_values, channel_bytes), metadata, write_rows,
+                           problems, int(own_bytes or 0) + blob_bytes, channels, carried)
 
     def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
         row = self._checkpoint_row(thread_id, checkpoint_id, ns)
@@ -163,9 +133,7 @@ class PgStates:
             [thread_id, ns],
         )
         if not listed:
-            if not self._query("SELECT 1 FROM checkpoints WHERE thread_id = %s LIMIT 1", [thread_id]):
-                raise thread_not_found(thread_id)
-            raise NotFound(f"no checkpoints in namespace {quoted(ns)} for thread {quoted(thread_id)}")
+            raise self._no_namespace(thread_id, ns)
         wanted = None if checkpoint_ids is None else set(checkpoint_ids)
         order = [cid for cid, _ in listed if wanted is None or cid in wanted]
         return self._stream_states(thread_id, ns, order, channels)
@@ -190,12 +158,6 @@ class PgStates:
                 yield previous
             last = _refs(rows[-1][2]) if rows else set()
             known = {ref: blob for ref, blob in blobs.items() if ref in last}
-
-    def delta_history(
-        self, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str = ""
-    ) -> dict[str, delta.DeltaHistory]:
-        """See ``Store.delta_history``: one query per ancestor, writes read only for the channels asked."""
-        return sql_checkpoint_delta_history(self, thread_id, checkpoint_id, channels, ns, "%s")
 
     def _ancestors(self, thread_id: str, ns: str, parent: str | None, channels: list[str]) -> Iterator[delta.Ancestor]:
         """Checkpoints from ``parent`` upwards, with the stored values of ``channels``: non-empty blobs,

@@ -7,7 +7,8 @@ from typing import Any, Iterable
 
 from ..model import TASKS_CHANNEL, CheckpointRow, Key, StoreError, WriteKey
 from ..not_utf8 import named
-from ..records import HistoryTimeline, full_row, thread_not_found, write_keys_from
+from ..records import full_row, thread_not_found, write_keys_from
+from ..sql_reading import SqlHistory
 
 # Per checkpoint row ``c``: the bytes of the blobs it references, its write channels and write
 # bytes; index lookups (one per channel version, one range of writes).
@@ -24,15 +25,19 @@ _SIDE_SIZES_OF_C = """
     ) writes ON true"""
 
 
-class PgTimeline(HistoryTimeline):
+class PgTimeline(SqlHistory):
     """Timelines, filtered histories and pages of rows (a mixin of ``PostgresStore``: needs ``_query``)."""
+
+    PAGE_COLUMNS = ("pg_column_size(c.checkpoint) + pg_column_size(c.metadata) + coalesce(blobs.bytes, 0), "
+                    "c.metadata, writes.channels, writes.bytes")
+    PAGE_JOINS = _SIDE_SIZES_OF_C
 
     def timeline_keys(self, thread_id: str, after: str | None = None) -> list[CheckpointRow]:
         """Full rows: PostgreSQL keeps metadata as JSONB beside the keys, so reading it costs nothing extra."""
         if after is None:
             return self.timeline(thread_id)
         rows = self._rows_where(thread_id, "c.checkpoint_id > %s", [after])
-        if not rows and not self._query("SELECT 1 FROM checkpoints WHERE thread_id = %s LIMIT 1", [thread_id]):
+        if not rows and not self._has_thread(thread_id):
             raise thread_not_found(thread_id)
         return rows
 
@@ -60,7 +65,7 @@ class PgTimeline(HistoryTimeline):
 
     def _rows_where(self, thread_id: str, condition: str, params: list[Any]) -> list[CheckpointRow]:
         """Timeline rows of a few checkpoints (a page, the newest ones), lengths looked up per row."""
-        return self._timeline_rows(thread_id, self._query(
+        return self._page_rows(thread_id, self._query(
             f"""SELECT c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
                        pg_column_size(c.checkpoint) + pg_column_size(c.metadata) + coalesce(blobs.bytes, 0),
                        c.metadata, writes.channels, writes.bytes
@@ -70,61 +75,27 @@ class PgTimeline(HistoryTimeline):
             [thread_id, *params],
         ))
 
-    def history(
-        self,
-        thread_id: str,
-        ns: str | None = "",
-        *,
-        before: str | None = None,
-        limit: int | None = None,
-        filter: dict[str, Any] | None = None,
-    ) -> list[CheckpointRow]:
-        """See ``Store.history``. The filters run in SQL (``metadata -> key = value``); with a
-        ``limit`` the page's keys are chosen first and only the page's blob and write
-        lengths are read."""
-        where, params = ["thread_id = %s"], [thread_id]
-        if ns is not None:
-            where.append("checkpoint_ns = %s")
-            params.append(ns)
-        if before is not None:
-            where.append("checkpoint_id < %s")
-            params.append(before)
-        for key, value in (filter or {}).items():
-            if not isinstance(key, str):
-                raise StoreError(f"metadata filter key {named(key)} is not a plain name")
-            try:
-                text = json.dumps(value, ensure_ascii=False)
-            except (TypeError, ValueError):
-                raise StoreError(f"metadata filter value for {named(key)} is not JSON") from None
-            where.append("metadata -> %s::text = %s::jsonb")
-            params += [key, text]
-        conditions = " AND ".join(where)
-        if limit is None:
-            rows = self._query(
-                f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id,
-                           pg_column_size(checkpoint) + pg_column_size(metadata), metadata,
-                           checkpoint -> 'channel_versions'
-                    FROM checkpoints WHERE {conditions} ORDER BY checkpoint_id DESC, checkpoint_ns""",
-                params,
-            )
-            rows = self._with_side_sizes(thread_id, ns, rows)
-        else:
-            rows = self._query(
-                f"""SELECT c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
-                           pg_column_size(c.checkpoint) + pg_column_size(c.metadata) + coalesce(blobs.bytes, 0),
-                           c.metadata, writes.channels, writes.bytes
-                    FROM (SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE {conditions}
-                          ORDER BY checkpoint_id DESC, checkpoint_ns LIMIT %s) page
-                    JOIN checkpoints c ON c.thread_id = %s AND c.checkpoint_ns = page.checkpoint_ns
-                                      AND c.checkpoint_id = page.checkpoint_id
-                    {_SIDE_SIZES_OF_C}
-                    ORDER BY c.checkpoint_id DESC, c.checkpoint_ns""",
-                [*params, max(int(limit), 0), thread_id],
-            )
-        return self._timeline_rows(thread_id, rows)
+    def _metadata_equals(self, key: Any, value: Any) -> tuple[str, list[Any]]:
+        """``metadata -> key = value``, the value as JSONB."""
+        if not isinstance(key, str):
+            raise StoreError(f"metadata filter key {named(key)} is not a plain name")
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            raise StoreError(f"metadata filter value for {named(key)} is not JSON") from None
+        return "metadata -> %s::text = %s::jsonb", [key, text]
 
-    @staticmethod
-    def _timeline_rows(thread_id: str, rows: list[tuple]) -> list[CheckpointRow]:
+    def _all_history(self, thread_id: str, ns: str | None, conditions: str, params: list[Any]) -> list[CheckpointRow]:
+        rows = self._query(
+            f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+                       pg_column_size(checkpoint) + pg_column_size(metadata), metadata,
+                       checkpoint -> 'channel_versions'
+                FROM checkpoints WHERE {conditions} ORDER BY checkpoint_id DESC, checkpoint_ns""",
+            params,
+        )
+        return self._page_rows(thread_id, self._with_side_sizes(thread_id, ns, rows))
+
+    def _page_rows(self, thread_id: str, rows: list[tuple]) -> list[CheckpointRow]:
         """``(ns, id, parent, bytes, metadata, write channels, write bytes)`` tuples as timeline rows."""
         return [full_row(thread_id, row_ns, cid, parent, int(size or 0), (tuple(dict.fromkeys(channels or ())), int(wbytes or 0)),
                          meta if isinstance(meta, dict) else {"value": meta})

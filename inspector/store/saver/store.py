@@ -22,7 +22,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from ..delta import SchemaSource
 from ..model import PER_CHECKPOINT_COPY, StoreError
-from ..retention_keys import not_supported
+from ..sql_reading import Closing
 from .calls import Loop, SaverCalls, is_async_only
 from .loading import load_saver
 from .states import SaverStates
@@ -35,7 +35,7 @@ SAVER_WARNING = (
 )
 
 
-class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
+class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls, Closing):
     """Reads a ``BaseCheckpointSaver`` through its public API."""
 
     kind = "saver"
@@ -80,43 +80,12 @@ class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls):
             if self._loop is not None:
                 self._loop.close()
 
-    def __enter__(self) -> "SaverStore":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def retention_reader(self) -> Any:
-        """Not supported: a saver's API lists checkpoints, not stored rows and their lengths."""
-        not_supported("A retention preview")
-
-    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
-                    top: int = 0, now: float | None = None) -> Any:
-        """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
-        not_supported("Growth over time")
-
-    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
-                     now: float | None = None) -> Any:
-        """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
-        not_supported("Growth over time")
-
-    def growth_thread_rows(self, bucket_seconds: int = 86_400, cut: str | None = None,
-                           now: float | None = None) -> Any:
-        """Not supported: a saver's API returns deserialized checkpoints, not stored rows and their lengths."""
-        not_supported("Growth over time")
-
-    def file_facts(self, per_table: bool = True) -> Any:
-        """Not supported: a saver's API does not say what its storage holds."""
-        not_supported("File facts")
-
-    def orphan_rows(self, limit: int = 50) -> Any:
-        """Not supported: a saver's API lists checkpoints, not the stored rows none of them needs."""
-        not_supported("Finding orphaned rows")
-
     def newest_state_sizes(self, threshold: int) -> Any:
         """Not supported: a saver's API returns deserialized checkpoints, not their stored lengths."""
         not_supported("Sizing every thread's newest state")
 
-    def export_thread(self, thread_id: str) -> Any:
-        """Not supported: a saver's API returns deserialized objects, not the rows a bundle copies."""
-        not_supported("Exporting a thread")
+
+def not_supported(kind: str) -> None:
+    """Raise the one-line answer for a store whose rows and lengths cannot be listed."""
+    raise StoreError(f"{kind} needs direct access to the store's tables (SQLite or PostgreSQL); "
+                     "a saver read through its API cannot list stored rows and lengths")

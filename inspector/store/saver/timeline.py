@@ -45,15 +45,8 @@ class SaverTimeline(HistoryTimeline):
             ]
         return found
 
-    def history(
-        self,
-        thread_id: str,
-        ns: str | None = "",
-        *,
-        before: str | None = None,
-        limit: int | None = None,
-        filter: dict[str, Any] | None = None,
-    ) -> list[CheckpointRow]:
+    def history(self, thread_id: str, ns: str | None = "", *, before: str | None = None, limit: int | None = None,
+                filter: dict[str, Any] | None = None) -> list[CheckpointRow]:
         """See ``Store.history``: the filters are handed to the saver's ``list``."""
         config = {"configurable": {"thread_id": thread_id, **({} if ns is None else {"checkpoint_ns": ns})}}
         options: dict[str, Any] = {"filter": filter or None, "limit": limit}

@@ -2,9 +2,8 @@
 
 ``SqliteStore`` (``store``) is assembled from one reader per job: thread listing and
 branches (``threads``), timelines and histories (``timeline``), decoded states, writes
-and delta rebuilds (``states``), per-channel sizes (``sizes``), retention keys and page
-footprints (``retention``, ``pages``), and rows as stored for a support bundle
-(``export``); ``connect`` opens the file so that no statement can write, ``queries``
+and delta rebuilds (``states``), per-channel sizes (``sizes``) and value shapes
+(``shapes``); ``connect`` opens the file so that no statement can write, ``queries``
 holds the SQL pieces they share. Like the rest of ``inspector.store``, it imports
 nothing else of the inspector.
 """

@@ -25,7 +25,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..growth_rows import bucket_of
+from ..id_dating import bucket_of
 from ..model import StoreError
 from ..not_utf8 import from_blob, is_blob, is_not_utf8, stored_bytes
 
@@ -177,7 +177,7 @@ def _is_lock(exc: sqlite3.DatabaseError) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
-BUCKET_FUNCTION = "inspector_growth_bucket"  # growth_rows.bucket_of(id, width, since), for growth's statements
+BUCKET_FUNCTION = "inspector_growth_bucket"  # id_dating.bucket_of(id, width, since), for growth's statements
 
 
 class ReadOnlySqlite:

@@ -54,16 +54,6 @@ class SqliteSizes:
                 current = measure_checkpoint_blob(type_tag, blob, previous, inspect)
                 measured = {(ns, cid): current, **{k: v for k, v in measured.items() if k[0] != ns}}
                 step, source = step_and_source(metadata(raw_meta))
-                yield CheckpointSizes(
-                    thread_id=thread_id,
-                    checkpoint_ns=ns,
-                    checkpoint_id=cid,
-                    parent_checkpoint_id=parent,
-                    step=step,
-                    source=source,
-                    stored_bytes=len(blob or b"") + len(raw_meta or b""),
-                    writes_bytes=writes.get((ns, cid), 0),
-                    channels=current.channels,
-                    problems=tuple(current.problems),
-                    written=written.get((ns, cid), {}),
-                )
+                yield CheckpointSizes(thread_id, ns, cid, parent, step, source, len(blob or b"") + len(raw_meta or b""),
+                                      writes.get((ns, cid), 0), current.channels, tuple(current.problems),
+                                      written=written.get((ns, cid), {}))

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Collection, Iterator, Sequence
+from typing import Any, Collection, Iterator
 
 from .. import delta
-from ..decode import DecodedCheckpoint, Problem, decode_checkpoint_blob, decode_typed
-from ..model import CheckpointState, NotFound, WriteRecord
-from ..not_utf8 import quoted
+from ..decode import DecodedCheckpoint, decode_checkpoint_blob, decode_typed
+from ..model import CheckpointState
 from ..records import (
-    assemble_state,
     batches,
     checkpoint_not_found,
-    sql_checkpoint_delta_history,
-    sql_rebuilder,
-    stream_writes,
-    thread_not_found,
-    write_records,
 )
+from ..sql_reading import SqlStates
 from .queries import in_clause, metadata
 
 
-class SqliteStates:
+class SqliteStates(SqlStates):
     """States, writes and delta histories (a mixin of ``SqliteStore``: needs ``_query``, ``_has_thread``,
     ``_writes_have_task_path`` and ``schema``)."""
 
@@ -53,16 +47,6 @@ class SqliteStates:
             raise checkpoint_not_found(thread_id, checkpoint_id, ns)
         return rows[0]
 
-    def writes(self, thread_id: str, checkpoint_id: str, ns: str = "") -> tuple[list[WriteRecord], list[Problem]]:
-        return write_records(self._write_rows(thread_id, ns, [checkpoint_id]).get(checkpoint_id, []))
-
-    def iter_writes(self, thread_id: str, ns: str = "",
-                    checkpoint_ids: Collection[str] | None = None) -> Iterator[tuple[str, list[WriteRecord]]]:
-        ids = [r[0] for r in self._query(
-            "SELECT DISTINCT checkpoint_id FROM writes WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id",
-            [thread_id, ns])]
-        return stream_writes(ids, checkpoint_ids, lambda batch: self._write_rows(thread_id, ns, batch))
-
     def _write_rows(self, thread_id: str, ns: str, ids: list[str]) -> dict[str, list[tuple]]:
         """``checkpoint id -> stored write rows`` in task order, for a batch of one namespace."""
         task_path = "task_path" if self._writes_have_task_path else "''"
@@ -82,22 +66,10 @@ class SqliteStates:
         """The state of one checkpoint row; ``carried``: its parent's state and blob, decoded just before."""
         parent_state, parent_blob = carried if carried is not None and carried[0].checkpoint_id == parent else (None, None)
         decoded = decode_checkpoint_blob(type_tag, blob, channels, parent_blob)
-        writes, write_problems = write_records(write_rows)
-        return assemble_state(
-            thread_id=thread_id,
-            ns=ns,
-            checkpoint_id=cid,
-            parent=parent,
-            header=decoded.header,
-            channel_values=decoded.channel_values,
-            channel_bytes=decoded.channel_bytes,
-            metadata=metadata(raw_meta),
-            writes=writes,
-            problems=decoded.problems + write_problems,
-            stored_bytes=len(blob or b"") + len(raw_meta or b""),
-            rebuild=sql_rebuilder(self, thread_id, ns, parent, parent_state),
-            channels=channels,
-        ), decoded
+        state = self._state(thread_id, ns, (cid, parent), (decoded.header, decoded.channel_values, decoded.channel_bytes),
+                            metadata(raw_meta), write_rows, decoded.problems, len(blob or b"") + len(raw_meta or b""),
+                            channels, parent_state)
+        return state, decoded
 
     def state(self, thread_id: str, checkpoint_id: str | None = None, ns: str = "") -> CheckpointState:
         cid, parent, type_tag, blob, raw_meta = self._checkpoint_row(thread_id, checkpoint_id, ns)
@@ -112,8 +84,7 @@ class SqliteStates:
             [thread_id, ns],
         )
         if not listed:
-            raise thread_not_found(thread_id) if not self._has_thread(thread_id) else NotFound(
-                f"no checkpoints in namespace {quoted(ns)} for thread {quoted(thread_id)}")
+            raise self._no_namespace(thread_id, ns)
         wanted = None if checkpoint_ids is None else set(checkpoint_ids)
         order = [r for r in listed if wanted is None or r[0] in wanted]
         return self._stream_states(thread_id, ns, order, channels)
@@ -132,12 +103,6 @@ class SqliteStates:
                 previous = self._decoded(thread_id, ns, cid, parent, type_tag, blob, raw_meta,
                                          writes.get(cid, []), channels, previous)
                 yield previous[0]
-
-    def delta_history(
-        self, thread_id: str, checkpoint_id: str, channels: Sequence[str], ns: str = ""
-    ) -> dict[str, delta.DeltaHistory]:
-        """See ``Store.delta_history``: ancestors decoded one at a time, writes read only for the channels asked."""
-        return sql_checkpoint_delta_history(self, thread_id, checkpoint_id, channels, ns, "?")
 
     def _ancestors(self, thread_id: str, ns: str, parent: str | None, channels: list[str]) -> Iterator[delta.Ancestor]:
         """Checkpoints from ``parent`` upwards, each decoded only when the walk reaches it."""

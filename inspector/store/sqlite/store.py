@@ -13,12 +13,8 @@ from typing import Any, Iterable
 
 from ..delta import SchemaSource
 from ..model import PER_CHECKPOINT_COPY, StoreError
+from ..sql_reading import Closing
 from .connect import ReadOnlySqlite, bound, read_ids
-from .export import SqliteExport
-from .files import SqliteFiles
-from .growth import SqliteGrowth
-from .orphans import SqliteOrphans
-from .retention import SqliteRetention
 from .shapes import SqliteShapes
 from .sizes import SqliteSizes
 from .states import SqliteStates
@@ -26,10 +22,7 @@ from .threads import SqliteThreads
 from .timeline import SqliteTimeline
 
 
-class SqliteStore(
-    SqliteThreads, SqliteOrphans, SqliteFiles, SqliteGrowth, SqliteTimeline, SqliteStates, SqliteSizes,
-    SqliteShapes, SqliteRetention, SqliteExport,
-):
+class SqliteStore(SqliteThreads, SqliteTimeline, SqliteStates, SqliteSizes, SqliteShapes, Closing):
     """A LangGraph SQLite checkpoint database, opened read-only."""
 
     kind = "sqlite"
@@ -66,12 +59,6 @@ class SqliteStore(
 
     def close(self) -> None:
         self._db.close()
-
-    def __enter__(self) -> "SqliteStore":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         try:

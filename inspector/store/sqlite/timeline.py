@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..model import TASKS_CHANNEL, CheckpointRow, Key, WriteKey
-from ..records import HistoryTimeline, full_row, keys_only_row, thread_not_found, write_keys_from
+from ..records import full_row, keys_only_row, thread_not_found, write_keys_from
+from ..sql_reading import SqlHistory
 from .queries import OWN_BYTES, by_namespace, in_clause, metadata, metadata_equals
 
 # The write channels (joined by char 31) and write bytes of checkpoint row ``c``: index lookups.
@@ -16,8 +17,7 @@ _WRITES_OF_C = """
      WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id)"""
 
 
-
-class SqliteTimeline(HistoryTimeline):
+class SqliteTimeline(SqlHistory):
     """Timelines, filtered histories and pages of rows (a mixin of ``SqliteStore``: needs ``_query``)."""
 
     def _writes_summary(self, thread_id: str, where: str = "",
@@ -44,49 +44,23 @@ class SqliteTimeline(HistoryTimeline):
             out.setdefault((ns, cid), {})[str(channel)] = size or 0
         return out
 
-    def history(
-        self,
-        thread_id: str,
-        ns: str | None = "",
-        *,
-        before: str | None = None,
-        limit: int | None = None,
-        filter: dict[str, Any] | None = None,
-    ) -> list[CheckpointRow]:
-        """See ``Store.history``. The filters run in SQL; with a ``limit`` the page's keys are
-        chosen from the primary-key index first, so only the page's metadata is read."""
-        where, params = ["thread_id = ?"], [thread_id]
-        if ns is not None:
-            where.append("checkpoint_ns = ?")
-            params.append(ns)
-        if before is not None:
-            where.append("checkpoint_id < ?")
-            params.append(before)
-        for key, value in (filter or {}).items():
-            clause, values = metadata_equals(key, value)
-            where.append(clause)
-            params.extend(values)
-        conditions = " AND ".join(where)
-        if limit is None:
-            rows = self._query(
-                f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, length(checkpoint), metadata
-                    FROM checkpoints WHERE {conditions} ORDER BY checkpoint_id DESC, checkpoint_ns""",
-                params,
-            )
-            writes = self._writes_summary(thread_id, *(("", []) if ns is None else ("AND checkpoint_ns = ?", [ns])))
-            return [full_row(thread_id, row_ns, cid, parent, (size or 0) + len(raw_meta or b""),
-                             writes.get((row_ns, cid), ((), 0)), metadata(raw_meta))
-                    for row_ns, cid, parent, size, raw_meta in rows]
+    PAGE_COLUMNS = f"length(c.checkpoint), c.metadata, {_WRITES_OF_C}"
+
+    def _metadata_equals(self, key: Any, value: Any) -> tuple[str, list[Any]]:
+        return metadata_equals(key, value)
+
+    def _all_history(self, thread_id: str, ns: str | None, conditions: str, params: list[Any]) -> list[CheckpointRow]:
         rows = self._query(
-            f"""SELECT c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, length(c.checkpoint), c.metadata,
-                       {_WRITES_OF_C}
-                FROM (SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE {conditions}
-                      ORDER BY checkpoint_id DESC, checkpoint_ns LIMIT ?) page
-                JOIN checkpoints c ON c.thread_id = ? AND c.checkpoint_ns = page.checkpoint_ns
-                                  AND c.checkpoint_id = page.checkpoint_id
-                ORDER BY c.checkpoint_id DESC, c.checkpoint_ns""",
-            [*params, max(int(limit), 0), thread_id],
+            f"""SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, length(checkpoint), metadata
+                FROM checkpoints WHERE {conditions} ORDER BY checkpoint_id DESC, checkpoint_ns""",
+            params,
         )
+        writes = self._writes_summary(thread_id, *(("", []) if ns is None else ("AND checkpoint_ns = ?", [ns])))
+        return [full_row(thread_id, row_ns, cid, parent, (size or 0) + len(raw_meta or b""),
+                         writes.get((row_ns, cid), ((), 0)), metadata(raw_meta))
+                for row_ns, cid, parent, size, raw_meta in rows]
+
+    def _page_rows(self, thread_id: str, rows: list[tuple]) -> list[CheckpointRow]:
         return [full_row(thread_id, row_ns, cid, parent, (size or 0) + len(raw_meta or b""),
                          (tuple(dict.fromkeys(channels.split("\x1f"))) if channels else (), wbytes or 0),
                          metadata(raw_meta))
@@ -139,6 +113,3 @@ class SqliteTimeline(HistoryTimeline):
                     [TASKS_CHANNEL, TASKS_CHANNEL, thread_id, ns, *chunk],
                 )
         return write_keys_from(rows)
-
-    def _has_thread(self, thread_id: str) -> bool:
-        return bool(self._query("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1", [thread_id]))

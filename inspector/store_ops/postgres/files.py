@@ -25,7 +25,7 @@ INDEXES = """
 
 
 class PgFiles:
-    """``file_facts`` (a mixin of ``PostgresStore``: needs ``_query``)."""
+    """``file_facts`` (a mixin of ``PgOperations``: needs ``_query``)."""
 
     def file_facts(self, per_table: bool = True) -> FileFacts:
         database, size = self._query("SELECT current_database(), pg_database_size(current_database())")[0]

@@ -23,14 +23,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, NamedTuple
 
+from ..store.id_dating import BEFORE, UUID_EPOCH_OFFSET, since_ticks
+
 GROWTH_BY = ("store", "channel", "thread")
 PARTS = ("checkpoint", "blobs", "writes")
 CHECKPOINT_KEY = "(checkpoint row)"  # the key, by channel, of a checkpoint row's own bytes
-
-# 100-ns intervals between the Gregorian epoch of uuid time (1582-10-15) and 1970-01-01
-UUID_EPOCH_OFFSET = 0x01B21DD213814000
-TICKS_PER_SECOND = 10_000_000
-
 
 class GrowthRow(NamedTuple):
     bucket: int  # the bucket's start, seconds since 1970-01-01 UTC
@@ -42,7 +39,7 @@ class GrowthRow(NamedTuple):
 
 
 class ThreadGrowth(NamedTuple):
-    """What ``Store.growth_thread_rows`` read, in one statement (one view of the store).
+    """What ``Operations.growth_thread_rows`` read, in one statement (one view of the store).
 
     ``rows``: the dated rows of the threads read, per day, thread, channel and part, with no window (bucket
     None: not dated); ``cut``: the greatest uuid6 id of the store's checkpoints and writes ("" when none)
@@ -64,7 +61,7 @@ class Grower(NamedTuple):
 
 @dataclass(frozen=True)
 class GrowthRows:
-    """Everything ``Store.growth_rows`` read: the dated rows of the window and what could not be dated.
+    """Everything ``Operations.growth_rows`` read: the dated rows of the window and what could not be dated.
 
     ``rows`` are grouped by bucket, part and the keys asked for (``by``: a key not asked for is ""; by thread
     with ``top``, the top threads' rows alone);
@@ -90,14 +87,14 @@ class GrowthRows:
 
 def check_growth_by(by: Any) -> None:
     """Refuse (``StoreError``) a grouping that is not one of ``GROWTH_BY``."""
-    from .model import StoreError
+    from ..store.model import StoreError
 
     if by not in GROWTH_BY:
         raise StoreError(f"unknown growth grouping {by!r}: use one of {', '.join(GROWTH_BY)}")
 
 
 def check_growth_args(bucket_seconds: int, by: str | None = None, top: int = 0) -> None:
-    from .model import StoreError
+    from ..store.model import StoreError
 
     if not isinstance(bucket_seconds, int) or bucket_seconds <= 0:
         raise StoreError(f"a growth bucket must be a positive number of seconds, got {bucket_seconds!r}")
@@ -107,11 +104,6 @@ def check_growth_args(bucket_seconds: int, by: str | None = None, top: int = 0) 
         raise StoreError(f"--top must be a whole number of threads and channels, got {top!r}")
 
 
-def since_ticks(since: int | None) -> int:
-    """A uuid6 timestamp (100-ns ticks since 1582) for ``since`` seconds since 1970 (None: the beginning)."""
-    return 0 if since is None else int(since) * TICKS_PER_SECOND + UUID_EPOCH_OFFSET
-
-
 UUID6_HEAD_GLOB = "[0-9a-f]" * 8 + "-" + "[0-9a-f]" * 4 + "-6" + "[0-9a-f]" * 3  # an id's first 18 characters
 UUID6_HEAD_REGEX = "^[0-9a-f]{8}-[0-9a-f]{4}-6[0-9a-f]{3}"
 
@@ -119,31 +111,6 @@ UUID6_HEAD_REGEX = "^[0-9a-f]{8}-[0-9a-f]{4}-6[0-9a-f]{3}"
 def id_floor(since: int | None) -> str:
     """The smallest uuid6 text dated at or after ``since``: uuid6 ids sort by time as text."""
     return head_of_ticks(since_ticks(since))
-
-
-def tick_of_head(head: str) -> int | None:
-    """The uuid6 timestamp of an id's first 18 characters, None for another id."""
-    if len(head) != 18 or head[8] != "-" or head[13:15] != "-6":
-        return None
-    digits = head[:8] + head[9:13] + head[15:18]
-    if not _HEX_DIGITS.issuperset(digits):  # int() would also take "_", "+" or spaces
-        return None
-    return int(digits, 16)
-
-
-_HEX_DIGITS = frozenset("0123456789abcdef")
-BEFORE = -(1 << 62)  # the bucket of a row dated before the window
-
-
-def bucket_of(checkpoint_id: Any, width: int, since: int | None) -> int | None:
-    """The start of ``checkpoint_id``'s bucket (seconds), ``BEFORE`` when dated before ``since``, None when
-    the id carries no time (not a uuid6)."""
-    tick = tick_of_head(checkpoint_id[:18]) if isinstance(checkpoint_id, str) else None
-    if tick is None:
-        return None
-    if since is not None and tick < since_ticks(since):
-        return BEFORE
-    return (tick - UUID_EPOCH_OFFSET) // (width * TICKS_PER_SECOND) * width
 
 
 MAX_SPLITS = 128  # buckets a statement dates by comparing ids as text; older or newer rows are dated by a function
@@ -294,7 +261,7 @@ def growth_sql_grouping_sets(dated: str, by: str | None, top: int) -> str:
 
 
 def thread_growth_sql(dated: str, live: str, cut: str | None, totals: str) -> str:
-    """``Store.growth_thread_rows`` in one statement: the dated rows ``dated`` summed per bucket, thread,
+    """``Operations.growth_thread_rows`` in one statement: the dated rows ``dated`` summed per bucket, thread,
     channel and part (kind ``row``; a NULL bucket: not dated), the greatest uuid6 id ``cut`` (kind ``cut``,
     in ``c``; None: not asked) and the totals (kind ``total``: ``p`` the part, ``k`` rows, ``n`` bytes),
     after the CTE ``live`` (may be empty) that ``dated`` reads."""

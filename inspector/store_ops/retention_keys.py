@@ -1,6 +1,6 @@
 """What a store hands out for planning retention: keys, parent ids and stored lengths, never values.
 
-``Store.retention_reader()`` returns a ``RetentionReader`` over one consistent
+``Operations.retention_reader()`` returns a ``RetentionReader`` over one consistent
 view of the store. It streams every thread (or the ones named) as
 ``ThreadKeys``: each checkpoint's keys, parent, stored bytes and *footprint*
 (what deleting the row gives back to the store: for SQLite the pages its cell,
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol, Sequence
 
-from .model import BranchThread, branch_of
+from ..store.model import BranchThread, branch_of
 
 Key = tuple[str, str]  # (checkpoint_ns, checkpoint_id)
 
@@ -117,11 +117,3 @@ def branch_link(thread_id: str, metadata: Any) -> BranchThread | None:
     checkpoint it was branched from."""
     branch = branch_of(thread_id, metadata)
     return branch if branch is not None and branch.parent_checkpoint_id else None
-
-
-def not_supported(kind: str) -> None:
-    """Raise the one-line answer for a store that cannot do this."""
-    from .model import StoreError
-
-    raise StoreError(f"{kind} needs direct access to the store's tables (SQLite or PostgreSQL); "
-                     "a saver read through its API cannot list stored rows and lengths")

@@ -5,33 +5,15 @@ Each query is an anti-join on the checkpoints' primary key; lengths only.
 
 from __future__ import annotations
 
-from ..orphan_rows import APP_THREAD_TABLES, OrphanRows, OrphanSet, OrphanThread, app_knows, thread_id_of
-from .queries import OWN_BYTES
+from ...store.orphan_rows import APP_THREAD_TABLES, OrphanRows, app_knows
+from ...store.sqlite.queries import OWN_BYTES
+from ..orphan_sets import orphan_set, orphan_writes_sql, quoted_name
 
-ORPHAN_WRITES = """
-    SELECT w.thread_id, count(*), coalesce(sum(length(w.value)), 0),
-           NOT EXISTS (SELECT 1 FROM checkpoints c2 WHERE c2.thread_id = w.thread_id)
-    FROM writes w
-    WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id
-                      AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
-    GROUP BY w.thread_id
-"""
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def orphan_set(kind: str, found: list[tuple], limit: int, **extra) -> OrphanSet:
-    threads = [OrphanThread(text, int(rows), int(n), bool(gone), blob)
-               for (text, blob), rows, n, gone in ((thread_id_of(tid), *rest) for tid, *rest in found)]
-    threads.sort(key=lambda t: (-t.bytes, t.thread_id))
-    return OrphanSet(kind, sum(t.rows for t in threads), sum(t.bytes for t in threads), len(threads),
-                     threads[:limit], **extra)
+ORPHAN_WRITES = orphan_writes_sql("writes", "length(w.value)")
 
 
 class SqliteOrphans:
-    """``orphan_rows`` (a mixin of ``SqliteStore``: needs ``_query``)."""
+    """``orphan_rows`` (a mixin of ``SqliteOperations``: needs ``_query``)."""
 
     def orphan_rows(self, limit: int = 50) -> OrphanRows:
         sets = [orphan_set("writes", self._query(ORPHAN_WRITES), limit)]
@@ -40,12 +22,12 @@ class SqliteOrphans:
         for app, table in APP_THREAD_TABLES:
             if table not in tables:
                 continue
-            columns = [r[1] for r in self._query(f"PRAGMA table_info({_quoted(table)})")]
+            columns = [r[1] for r in self._query(f"PRAGMA table_info({quoted_name(table)})")]
             if "thread_id" not in columns:
                 continue
             found_tables.append((app, table))
-            t, known = _quoted(table), app_knows("sqlite")
-            row_bytes = " + ".join(f"coalesce(length(CAST(t.{_quoted(c)} AS BLOB)), 0)" for c in columns)
+            t, known = quoted_name(table), app_knows("sqlite")
+            row_bytes = " + ".join(f"coalesce(length(CAST(t.{quoted_name(c)} AS BLOB)), 0)" for c in columns)
             sets.append(orphan_set("app-without-checkpoints", [
                 (tid, 1, n, False) for tid, n in self._query(
                     f"SELECT t.thread_id, {row_bytes} FROM {t} t WHERE t.thread_id IS NOT NULL AND NOT EXISTS "

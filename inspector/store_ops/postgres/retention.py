@@ -17,8 +17,10 @@ from typing import Any, Iterator, Sequence
 
 import psycopg
 
-from ..model import BranchThread, StoreError
-from ..not_utf8 import is_not_utf8
+from ...store.model import BranchThread, StoreError
+from ...store.not_utf8 import is_not_utf8
+from ...store.postgres.connect import not_utf8_named, read_error
+from ...store.sql_reading import Closing
 from ..retention_keys import (
     BlobKeys,
     CheckpointKeys,
@@ -28,7 +30,6 @@ from ..retention_keys import (
     ThreadKeys,
     branch_link,
 )
-from .connect import not_utf8_named, read_error
 
 BATCH = 200
 METADATA_KEYS = ("step", "source", "parents", "counters_since_delta_snapshot",
@@ -77,7 +78,7 @@ _TABLE_BYTES = """
 """
 
 
-class PgRetentionReader:
+class PgRetentionReader(Closing):
     """Retention keys of one PostgreSQL checkpoint store, on one snapshot."""
 
     def __init__(self, store: Any) -> None:
@@ -107,11 +108,6 @@ class PgRetentionReader:
     def close(self) -> None:
         self._stack.close()
 
-    def __enter__(self) -> "PgRetentionReader":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- reading -----------------------------------------------------------
     def facts(self) -> StorageFacts:
@@ -191,8 +187,8 @@ class PgRetentionReader:
 
 
 class PgRetention:
-    """``Store.retention_reader`` for ``PostgresStore``."""
+    """``Operations.retention_reader`` for ``PgOperations``."""
 
     def retention_reader(self) -> PgRetentionReader:
         """Keys, stored lengths and blob references for retention planning, on one read-only snapshot."""
-        return PgRetentionReader(self)
+        return PgRetentionReader(self.store)

@@ -9,10 +9,11 @@ these), the window's top threads (the most any grouping wants) and, by thread, t
 
 from __future__ import annotations
 
+import time
 from typing import Any, Iterable
 
+from ..store.id_dating import BEFORE
 from .growth_rows import (
-    BEFORE,
     NO_INT,
     NO_TEXT,
     Grower,
@@ -26,7 +27,7 @@ from .growth_rows import (
 
 
 def check_growth_views(bucket_seconds: int, asks: Iterable[tuple[str, int]]) -> None:
-    """``check_growth_args`` for each ask ``(by, top)`` of ``Store.growth_views`` (by one of ``GROWTH_BY``)."""
+    """``check_growth_args`` for each ask ``(by, top)`` of ``Operations.growth_views`` (by one of ``GROWTH_BY``)."""
     for by, top in asks:
         check_growth_by(by)
         check_growth_args(bucket_seconds, by, top)
@@ -87,7 +88,7 @@ def growth_views_sql(dated: str, asks: Iterable[tuple[str, int]], grouping_sets:
 def sql_order(key: Any) -> tuple:
     """A sort key in the order SQL compares a column's values (SQLite's BINARY, PostgreSQL's "C"): numbers,
     then text by its stored bytes, then blobs; NULL first."""
-    from .not_utf8 import is_blob, stored_bytes
+    from ..store.not_utf8 import is_blob, stored_bytes
 
     if key is None:
         return (0,)
@@ -150,3 +151,30 @@ def growth_views_result(found: Iterable[tuple], bucket_seconds: int, since: int 
                                 ranked[:top] if top else [], channels[:top] if top else [],
                                 dated[1] + untimed[1], dated[0] + untimed[0], after, now))
     return views
+
+
+class GrowthReader:
+    """``growth_rows`` and ``growth_views`` as every backend answers them: the asks checked and ``now`` read
+    once; a backend supplies ``_growth_all`` (the rows by thread and channel) and ``_growth_views`` (every
+    grouping asked, from one statement)."""
+
+    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
+                    top: int = 0, now: float | None = None) -> GrowthRows:
+        check_growth_args(bucket_seconds, by, top)
+        now = time.time() if now is None else float(now)
+        if by is not None:
+            return self.growth_views(bucket_seconds, since, [(by, top)], now)[0]
+        return self._growth_all(bucket_seconds, since, top, now)
+
+    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
+                     now: float | None = None) -> list[GrowthRows]:
+        """``growth_rows`` for each ask ``(by, top)`` of one window, from one statement."""
+        check_growth_views(bucket_seconds, asks)
+        return self._growth_views(bucket_seconds, since, asks, time.time() if now is None else float(now))
+
+    def _growth_all(self, bucket_seconds: int, since: int | None, top: int, now: float) -> GrowthRows:
+        raise NotImplementedError
+
+    def _growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
+                      now: float) -> list[GrowthRows]:
+        raise NotImplementedError

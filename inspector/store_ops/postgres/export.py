@@ -1,4 +1,4 @@
-"""``Store.export_thread`` for LangGraph's PostgreSQL schema: a thread's rows as stored.
+"""``Operations.export_thread`` for LangGraph's PostgreSQL schema: a thread's rows as stored.
 
 One read-only ``REPEATABLE READ`` transaction, so the export is one snapshot.
 Checkpoints and writes are read in (namespace, id) order, byte-wise (``COLLATE
@@ -13,10 +13,10 @@ from typing import Any, Iterator
 
 import psycopg
 
+from ...store.not_utf8 import is_not_utf8
+from ...store.postgres.connect import read_error
+from ...store.records import thread_not_found
 from ..export_rows import ExportCheckpoint, ExportWrite, with_writes
-from ..not_utf8 import is_not_utf8
-from ..records import thread_not_found
-from .connect import read_error
 
 _CHECKPOINTS = """
     SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata
@@ -71,8 +71,8 @@ def _with_blobs(conn: psycopg.Connection, thread_id: str, rows: Any) -> Iterator
 
 
 class PgExport:
-    """``Store.export_thread`` for ``PostgresStore``."""
+    """``Operations.export_thread`` for ``PgOperations``."""
 
     def export_thread(self, thread_id: str) -> Iterator[ExportCheckpoint]:
         """Every checkpoint of ``thread_id`` (all namespaces) with its writes and blob rows, as stored."""
-        return export_pg_thread(self, thread_id)
+        return export_pg_thread(self.store, thread_id)

@@ -13,6 +13,9 @@ from __future__ import annotations
 import sqlite3
 import time
 
+from ...store.not_utf8 import from_blob
+from ...store.sqlite.connect import BUCKET_FUNCTION as _BUCKET_FUNCTION
+from ...store.sqlite.queries import OWN_BYTES
 from ..growth_rows import (
     CHECKPOINT_KEY,
     UUID6_HEAD_GLOB,
@@ -26,10 +29,7 @@ from ..growth_rows import (
     thread_growth,
     thread_growth_sql,
 )
-from ..growth_views import check_growth_views, growth_views_result, growth_views_sql
-from ..not_utf8 import from_blob
-from .connect import BUCKET_FUNCTION as _BUCKET_FUNCTION
-from .queries import OWN_BYTES
+from ..growth_views import GrowthReader, growth_views_result, growth_views_sql
 
 SQLITE_CHANNEL_BASIS = (
     "SQLite keeps every channel value inside one msgpack blob per checkpoint, so its bytes are not split by "
@@ -67,25 +67,17 @@ def _read_keys(rows: list[tuple]) -> list[tuple]:
             for row in rows]
 
 
-class SqliteGrowth:
-    """``growth_rows`` (a mixin of ``SqliteStore``: needs ``_conn`` and ``_db``)."""
+class SqliteGrowth(GrowthReader):
+    """``growth_rows`` (a mixin of ``SqliteOperations``: needs ``_conn`` and ``_db``)."""
 
     GROWTH_CHANNEL_BASIS = SQLITE_CHANNEL_BASIS
 
-    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
-                    top: int = 0, now: float | None = None) -> GrowthRows:
-        check_growth_args(bucket_seconds, by, top)
-        now = time.time() if now is None else float(now)
-        if by is not None:
-            return self.growth_views(bucket_seconds, since, [(by, top)], now)[0]
-        found = _read_keys(self._query(growth_sql(_dated(bucket_seconds, since, now), by, top)))
-        return growth_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, by, top, now)
+    def _growth_all(self, bucket_seconds: int, since: int | None, top: int, now: float) -> GrowthRows:
+        found = _read_keys(self._query(growth_sql(_dated(bucket_seconds, since, now), None, top)))
+        return growth_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, None, top, now)
 
-    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
-                     now: float | None = None) -> list[GrowthRows]:
-        """``growth_rows`` for each ask ``(by, top)`` of one window, from one statement."""
-        check_growth_views(bucket_seconds, asks)
-        now = time.time() if now is None else float(now)
+    def _growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
+                      now: float) -> list[GrowthRows]:
         found = _read_keys(self._query(growth_views_sql(_dated(bucket_seconds, since, now), asks)))
         return growth_views_result(found, bucket_seconds, since, SQLITE_CHANNEL_BASIS, asks, now)
 

@@ -26,12 +26,13 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from ..depth import json_object
-from ..model import BranchThread, StoreError
-from ..not_utf8 import order_key, stored_bytes
+from ...store.depth import json_object
+from ...store.model import BranchThread, StoreError
+from ...store.not_utf8 import order_key, stored_bytes
+from ...store.sql_reading import Closing
+from ...store.sqlite.connect import bound, ids_among, iter_ids, read_text
 from ..retention_keys import CheckpointKeys, Key, StorageFacts, StrayWrites, ThreadKeys, branch_link
 from . import pages
-from .connect import bound, ids_among, iter_ids, read_text
 
 INTERRUPT_CHANNEL = "__interrupt__"
 # dbstat visits every page of a b-tree; past this size only the indexes are measured.
@@ -115,7 +116,7 @@ class _Btree:
         return max(0.0, self.leaf_pages - self.leaf_used / self.density(model))
 
 
-class SqliteRetentionReader:
+class SqliteRetentionReader(Closing):
     """Retention keys of one SQLite checkpoint database, on a connection of its own."""
 
     def __init__(self, path: Path, writes_have_task_path: bool = True) -> None:
@@ -144,12 +145,6 @@ class SqliteRetentionReader:
             self._conn.rollback()
         finally:
             self._conn.close()
-
-    def __enter__(self) -> "SqliteRetentionReader":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple]:
         """The rows of ``sql`` as they stream, ids stored as BLOBs read as the store reads them (``iter_ids``)."""
@@ -337,7 +332,7 @@ class _RowSizer:
 
 
 class SqliteRetention:
-    """``Store.retention_reader`` for ``SqliteStore``."""
+    """``Operations.retention_reader`` for ``SqliteOperations``."""
 
     path: Path
     _writes_have_task_path: bool

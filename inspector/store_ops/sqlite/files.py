@@ -11,8 +11,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+from ...store.model import StoreError
 from ..file_facts import LANGGRAPH_TABLES, FileFacts, FileSize, RelationFacts
-from ..model import StoreError
 
 DBSTAT = "SELECT name, sum(pgsize), sum(payload) FROM dbstat GROUP BY name"
 # Estimates without dbstat: the payload of each LangGraph table's rows and of its primary key's index.
@@ -36,7 +36,7 @@ def _size(path: Path) -> int | None:
 
 
 class SqliteFiles:
-    """``file_facts`` (a mixin of ``SqliteStore``: needs ``_query`` and ``path``)."""
+    """``file_facts`` (a mixin of ``SqliteOperations``: needs ``_query`` and ``path``)."""
 
     def file_facts(self, per_table: bool = True) -> FileFacts:
         """Args: per_table: bytes per table and index too (dbstat reads every page once)."""

@@ -1,6 +1,6 @@
 """What a store hands out to export one thread: its rows as stored, serialized values untouched.
 
-``Store.export_thread(thread_id)`` yields every checkpoint of the thread (every
+``Operations.export_thread(thread_id)`` yields every checkpoint of the thread (every
 namespace, ordered by namespace and id) with the writes stored against it. A
 whole-checkpoint store (SQLite) gives the serialized checkpoint as it is; a
 shared-blob store (PostgreSQL) gives the checkpoint's JSONB, the blob version of
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any, Iterable, Iterator
 
-from .model import NotFound
-from .not_utf8 import order_key, quoted
+from ..store.model import NotFound
+from ..store.not_utf8 import order_key, quoted
 
 
 @dataclass(frozen=True)

@@ -15,17 +15,18 @@ rows held in memory (``work_mem`` raised for that statement's transaction alone)
 from __future__ import annotations
 
 import time
+import weakref
+from typing import Any
 
 import psycopg
 
+from ...store.id_dating import BEFORE, TICKS_PER_SECOND, UUID_EPOCH_OFFSET, since_ticks
+from ...store.postgres.connect import read_error
 from ..growth_rows import (
-    BEFORE,
     CHECKPOINT_KEY,
     NO_INT,
     NO_TEXT,
-    TICKS_PER_SECOND,
     UUID6_HEAD_REGEX,
-    UUID_EPOCH_OFFSET,
     GrowthRows,
     ThreadGrowth,
     ahead_label,
@@ -33,12 +34,10 @@ from ..growth_rows import (
     compared_edges,
     growth_result,
     growth_sql_grouping_sets,
-    since_ticks,
     thread_growth,
     thread_growth_sql,
 )
-from ..growth_views import check_growth_views, growth_views_result, growth_views_sql, views_shape
-from .connect import read_error
+from ..growth_views import GrowthReader, growth_views_result, growth_views_sql, views_shape
 
 # Each channel version's first checkpoint: the checkpoint that stored the blob row.
 FIRST_CHECKPOINT_OF_VERSION = """
@@ -183,26 +182,22 @@ _BLOB_CHANNELS = "SELECT DISTINCT channel FROM checkpoint_blobs LIMIT %s"  # the
 _UNREAD = object()
 
 
-class PgGrowth:
-    """``growth_rows`` (a mixin of ``PostgresStore``: needs ``_query``)."""
+# Each store's blob channels read last (``_blob_channels``), kept as long as the store is.
+_HELD_CHANNELS: weakref.WeakKeyDictionary[Any, list[str] | None] = weakref.WeakKeyDictionary()
+
+
+class PgGrowth(GrowthReader):
+    """``growth_rows`` (a mixin of ``PgOperations``: needs ``store``, ``_query``, ``connection`` and ``target``)."""
 
     GROWTH_CHANNEL_BASIS = PG_CHANNEL_BASIS
 
-    def growth_rows(self, bucket_seconds: int = 86_400, since: int | None = None, by: str | None = None,
-                    top: int = 0, now: float | None = None) -> GrowthRows:
-        check_growth_args(bucket_seconds, by, top)
-        now = time.time() if now is None else float(now)
-        if by is not None:
-            return self.growth_views(bucket_seconds, since, [(by, top)], now)[0]
+    def _growth_all(self, bucket_seconds: int, since: int | None, top: int, now: float) -> GrowthRows:
         return growth_result(self._growth_read(bucket_seconds, since, now, lambda dated, _: growth_sql_grouping_sets(
-            dated, by, top)), bucket_seconds, since, PG_CHANNEL_BASIS, now=now)
+            dated, None, top)), bucket_seconds, since, PG_CHANNEL_BASIS, now=now)
 
-    def growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
-                     now: float | None = None) -> list[GrowthRows]:
-        """``growth_rows`` for each ask ``(by, top)`` of one window, from one statement (by thread, the top
-        threads' rows read again, those threads alone)."""
-        check_growth_views(bucket_seconds, asks)
-        now = time.time() if now is None else float(now)
+    def _growth_views(self, bucket_seconds: int, since: int | None, asks: list[tuple[str, int]],
+                      now: float) -> list[GrowthRows]:
+        """Every ask from one statement (by thread, the top threads' rows read again, those threads alone)."""
         again = views_shape(asks)[1] == "top"
         found = self._growth_read(bucket_seconds, since, now, lambda dated, top_dated: growth_views_sql(
             dated, asks, True, top_dated if again else None), 2 if again else 1, checked=True)
@@ -211,11 +206,11 @@ class PgGrowth:
     def _blob_channels(self, fresh: bool = True) -> list[str] | None:
         """The channels holding blob rows (None: more than ``MAX_BLOB_CHANNELS``), read again when ``fresh``,
         else those read last (a statement that finds blob rows of another channel reads them again)."""
-        held = getattr(self, "_growth_channels", _UNREAD)
+        held = _HELD_CHANNELS.get(self.store, _UNREAD)
         if fresh or held is _UNREAD:
             channels = [r[0] for r in self._query(_BLOB_CHANNELS, [MAX_BLOB_CHANNELS + 1])]
             held = channels if len(channels) <= MAX_BLOB_CHANNELS else None
-            self._growth_channels = held
+            _HELD_CHANNELS[self.store] = held
         return held
 
     def _growth_read(self, bucket_seconds: int, since: int | None, now: float, statement, reads: int = 1,

@@ -1,4 +1,4 @@
-"""``Store.export_thread`` for LangGraph's SQLite schema: a thread's rows as stored, streamed.
+"""``Operations.export_thread`` for LangGraph's SQLite schema: a thread's rows as stored, streamed.
 
 Checkpoints and writes are read in primary-key order on two cursors and joined
 by (namespace, checkpoint id) as they go, so memory holds one checkpoint at a
@@ -14,9 +14,9 @@ import urllib.parse
 from pathlib import Path
 from typing import Iterator
 
+from ...store.model import StoreError
+from ...store.sqlite.connect import bound, iter_ids, read_text
 from ..export_rows import ExportCheckpoint, ExportWrite, with_writes
-from ..model import StoreError
-from .connect import bound, iter_ids, read_text
 
 _CHECKPOINTS = """
     SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
@@ -50,7 +50,7 @@ def export_sqlite_thread(path: Path, thread_id: str, writes_have_task_path: bool
 
 
 class SqliteExport:
-    """``Store.export_thread`` for ``SqliteStore``."""
+    """``Operations.export_thread`` for ``SqliteOperations``."""
 
     path: Path
     _writes_have_task_path: bool

@@ -6,18 +6,11 @@ not checkpoint by checkpoint; lengths only. App tables are looked at only when t
 
 from __future__ import annotations
 
-from ..orphan_rows import APP_THREAD_TABLES, OrphanRows, app_knows
-from ..sqlite.orphans import orphan_set
+from ...store.orphan_rows import APP_THREAD_TABLES, OrphanRows, app_knows
+from ..orphan_sets import orphan_set, orphan_writes_sql, quoted_name
 from .growth import FIRST_CHECKPOINT_OF_VERSION
 
-ORPHAN_WRITES = """
-    SELECT w.thread_id, count(*), coalesce(sum(octet_length(w.blob)), 0),
-           NOT EXISTS (SELECT 1 FROM checkpoints c2 WHERE c2.thread_id = w.thread_id)
-    FROM checkpoint_writes w
-    WHERE NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id
-                      AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)
-    GROUP BY w.thread_id
-"""
+ORPHAN_WRITES = orphan_writes_sql("checkpoint_writes", "octet_length(w.blob)")
 ORPHAN_BLOBS = f"""
     SELECT b.thread_id, count(*), coalesce(sum(octet_length(b.blob)), 0),
            NOT EXISTS (SELECT 1 FROM checkpoints c2 WHERE c2.thread_id = b.thread_id)
@@ -35,12 +28,8 @@ READABLE_APP_TABLES = """
 """
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 class PgOrphans:
-    """``orphan_rows`` (a mixin of ``PostgresStore``: needs ``_query``)."""
+    """``orphan_rows`` (a mixin of ``PgOperations``: needs ``_query``)."""
 
     def orphan_rows(self, limit: int = 50) -> OrphanRows:
         sets = [orphan_set("writes", self._query(ORPHAN_WRITES), limit),
@@ -51,7 +40,7 @@ class PgOrphans:
             if table not in readable:
                 continue
             found_tables.append((app, table))
-            t, as_bytes = _quoted(table), readable[table] == "bytea"
+            t, as_bytes = quoted_name(table), readable[table] == "bytea"
             known = app_knows("postgres", as_bytes)
             sets.append(orphan_set("app-without-checkpoints", [
                 (tid, 1, n, False) for tid, n in self._query(  # a bytea id as its bytes

@@ -1,4 +1,4 @@
-"""What a store's files hold, as the database itself reports it: ``Store.file_facts``.
+"""What a store's files hold, as the database itself reports it: ``Operations.file_facts``.
 
 SQLite: the database file and its ``-wal`` and ``-shm`` files, page size, free pages (what ``VACUUM``
 would give back to the disk), bytes per table and index (``dbstat`` when the build has it; estimated
