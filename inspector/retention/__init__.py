@@ -3,8 +3,8 @@
 Pure planning over keys, parent ids, metadata and stored lengths read through
 ``store_ops.operating(store).retention_reader()`` (it imports ``store``, ``store_ops``, ``history`` for
 branch links, ``formatting`` and ``profiles`` for the words of a branch's break, nothing else of
-``inspector``): ``policy`` selects, ``breaks`` names the damage and what avoids it, ``plan`` tallies threads and the store, ``sql`` writes the statements an operator
-may review and run. The inspector itself never deletes.
+``inspector``): ``policy`` selects, ``breaks`` names the damage and what avoids it, ``plan`` tallies
+threads and the store, ``sql`` writes the statements an operator may review and run. The inspector itself never deletes.
 """
 
 from .breaks import Break
