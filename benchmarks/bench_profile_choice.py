@@ -37,10 +37,11 @@ from pg_cluster import postgres  # noqa: E402
 
 from inspector import profiles  # noqa: E402
 from inspector.cache import AnalysisCache  # noqa: E402
-from inspector.history.thread_list import thread_list, thread_records  # noqa: E402
 from inspector.profiles import detection  # noqa: E402
 from inspector.safety.redaction import Redactor  # noqa: E402
 from inspector.store import open_store  # noqa: E402
+from inspector.threads.thread_list import thread_records  # noqa: E402
+from inspector.threads.thread_listing import thread_list  # noqa: E402
 
 PAGE = 50
 TARGET = 1.2

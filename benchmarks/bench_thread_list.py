@@ -31,9 +31,9 @@ sys.path.insert(0, str(HERE))
 
 from pg_cluster import postgres  # noqa: E402
 
-from inspector.history.thread_list import thread_list  # noqa: E402
 from inspector.safety.redaction import Redactor  # noqa: E402
 from inspector.store import open_store  # noqa: E402
+from inspector.threads.thread_listing import thread_list  # noqa: E402
 
 SEARCHES = ("bench-small-0001", "update", "loop", "zzqx")
 

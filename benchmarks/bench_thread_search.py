@@ -39,9 +39,9 @@ from pg_cluster import cluster  # noqa: E402
 from store_generator import Shape, build_graph, deerflow_run_start, generate_postgres, generate_sqlite  # noqa: E402
 
 from inspector.cache import AnalysisCache  # noqa: E402
-from inspector.history.thread_list import thread_list  # noqa: E402
 from inspector.safety.redaction import Redactor  # noqa: E402
 from inspector.store import open_store  # noqa: E402
+from inspector.threads.thread_listing import thread_list  # noqa: E402
 
 PAGE = 50
 LATER_TARGET = 1.5

@@ -176,7 +176,7 @@ class ReadContract(Contract):
 
     def test_heads_newest_writes_and_ids_the_search_and_status_read(self, backend, reference):
         """What the search index and the threads' status read from keys alone: the same on every backend."""
-        from inspector.history.thread_status import state_of
+        from inspector.threads.thread_status import state_of
 
         store, _ = backend
         ref, _ = reference

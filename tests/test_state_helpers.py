@@ -6,12 +6,12 @@ import pytest
 
 from inspector.formatting import human_bytes
 from inspector.history.location import Location, parse_location
-from inspector.history.thread_list import thread_records
 from inspector.profiles.deerflow.files.paths import area_rows, both_paths, to_physical, to_virtual
 from inspector.state.fields import field_order
 from inspector.state.interrupts import pending_questions
 from inspector.state.todos import progress, todo_board
 from inspector.store import WriteRecord, open_store
+from inspector.threads.thread_list import thread_records
 
 DATA = {"workspace_path": "/base/threads/t/user-data/workspace",
         "uploads_path": "/base/threads/t/user-data/uploads",

@@ -28,11 +28,12 @@ from search_store import (
 from secret_store import OPENAI_KEY, cli
 from ui_app import all_text, open_page
 
-from inspector.history import thread_list as thread_list_module
-from inspector.history.thread_list import SEARCH_LONGEST, SearchTooLong, ThreadPages, thread_list
 from inspector.safety.redaction import Redactor
 from inspector.store import open_store
 from inspector.store.saver import SaverStore
+from inspector.threads import thread_list as thread_list_module
+from inspector.threads.thread_list import SEARCH_LONGEST, SearchTooLong, ThreadPages
+from inspector.threads.thread_listing import thread_list
 from inspector.ui import connection
 
 MASK = Redactor()

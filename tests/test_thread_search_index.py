@@ -34,11 +34,11 @@ from secret_store import cli
 
 from inspector.cache import AnalysisCache
 from inspector.cache.postgres import PostgresAnalysisCache
-from inspector.history.thread_list import thread_list
-from inspector.history.thread_status import listed_statuses, waiting_on_human
 from inspector.safety.redaction import Redactor
 from inspector.search.texts import index_mask, words
 from inspector.store import open_store
+from inspector.threads.thread_listing import thread_list
+from inspector.threads.thread_status import listed_statuses, waiting_on_human
 
 MASK = Redactor()
 KINDS = {"remembered-message": "human message", "remembered-upload": "file", "remembered-tool": "tool call",
@@ -123,7 +123,7 @@ def test_a_thread_written_after_the_index_was_filled_is_found(remembered_db, cac
             add_thread(SqliteSaver(conn), "late-thread", "an albatross followed the boat")
         finally:
             conn.close()
-        from inspector.history.thread_listing import thread_pages
+        from inspector.threads.thread_listing import thread_pages
 
         pages = thread_pages(store, "albatross", mask=MASK, cache=cache)
         assert [t.thread_id for t in pages.page()] == ["late-thread"]
@@ -205,7 +205,7 @@ def test_search_status_and_titles_on_postgres(pg_remembered):
         # a thread written after the index was filled is found by the next search, only it read
         from langgraph.checkpoint.postgres import PostgresSaver
 
-        from inspector.history.thread_listing import thread_pages
+        from inspector.threads.thread_listing import thread_pages
 
         with PostgresSaver.from_conn_string(admin) as saver:
             add_thread(saver, "late-pg-thread", "a cormorant dried its wings")

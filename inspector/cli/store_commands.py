@@ -14,8 +14,6 @@ from ..history.attribution import attribute_keys
 from ..history.checkpoint_kinds import branch_origin
 from ..history.durations import seconds_text, step_times
 from ..history.lineage import build_history, key_of
-from ..history.thread_list import SEARCH_LONGEST, hit_records, status_records, thread_list, thread_records
-from ..history.thread_status import STATUSES
 from ..history.timeline_rows import kind_columns
 from ..profiles import listed_readings, name_profile, reading
 from ..safety.audit import AuditTrail
@@ -30,6 +28,9 @@ from ..store.delta import delta_channels
 from ..store.model import THREAD_SORTS
 from ..store.not_utf8 import quoted
 from ..store_url import resolve_db_url
+from ..threads.thread_list import SEARCH_LONGEST, hit_records, status_records, thread_records
+from ..threads.thread_listing import thread_list
+from ..threads.thread_status import STATUSES
 from .output import listed, masked, masked_name, print_json, print_table, say, warn
 
 THREAD_HELP = "a thread id, as `threads` lists it (~bytes:<hex> for one that is not UTF-8)"

@@ -11,9 +11,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ..history.thread_list import hit_records, status_records
-from ..history.thread_status import STATUSES, waiting_on_human
 from ..store import Store, ThreadSummary
+from ..threads.thread_list import hit_records, status_records
+from ..threads.thread_status import STATUSES, waiting_on_human
 from . import data, routes
 from .inert import literal
 

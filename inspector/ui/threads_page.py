@@ -6,10 +6,10 @@ from typing import Any
 
 import streamlit as st
 
-from ..history.thread_list import SearchTooLong, thread_records
-from ..history.thread_listing import thread_pages
 from ..profiles import listed_readings
 from ..store import Store, StoreError
+from ..threads.thread_list import SearchTooLong, thread_records
+from ..threads.thread_listing import thread_pages
 from . import data, reveal, routes, sizes_views, thread_search_view
 from .inert import literal
 from .progress import progress_bar

@@ -113,17 +113,6 @@ def shown_matches(store: Store, search: str, mask: Mask | None) -> set[str]:
     return found | store.checkpoint_id_threads(search)
 
 
-def thread_list(store: Store, search: str | None = None, limit: int = 50, offset: int = 0, sort: str = "newest",
-                *, mask: Mask | None, cache: Any = None, status: str | None = None, progress: Any = None) -> ThreadList:
-    """One page of threads in ``sort`` order (over every matching thread, not one page), or best match first for
-    a search through the analysis ``cache``'s index; with their titles in the state, their status and where a
-    search found them (``thread_listing``); only threads of ``status`` when given."""
-    from .thread_listing import thread_pages
-
-    pages = thread_pages(store, search, sort, mask=mask, cache=cache, status=status, progress=progress)
-    return ThreadList(pages.total, pages.page(limit, offset))
-
-
 def confirmed_threads(store: Store, search: str, mask: Mask) -> tuple[set[str], int]:
     """The threads whose id or masked metadata holds ``search``, and how many candidates the store proposed."""
     needle = search.lower()

@@ -21,7 +21,7 @@ from typing import Any
 from ..cache.facts import cache_errors
 from ..search.hits import BY_ID, Hit, IndexSearch, hits_for, index_search
 from ..store import Store, ThreadSummary
-from .thread_list import Mask, ThreadPages, check_search
+from .thread_list import Mask, ThreadList, ThreadPages, check_search
 from .thread_status import STATUSES, listed_statuses, store_statuses
 from .thread_titles import state_titles
 
@@ -163,3 +163,12 @@ def thread_pages(store: Store, search: str | None, sort: str = "newest", *, mask
 
 
 __all__ = ["Hit", "Listing", "StatusError", "check_status", "described", "thread_pages"]
+
+
+def thread_list(store: Store, search: str | None = None, limit: int = 50, offset: int = 0, sort: str = "newest",
+                *, mask: Mask | None, cache: Any = None, status: str | None = None, progress: Any = None) -> ThreadList:
+    """One page of threads in ``sort`` order (over every matching thread, not one page), or best match first for
+    a search through the analysis ``cache``'s index; with their titles in the state, their status and where a
+    search found them (``thread_listing``); only threads of ``status`` when given."""
+    pages = thread_pages(store, search, sort, mask=mask, cache=cache, status=status, progress=progress)
+    return ThreadList(pages.total, pages.page(limit, offset))
