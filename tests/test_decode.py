@@ -11,7 +11,8 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from inspector.store import open_store
-from inspector.store.decode import Opaque, decode_checkpoint_blob, decode_typed
+from inspector.store.checkpoint_blob import decode_checkpoint_blob
+from inspector.store.decode import Opaque, decode_typed
 
 SERDE = JsonPlusSerializer()
 

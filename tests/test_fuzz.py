@@ -18,7 +18,8 @@ from inspector.safety.redaction import Redactor
 from inspector.schema import DEFAULT_SCHEMA
 from inspector.sizes.health_values import value_flags
 from inspector.store import CheckpointState, WriteRecord
-from inspector.store.decode import decode_checkpoint_blob, decode_typed
+from inspector.store.checkpoint_blob import decode_checkpoint_blob
+from inspector.store.decode import decode_typed
 from inspector.store.measure import measure_checkpoint_blob
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "100"))

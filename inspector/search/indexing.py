@@ -13,7 +13,8 @@ checkpoints since it was last read (what each step wrote: a text appears in the 
 child of the one the write is stored against; the newest checkpoint's own writes are pending and wait for the
 next time), then the state of its newest root checkpoint, for what no write holds (``update_state``, imports and
 copies store few writes) and for its title; those are placed at the newest checkpoint. Each text is kept once
-per thread, at the first step it was read at.
+per thread, at the first step it was read at. Values a thread stores encrypted (``EncryptedSerializer``) are never
+kept in the index, decrypted or not: such a thread is found by its ids and metadata alone.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..cache.search import Indexed, IndexRow
 from ..profiles import reading_for
 from ..profiles.searched import decoded_fields, searched_fields
 from ..store import Store, StoreError, is_internal_channel
+from ..store.encryption import encrypted_met
 from .texts import Found, digest, field_texts, index_mask, masked, metadata_text, values_texts
 
 Progress = Callable[[int, int], None]
@@ -129,11 +131,13 @@ def index_thread(store: Store, cache: Any, identity: str, thread: str, before: I
     seen = cache.written_digests(identity, thread) if before is not None else set()
     written: list[IndexRow] = []
     state: list[IndexRow] = []
+    plain, met = 0, encrypted_met()
     try:
         for row in _with_metadata(store, thread, [r for cid, r in sorted(root.items()) if upto is None or cid >= upto]):
             text = metadata_text(row.metadata, mask)
             if text is not None:
                 _add(written, seen, [Found("metadata", "metadata", text)], row.checkpoint_id, row.step, "write", mask)
+        plain, met = len(written), encrypted_met()  # metadata is never encrypted; values may be
         for cid, records in store.iter_writes(thread, "", read_from) if read_from else ():
             at = child[cid]
             for record in records:
@@ -147,6 +151,8 @@ def index_thread(store: Store, cache: Any, identity: str, thread: str, before: I
                  mask)
     except StoreError:
         pass
+    if encrypted_met() != met:  # values stored encrypted: their text (decrypted or not) is never kept in the index
+        written, state = written[:plain], []
     return cache.index_thread(identity, thread, Indexed(head, rows, newest), written, state)
 
 

@@ -18,7 +18,7 @@ import msgpack
 
 from .decode import Decoded, Opaque, Problem, _Collector, _foreign_problems, too_deep_value
 from .depth import MAX_DEPTH, TooDeep, too_deep
-from .measure import _container_header
+from .msgpack_containers import container_header as _container_header
 
 
 @dataclass(frozen=True)

@@ -136,8 +136,19 @@ def key_given() -> bool:
     return _cipher()[0] is not None
 
 
+_MET = [0]  # encrypted values met by this process (``encrypted_met``)
+
+
+def encrypted_met() -> int:
+    """How many encrypted values this process has met so far: a reader compares the count before and after
+    reading to know whether what it read was stored encrypted (whatever the key made of it), and keeps none of
+    it where it persists text (the thread search's index)."""
+    return _MET[0]
+
+
 def decrypt(type_tag: str, payload: bytes) -> Decrypted:
     """The plaintext of ``payload`` stored under ``type_tag`` (``msgpack+aes``), or why it stays encrypted."""
+    _MET[0] += 1
     base, cipher_name = split_tag(type_tag)
     cipher, why = _cipher()
     if cipher is None:

@@ -28,9 +28,9 @@ import msgpack
 
 from .decode import CORRUPT_BLOB, Problem
 from .encryption import is_encrypted
+from .msgpack_containers import container_header as _container_header
 from .not_utf8 import named
 
-_ARRAY_TYPES = frozenset({0xDC, 0xDD})
 # a checkpoint stored as one encrypted value: sizes are measured from stored bytes and never decrypt, so they are
 # the same with or without the key (and the cached facts never depend on it)
 ENCRYPTED_BLOB = "checkpoint stored as one encrypted value"
@@ -154,20 +154,6 @@ def _label(key_raw: bytes) -> str:
     except Exception:  # an odd key is still an entry; label it by hash
         return digest(key_raw)[:8]
     return key if isinstance(key, str) else repr(key)
-
-
-def _container_header(view: memoryview, start: int) -> tuple[str, int, int] | None:
-    """(kind, item count, header length) of the list or map stored at ``start``; None for other values."""
-    first = view[start]
-    if 0x90 <= first <= 0x9F:
-        return "array", first & 0x0F, 1
-    if 0x80 <= first <= 0x8F:
-        return "map", first & 0x0F, 1
-    width = {0xDC: 2, 0xDD: 4, 0xDE: 2, 0xDF: 4}.get(first)
-    if width is None:
-        return None
-    count = int.from_bytes(view[start + 1 : start + 1 + width], "big")
-    return ("array" if first in _ARRAY_TYPES else "map"), count, 1 + width
 
 
 def _walk_items(view: memoryview, kind: str, count: int, first: int, inspect: Inspect | None = None) -> list[ItemSize]:

@@ -8,7 +8,8 @@ from typing import Any, Collection, Iterator, Sequence
 from langgraph.checkpoint.base import CheckpointTuple
 
 from .. import delta
-from ..decode import Problem, decode_checkpoint_blob
+from ..checkpoint_blob import decode_checkpoint_blob
+from ..decode import Problem
 from ..measure import Inspect, measure_checkpoint_blob
 from ..model import CheckpointSizes, CheckpointState, Key, NotFound, StoreError, WriteRecord
 from ..not_utf8 import quoted

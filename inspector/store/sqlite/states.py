@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Collection, Iterator
 
 from .. import delta
-from ..decode import DecodedCheckpoint, decode_checkpoint_blob, decode_typed
+from ..checkpoint_blob import DecodedCheckpoint, decode_checkpoint_blob
+from ..decode import decode_typed
 from ..model import CheckpointState
 from ..records import (
     batches,
