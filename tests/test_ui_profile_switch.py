@@ -143,11 +143,11 @@ def test_play_frames_are_read_with_the_profile_picked():
 def test_the_frames_play_reads_ahead_are_read_with_the_pages_profile(demo_db, monkeypatch):
     """Play's background reader reads the next frames with the profile the page reads the thread with, into
     the cache keyed by it: the frame then finds its diff there, and the automatic reading never gets it."""
-    from inspector.ui import data
+    from inspector.ui import data, play_frames
 
     computed = []
-    real = play_view.diff
-    monkeypatch.setattr(play_view, "diff", lambda *a, **k: computed.append(1) or real(*a, **k))  # counts, then diffs
+    real = play_frames.diff
+    monkeypatch.setattr(play_frames, "diff", lambda *a, **k: computed.append(1) or real(*a, **k))  # counts, then diffs
     with open_store(f"sqlite:///{demo_db}") as store:
         thread = data.thread_history(store, "demo-vision")
         path = thread.history.path_through(thread.history.head)

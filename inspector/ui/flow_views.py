@@ -12,16 +12,16 @@ import dataclasses
 import streamlit as st
 
 from ..history import durations
-from ..history.attribution import Attribution, attribute
-from ..history.flow_graph import FlowGraph, infer_graph
+from ..history.attribution import Attribution
+from ..history.flow_graph import FlowGraph
 from ..history.flow_grid import GRID_WIDTH, SELECTION, flow_grid, flow_window, grid_chart
-from ..history.lineage import History, Key, build_history
+from ..history.lineage import Key
 from ..history.location import Location
 from ..history.step_lanes import SELECTION as PICK
 from ..history.step_lanes import lane_chart, lane_rows, run_ends, stopped_failures
-from ..history.thread_history import ThreadHistory
 from ..store import CheckpointRow, CheckpointState, Store
-from . import data, diff_view, frame_html, graph_figure, names
+from . import data, diff_view, frame_html, graph_figure, names, routes
+from .flow_data import shown_key, whole_thread  # noqa: F401 (the thread's flow, named here too)
 from .inert import code_span, literal
 from .names import key_text
 from .tables import frame_of
@@ -36,34 +36,8 @@ EXPANDED_NOTE = ("The steps of this branch in the order they ran, read from the 
                  "(parallel tasks side by side), each step leading to the next.")
 
 
-@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
-def _whole_thread(url: str, thread_id: str, generation: int, newest: str, _store: Store,
-                  _thread: ThreadHistory) -> tuple[FlowGraph, dict[Key, Attribution], History]:
-    """The graph, every checkpoint's attribution and the history they are read from, once per thread and newest
-    checkpoint (write keys only). They draw names: the history's namespaces are masked as names (``names``), so
-    a subgraph named by a key-shaped node is drawn masked; its keys are ``shown_key``'s."""
-    stored = _thread.history
-    writes = _thread.write_keys(_store, list(stored.nodes))
-    history = build_history(data.masked([stored.node(k).row for k in stored.ordered], names=True))
-    writes = {shown_key(key): found for key, found in writes.items()}
-    return infer_graph(history, writes), {key: attribute(history, key, writes) for key in history.nodes}, history
-
-
-def shown_key(key: Key) -> Key:
-    """A checkpoint's key in ``whole_thread``'s history: its namespace masked as a name."""
-    return (names.shown(key[0]), key[1])
-
-
-def whole_thread(store: Store, thread_id: str) -> tuple[FlowGraph, dict[Key, Attribution], History]:
-    thread = data.thread_history(store, thread_id)
-    with st.spinner("Reading the thread's write keys…"):
-        return _whole_thread(store.url, thread_id, data.generation(store, thread_id), thread.newest_id, store, thread)
-
-
 def _select(key: Key, thread_id: str) -> None:
-    from .thread_page import select  # the thread page owns its URL
-
-    select(Location(thread_id, key[1], key[0]))
+    routes.select_location(Location(thread_id, key[1], key[0]))
 
 
 def _key(row: CheckpointRow) -> Key:

@@ -19,7 +19,7 @@ from ..history.lineage import Key
 from ..history.thread_history import ThreadHistory
 from ..history.tree_chart import tree_chart, tree_data
 from ..store import CheckpointRow, Store
-from . import data, frame_html, graph_figure, model_input_view, names, play_view
+from . import data, frame_html, graph_figure, model_input_view, names, play_frames
 
 FRAME_KEY = "play-frame"
 WINDOW_KEY = "play-window"
@@ -28,12 +28,12 @@ GRAPH = "The graph"
 
 def views() -> list[str]:
     """What a frame can show beside the branch, by the presenter's choice."""
-    return [play_view.DIFF, GRAPH, play_view.MODEL_INPUT]
+    return [play_frames.DIFF, GRAPH, play_frames.MODEL_INPUT]
 
 
 def chosen_view() -> str:
     """The view chosen for the frames (the presenter view draws the graph beside the others)."""
-    return st.session_state.get(play_view.SHOW_KEY) or views()[0]
+    return st.session_state.get(play_frames.SHOW_KEY) or views()[0]
 
 
 def _problem(what: str, exc: Exception) -> str:
@@ -53,13 +53,13 @@ def _ran(made: Attribution | None, key: Key, thread: ThreadHistory) -> frame_htm
 
 def _body(store: Store, row: CheckpointRow, chosen: str, made: Attribution | None) -> str:
     """The frame's body: the diff against the parent, or what the model saw ("" beside the graph)."""
-    if chosen == play_view.DIFF:
+    if chosen == play_frames.DIFF:
         try:
-            return frame_html.diff_body(play_view.compare(store, row) if row.parent_checkpoint_id else None,
+            return frame_html.diff_body(play_frames.compare(store, row) if row.parent_checkpoint_id else None,
                                         first=not row.parent_checkpoint_id)
         except Exception as exc:  # noqa: BLE001 - the frame's heading and graph still show
             return _problem("the diff", exc)
-    if chosen == play_view.MODEL_INPUT:
+    if chosen == play_frames.MODEL_INPUT:
         try:
             state = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
             seen = model_input_view.step_input(store, row, state)
@@ -80,7 +80,7 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int, prese
     key = path[index]
     row = history.node(key).row
     chosen = chosen_view()
-    window = [key] if present else path[max(0, index - play_view.WINDOW): index + play_view.WINDOW + 1]
+    window = [key] if present else path[max(0, index - play_frames.WINDOW): index + play_frames.WINDOW + 1]
     thread.complete(store, window)
     made = thread.attributions(store, window)
     # computed before anything is drawn (no half-new frame)
@@ -105,9 +105,9 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int, prese
         with words_col, st.container(key=FRAME_KEY):
             st.html(text)
     else:
-        chart = play_view.arrow_datasets(play_view.steady(tree_chart(names.shown_tree(
+        chart = play_frames.arrow_datasets(play_frames.steady(tree_chart(names.shown_tree(
             tree_data(history, window, key, made, label_rows=False, colours=thread.node_colours())),
-            rows=2 * play_view.WINDOW + 1)))
+            rows=2 * play_frames.WINDOW + 1)))
         left, right = st.columns([2, 3], gap="medium")
         with left, st.container(key=WINDOW_KEY):
             st.vega_lite_chart(chart, width="stretch")
@@ -116,7 +116,7 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int, prese
                 st.html(text)
             if chosen == GRAPH:
                 _graph(drawn)
-    play_view.prefetch(store, thread, path, index, chosen)
+    play_frames.prefetch(store, thread, path, index, chosen)
 
 
 def _graph(drawn: graph_figure.Figure | None) -> None:

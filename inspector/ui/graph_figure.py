@@ -22,7 +22,7 @@ from . import data, routes
 from .inert import literal
 
 MODE_KEY = "graph_mode"
-MODE_PARAM = "graph"
+MODE_PARAM = routes.GRAPH_MODE_PARAM
 AGGREGATED, EXPANDED = "Aggregated", "Expanded"
 MODES = (AGGREGATED, EXPANDED)
 MODE_HELP = ("Aggregated: every node once, a loop drawn once with how many times it ran. Expanded: the steps in "
@@ -72,7 +72,7 @@ def figure(store, thread_id: str, key: Key, chosen: str, direction: str = "TB") 
     thread stored a write (there is no step to draw)."""
     if chosen == EXPANDED:
         return _expanded(store, thread_id, key, direction)
-    from .flow_views import shown_key, whole_thread
+    from .flow_data import shown_key, whole_thread
 
     thread = data.thread_history(store, thread_id)
     graph, every, _ = whole_thread(store, thread_id)  # names masked (a subgraph's cluster names its namespace)

@@ -30,23 +30,31 @@ the frames read ahead, read the thread with the profile the page reads it with
 
 from __future__ import annotations
 
-import threading
 import time
-from typing import Any, Callable
+from typing import Callable
 
 import streamlit as st
 
 from .. import profiles
-from ..diff import StateDiff, diff
 from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.thread_history import ThreadHistory
-from ..store import CheckpointRow, Store
-from . import data, model_input_view
+from ..store import Store
+from .frame_view import draw, views
+from .play_frames import (  # noqa: F401 (Play's frames: named here too)
+    AHEAD,
+    DIFF,
+    MODEL_INPUT,
+    SHOW_KEY,
+    WINDOW,
+    arrow_datasets,
+    compare,
+    prefetch,
+    steady,
+)
 
 PLAY_KEY = "nav_playing"  # the thread being played: a plain value, not a widget's, so never handed back stale
 SPEED_KEY = "play_speed"
-SHOW_KEY = "play_show"
 ENDED_KEY = "play_ended"  # Play stopped at the branch's newest checkpoint
 AT_KEY = "play_at"  # (ns, checkpoint id) of the frame on screen, moved by each tick
 LINE_KEY = "play_line"  # a checkpoint of the branch being played: the line Play walks is the one through it
@@ -57,10 +65,6 @@ MOVES_KEY = "play_moves"  # how far each of the last moves went (1, or 2 for a s
 PRESENT_KEY = "play_present"  # Play runs in the presenter view
 SPEEDS = {"0.5 steps/s": 0.5, "1 step/s": 1.0, "2 steps/s": 2.0, "4 steps/s": 4.0}
 DEFAULT_SPEED = "1 step/s"
-DIFF = "The diff"
-MODEL_INPUT = "What the model saw"
-WINDOW = 7  # steps drawn on each side of the selected one
-AHEAD = 6  # frames read ahead of the one on screen
 NO_SKIP_UP_TO = 2.0  # steps per second: up to this speed no step is skipped, however late a tick
 SKIP_SPAN = 10  # at most one skip in this many moves
 BEHIND = 2.5  # steps behind Play's clock: past this, the clock starts again where Play is (a stall is not caught up)
@@ -151,8 +155,6 @@ def _tick(store: Store, thread: ThreadHistory, select: Select, named: str | None
 
 
 def _advance(store: Store, thread: ThreadHistory, select: Select) -> None:
-    from .frame_view import draw
-
     history = thread.history
     key = st.session_state.get(AT_KEY)  # the last frame drawn whole
     if key not in history.nodes:
@@ -205,114 +207,11 @@ def next_index(clock: tuple[float, int, float] | None, index: int, length: int, 
     return min(due, length - 1)
 
 
-def steady(spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` with each layer's rows moved to a named dataset (layers drawing the same rows share one): from
-    frame to frame only the datasets change, and the browser updates the chart in place instead of building a
-    new one."""
-    datasets: dict[str, Any] = {}
-    names: dict[int, str] = {}
-    layers = []
-    for i, layer in enumerate(spec.get("layer", [])):
-        values = (layer.get("data") or {}).get("values")
-        if values is None:
-            layers.append(layer)
-            continue
-        name = names.setdefault(id(values), f"layer{i}")
-        if name not in datasets:
-            datasets[name] = [row for row in values if row] or [{"_": 0}]  # an empty layer: one row of nothing
-        layers.append({**layer, "data": {"name": name}})
-    return {**spec, "layer": layers, "datasets": datasets}
-
-
-def arrow_datasets(spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` with its datasets as Arrow bytes, written here in a millisecond instead of through a pandas
-    frame per dataset (a tenth of a frame's time); a dataset Arrow cannot type is left to Streamlit. Arrow is
-    imported here, when Play draws its first frame: a quarter second a thread page's first open need not pay."""
-    import pyarrow as pa  # Streamlit's own dependency: its charts' datasets travel as Arrow
-    from streamlit.dataframe_util import convert_arrow_table_to_arrow_bytes
-
-    def arrow(rows: Any) -> Any:
-        try:
-            return convert_arrow_table_to_arrow_bytes(pa.Table.from_pylist(rows))
-        except (pa.ArrowException, TypeError, ValueError):
-            return rows
-
-    return {**spec, "datasets": {name: arrow(rows) for name, rows in spec.get("datasets", {}).items()}}
-
-
-@st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
-def _diff_of(url: str, thread_id: str, ns: str, parent_id: str, checkpoint_id: str, generation: int, profile: str,
-             _store: Store) -> StateDiff:
-    # the fields' changes only: a frame shows no replay verdict, which would cost more than the diff
-    before = data.raw_state(_store, thread_id, parent_id, ns)
-    after = data.raw_state(_store, thread_id, checkpoint_id, ns)
-    key = (ns, checkpoint_id)
-    made = data.thread_history(_store, thread_id).attributions(_store, [key]).get(key)
-    return data.masked(diff(before, after, made=made))
-
-
-def compare(store: Store, row: CheckpointRow) -> StateDiff:
-    """The diff of ``row``'s checkpoint against its parent, on raw values (secrets masked in the result: no
-    masked copy of either state is made), kept in the bounded cache; the parent's decoded values are the
-    previous frame's."""
-    return _diff_of(store.url, row.thread_id, row.checkpoint_ns, row.parent_checkpoint_id or "",
-                    row.checkpoint_id, data.generation(store, row.thread_id), data.read_as(store, row.thread_id), store)
-
-
-_AHEAD_LOCK = threading.Lock()
-_READING_AHEAD: dict[tuple[str, str], threading.Thread] = {}  # (store, thread) -> the thread reading its frames ahead
-
-
-def prefetch(store: Store, thread: ThreadHistory, path: list[Key], index: int, chosen: str) -> threading.Thread | None:
-    """Read the next ``AHEAD`` frames of ``path`` (rows, attributions, decoded checkpoints, the diff when frames
-    show it) into the bounded caches in a background thread, off the frame's run; one such thread per store and
-    thread at a time (a frame that finds one still reading leaves it be). Returns the thread started, if any."""
-    name = (store.url, thread.thread_id)
-    upcoming = path[index + 1: index + 1 + AHEAD]
-    if not upcoming:
-        return None
-    with _AHEAD_LOCK:
-        running = _READING_AHEAD.get(name)
-        if running is not None and running.is_alive():
-            return None
-        for done in [k for k, t in _READING_AHEAD.items() if not t.is_alive()]:
-            del _READING_AHEAD[done]
-        worker = threading.Thread(target=_read_ahead, args=(store, thread, path, index, chosen,
-                                                            profiles.asked(store, thread.thread_id)),
-                                  name="play-read-ahead", daemon=True)
-        _READING_AHEAD[name] = worker
-    worker.start()
-    return worker
-
-
-def _read_ahead(store: Store, thread: ThreadHistory, path: list[Key], index: int, chosen: str,
-                named: str | None = None) -> None:
-    """The frames after ``index``, read with the profile ``named`` (the page's; a new thread starts with no
-    context of its own), into the caches keyed by it."""
-    rows = [node.row for node in thread.history.nodes.values()]
-    try:
-        with profiles.asking(store, thread.thread_id, named), profiles.reading(store, thread.thread_id, rows=rows):
-            for i in range(index + 1, min(len(path), index + 1 + AHEAD)):
-                window = path[max(0, i - WINDOW): i + WINDOW + 1]
-                thread.complete(store, window)
-                thread.attributions(store, window)
-                row = thread.history.node(path[i]).row
-                if chosen == DIFF and row.parent_checkpoint_id:
-                    compare(store, row)
-                if chosen == MODEL_INPUT:
-                    model_input_view.step_input(store, row, data.state(store, row.thread_id, row.checkpoint_id,
-                                                                       row.checkpoint_ns))
-    except Exception:  # noqa: BLE001 - only a head start: the frame reads what failed again and shows the problem
-        return
-
-
 SHORT_VIEWS = {DIFF: "Diff", MODEL_INPUT: "Model input"}  # and the graph: "Graph"
 
 
 def show_choice(compact: bool = False) -> None:
     """The presenter's choice of what each frame shows; ``compact``: no label, short names."""
-    from .frame_view import views
-
     shown = views()
     st.segmented_control("Each Play frame shows", shown, default=shown[0], key=SHOW_KEY,
                          help="What Play shows beside the branch at every step (the presenter view draws the graph "

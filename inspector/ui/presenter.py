@@ -21,9 +21,9 @@ from ..history.lineage import Key
 from ..history.location import Location
 from ..history.thread_history import ThreadHistory
 from ..store import Store
-from . import frame_view, play_view, timeline_view
+from . import frame_view, play_view, routes, timeline_view
 
-PARAM = "present"
+PARAM = routes.PRESENT_PARAM
 KEY = "presenter"  # the view's container: while it is on the page, ``page_css.PRESENTER`` is in force
 HELP = "Show this step full screen for a room: the graph, the step and its diff in large type (Esc leaves)"
 

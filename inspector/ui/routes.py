@@ -27,6 +27,12 @@ _PAGES: dict[str, st.Page] = {}
 
 PANEL_PARAM = "panel"
 PROFILE_PARAM = "profile"
+HISTORY_PARAM = "history"  # the thread list a reader came from (``timeline_view``)
+GRAPH_MODE_PARAM = "graph"  # the graph's mode (``graph_figure``)
+PRESENT_PARAM = "present"  # the presenter view (``presenter``)
+# Parameters of the thread page that are not the location but travel with it: the open panel, the profile
+# picked, the list a reader came from, the graph's mode, the presenter view, the list's search and order.
+THREAD_CARRIED = (PANEL_PARAM, PROFILE_PARAM, HISTORY_PARAM, GRAPH_MODE_PARAM, PRESENT_PARAM, "q", "sort")
 
 
 def register(pages: list[st.Page]) -> list[st.Page]:
@@ -224,3 +230,16 @@ def checkpoint_links(thread_id: str, checkpoint_ids: list[str], ns: str = "", pa
                 checkpoint_link(label, thread_id, checkpoint_id, ns, panel, help=tip)
         if len(checkpoint_ids) > limit:
             st.caption(f"and {len(checkpoint_ids) - limit} more")
+
+
+def select_location(location: Any) -> None:
+    """Show ``location`` (a ``history.location.Location``) on the thread page: write it to the URL (the page reads
+    it back on the rerun) with the parameters that travel with it, a namespace holding a secret's shape as shown
+    (``names.param``)."""
+    from . import names
+
+    carried = {k: st.query_params[k] for k in THREAD_CARRIED if st.query_params.get(k)}
+    params = location.params()
+    if "ns" in params:
+        params["ns"] = names.param(location.ns)
+    st.query_params.from_dict({**params, **carried})

@@ -36,7 +36,6 @@ from . import (
     data,
     diff_view,
     follow,
-    graph_figure,
     names,
     panels,
     play_view,
@@ -57,20 +56,8 @@ READ_ONLY_HELP = ("The inspector opens the store read-only: nothing on this page
                   "its checkpoints or its files.")
 
 
-# Parameters that are not the location but travel with it: the open panel, the profile picked, and the list a
-# reader came from.
-CARRIED = (routes.PANEL_PARAM, routes.PROFILE_PARAM, timeline_view.HISTORY_PARAM, graph_figure.MODE_PARAM,
-           presenter.PARAM, "q", "sort")
-
-
-def select(location: Location) -> None:
-    """Show ``location``: write it to the URL (the page reads it back on the rerun), a namespace holding a secret's
-    shape as shown (``names.param``)."""
-    carried = {k: st.query_params[k] for k in CARRIED if st.query_params.get(k)}
-    params = location.params()
-    if "ns" in params:
-        params["ns"] = names.param(location.ns)
-    st.query_params.from_dict({**params, **carried})
+CARRIED = routes.THREAD_CARRIED
+select = routes.select_location  # the thread page owns its URL: its location and what travels with it
 
 
 def _stored_ns(location: Location, history: History) -> Location:

@@ -168,7 +168,7 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
 # The history as a tree or a table: one is drawn (the other's chart or grid is not sent, nor is its script
 # loaded), the choice kept in the URL (``?history=table``) and carried to the next checkpoint shown.
 TREE_VIEW, TABLE_VIEW = "Tree", "Table"
-HISTORY_PARAM = "history"
+HISTORY_PARAM = routes.HISTORY_PARAM
 HISTORY_KEY = "history_view"
 TABLE_COLUMNS = ["step", "node", "wrote", "source", "kind", "mode", "time", "namespace", "branch", "size", "fork",
                  "replay"]
