@@ -65,6 +65,16 @@ class Settings:
     aes_key: str | None = field(default=None, repr=False)
     connections: dict[str, str] = field(default_factory=dict)
 
+    def app_home_url(self) -> str | None:
+        """The store of the app home the settings or the environment name (DeerFlow's: ``deerflow_home``, else
+        ``DEER_FLOW_HOME``), or None."""
+        home = self.deerflow_home or os.environ.get("DEER_FLOW_HOME")
+        if not home:
+            return None
+        from .store.apps import deerflow_url
+
+        return deerflow_url(home)
+
 
 def _read_secrets(paths: tuple[Path, ...]) -> dict[str, Any]:
     merged: dict[str, Any] = {}

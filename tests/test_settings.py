@@ -2,7 +2,8 @@
 
 import pytest
 
-from inspector.settings import Settings, load_settings, resolve_db_url, store_flag
+from inspector.settings import Settings, load_settings, store_flag
+from inspector.store_url import resolve_db_url
 
 
 def test_defaults_without_any_source():

@@ -19,6 +19,8 @@ from inspector.cache import CacheError, open_cache
 from inspector.cache.postgres import PostgresAnalysisCache
 from inspector.profiles import EVIDENCE_KIND
 from inspector.store import open_store
+from inspector.threads.thread_status import STATUS_KIND
+from inspector.threads.thread_titles import TITLE_KIND
 
 pytestmark = pytest.mark.postgres
 CACHE_DATABASE = "inspector_shared_cache"
@@ -56,8 +58,9 @@ def test_the_second_process_reads_what_the_first_computed(pg_demo, cache_url, tm
     assert second["checkpoints_read"] == first["checkpoints_read"] - checkpoints <= 1
     assert second["metrics"] == first["metrics"]  # the same Size panel, from the cache
     with psycopg.connect(cache_url) as conn:
-        assert conn.execute("SELECT count(*) FROM inspector_cache_facts WHERE thread = %s AND kind <> %s",
-                            [THREAD, EVIDENCE_KIND]).fetchone()[0] == checkpoints
+        # one size fact per checkpoint; the thread list's status and title of the newest one beside them
+        assert conn.execute("SELECT count(*) FROM inspector_cache_facts WHERE thread = %s AND kind <> ALL(%s)",
+                            [THREAD, [EVIDENCE_KIND, STATUS_KIND, TITLE_KIND]]).fetchone()[0] == checkpoints
         assert conn.execute("SELECT count(*) FROM inspector_cache_facts WHERE thread = %s AND kind = %s",
                             [THREAD, EVIDENCE_KIND]).fetchone()[0] == 1
 

@@ -243,5 +243,11 @@ class StoreError(Exception):
     """A store that cannot be opened or read; the message says what is wrong, in one line."""
 
 
+def not_supported(kind: str) -> None:
+    """Raise the one-line answer for a store whose rows and lengths cannot be listed."""
+    raise StoreError(f"{kind} needs direct access to the store's tables (SQLite or PostgreSQL); "
+                     "a saver read through its API cannot list stored rows and lengths")
+
+
 class NotFound(StoreError):
     """A thread or checkpoint that is not in the store."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store.saver.store import not_supported
+from ..store.model import not_supported
 
 
 class Unsupported:

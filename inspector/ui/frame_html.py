@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..diff import StateDiff
+from ..profiles import in_force
 from ..safety.display_text import bidi_shown
 from ..state.model_input import ModelInput, SeenMessage
 from ..store.not_utf8 import shown
@@ -105,7 +106,7 @@ def _message(message: SeenMessage) -> str:
     if message.transient:
         extra.append("in the state for this call only")
     if turn.hidden:
-        extra.append("hidden in DeerFlow's UI")
+        extra.append(f"hidden in {in_force().title}'s UI")
     tail = f' <span class="si-quiet">({_text("; ".join(extra))})</span>' if extra else ""
     return f'<div class="si-message"><b>{_text(who, 60)}</b>{tail}<div>{_text(text, MESSAGE_CHARS)}</div></div>'
 

@@ -42,15 +42,17 @@ def render() -> None:
         status = thread_search_view.status_choice()
     unmasked = reveal.search_unmasked()
     cache = data.analysis_cache(store)
-    _listed(store, search, order, status, unmasked, right, cache)
+    if not _listed(store, search, order, status, unmasked, right, cache):
+        return  # the store could not list its threads: the one error says why, nothing more is read
     try:
         thread_search_view.waiting_section(store, cache)
     except StoreError as exc:
         st.error(f"Reading which threads wait on a human failed: {literal(exc)}")
 
 
-def _listed(store: Store, search: str, order: str, status: str | None, unmasked: bool, right: Any, cache: Any) -> None:
-    """The list itself: the threads of this page, searched and filtered, and a selected row opened."""
+def _listed(store: Store, search: str, order: str, status: str | None, unmasked: bool, right: Any, cache: Any) -> bool:
+    """The list itself: the threads of this page, searched and filtered, and a selected row opened; False when the
+    store could not be read."""
     try:
         with progress_bar("Indexing the threads written since the last search", unit="threads") as progress:
             listing = thread_pages(store, search or None, order, mask=None if unmasked else data.masked, cache=cache,
@@ -65,14 +67,14 @@ def _listed(store: Store, search: str, order: str, status: str | None, unmasked:
             sizes = sizes_views.size_columns(store, rows)
     except SearchTooLong as exc:
         st.warning(literal(f"Search not run: {exc}."), icon=":material/search_off:")
-        return
+        return True
     except StoreError as exc:
         st.error(f"Reading the thread list failed: {literal(exc)}")
-        return
+        return False
     thread_search_view.indexing_note(listing)
     if not total:
         _nothing_found(search, status)
-        return
+        return True
     st.caption(f"{total} thread(s){' · best match first' if listing.found else ''} · select a row to open it"
                + (" at the step where the search found it" if listing.found else ""))
     frame = sizes_views.add_size_columns(frame_of(thread_records(rows, chosen)), rows, sizes)
@@ -108,6 +110,7 @@ def _listed(store: Store, search: str, order: str, status: str | None, unmasked:
         kept = {k: v for k, v in (("q", search), ("sort", order if order != "newest" else ""),
                                   ("status", status or "")) if v}
         routes.go("thread", {**thread_search_view.opened_at(store, row), **kept})
+    return True
 
 
 def _clear_search() -> None:

@@ -21,7 +21,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from ..delta import SchemaSource
-from ..model import PER_CHECKPOINT_COPY, StoreError
+from ..model import PER_CHECKPOINT_COPY, StoreError, not_supported
 from ..sql_reading import Closing
 from .calls import Loop, SaverCalls, is_async_only
 from .loading import load_saver
@@ -85,7 +85,3 @@ class SaverStore(SaverThreads, SaverTimeline, SaverStates, SaverCalls, Closing):
         not_supported("Sizing every thread's newest state")
 
 
-def not_supported(kind: str) -> None:
-    """Raise the one-line answer for a store whose rows and lengths cannot be listed."""
-    raise StoreError(f"{kind} needs direct access to the store's tables (SQLite or PostgreSQL); "
-                     "a saver read through its API cannot list stored rows and lengths")
