@@ -28,8 +28,9 @@ from ..store.decode import (
     EXT_PYDANTIC_V1,
     EXT_PYDANTIC_V2,
     checkpoint_items,
+    unpack_nested,
 )
-from ..store.depth import MAX_EXT_DEPTH, TooDeep, loads, too_deep
+from ..store.depth import TooDeep, loads, too_deep
 
 NAMED_CODES = frozenset({EXT_CONSTRUCTOR_SINGLE_ARG, EXT_CONSTRUCTOR_POS_ARGS, EXT_CONSTRUCTOR_KW_ARGS,
                          EXT_METHOD_SINGLE_ARG, EXT_PYDANTIC_V1, EXT_PYDANTIC_V2})
@@ -90,13 +91,7 @@ class _Loader:
         return dropped
 
     def unpack(self, data: bytes) -> Any:
-        if self.nesting >= MAX_EXT_DEPTH:  # each is unpacked inside the last one's call, on the C stack
-            raise TooDeep(MAX_EXT_DEPTH, "extension values")
-        self.nesting += 1
-        try:
-            return msgpack.unpackb(data, ext_hook=self, raw=False, strict_map_key=False, use_list=True)
-        finally:
-            self.nesting -= 1
+        return unpack_nested(self, data)
 
 
 def load_msgpack(data: bytes) -> tuple[Any, list[Dropped]]:

@@ -166,10 +166,6 @@ class AnalysisCache(SqliteSearch, SqlFactCache):
                        f"{aside.name} and is being rebuilt. Nothing was lost: every fact is computed again from the store.")
         return self._connect()
 
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
-
     def _run(self, action: Any) -> Any:
         """Run ``action(conn)``; a cache found corrupt mid-run is set aside and rebuilt once."""
         with self._lock:

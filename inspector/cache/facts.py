@@ -171,7 +171,9 @@ class SqlFactCache(GrowthTables, SearchTables):
         self.close()
 
     def close(self) -> None:
-        raise NotImplementedError
+        """Closes the backend's connection (``_conn``, taken under ``_lock`` like every use of it)."""
+        with self._lock:
+            self._conn.close()
 
     def get(self, store: str, thread: str, kind: str, keys: Iterable[Key]) -> dict[Key, Any]:
         """The facts of ``kind`` stored for ``keys`` (missing keys are left out), and the thread marked used."""

@@ -132,10 +132,6 @@ class PostgresAnalysisCache(PostgresSearch, SqlFactCache):
         self.notice = (f"The analysis cache at {_where(self.url)} was filled by an older version (schema {version}); "
                        "it was emptied and is being filled anew.")
 
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
-
     def _run(self, action: Any) -> Any:
         with self._lock:
             try:

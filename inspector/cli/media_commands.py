@@ -59,16 +59,28 @@ def _header(report: MediaReport) -> None:
         say(f"problem: {problem}")
 
 
-def cmd_images(args: argparse.Namespace) -> int:
-    report = _report(args, images=True, artifacts=False)
+def _media(args: argparse.Namespace, *, images: bool) -> MediaReport | None:
+    """The images' (or the artifacts') report, printed: its header, their table and count; None once printed
+    as JSON (``--json``)."""
+    report = _report(args, images=images, artifacts=not images)
     if args.json:
-        print_json(report.as_dict(artifacts=False))
-        return 0
-    from ..profiles.media_report import image_rows, lifecycle_note, span_rows
+        print_json(report.as_dict(artifacts=False) if images else report.as_dict(images=False))
+        return None
+    from ..profiles.media_report import artifact_rows, image_rows
 
     _header(report)
-    print_table(None, image_rows(report.images), formats={"bytes": human_bytes}, prose=("problems",))
-    say(f"{len(report.images)} image(s) at this checkpoint")
+    items, rows, noun = (report.images, image_rows, "image") if images else (report.artifacts, artifact_rows, "artifact")
+    print_table(None, rows(items), formats={"bytes": human_bytes}, prose=("problems",))
+    say(f"{len(items)} {noun}(s) at this checkpoint")
+    return report
+
+
+def cmd_images(args: argparse.Namespace) -> int:
+    report = _media(args, images=True)
+    if report is None:
+        return 0
+    from ..profiles.media_report import lifecycle_note, span_rows
+
     say("history:")
     print_table(None, span_rows(report.spans))
 
@@ -78,15 +90,7 @@ def cmd_images(args: argparse.Namespace) -> int:
 
 
 def cmd_artifacts(args: argparse.Namespace) -> int:
-    report = _report(args, images=False, artifacts=True)
-    if args.json:
-        print_json(report.as_dict(images=False))
-        return 0
-    from ..profiles.media_report import artifact_rows
-
-    _header(report)
-    print_table(None, artifact_rows(report.artifacts), formats={"bytes": human_bytes}, prose=("problems",))
-    say(f"{len(report.artifacts)} artifact(s) at this checkpoint")
+    _media(args, images=False)
     return 0
 
 

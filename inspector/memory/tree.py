@@ -43,6 +43,16 @@ class Node:
     def prefix(self) -> str:
         return prefix_of(self.path)
 
+    def add_counts(self, more: "Node | NamespaceRow") -> None:
+        """Adds ``more``'s TTL, expired and vector counts (a stored namespace's row, or a child's totals) and keeps
+        the newer update."""
+        self.with_ttl += more.with_ttl
+        self.expired += more.expired
+        self.vector_rows += more.vector_rows
+        self.vector_bytes += more.vector_bytes
+        if more.newest_update is not None and (self.newest_update is None or more.newest_update > self.newest_update):
+            self.newest_update = more.newest_update
+
 
 def build_tree(rows: Iterable[NamespaceRow]) -> Node:
     """The root (path ``()``) of the tree of every namespace in ``rows``: each stored namespace's own counts set,
@@ -61,12 +71,7 @@ def build_tree(rows: Iterable[NamespaceRow]) -> Node:
         node.stored = node.stored or row.items > 0
         node.own_items += row.items
         node.own_bytes += row.bytes
-        node.with_ttl += row.with_ttl
-        node.expired += row.expired
-        node.vector_rows += row.vector_rows
-        node.vector_bytes += row.vector_bytes
-        if row.newest_update is not None and (node.newest_update is None or row.newest_update > node.newest_update):
-            node.newest_update = row.newest_update
+        node.add_counts(row)
     for node in reversed(order):  # children before their parent
         node.items += node.own_items
         node.bytes += node.own_bytes
@@ -74,15 +79,9 @@ def build_tree(rows: Iterable[NamespaceRow]) -> Node:
         for child in node.children.values():
             node.items += child.items
             node.bytes += child.bytes
-            node.with_ttl += child.with_ttl
-            node.expired += child.expired
-            node.vector_rows += child.vector_rows
-            node.vector_bytes += child.vector_bytes
+            node.add_counts(child)
             node.namespaces += child.namespaces
             node.nodes += child.nodes
-            if child.newest_update is not None and (node.newest_update is None
-                                                     or child.newest_update > node.newest_update):
-                node.newest_update = child.newest_update
     return root
 
 

@@ -160,13 +160,19 @@ class _Collector:
 
     def unpack(self, data: bytes) -> Any:
         """``data`` decoded; ``TooDeep`` past ``MAX_EXT_DEPTH`` extension values inside one another."""
-        if self.nesting >= MAX_EXT_DEPTH:
-            raise TooDeep(MAX_EXT_DEPTH, "extension values")
-        self.nesting += 1
-        try:
-            return msgpack.unpackb(data, ext_hook=self, raw=False, strict_map_key=False, use_list=True)
-        finally:
-            self.nesting -= 1
+        return unpack_nested(self, data)
+
+
+def unpack_nested(hook: Any, data: bytes) -> Any:
+    """``data`` unpacked with ``hook`` as its ext hook, each extension value inside the last one's call (on the C
+    stack): ``hook.nesting`` counts them, ``TooDeep`` past ``MAX_EXT_DEPTH``."""
+    if hook.nesting >= MAX_EXT_DEPTH:
+        raise TooDeep(MAX_EXT_DEPTH, "extension values")
+    hook.nesting += 1
+    try:
+        return msgpack.unpackb(data, ext_hook=hook, raw=False, strict_map_key=False, use_list=True)
+    finally:
+        hook.nesting -= 1
 
 
 def message_dict(fields: Any, class_name: str = "") -> dict[str, Any]:

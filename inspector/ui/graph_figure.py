@@ -46,13 +46,7 @@ class Figure:
 
 def mode_choice(label_visibility: str = "visible") -> str:
     """The aggregated / expanded choice (kept in the URL)."""
-    def parse(slug: str) -> str:
-        found = {m.lower(): m for m in MODES}
-        if slug not in found:
-            raise ValueError(f"the graph modes are {', '.join(found)}")
-        return found[slug]
-
-    problem = routes.bind(MODE_KEY, MODE_PARAM, AGGREGATED, parse)
+    problem = routes.bind_choice(MODE_KEY, MODE_PARAM, AGGREGATED, MODES, "graph modes")
     if problem:
         st.warning(literal(problem), icon=":material/link_off:")
     chosen = st.segmented_control("Graph", MODES, key=MODE_KEY, help=MODE_HELP,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import streamlit as st
 
@@ -176,6 +176,19 @@ def bind(key: str, param: str, default: Any, parse: Callable[[str], Any] = str) 
     st.session_state[key] = value
     st.session_state[_synced(key)] = shown
     return problem
+
+
+def bind_choice(key: str, param: str, default: str, choices: Sequence[str], what: str) -> str | None:
+    """``bind`` for a widget choosing one of ``choices``, each named in the URL by its label in lower case;
+    ``what`` names the choices in the message about a value that is none of them."""
+    by_slug = {c.lower(): c for c in choices}
+
+    def parse(slug: str) -> str:
+        if slug not in by_slug:
+            raise ValueError(f"the {what} are {', '.join(by_slug)}")
+        return by_slug[slug]
+
+    return bind(key, param, default, parse)
 
 
 def keep(key: str, param: str, value: Any, default: Any) -> None:

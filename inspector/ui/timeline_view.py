@@ -176,14 +176,7 @@ TABLE_COLUMNS = ["step", "node", "wrote", "source", "kind", "mode", "time", "nam
 
 def _view() -> str:
     views = [TREE_VIEW, TABLE_VIEW]
-    by_slug = {v.lower(): v for v in views}
-
-    def parse(slug: str) -> str:
-        if slug not in by_slug:
-            raise ValueError(f"the views are {', '.join(by_slug)}")
-        return by_slug[slug]
-
-    problem = routes.bind(HISTORY_KEY, HISTORY_PARAM, TREE_VIEW, parse)
+    problem = routes.bind_choice(HISTORY_KEY, HISTORY_PARAM, TREE_VIEW, views, "views")
     if problem:
         st.warning(literal(problem), icon=":material/link_off:")
     chosen = st.segmented_control("History view", views, key=HISTORY_KEY, label_visibility="collapsed") or TREE_VIEW

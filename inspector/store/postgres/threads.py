@@ -7,28 +7,14 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..model import (
-    BRANCH_PARENT_KEY,
-    THREAD_SORTS,
-    BranchThread,
-    StoreError,
-    StoreTotals,
-    ThreadHeads,
-    ThreadSummary,
-    WriteKey,
-    branch_of,
-    sorted_branches,
-)
+from ..model import BRANCH_PARENT_KEY, BranchThread, StoreTotals, WriteKey, branch_of, sorted_branches
 from ..not_utf8 import is_not_utf8
-from ..records import like_pattern, newest_writes_from, thread_summaries, titles_from
-from ..state_sizes import PG_NEWEST_STATES, NewestStateSizes, summarize
+from ..records import like_pattern, newest_writes_from, titles_from
+from ..sql_threads import SqlThreads
+from ..state_sizes import PG_NEWEST_STATES
 
 _THREAD_COLUMNS = """thread_id, count(*), max(checkpoint_id) FILTER (WHERE checkpoint_ns = ''),
     sum(pg_column_size(checkpoint) + pg_column_size(metadata)) AS own, count(DISTINCT checkpoint_ns), max(checkpoint_id)"""
-_THREAD_ORDER = {
-    "newest": "max(checkpoint_id) DESC, thread_id",
-    "checkpoints": "count(*) DESC, max(checkpoint_id) DESC, thread_id",
-}
 # Every thread's bytes beside its checkpoint rows: blob rows (each once) and writes, from lengths only.
 _SIDE_BYTES = """
     SELECT thread_id, sum(n) AS n FROM (
@@ -48,42 +34,40 @@ def _unheld(search: str) -> bool:
     return is_not_utf8(search) or "\x00" in search
 
 
-class PgThreads:
+# A page of threads ranked by stored bytes: each checkpoint row's size, its blob rows and its writes.
+_RANK_STORED = f"""
+    WITH c AS (SELECT thread_id, sum(pg_column_size(checkpoint) + pg_column_size(metadata)) AS own
+               FROM checkpoints {{where}} GROUP BY thread_id),
+         side AS ({_SIDE_BYTES.format(blob_where="", write_where="")})
+    SELECT c.thread_id FROM c LEFT JOIN side ON side.thread_id = c.thread_id
+    ORDER BY c.own + coalesce(side.n, 0) DESC, c.thread_id
+    LIMIT %s OFFSET %s
+"""
+
+
+class PgThreads(SqlThreads):
     """Thread listing, totals and branches (a mixin of ``PostgresStore``: needs ``_query``)."""
 
-    def _thread_filter(self, search: str | None, only: Sequence[str] | None = None) -> tuple[str, list[Any]]:
-        conditions, params = [], []
-        if search:
-            if _unheld(search):  # PostgreSQL text cannot hold such bytes: nothing holds the text
-                return "WHERE false", []
-            like = like_pattern(search)
-            conditions.append(_MATCHES)
-            params += [like, like]
-        if only is not None:
-            conditions.append("thread_id = ANY(%s)")
-            params.append([t for t in only if not is_not_utf8(t)])
-        return (f"WHERE {' AND '.join(conditions)}" if conditions else ""), params
+    RANK_STORED = _RANK_STORED
+    THREAD_COLUMNS = _THREAD_COLUMNS
+    NEWEST_STATES = PG_NEWEST_STATES
 
-    def count_threads(self, search: str | None = None, only: Sequence[str] | None = None) -> int:
-        where, params = self._thread_filter(search, only)
-        return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+    def _among(self, ids: Sequence[str]) -> tuple[str, list[Any]]:
+        return "thread_id = ANY(%s)", [[t for t in ids if not is_not_utf8(t)]]
 
-    def thread_heads(self, since: str | None = None) -> ThreadHeads:
-        among, params = ("WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id > %s)",
-                         [since]) if since is not None and not is_not_utf8(since) else ("", [])
-        rows = self._query(f"""SELECT 0, NULL, max(checkpoint_id), count(*) FROM checkpoints
-                               UNION ALL
-                               (SELECT 1, thread_id, max(checkpoint_id), count(*) FROM checkpoints {among}
-                                GROUP BY thread_id)""", params)
-        store = next(r for r in rows if r[0] == 0)
-        return ThreadHeads({tid: (head, int(n)) for kind, tid, head, n in rows if kind == 1}, store[2], int(store[3]))
+    def _holds_text(self, text: str) -> bool:
+        return not is_not_utf8(text)
+
+    def _search_condition(self, search: str) -> tuple[str, list[Any]]:
+        if _unheld(search):  # PostgreSQL text cannot hold such bytes: nothing holds the text
+            return "false", []
+        like = like_pattern(search)
+        return _MATCHES, [like, like]
 
     def newest_write_keys(self, thread_ids: Sequence[str] | None = None) -> dict[str, tuple[str, list[WriteKey]]]:
         if thread_ids is not None and not thread_ids:
             return {}
-        among, params, join = "", [], "JOIN"
-        if thread_ids is not None:
-            among, params, join = "AND thread_id = ANY(%s)", [[t for t in thread_ids if not is_not_utf8(t)]], "LEFT JOIN"
+        among, params, join = self._newest_among(thread_ids)
         rows = self._query(
             f"""SELECT n.thread_id, n.cid, w.task_id, w.task_path, w.idx, w.channel, octet_length(w.blob)
                 FROM (SELECT DISTINCT ON (thread_id) thread_id, checkpoint_id AS cid FROM checkpoints
@@ -116,39 +100,6 @@ class PgThreads:
                     + (SELECT coalesce(sum(octet_length(blob)), 0) FROM checkpoint_writes)""")[0][0]
         return StoreTotals(threads, checkpoints, int(own) + int(side))
 
-    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
-                sort: str = "newest", only: Sequence[str] | None = None) -> list[ThreadSummary]:
-        """The page's threads are ranked first (newest and most checkpoints from keys alone, stored bytes
-        from every row's and blob's length), then only their summaries are computed."""
-        if sort not in THREAD_SORTS:
-            raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
-        where, params = self._thread_filter(search, only)
-        if sort == "stored":
-            ranked = self._query(
-                f"""
-                WITH c AS (SELECT thread_id, sum(pg_column_size(checkpoint) + pg_column_size(metadata)) AS own
-                           FROM checkpoints {where} GROUP BY thread_id),
-                     side AS ({_SIDE_BYTES.format(blob_where="", write_where="")})
-                SELECT c.thread_id FROM c LEFT JOIN side ON side.thread_id = c.thread_id
-                ORDER BY c.own + coalesce(side.n, 0) DESC, c.thread_id
-                LIMIT %s OFFSET %s
-                """,
-                [*params, limit, offset],
-            )
-        else:
-            ranked = self._query(
-                f"""SELECT thread_id FROM checkpoints {where} GROUP BY thread_id
-                    ORDER BY {_THREAD_ORDER[sort]} LIMIT %s OFFSET %s""",
-                [*params, limit, offset],
-            )
-        ids = [r[0] for r in ranked]
-        if not ids:
-            return []
-        rows = {r[0]: r for r in self._query(
-            f"SELECT {_THREAD_COLUMNS} FROM checkpoints WHERE thread_id = ANY(%s) GROUP BY thread_id", [ids])}
-        return thread_summaries([rows[tid] for tid in ids if tid in rows], self._side_bytes_by_thread(ids),
-                                self._titles(ids))
-
     def _side_bytes_by_thread(self, ids: list[str]) -> dict[str, int]:
         """Blob and write bytes per thread; each shared blob row counted once."""
         if not ids:
@@ -171,12 +122,6 @@ class PgThreads:
             [ids] if ids is not None else [],
         )
         return titles_from(rows)
-
-    def newest_state_sizes(self, threshold: int) -> NewestStateSizes:
-        return summarize(self._query(PG_NEWEST_STATES), threshold)
-
-    def thread_titles(self) -> dict[str, str]:
-        return self._titles(None)
 
     def id_threads(self, search: str) -> set[str]:
         if _unheld(search):

@@ -7,26 +7,21 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..model import (
-    BRANCH_PARENT_KEY,
-    THREAD_SORTS,
-    BranchThread,
-    StoreError,
-    StoreTotals,
-    ThreadHeads,
-    ThreadSummary,
-    WriteKey,
-    branch_of,
-    sorted_branches,
-)
-from ..records import like_pattern, newest_writes_from, thread_summaries, titles_from
-from ..state_sizes import SQLITE_NEWEST_STATES, NewestStateSizes, summarize
+from ..model import BRANCH_PARENT_KEY, BranchThread, StoreTotals, WriteKey, branch_of, sorted_branches
+from ..records import like_pattern, newest_writes_from, titles_from
+from ..sql_threads import SqlThreads
+from ..state_sizes import SQLITE_NEWEST_STATES
 from .queries import OWN_BYTES, in_clause, metadata
 
-_THREAD_ORDER = {
-    "newest": "max(checkpoint_id) DESC, thread_id",
-    "checkpoints": "count(*) DESC, max(checkpoint_id) DESC, thread_id",
-}
+# A page of threads ranked by stored bytes: each checkpoint row's lengths and its writes' values.
+_RANK_STORED = f"""
+    SELECT c.thread_id
+    FROM (SELECT thread_id, sum({OWN_BYTES}) AS own FROM checkpoints {{where}} GROUP BY thread_id) c
+    LEFT JOIN (SELECT thread_id, sum(length(value)) AS n FROM writes GROUP BY thread_id) w
+      ON w.thread_id = c.thread_id
+    ORDER BY c.own + coalesce(w.n, 0) DESC, c.thread_id
+    LIMIT ? OFFSET ?
+"""
 
 # Each thread's first root checkpoint (uuid6 ids sort by time), found on the primary key's index, whose
 # metadata mentions the branch key; the value is compared after decoding. No state blob is read.
@@ -51,40 +46,25 @@ def _holding(columns: tuple[str, ...], search: str) -> tuple[str, list[Any]]:
     return "(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in columns) + ")", [like] * len(columns)
 
 
-class SqliteThreads:
+class SqliteThreads(SqlThreads):
     """Thread listing, totals and branches (a mixin of ``SqliteStore``: needs ``_query``)."""
 
-    def _thread_filter(self, search: str | None, only: Sequence[str] | None = None) -> tuple[str, list[Any]]:
-        conditions, params = [], []
-        if search:
-            matches, matched = _holding(_SEARCHED, search)
-            conditions.append(f"thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE {matches})")
-            params += matched
-        if only is not None:
-            conditions.append(f"thread_id IN ({in_clause(list(only))})" if only else "0")
-            params += list(only)
-        return (f"WHERE {' AND '.join(conditions)}" if conditions else ""), params
+    RANK_STORED = _RANK_STORED
+    THREAD_COLUMNS = f"""thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) AS checkpoint_id,
+        sum({OWN_BYTES}), count(DISTINCT checkpoint_ns), max(checkpoint_id)"""
+    NEWEST_STATES = SQLITE_NEWEST_STATES
 
-    def count_threads(self, search: str | None = None, only: Sequence[str] | None = None) -> int:
-        where, params = self._thread_filter(search, only)
-        return self._query(f"SELECT count(DISTINCT thread_id) FROM checkpoints {where}", params)[0][0]
+    def _among(self, ids: Sequence[str]) -> tuple[str, list[Any]]:
+        return (f"thread_id IN ({in_clause(list(ids))})" if ids else "0"), list(ids)
 
-    def thread_heads(self, since: str | None = None) -> ThreadHeads:
-        among, params = ("WHERE thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id > ?)",
-                         [since]) if since is not None else ("", [])
-        rows = self._query(f"""SELECT 0, NULL AS thread_id, max(checkpoint_id) AS checkpoint_id, count(*) FROM checkpoints
-                               UNION ALL
-                               SELECT 1, thread_id, max(checkpoint_id), count(*) FROM checkpoints {among}
-                               GROUP BY thread_id""", params)
-        store = next(r for r in rows if r[0] == 0)
-        return ThreadHeads({tid: (head, int(n)) for kind, tid, head, n in rows if kind == 1}, store[2], int(store[3]))
+    def _search_condition(self, search: str) -> tuple[str, list[Any]]:
+        matches, matched = _holding(_SEARCHED, search)
+        return f"thread_id IN (SELECT DISTINCT thread_id FROM checkpoints WHERE {matches})", matched
 
     def newest_write_keys(self, thread_ids: Sequence[str] | None = None) -> dict[str, tuple[str, list[WriteKey]]]:
         if thread_ids is not None and not thread_ids:
             return {}
-        among, params, join = "", [], "JOIN"
-        if thread_ids is not None:
-            among, params, join = f"AND thread_id IN ({in_clause(list(thread_ids))})", list(thread_ids), "LEFT JOIN"
+        among, params, join = self._newest_among(thread_ids)
         task_path = "w.task_path" if self._writes_have_task_path else "''"
         rows = self._query(
             f"""SELECT n.thread_id, n.cid AS checkpoint_id, w.task_id, {task_path}, w.idx, w.channel, length(w.value)
@@ -100,8 +80,8 @@ class SqliteThreads:
             return []
         where, params = _holding(_SEARCHED, search)
         if thread_ids is not None:
-            where += f" AND thread_id IN ({in_clause(list(thread_ids))})"
-            params += list(thread_ids)
+            among, ids = self._among(thread_ids)
+            where, params = f"{where} AND {among}", params + ids
         # SQLite takes a bare column of a max() aggregate from the row holding the max
         columns, group = ("thread_id, max(checkpoint_id), metadata", "GROUP BY thread_id") if newest_only else (
             "thread_id, checkpoint_id, metadata", "")
@@ -114,45 +94,7 @@ class SqliteThreads:
         writes = self._query("SELECT coalesce(sum(length(value)), 0) FROM writes")[0][0]
         return StoreTotals(threads, checkpoints, own + writes)
 
-    def threads(self, search: str | None = None, limit: int = 50, offset: int = 0,
-                sort: str = "newest", only: Sequence[str] | None = None) -> list[ThreadSummary]:
-        """The page's threads are ranked first (newest and most checkpoints from the primary-key index alone,
-        stored bytes from every row's lengths), then only their summaries are computed."""
-        if sort not in THREAD_SORTS:
-            raise StoreError(f"unknown thread order {sort!r}: use one of {', '.join(THREAD_SORTS)}")
-        where, params = self._thread_filter(search, only)
-        if sort == "stored":
-            ranked = self._query(
-                f"""
-                SELECT c.thread_id
-                FROM (SELECT thread_id, sum({OWN_BYTES}) AS own FROM checkpoints {where} GROUP BY thread_id) c
-                LEFT JOIN (SELECT thread_id, sum(length(value)) AS n FROM writes GROUP BY thread_id) w
-                  ON w.thread_id = c.thread_id
-                ORDER BY c.own + coalesce(w.n, 0) DESC, c.thread_id
-                LIMIT ? OFFSET ?
-                """,
-                [*params, limit, offset],
-            )
-        else:
-            ranked = self._query(
-                f"SELECT thread_id FROM checkpoints {where} GROUP BY thread_id "
-                f"ORDER BY {_THREAD_ORDER[sort]} LIMIT ? OFFSET ?",
-                [*params, limit, offset],
-            )
-        ids = [r[0] for r in ranked]
-        if not ids:
-            return []
-        match, params = f"thread_id IN ({in_clause(ids)})", ids
-        rows = {r[0]: r for r in self._query(
-            f"""SELECT thread_id, count(*), max(CASE WHEN checkpoint_ns = '' THEN checkpoint_id END) AS checkpoint_id,
-                       sum({OWN_BYTES}), count(DISTINCT checkpoint_ns), max(checkpoint_id)
-                FROM checkpoints WHERE {match} GROUP BY thread_id""",
-            params,
-        )}
-        return thread_summaries([rows[tid] for tid in ids if tid in rows], self._writes_bytes_by_thread(ids),
-                                self._titles(ids))
-
-    def _writes_bytes_by_thread(self, ids: list[str]) -> dict[str, int]:
+    def _side_bytes_by_thread(self, ids: list[str]) -> dict[str, int]:
         if not ids:
             return {}
         rows = self._query(f"SELECT thread_id, sum(length(value)) FROM writes WHERE thread_id IN ({in_clause(ids)}) "
@@ -179,12 +121,6 @@ class SqliteThreads:
             params,
         )
         return titles_from(rows)
-
-    def newest_state_sizes(self, threshold: int) -> NewestStateSizes:
-        return summarize(self._query(SQLITE_NEWEST_STATES), threshold)
-
-    def thread_titles(self) -> dict[str, str]:
-        return self._titles(None)
 
     def id_threads(self, search: str) -> set[str]:
         where, params = _holding(("thread_id", "checkpoint_id"), search)
