@@ -24,8 +24,8 @@ def test_thread_list_flags_the_bloated_thread(page, app_url):
     row = cells.index("demo-bloated") // len(headers)
     flags = cells[row * len(headers) + [h.strip() for h in headers].index("flags")]
     assert "oversized-state" in flags
-    note = page.get_by_text(re.compile(r"flagged:"))
-    note.wait_for(timeout=30_000)
+    note = page.locator(".st-key-flagged_threads")  # the line, its links to each flagged thread in it
+    note.get_by_text(re.compile(r"flagged:")).wait_for(timeout=30_000)
     text = note.inner_text()
     assert re.search(r"demo-bloated \([^)]*oversized-state", text)
     assert "demo-research" not in text
