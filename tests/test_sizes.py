@@ -174,12 +174,14 @@ def test_shared_blobs_count_each_row_once():
 
 
 def test_measuring_decodes_nothing_and_reads_each_blob_once(store, monkeypatch):
+    import inspector.store.checkpoint_blob as checkpoint_blob
     import inspector.store.decode as decode
     import inspector.store.sqlite.sizes as sqlite_module
 
     decoded, measured = [], []
     real_unpack, real_measure = decode.unpack_msgpack, sqlite_module.measure_checkpoint_blob
-    monkeypatch.setattr(decode, "unpack_msgpack", lambda *a: decoded.append(a) or real_unpack(*a))
+    for module in (decode, checkpoint_blob):  # the decoder, and a checkpoint blob taken apart with it
+        monkeypatch.setattr(module, "unpack_msgpack", lambda *a: decoded.append(a) or real_unpack(*a))
     monkeypatch.setattr(sqlite_module, "measure_checkpoint_blob", lambda *a: measured.append(a[1]) or real_measure(*a))
     report = measure_thread(store, "demo-long")
     assert len(measured) == len(store.timeline("demo-long")) == len(set(measured))
