@@ -21,24 +21,32 @@ FILE_MODE, FOLDER_MODE = 0o600, 0o700
 def private_file(path: Path, create: bool = True) -> None:
     """``path`` as a regular file of the user's with mode 0600: created so when missing (``create``), tightened
     when looser. ``OSError`` for a file that is a link, not a regular file, or another user's; a missing file
-    when not ``create`` is left missing."""
-    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    when not ``create`` is left missing.
+
+    A file that exists is only looked at and chmod-ed, never opened: closing a descriptor of a file releases
+    every POSIX lock this process holds on it, SQLite's included, and another process would then take this
+    process's open cache for unused (and reset its shared memory under it)."""
+    if create:
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            os.close(os.open(path, flags, FILE_MODE))
+        except FileExistsError:
+            pass
+        else:
+            os.chmod(path, FILE_MODE)  # the umask may have taken bits away; never added any
+            return
     try:
-        fd = os.open(path, flags | (os.O_CREAT if create else 0), FILE_MODE)
+        found = os.lstat(path)
     except FileNotFoundError:
         if create:
             raise
         return
-    try:
-        found = os.fstat(fd)
-        if not stat.S_ISREG(found.st_mode):
-            raise OSError(f"{path} is not a regular file")
-        if hasattr(os, "geteuid") and found.st_uid != os.geteuid():
-            raise OSError(f"{path} belongs to another user")
-        if stat.S_IMODE(found.st_mode) & 0o077:
-            os.fchmod(fd, FILE_MODE)
-    finally:
-        os.close(fd)
+    if not stat.S_ISREG(found.st_mode):
+        raise OSError(f"{path} is not a regular file")
+    if hasattr(os, "geteuid") and found.st_uid != os.geteuid():
+        raise OSError(f"{path} belongs to another user")
+    if stat.S_IMODE(found.st_mode) & 0o077:
+        os.chmod(path, FILE_MODE)
 
 
 def private_folder(directory: Path, own: bool, names: tuple[str, ...]) -> None:
