@@ -56,7 +56,6 @@ READ_ONLY_HELP = ("The inspector opens the store read-only: nothing on this page
                   "its checkpoints or its files.")
 
 
-CARRIED = routes.THREAD_CARRIED
 select = routes.select_location  # the thread page owns its URL: its location and what travels with it
 
 
