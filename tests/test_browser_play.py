@@ -8,6 +8,7 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from playwright.sync_api import expect
 from browser_helpers import shot, wait_for_app
 
 from inspector.history.attribution import attribute_keys
@@ -125,10 +126,9 @@ def test_the_model_input_shows_the_transient_images_served_by_the_dashboard(page
     page.goto(f"{base_url}/thread?thread={thread}&checkpoint={target[1]}&panel=model-input")
     wait_for_app(page, timeout=120_000)
     images = page.locator(".st-key-model-input [data-testid='stImage'] img")
-    images.first.wait_for(state="visible", timeout=60_000)
+    expect(images).to_have_count(2, timeout=60_000)  # both drawn (the panel may draw one before the other)
     page.wait_for_function("() => Array.from(document.querySelectorAll("
                            "'.st-key-model-input [data-testid=stImage] img')).every(i => i.complete && i.naturalWidth > 0)")
-    assert images.count() == 2
     for src in images.evaluate_all("els => els.map(e => e.src)"):
         assert src.startswith(base_url), src  # the thumbnails come from the dashboard itself
     shot(page.locator(".st-key-model-input"), "model-input")

@@ -24,7 +24,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from test_retention_postgres import with_database
 
 from inspector.cache import FILE_NAME, AnalysisCache, default_cache_dir
-from inspector.cache.fingerprints import Fingerprint
+from inspector.cache.fingerprints import FactSealer, Fingerprint, WrongShape, new_key
 from inspector.cache.postgres import PostgresAnalysisCache
 from inspector.cli import main
 from inspector.diff import replay_thread
@@ -253,6 +253,25 @@ def test_fingerprints_are_sealed_under_the_cache_key_and_read_back_as_they_were(
                          [next(v for (v,) in sealed[0])])
         assert other.get("s", "t", "k", [("", "c1")]) == {} and other.unreadable == 1
         assert len(key) == 64 and stored_anywhere(file_bytes(one.path), {digest}) == []
+
+
+def test_a_fingerprint_sealed_under_another_key_or_place_never_reads_back():
+    """Every sealed fingerprint carries a check: read under any other key, or for another place, it is a miss
+    (``WrongShape``), never a wrong fingerprint taken for the stored one."""
+    place = ("s", "t", "k", "", "c1")
+    sealed = FactSealer(b"k" * 32, place).pack([Fingerprint("d83c28aea23ea6ddfa08cf34db5abfc6"), 7])
+    assert FactSealer(b"k" * 32, place).unpack(sealed) == ["d83c28aea23ea6ddfa08cf34db5abfc6", 7]
+    two = FactSealer(b"k" * 32, place).pack([Fingerprint("plain text"), Fingerprint("ab")])
+    assert FactSealer(b"k" * 32, place).unpack(two) == ["plain text", "ab"]
+    read_back = 0
+    for n in range(3000):  # without the check about 1 in 128 would read back as some other text
+        for key, where in ((new_key(), place), (b"k" * 32, (*place[:4], f"c{n + 2}"))):
+            try:
+                FactSealer(key, where).unpack(sealed)
+                read_back += 1
+            except WrongShape:
+                pass
+    assert read_back == 0
 
 
 @pytest.mark.postgres

@@ -51,7 +51,8 @@ __all__ = ["FILE_NAME", "AnalysisCache", "CacheError", "FactCache", "default_cac
            "unpack"]
 
 FILE_NAME = "analysis-cache.sqlite3"
-SCHEMA_VERSION = "2"  # 2: fingerprints sealed under the key in ``about``; stores named by their fact identity
+SCHEMA_VERSION = "3"  # 2: fingerprints sealed under the key in ``about``; stores named by their fact identity;
+# 3: each sealed fingerprint carries a check, so one sealed under another key is a miss
 BUSY_TIMEOUT_MS = 10_000
 
 _GROWTH_TABLES = {"cells": "growth_cells", "days": "growth_thread_days", "cuts": "growth_cuts", "blob": "BLOB",

@@ -6,7 +6,8 @@ list of guesses; so the cache never holds one. An encoder wraps each fingerprint
 packs the fact with a ``FactSealer`` made for the fact's place (store, thread, kind, namespace, checkpoint) under
 its per-cache key (``new_key``: 32 random bytes, kept where only the user can read it). The fact's own key is
 HMAC-SHA256 of its place under the cache's key; its fingerprints, in the order they are packed, are XOR-ed with
-the keystream SHAKE-256 draws from that key, so the file alone neither confirms a guess nor shows which payloads
+the keystream SHAKE-256 draws from that key, after four zero bytes that tell a fingerprint sealed under another
+key (or for another place) from one sealed here, so the file alone neither confirms a guess nor shows which payloads
 repeat; read back, each is the very text the
 encoder wrapped, and every comparison (repeated payloads, unchanged fields, image spans) works as without a
 cache. What the mask touches has no fingerprint at all: the encoders leave it out (``sizes.cached``,
@@ -26,6 +27,7 @@ import msgpack
 SEALED = 5  # msgpack ext code of a sealed fingerprint
 _HEX = re.compile(r"(?:[0-9a-f]{2})*")
 _AS_HEX, _AS_TEXT = b"\x00", b"\x01"
+_CHECK = bytes(4)  # leads every sealed fingerprint: under another key it reads back as anything else but 1 in 2**32
 
 
 def new_key() -> bytes:
@@ -80,12 +82,15 @@ class FactSealer:
             raise TypeError(f"a fact cannot hold {type(obj).__name__}")
         text = obj.text
         plain = _AS_HEX + bytes.fromhex(text) if _HEX.fullmatch(text) else _AS_TEXT + text.encode("utf-8", "surrogatepass")
-        return msgpack.ExtType(SEALED, self._xor(plain))
+        return msgpack.ExtType(SEALED, self._xor(_CHECK + plain))
 
     def _unseal(self, code: int, data: bytes) -> str:
         if code != SEALED or not data:
             raise WrongShape(f"ext type {code} in a fact")
         plain = self._xor(data)
+        if plain[: len(_CHECK)] != _CHECK:
+            raise WrongShape("a fingerprint sealed under another key")
+        plain = plain[len(_CHECK) :]
         if plain[:1] == _AS_HEX:
             return plain[1:].hex()
         if plain[:1] == _AS_TEXT:

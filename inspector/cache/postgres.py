@@ -9,7 +9,7 @@ LangGraph's checkpoint tables, is refused. Eviction runs under an advisory lock,
 
 Fingerprints in facts are sealed under a key kept in ``inspector_cache_about`` (``cache.fingerprints``): the
 replicas are stateless and share it, so whoever may read that table holds the key, and no fingerprint is kept
-for a value the mask touches. A cache an older version filled (schema 1, bare hashes) is emptied on first use.
+for a value the mask touches. A cache an older version filled (schema 1, bare hashes; schema 2, seals without a check) is emptied on first use.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from .fingerprints import marks_key, new_key
 from .growth import GROWTH_SCHEMA
 from .search import POSTGRES_SEARCH_SCHEMA, PostgresSearch
 
-SCHEMA_VERSION = "2"  # 2: fingerprints sealed under the key in ``inspector_cache_about``; stores named by fact identity
-_EMPTIED_ON_UPGRADE = ("1",)  # schemas whose rows are dropped, not refused: they hold bare hashes
+SCHEMA_VERSION = "3"  # 2: fingerprints sealed under the key in ``inspector_cache_about``; stores named by fact identity;
+# 3: each sealed fingerprint carries a check, so one sealed under another key is a miss
+_EMPTIED_ON_UPGRADE = ("1", "2")  # schemas whose rows are dropped, not refused (1: bare hashes; 2: unchecked seals)
 _EVICT_LOCK = 0x1A5C_CAC4E  # pg_advisory_xact_lock key of the eviction
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS inspector_cache_facts (
@@ -118,7 +119,7 @@ class PostgresAnalysisCache(PostgresSearch, SqlFactCache):
                              "delete the row 'key' of inspector_cache_about") from None
 
     def _empty_older(self, version: str) -> None:
-        """Drop every row an older version stored (one process does it; the others find schema 2 after it)."""
+        """Drop every row an older version stored (one process does it; the others find this schema after it)."""
         with self._conn.transaction():
             self._lock_eviction(self._conn)
             held = self._conn.execute("SELECT value FROM inspector_cache_about WHERE key = 'schema'").fetchone()[0]
