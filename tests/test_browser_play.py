@@ -8,8 +8,8 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from playwright.sync_api import expect
 from browser_helpers import shot, wait_for_app
+from playwright.sync_api import expect
 
 from inspector.history.attribution import attribute_keys
 from inspector.history.lineage import build_history

@@ -9,7 +9,8 @@ LangGraph's checkpoint tables, is refused. Eviction runs under an advisory lock,
 
 Fingerprints in facts are sealed under a key kept in ``inspector_cache_about`` (``cache.fingerprints``): the
 replicas are stateless and share it, so whoever may read that table holds the key, and no fingerprint is kept
-for a value the mask touches. A cache an older version filled (schema 1, bare hashes; schema 2, seals without a check) is emptied on first use.
+for a value the mask touches. A cache an older version filled (schema 1, bare hashes; schema 2, seals without a
+check) is emptied on first use.
 """
 
 from __future__ import annotations
