@@ -29,10 +29,10 @@ def test_retention_page_shows_the_breaks_the_chart_and_the_statements(page, two_
     chart.wait_for(timeout=60_000)
     assert chart.locator("canvas, svg").count() > 0
     broken = page.locator("[data-testid='stAlert']").filter(has_text="demo-delta: `messages` is stored as deltas")
-    assert broken.count() == 1
-    shot(page, "retention-page")
+    expect(broken).to_have_count(1, timeout=30_000)
     code = page.locator("[data-testid='stCode']").filter(has_text="BEGIN IMMEDIATE;")
-    assert code.count() == 1
+    expect(code).to_have_count(1, timeout=30_000)  # the statements are drawn below the chart, after it
+    shot(page, "retention-page")
     code.hover()
     assert code.locator("button").count() >= 1  # the copy button
 
