@@ -38,19 +38,26 @@ def count_of(value: Any) -> str:
     return ""
 
 
+# (size of the unit, its name, decimals shown), largest first: ``scaled`` picks the largest a value reaches
+BYTE_UNITS = ((1_000_000_000, "GB", 2), (1_000_000, "MB", 2), (1000, "KB", 1))
+TIME_UNITS = ((86_400, "days", 1), (3600, "h", 1), (60, "min", 0))
+
+
+def scaled(value: float, units: tuple[tuple[int, str, int], ...]) -> str | None:
+    """``value`` in the largest of ``units`` it reaches (``2.0 KB``); None below the smallest."""
+    for size, name, decimals in units:
+        if value >= size:
+            return f"{value / size:.{decimals}f} {name}"
+    return None
+
+
 def human_bytes(size: int | None) -> str:
     """``512 B``, ``2.0 KB``, ``1.00 MB``; ``?`` when unknown."""
     if size is None:
         return "?"
     if size < 0:
         return "-" + human_bytes(-size)
-    if size < 1000:
-        return f"{size} B"
-    if size < 1_000_000:
-        return f"{size / 1000:.1f} KB"
-    if size < 1_000_000_000:
-        return f"{size / 1_000_000:.2f} MB"
-    return f"{size / 1_000_000_000:.2f} GB"
+    return scaled(size, BYTE_UNITS) or f"{size} B"
 
 
 _PLAIN = (str, int, float, bool, type(None))

@@ -75,37 +75,25 @@ def indented(value: Any) -> str:
             add(int.__repr__(obj))
         elif isinstance(obj, float):
             add(_float(obj))
-        elif isinstance(obj, (list, tuple)):
+        elif isinstance(obj, (list, tuple, dict)):  # json's order: lists and tuples, then dicts (no type is both)
+            keyed = isinstance(obj, dict)
             if not obj:
-                add("[]")
+                add("{}" if keyed else "[]")
                 return
             inner = "\n" + INDENT * (level + 1)
-            add("[" + inner)
-            for position, item in enumerate(obj):
+            add(("{" if keyed else "[") + inner)
+            for position, item in enumerate(obj.items() if keyed else obj):
                 if position:
                     add("," + inner)
+                if keyed:
+                    key, item = item
+                    add(encode_basestring(key if type(key) is str else _key(key)) + ": ")
                 text = scalar(type(item))
                 if text is not None:
                     add(text(item))
                 else:
                     walk(item, level + 1)
-            add("\n" + INDENT * level + "]")
-        elif isinstance(obj, dict):
-            if not obj:
-                add("{}")
-                return
-            inner = "\n" + INDENT * (level + 1)
-            add("{" + inner)
-            for position, (key, item) in enumerate(obj.items()):
-                if position:
-                    add("," + inner)
-                add(encode_basestring(key if type(key) is str else _key(key)) + ": ")
-                text = scalar(type(item))
-                if text is not None:
-                    add(text(item))
-                else:
-                    walk(item, level + 1)
-            add("\n" + INDENT * level + "}")
+            add("\n" + INDENT * level + ("}" if keyed else "]"))
         else:
             raise _Unwritable
 

@@ -3,15 +3,16 @@
 Names are loaded on first use: reading a thread's cached replay verdicts needs none of the reducers,
 so it does not load LangGraph's graph package.
 
-May import ``store``, ``schema``, ``history`` and ``cache``.
+May import ``store``, ``schema``, ``history``, ``cache`` and ``lazy_names``.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import Any
+
+from ..lazy_names import loader
 
 _EXPORTS = {
     "aligned_message_changes": ".across", "compare_across": ".across", "diff_threads": ".across",
@@ -28,12 +29,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = loader(__name__, _EXPORTS)
 
 
 class _Package(types.ModuleType):

@@ -35,18 +35,7 @@ from .folds import (  # noqa: F401 (re-exported: the folds are replay's own word
     start_value,
 )
 from .model import NO_FOLD, UNEXPLAINED, UNKNOWN_REDUCER, FieldCheck, StepReplay, channel_reducer
-from .replay_messages import (  # noqa: F401 (GENERATED_ID, ReplayError, remembering_messages: re-exported)
-    GENERATED_ID,
-    REDUCER_FAILED,
-    KnownIds,
-    MessageFold,
-    ReplayError,
-    appended,
-    as_messages,
-    plain_messages,
-    remembering_messages,
-    stored_messages,
-)
+from .replay_messages import GENERATED_ID, ReplayError, remembering_messages  # noqa: F401 (re-exported)
 from .task_order import in_task_order
 from .unwritten import carried, standard_folds
 from .writes import describe_writes, step_writes, update_writes, writes_by_channel

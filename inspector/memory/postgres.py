@@ -18,27 +18,11 @@ from ..store.model import StoreError
 from ..store.postgres.connect import PgTarget, not_utf8_named, one_line, open_pool, parse_pg_url, read_error
 from .reading import Dialect, MemoryReader
 
-_BYTES = "pg_column_size(s.value)"
-_COLUMNS = f"s.key, {_BYTES}, s.created_at, s.updated_at, {{expires}}, {{ttl}}, {{vectors}}"
-_DAY = "to_char({} AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
-
 POSTGRES = Dialect(
-    namespaces=f"SELECT s.prefix, count(*), sum({_BYTES}), {{with_ttl}}, {{expired}}, max(s.updated_at) "
-               "FROM store s GROUP BY s.prefix",
-    vectors_by_namespace="SELECT prefix, count(*), sum(pg_column_size(embedding)) FROM store_vectors GROUP BY prefix",
-    items=f"SELECT {_COLUMNS} FROM store s WHERE s.prefix = %s ORDER BY {{order}} LIMIT %s OFFSET %s",
-    item=f"SELECT {_COLUMNS}, s.value FROM store s WHERE s.prefix = %s AND s.key = %s",
-    item_vectors="SELECT field_name, pg_column_size(embedding), created_at, updated_at FROM store_vectors "
-                 "WHERE prefix = %s AND key = %s ORDER BY field_name",
-    growth_created=f"SELECT {_DAY.format('s.created_at')}, count(*), sum({_BYTES}) FROM store s GROUP BY 1",
-    growth_updated=f"SELECT {_DAY.format('updated_at')}, count(*) FROM store "
-                   f"WHERE {_DAY.format('updated_at')} IS DISTINCT FROM {_DAY.format('created_at')} GROUP BY 1",
-    count="SELECT count(*) FROM store",
-    orders={"key": "s.key", "updated": "s.updated_at DESC NULLS LAST, s.key", "bytes": f"{_BYTES} DESC, s.key"},
-    ttl={"expires": "s.expires_at", "ttl": "s.ttl_minutes", "with_ttl": "count(s.expires_at)",
-         "expired": "count(*) FILTER (WHERE s.expires_at < %s)"},  # LangGraph's sweep: expires_at < NOW()
-    no_ttl={"expires": "NULL", "ttl": "NULL", "with_ttl": "0", "expired": "0"},
-    float32_dims=False,
+    mark="%s",
+    size="pg_column_size",
+    day="to_char({} AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+    expired="count(*) FILTER (WHERE s.expires_at < %s)",  # LangGraph's sweep: expires_at < NOW()
 )
 
 _TABLES = ("store", "store_vectors", "store_migrations", "vector_migrations")

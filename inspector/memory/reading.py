@@ -1,5 +1,6 @@
 """The reading of a memory store written once: each backend (``sqlite``, ``postgres``) supplies its connection and
-its SQL (``Dialect``); this turns the rows into records.
+its words for the SQL written here once (``Dialect``: placeholder, size and day functions); this turns the rows
+into records.
 
 Cost follows the screen: the namespace aggregate and the vector aggregate are one ``GROUP BY`` each over lengths
 (no value is parsed); a list of items reads keys, lengths and times of one page of one namespace; one item's value
@@ -20,22 +21,77 @@ ITEM_SORTS = ("key", "updated", "bytes")
 LONGEST_PAGE = 1_000  # items one list reads at most
 
 
+_COLUMNS = "s.key, {bytes}, s.created_at, s.updated_at, {{expires}}, {{ttl}}, {{vectors}}"
+# what stands in for the TTL columns in a store migrated before them (nothing bound)
+NO_TTL = {"expires": "NULL", "ttl": "NULL", "with_ttl": "0", "expired": "0"}
+
+
 @dataclass(frozen=True)
 class Dialect:
-    """One backend's SQL. ``{ttl}``-style holes are filled by ``MemoryReader`` with the columns the table has."""
+    """One backend's words for the SQL written here once: ``mark``, its parameter placeholder; ``size``, its
+    function giving a value's stored bytes (an embedding's; a value's too unless ``value_bytes`` says otherwise);
+    ``day``, a time column's UTC day (``{}``: the column); ``expired``, the count of a namespace's expired items
+    (bound: now); ``differs``, a null-safe "not equal"; ``newest_first``, an ``ORDER BY`` putting the newest
+    update first and a missing one last; ``float32_dims``, an embedding's bytes are float32 values (sqlite-vec's
+    format). ``{ttl}``-style holes are filled by ``MemoryReader`` with the columns the table has."""
 
-    namespaces: str  # prefix, items, bytes, with TTL, expired, newest update
-    vectors_by_namespace: str  # prefix, rows, bytes
-    items: str  # key, bytes, created, updated, expires, ttl, vector rows; bound: prefix, limit, offset; {order}
-    item: str  # the same columns and the value; bound: prefix, key
-    item_vectors: str  # field_name, bytes, created, updated; bound: prefix, key
-    growth_created: str  # day, items, bytes
-    growth_updated: str  # day, items
-    count: str  # every item
-    orders: dict[str, str]  # ITEM_SORTS -> ORDER BY clause
-    ttl: dict[str, str]  # the holes {expires}, {ttl}, {with_ttl}, {expired} (bound: now) over the TTL columns
-    no_ttl: dict[str, str]  # what stands in for them in a store migrated before its TTL columns (nothing bound)
-    float32_dims: bool  # an embedding's bytes are float32 values (sqlite-vec's format)
+    mark: str
+    size: str
+    day: str
+    expired: str
+    value_bytes: str = ""
+    differs: str = "IS DISTINCT FROM"
+    newest_first: str = "DESC NULLS LAST"
+    float32_dims: bool = False
+
+    @property
+    def stored_bytes(self) -> str:
+        return self.value_bytes or f"{self.size}(s.value)"
+
+    @property
+    def namespaces(self) -> str:  # prefix, items, bytes, with TTL, expired, newest update
+        return f"SELECT s.prefix, count(*), sum({self.stored_bytes}), {{with_ttl}}, {{expired}}, max(s.updated_at) " \
+               "FROM store s GROUP BY s.prefix"
+
+    @property
+    def vectors_by_namespace(self) -> str:  # prefix, rows, bytes
+        return f"SELECT prefix, count(*), sum({self.size}(embedding)) FROM store_vectors GROUP BY prefix"
+
+    @property
+    def items(self) -> str:  # key, bytes, created, updated, expires, ttl, vector rows; bound: prefix, limit, offset
+        columns, m = _COLUMNS.format(bytes=self.stored_bytes), self.mark
+        return f"SELECT {columns} FROM store s WHERE s.prefix = {m} ORDER BY {{order}} LIMIT {m} OFFSET {m}"
+
+    @property
+    def item(self) -> str:  # the same columns and the value; bound: prefix, key
+        columns = _COLUMNS.format(bytes=self.stored_bytes)
+        return f"SELECT {columns}, s.value FROM store s WHERE s.prefix = {self.mark} AND s.key = {self.mark}"
+
+    @property
+    def item_vectors(self) -> str:  # field_name, bytes, created, updated; bound: prefix, key
+        return f"SELECT field_name, {self.size}(embedding), created_at, updated_at FROM store_vectors " \
+               f"WHERE prefix = {self.mark} AND key = {self.mark} ORDER BY field_name"
+
+    @property
+    def growth_created(self) -> str:  # day, items, bytes
+        return f"SELECT {self.day.format('s.created_at')}, count(*), sum({self.stored_bytes}) FROM store s GROUP BY 1"
+
+    @property
+    def growth_updated(self) -> str:  # day, items
+        updated, created = self.day.format("updated_at"), self.day.format("created_at")
+        return f"SELECT {updated}, count(*) FROM store WHERE {updated} {self.differs} {created} GROUP BY 1"
+
+    count = "SELECT count(*) FROM store"  # every item
+
+    @property
+    def orders(self) -> dict[str, str]:  # ITEM_SORTS -> ORDER BY clause
+        return {"key": "s.key", "updated": f"s.updated_at {self.newest_first}, s.key",
+                "bytes": f"{self.stored_bytes} DESC, s.key"}
+
+    @property
+    def ttl(self) -> dict[str, str]:  # the holes {expires}, {ttl}, {with_ttl}, {expired} over the TTL columns
+        return {"expires": "s.expires_at", "ttl": "s.ttl_minutes", "with_ttl": "count(s.expires_at)",
+                "expired": self.expired}
 
 
 class MemoryReader:
@@ -79,7 +135,7 @@ class MemoryReader:
         return "store_vectors" in self.tables
 
     def _sql(self, template: str, order: str = "") -> str:
-        holes = dict(self.dialect.ttl if self.has_ttl else self.dialect.no_ttl)
+        holes = dict(self.dialect.ttl if self.has_ttl else NO_TTL)
         holes["vectors"] = ("(SELECT count(*) FROM store_vectors v WHERE v.prefix = s.prefix AND v.key = s.key)"
                             if self.has_vectors else "0")
         holes["order"] = order

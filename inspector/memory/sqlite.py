@@ -20,25 +20,15 @@ from ..store.model import StoreError
 from ..store.sqlite.connect import ReadOnlySqlite, bound
 from .reading import Dialect, MemoryReader
 
-_BYTES = "(CASE WHEN typeof(s.value) = 'blob' THEN length(s.value) ELSE length(CAST(s.value AS BLOB)) END)"
-_COLUMNS = f"s.key, {_BYTES}, s.created_at, s.updated_at, {{expires}}, {{ttl}}, {{vectors}}"
-
+# A BLOB's length from its row header; a text's as bytes. SQLite's DESC puts a missing update last by itself.
 SQLITE = Dialect(
-    namespaces=f"SELECT s.prefix, count(*), sum({_BYTES}), {{with_ttl}}, {{expired}}, max(s.updated_at) "
-               "FROM store s GROUP BY s.prefix",
-    vectors_by_namespace="SELECT prefix, count(*), sum(length(embedding)) FROM store_vectors GROUP BY prefix",
-    items=f"SELECT {_COLUMNS} FROM store s WHERE s.prefix = ? ORDER BY {{order}} LIMIT ? OFFSET ?",
-    item=f"SELECT {_COLUMNS}, s.value FROM store s WHERE s.prefix = ? AND s.key = ?",
-    item_vectors="SELECT field_name, length(embedding), created_at, updated_at FROM store_vectors "
-                 "WHERE prefix = ? AND key = ? ORDER BY field_name",
-    growth_created=f"SELECT substr(s.created_at, 1, 10), count(*), sum({_BYTES}) FROM store s GROUP BY 1",
-    growth_updated="SELECT substr(updated_at, 1, 10), count(*) FROM store "
-                   "WHERE substr(updated_at, 1, 10) IS NOT substr(created_at, 1, 10) GROUP BY 1",
-    count="SELECT count(*) FROM store",
-    orders={"key": "s.key", "updated": "s.updated_at DESC, s.key", "bytes": f"{_BYTES} DESC, s.key"},
-    ttl={"expires": "s.expires_at", "ttl": "s.ttl_minutes", "with_ttl": "count(s.expires_at)",
-         "expired": "sum(s.expires_at < ?)"},  # LangGraph's own sweep: expires_at < CURRENT_TIMESTAMP, as text
-    no_ttl={"expires": "NULL", "ttl": "NULL", "with_ttl": "0", "expired": "0"},
+    mark="?",
+    size="length",
+    value_bytes="(CASE WHEN typeof(s.value) = 'blob' THEN length(s.value) ELSE length(CAST(s.value AS BLOB)) END)",
+    day="substr({}, 1, 10)",
+    differs="IS NOT",
+    newest_first="DESC",
+    expired="sum(s.expires_at < ?)",  # LangGraph's own sweep: expires_at < CURRENT_TIMESTAMP, as text
     float32_dims=True,
 )
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from ..formatting import TIME_UNITS, scaled
+
 LONGEST_TIME_TEXT = 64  # a stored "time" longer than this is no time LangGraph wrote: not parsed
 
 
@@ -42,13 +44,7 @@ def time_problem(column: str, value: Any) -> str | None:
 def span(seconds: float) -> str:
     """``45 s``, ``12 min``, ``3.5 h``, ``2.0 days``."""
     seconds = abs(seconds)
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 86_400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86_400:.1f} days"
+    return scaled(seconds, TIME_UNITS) or f"{seconds:.0f} s"
 
 
 def expiry_text(expires_at: datetime | None, ttl_minutes: float | None, now: datetime) -> str:

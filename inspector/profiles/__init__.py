@@ -7,7 +7,7 @@ channels and no app's reducers, so a field's reducer is unknown and replay says
 unverified. An app profile (``profiles.deerflow``, ...) applies to a thread only
 on evidence in the data (``Profile.evidence``: the store's layout, metadata
 markers, what the thread's newest checkpoint holds: its channels and the shapes of
-their values, ``Profile.shapes``; a name holding another app's type counts against)
+their values, ``Evidence.shapes``; a name holding another app's type counts against)
 or when the operator names it (``--profile``, setting ``profile``). A thread that
 shows no app of its own is read like the store's other threads when they agree and
 nothing in it contradicts them (``store_context``). ``choose`` says which one and
@@ -64,6 +64,7 @@ from .profile import (
     BASE,
     FALLBACK,
     PROFILE_MODULES,
+    Evidence,
     Profile,
     ProfileError,
     Reading,
@@ -78,6 +79,7 @@ __all__ = [
     "CHOSEN_SECONDS",
     "EVIDENCE_KIND",
     "DEFAULT",
+    "Evidence",
     "FALLBACK",
     "PROFILE_MODULES",
     "Profile",

@@ -122,7 +122,7 @@ def schema_of_reading(chosen: Reading) -> Any:
     operator = loaded.operator_schema() if loaded is not None else None
     if operator is not None:
         return operator
-    schema = chosen.profile.schema()
+    schema = chosen.profile.schema
     if schema is None:
         from ..schema.model import Schema
 

@@ -31,13 +31,13 @@ def named_profile() -> str | None:
 
 def against(profile: Profile, facts: ThreadFacts) -> tuple[str, ...]:
     """What in the thread's newest values is shaped otherwise than ``profile`` expects, in words."""
-    return judge(profile.shapes, facts, profile.title).against
+    return judge(profile.evidence.shapes, facts, profile.title).against
 
 
 def _contradicted(profile: Profile, facts: ThreadFacts) -> bool:
     """A value of one of the profile's distinctive channels shaped otherwise (``viewed_images`` a list)."""
-    judged = judge(profile.shapes, facts, profile.title)
-    return bool(judged.distinctive_foreign(profile.shapes))
+    judged = judge(profile.evidence.shapes, facts, profile.title)
+    return bool(judged.distinctive_foreign(profile.evidence.shapes))
 
 
 def choose(facts: ThreadFacts, named: str | None = None, context: StoreTally | None = None) -> Reading:
@@ -48,7 +48,7 @@ def choose(facts: ThreadFacts, named: str | None = None, context: StoreTally | N
     named = named if named is not None else _named[0]
     if named:
         profile = profile_named(named)
-        clues = profile.evidence(facts)
+        clues = profile.evidence.clues(facts)
         foreign = against(profile, facts)
         because = f"; the data shows {', '.join(clues)}" if clues else ""
         though = f"; though {'; '.join(foreign)}" if foreign else ""
@@ -57,7 +57,7 @@ def choose(facts: ThreadFacts, named: str | None = None, context: StoreTally | N
     for profile in profiles():
         if profile.name == BASE:
             continue
-        clues = profile.evidence(facts)
+        clues = profile.evidence.clues(facts)
         if clues:
             foreign = against(profile, facts)
             though = f"; though {'; '.join(foreign)}" if foreign else ""
@@ -84,7 +84,7 @@ def in_context(facts: ThreadFacts, context: StoreTally) -> Reading | None:
         return None
     name, count = usual
     profile = profile_named(name)
-    known = {rule.channel for rule in profile.shapes}
+    known = {rule.channel for rule in profile.evidence.shapes}
     if against(profile, facts) or any(c not in known for c in facts.channels if not is_internal_channel(c)):
         return None
     shown = ", ".join(sorted(c for c in facts.held if not is_internal_channel(c))) or "no channel"

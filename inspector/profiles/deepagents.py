@@ -17,14 +17,15 @@ requests read as in LangChain agents.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
 from ..schema.model import DeferredSchema
-from . import Profile, ThreadFacts
+from . import Evidence, ThreadFacts, langchain_agent
 from .chat import SubagentResult
-from .langchain_agent import HITL, MARKER_KEY, TODOS, marker, middleware_hooks
+from .langchain_agent import MARKER_KEY, TODOS, marker, middleware_hooks
 from .shape_rules import MESSAGES, ShapeRule, judge, map_keyed_by
 
 MARKER = "deepagents"
@@ -85,17 +86,15 @@ def subagent_result(message: dict[str, Any]) -> SubagentResult | None:
     return SubagentResult(found[0], found[1]) if found is not None else None
 
 
-PROFILE = Profile(
+# A LangChain agent (its human-in-the-loop requests, its todo board) with deepagents' own state and subagents
+PROFILE = replace(
+    langchain_agent.PROFILE,
     name="deepagents",
     title="deepagents",
     description="deepagents' create_deep_agent: files in state, task subagents, delta channels",
-    evidence=evidence,
-    shapes=SHAPES,
-    markers=frozenset({MARKER_KEY}),
-    schema=lambda: SCHEMA,
-    knowledge=frozenset({HITL}),
+    evidence=Evidence(evidence, SHAPES, markers=frozenset({MARKER_KEY})),
+    schema=SCHEMA,
     chat=SimpleNamespace(subagent_result=subagent_result),
-    field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items
     texts={"files.none": FILES_IN_STATE},
     searched={"messages": "messages", "files": "files"},  # files: its virtual filesystem, keyed by path
 )

@@ -35,7 +35,7 @@ def _identity(store: Any) -> str:
 def _marker_keys() -> frozenset[str]:
     from .profile import profiles
 
-    return frozenset(key for profile in profiles() for key in profile.markers)
+    return frozenset(key for profile in profiles() for key in profile.evidence.markers)
 
 
 def _markers(meta: Any, keys: frozenset[str]) -> dict[str, Any]:

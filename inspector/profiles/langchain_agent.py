@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any
 
 from ..schema.model import DeferredSchema
-from . import Profile, ThreadFacts
+from . import Evidence, Profile, ThreadFacts
 from .shape_rules import MESSAGES, ShapeRule, is_map, judge, list_of
 
 MARKER_KEY = "ls_integration"
@@ -154,10 +154,8 @@ PROFILE = Profile(
     name="langchain-agent",
     title="LangChain agent",
     description="langchain's create_agent and its middleware: todo list, human-in-the-loop, summarisation",
-    evidence=evidence,
-    shapes=SHAPES,
-    markers=frozenset({MARKER_KEY}),
-    schema=lambda: SCHEMA,
+    evidence=Evidence(evidence, SHAPES, markers=frozenset({MARKER_KEY})),
+    schema=SCHEMA,
     knowledge=frozenset({HITL}),
     field_views={"todos": "todo board"},  # the todo list middleware's {content, status} items
     searched={"messages": "messages"},

@@ -9,7 +9,7 @@ unless the operator names the app's schema (``--schema``), so replay says
 from __future__ import annotations
 
 from ..schema.model import Schema
-from . import Profile, ThreadFacts
+from . import Evidence, Profile, ThreadFacts
 
 GENERIC_SCHEMA = Schema("LangGraph (reducers unknown)", (), {})
 
@@ -46,8 +46,8 @@ PROFILE = Profile(
     name="langgraph",
     title="LangGraph",
     description="any LangGraph app: LangGraph's own channels and rules, no app's reducers or texts",
-    evidence=evidence,
-    schema=lambda: GENERIC_SCHEMA,
+    evidence=Evidence(evidence),
+    schema=GENERIC_SCHEMA,
     texts=TEXTS,
     field_views=FIELD_VIEWS,
     searched={"messages": "messages"},  # read only where its value looks like LangChain messages

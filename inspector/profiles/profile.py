@@ -28,17 +28,26 @@ FALLBACK = "deerflow"
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """How a thread is recognised as an app's. ``clues(facts)``: the clues in the data that this app wrote the
+    thread, as short phrases (empty: none), the app's own decision from its store, its metadata markers, its
+    channels and their shapes; ``shapes``: what the app's channels hold (``shape_rules.ShapeRule`` each), so a
+    value of another type counts against the app and the reading says so; ``markers``: the metadata keys
+    ``clues`` reads (kept, as short values, with a thread's facts in the analysis cache)."""
+
+    clues: Callable[[ThreadFacts], list[str]]
+    shapes: tuple[ShapeRule, ...] = ()
+    markers: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class Profile:
     """One app's knowledge.
 
     ``name``: the word the operator names it by (``--profile deerflow``); ``title``: how pages name it;
-    ``description``: one line of what it knows; ``evidence(facts)``: the clues in the data that this app
-    wrote the thread, as short phrases (empty: none), the app's own decision from its store, its metadata
-    markers, its channels and their shapes; ``shapes``: what the app's channels hold (``shape_rules.ShapeRule``
-    each), so a value of another type counts against the app and the reading says so; ``markers``: the
-    metadata keys ``evidence`` reads (kept, as short values, with a thread's facts in the analysis cache);
-    ``schema()``: the app's state schema,
-    returned without cost when a thread's reading starts (``inspector.schema.Schema``; a
+    ``description``: one line of what it knows; ``evidence``: what the choice of a thread's profile reads of
+    the app (``Evidence``); ``schema``: the app's state schema,
+    taken without cost when a thread's reading starts (``inspector.schema.Schema``; a
     ``schema.model.DeferredSchema`` when reading it imports the app's package, built when a reducer or a
     field is first asked for; ``DEFAULT`` for DeerFlow's ThreadState; None: every reducer unknown);
     ``knowledge``: named pieces other packages ask for (``knows``); ``texts``: advice and wording by key,
@@ -78,8 +87,8 @@ class Profile:
     name: str
     title: str
     description: str
-    evidence: Callable[[ThreadFacts], list[str]]
-    schema: Callable[[], Any]
+    evidence: Evidence
+    schema: Any
     knowledge: frozenset[str] = frozenset()
     texts: Mapping[str, str] = field(default_factory=dict)
     value_lints: tuple[Callable[..., list[dict[str, Any]]], ...] = ()
@@ -95,8 +104,6 @@ class Profile:
     searched: Mapping[str, str] = field(default_factory=dict)
     searches_strings: bool = False
     media: Callable[[], Any] | None = None
-    shapes: tuple[ShapeRule, ...] = ()
-    markers: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

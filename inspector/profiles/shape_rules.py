@@ -1,4 +1,4 @@
-"""Shapes a profile expects of its channels (``Profile.shapes``), and how a thread's shapes are judged by them.
+"""Shapes a profile expects of its channels (``Evidence.shapes``), and how a thread's shapes are judged by them.
 
 Two apps may share a field's name but not its type: DeerFlow's ``viewed_images`` is a map keyed by path
 with a map per image, another app's may be a list of URLs. A ``ShapeRule`` says what an app's channel holds

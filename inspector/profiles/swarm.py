@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from ..schema.model import DeferredSchema
-from . import Profile, ThreadFacts
+from . import Evidence, Profile, ThreadFacts
 from .shape_rules import MESSAGES, ShapeRule, judge, kind_is
 
 ACTIVE_AGENT = "active_agent"
@@ -49,8 +49,7 @@ PROFILE = Profile(
     name="swarm",
     title="langgraph-swarm",
     description="multi-agent handoffs with langgraph-swarm: transfer_to_* tools and the active_agent channel",
-    evidence=evidence,
-    shapes=SHAPES,
-    schema=lambda: SCHEMA,
+    evidence=Evidence(evidence, SHAPES),
+    schema=SCHEMA,
     searched={"messages": "messages"},
 )

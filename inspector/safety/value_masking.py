@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .secret_names import is_secret_key, secret_kind
@@ -49,6 +50,21 @@ COUNT_FIELDS = frozenset({"channel_bytes", "written", "fields", "thresholds", "t
 MEMO_LONGEST = 512  # strings up to this length are masked once per value walked
 
 
+class _MaskedOnce(dict):
+    """Strings masked by ``mask``, each once: a string is masked when first looked up, and remembered (None where
+    nothing changed) when it is no longer than ``MEMO_LONGEST``."""
+
+    def __init__(self, mask: Callable[[str], str]) -> None:
+        super().__init__()
+        self.mask = mask
+
+    def __missing__(self, item: str) -> str | None:
+        masked = self.mask(item)
+        if len(item) <= MEMO_LONGEST:
+            self[item] = None if masked is item else masked
+        return masked
+
+
 class MaskingWalk:
     """One walk over one value with one redactor (``keys=False``: the text shapes only; ``keep_bytes``: masked
     UTF-8 bytes stay bytes; ``names``: namespaces masked as names too); ``value(obj, forced=None)`` gives the
@@ -60,18 +76,13 @@ class MaskingWalk:
         self.keep_bytes = keep_bytes
         self.names = NAME_FIELDS | NAMESPACE_FIELDS if names else NAME_FIELDS
         self.seen: dict[int, Any] = {}
-        # a value's strings repeat (keys, statuses, node names): each is masked once (``None``: unchanged)
-        self.texts: dict[str, str | None] = {}
+        # a value's strings repeat (keys, statuses, node names): each is masked once as text, once as a name
+        self.texts = _MaskedOnce(redactor.text)
+        self.names_masked = _MaskedOnce(redactor.name)
         self.kinds: dict[str, str] = {}
 
     def text(self, text: str) -> str:
-        try:
-            masked = self.texts[text]
-        except KeyError:
-            masked = self.r.text(text)
-            if len(text) <= MEMO_LONGEST:
-                self.texts[text] = None if masked is text else masked
-            return masked
+        masked = self.texts[text]
         return text if masked is None else masked  # the caller's own object when nothing changed
 
     def name(self, field: str, item: Any) -> Any:
@@ -82,14 +93,7 @@ class MaskingWalk:
 
     def as_name(self, item: str) -> str:
         """``item`` masked as a name (``Redactor.name``), once per walk."""
-        key = "\x00name:" + item  # memoised apart from the same text masked as text
-        try:
-            masked = self.texts[key]
-        except KeyError:
-            masked = self.r.name(item)
-            if len(item) <= MEMO_LONGEST:
-                self.texts[key] = None if masked is item else masked
-            return masked
+        masked = self.names_masked[item]
         return item if masked is None else masked
 
     def secret_kind(self, name: Any) -> str:

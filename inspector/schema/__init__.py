@@ -22,7 +22,7 @@ DeerFlow's ThreadState as ``default_schema`` reads it from the source (its reduc
 has loaded ``reading``; ``thread_state`` (which imports LangChain's messages) and LangGraph's
 reading load when a schema is read the way LangGraph reads it (``active``, ``load_schema``).
 
-May import ``store`` (a saver factory's loader, its errors); nothing else of ``inspector``.
+May import ``store`` (a saver factory's loader, its errors) and ``lazy_names``; nothing else of ``inspector``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import importlib
 import sys
 from typing import Any
 
+from ..lazy_names import loader
 from .default import DEFAULT, DEFAULT_SCHEMA_NAME, MESSAGE_REDUCERS, SchemaDrift, drift_between, thread_schema  # noqa: F401
 
 _EXPORTS = {name: ".reading" for name in (
@@ -57,9 +58,4 @@ def resolve(schema: Any) -> Any:
     return importlib.import_module(".reading", __name__).active()
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = loader(__name__, _EXPORTS)

@@ -122,6 +122,18 @@ def delta_chains(store: Store, thread_id: str, ns: str = "") -> DeltaChains:
     return report
 
 
+# Rows in a form LangGraph cannot read as stored: the lint's kind, and what it says of the channel ``label``,
+# ``count`` rows in that form, the first at ``step``
+FORM_LINTS = {
+    "cut": ("cut-chain", "{label} cannot be rebuilt at {count} checkpoint(s) (from step {step}): the checkpoints "
+                         "holding its seed were deleted (the oldest of this thread are gone) while the rows after them "
+                         "still need it; LangGraph would rebuild it from the surviving writes alone, silently short"),
+    "sentinel": ("sentinel", "{label} is stored as LangGraph 1.2 alpha's sentinel at {count} checkpoint(s): the "
+                             "installed LangGraph no longer reads that form (it takes the marker as an empty value and "
+                             "replays nothing); the inspector rebuilds it from the writes, as the alpha did"),
+}
+
+
 def _lints(report: DeltaChains, name: str, observed: bool) -> list[DeltaLint]:
     rows = [r for r in report.rows if r.channel == name]
     forms = report.forms(name)
@@ -137,20 +149,11 @@ def _lints(report: DeltaChains, name: str, observed: bool) -> list[DeltaLint]:
             "the thread was written before and after a change of channel mode. LangGraph reads a full row as a plain "
             "seed, so the values hold, but sizes, replay depths and a retention that keeps only the newest rows differ "
             "between the two parts", first_delta.checkpoint_id))
-    cut = [r for r in rows if r.form == "cut"]
-    if cut:
-        found.append(DeltaLint(
-            "cut-chain", name,
-            f"{label} cannot be rebuilt at {len(cut)} checkpoint(s) (from step {cut[0].step}): the checkpoints holding "
-            "its seed were deleted (the oldest of this thread are gone) while the rows after them still need it; "
-            "LangGraph would rebuild it from the surviving writes alone, silently short", cut[0].checkpoint_id))
-    sentinels = [r for r in rows if r.form == "sentinel"]
-    if sentinels:
-        found.append(DeltaLint(
-            "sentinel", name,
-            f"{label} is stored as LangGraph 1.2 alpha's sentinel at {len(sentinels)} checkpoint(s): the installed "
-            "LangGraph no longer reads that form (it takes the marker as an empty value and replays nothing); the "
-            "inspector rebuilds it from the writes, as the alpha did", sentinels[0].checkpoint_id))
+    for form, (kind, says) in FORM_LINTS.items():
+        at = [r for r in rows if r.form == form]
+        if at:
+            found.append(DeltaLint(kind, name, says.format(label=label, count=len(at), step=at[0].step),
+                                   at[0].checkpoint_id))
     frequency = report.frequencies[name]
     deepest = max(rows, key=lambda r: r.replayed, default=None)
     if deepest is not None and deepest.replayed > FAR_PAST * frequency:

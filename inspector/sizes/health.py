@@ -188,14 +188,13 @@ def corrupt_flags(thread_id: str, rows: list[CheckpointSizes]) -> list[Flag]:
     )]
 
 
+# The settings the flags' thresholds are read from
+THRESHOLDS = ("oversize_state_bytes", "oversize_field_bytes", "uncleared_images_after", "max_messages_without_summary")
+
+
 def health_settings_note(settings: Settings) -> dict[str, int]:
     """The thresholds the flags were raised with."""
-    return {
-        "oversize_state_bytes": settings.oversize_state_bytes,
-        "oversize_field_bytes": settings.oversize_field_bytes,
-        "uncleared_images_after": settings.uncleared_images_after,
-        "max_messages_without_summary": settings.max_messages_without_summary,
-    }
+    return {name: getattr(settings, name) for name in THRESHOLDS}
 
 
 @reads_thread

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import DEFAULT, Profile
+from .. import DEFAULT, Evidence, Profile
 from ..pieces import ARTIFACTS, HIDDEN_MESSAGES, USER_DATA, VIEWED_IMAGES
 from . import checkpoint_kinds, messages
 from .evidence import MARKERS, SHAPES, evidence
@@ -60,10 +60,8 @@ PROFILE = Profile(
     name="deerflow",
     title="DeerFlow",
     description="DeerFlow's ThreadState, its nine reducers, user-data folders, viewed images and middleware",
-    evidence=evidence,
-    shapes=SHAPES,
-    markers=frozenset(MARKERS),
-    schema=lambda: DEFAULT,
+    evidence=Evidence(evidence, SHAPES, markers=frozenset(MARKERS)),
+    schema=DEFAULT,
     knowledge=KNOWLEDGE,
     # in delta mode (checkpoint_channel_mode: delta) messages is a DeltaChannel folded with merge_message_writes
     texts={**TEXTS, "delta-fold:messages": "merge_message_writes"},
