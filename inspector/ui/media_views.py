@@ -151,7 +151,7 @@ def file_preview(found: Any, user_data: UserData | None, state: CheckpointState,
                                        state.checkpoint_ns, what=what, path=found.path)
         st.download_button("Download", data=produce, file_name=path.rsplit("/", 1)[-1],
                            mime=preview.mime_type or "application/octet-stream", icon=":material/download:",
-                           key=f"dl-{key}-{key_text(found.path)}")
+                           on_click="ignore", key=f"dl-{key}-{key_text(found.path)}")
 
 
 def _download(path: str, user_data: UserData) -> bytes:
