@@ -23,17 +23,27 @@ from ..model import (
 )
 from .serialize import checkpoint_bytes, cid, ns_of, plain, writes_bytes
 
+_ONE_BY_ONE = 50  # threads asked for one by one at the most; beyond, one pass over the whole saver
+
 
 class SaverThreads:
     """Thread listing, totals and branches (a mixin of ``SaverStore``: needs ``_list``)."""
 
+    def _listed(self, wanted: set[str] | None) -> list[CheckpointTuple]:
+        """The checkpoints of ``wanted`` threads (every thread: None), every namespace. A few threads are listed
+        one by one (``list`` decodes every checkpoint it returns: asking for each thread reads only theirs),
+        many in one pass over the saver."""
+        if wanted is None or len(wanted) > _ONE_BY_ONE:
+            return [t for t in self._list(None) if wanted is None or t.config["configurable"]["thread_id"] in wanted]
+        return [t for tid in sorted(wanted) for t in self._list({"configurable": {"thread_id": tid}})
+                if t.config["configurable"]["thread_id"] == tid]
+
     def _by_thread(self, search: str | None, only: Sequence[str] | None = None) -> dict[str, list[CheckpointTuple]]:
+        """Each thread's checkpoints (``only`` those threads, when given); ``search`` keeps the threads whose id
+        or metadata hold it."""
         grouped: dict[str, list[CheckpointTuple]] = defaultdict(list)
-        wanted = None if only is None else set(only)
-        for tup in self._list(None):
-            tid = tup.config["configurable"]["thread_id"]
-            if wanted is None or tid in wanted:
-                grouped[tid].append(tup)
+        for tup in self._listed(None if only is None else set(only)):
+            grouped[tup.config["configurable"]["thread_id"]].append(tup)
         if search:
             needle = search.lower()
             grouped = {
@@ -46,9 +56,9 @@ class SaverThreads:
                         newest_only: bool = False) -> list[tuple[str, dict[str, Any]]]:
         wanted, needle = None if thread_ids is None else set(thread_ids), search.lower()
         found: dict[str, list[CheckpointTuple]] = defaultdict(list)
-        for tup in self._list(None) if wanted is None or wanted else ():
+        for tup in self._listed(wanted) if wanted is None or wanted else ():
             tid = tup.config["configurable"]["thread_id"]
-            if (wanted is None or tid in wanted) and (needle in tid.lower() or _metadata_holds(tup, needle)):
+            if needle in tid.lower() or _metadata_holds(tup, needle):
                 found[tid].append(tup)
         picked = ((tid, [max(tuples, key=cid)] if newest_only else tuples) for tid, tuples in found.items())
         return [(tid, plain(dict(t.metadata or {})).value) for tid, tuples in picked for t in tuples]
