@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
+from collections.abc import Hashable
+from typing import Any, Callable
 
 import streamlit as st
 
@@ -14,6 +15,7 @@ from ..history.location import Location
 from ..history.node_colours import NodeColours
 from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
+from ..profiles import in_force
 from ..store.not_utf8 import quoted
 from . import graph_figure, names, play_view, routes
 from .diff_view import MISMATCH_MARK
@@ -24,6 +26,13 @@ from .tables import EXACT, frame_of, in_units
 PAGE_SIZE = 40
 PLAY_KEY = play_view.PLAY_KEY
 Select = Callable[[Location], None]
+# ``memo(key, compute)``: ``compute()``, kept while the thread's history holds what it did (``ThreadHistory.memo``):
+# work over the whole history (the slider's names, the summary) is done once, not on every step
+Memo = Callable[[Hashable, Callable[[], Any]], Any]
+
+
+def _computed(key: Hashable, compute: Callable[[], Any]) -> Any:
+    return compute()
 
 
 def location_of(history: History, key: Key) -> Location:
@@ -66,10 +75,11 @@ def _slider_labels(history: History, path: list[Key], index: int,
 
 def navigator(history: History, key: Key, select: Select,
               made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None,
-              leave: Callable[[], None] | None = None) -> None:
+              leave: Callable[[], None] | None = None, memo: Memo = _computed) -> None:
     """Play, previous / next along the selected checkpoint's branch (also the left / right arrow keys), a step
-    slider whose steps are named by ``made_for(keys)`` (their attributions), and Play's speed and view; with
-    ``leave``, the presenter view's controls: everything in one row, no slider, and Leave (Esc) calling it."""
+    slider whose steps are named by ``made_for(keys)`` (their attributions, the names kept by ``memo``), and
+    Play's speed and view; with ``leave``, the presenter view's controls: everything in one row, no slider, and
+    Leave (Esc) calling it."""
     compact = leave is not None
     path = play_view.line(history, key)  # the branch Play walks, where the step is on it
     index = path.index(key)
@@ -109,7 +119,9 @@ def navigator(history: History, key: Key, select: Select,
         slider_col.caption(f"Playing this branch from checkpoint {index + 1} of {len(path)}; Pause, Prev or Next stop it")
     elif len(path) > 1:
         slider_key = f"nav_slider_{key_text(*key)}"
-        labels = _slider_labels(history, path, index, made_for)
+        window = index if len(path) > SLIDER_NAMED else None  # the steps named move with the selected one
+        labels = memo(("slider", path[0], path[-1], len(path), window, in_force().name, made_for is None),
+                      lambda: _slider_labels(history, path, index, made_for))
         chosen = slider_col.select_slider(
             "Checkpoint on this branch", options=list(range(len(path))), value=index,
             format_func=labels.__getitem__, key=slider_key,
@@ -137,11 +149,11 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
            complete: Callable[[list[Key]], None] | None = None,
            marks_for: Callable[[list[Key]], dict[Key, str]] | None = None,
            made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None,
-           colours: NodeColours | None = None) -> None:
+           colours: NodeColours | None = None, memo: Memo = _computed) -> None:
     """The checkpoint tree and table of one page of the history; ``complete(keys)`` reads that page's full
     rows, ``marks_for(keys)`` gives that page's replay marks when ``marks`` does not, ``made_for(keys)`` their
     attributions (which tasks produced each checkpoint, what they wrote); ``colours``: the thread's node colours
-    (the tree's dots)."""
+    (the tree's dots); ``memo`` keeps the summary of the whole history."""
     pages = history.page_count(PAGE_SIZE)
     page = history.page_of(key, PAGE_SIZE)
     if pages > 1:
@@ -153,7 +165,7 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
     if not marks and marks_for is not None:
         marks = marks_for(keys)
     made = made_for(keys) if made_for is not None else {}
-    st.caption(_summary(history))
+    st.caption(memo(("summary", in_force().name), lambda: _summary(history)))
     _problems(history)
     _replay_warning(history, marks or {})
     if len(history) == 1:  # nothing to pick from: the one row as text, no chart or grid to load
