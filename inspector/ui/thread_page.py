@@ -232,6 +232,11 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     with left:
         guarded("History", _history, store, thread, key)
         guarded("Schema drift", _drift, store, thread.thread_id, history)
+    moved = timeline_view.stepped()
+    if moved:  # stepping through the branch: the step further on in that direction is read while this one shows
+        path = play_view.line(history, key)
+        index = path.index(key) + moved
+        play_view.read_steps(store, thread, path[index:index + 1] if 0 <= index < len(path) else [])
 
 
 def _selected(store: Store, thread_id: str, row: CheckpointRow) -> None:

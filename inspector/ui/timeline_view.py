@@ -100,12 +100,13 @@ def navigator(history: History, key: Key, select: Select,
         else:
             play_view.start(history, path, index, select)
         st.rerun()
-    if prev_col.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev",
-                       shortcut="Left", help="The previous step on this branch (left arrow key)"):
-        _step_to(history, path[index - 1], select, playing)
-    if next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next",
-                       shortcut="Right", help="The next step on this branch (right arrow key)"):
-        _step_to(history, path[index + 1], select, playing)
+    # Prev / Next move in their callbacks, before the click's run: one run shows the step, not a run and a rerun
+    prev_col.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev",
+                    shortcut="Left", help="The previous step on this branch (left arrow key)",
+                    on_click=_step, args=(history, path, key, select, -1))
+    next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next",
+                    shortcut="Right", help="The next step on this branch (right arrow key)",
+                    on_click=_step, args=(history, path, key, select, 1))
     if compact:
         with controls:
             play_view.controls(compact=True)
@@ -138,11 +139,26 @@ def navigator(history: History, key: Key, select: Select,
         st.caption("Reached the newest checkpoint of this branch.")
 
 
-def _step_to(history: History, key: Key, select: Select, playing: bool) -> None:
-    if playing:
-        play_view.stop()  # Prev / Next pause Play
-    select(_location(history, key))
-    st.rerun()
+STEPPED_KEY = "nav_stepped"  # the move (-1 Prev, 1 Next) that led to this run, for ``stepped``
+
+
+def stepped() -> int:
+    """The move Prev (-1) or Next (1) made to the step this run shows, 0 for anything else (read once)."""
+    return st.session_state.pop(STEPPED_KEY, 0)
+
+
+def _step(history: History, path: list[Key], key: Key, select: Select, by: int) -> None:
+    """Prev (``by`` -1) / Next (1) from ``key`` on ``path``, the page's run drew them at; while Play runs, from
+    the frame its last tick drew (the page has not run since), and Play pauses."""
+    if play_view.playing(history.node(key).row.thread_id):
+        play_view.stop()
+        at = st.session_state.get(play_view.AT_KEY)
+        key = at if at in path else key
+    st.session_state.pop(play_view.MOVED_KEY, None)  # the step chosen here, not the one Play last moved to
+    index = path.index(key) + by
+    if 0 <= index < len(path):
+        select(_location(history, path[index]))
+        st.session_state[STEPPED_KEY] = by
 
 
 def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None,
