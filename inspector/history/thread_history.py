@@ -11,13 +11,16 @@ read in full (``Store.checkpoint_rows``: step and source from metadata), once.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 from ..store import CheckpointRow, Store, WriteKey
 from .attribution import Attribution, attribute, last_writes, newest_writing, writes_needed
 from .lineage import History, Key, build_history, key_of
 from .node_colours import NodeColours, thread_colours
+
+T = TypeVar("T")
+MEMO_ENTRIES = 32  # results kept by ``memo``: a few views of a few branches under a few profiles
 
 
 class ThreadHistory:
@@ -41,6 +44,8 @@ class ThreadHistory:
         self._made: dict[Key, Attribution] = {}  # attributions given so far: a checkpoint's never changes once
         # its rows and writes are read, but for the newest (``follow``) and rows completed since
         self._colours: tuple[int, NodeColours] | None = None  # (rows held, their colours)
+        self._version = 0  # moves when rows are completed or followed (the attributions given are forgotten then)
+        self._memo: dict[Hashable, tuple[int, Any]] = {}  # key -> (version it was computed at, result)
 
     @property
     def oldest_root(self) -> Key | None:
@@ -58,6 +63,21 @@ class ThreadHistory:
         if self._colours is None or self._colours[0] != held:
             self._colours = (held, thread_colours(self._order))
         return self._colours[1]
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, kept under ``key`` while what this history holds stays as it was: once rows are
+        completed or newer checkpoints followed, it is computed anew. ``key`` names everything else
+        the result depends on (the branch, the profile in force, ...)."""
+        version = self._version  # before: rows completed while computing make the result older than them
+        found = self._memo.get(key)
+        if found is not None and found[0] == version:
+            return found[1]
+        value = compute()
+        with self._lock:
+            if len(self._memo) >= MEMO_ENTRIES:
+                self._memo.clear()
+            self._memo[key] = (version, value)
+        return value
 
     def complete(self, store: Store, keys: list[Key], rows: list[CheckpointRow] = ()) -> None:
         """Read the full rows (metadata: step, source, kind) of ``keys`` and of their parents (a row's kind
@@ -79,6 +99,7 @@ class ThreadHistory:
                 self._rows[key] = row
                 if key in self.history.nodes:
                     self.history.node(key).row = row
+            self._version += 1  # last: a result computed from this version saw every row above
 
     def write_keys(self, store: Store, keys: list[Key]) -> dict[Key, list[WriteKey]]:
         """The write keys (``Store.write_keys``) of ``keys``, each read once: several views of one page share them."""
@@ -140,4 +161,5 @@ class ThreadHistory:
             self.history.node_name = self._node_name
             self._write_keys.pop(newest_key, None)  # its step may have finished since: its writes are read again
             self._made.clear()
+            self._version += 1
         return fresh

@@ -18,7 +18,9 @@ from .long_text import show_markdown
 from .media_views import attachment_opener
 from .values import show_value
 
-RECENT = 60
+# Messages drawn until all are asked for: each is several elements the browser lays out again at every step
+# through a long thread, and a screen shows a few of them
+RECENT = 30
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "tool": ":material/build:",
            "system": ":material/settings:"}
 

@@ -1,7 +1,7 @@
 """What a Play frame reads, and reads ahead: the diff of a step against its parent (``compare``, kept in the
 bounded cache), the next ``AHEAD`` frames read in a background thread (``prefetch``), and the tree chart's spec
 made steady from frame to frame (``steady``, ``arrow_datasets``). ``play_view`` runs Play; ``frame_view`` draws
-each frame from these."""
+each frame from these. Outside Play, the step Prev / Next leads to next is read the same way (``read_steps``)."""
 
 from __future__ import annotations
 
@@ -79,26 +79,36 @@ def compare(store: Store, row: CheckpointRow) -> StateDiff:
 
 
 _AHEAD_LOCK = threading.Lock()
-_READING_AHEAD: dict[tuple[str, str], threading.Thread] = {}  # (store, thread) -> the thread reading its frames ahead
+_READING_AHEAD: dict[tuple[str, ...], threading.Thread] = {}  # (store, thread[, what]) -> the thread reading ahead
 
 
 def prefetch(store: Store, thread: ThreadHistory, path: list[Key], index: int, chosen: str) -> threading.Thread | None:
     """Read the next ``AHEAD`` frames of ``path`` (rows, attributions, decoded checkpoints, the diff when frames
     show it) into the bounded caches in a background thread, off the frame's run; one such thread per store and
     thread at a time (a frame that finds one still reading leaves it be). Returns the thread started, if any."""
-    name = (store.url, thread.thread_id)
-    upcoming = path[index + 1: index + 1 + AHEAD]
-    if not upcoming:
+    if not path[index + 1: index + 1 + AHEAD]:
         return None
+    return _reader((store.url, thread.thread_id), "play-read-ahead", _read_ahead,
+                   (store, thread, path, index, chosen, profiles.asked(store, thread.thread_id)))
+
+
+def read_steps(store: Store, thread: ThreadHistory, keys: list[Key]) -> threading.Thread | None:
+    """Read what the thread page shows of each of ``keys`` (their rows' page, decoded checkpoints, the
+    attributions of their fields) into the bounded caches in a background thread, off the page's run: the step
+    Prev / Next leads to next is then drawn from what is read. One such thread per store and thread at a time."""
+    if not keys:
+        return None
+    return _reader((store.url, thread.thread_id, "steps"), "step-read-ahead", _read_steps, (store, thread, keys))
+
+
+def _reader(name: tuple[str, ...], title: str, target: Any, args: tuple[Any, ...]) -> threading.Thread | None:
     with _AHEAD_LOCK:
         running = _READING_AHEAD.get(name)
         if running is not None and running.is_alive():
             return None
         for done in [k for k, t in _READING_AHEAD.items() if not t.is_alive()]:
             del _READING_AHEAD[done]
-        worker = threading.Thread(target=_read_ahead, args=(store, thread, path, index, chosen,
-                                                            profiles.asked(store, thread.thread_id)),
-                                  name="play-read-ahead", daemon=True)
+        worker = threading.Thread(target=target, args=args, name=title, daemon=True)
         _READING_AHEAD[name] = worker
     worker.start()
     return worker
@@ -122,4 +132,20 @@ def _read_ahead(store: Store, thread: ThreadHistory, path: list[Key], index: int
                     model_input_view.step_input(store, row, data.state(store, row.thread_id, row.checkpoint_id,
                                                                        row.checkpoint_ns))
     except Exception:  # noqa: BLE001 - only a head start: the frame reads what failed again and shows the problem
+        return
+
+
+def _read_steps(store: Store, thread: ThreadHistory, keys: list[Key]) -> None:
+    """What the thread page reads for each of ``keys`` when it is selected, but its drawing (no profile: none of
+    it depends on one)."""
+    from .timeline_view import PAGE_SIZE
+
+    try:
+        history = thread.history
+        for key in keys:
+            thread.complete(store, history.page(history.page_of(key, PAGE_SIZE), PAGE_SIZE))
+            row = history.node(key).row
+            state = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
+            thread.last_writes(store, key, list(state.values))
+    except Exception:  # noqa: BLE001 - only a head start: the page reads what failed again and shows the problem
         return

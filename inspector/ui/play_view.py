@@ -50,6 +50,7 @@ from .play_frames import (  # noqa: F401 (Play's frames: named here too)
     arrow_datasets,
     compare,
     prefetch,
+    read_steps,
     steady,
 )
 

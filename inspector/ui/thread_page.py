@@ -183,7 +183,8 @@ def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
                          complete=lambda keys: thread.complete(store, keys),
                          marks_for=lambda keys: diff_view.cached_marks(
                              store, thread.thread_id, [history.node(k).row for k in keys]),
-                         made_for=lambda keys: thread.attributions(store, keys), colours=thread.node_colours())
+                         made_for=lambda keys: thread.attributions(store, keys), colours=thread.node_colours(),
+                         memo=thread.memo)
 
 
 def _drift(store: Store, thread_id: str, history: History) -> None:
@@ -221,7 +222,7 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     history = thread.history
     row = history.node(key).row
     guarded("Navigator", timeline_view.navigator, history, key, select,
-            made_for=lambda keys: thread.attributions(store, keys))
+            made_for=lambda keys: thread.attributions(store, keys), memo=thread.memo)
     if play_view.playing(thread.thread_id):
         play_view.stage(store, thread, key, select, play_view.speed())
         return
@@ -231,6 +232,11 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     with left:
         guarded("History", _history, store, thread, key)
         guarded("Schema drift", _drift, store, thread.thread_id, history)
+    moved = timeline_view.stepped()
+    if moved:  # stepping through the branch: the step further on in that direction is read while this one shows
+        path = play_view.line(history, key)
+        index = path.index(key) + moved
+        play_view.read_steps(store, thread, path[index:index + 1] if 0 <= index < len(path) else [])
 
 
 def _selected(store: Store, thread_id: str, row: CheckpointRow) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
+from collections.abc import Hashable
+from typing import Any, Callable
 
 import streamlit as st
 
@@ -14,6 +15,7 @@ from ..history.location import Location
 from ..history.node_colours import NodeColours
 from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
+from ..profiles import in_force
 from ..store.not_utf8 import quoted
 from . import graph_figure, names, play_view, routes
 from .diff_view import MISMATCH_MARK
@@ -24,6 +26,13 @@ from .tables import EXACT, frame_of, in_units
 PAGE_SIZE = 40
 PLAY_KEY = play_view.PLAY_KEY
 Select = Callable[[Location], None]
+# ``memo(key, compute)``: ``compute()``, kept while the thread's history holds what it did (``ThreadHistory.memo``):
+# work over the whole history (the slider's names, the summary) is done once, not on every step
+Memo = Callable[[Hashable, Callable[[], Any]], Any]
+
+
+def _computed(key: Hashable, compute: Callable[[], Any]) -> Any:
+    return compute()
 
 
 def location_of(history: History, key: Key) -> Location:
@@ -66,10 +75,11 @@ def _slider_labels(history: History, path: list[Key], index: int,
 
 def navigator(history: History, key: Key, select: Select,
               made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None,
-              leave: Callable[[], None] | None = None) -> None:
+              leave: Callable[[], None] | None = None, memo: Memo = _computed) -> None:
     """Play, previous / next along the selected checkpoint's branch (also the left / right arrow keys), a step
-    slider whose steps are named by ``made_for(keys)`` (their attributions), and Play's speed and view; with
-    ``leave``, the presenter view's controls: everything in one row, no slider, and Leave (Esc) calling it."""
+    slider whose steps are named by ``made_for(keys)`` (their attributions, the names kept by ``memo``), and
+    Play's speed and view; with ``leave``, the presenter view's controls: everything in one row, no slider, and
+    Leave (Esc) calling it."""
     compact = leave is not None
     path = play_view.line(history, key)  # the branch Play walks, where the step is on it
     index = path.index(key)
@@ -90,12 +100,13 @@ def navigator(history: History, key: Key, select: Select,
         else:
             play_view.start(history, path, index, select)
         st.rerun()
-    if prev_col.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev",
-                       shortcut="Left", help="The previous step on this branch (left arrow key)"):
-        _step_to(history, path[index - 1], select, playing)
-    if next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next",
-                       shortcut="Right", help="The next step on this branch (right arrow key)"):
-        _step_to(history, path[index + 1], select, playing)
+    # Prev / Next move in their callbacks, before the click's run: one run shows the step, not a run and a rerun
+    prev_col.button("Prev", icon=":material/chevron_left:", disabled=index == 0, key="nav_prev",
+                    shortcut="Left", help="The previous step on this branch (left arrow key)",
+                    on_click=_step, args=(history, path, key, select, -1))
+    next_col.button("Next", icon=":material/chevron_right:", disabled=index == len(path) - 1, key="nav_next",
+                    shortcut="Right", help="The next step on this branch (right arrow key)",
+                    on_click=_step, args=(history, path, key, select, 1))
     if compact:
         with controls:
             play_view.controls(compact=True)
@@ -109,7 +120,9 @@ def navigator(history: History, key: Key, select: Select,
         slider_col.caption(f"Playing this branch from checkpoint {index + 1} of {len(path)}; Pause, Prev or Next stop it")
     elif len(path) > 1:
         slider_key = f"nav_slider_{key_text(*key)}"
-        labels = _slider_labels(history, path, index, made_for)
+        window = index if len(path) > SLIDER_NAMED else None  # the steps named move with the selected one
+        labels = memo(("slider", path[0], path[-1], len(path), window, in_force().name, made_for is None),
+                      lambda: _slider_labels(history, path, index, made_for))
         chosen = slider_col.select_slider(
             "Checkpoint on this branch", options=list(range(len(path))), value=index,
             format_func=labels.__getitem__, key=slider_key,
@@ -126,22 +139,37 @@ def navigator(history: History, key: Key, select: Select,
         st.caption("Reached the newest checkpoint of this branch.")
 
 
-def _step_to(history: History, key: Key, select: Select, playing: bool) -> None:
-    if playing:
-        play_view.stop()  # Prev / Next pause Play
-    select(_location(history, key))
-    st.rerun()
+STEPPED_KEY = "nav_stepped"  # the move (-1 Prev, 1 Next) that led to this run, for ``stepped``
+
+
+def stepped() -> int:
+    """The move Prev (-1) or Next (1) made to the step this run shows, 0 for anything else (read once)."""
+    return st.session_state.pop(STEPPED_KEY, 0)
+
+
+def _step(history: History, path: list[Key], key: Key, select: Select, by: int) -> None:
+    """Prev (``by`` -1) / Next (1) from ``key`` on ``path``, the page's run drew them at; while Play runs, from
+    the frame its last tick drew (the page has not run since), and Play pauses."""
+    if play_view.playing(history.node(key).row.thread_id):
+        play_view.stop()
+        at = st.session_state.get(play_view.AT_KEY)
+        key = at if at in path else key
+    st.session_state.pop(play_view.MOVED_KEY, None)  # the step chosen here, not the one Play last moved to
+    index = path.index(key) + by
+    if 0 <= index < len(path):
+        select(_location(history, path[index]))
+        st.session_state[STEPPED_KEY] = by
 
 
 def render(history: History, key: Key, select: Select, marks: dict[Key, str] | None = None,
            complete: Callable[[list[Key]], None] | None = None,
            marks_for: Callable[[list[Key]], dict[Key, str]] | None = None,
            made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None,
-           colours: NodeColours | None = None) -> None:
+           colours: NodeColours | None = None, memo: Memo = _computed) -> None:
     """The checkpoint tree and table of one page of the history; ``complete(keys)`` reads that page's full
     rows, ``marks_for(keys)`` gives that page's replay marks when ``marks`` does not, ``made_for(keys)`` their
     attributions (which tasks produced each checkpoint, what they wrote); ``colours``: the thread's node colours
-    (the tree's dots)."""
+    (the tree's dots); ``memo`` keeps the summary of the whole history."""
     pages = history.page_count(PAGE_SIZE)
     page = history.page_of(key, PAGE_SIZE)
     if pages > 1:
@@ -153,7 +181,7 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
     if not marks and marks_for is not None:
         marks = marks_for(keys)
     made = made_for(keys) if made_for is not None else {}
-    st.caption(_summary(history))
+    st.caption(memo(("summary", in_force().name), lambda: _summary(history)))
     _problems(history)
     _replay_warning(history, marks or {})
     if len(history) == 1:  # nothing to pick from: the one row as text, no chart or grid to load
