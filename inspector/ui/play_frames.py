@@ -92,13 +92,14 @@ def prefetch(store: Store, thread: ThreadHistory, path: list[Key], index: int, c
                    (store, thread, path, index, chosen, profiles.asked(store, thread.thread_id)))
 
 
-def read_steps(store: Store, thread: ThreadHistory, keys: list[Key]) -> threading.Thread | None:
+def read_steps(store: Store, thread: ThreadHistory, keys: list[Key], page_size: int) -> threading.Thread | None:
     """Read what the thread page shows of each of ``keys`` (their rows' page, decoded checkpoints, the
     attributions of their fields) into the bounded caches in a background thread, off the page's run: the step
     Prev / Next leads to next is then drawn from what is read. One such thread per store and thread at a time."""
     if not keys:
         return None
-    return _reader((store.url, thread.thread_id, "steps"), "step-read-ahead", _read_steps, (store, thread, keys))
+    return _reader((store.url, thread.thread_id, "steps"), "step-read-ahead", _read_steps,
+                   (store, thread, keys, page_size))
 
 
 def _reader(name: tuple[str, ...], title: str, target: Any, args: tuple[Any, ...]) -> threading.Thread | None:
@@ -135,15 +136,13 @@ def _read_ahead(store: Store, thread: ThreadHistory, path: list[Key], index: int
         return
 
 
-def _read_steps(store: Store, thread: ThreadHistory, keys: list[Key]) -> None:
+def _read_steps(store: Store, thread: ThreadHistory, keys: list[Key], page_size: int) -> None:
     """What the thread page reads for each of ``keys`` when it is selected, but its drawing (no profile: none of
     it depends on one)."""
-    from .timeline_view import PAGE_SIZE
-
     try:
         history = thread.history
         for key in keys:
-            thread.complete(store, history.page(history.page_of(key, PAGE_SIZE), PAGE_SIZE))
+            thread.complete(store, history.page(history.page_of(key, page_size), page_size))
             row = history.node(key).row
             state = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
             thread.last_writes(store, key, list(state.values))

@@ -236,7 +236,8 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
     if moved:  # stepping through the branch: the step further on in that direction is read while this one shows
         path = play_view.line(history, key)
         index = path.index(key) + moved
-        play_view.read_steps(store, thread, path[index:index + 1] if 0 <= index < len(path) else [])
+        play_view.read_steps(store, thread, path[index:index + 1] if 0 <= index < len(path) else [],
+                             timeline_view.PAGE_SIZE)
 
 
 def _selected(store: Store, thread_id: str, row: CheckpointRow) -> None:
