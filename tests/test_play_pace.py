@@ -9,7 +9,7 @@ from inspector.history.lineage import build_history
 from inspector.history.thread_history import ThreadHistory
 from inspector.history.tree_chart import tree_chart, tree_data
 from inspector.store import open_store
-from inspector.ui.play_view import AHEAD, DIFF, WINDOW, arrow_datasets, next_index, prefetch, steady
+from inspector.ui.play_view import AHEAD, DIFF, WINDOW, arrow_datasets, next_index, prefetch, read_steps, steady
 
 
 def test_a_tick_moves_one_step_on_time_and_skips_at_most_one_when_late():
@@ -86,3 +86,22 @@ def test_the_frames_ahead_are_read_off_the_frames_run(research):
     assert not worker.is_alive()
     assert not any(history.node(k).row.keys_only for k in ahead), "their rows were read ahead"
     assert prefetch(store, thread, path, len(path) - 1, DIFF) is None  # nothing ahead of the newest step
+
+
+def test_the_step_next_or_prev_leads_to_is_read_ahead_with_its_page(research):
+    store, _ = research
+    thread = ThreadHistory(store, "demo-research")
+    history = thread.history
+    path = history.path_through(history.head)
+    page_size = 4
+    target = path[9]
+    page = history.page(history.page_of(target, page_size), page_size)
+    assert target in page and all(history.node(k).row.keys_only for k in page)
+    assert read_steps(store, thread, [], page_size) is None  # nothing further on
+    worker = read_steps(store, thread, [target], page_size)
+    assert worker is not None
+    worker.join(timeout=120)
+    assert not worker.is_alive()
+    assert not any(history.node(k).row.keys_only for k in page), "the step's page of rows was read ahead"
+    elsewhere = [k for k in history.ordered if k not in page]
+    assert any(history.node(k).row.keys_only for k in elsewhere), "and no more than its page"
