@@ -43,14 +43,20 @@ def messages_view(value: Any, ctx: Any) -> None:
     if len(shown) > RECENT and not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
         st.caption(f"The newest {RECENT} of {len(shown)} messages.")
         shown = shown[-RECENT:]
-    # One place per turn, in order, filled newest first: the newest message reaches the browser first.
-    places = [st.container() for _ in shown]
+    # One bubble per turn, in order, filled newest first: the newest message reaches the browser first (the
+    # bubble is the place: no container around it, one element fewer per message at every step)
+    bubbles = [bubble(turn) for turn in shown]
     messages = value if isinstance(value, list) else []
     opener = attachment_opener(ctx) if getattr(ctx, "state", None) is not None else None
-    for place, turn in zip(reversed(places), reversed(shown)):
-        with place:
-            images = inline_images(messages[turn.index]) if everything and turn.index < len(messages) else []
-            show_turn(turn, turns, show_ids, everything, images, open_file=opener)
+    for place, turn in zip(reversed(bubbles), reversed(shown)):
+        images = inline_images(messages[turn.index]) if everything and turn.index < len(messages) else []
+        show_turn(turn, turns, show_ids, everything, images, open_file=opener, place=place)
+
+
+def bubble(turn: Turn) -> Any:
+    """The chat bubble of one message, empty: ``show_turn`` fills it."""
+    return st.chat_message(turn.role if turn.role in ("user", "assistant") else turn.role[:1] or "?",
+                           avatar=AVATARS.get(turn.role))
 
 
 def image_part(part: Part, image: InlineImage | None) -> None:
@@ -70,13 +76,16 @@ def image_part(part: Part, image: InlineImage | None) -> None:
 THUMBNAIL = (240, 240)
 
 
-def _part(part: Part, image: InlineImage | None = None, as_text: bool = False) -> None:
+def _part(part: Part, image: InlineImage | None = None, as_text: bool = False, lead: str | None = None) -> None:
     """One part of a message; ``as_text``: a tool's output, shown as the text it is (monospaced, line breaks
-    kept, ``# notes`` never a heading), where a person's or the model's words are Markdown."""
+    kept, ``# notes`` never a heading), where a person's or the model's words are Markdown; ``lead``: the
+    message's header, drawn in the part's element (Markdown text only) or above it."""
+    if lead is not None and (part.kind != "text" or as_text):
+        st.markdown(lead)
     if part.kind == "text" and as_text:
         st.text(plain(part.text))
     elif part.kind == "text":
-        show_markdown(part.text)
+        show_markdown(part.text, lead=lead)
     elif part.kind == "image":
         image_part(part, image)
     else:
@@ -112,21 +121,27 @@ def _subagent(turn: Turn) -> None:
 
 def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
               images: list[InlineImage] | None = None, note: str | None = None,
-              open_file: Callable[[Any, str], None] | None = None) -> None:
+              open_file: Callable[[Any, str], None] | None = None, place: Any = None) -> None:
     """One message as a chat bubble (its plain text monospaced by ``page_css.MONOSPACED``); ``everything``: as
     stored (hidden marks kept, no tag stripping), with the thumbnails of its inline ``images``; ``note`` is a
-    line shown under its header; ``open_file`` offers to open each attachment (``media_views.attachment_opener``)."""
-    with st.chat_message(turn.role if turn.role in ("user", "assistant") else turn.role[:1] or "?",
-                         avatar=AVATARS.get(turn.role)):
-        st.markdown(_header(turn, show_ids))
+    line shown under its header; ``open_file`` offers to open each attachment (``media_views.attachment_opener``);
+    ``place``: the bubble to fill (``bubble``), else one is drawn here."""
+    header = _header(turn, show_ids)
+    if turn.type == "tool" and turn.answers is not None:  # on the header's line: one element fewer per result
+        header += (f" · :gray[result of the call in message #{turn.answers}]"
+                   + (f" (call id {code_span(turn.tool_call_id)})" if show_ids else ""))
+    parts = list(enumerate(turn.parts if everything else turn.shown_parts))
+    # the header in the first part's element when nothing comes between them (fewer elements at every step)
+    lead = (not note and not turn.hidden and turn.subagent is None and not turn.attachments and not turn.reasoning
+            and bool(parts))
+    with place if place is not None else bubble(turn):
+        if not lead:
+            st.markdown(header)
         if note:
             st.caption(f":material/schedule: {literal(note)}")
         if turn.hidden:
             who = f"{in_force().title}'s UI hides it" if knows(HIDDEN_MESSAGES) else "hidden"
             st.caption(f":material/visibility_off: {who}: {literal(turn.hidden)}")
-        if turn.type == "tool" and turn.answers is not None:
-            st.caption(f"result of the call in message #{turn.answers}"
-                       + (f" (call id {code_span(turn.tool_call_id)})" if show_ids else ""))
         _subagent(turn)
         for i, attachment in enumerate(turn.attachments):
             size = f" · {human_bytes(attachment.size)}" if attachment.size is not None else ""
@@ -139,13 +154,9 @@ def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
         if turn.reasoning:
             with st.expander("Reasoning"):
                 st.text(plain(turn.reasoning))
-        by_part = {image.part: image for image in images or []}
-        if everything:
-            for i, part in enumerate(turn.parts):
-                _part(part, by_part.get(i), as_text=turn.type == "tool")
-        else:
-            for part in turn.shown_parts:
-                _part(part, as_text=turn.type == "tool")
+        by_part = {image.part: image for image in images or []} if everything else {}
+        for n, (i, part) in enumerate(parts):
+            _part(part, by_part.get(i), as_text=turn.type == "tool", lead=header if lead and not n else None)
         for stripped in turn.stripped:
             st.caption(f":material/content_cut: {literal(stripped.note)}" + (" (shown above as stored)" if everything else ""))
         for call in turn.tool_calls:

@@ -13,14 +13,16 @@ from . import audit_trail
 from .inert import literal
 
 
-def show_markdown(text: object, key: str | None = None) -> None:
+def show_markdown(text: object, key: str | None = None, lead: str | None = None) -> None:
     """``text`` with its Markdown formatting, where nothing loads; the links it names behind a click.
 
     A very long text is cut for display (``cut_for_display``): the page says so, with the whole size, and
-    offers the whole text (as the views have it: masked) as a download. ``key`` names that download."""
+    offers the whole text (as the views have it: masked) as a download. ``key`` names that download. ``lead``:
+    a paragraph of the page's own Markdown (text from the data in it made literal) drawn above it, in the same
+    element."""
     text = str(text)
     shown = cut_for_display(text)
-    st.markdown(inert_markdown(shown.text))
+    st.markdown(f"{lead}\n\n{inert_markdown(shown.text)}" if lead else inert_markdown(shown.text))
     if shown.cut:
         st.caption(literal(shown.note()))
         _download_whole(text, key or "text-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16])
