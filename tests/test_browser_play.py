@@ -79,7 +79,9 @@ def test_play_at_two_steps_a_second_reaches_the_last_step_naming_each_node(page,
         assert steps[a] != steps[b], f"steps {a} and {b} follow each other with the same node {steps[a]}"
     # what the browser drew: each frame names its step and that step's node(s) in one element, in order
     shown = [(int(m.group(1)), m.group(2)) for m in map(FRAME.match, frames) if m]
-    assert len(shown) == len(frames) and shown[0][0] == 0 and shown[-1][0] == last, frames
+    # the last frame is drawn half a step before Play ends and the page runs whole on that step (asserted above):
+    # a browser starved by a loaded machine may draw those two runs in one go, never more
+    assert len(shown) == len(frames) and shown[0][0] == 0 and shown[-1][0] in (last - 1, last), frames
     order = [step for step, _ in shown]
     assert order == sorted(order) and set(order) <= set(moved), (order, moved)
     for step, node in shown:
