@@ -357,3 +357,28 @@ def test_a_panel_in_the_link_that_is_none_is_named_escaped_and_cut():
     (said,) = [w.value for w in at.main.warning if "is not understood" in w.value]
     assert said.startswith("panel='\\\\x1b\\[2Jppp") and "(5,004 characters) is not understood (the panels are" in said
     assert "\x1b" not in said and "p" * 200 not in said
+
+
+def test_stepping_keeps_the_drawn_messages_in_place(demo_db):
+    """A long conversation draws its newest 30 to 39 messages from a multiple of ten: the next step, adding a
+    message, draws the same messages first, in the same places (the browser keeps their elements)."""
+    from inspector.state.conversation import conversation
+    from inspector.ui.conversation_view import ANCHOR, RECENT, recent_start
+
+    assert [recent_start(n) for n in (0, 30, 39, 40, 49, 50, 888)] == [0, 0, 0, 10, 10, 20, 850]
+    assert all(RECENT <= n - recent_start(n) < RECENT + ANCHOR for n in range(RECENT, 2_000))
+    with open_store(f"sqlite:///{demo_db}") as store:
+        rows = [r for r in store.timeline("demo-long") if r.checkpoint_ns == "" and r.step is not None]
+        counts = {r.step: len([t for t in conversation(store.state("demo-long", r.checkpoint_id).values.get(
+            "messages", [])) if not t.hidden]) for r in rows}
+    step = next(s for s in sorted(counts) if counts.get(s + 1, 0) > counts[s] >= RECENT + 1
+                and recent_start(counts[s]) == recent_start(counts[s + 1]))
+    drawn = []
+    for at_step in (step, step + 1):
+        at = open_page("thread", thread="demo-long", step=str(at_step))
+        assert not at.exception, at.exception
+        assert f"The newest {counts[at_step] - recent_start(counts[at_step])} of {counts[at_step]} messages." \
+            in all_text(at)
+        drawn.append([all_text(m) for m in at.chat_message])
+    before, after = drawn
+    assert all(before) and len(after) > len(before) >= RECENT and after[:len(before)] == before

@@ -21,6 +21,16 @@ from .values import show_value
 # Messages drawn until all are asked for: each is several elements the browser lays out again at every step
 # through a long thread, and a screen shows a few of them
 RECENT = 30
+# The first message drawn is a multiple of this: a step that adds a message or two keeps the others where they
+# were, and the browser keeps their elements instead of drawing every message again one place further on
+ANCHOR = 10
+
+
+def recent_start(count: int) -> int:
+    """The index of the first of ``count`` messages drawn until all are asked for: at least the newest ``RECENT``,
+    from a multiple of ``ANCHOR`` (fewer than ``RECENT + ANCHOR``)."""
+    return max(0, (count - RECENT) // ANCHOR * ANCHOR)
+
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "tool": ":material/build:",
            "system": ":material/settings:"}
 
@@ -41,8 +51,9 @@ def messages_view(value: Any, ctx: Any) -> None:
         st.caption(f":material/visibility_off: {tally['hidden']} item(s) that are not messages hidden. "
                    "Turn on *Show everything* to see all as stored.")
     if len(shown) > RECENT and not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
-        st.caption(f"The newest {RECENT} of {len(shown)} messages.")
-        shown = shown[-RECENT:]
+        start = recent_start(len(shown))
+        st.caption(f"The newest {len(shown) - start} of {len(shown)} messages.")
+        shown = shown[start:]
     # One bubble per turn, in order, filled newest first: the newest message reaches the browser first (the
     # bubble is the place: no container around it, one element fewer per message at every step)
     bubbles = [bubble(turn) for turn in shown]
