@@ -9,13 +9,14 @@ from pathlib import Path
 import streamlit as st
 
 from inspector.settings import profile_flag, schema_flag, store_flag
-from inspector.ui import audit_trail, connection, gate, page_css, routes
+from inspector.ui import audit_trail, connection, gate, heap, page_css, routes
 
 # A local icon: a Material icon name here would make the browser fetch it from another host.
 ICON = Path(__file__).resolve().parent / "inspector" / "ui" / "favicon.png"
 
 st.set_page_config(page_title="state-inspector", page_icon=str(ICON), layout="wide")
 page_css.apply()  # first: the rules load while the page computes
+heap.freeze_once()  # the first run, before any store is read: modules are not garbage
 gate.gate()  # only the login prompt is drawn until a permitted login is present
 connection.use_schema(schema_flag(sys.argv[1:]), profile_flag(sys.argv[1:]))
 connection.start(store_flag(sys.argv[1:]))
