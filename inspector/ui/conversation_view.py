@@ -20,7 +20,7 @@ from .values import show_value
 
 # Messages drawn until all are asked for: each is several elements the browser lays out again at every step
 # through a long thread, and a screen shows a few of them
-RECENT = 30
+RECENT = 20
 # The first message drawn is a multiple of this: a step that adds a message or two keeps the others where they
 # were, and the browser keeps their elements instead of drawing every message again one place further on
 ANCHOR = 10
@@ -50,8 +50,8 @@ def messages_view(value: Any, ctx: Any) -> None:
     elif not everything and tally["hidden"]:
         st.caption(f":material/visibility_off: {tally['hidden']} item(s) that are not messages hidden. "
                    "Turn on *Show everything* to see all as stored.")
-    if len(shown) > RECENT and not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
-        start = recent_start(len(shown))
+    start = recent_start(len(shown))
+    if start and not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
         st.caption(f"The newest {len(shown) - start} of {len(shown)} messages.")
         shown = shown[start:]
     # One bubble per turn, in order, filled newest first: the newest message reaches the browser first (the
