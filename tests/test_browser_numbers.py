@@ -123,6 +123,9 @@ def test_the_diff_page_says_what_the_cli_says(page, app_url, demo_db, capsys, wi
     page.goto(f"{app_url}/diff?thread=demo-subgraph&replay=1")
     wait_for_app(page, timeout=120_000)
     expect(main_block.get_by_text(line, exact=False).first).to_be_visible(timeout=120_000)  # the CLI's very words
+    expect(main_block.get_by_test_id("stMetricLabel").filter(has_text="Changed without a write")).to_be_visible()
+    assert cut_controls(page) == []  # the replay's counts, each label whole
     page.get_by_text("Replay every step of this thread").click()  # off: the URL follows
     until_url(page, r"^(?!.*replay=1)")
+    wait_for_app(page, timeout=120_000)
     assert cut_controls(page) == []

@@ -196,7 +196,7 @@ def render_verdict(result: ReplayVerdict, compact: bool = False, schema: str | N
     replay_box(replay_status(result), literal(result.summary(schema or schemas.active().name)))
     if compact:
         return
-    a, b, c, d = st.columns(4)
+    a, b, c, d = st.columns([1, 1, 1, 1.5])  # the last label is the longest: whole at 1024 px with the sidebar open
     a.metric("Verified", result.verified, help="field checks whose replay through the reducers matches the store")
     b.metric("Unverified", result.unverified,
              help="field checks the inspector cannot verify: an unknown reducer, values the store does not hold")
