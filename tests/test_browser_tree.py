@@ -59,3 +59,38 @@ def test_the_keyboard_reaches_and_selects_a_checkpoint(page, base_url, path):
     page.wait_for_url(re.compile(f"checkpoint={keys[-2][1]}"))
     wait_for_app(page)
     assert checkpoint(page) == keys[-2][1]
+
+
+def test_stepping_moves_the_mark_in_the_same_chart_and_a_clicked_point_can_be_clicked_again(page, base_url, path):
+    """Prev / Next update the tree the browser has (its rows change, the chart stays); after a click and a step,
+    a click on the same point goes back to it."""
+    history, keys = path
+    target = keys[-5]
+    page.goto(f"{base_url}/thread?thread={THREAD}&checkpoint={target[1]}")
+    wait_for_app(page, timeout=120_000)
+    band = page.locator(f"{CHART} path[aria-label*='checkpoint: {target[1]}']")
+    band.first.wait_for(state="attached")
+    page.evaluate(f"document.querySelector(\"{CHART} svg, {CHART} canvas\").dataset.kept = 'yes'")
+    page.locator(".st-key-nav_next button:visible").click()
+    page.wait_for_url(re.compile(f"checkpoint={keys[-4][1]}"))
+    wait_for_app(page)
+    # the selected point is drawn dark in the same chart element: the browser did not build a new chart
+    kept = page.locator(f"{CHART} [data-kept='yes']")
+    assert kept.count() == 1
+    # the label drawn dark is the selected step's (the newest is row 0 of this branch of one lane)
+    dark = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] text")]
+        .filter(t => t.getAttribute('fill') === '#111827').map(t => t.getAttribute('aria-label'))"""
+    page.wait_for_function(f"({dark})().length === 1 && ({dark})()[0].includes('row: 3;')")
+    # a click on a point, a step away, and the same click again
+    for goal, then in ((keys[-6], keys[-5]), (keys[-6], None)):
+        point = page.locator(f"{CHART} path[aria-label*='checkpoint: {goal[1]}']")
+        point.first.wait_for(state="attached")
+        box = point.bounding_box()
+        page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+        page.wait_for_url(re.compile(f"checkpoint={goal[1]}"))
+        wait_for_app(page)
+        assert checkpoint(page) == goal[1]
+        if then is not None:
+            page.locator(".st-key-nav_next button:visible").click()
+            page.wait_for_url(re.compile(f"checkpoint={then[1]}"))
+            wait_for_app(page)

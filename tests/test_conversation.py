@@ -119,3 +119,23 @@ def test_vision_demo_marks_injected_images(demo_db):
     injected = [t for t in turns if t.hidden and "view-image" in t.hidden]
     assert injected
     assert any(p.kind == "image" and p.size for t in injected for p in t.parts)
+
+
+def test_a_kept_conversation_is_read_once_per_list_and_profile(demo_db):
+    from inspector import profiles
+    from inspector.state.conversation import KEPT, kept_conversation
+
+    with open_store(f"sqlite:///{demo_db}") as store:
+        messages = store.state("demo-research").values["messages"]
+        with profiles.reading(store, "demo-research", named="deerflow"):
+            turns = kept_conversation(messages)
+            assert kept_conversation(messages) is turns  # the same list: read once
+            assert kept_conversation(list(messages)) is not turns  # an equal list is another state's
+            assert [(t.role, t.hidden, t.answers) for t in turns] == [(t.role, t.hidden, t.answers)
+                                                                      for t in conversation(messages)]
+        with profiles.reading(store, "demo-research", named="langgraph"):
+            assert kept_conversation(messages) is not turns  # another profile reads it by its own rules
+        for _ in range(KEPT):
+            kept_conversation([{"type": "human", "content": "hi"}])
+        with profiles.reading(store, "demo-research", named="deerflow"):
+            assert kept_conversation(messages) is not turns  # a bounded number are kept

@@ -105,3 +105,24 @@ def test_the_step_next_or_prev_leads_to_is_read_ahead_with_its_page(research):
     assert not any(history.node(k).row.keys_only for k in page), "the step's page of rows was read ahead"
     elsewhere = [k for k in history.ordered if k not in page]
     assert any(history.node(k).row.keys_only for k in elsewhere), "and no more than its page"
+
+
+def test_the_step_read_ahead_is_read_as_a_conversation_with_the_page_s_profile(research):
+    from inspector import profiles
+    from inspector.state import conversation
+    from inspector.ui import data
+
+    store, _ = research
+    thread = ThreadHistory(store, "demo-research")
+    history = thread.history
+    target = history.path_through(history.head)[7]
+    row = history.node(target).row
+    worker = read_steps(store, thread, [target], 4, conversations=["messages", "no_such_field"])
+    worker.join(timeout=120)
+    messages = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns).values["messages"]
+    kept = [turns for held, _, turns in conversation._KEPT.values() if held is messages]
+    assert len(kept) == 1 and len(kept[0]) == len(messages)
+    with profiles.reading(store, "demo-research"):  # the profile the page reads the thread with
+        assert conversation.kept_conversation(messages) is kept[0]
+    with profiles.reading(store, "demo-research", named="langgraph"):
+        assert conversation.kept_conversation(messages) is not kept[0]

@@ -3,6 +3,7 @@ flow grid, the graph and the step timeline panels, on the demo store and on a re
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -82,11 +83,24 @@ def chart_specs(at) -> list[dict]:
 
 
 def chart_data(at) -> list[list[dict]]:
-    """The rows of each chart whose data Streamlit sent beside its spec (as Arrow)."""
+    """The rows of each chart whose data Streamlit sent beside its spec (as Arrow), and of each named dataset."""
     import pyarrow as pa
 
-    return [pa.ipc.open_stream(el.proto.data.data).read_all().to_pylist()
-            for el in at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart") if el.proto.HasField("data")]
+    charts = at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")
+    return [pa.ipc.open_stream(data.data).read_all().to_pylist()
+            for el in charts for data in ([el.proto.data] if el.proto.HasField("data") else [])
+            + [dataset.data for dataset in el.proto.datasets]]
+
+
+def layer_rows(chart, layer: int) -> list[dict]:
+    """The rows one layer of a chart draws: in its spec, or in the named dataset it names (as Arrow)."""
+    import pyarrow as pa
+
+    data = json.loads(chart.proto.spec)["layer"][layer]["data"]
+    if "values" in data:
+        return data["values"]
+    (found,) = [dataset for dataset in chart.proto.datasets if dataset.name == data["name"]]
+    return pa.ipc.open_stream(found.data.data).read_all().to_pylist()
 
 
 def dot_sources(at) -> list[str]:

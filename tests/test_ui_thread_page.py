@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from test_ui_flow import layer_rows
 from ui_app import all_text, html_text, in_page_links, open_page, shown
 
 from inspector.demo import DEMO_THREADS
@@ -125,8 +126,8 @@ def test_the_slider_names_every_step_as_the_tree_does(histories, named):
     path = history.path_through(history.head)
     options = [slider.format_func(i) for i in range(len(path))]
     assert options == [named["demo-vision"][k] for k in path]
-    tree = next(json.loads(c.proto.spec) for c in charts(at) if (c.key or "").startswith("tree"))
-    labels = {p["checkpoint"]: p["label"] for p in tree["layer"][1]["data"]["values"]}
+    tree = next(c for c in charts(at) if (c.key or "").startswith("tree"))
+    labels = {p["checkpoint"]: p["label"] for p in layer_rows(tree, 1)}
     assert all(options[i] == literal(f"step {labels[k[1]]}") for i, k in enumerate(path) if k[1] in labels)
     assert sum("→" in o for o in options) >= len(path) // 2
 

@@ -13,6 +13,8 @@ chat rules (generic LangGraph) hides, strips and attaches nothing.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -201,6 +203,34 @@ def conversation(messages: Any) -> list[Turn]:
         for call in turn.tool_calls:
             if call.result is None:
                 turn.notes.append(f"call {call.name} ({quoted(str(call.id))}) has no result yet")
+    return turns
+
+
+# Conversations ``kept_conversation`` keeps: the step a page shows, the one read ahead of it, a few more
+KEPT = 8
+_KEPT: OrderedDict[tuple[int, int], tuple[list, Any, list[Turn]]] = OrderedDict()
+_KEPT_LOCK = threading.Lock()
+
+
+def kept_conversation(messages: Any) -> list[Turn]:
+    """``conversation(messages)``, kept for the same list under the same profile: a decoded state the dashboard
+    keeps is read as a conversation once, whether its page runs again or the step was read ahead. The turns are
+    shared: read them, never change them."""
+    if not isinstance(messages, list):
+        return conversation(messages)
+    profile = in_force()
+    key = (id(messages), id(profile))
+    with _KEPT_LOCK:
+        found = _KEPT.get(key)
+        if found is not None and found[0] is messages and found[1] is profile:  # the list itself, not its id's heir
+            _KEPT.move_to_end(key)
+            return found[2]
+    turns = conversation(messages)
+    with _KEPT_LOCK:
+        _KEPT[key] = (messages, profile, turns)  # held here: its id names no other list while it is kept
+        _KEPT.move_to_end(key)
+        while len(_KEPT) > KEPT:
+            _KEPT.popitem(last=False)
     return turns
 
 

@@ -11,7 +11,7 @@ from ..formatting import human_bytes
 from ..media.images import thumbnail
 from ..profiles import in_force, knows
 from ..profiles.pieces import HIDDEN_MESSAGES
-from ..state.conversation import Part, Turn, conversation, counts
+from ..state.conversation import Part, Turn, counts, kept_conversation
 from ..state.model_input import InlineImage, inline_images
 from .inert import code_span, literal, plain
 from .long_text import show_markdown
@@ -36,7 +36,7 @@ AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "to
 
 
 def messages_view(value: Any, ctx: Any) -> None:
-    turns = conversation(value)
+    turns = kept_conversation(value)  # the step Prev / Next leads to was read ahead (``play_frames.read_steps``)
     tally = counts(turns)
     st.caption(literal(" · ".join(f"{n} {role}" for role, n in tally.items() if n)))
     chat_ui = f"{in_force().title}'s UI" if knows(HIDDEN_MESSAGES) else None

@@ -19,7 +19,7 @@ from ..history.lineage import Key
 from ..history.thread_history import ThreadHistory
 from ..history.tree_chart import tree_chart, tree_data
 from ..store import CheckpointRow, Store
-from . import data, frame_html, graph_figure, model_input_view, names, play_frames
+from . import chart_data, data, frame_html, graph_figure, model_input_view, names, play_frames
 
 FRAME_KEY = "play-frame"
 WINDOW_KEY = "play-window"
@@ -105,7 +105,7 @@ def draw(store: Store, thread: ThreadHistory, path: list[Key], index: int, prese
         with words_col, st.container(key=FRAME_KEY):
             st.html(text)
     else:
-        chart = play_frames.arrow_datasets(play_frames.steady(tree_chart(names.shown_tree(
+        chart = chart_data.arrow_datasets(chart_data.steady(tree_chart(names.shown_tree(
             tree_data(history, window, key, made, label_rows=False, colours=thread.node_colours())),
             rows=2 * play_frames.WINDOW + 1)))
         left, right = st.columns([2, 3], gap="medium")

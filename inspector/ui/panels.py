@@ -57,6 +57,11 @@ def field_views() -> dict[str, FieldView]:
     return {**named, **FIELD_VIEWS}
 
 
+def conversation_fields() -> list[str]:
+    """The fields the thread being read draws as a conversation."""
+    return [name for name, view in field_views().items() if view is messages_view]
+
+
 def state_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """The selected checkpoint's state, field by field, through the views of its profile (``field_views``)."""
     render_state(reveal.shown_state(store, state), store, field_views())

@@ -1,7 +1,7 @@
 """What a Play frame reads, and reads ahead: the diff of a step against its parent (``compare``, kept in the
-bounded cache), the next ``AHEAD`` frames read in a background thread (``prefetch``), and the tree chart's spec
-made steady from frame to frame (``steady``, ``arrow_datasets``). ``play_view`` runs Play; ``frame_view`` draws
-each frame from these. Outside Play, the step Prev / Next leads to next is read the same way (``read_steps``)."""
+bounded cache) and the next ``AHEAD`` frames read in a background thread (``prefetch``); the tree chart's spec
+is made steady from frame to frame by ``chart_data``. ``play_view`` runs Play; ``frame_view`` draws each frame
+from these. Outside Play, the step Prev / Next leads to next is read the same way (``read_steps``)."""
 
 from __future__ import annotations
 
@@ -14,49 +14,16 @@ from .. import profiles
 from ..diff import StateDiff, diff
 from ..history.lineage import Key
 from ..history.thread_history import ThreadHistory
+from ..state.conversation import kept_conversation
 from ..store import CheckpointRow, Store
 from . import data, model_input_view
+from .chart_data import arrow_datasets, steady  # noqa: F401 (Play's frames draw with them)
 
 SHOW_KEY = "play_show"
 DIFF = "The diff"
 MODEL_INPUT = "What the model saw"
 WINDOW = 7  # steps drawn on each side of the selected one
 AHEAD = 6  # frames read ahead of the one on screen
-
-
-def steady(spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` with each layer's rows moved to a named dataset (layers drawing the same rows share one): from
-    frame to frame only the datasets change, and the browser updates the chart in place instead of building a
-    new one."""
-    datasets: dict[str, Any] = {}
-    names: dict[int, str] = {}
-    layers = []
-    for i, layer in enumerate(spec.get("layer", [])):
-        values = (layer.get("data") or {}).get("values")
-        if values is None:
-            layers.append(layer)
-            continue
-        name = names.setdefault(id(values), f"layer{i}")
-        if name not in datasets:
-            datasets[name] = [row for row in values if row] or [{"_": 0}]  # an empty layer: one row of nothing
-        layers.append({**layer, "data": {"name": name}})
-    return {**spec, "layer": layers, "datasets": datasets}
-
-
-def arrow_datasets(spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` with its datasets as Arrow bytes, written here in a millisecond instead of through a pandas
-    frame per dataset (a tenth of a frame's time); a dataset Arrow cannot type is left to Streamlit. Arrow is
-    imported here, when Play draws its first frame: a quarter second a thread page's first open need not pay."""
-    import pyarrow as pa  # Streamlit's own dependency: its charts' datasets travel as Arrow
-    from streamlit.dataframe_util import convert_arrow_table_to_arrow_bytes
-
-    def arrow(rows: Any) -> Any:
-        try:
-            return convert_arrow_table_to_arrow_bytes(pa.Table.from_pylist(rows))
-        except (pa.ArrowException, TypeError, ValueError):
-            return rows
-
-    return {**spec, "datasets": {name: arrow(rows) for name, rows in spec.get("datasets", {}).items()}}
 
 
 @st.cache_resource(hash_funcs=data.HASH_FUNCS, ttl=data.TTL, max_entries=data.MAX_ENTRIES, show_spinner=False)
@@ -92,14 +59,16 @@ def prefetch(store: Store, thread: ThreadHistory, path: list[Key], index: int, c
                    (store, thread, path, index, chosen, profiles.asked(store, thread.thread_id)))
 
 
-def read_steps(store: Store, thread: ThreadHistory, keys: list[Key], page_size: int) -> threading.Thread | None:
+def read_steps(store: Store, thread: ThreadHistory, keys: list[Key], page_size: int,
+               conversations: list[str] = ()) -> threading.Thread | None:
     """Read what the thread page shows of each of ``keys`` (their rows' page, decoded checkpoints, the
-    attributions of their fields) into the bounded caches in a background thread, off the page's run: the step
-    Prev / Next leads to next is then drawn from what is read. One such thread per store and thread at a time."""
+    attributions of their fields, the fields in ``conversations`` read as conversations with the page's profile)
+    into the bounded caches in a background thread, off the page's run: the step Prev / Next leads to next is
+    then drawn from what is read. One such thread per store and thread at a time."""
     if not keys:
         return None
     return _reader((store.url, thread.thread_id, "steps"), "step-read-ahead", _read_steps,
-                   (store, thread, keys, page_size))
+                   (store, thread, keys, page_size, list(conversations), profiles.asked(store, thread.thread_id)))
 
 
 def _reader(name: tuple[str, ...], title: str, target: Any, args: tuple[Any, ...]) -> threading.Thread | None:
@@ -136,9 +105,10 @@ def _read_ahead(store: Store, thread: ThreadHistory, path: list[Key], index: int
         return
 
 
-def _read_steps(store: Store, thread: ThreadHistory, keys: list[Key], page_size: int) -> None:
-    """What the thread page reads for each of ``keys`` when it is selected, but its drawing (no profile: none of
-    it depends on one)."""
+def _read_steps(store: Store, thread: ThreadHistory, keys: list[Key], page_size: int, conversations: list[str],
+                named: str | None = None) -> None:
+    """What the thread page reads for each of ``keys`` when it is selected, but its drawing; the fields in
+    ``conversations`` as conversations, read with the profile ``named`` (the page's)."""
     try:
         history = thread.history
         for key in keys:
@@ -146,5 +116,15 @@ def _read_steps(store: Store, thread: ThreadHistory, keys: list[Key], page_size:
             row = history.node(key).row
             state = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns)
             thread.last_writes(store, key, list(state.values))
+        if not conversations:
+            return
+        rows = [node.row for node in history.nodes.values()]
+        with profiles.asking(store, thread.thread_id, named), profiles.reading(store, thread.thread_id, rows=rows):
+            for key in keys:
+                row = history.node(key).row
+                values = data.state(store, row.thread_id, row.checkpoint_id, row.checkpoint_ns).values
+                for name in conversations:
+                    if name in values:
+                        kept_conversation(values[name])
     except Exception:  # noqa: BLE001 - only a head start: the page reads what failed again and shows the problem
         return

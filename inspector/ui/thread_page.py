@@ -237,7 +237,7 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
         path = play_view.line(history, key)
         index = path.index(key) + moved
         play_view.read_steps(store, thread, path[index:index + 1] if 0 <= index < len(path) else [],
-                             timeline_view.PAGE_SIZE)
+                             timeline_view.PAGE_SIZE, panels.conversation_fields())
 
 
 def _selected(store: Store, thread_id: str, row: CheckpointRow) -> None:

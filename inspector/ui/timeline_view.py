@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable
+from functools import partial
 from typing import Any, Callable
 
 import streamlit as st
@@ -18,6 +19,7 @@ from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
 from ..profiles import in_force
 from ..store.not_utf8 import quoted
 from . import graph_figure, names, play_view, routes
+from .chart_data import arrow_datasets, steady
 from .diff_view import MISMATCH_MARK
 from .inert import literal, option_text, show_table
 from .names import key_text
@@ -119,17 +121,14 @@ def navigator(history: History, key: Key, select: Select,
     if playing:
         slider_col.caption(f"Playing this branch from checkpoint {index + 1} of {len(path)}; Pause, Prev or Next stop it")
     elif len(path) > 1:
-        slider_key = f"nav_slider_{key_text(*key)}"
         window = index if len(path) > SLIDER_NAMED else None  # the steps named move with the selected one
         labels = memo(("slider", path[0], path[-1], len(path), window, in_force().name, made_for is None),
                       lambda: _slider_labels(history, path, index, made_for))
-        chosen = slider_col.select_slider(
-            "Checkpoint on this branch", options=list(range(len(path))), value=index,
-            format_func=labels.__getitem__, key=slider_key,
-        )
-        if chosen != index:
-            select(_location(history, path[chosen]))
-            st.rerun()
+        # one slider whatever the step: the browser moves its thumb instead of drawing a new one at every step
+        st.session_state[SLIDER_KEY] = index
+        slider_col.select_slider("Checkpoint on this branch", options=list(range(len(path))),
+                                 format_func=labels.__getitem__, key=SLIDER_KEY, on_change=_slid,
+                                 args=(history, path, select))
     # Play's speed and view side by side where they fit, one under the other where not, each one's options
     # wrapping in a narrow column (``page_css.CHOICES_WRAP``)
     with st.container(horizontal=True, gap="medium", vertical_alignment="bottom", key="nav_choices"):
@@ -137,6 +136,16 @@ def navigator(history: History, key: Key, select: Select,
         play_view.show_choice()
     if not playing and index == len(path) - 1 and st.session_state.pop(play_view.ENDED_KEY, False):
         st.caption("Reached the newest checkpoint of this branch.")
+
+
+SLIDER_KEY = "nav_slider"
+
+
+def _slid(history: History, path: list[Key], select: Select) -> None:
+    """The slider moved to a step of ``path`` (the branch the page's run drew it for): show that step."""
+    chosen = st.session_state.get(SLIDER_KEY)
+    if isinstance(chosen, int) and 0 <= chosen < len(path):
+        select(_location(history, path[chosen]))
 
 
 STEPPED_KEY = "nav_stepped"  # the move (-1 Prev, 1 Next) that led to this run, for ``stepped``
@@ -286,32 +295,54 @@ def _summary(history: History) -> str:
     return " · ".join(parts)
 
 
+# The tree is one chart from step to step (its rows travel as datasets, the selected one marked in them): the
+# browser moves the mark instead of building the chart again. A click on it starts a new chart (the key's
+# number), so the point clicked is not kept selected: clicking it again after a step still goes to it.
+TREE_KEY = "tree"
+TREE_CLICKS_KEY = "tree_clicks"
+TREE_KEYS_KEY = "tree_keys"
+
+
+def _tree_key() -> str:
+    return f"{TREE_KEY}_{st.session_state.get(TREE_CLICKS_KEY, 0)}"
+
+
 def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dict[Key, Attribution],
           colours: NodeColours | None = None) -> None:
     data = names.shown_tree(tree_data(history, keys, key, made, colours=colours))
-    event = st.vega_lite_chart(tree_chart(data), on_select="rerun", selection_mode=SELECTION,
-                               key=f"tree_{key_text(*key)}", width="stretch")
+    st.vega_lite_chart(arrow_datasets(steady(tree_chart(data))), on_select=partial(_tree_picked, history, keys, key, select),
+                       selection_mode=SELECTION, key=_tree_key(), width="stretch")
+    _tree_keys(history, keys, key, select, data)
+
+
+def _tree_picked(history: History, keys: list[Key], key: Key, select: Select) -> None:
+    """A point of the tree (drawn for ``key``, the page of ``keys``) was clicked: show its checkpoint."""
+    event = st.session_state.get(_tree_key())
     picked = (event.selection.get(SELECTION) or []) if event is not None else []
+    st.session_state[TREE_CLICKS_KEY] = st.session_state.get(TREE_CLICKS_KEY, 0) + 1
     if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
         target = names.picked(picked[0], (k[0] for k in keys))
         if target != key and target in history.nodes:
             select(_location(history, target))
-            st.rerun()
-    _tree_keys(history, keys, key, select, data)
 
 
 def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data: TreeData) -> None:
-    """The tree's labels as a list the keyboard reaches (Tab, then the arrow keys or typing, then Enter)."""
+    """The tree's labels as a list the keyboard reaches (Tab, then the arrow keys or typing, then Enter): one
+    list from step to step, showing the selected checkpoint."""
     several = len({p["branch"] for p in data.points}) > 1
     labels = {(p["ns"], p["checkpoint"]): p["label"] + (f" ({p['branch']})" if several else "") for p in data.points}
-    chosen = st.selectbox("Checkpoint (the tree's labels, by keyboard)", keys, index=keys.index(key) if key in keys else None,
-                          format_func=lambda k: option_text(labels.get((names.shown(k[0]), k[1]), k[1])),
-                          key=f"tree_keys_{key_text(*key)}",
-                          placeholder="Choose a checkpoint of this page",
-                          help="Every checkpoint of the tree above, named as it labels them")
+    st.session_state[TREE_KEYS_KEY] = key if key in keys else None
+    st.selectbox("Checkpoint (the tree's labels, by keyboard)", keys,
+                 format_func=lambda k: option_text(labels.get((names.shown(k[0]), k[1]), k[1])),
+                 key=TREE_KEYS_KEY, on_change=_tree_key_chosen, args=(history, key, select),
+                 placeholder="Choose a checkpoint of this page",
+                 help="Every checkpoint of the tree above, named as it labels them")
+
+
+def _tree_key_chosen(history: History, key: Key, select: Select) -> None:
+    chosen = st.session_state.get(TREE_KEYS_KEY)
     if chosen is not None and chosen != key and chosen in history.nodes:
         select(_location(history, chosen))
-        st.rerun()
 
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
