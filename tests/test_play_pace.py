@@ -9,7 +9,8 @@ from inspector.history.lineage import build_history
 from inspector.history.thread_history import ThreadHistory
 from inspector.history.tree_chart import tree_chart, tree_data
 from inspector.store import open_store
-from inspector.ui.play_view import AHEAD, DIFF, WINDOW, arrow_datasets, next_index, prefetch, read_steps, steady
+from inspector.ui.chart_data import arrow_datasets, steady
+from inspector.ui.play_view import AHEAD, DIFF, WINDOW, next_index, prefetch, read_steps
 
 
 def test_a_tick_moves_one_step_on_time_and_skips_at_most_one_when_late():

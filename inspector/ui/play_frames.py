@@ -17,7 +17,6 @@ from ..history.thread_history import ThreadHistory
 from ..state.conversation import kept_conversation
 from ..store import CheckpointRow, Store
 from . import data, model_input_view
-from .chart_data import arrow_datasets, steady  # noqa: F401 (Play's frames draw with them)
 
 SHOW_KEY = "play_show"
 DIFF = "The diff"

@@ -47,11 +47,9 @@ from .play_frames import (  # noqa: F401 (Play's frames: named here too)
     MODEL_INPUT,
     SHOW_KEY,
     WINDOW,
-    arrow_datasets,
     compare,
     prefetch,
     read_steps,
-    steady,
 )
 
 PLAY_KEY = "nav_playing"  # the thread being played: a plain value, not a widget's, so never handed back stale

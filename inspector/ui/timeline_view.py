@@ -124,11 +124,13 @@ def navigator(history: History, key: Key, select: Select,
         window = index if len(path) > SLIDER_NAMED else None  # the steps named move with the selected one
         labels = memo(("slider", path[0], path[-1], len(path), window, in_force().name, made_for is None),
                       lambda: _slider_labels(history, path, index, made_for))
-        # one slider whatever the step: the browser moves its thumb instead of drawing a new one at every step
-        st.session_state[SLIDER_KEY] = index
-        slider_col.select_slider("Checkpoint on this branch", options=list(range(len(path))),
-                                 format_func=labels.__getitem__, key=SLIDER_KEY, on_change=_slid,
-                                 args=(history, path, select))
+        chosen = slider_col.select_slider(
+            "Checkpoint on this branch", options=list(range(len(path))), value=index,
+            format_func=labels.__getitem__, key=f"nav_slider_{key_text(*key)}",
+        )
+        if chosen != index:
+            select(_location(history, path[chosen]))
+            st.rerun()
     # Play's speed and view side by side where they fit, one under the other where not, each one's options
     # wrapping in a narrow column (``page_css.CHOICES_WRAP``)
     with st.container(horizontal=True, gap="medium", vertical_alignment="bottom", key="nav_choices"):
@@ -136,16 +138,6 @@ def navigator(history: History, key: Key, select: Select,
         play_view.show_choice()
     if not playing and index == len(path) - 1 and st.session_state.pop(play_view.ENDED_KEY, False):
         st.caption("Reached the newest checkpoint of this branch.")
-
-
-SLIDER_KEY = "nav_slider"
-
-
-def _slid(history: History, path: list[Key], select: Select) -> None:
-    """The slider moved to a step of ``path`` (the branch the page's run drew it for): show that step."""
-    chosen = st.session_state.get(SLIDER_KEY)
-    if isinstance(chosen, int) and 0 <= chosen < len(path):
-        select(_location(history, path[chosen]))
 
 
 STEPPED_KEY = "nav_stepped"  # the move (-1 Prev, 1 Next) that led to this run, for ``stepped``
@@ -300,7 +292,6 @@ def _summary(history: History) -> str:
 # number), so the point clicked is not kept selected: clicking it again after a step still goes to it.
 TREE_KEY = "tree"
 TREE_CLICKS_KEY = "tree_clicks"
-TREE_KEYS_KEY = "tree_keys"
 
 
 def _tree_key() -> str:
@@ -327,22 +318,17 @@ def _tree_picked(history: History, keys: list[Key], key: Key, select: Select) ->
 
 
 def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data: TreeData) -> None:
-    """The tree's labels as a list the keyboard reaches (Tab, then the arrow keys or typing, then Enter): one
-    list from step to step, showing the selected checkpoint."""
+    """The tree's labels as a list the keyboard reaches (Tab, then the arrow keys or typing, then Enter)."""
     several = len({p["branch"] for p in data.points}) > 1
     labels = {(p["ns"], p["checkpoint"]): p["label"] + (f" ({p['branch']})" if several else "") for p in data.points}
-    st.session_state[TREE_KEYS_KEY] = key if key in keys else None
-    st.selectbox("Checkpoint (the tree's labels, by keyboard)", keys,
-                 format_func=lambda k: option_text(labels.get((names.shown(k[0]), k[1]), k[1])),
-                 key=TREE_KEYS_KEY, on_change=_tree_key_chosen, args=(history, key, select),
-                 placeholder="Choose a checkpoint of this page",
-                 help="Every checkpoint of the tree above, named as it labels them")
-
-
-def _tree_key_chosen(history: History, key: Key, select: Select) -> None:
-    chosen = st.session_state.get(TREE_KEYS_KEY)
+    chosen = st.selectbox("Checkpoint (the tree's labels, by keyboard)", keys, index=keys.index(key) if key in keys else None,
+                          format_func=lambda k: option_text(labels.get((names.shown(k[0]), k[1]), k[1])),
+                          key=f"tree_keys_{key_text(*key)}",
+                          placeholder="Choose a checkpoint of this page",
+                          help="Every checkpoint of the tree above, named as it labels them")
     if chosen is not None and chosen != key and chosen in history.nodes:
         select(_location(history, chosen))
+        st.rerun()
 
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
