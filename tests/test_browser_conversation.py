@@ -10,7 +10,7 @@ from inspector.state.conversation import conversation
 from inspector.store import open_store
 
 THREAD = "demo-deerflow-current"
-MESSAGE = "[data-testid='stChatMessage']"
+MESSAGE = "[data-testid='stChatMessage'], .si-msg"  # a Streamlit bubble, or one drawn as HTML
 
 
 @pytest.fixture(scope="module")

@@ -108,7 +108,7 @@ def test_select_a_middle_checkpoint_then_share_the_link(page, browser, base_url,
     todos = page.locator(".st-key-field-todos")
     expect(todos.get_by_text(first_todo.text).first).to_be_visible()
     shot(page, "thread-page")
-    shot(page.locator("[data-testid='stChatMessage']").first, "thread-message")
+    shot(page.locator("[data-testid='stChatMessage'], .si-msg").first, "thread-message")
     shot(todos, "thread-todos")
 
     fresh = browser.new_context(viewport={"width": 1280, "height": 900})

@@ -114,6 +114,7 @@ def _open_everything(page) -> str:
                 toggle.locator("label").click()
                 wait_for_app(page)
         _click_all(page, f"{MAIN} [data-testid='stExpander'] details:not([open]) > summary")
+        _click_all(page, f"{MAIN} .si-chat details:not([open]) > summary")  # a conversation drawn as HTML
         for mark in page.locator(f"{MAIN} [data-testid='stVegaLiteChart'] path[aria-label]").all()[:6]:
             if mark.is_visible():
                 mark.hover()  # chart tooltips show data too
@@ -167,10 +168,11 @@ def _urls(base: str, db: Path) -> list[str]:
 
 
 def _images_and_links(page, origin: str) -> tuple[list[str], list[str]]:
-    """The sources of the images on screen, and the links to other origins outside the link buttons."""
+    """The sources of the images on screen, and the links to other origins outside the link buttons (and the
+    conversation's lists of the links a text names, drawn as HTML: each opens in a new tab only when clicked)."""
     images = page.locator(f"{MAIN} img").evaluate_all("els => els.map(e => e.src)")
     links = page.locator(f"{MAIN} a[href]").evaluate_all(
-        "els => els.filter(e => !e.closest(\"[data-testid='stLinkButton']\")).map(e => e.href)")
+        "els => els.filter(e => !e.closest(\"[data-testid='stLinkButton'], .si-links\")).map(e => e.href)")
     return images, [href for href in links if is_offsite(href, origin)]
 
 

@@ -30,7 +30,7 @@ def test_a_one_checkpoint_thread_loads_no_heavy_script(page, streamlit_app, benc
     wait_for_app(page, timeout=120_000)
     history = page.locator("[data-testid='stMarkdownContainer'] table").filter(has_text=row.checkpoint_id[-12:])
     expect(history).to_be_visible(timeout=60_000)
-    expect(page.locator("[data-testid='stChatMessage']").first).to_be_visible()
+    expect(page.locator("[data-testid='stChatMessage'], .si-msg").first).to_be_visible()
     page.wait_for_timeout(1_000)  # scripts an element asks for load once it is drawn
     assert scripts and not [name for name in scripts if name.startswith(HEAVY)], sorted(scripts)
     for kind in ("stDataFrame", "stVegaLiteChart", "stCode", "stJson"):
@@ -54,9 +54,10 @@ def test_a_long_thread_shows_tool_output_as_monospaced_text_without_the_highligh
     page.on("response", lambda r: scripts.append(r.url.rsplit("/", 1)[-1]) if r.url.endswith(".js") else None)
     page.goto(f"{base}/thread?thread={LONG_THREAD}")
     wait_for_app(page, timeout=120_000)
-    tool = page.locator("[data-testid='stChatMessage']").filter(has_text="result of the call in message").first
+    messages = page.locator("[data-testid='stChatMessage'], .si-msg")  # Streamlit bubbles, or drawn as HTML
+    tool = messages.filter(has_text="result of the call in message").first
     expect(tool).to_be_visible(timeout=60_000)
-    output = tool.locator("[data-testid='stText'] span").first
+    output = tool.locator("[data-testid='stText'] span, pre.si-plain").first
     expect(output).to_be_visible()
     # the page's own style for message text may reach the browser just after the text itself: wait for it
     expect(output).to_have_css("font-family", re.compile("monospace"))

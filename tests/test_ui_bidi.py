@@ -12,7 +12,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
-from ui_app import open_page
+from ui_app import html_shown, html_text, open_page
 
 from inspector.ui import connection
 
@@ -60,12 +60,14 @@ def test_bidi_controls_in_messages_code_and_json_trees_are_shown_as_code_points(
     assert not at.exception, at.exception
     page = json.dumps(values(at), ensure_ascii=False)
     assert not [c for c in CONTROLS if c in page]
-    markdown = "\n".join(e.value for e in at.markdown)
-    assert "\\\\u202etxt.exe" in markdown  # prose: the backslash escaped, so it reads \u202e
-    assert "to 12-\\\\u200f34" in markdown  # a mark in prose
-    assert "code \\u2066held\\u2069 \\u061c5-6" in markdown  # a fenced block: as written
-    assert "paid acct-\\u202e4321" in [e.value for e in at.text]  # a tool's output
+    assert not [c for c in CONTROLS if c in html_text(at)]  # nor in the messages drawn as HTML
+    prose = "\n".join(html_shown(at, "si-md"))  # the messages' Markdown, as the browser shows it
+    assert "\\u202etxt.exe" in prose  # reads \u202e
+    assert "to 12-\\u200f34" in prose  # a mark in prose
+    assert "code \\u2066held\\u2069 \\u061c5-6" in prose  # a fenced block: as written
+    plain_blocks = html_shown(at, "si-plain")
+    assert "paid acct-\\u202e4321" in plain_blocks  # a tool's output
+    assert any('"acct-\\\\u202e4321"' in block for block in plain_blocks)  # the tool call's arguments, as JSON
     trees = json.dumps([json.loads(e.proto.body) for e in at.json])
-    assert "acct-\\\\u202e4321" in trees  # the tool call's arguments
     assert "key-\\\\u202e" in trees and "value-\\\\u2066" in trees  # a field of the app's own
     assert "mark-\\\\u200e" in trees and "7-\\\\u061c8" in trees

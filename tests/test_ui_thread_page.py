@@ -8,7 +8,7 @@ import re
 
 import pytest
 from test_ui_flow import layer_rows
-from ui_app import all_text, html_text, in_page_links, open_page, shown
+from ui_app import all_text, html_shown, html_text, in_page_links, messages_drawn, open_page, shown
 
 from inspector.demo import DEMO_THREADS
 from inspector.history.attribution import attribute_keys
@@ -95,9 +95,11 @@ def test_deerflow_fields_name_their_reducers_and_state_downloads():
 def test_research_thread_shows_conversation_and_todo_board():
     at = open_page("thread", thread="demo-research")
     text = all_text(at)
-    assert "**assistant**" in text and "**user**" in text
+    drawn = messages_drawn(at)
+    assert any("assistant · #" in m for m in drawn) and any("user · #" in m for m in drawn)
     assert "**Completed**" in text and "**In progress**" in text
-    assert "answered by message" in " ".join(e.label for e in at.expander)
+    # a call's arguments and result behind a click: an expander, or a <details> in a bubble drawn as HTML
+    assert "answered by message" in " ".join([e.label for e in at.expander] + html_shown(at, "si-call"))
 
 
 def test_deep_link_opens_that_checkpoint(histories, named):
@@ -336,13 +338,15 @@ def test_conversation_follows_deerflows_ui_until_everything_is_asked_for(demo_db
         turns = conversation(store.state("demo-deerflow-current").values["messages"])
     hidden = sum(1 for t in turns if t.hidden)
     at = open_page("thread", thread="demo-deerflow-current")
-    assert hidden == 2 and len(at.chat_message) == len(turns) - hidden
+    assert hidden == 2 and len(messages_drawn(at)) == len(turns) - hidden
     text = all_text(at)  # escapes resolved: the text as the page shows it
     assert text.count("<current_uploads>") == 1  # only in the note naming what was removed
     assert "removes the <current_uploads> block" in text
     at.toggle(key="msg_everything_messages").set_value(True).run()
-    assert not at.exception and len(at.chat_message) == len(turns)
-    assert any(shown(m.value).startswith("<current_uploads>") for m in at.markdown)  # shown as stored, as text
+    assert not at.exception and len(messages_drawn(at)) == len(turns)
+    # shown as stored, as text: in a Streamlit bubble's Markdown, or escaped in a bubble drawn as HTML
+    assert (any(shown(m.value).startswith("<current_uploads>") for m in at.markdown)
+            or "<p>&lt;current_uploads&gt;" in html_text(at))
 
 
 def test_a_step_in_the_link_that_is_not_a_number_is_named():
@@ -380,7 +384,7 @@ def test_stepping_keeps_the_drawn_messages_in_place(demo_db):
         assert not at.exception, at.exception
         assert f"The newest {counts[at_step] - recent_start(counts[at_step])} of {counts[at_step]} messages." \
             in all_text(at)
-        drawn.append([all_text(m) for m in at.chat_message])
+        drawn.append(messages_drawn(at))
     before, after = drawn
     # the same messages in the same places; the newest may change (its call's result has arrived)
     assert all(before) and len(after) > len(before) >= RECENT and after[:len(before) - 1] == before[:-1]

@@ -2,7 +2,7 @@
 no Markdown heading) while the user's and the model's words stay Markdown; the Diff page's reversed range and
 unknown thread."""
 
-from ui_app import open_page
+from ui_app import html_shown, open_page
 
 from inspector.store import open_store
 
@@ -17,10 +17,11 @@ def test_tool_results_are_text_not_markdown(demo_db, app_on_demo):
     assert tool_texts
     at = open_page("thread", thread="demo-research", checkpoint=newest.checkpoint_id)
     assert not at.exception, at.exception
-    texts = [t.value for t in at.text]  # plain text, set in the code font
+    # plain text, set in the code font: a Streamlit text element, or a bubble drawn as HTML's plain block
+    texts = [t.value for t in at.text] + html_shown(at, "si-plain")
     assert any(text in texts for text in tool_texts)
-    shown = [m.value for m in at.markdown]
-    assert not any(text.strip() and text in shown for text in tool_texts)  # never rendered as Markdown
+    shown = [m.value for m in at.markdown] + html_shown(at, "si-md")
+    assert not any(text.strip() and text.strip() in shown for text in tool_texts)  # never rendered as Markdown
 
 
 def test_diff_page_swaps_a_reversed_range_and_names_an_unknown_thread(demo_db, app_on_demo):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable
 
@@ -42,11 +43,80 @@ def shown(markdown: object) -> str:
 
 
 def all_text(at: AppTest) -> str:
-    """Every piece of text the page shows (markdown, titles, captions, alerts), escapes resolved."""
+    """Every piece of text the page shows (markdown, titles, captions, alerts, the conversation's messages drawn
+    as HTML), escapes resolved."""
     parts = []
     for kind in ("markdown", "title", "header", "subheader", "caption", "error", "warning", "info", "success", "code"):
         parts += [shown(e.value) if kind != "code" else str(e.value) for e in getattr(at, kind)]
-    return "\n".join(parts)
+    return "\n".join(parts + html_shown(at, "si-chat"))
+
+
+_VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "source", "col", "area", "base", "embed"}
+
+
+class _Shown(HTMLParser):
+    """The text an HTML element shows (no style or script), whole and by the elements of the classes asked for."""
+
+    def __init__(self, markup: str, classes: tuple[str, ...] = ()):
+        super().__init__(convert_charrefs=True)
+        self.classes, self.text, self.by_class, self._open, self._skip = classes, [], [], [], 0
+        self.feed(markup)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("style", "script"):
+            self._skip += 1
+        if tag in _VOID:
+            return
+        names = (dict(attrs).get("class") or "").split()
+        for stack in self._open:
+            stack[0] += 1
+        if any(c in names for c in self.classes):
+            self._open.append([1, len(self.text)])
+
+    def handle_endtag(self, tag):
+        if tag in ("style", "script"):
+            self._skip -= 1
+        if tag in _VOID:
+            return
+        for stack in list(self._open):
+            stack[0] -= 1
+            if stack[0] == 0:
+                self._open.remove(stack)
+                self.by_class.append("".join(self.text[stack[1]:]))
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.text.append(data)
+
+
+def html_shown(at_or_node, *classes: str) -> list[str]:
+    """The text of each element of ``classes`` in the ``st.html`` elements drawn (as the browser shows it: tags
+    dropped, entities resolved), or with no class, of each ``st.html`` element whole (its styles left out)."""
+    found: list[str] = []
+    for element in at_or_node.get("html"):
+        shown_html = _Shown(element.proto.body, classes)
+        found += shown_html.by_class if classes else ["".join(shown_html.text)]
+    return found
+
+
+def messages_drawn(at: AppTest) -> list[str]:
+    """Each message the conversation draws, in order: a Streamlit bubble's text (``all_text``), or the text of one
+    bubble of a run drawn as HTML (``conversation_html``)."""
+    drawn: list[str] = []
+
+    def walk(node) -> None:
+        if node.type == "chat_message":
+            drawn.append(all_text(node))
+            return
+        if node.type == "html" and 'class="si-msg ' in node.proto.body:
+            drawn.extend(_Shown(node.proto.body, ("si-msg",)).by_class)
+            return
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at.main)
+    return drawn
 
 
 def cells(element, column: str) -> list[str]:

@@ -13,16 +13,17 @@ from ..profiles import in_force, knows
 from ..profiles.pieces import HIDDEN_MESSAGES
 from ..state.conversation import Part, Turn, counts, kept_conversation
 from ..state.model_input import InlineImage, inline_images
+from .conversation_html import chat_html, header_bits, needs_widgets
 from .inert import code_span, literal, plain
 from .long_text import show_markdown
 from .media_views import attachment_opener
 from .values import show_value
 
-# Messages drawn until all are asked for: each is several elements the browser lays out again at every step
-# through a long thread, and a screen shows a few of them
+# Messages drawn until all are asked for: a screen shows a few of them, and a long thread's every step would
+# otherwise draw hundreds
 RECENT = 20
-# The first message drawn is a multiple of this: a step that adds a message or two keeps the others where they
-# were, and the browser keeps their elements instead of drawing every message again one place further on
+# The first message drawn is a multiple of this: a step that adds a message or two draws the others where they
+# were (nothing moves under the reader's eyes as they step)
 ANCHOR = 10
 
 
@@ -54,14 +55,26 @@ def messages_view(value: Any, ctx: Any) -> None:
     if start and not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
         st.caption(f"The newest {len(shown) - start} of {len(shown)} messages.")
         shown = shown[start:]
-    # One bubble per turn, in order, filled newest first: the newest message reaches the browser first (the
-    # bubble is the place: no container around it, one element fewer per message at every step)
-    bubbles = [bubble(turn) for turn in shown]
+    # Runs of messages that need no widget are one HTML element each (``conversation_html``: the browser draws a
+    # step's window of messages in one go); a message with a widget (an attachment to open, a thumbnail, a cut
+    # text's download) is a Streamlit bubble between them. Placed in order, filled newest first: the newest
+    # message reaches the browser first.
     messages = value if isinstance(value, list) else []
     opener = attachment_opener(ctx) if getattr(ctx, "state", None) is not None else None
-    for place, turn in zip(reversed(bubbles), reversed(shown)):
+    pieces: list[tuple[Any, list[Turn] | Turn, list[InlineImage]]] = []
+    for turn in shown:
         images = inline_images(messages[turn.index]) if everything and turn.index < len(messages) else []
-        show_turn(turn, turns, show_ids, everything, images, open_file=opener, place=place)
+        if needs_widgets(turn, everything, images, can_open=opener is not None):
+            pieces.append((bubble(turn), turn, images))
+        elif pieces and isinstance(pieces[-1][1], list):
+            pieces[-1][1].append(turn)
+        else:
+            pieces.append((st.empty(), [turn], []))
+    for place, what, images in reversed(pieces):
+        if isinstance(what, list):
+            place.html(chat_html(what, turns, show_ids, everything))
+        else:
+            show_turn(what, turns, show_ids, everything, images, open_file=opener, place=place)
 
 
 def bubble(turn: Turn) -> Any:
@@ -103,18 +116,12 @@ def _part(part: Part, image: InlineImage | None = None, as_text: bool = False, l
         st.text(plain(part.text))
 
 
+_HEADER_MARKDOWN = {"role": lambda t: f"**{literal(t)}**", "code": code_span, "status": lambda t: f":red[{literal(t)}]",
+                    "hidden": lambda t: f":orange-badge[{literal(t)}]", "id": lambda t: f"id {code_span(t)}"}
+
+
 def _header(turn: Turn, show_ids: bool) -> str:
-    bits = [f"**{literal(turn.role)}**"]
-    if turn.name:
-        bits.append(code_span(turn.name))
-    if turn.status and turn.status != "success":
-        bits.append(f":red[{literal(turn.status)}]")
-    if turn.hidden:
-        bits.append(f":orange-badge[hidden in {in_force().title}'s UI]" if knows(HIDDEN_MESSAGES)
-                    else ":orange-badge[hidden]")
-    if show_ids:
-        bits.append(f"id {code_span(turn.id)}")
-    return " · ".join(bits) + f" · #{turn.index}"
+    return " · ".join(_HEADER_MARKDOWN[kind](text) for kind, text in header_bits(turn, show_ids)) + f" · #{turn.index}"
 
 
 def _subagent(turn: Turn) -> None:

@@ -5,7 +5,9 @@ headers, captions, alerts, spinners, image captions, ``select_slider`` options
 and the labels of widgets, tabs, expanders and page links; any of them can show
 an image, which the browser fetches. Every view puts data into those through
 ``literal`` (ids, names, titles, messages of problems) or ``long_text.show_markdown``
-(messages, Markdown files); ``routes.link`` escapes its labels itself.
+(messages, Markdown files); ``routes.link`` escapes its labels itself. HTML the dashboard draws (``st.html``:
+a conversation's runs of messages, a Play frame) holds text from the data only escaped or as Markdown made
+safe as HTML (``inspector.safety.inert_html``).
 Plain-text elements (``st.text``, ``st.code``, ``st.json``, ``st.dataframe``
 cells, ``st.selectbox`` options) take the text as is, through ``plain``
 (``values.show_value`` for JSON trees, ``tables`` for cells): its bidi controls

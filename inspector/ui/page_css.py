@@ -50,6 +50,46 @@ FRAME = (".si-where {display: flex; align-items: center; gap: 0.75rem; color: #4
          ".si-body ul {margin: 0.1rem 0 0.3rem 1.2rem; padding: 0;} .si-body p {margin: 0.3rem 0;} "
          ".si-message {border-left: 3px solid #cbd5e1; padding-left: 0.5rem; margin: 0.35rem 0; "
          "overflow-wrap: anywhere;}")
+# The conversation's runs of messages (``conversation_html``): chat bubbles as Streamlit draws them (the avatar's icon in an
+# outlined box), the text's Markdown at the body's size (a message's heading is a heading, not the page's title),
+# plain text monospaced, tool calls and links behind native <details>.
+CHAT = (".si-chat {display: flex; flex-direction: column; gap: 1rem;} "
+        ".si-msg {display: flex; gap: 0.5rem; padding: 1rem; border-radius: 0.5rem; overflow-wrap: anywhere; "
+        "line-height: 1.6;} "
+        ".si-msg.si-user {background: rgba(240, 242, 246, 0.5);} "
+        ".si-avatar {flex: none; width: 2rem; height: 2rem; border-radius: 0.5rem; display: flex; "
+        "align-items: center; justify-content: center; color: rgb(49, 51, 63); background: #fff; "
+        "border: 1px solid rgba(49, 51, 63, 0.2);} "
+        ".si-content {flex: 1; min-width: 0; display: flex; flex-direction: column; gap: 0.5rem;} "
+        ".si-icon {font-family: 'Material Symbols Rounded'; font-weight: 400; font-style: normal; "
+        "font-size: 1.15em; line-height: 1; vertical-align: -0.2em; display: inline-block; user-select: none;} "
+        ".si-avatar .si-icon {font-size: 1.25rem; vertical-align: 0;} "
+        ".si-chat code {font-family: 'Source Code Pro', monospace; font-size: 0.85em; padding: 0.1em 0.25em; "
+        "border-radius: 0.25rem; background: rgba(172, 177, 195, 0.25); overflow-wrap: anywhere;} "
+        ".si-chat pre {margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; "
+        "font-family: 'Source Code Pro', monospace; font-size: 0.875rem;} "
+        ".si-chat pre code {background: none; padding: 0;} "
+        ".si-md pre {padding: 0.75rem; border-radius: 0.5rem; background: rgba(172, 177, 195, 0.15);} "
+        ".si-md > :first-child {margin-top: 0;} .si-md > :last-child {margin-bottom: 0;} "
+        ".si-md p, .si-md ul, .si-md ol, .si-md blockquote, .si-md table {margin: 0 0 0.6rem;} "
+        ".si-md :is(h1, h2, h3, h4, h5, h6) {font-weight: 600; margin: 0.8rem 0 0.4rem; padding: 0; "
+        "line-height: 1.3; scroll-margin-top: 0;} "
+        ".si-md h1 {font-size: 1.5rem;} .si-md h2 {font-size: 1.3rem;} .si-md h3 {font-size: 1.15rem;} "
+        ".si-md :is(h4, h5, h6) {font-size: 1rem;} "
+        ".si-md blockquote {border-left: 3px solid #cbd5e1; padding-left: 0.75rem; color: #475569;} "
+        ".si-md table {border-collapse: collapse; font-size: 0.875rem;} "
+        ".si-md :is(th, td) {border: 1px solid #e2e8f0; padding: 0.25rem 0.5rem;} "
+        ".si-cap {font-size: 0.875rem; color: rgba(49, 51, 63, 0.6);} "
+        ".si-gray {color: rgba(49, 51, 63, 0.6);} .si-red {color: #ff2b2b;} "
+        ".si-badge {display: inline-block; padding: 0 0.35rem; border-radius: 0.25rem; font-size: 0.875rem;} "
+        ".si-orange {background: rgba(255, 164, 33, 0.15); color: #b45309;} "
+        ".si-green {background: rgba(33, 195, 84, 0.15); color: #15803d;} "
+        ".si-red-badge {background: rgba(255, 43, 43, 0.12); color: #b91c1c;} "
+        ".si-chat details {border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; padding: 0.25rem 0.75rem;} "
+        ".si-chat details[open] {padding-bottom: 0.75rem;} "
+        ".si-chat summary {cursor: pointer; padding: 0.25rem 0;} "
+        ".si-chat details > :not(summary) {margin-top: 0.4rem;} "
+        ".si-links ul {margin: 0.25rem 0 0 1.2rem; padding: 0;}")
 # The presenter view (``presenter``): while its container is on the page, no sidebar and no app header, the page's
 # margins small, the frame's type large, the graph as tall as the window leaves it and the words scrolled
 # within their own box: the whole frame fits a 1280x720 or 1024x768 window.
@@ -66,7 +106,7 @@ PRESENTER = (f"{ON} :is([data-testid='stSidebar'], [data-testid='stSidebarCollap
              "max-height: calc(100vh - 13rem);} "
              ".st-key-presenter .st-key-flow-graph svg {width: 100%; height: calc(100vh - 6.5rem); max-height: none;} "
              ".st-key-presenter .st-key-graph-alone .st-key-flow-graph svg {height: calc(100vh - 10rem);}")
-RULES = (TABLE_WRAP, CHOICES_WRAP, MONOSPACED, GRAPH_TEXT, FRAME, PRESENTER)
+RULES = (TABLE_WRAP, CHOICES_WRAP, MONOSPACED, CHAT, GRAPH_TEXT, FRAME, PRESENTER)
 
 
 def apply() -> None:
