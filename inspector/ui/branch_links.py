@@ -7,6 +7,7 @@ import streamlit as st
 from ..history.checkpoint_kinds import branch_origin
 from ..history.lineage import History
 from ..history.location import url_id
+from ..history.thread_history import Memo, computed
 from ..store import BranchThread, Store
 from . import data, routes
 
@@ -19,10 +20,11 @@ def _branches(url: str, thread_id: str, generation: int, _store: Store) -> list[
 BRANCHES_NAMED_WHOLE = 20
 
 
-def render(store: Store, thread_id: str, history: History) -> None:
+def render(store: Store, thread_id: str, history: History, memo: Memo = computed) -> None:
     """"Branched from" with a link to the parent checkpoint, and the list of this thread's branches
-    (``routes.link`` shows labels as written: thread and checkpoint ids come from the data)."""
-    origin = branch_origin(node.row for node in history.nodes.values())
+    (``routes.link`` shows labels as written: thread and checkpoint ids come from the data); ``memo`` keeps the
+    origin while the history stays as it was (``ThreadHistory.memo``: it looks at every checkpoint)."""
+    origin = memo(("branch_origin",), lambda: branch_origin(node.row for node in history.nodes.values()))
     if origin is not None:
         params = (routes.checkpoint_params(origin.parent_thread_id, origin.parent_checkpoint_id)
                   if origin.parent_checkpoint_id else routes.thread_params(store, origin.parent_thread_id))

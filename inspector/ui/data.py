@@ -18,7 +18,7 @@ masked state shares every unchanged part with its raw one, so both cost little m
 from __future__ import annotations
 
 import contextlib
-from typing import Any, ContextManager
+from typing import Any, Iterator
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -117,33 +117,50 @@ def read_as(store: Store, thread_id: str) -> str:
 
 
 def timeline(store: Store, thread_id: str) -> list[CheckpointRow]:
-    with st.spinner(f"Reading the history of {literal(thread_id)}…"):
+    key = ("timeline", store.url, thread_id, generation(store, thread_id))
+    with _reading(key, f"Reading the history of {literal(thread_id)}…"):
         return _timeline(store.url, thread_id, generation(store, thread_id), store)
 
 
 def history(store: Store, thread_id: str) -> History:
     """The thread's lineage laid out (cached with its timeline), broken links named in ``problems``."""
     generation = _GENERATIONS.get((store.url, thread_id), 0)
-    with st.spinner(f"Reading the history of {thread_id}…"):
+    with _reading(("history", store.url, thread_id, generation), f"Reading the history of {literal(thread_id)}…"):
         return _history(store.url, thread_id, generation, store)
 
 
-def _decoding() -> ContextManager[Any]:
-    """A spinner while a checkpoint is decoded for a page; nothing in a thread reading ahead of one (Play's)."""
-    if get_script_run_ctx(suppress_warning=True) is None:
-        return contextlib.nullcontext()
-    return st.spinner("Decoding the checkpoint…")
+# What this process has read into the caches above: read again, it shows no spinner (a spinner is an element the
+# browser draws and removes at every run, stepping through a thread included). One evicted since is read again
+# without one.
+_READ: dict[tuple, None] = {}
+READ_ENTRIES = 10_000
+
+
+@contextlib.contextmanager
+def _reading(key: tuple, message: str) -> Iterator[None]:
+    """A spinner saying ``message`` while ``key`` is read for a page the first time; nothing when it was read
+    before, or in a thread reading ahead of a page (Play's, Prev / Next's: the page then finds it read)."""
+    if key in _READ:
+        yield
+        return
+    with st.spinner(message) if get_script_run_ctx(suppress_warning=True) is not None else contextlib.nullcontext():
+        yield
+    if len(_READ) >= READ_ENTRIES:
+        _READ.clear()
+    _READ[key] = None
 
 
 def state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
     """The decoded state of one checkpoint, secrets masked (cached; the pages never modify it)."""
-    with _decoding():
+    with _reading(("state", store.url, thread_id, ns, checkpoint_id, generation(store, thread_id)),
+                  "Decoding the checkpoint…"):
         return _state(store.url, thread_id, ns, checkpoint_id, generation(store, thread_id), store)
 
 
 def raw_state(store: Store, thread_id: str, checkpoint_id: str, ns: str = "") -> CheckpointState:
     """The decoded state with secrets unmasked: for comparisons, never shown unless revealed."""
-    with _decoding():
+    with _reading(("raw", store.url, thread_id, ns, checkpoint_id, _GENERATIONS.get((store.url, thread_id), 0)),
+                  "Decoding the checkpoint…"):
         return _raw_state(store.url, thread_id, ns, checkpoint_id, _GENERATIONS.get((store.url, thread_id), 0), store)
 
 

@@ -50,9 +50,12 @@ def picked(point: dict[str, Any], namespaces: Iterable[str]) -> tuple[str, str]:
 
 def shown_records(records: list[dict[str, Any]], fields: Collection[str]) -> list[dict[str, Any]]:
     """``records`` with the texts in ``fields`` masked as names (the same list when nothing changed)."""
+    from .data import redactor
+
+    name = redactor().name  # once: a page of the history tree holds hundreds of names
     out, changed = [], False
     for record in records:
-        masked = {k: shown(v) if k in fields and isinstance(v, str) else v for k, v in record.items()}
+        masked = {k: name(v) if k in fields and isinstance(v, str) else v for k, v in record.items()}
         differs = any(masked[k] is not record[k] for k in record)
         changed |= differs
         out.append(masked if differs else record)

@@ -26,7 +26,7 @@ from .. import profiles
 from ..history.lineage import History, Key
 from ..history.location import Location, parse_location
 from ..history.thread_history import ThreadHistory
-from ..state.drift import drift_lines, thread_drift
+from ..state.drift import SchemaDrift, drift_lines, thread_drift
 from ..store import CheckpointRow, NotFound, Store, StoreError
 from ..store.not_utf8 import quoted
 from . import (
@@ -148,7 +148,7 @@ def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
             presenter.render(store, thread, key, select, made_for=lambda keys: thread.attributions(store, keys))
             return
         profile_choice.picker(store, thread.thread_id, chosen, PROFILE_KEY, rows)
-        guarded("Branch links", branch_links.render, store, thread.thread_id, history)
+        guarded("Branch links", branch_links.render, store, thread.thread_id, history, memo=thread.memo)
         _body(store, thread, key)
 
 
@@ -187,11 +187,17 @@ def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
                          memo=thread.memo)
 
 
-def _drift(store: Store, thread_id: str, history: History) -> None:
-    """Channels the thread holds that the schema lacks, and schema fields it never wrote."""
-    head = history.node(history.head).row if history.head else None
-    states = [data.state(store, thread_id, head.checkpoint_id, head.checkpoint_ns)] if head else []
-    drift = thread_drift([n.row for n in history.nodes.values()], states)
+def _drift(store: Store, thread: ThreadHistory) -> None:
+    """Channels the thread holds that the schema lacks, and schema fields it never wrote (looked for once while
+    the history stays as it was, per profile: every checkpoint's channels, and the newest state)."""
+    history = thread.history
+
+    def found() -> SchemaDrift:
+        head = history.node(history.head).row if history.head else None
+        states = [data.state(store, thread.thread_id, head.checkpoint_id, head.checkpoint_ns)] if head else []
+        return thread_drift([n.row for n in history.nodes.values()], states)
+
+    drift = thread.memo(("drift", profiles.in_force().name), found)
     lines = drift_lines(drift)
     if drift.unknown_channels:
         st.info(literal(lines[0]), icon=":material/schema:")
@@ -231,7 +237,7 @@ def _body(store: Store, thread: ThreadHistory, key: Key) -> None:
         guarded("The selected checkpoint", _selected, store, thread.thread_id, row)
     with left:
         guarded("History", _history, store, thread, key)
-        guarded("Schema drift", _drift, store, thread.thread_id, history)
+        guarded("Schema drift", _drift, store, thread)
     moved = timeline_view.stepped()
     if moved:  # stepping through the branch: the step further on in that direction is read while this one shows
         path = play_view.line(history, key)

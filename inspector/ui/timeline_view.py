@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable
 from functools import partial
-from typing import Any, Callable
+from typing import Callable
 
 import streamlit as st
 
@@ -14,6 +13,7 @@ from ..history.checkpoint_kinds import DELTA_COUNTERS, delta_marker, kind_at, st
 from ..history.lineage import History, Key
 from ..history.location import Location
 from ..history.node_colours import NodeColours
+from ..history.thread_history import Memo, computed
 from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
 from ..profiles import in_force
@@ -28,15 +28,6 @@ from .tables import EXACT, frame_of, in_units
 PAGE_SIZE = 40
 PLAY_KEY = play_view.PLAY_KEY
 Select = Callable[[Location], None]
-# ``memo(key, compute)``: ``compute()``, kept while the thread's history holds what it did (``ThreadHistory.memo``):
-# work over the whole history (the slider's names, the summary) is done once, not on every step
-Memo = Callable[[Hashable, Callable[[], Any]], Any]
-
-
-def _computed(key: Hashable, compute: Callable[[], Any]) -> Any:
-    return compute()
-
-
 def location_of(history: History, key: Key) -> Location:
     """The location of a checkpoint, its step included (the URL names the step for people)."""
     return play_view.location(history, key)
@@ -77,7 +68,7 @@ def _slider_labels(history: History, path: list[Key], index: int,
 
 def navigator(history: History, key: Key, select: Select,
               made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None,
-              leave: Callable[[], None] | None = None, memo: Memo = _computed) -> None:
+              leave: Callable[[], None] | None = None, memo: Memo = computed) -> None:
     """Play, previous / next along the selected checkpoint's branch (also the left / right arrow keys), a step
     slider whose steps are named by ``made_for(keys)`` (their attributions, the names kept by ``memo``), and
     Play's speed and view; with ``leave``, the presenter view's controls: everything in one row, no slider, and
@@ -166,7 +157,7 @@ def render(history: History, key: Key, select: Select, marks: dict[Key, str] | N
            complete: Callable[[list[Key]], None] | None = None,
            marks_for: Callable[[list[Key]], dict[Key, str]] | None = None,
            made_for: Callable[[list[Key]], dict[Key, Attribution]] | None = None,
-           colours: NodeColours | None = None, memo: Memo = _computed) -> None:
+           colours: NodeColours | None = None, memo: Memo = computed) -> None:
     """The checkpoint tree and table of one page of the history; ``complete(keys)`` reads that page's full
     rows, ``marks_for(keys)`` gives that page's replay marks when ``marks`` does not, ``made_for(keys)`` their
     attributions (which tasks produced each checkpoint, what they wrote); ``colours``: the thread's node colours
