@@ -20,6 +20,7 @@ from .lineage import History, Key, build_history, key_of
 from .node_colours import NodeColours, thread_colours
 
 T = TypeVar("T")
+MEMO_ENTRIES = 32  # results kept by ``memo``: a few views of a few branches under a few profiles
 # ``memo(key, compute)``: ``compute()``, kept while a thread's history holds what it did (``ThreadHistory.memo``):
 # work over the whole history (the slider's names, the summary, a branch's origin) is done once, not at every step
 Memo = Callable[[Hashable, Callable[[], Any]], Any]
@@ -28,7 +29,6 @@ Memo = Callable[[Hashable, Callable[[], Any]], Any]
 def computed(key: Hashable, compute: Callable[[], T]) -> T:
     """A ``Memo`` that keeps nothing: ``compute()``."""
     return compute()
-MEMO_ENTRIES = 32  # results kept by ``memo``: a few views of a few branches under a few profiles
 
 
 class ThreadHistory:

@@ -1,8 +1,8 @@
 """Markdown text from the data as HTML in which nothing loads, links or runs.
 
-A page that draws many messages draws them faster as one piece of HTML than as one Markdown element each (the
-browser's Markdown renderer is most of a step's cost). The HTML is made here, on the server, in two guarded
-stages:
+A page that draws many messages draws them faster as one piece of HTML than as one Markdown element each (each
+element is a component the browser's script renders again at every step). The HTML is made here, on the
+server, in three stages:
 
 1. ``inert_text.inert_markdown`` first: links, images, raw HTML, autolinks, entities and math are already text.
 2. A CommonMark parser (markdown-it-py) with raw HTML off and its link, image, autolink and reference rules

@@ -26,7 +26,7 @@ from ..profiles.pieces import HIDDEN_MESSAGES
 from ..safety.display_text import cut_for_display, cut_long_strings
 from ..safety.inert_html import escaped, markdown_html
 from ..safety.inert_text import links_in
-from ..state.conversation import Part, Turn
+from ..state.conversation import Part, ToolCall, Turn
 
 CHAT_CLASS = "si-chat"
 MESSAGE_CLASS = "si-msg"
@@ -138,7 +138,7 @@ def _args(args: object) -> str:
     return note + _plain(text)
 
 
-def _call(call, turns: Sequence[Turn], show_ids: bool) -> str:
+def _call(call: ToolCall, turns: Sequence[Turn], show_ids: bool) -> str:
     answered = f"answered by message #{call.result}" if call.result is not None else "no result yet"
     body = [f'<div class="si-cap">call id {_code(call.id)}</div>' if show_ids else "", _args(call.args)]
     if call.result is not None and call.result < len(turns):

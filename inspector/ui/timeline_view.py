@@ -28,6 +28,8 @@ from .tables import EXACT, frame_of, in_units
 PAGE_SIZE = 40
 PLAY_KEY = play_view.PLAY_KEY
 Select = Callable[[Location], None]
+
+
 def location_of(history: History, key: Key) -> Location:
     """The location of a checkpoint, its step included (the URL names the step for people)."""
     return play_view.location(history, key)
