@@ -93,9 +93,28 @@ def test_play_at_two_steps_a_second_reaches_the_last_step_naming_each_node(page,
     assert last / 2 - 1 <= elapsed <= 1.5 * last + 20, f"{last} steps in {elapsed:.1f} s at 2 steps/s"
 
 
+def _reruns(page) -> list[str]:
+    """Every rerun the page asks the server for from now on: the fragment it names ("" for the whole page)."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    asked: list[str] = []
+
+    def sent(payload) -> None:
+        if isinstance(payload, bytes):
+            message = BackMsg()
+            message.ParseFromString(payload)
+            if message.WhichOneof("type") == "rerun_script":
+                asked.append(message.rerun_script.fragment_id)
+
+    page.on("websocket", lambda ws: ws.on("framesent", sent))
+    return asked
+
+
 def test_arrow_keys_and_buttons_step_and_keep_focus(page, base_url, steps):
+    reruns = _reruns(page)
     page.goto(f"{base_url}/thread?thread={THREAD}&step=5")
     wait_for_app(page, timeout=120_000)
+    opened = len(reruns)
     assert step_param(page) == 5 and page.locator(".st-key-nav_prev").count() == 1
     page.locator(".st-key-nav_next button:visible").click()  # a shortcut button also draws a hidden copy
     page.wait_for_url(re.compile(r"step=6"))
@@ -112,6 +131,10 @@ def test_arrow_keys_and_buttons_step_and_keep_focus(page, base_url, steps):
     page.wait_for_url(re.compile(r"step=5"))
     wait_for_app(page)
     assert step_param(page) == 5
+    # each step reran the step's fragment alone: the title, header and sidebar were neither computed nor sent again
+    stepped = reruns[opened:]
+    assert len(stepped) >= 4 and all(stepped), stepped
+    expect(page.get_by_role("heading", name=THREAD)).to_be_visible()
 
 
 def test_the_model_input_shows_the_transient_images_served_by_the_dashboard(page, base_url, demo_db):

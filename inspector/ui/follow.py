@@ -14,7 +14,7 @@ from typing import Callable
 
 import streamlit as st
 
-from ..history.location import Location
+from ..history.location import Location, parse_location
 from ..history.thread_history import ThreadHistory
 from ..store import Store
 from . import connection
@@ -32,6 +32,9 @@ def poll(store: Store, thread: ThreadHistory, location: Location, select: Callab
 
 def _watch(store: Store, thread: ThreadHistory, location: Location, select: Callable[[Location], None]) -> None:
     before = thread.history.head
+    shown = parse_location(st.query_params.to_dict())  # the step now shown: Prev / Next ran without the page
+    if shown.thread == location.thread:
+        location = shown
     at_newest = not location.checkpoint or (before is not None and (location.ns, location.checkpoint) == before)
     fresh = thread.follow(store)
     st.caption(f":material/sync: Following: checked at {time.strftime('%H:%M:%S')}"

@@ -43,8 +43,13 @@ def bind(key: str) -> str | None:
     problem = routes.bind(key, PARAM, AUTOMATIC, _parse)
     if problem:
         st.warning(literal(problem), icon=":material/link_off:")
-    named = st.session_state.get(key)
-    return None if named in (None, "", AUTOMATIC) else named
+    return named(key)
+
+
+def named(key: str) -> str | None:
+    """The profile picked in ``key`` (bound by ``bind`` earlier in the page's run), or None for automatic."""
+    picked = st.session_state.get(key)
+    return None if picked in (None, "", AUTOMATIC) else picked
 
 
 def _caption(chosen: Reading, automatic: Reading | None) -> str:

@@ -13,7 +13,8 @@ The panels offered beside the history are ``panels.THREAD_PANELS``. Only the
 chosen panel runs (the first, the state, until another is picked), so opening
 a thread costs the visible page of its history and one decoded checkpoint,
 whatever the history's length. Each panel runs guarded: an exception shows an
-error in that panel only.
+error in that panel only. Below the header, the page is one fragment (``_step``):
+a move to another step reruns it alone, not the title, header and sidebar.
 """
 
 from __future__ import annotations
@@ -108,15 +109,30 @@ def render() -> None:
         return
     location = _stored_ns(location, thread.history)
     with profiles.asking(store, thread.thread_id, profile_choice.bind(PROFILE_KEY)):
+        if not presenter.active():
+            _header(store, thread, location)
+    st.fragment(_step)(store, thread.thread_id)
+
+
+def _step(store: Store, thread_id: str) -> None:
+    """Everything on the page that changes from step to step, as one fragment: Prev / Next, the slider's and the
+    tree's clicks and the panels run it alone, so the title, the header and the sidebar are neither computed nor
+    drawn again. It reads its location from the URL, as the page does (a step moved to writes it there)."""
+    asked = play_view.moved_to(parse_location(st.query_params.to_dict()))
+    try:
+        thread = data.thread_history(store, thread_id)
+    except (NotFound, StoreError) as exc:
+        _back(f"Reading thread {quoted(thread_id)} failed: {exc}")
+        return
+    location = _stored_ns(dataclasses.replace(asked, thread=thread_id), thread.history)
+    with profiles.asking(store, thread_id, profile_choice.named(PROFILE_KEY)):
         _thread(store, thread, location)
 
 
 def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
-    """The page of one thread, read with the profile the page names for it (if any); in the presenter view, only
-    its controls and the selected step's frame."""
+    """The page of one thread below its header, read with the profile the page names for it (if any); in the
+    presenter view, only its controls and the selected step's frame."""
     presenting = presenter.active()
-    if not presenting:
-        _header(store, thread, location)
     history = thread.history
     key = _resolve(history, location)
     if key is None:
