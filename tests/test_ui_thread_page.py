@@ -378,13 +378,18 @@ def test_stepping_keeps_the_drawn_messages_in_place(demo_db):
             "messages", [])) if not t.hidden]) for r in rows}
     step = next(s for s in sorted(counts) if counts.get(s + 1, 0) > counts[s] >= RECENT + ANCHOR
                 and recent_start(counts[s]) == recent_start(counts[s + 1]))
-    drawn = []
+    drawn, elements = [], []
     for at_step in (step, step + 1):
         at = open_page("thread", thread="demo-long", step=str(at_step))
         assert not at.exception, at.exception
         assert f"The newest {counts[at_step] - recent_start(counts[at_step])} of {counts[at_step]} messages." \
             in all_text(at)
         drawn.append(messages_drawn(at))
+        elements.append([e.proto.body for e in at.get("html") if 'class="si-msg ' in e.proto.body])
     before, after = drawn
     # the same messages in the same places; the newest may change (its call's result has arrived)
     assert all(before) and len(after) > len(before) >= RECENT and after[:len(before) - 1] == before[:-1]
+    # drawn as one HTML element per ten messages from the window's start: the step changed the last one only, the
+    # browser keeps the others untouched (an element whose HTML is the same is not drawn again)
+    assert len(elements[0]) >= 2 and elements[1][:len(elements[0]) - 1] == elements[0][:-1], \
+        [len(e) for e in elements]
