@@ -117,7 +117,12 @@ def render() -> None:
 def _step(store: Store, thread_id: str) -> None:
     """Everything on the page that changes from step to step, as one fragment: Prev / Next, the slider's and the
     tree's clicks and the panels run it alone, so the title, the header and the sidebar are neither computed nor
-    drawn again. It reads its location from the URL, as the page does (a step moved to writes it there)."""
+    drawn again (a fragment's own run is guarded here: the page's guard does not run then)."""
+    guarded("The thread page", _step_shown, store, thread_id)
+
+
+def _step_shown(store: Store, thread_id: str) -> None:
+    """The fragment's content, at the location the URL names (a step moved to writes it there, as on the page)."""
     asked = play_view.moved_to(parse_location(st.query_params.to_dict()))
     try:
         thread = data.thread_history(store, thread_id)
