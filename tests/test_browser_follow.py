@@ -44,3 +44,18 @@ def test_following_a_thread_a_graph_keeps_writing_shows_its_new_checkpoints(page
     assert page.url.endswith(newest.checkpoint_id) or f"checkpoint={newest.checkpoint_id}" in page.url
     expect(page.get_by_text(answer[:60]).first).to_be_visible()  # the newest answer, on screen
     shot(page, "follow-new-checkpoints")
+
+    # a step back with Prev (the step's fragment runs alone): Follow keeps the reader where they stepped to
+    page.locator(".st-key-nav_prev button:visible").click()
+    wait_for_app(page)
+    stepped = page.url
+    assert newest.checkpoint_id not in stepped
+    conn = sqlite3.connect(db, check_same_thread=False)
+    add_turn(build_graph(SHAPE, SqliteSaver(conn)), SHAPE, turn=501)
+    conn.close()
+    with open_store(f"sqlite:///{db}") as store:
+        grown = len(store.timeline_keys(LONG_THREAD))
+    assert grown > after
+    expect(page.get_by_text(re.compile(rf"^{grown} checkpoint\(s\)"))).to_be_visible(timeout=30_000)
+    wait_for_app(page)
+    assert page.url == stepped, "a reader looking at an older checkpoint stays where they are"

@@ -32,6 +32,7 @@ def recent_start(count: int) -> int:
     from a multiple of ``ANCHOR`` (fewer than ``RECENT + ANCHOR``)."""
     return max(0, (count - RECENT) // ANCHOR * ANCHOR)
 
+
 def chunk_of(position: int, chunk: int | None) -> int:
     """The HTML element a message at ``position`` of the window drawn falls in: while the window is the newest
     messages, one per ``ANCHOR`` messages from its start (a multiple of ``ANCHOR``), so a step that adds a message

@@ -9,6 +9,7 @@ checkpoint stays where they are.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Callable
 
@@ -17,7 +18,7 @@ import streamlit as st
 from ..history.location import Location, parse_location
 from ..history.thread_history import ThreadHistory
 from ..store import Store
-from . import connection
+from . import connection, names
 
 TOGGLE_KEY = "thread_follow"
 HELP = "Check the store every few seconds (setting follow_seconds) for new checkpoints of this thread"
@@ -33,8 +34,8 @@ def poll(store: Store, thread: ThreadHistory, location: Location, select: Callab
 def _watch(store: Store, thread: ThreadHistory, location: Location, select: Callable[[Location], None]) -> None:
     before = thread.history.head
     shown = parse_location(st.query_params.to_dict())  # the step now shown: Prev / Next ran without the page
-    if shown.thread == location.thread:
-        location = shown
+    if shown.thread == location.thread:  # its namespace as the thread holds it (the URL may name it masked)
+        location = dataclasses.replace(shown, ns=names.stored(shown.ns, (k[0] for k in thread.history.nodes)))
     at_newest = not location.checkpoint or (before is not None and (location.ns, location.checkpoint) == before)
     fresh = thread.follow(store)
     st.caption(f":material/sync: Following: checked at {time.strftime('%H:%M:%S')}"
