@@ -90,13 +90,18 @@ def _open(page, url: str) -> None:
     wait_for_app(page)
 
 
-def _click_all(page, locator: str) -> int:
+def _click_all(page, locator: str, reruns: bool = True) -> int:
+    """Click every visible match; ``reruns``: each click starts a script run, waited for (an expander's or a
+    ``<details>``'s summary opens in the browser alone: one wait after the last)."""
     clicked = 0
     for item in page.locator(locator).all():
         if item.is_visible():
             item.click()
-            wait_for_app(page)
+            if reruns:
+                wait_for_app(page)
             clicked += 1
+    if clicked and not reruns:
+        wait_for_app(page)
     return clicked
 
 
@@ -113,8 +118,8 @@ def _open_everything(page) -> str:
             if toggle.is_visible() and SAFE_TOGGLES.match(label) and not toggle.locator("input").is_checked():
                 toggle.locator("label").click()
                 wait_for_app(page)
-        _click_all(page, f"{MAIN} [data-testid='stExpander'] details:not([open]) > summary")
-        _click_all(page, f"{MAIN} .si-chat details:not([open]) > summary")  # a conversation drawn as HTML
+        _click_all(page, f"{MAIN} [data-testid='stExpander'] details:not([open]) > summary", reruns=False)
+        _click_all(page, f"{MAIN} .si-chat details:not([open]) > summary", reruns=False)  # a conversation drawn as HTML
         for mark in page.locator(f"{MAIN} [data-testid='stVegaLiteChart'] path[aria-label]").all()[:6]:
             if mark.is_visible():
                 mark.hover()  # chart tooltips show data too
