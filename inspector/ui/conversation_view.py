@@ -33,13 +33,6 @@ def recent_start(count: int) -> int:
     return max(0, (count - RECENT) // ANCHOR * ANCHOR)
 
 
-def chunk_of(position: int, chunk: int | None) -> int:
-    """The HTML element a message at ``position`` of the window drawn falls in: while the window is the newest
-    messages, one per ``ANCHOR`` messages from its start (a multiple of ``ANCHOR``), so a step that adds a message
-    changes the last element only and the browser keeps the others as they are; all in one when all are shown."""
-    return position // chunk if chunk else 0
-
-
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "tool": ":material/build:",
            "system": ":material/settings:"}
 
@@ -70,13 +63,15 @@ def messages_view(value: Any, ctx: Any) -> None:
     messages = value if isinstance(value, list) else []
     opener = attachment_opener(ctx) if getattr(ctx, "state", None) is not None else None
     pieces: list[tuple[Any, list[Turn] | Turn, list[InlineImage]]] = []
-    chunk = ANCHOR if len(shown) <= RECENT + 2 * ANCHOR else None  # see ``chunk_of``
+    # while the window is the newest messages, one HTML element per ``ANCHOR`` of them from its start (a multiple
+    # of ``ANCHOR``): a step that adds a message changes the last element only, the browser keeps the others
+    # untouched; one element for a run when all are shown
+    chunk = ANCHOR if len(shown) <= RECENT + 2 * ANCHOR else max(len(shown), 1)
     for position, turn in enumerate(shown):
         images = inline_images(messages[turn.index]) if everything and turn.index < len(messages) else []
         if needs_widgets(turn, everything, images, can_open=opener is not None):
             pieces.append((bubble(turn), turn, images))
-        elif (pieces and isinstance(pieces[-1][1], list)
-              and chunk_of(position, chunk) == chunk_of(position - len(pieces[-1][1]), chunk)):
+        elif pieces and isinstance(pieces[-1][1], list) and position % chunk:
             pieces[-1][1].append(turn)
         else:
             pieces.append((st.empty(), [turn], []))

@@ -9,7 +9,6 @@ checkpoint stays where they are.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Callable
 
@@ -24,19 +23,19 @@ TOGGLE_KEY = "thread_follow"
 HELP = "Check the store every few seconds (setting follow_seconds) for new checkpoints of this thread"
 
 
-def poll(store: Store, thread: ThreadHistory, location: Location, select: Callable[[Location], None]) -> None:
+def poll(store: Store, thread: ThreadHistory, select: Callable[[Location], None]) -> None:
     """While Follow is on: read newer checkpoints now, and again every ``follow_seconds`` from a fragment."""
     if st.session_state.get(TOGGLE_KEY):
         seconds = max(1, connection.settings().follow_seconds)
-        st.fragment(run_every=seconds)(_watch)(store, thread, location, select)
+        st.fragment(run_every=seconds)(_watch)(store, thread, select)
 
 
-def _watch(store: Store, thread: ThreadHistory, location: Location, select: Callable[[Location], None]) -> None:
+def _watch(store: Store, thread: ThreadHistory, select: Callable[[Location], None]) -> None:
+    """One check. Where the reader is comes from the URL at each check: the step's own fragment moves them
+    (Prev / Next) without the page's run that started this one."""
     before = thread.history.head
-    shown = parse_location(st.query_params.to_dict())  # the step now shown: Prev / Next ran without the page
-    if shown.thread == location.thread:  # its namespace as the thread holds it (the URL may name it masked)
-        location = dataclasses.replace(shown, ns=names.stored(shown.ns, (k[0] for k in thread.history.nodes)))
-    at_newest = not location.checkpoint or (before is not None and (location.ns, location.checkpoint) == before)
+    shown = names.stored_location(parse_location(st.query_params.to_dict()), (k[0] for k in thread.history.nodes))
+    at_newest = not shown.checkpoint or (before is not None and (shown.ns, shown.checkpoint) == before)
     fresh = thread.follow(store)
     st.caption(f":material/sync: Following: checked at {time.strftime('%H:%M:%S')}"
                + (f", {len(fresh)} new checkpoint(s)" if fresh else ""))

@@ -11,10 +11,11 @@ by ``stored``, among the namespaces the thread holds. Marks are keyed per proces
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from ..history.location import url_id
+from ..history.location import Location, url_id
 from ..history.tree_chart import TreeData
 from ..safety.redaction import MARK_PREFIX
 from ..store.not_utf8 import token
@@ -25,6 +26,13 @@ def shown(text: str) -> str:
     from .data import redactor
 
     return redactor().name(text) if isinstance(text, str) else text
+
+
+def stored_location(location: Location, namespaces: Iterable[str]) -> Location:
+    """``location`` with its namespace as the thread holds it among ``namespaces`` (a URL names a masked one as
+    shown: ``param``)."""
+    ns = stored(location.ns, namespaces) if location.ns else ""
+    return location if ns == location.ns else dataclasses.replace(location, ns=ns)
 
 
 def param(ns: str) -> str:

@@ -62,8 +62,7 @@ select = routes.select_location  # the thread page owns its URL: its location an
 
 def _stored_ns(location: Location, history: History) -> Location:
     """``location`` with its namespace as the thread holds it (a URL names a masked one as shown)."""
-    ns = names.stored(location.ns, (k[0] for k in history.nodes)) if location.ns else ""
-    return location if ns == location.ns else dataclasses.replace(location, ns=ns)
+    return names.stored_location(location, (k[0] for k in history.nodes))
 
 
 def _back(message: str) -> None:
@@ -110,7 +109,7 @@ def render() -> None:
     location = _stored_ns(location, thread.history)
     with profiles.asking(store, thread.thread_id, profile_choice.bind(PROFILE_KEY)):
         if not presenter.active():
-            _header(store, thread, location)
+            _header(store, thread)
     st.fragment(_step)(store, thread.thread_id)
 
 
@@ -173,7 +172,7 @@ def _thread(store: Store, thread: ThreadHistory, location: Location) -> None:
         _body(store, thread, key)
 
 
-def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
+def _header(store: Store, thread: ThreadHistory) -> None:
     """The title, Follow (which reads newer checkpoints before the history is laid out), Refresh and Export."""
     st.title(literal(thread.thread_id))
     # one row that wraps on a narrow window: nothing is cut to "R…"
@@ -187,7 +186,7 @@ def _header(store: Store, thread: ThreadHistory, location: Location) -> None:
             st.rerun()
         bundle_view.export_button(store, thread.thread_id)
         presenter.enter_button()
-    follow.poll(store, thread, location, select)
+    follow.poll(store, thread, select)
 
 
 def _history(store: Store, thread: ThreadHistory, key: Key) -> None:
