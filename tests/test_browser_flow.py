@@ -3,6 +3,7 @@ leaving the machine, the flow grid and the step timeline, on the demo store."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -77,11 +78,13 @@ def test_flow_grid_and_step_timeline_render(page, streamlit_app, demo_db, outsid
     assert "20 · agent → messages" in body  # the selected step's diff of the field it wrote
     shot(panel_column(page), "flow-grid")
     page.locator("g.mark-rect path[aria-label*='field: todos']").first.click()  # the first step that wrote todos
+    # the click reruns the step's fragment, which moves the page to step 6: wait for the URL, then for the diff
+    page.wait_for_url(re.compile(f"checkpoint={step_key(demo_db, 'demo-research', 6)}"), timeout=60_000)
     wait_for_app(page, timeout=120_000)
-    page.get_by_text("written by").first.wait_for(timeout=60_000)
+    page.wait_for_function("""() => document.querySelector("[data-testid='stMainBlockContainer']")
+        .innerText.replace(/\\s+/g, " ").includes("field todos written by tools")""", timeout=60_000)
     body = page.locator("[data-testid='stMainBlockContainer']").inner_text()
     assert "6 · tools → messages, todos" in body and "field todos written by tools" in body.replace("\n", " ")
-    assert f"checkpoint={step_key(demo_db, 'demo-research', 6)}" in page.url
     open_panel(page, base, "demo-research", head, "step-timeline")
     page.get_by_text("Time by node").wait_for(timeout=60_000)
     body = page.locator("[data-testid='stMainBlockContainer']").inner_text()
