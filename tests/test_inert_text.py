@@ -113,6 +113,18 @@ def test_inert_markdown_keeps_formatting():
     assert code == ["a[0] <b>"]  # code is shown as written, without escapes
 
 
+def test_an_aligned_tables_delimiter_row_is_kept_and_a_shortcode_in_a_cell_is_not():
+    source = "| metal | USD/kWh |\n|:---|---:|\n| LFP | 89 |\n| :red[x] :material/home: | :-1: |"
+    out = inert_markdown(source)
+    assert out.splitlines()[1] == "|:---|---:|"  # the columns stay aligned: the table is drawn
+    parsed = parser().parse(out)
+    assert [t.attrs.get("style") for t in parsed if t.type == "th_open"] == ["text-align:left", "text-align:right"]
+    assert [t.content for t in tokens(out) if t.type == "text"] == ["metal", "USD/kWh", "LFP", "89",
+                                                                    ":red[x] :material/home:", ":-1:"]
+    assert r"\:red\[x\] \:material/home:" in out  # a cell's colons before a name are still escaped
+    assert unsafe(out) == []
+
+
 def test_fenced_code_is_kept_as_written():
     source = "before\n```python\nx = a[0] < b  # ![i](http://t/x.png)\n```\nafter ![i](http://t/y.png)"
     out = inert_markdown(source)

@@ -236,6 +236,22 @@ def _code_block(body: list[str], info: str) -> list[str]:
     return ["", fence + _INFO.sub("", info.split(" ", 1)[0] if info else ""), *body, fence, ""]
 
 
+# A table's delimiter row (``|:---|---:|``): bars, colons, hyphens and spaces only, so nothing in it can load,
+# link or run; kept as written, its colons (which align the columns) are not read as a shortcode's.
+_RULE_CHARS = frozenset("|:- \t")
+_RULE_CELL = re.compile(r":?-+:?")
+
+
+def _table_rule(line: str) -> bool:
+    """Whether ``line`` is a table's delimiter row (linear: a set test, then each cell matched alone)."""
+    if "|" not in line or not _RULE_CHARS.issuperset(line):
+        return False
+    cells = line.strip(" \t")
+    cells = cells[1:] if cells.startswith("|") else cells
+    cells = cells[:-1] if cells.endswith("|") else cells
+    return all(_RULE_CELL.fullmatch(cell.strip(" \t")) for cell in cells.split("|"))
+
+
 def inert_markdown(text: object) -> str:
     """Markdown showing ``text``'s formatting, in which nothing loads, links or runs (see the module doc)."""
     lines = _lines(text)
@@ -248,7 +264,7 @@ def inert_markdown(text: object) -> str:
             out += _code_block(lines[i + 1:end], opened.group(2).strip())
             i = end + 1
             continue
-        out.append(_inline(lines[i]))
+        out.append(lines[i] if _table_rule(lines[i]) else _inline(lines[i]))
         i += 1
     return "\n".join(out)
 
