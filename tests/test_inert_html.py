@@ -78,3 +78,9 @@ def test_a_long_text_is_rendered_whole_and_a_short_one_once():
     markdown_html("kept")
     markdown_html("kept")
     assert inert_html._cached.cache_info().hits == 1
+
+
+def test_an_aligned_table_from_a_model_is_drawn_as_a_table():
+    out = markdown_html("| metal | USD/kWh |\n|:---|---:|\n| LFP | 89 |")
+    assert "<table>" in out and "<th>metal</th>" in out and "<td>89</td>" in out
+    assert ":---" not in out and "style" not in out  # the row that aligns it is read, its alignment not kept
