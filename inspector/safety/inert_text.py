@@ -34,8 +34,10 @@ and e-mail addresses become code spans, which are never linked. Code is emitted
 in delimiters the function chooses: fenced blocks are re-emitted at column 0
 after a blank line with a fence longer than any backtick run inside, and a code
 span is kept only when it opens and closes on one line and holds no ``|`` (a
-table row would split it). So every unescaped character of the output sits in
-code by construction, whatever a renderer makes of the input's own structure.
+table row would split it). A table's delimiter row (``|:---|---:|``) is kept as
+written: it holds only bars, colons, hyphens and spaces, and its colons align the
+columns. So every unescaped special character of the output sits in code or in
+such a row by construction, whatever a renderer makes of the input's own structure.
 """
 
 from __future__ import annotations
