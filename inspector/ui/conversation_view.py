@@ -53,7 +53,8 @@ def messages_view(value: Any, ctx: Any) -> None:
         st.caption(f":material/visibility_off: {tally['hidden']} item(s) that are not messages hidden. "
                    "Turn on *Show everything* to see all as stored.")
     start = recent_start(len(shown))
-    if start and not st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}"):
+    all_asked = bool(start) and st.toggle(f"Show all {len(shown)} messages", key=f"msg_all_{ctx.name}")
+    if start and not all_asked:
         st.caption(f"The newest {len(shown) - start} of {len(shown)} messages.")
         shown = shown[start:]
     # Runs of messages that need no widget are one HTML element each (``conversation_html``: the browser draws a
@@ -65,8 +66,8 @@ def messages_view(value: Any, ctx: Any) -> None:
     pieces: list[tuple[Any, list[Turn] | Turn, list[InlineImage]]] = []
     # while the window is the newest messages, one HTML element per ``ANCHOR`` of them from its start (a multiple
     # of ``ANCHOR``): a step that adds a message changes the last element only, the browser keeps the others
-    # untouched; one element for a run when all are shown
-    chunk = ANCHOR if len(shown) <= RECENT + 2 * ANCHOR else max(len(shown), 1)
+    # untouched; one element for a run when all are asked for
+    chunk = max(len(shown), 1) if all_asked else ANCHOR
     for position, turn in enumerate(shown):
         images = inline_images(messages[turn.index]) if everything and turn.index < len(messages) else []
         if needs_widgets(turn, everything, images, can_open=opener is not None):
