@@ -27,6 +27,7 @@ from corpus.hostile_content import (
     payloads,
     write_hostile_store,
 )
+from playwright.sync_api import expect
 
 from inspector.history.lineage import build_history
 from inspector.store import open_store
@@ -221,3 +222,21 @@ def test_control_raw_markdown_does_reach_the_tracker(page, streamlit_app, tracke
     page.wait_for_timeout(1000)
     assert any(is_offsite(u, base) for u in requests_seen)
     assert "/md-image.png?who=support" in tracker.hits
+
+
+def test_the_native_controls_show_names_from_the_data_as_text(page, hostile_url, requests_seen):
+    """The branch slider and the tree's list set the labels as text: a node named with a Markdown image is its
+    characters, no element is made of it, nothing is fetched."""
+    _open(page, f"{hostile_url}/thread?{urlencode({'thread': CONVERSATION_THREAD})}")
+    slider = page.get_by_role("slider", name="Checkpoint on this branch")
+    listed = page.get_by_role("combobox", name=re.compile("the tree's labels"))
+    expect(listed.locator("option").first).to_be_attached()
+    labels = listed.locator("option").all_inner_texts()
+    assert any("![node](//node-name.invalid/n.png)" in label for label in labels), labels
+    index = next(i for i, label in enumerate(labels) if "![node](" in label)
+    listed.select_option(index=index)
+    wait_for_app(page)
+    expect(page.locator(".si-scrub-value")).to_contain_text("writer ![node](//node-name.invalid/n.png)")
+    assert "![node](" in (slider.get_attribute("aria-valuetext") or "")
+    assert page.locator(".si-scrub-value *, .si-scrub label *:not(span), .si-list option *").count() == 0
+    assert [u for u in requests_seen if is_offsite(u, hostile_url)] == []

@@ -8,6 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from browser_helpers import wait_for_app
+from playwright.sync_api import expect
 
 from inspector.history.lineage import build_history
 from inspector.store import open_store
@@ -52,10 +53,9 @@ def test_the_keyboard_reaches_and_selects_a_checkpoint(page, base_url, path):
     page.goto(f"{base_url}/thread?thread={THREAD}")
     wait_for_app(page, timeout=120_000)
     picker = page.get_by_role("combobox", name=re.compile("the tree's labels"))
+    expect(picker.locator("option:checked")).to_have_text(re.compile(r"^\d+ · "))  # the selected (newest) one
     picker.focus()
-    page.keyboard.press("Enter")  # opens the list, the selected (newest) checkpoint first
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("Enter")
+    page.keyboard.press("ArrowDown")  # the next option of the native list: the checkpoint before it
     page.wait_for_url(re.compile(f"checkpoint={keys[-2][1]}"))
     wait_for_app(page)
     assert checkpoint(page) == keys[-2][1]
@@ -94,3 +94,29 @@ def test_stepping_moves_the_mark_in_the_same_chart_and_a_clicked_point_can_be_cl
             page.locator(".st-key-nav_next button:visible").click()
             page.wait_for_url(re.compile(f"checkpoint={then[1]}"))
             wait_for_app(page)
+
+
+def test_the_branch_slider_moves_one_step_per_key_and_picks_any_step(page, base_url, path):
+    """The slider is the browser's own range: its caption names the step under the thumb; an arrow key moves it
+    (and the page) one step, not two (the page's Left / Right are off while it has the focus); any step can be
+    picked."""
+    history, keys = path
+    page.goto(f"{base_url}/thread?thread={THREAD}")
+    wait_for_app(page, timeout=120_000)
+    slider = page.get_by_role("slider", name="Checkpoint on this branch")
+    expect(slider).to_have_value(str(len(keys) - 1))
+    newest = history.node(keys[-1]).row.step
+    expect(page.locator(".si-scrub-value")).to_have_text(re.compile(f"^step {newest} · "))
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_url(re.compile(f"checkpoint={keys[-2][1]}"))
+    wait_for_app(page)
+    assert checkpoint(page) == keys[-2][1]
+    expect(slider).to_have_value(str(len(keys) - 2))
+    expect(page.locator(".si-scrub-value")).to_have_text(re.compile(f"^step {history.node(keys[-2]).row.step}\\b"))
+    slider.fill("0")
+    page.wait_for_url(re.compile(f"checkpoint={keys[0][1]}"))
+    wait_for_app(page)
+    assert checkpoint(page) == keys[0][1]
+    expect(page.get_by_role("combobox", name=re.compile("the tree's labels")).locator("option:checked")) \
+        .to_have_text(re.compile(f"^{history.node(keys[0]).row.step} · "))

@@ -154,7 +154,7 @@ def test_thread_page_header_tabs_units_and_the_size_warning_link(sized, base_url
     wait_for_app(page, timeout=120_000)
     assert params(page) == {"thread": "demo-bloated", "checkpoint": crossing.checkpoint_id, "panel": "size",
                             "step": str(crossing.step)}
-    expect(page.locator("[data-testid='stSliderThumbValue']").first).to_have_text(re.compile(f"step {crossing.step}\\b"))
+    expect(page.locator(".si-scrub-value").first).to_have_text(re.compile(f"step {crossing.step}\\b"))
     # the size chart's axes in the timeline's terms
     spec_text = page.locator("[data-testid='stVegaLiteChart']").last.inner_text()
     assert "stored MB per checkpoint" in spec_text and "step (oldest first)" in spec_text
@@ -212,7 +212,7 @@ def test_health_flags_and_table_open_their_thread(sized, base_url, store, tmp_pa
     wait_for_app(page, timeout=120_000)
     assert params(page) == linked  # the link named the view whole: the page had nothing to add
     assert page.evaluate("history.length") == entries + 1  # so one Back undoes it
-    expect(page.locator("[data-testid='stSliderThumbValue']").first).to_have_text(re.compile(f"step {step}\\b"))
+    expect(page.locator(".si-scrub-value").first).to_have_text(re.compile(f"step {step}\\b"))
     page.go_back()
     wait_for_app(page, timeout=180_000)
     table = page.locator(TABLE).first

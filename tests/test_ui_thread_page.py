@@ -8,7 +8,7 @@ import re
 
 import pytest
 from test_ui_flow import layer_rows
-from ui_app import all_text, html_shown, html_text, in_page_links, messages_drawn, open_page, shown
+from ui_app import all_text, html_shown, html_text, in_page_links, messages_drawn, native_control, open_page, pick, shown
 
 from inspector.demo import DEMO_THREADS
 from inspector.history.attribution import attribute_keys
@@ -16,7 +16,7 @@ from inspector.history.checkpoint_kinds import step_label
 from inspector.history.lineage import build_history
 from inspector.store import open_store
 from inspector.ui import panels
-from inspector.ui.inert import literal
+from inspector.ui.inert import plain
 
 pytestmark = pytest.mark.usefixtures("app_on_demo")
 
@@ -31,7 +31,7 @@ def histories(demo_db):
 def named(demo_db, histories):
     """thread -> key -> the step as the one attribution names it (from the stored writes), as the tree does."""
     with open_store(f"sqlite:///{demo_db}") as store:
-        return {t: {k: literal(f"step {step_label(h, k, m)}") for k, m in attribute_keys(store, h, h.ordered).items()}
+        return {t: {k: plain(f"step {step_label(h, k, m)}") for k, m in attribute_keys(store, h, h.ordered).items()}
                 for t, h in histories.items()}
 
 
@@ -41,8 +41,8 @@ def charts(at):
 
 def selected_step(at) -> str:
     """The label the branch slider shows for the selected checkpoint."""
-    slider = at.select_slider[0]
-    return slider.format_func(slider.value)
+    slider = native_control(at, "nav_slider")
+    return slider["labels"][slider["index"]]
 
 
 @pytest.mark.parametrize("thread_id", sorted(DEMO_THREADS))
@@ -124,13 +124,12 @@ def test_deep_link_into_a_subgraph_namespace(histories, named):
 def test_the_slider_names_every_step_as_the_tree_does(histories, named):
     history = histories["demo-vision"]
     at = open_page("thread", thread="demo-vision")
-    slider = at.select_slider[0]
     path = history.path_through(history.head)
-    options = [slider.format_func(i) for i in range(len(path))]
+    options = native_control(at, "nav_slider")["labels"]
     assert options == [named["demo-vision"][k] for k in path]
     tree = next(c for c in charts(at) if (c.key or "").startswith("tree"))
     labels = {p["checkpoint"]: p["label"] for p in layer_rows(tree, 1)}
-    assert all(options[i] == literal(f"step {labels[k[1]]}") for i, k in enumerate(path) if k[1] in labels)
+    assert all(options[i] == plain(f"step {labels[k[1]]}") for i, k in enumerate(path) if k[1] in labels)
     assert sum("→" in o for o in options) >= len(path) // 2
 
 
@@ -149,7 +148,7 @@ def test_slider_selects_a_checkpoint(histories):
     history = histories["demo-time-travel"]
     at = open_page("thread", thread="demo-time-travel")
     path = history.path_through(history.head)
-    at.select_slider[0].set_value(0).run()
+    pick(at, "nav_slider", 0)
     assert not at.exception
     assert _param(at, "checkpoint") == path[0][1]
     assert selected_step(at).startswith("step -1")

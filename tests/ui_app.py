@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -142,3 +143,43 @@ def param(at: AppTest, name: str) -> str | None:
 def html_text(at: AppTest) -> str:
     """The HTML of every ``st.html`` element the page drew (a Play frame's words, a graph's lit caption)."""
     return "\n".join(el.proto.body for el in at.get("html"))
+
+
+
+def _nodes(node) -> list:
+    children = getattr(node, "children", None)
+    if isinstance(children, dict):
+        return [n for child in children.values() for n in _nodes(child)]
+    return [node]
+
+
+def _native(at: AppTest, key: str):
+    """The custom component element (``native_controls``) keyed ``key``, or None."""
+    for node in _nodes(at._tree):
+        if type(node).__name__ != "UnknownElement":
+            continue
+        proto = node.proto
+        bidi = proto if hasattr(proto, "component_name") else getattr(proto, "bidi_component", None)
+        if bidi is not None and bidi.component_name.startswith("inspector.") and bidi.id.endswith(f"-{key}"):
+            return bidi
+    return None
+
+
+def native_control(at: AppTest, key: str) -> dict | None:
+    """The data of the native control (``native_controls``) keyed ``key`` on the page: its label, labels and
+    index; None when the page has none."""
+    bidi = _native(at, key)
+    return json.loads(bidi.json) if bidi is not None else None
+
+
+def pick(at: AppTest, key: str, index: int) -> AppTest:
+    """Run ``at`` as if the native control ``key`` had picked ``index`` in the browser (its trigger value)."""
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    bidi = _native(at, key)
+    assert bidi is not None, f"no native control {key} on the page"
+    states = at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id=_make_trigger_id(bidi.id, "events"),
+                                      json_trigger_value=json.dumps([{"event": "picked", "value": index}])))
+    return at._run(states)

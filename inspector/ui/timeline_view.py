@@ -18,7 +18,7 @@ from ..history.timeline_rows import timeline_records
 from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
 from ..profiles import in_force
 from ..store.not_utf8 import quoted
-from . import graph_figure, names, play_view, routes
+from . import graph_figure, names, native_controls, play_view, routes
 from .chart_data import arrow_datasets, steady
 from .diff_view import MISMATCH_MARK
 from .inert import literal, option_text, show_table
@@ -45,12 +45,13 @@ LABEL_CHARS = 72
 
 
 def _label(history: History, key: Key, made: Attribution | None) -> str:
-    """``step 7 · agent → messages``: the one attribution, as the tree and the table name the step."""
+    """``step 7 · agent → messages``: the one attribution, as the tree and the table name the step (plain text:
+    the slider sets it as text)."""
     row = history.node(key).row
     if made is None:  # off the steps named: the step from the checkpoint id
-        return literal(f"step {row.step}")
+        return f"step {row.step}"
     text = f"step {step_label(history, key, made)}"
-    return literal(text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…")  # options are Markdown
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
 ONLY_CHECKPOINT = "One checkpoint on this branch: nothing to step through or play."
@@ -117,13 +118,9 @@ def navigator(history: History, key: Key, select: Select,
         window = index if len(path) > SLIDER_NAMED else None  # the steps named move with the selected one
         labels = memo(("slider", path[0], path[-1], len(path), window, in_force().name, made_for is None),
                       lambda: _slider_labels(history, path, index, made_for))
-        chosen = slider_col.select_slider(
-            "Checkpoint on this branch", options=list(range(len(path))), value=index,
-            format_func=labels.__getitem__, key=f"nav_slider_{key_text(*key)}",
-        )
-        if chosen != index:
-            select(_location(history, path[chosen]))
-            st.rerun()
+        with slider_col:
+            native_controls.scrubber("Checkpoint on this branch", labels, index, SLIDER_KEY,
+                                     partial(_moved_to, history, path, select))
     # Play's speed and view side by side where they fit, one under the other where not, each one's options
     # wrapping in a narrow column (``page_css.CHOICES_WRAP``)
     with st.container(horizontal=True, gap="medium", vertical_alignment="bottom", key="nav_choices"):
@@ -131,6 +128,15 @@ def navigator(history: History, key: Key, select: Select,
         play_view.show_choice()
     if not playing and index == len(path) - 1 and st.session_state.pop(play_view.ENDED_KEY, False):
         st.caption("Reached the newest checkpoint of this branch.")
+
+
+SLIDER_KEY = "nav_slider"
+
+
+def _moved_to(history: History, path: list[Key], select: Select, index: int) -> None:
+    """The slider picked ``path[index]`` (in its callback, before the run it starts)."""
+    st.session_state.pop(play_view.MOVED_KEY, None)
+    select(_location(history, path[index]))
 
 
 STEPPED_KEY = "nav_stepped"  # the move (-1 Prev, 1 Next) that led to this run, for ``stepped``
@@ -285,6 +291,7 @@ def _summary(history: History) -> str:
 # number), so the point clicked is not kept selected: clicking it again after a step still goes to it.
 TREE_KEY = "tree"
 TREE_CLICKS_KEY = "tree_clicks"
+TREE_KEYS_KEY = "tree_keys"
 
 
 def _tree_key() -> str:
@@ -314,14 +321,11 @@ def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data
     """The tree's labels as a list the keyboard reaches (Tab, then the arrow keys or typing, then Enter)."""
     several = len({p["branch"] for p in data.points}) > 1
     labels = {(p["ns"], p["checkpoint"]): p["label"] + (f" ({p['branch']})" if several else "") for p in data.points}
-    chosen = st.selectbox("Checkpoint (the tree's labels, by keyboard)", keys, index=keys.index(key) if key in keys else None,
-                          format_func=lambda k: option_text(labels.get((names.shown(k[0]), k[1]), k[1])),
-                          key=f"tree_keys_{key_text(*key)}",
-                          placeholder="Choose a checkpoint of this page",
-                          help="Every checkpoint of the tree above, named as it labels them")
-    if chosen is not None and chosen != key and chosen in history.nodes:
-        select(_location(history, chosen))
-        st.rerun()
+    native_controls.option_list("Checkpoint (the tree's labels, by keyboard)",
+                                [option_text(labels.get((names.shown(k[0]), k[1]), k[1])) for k in keys],
+                                keys.index(key) if key in keys else -1, TREE_KEYS_KEY,
+                                partial(_moved_to, history, keys, select),
+                                help="Every checkpoint of the tree above, named as it labels them")
 
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
