@@ -11,7 +11,7 @@ from ui_app import all_text, messages_drawn, native_control, open_page
 from benchmarks.store_generator import LONG_THREAD
 from inspector.store import open_store
 from inspector.ui import connection, data, thread_page
-from inspector.ui.timeline_view import ONLY_CHECKPOINT
+from inspector.ui.timeline_view import ONLY_CHECKPOINT, PAGE_SIZE
 
 HISTORY_WIDE = {"timeline", "iter_states", "iter_field_sizes", "field_sizes", "totals"}
 
@@ -83,10 +83,19 @@ def test_replay_marks_come_from_the_analysis_cache_without_replaying(counting, a
 def test_a_page_of_an_older_part_of_the_history_reads_that_page(counting):
     at = open_page("thread", started=counting.calls.clear, thread=LONG_THREAD)
     counting.calls.clear()
+    assert at.number_input[0].value == 1  # the newest checkpoint's page
     at.number_input[0].set_value(2).run()
     assert not at.exception, at.exception
     assert counting.calls["checkpoint_rows"] == 1 and counting.calls["state"] == 0
     assert not HISTORY_WIDE & set(counting.calls), counting.calls
+    assert at.number_input[0].value == 2
+    shown = native_control(at, "tree_keys")
+    assert shown["index"] == -1 and len(shown["labels"]) == PAGE_SIZE  # another page
+    at.run()  # a run of anything else keeps the page picked
+    assert at.number_input[0].value == 2
+    at.button(key="nav_prev").click().run()  # a step moves the page back to the selected checkpoint's
+    assert not at.exception, at.exception
+    assert at.number_input[0].value == 1 and native_control(at, "tree_keys")["index"] >= 0
 
 
 def test_the_largest_thread_leads_the_list_sorted_by_size_though_not_on_the_first_page(bench_db, app_on_store):
