@@ -120,3 +120,20 @@ def test_the_branch_slider_moves_one_step_per_key_and_picks_any_step(page, base_
     assert checkpoint(page) == keys[0][1]
     expect(page.get_by_role("combobox", name=re.compile("the tree's labels")).locator("option:checked")) \
         .to_have_text(re.compile(f"^{history.node(keys[0]).row.step} · "))
+
+
+def test_on_another_page_of_the_history_the_list_says_the_selected_checkpoint_is_not_in_it(page, base_url):
+    page.goto(f"{base_url}/thread?thread=demo-long")
+    wait_for_app(page, timeout=120_000)
+    listed = page.get_by_role("combobox", name=re.compile("the tree's labels"))
+    expect(listed.locator("option:checked")).to_have_text(re.compile(r"^\d+ · "))
+    number = page.get_by_label(re.compile(r"^History page \(of \d+, newest first\)"))
+    number.fill("2")
+    number.press("Enter")
+    expect(listed.locator("option:checked")).to_have_text("Choose a checkpoint of this page")
+    assert listed.locator("option:checked").get_attribute("disabled") is not None
+    first = listed.locator("option:not([disabled])").first.inner_text()
+    listed.select_option(index=1)  # the page's newest checkpoint
+    page.wait_for_url(re.compile(f"step={first.split(' · ')[0]}(&|$)"))
+    wait_for_app(page)
+    expect(listed.locator("option:checked")).to_have_text(first)

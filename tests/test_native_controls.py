@@ -19,6 +19,7 @@ def _page() -> None:
     labels = ["step 0 · input", "step 1 · agent → messages", "<img src=x onerror=alert(1)> ![i](//x.invalid/i.png)"]
     native_controls.scrubber("Checkpoint on this branch", labels, st.session_state.get("at", 1), "scrub", moved)
     native_controls.option_list("Checkpoint", labels, 2, "list", moved, help="every checkpoint")
+    native_controls.option_list("Elsewhere", labels, -1, "none", moved, placeholder="Choose one")
     st.write("moves", st.session_state.get("moves", []))
 
 

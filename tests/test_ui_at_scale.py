@@ -91,6 +91,7 @@ def test_a_page_of_an_older_part_of_the_history_reads_that_page(counting):
     assert at.number_input[0].value == 2
     shown = native_control(at, "tree_keys")
     assert shown["index"] == -1 and len(shown["labels"]) == PAGE_SIZE  # another page
+    assert shown["placeholder"] == "Choose a checkpoint of this page"
     at.run()  # a run of anything else keeps the page picked
     assert at.number_input[0].value == 2
     at.button(key="nav_prev").click().run()  # a step moves the page back to the selected checkpoint's

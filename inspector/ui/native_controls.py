@@ -78,8 +78,13 @@ LIST_JS = """export default function (component) {
   const select = box.querySelector('select');
   const options = data.labels.map((text, i) => { const o = document.createElement('option');
     o.value = String(i); o.textContent = text; return o; });
+  if (data.index < 0 && data.placeholder) {  // the selected checkpoint is not in the list: say what it holds
+    const none = document.createElement('option');
+    none.value = ''; none.textContent = data.placeholder; none.disabled = true;
+    options.unshift(none);
+  }
   select.replaceChildren(...options);
-  select.value = String(data.index);
+  select.value = data.index < 0 ? '' : String(data.index);
 }
 """
 LIST_CSS = """.si-list {display: flex; flex-direction: column; gap: 0.25rem; font-size: 0.875rem;
@@ -116,7 +121,8 @@ def scrubber(label: str, labels: list[str], index: int, key: str, on_pick: Calla
 
 
 def option_list(label: str, labels: list[str], index: int, key: str, on_pick: Callable[[int], None],
-                help: str = "") -> None:
-    """A native select over ``labels`` at ``index``; a choice calls ``on_pick(index)`` before the run it starts."""
-    _list(key=key, data={"label": label, "labels": labels, "index": index, "help": help},
+                help: str = "", placeholder: str = "") -> None:
+    """A native select over ``labels`` at ``index`` (-1: none, ``placeholder`` shown); a choice calls
+    ``on_pick(index)`` before the run it starts."""
+    _list(key=key, data={"label": label, "labels": labels, "index": index, "help": help, "placeholder": placeholder},
           on_picked_change=_on_pick(key, len(labels), on_pick))

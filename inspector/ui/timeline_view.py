@@ -134,7 +134,7 @@ SLIDER_KEY = "nav_slider"
 
 
 def _moved_to(history: History, path: list[Key], select: Select, index: int) -> None:
-    """The slider picked ``path[index]`` (in its callback, before the run it starts)."""
+    """The slider or the tree's list picked ``path[index]`` (in its callback, before the run it starts)."""
     st.session_state.pop(play_view.MOVED_KEY, None)
     select(_location(history, path[index]))
 
@@ -318,14 +318,16 @@ def _tree_picked(history: History, keys: list[Key], key: Key, select: Select) ->
 
 
 def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data: TreeData) -> None:
-    """The tree's labels as a list the keyboard reaches (Tab, then the arrow keys or typing, then Enter)."""
+    """The tree's labels as a list the keyboard reaches (Tab, then the arrow keys or typing: the checkpoint chosen
+    is shown)."""
     several = len({p["branch"] for p in data.points}) > 1
     labels = {(p["ns"], p["checkpoint"]): p["label"] + (f" ({p['branch']})" if several else "") for p in data.points}
     native_controls.option_list("Checkpoint (the tree's labels, by keyboard)",
                                 [option_text(labels.get((names.shown(k[0]), k[1]), k[1])) for k in keys],
                                 keys.index(key) if key in keys else -1, TREE_KEYS_KEY,
                                 partial(_moved_to, history, keys, select),
-                                help="Every checkpoint of the tree above, named as it labels them")
+                                help="Every checkpoint of the tree above, named as it labels them",
+                                placeholder="Choose a checkpoint of this page")
 
 
 def _table(history: History, keys: list[Key], key: Key, select: Select, marks: dict[Key, str],
