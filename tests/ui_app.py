@@ -145,7 +145,6 @@ def html_text(at: AppTest) -> str:
     return "\n".join(el.proto.body for el in at.get("html"))
 
 
-
 def _nodes(node) -> list:
     children = getattr(node, "children", None)
     if isinstance(children, dict):

@@ -90,7 +90,7 @@ LIST_JS = """export default function (component) {
 LIST_CSS = """.si-list {display: flex; flex-direction: column; gap: 0.25rem; font-size: 0.875rem;
   font-family: var(--st-font, sans-serif); color: var(--st-text-color, #31333f);}
 .si-list select {font: inherit; font-size: 1rem; padding: 0.45rem 0.5rem; border-radius: 0.5rem; min-width: 0;
-  border: 1px solid rgba(49, 51, 63, 0.2); background: var(--st-secondary-background-color, #f0f2f6);
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); background: var(--st-secondary-background-color, #f0f2f6);
   color: inherit;}
 """
 
