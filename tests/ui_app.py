@@ -157,9 +157,8 @@ def _native(at: AppTest, key: str):
     for node in _nodes(at._tree):
         if type(node).__name__ != "UnknownElement":
             continue
-        proto = node.proto
-        bidi = proto if hasattr(proto, "component_name") else getattr(proto, "bidi_component", None)
-        if bidi is not None and bidi.component_name.startswith("inspector.") and bidi.id.endswith(f"-{key}"):
+        bidi = node.proto  # a custom component's BidiComponent message, or another element Streamlit's test lacks
+        if getattr(bidi, "component_name", "").startswith("inspector.") and bidi.id.endswith(f"-{key}"):
             return bidi
     return None
 

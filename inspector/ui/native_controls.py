@@ -78,7 +78,7 @@ LIST_JS = """export default function (component) {
   const select = box.querySelector('select');
   const options = data.labels.map((text, i) => { const o = document.createElement('option');
     o.value = String(i); o.textContent = text; return o; });
-  if (data.index < 0 && data.placeholder) {  // the selected checkpoint is not in the list: say what it holds
+  if (data.index < 0 && data.placeholder) {  // none of the options is the one selected: say so
     const none = document.createElement('option');
     none.value = ''; none.textContent = data.placeholder; none.disabled = true;
     options.unshift(none);
@@ -100,8 +100,8 @@ _list = st.components.v2.component("inspector.option_list", js=LIST_JS, css=LIST
 
 def picked(key: str) -> int | None:
     """The index the control ``key`` picked in the click that started this run (None for any other run)."""
-    state = st.session_state.get(key)
-    value = state.get("picked") if hasattr(state, "get") else getattr(state, "picked", None)
+    state = st.session_state.get(key)  # the component's state: a dict of its values
+    value = state.get("picked") if isinstance(state, dict) else None
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
