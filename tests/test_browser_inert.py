@@ -219,7 +219,10 @@ def test_control_raw_markdown_does_reach_the_tracker(page, streamlit_app, tracke
     base = streamlit_app(env={"HOSTILE_MARKDOWN": str(source)},
                          script=Path(__file__).parent / "apps" / "raw_markdown.py")
     _open(page, base)
-    page.wait_for_timeout(1000)
+    for _ in range(60):  # the image's request reaches the tracker after the page draws it: up to 15 s on a busy machine
+        if "/md-image.png?who=support" in tracker.hits:
+            break
+        page.wait_for_timeout(250)
     assert any(is_offsite(u, base) for u in requests_seen)
     assert "/md-image.png?who=support" in tracker.hits
 
