@@ -17,7 +17,6 @@ from inspector.state.todos import todo_board
 from inspector.store import open_store
 from inspector.ui.timeline_view import LABEL_CHARS
 
-CHART = "[data-testid='stVegaLiteChart']"
 TABLE = "[data-testid='stDataFrame']"
 ROW_HEIGHT = 35  # Streamlit's default data grid row height, header included
 
@@ -38,12 +37,16 @@ def open_url(page, url):
     wait_for_app(page)
 
 
+TREE = ".si-tree"  # the history tree (``history_tree``)
+
+
 def point(page, checkpoint_id):
-    return page.locator(f"{CHART} path[aria-label*='checkpoint: {checkpoint_id}']")
+    """The dot of a checkpoint in the history tree."""
+    return page.locator(f"{TREE} [data-checkpoint='{checkpoint_id}'] .si-tree-dot")
 
 
 def select_point(page, checkpoint_id):
-    """Click a checkpoint in the tree and wait for the page to show it (two runs: select, then rerun)."""
+    """Click a checkpoint in the tree and wait for the page to show it."""
     point(page, checkpoint_id).click()
     page.wait_for_url(re.compile(f"checkpoint={checkpoint_id}"))
     wait_for_app(page)
@@ -127,7 +130,7 @@ def test_fork_thread_shows_both_branches_in_the_tree(page, base_url, store):
     history = build_history(store.timeline("demo-time-travel"))
     assert len(history.branches) == 2
     open_url(page, f"{base_url}/thread?thread=demo-time-travel")
-    chart = page.locator(CHART).first  # the history tree; the Size tab holds another chart
+    chart = page.locator(TREE)
     chart.wait_for()
     labels = chart.locator("text").all_text_contents()
     assert "main" in labels and "fork at step 6" in labels

@@ -48,7 +48,7 @@ def test_a_one_checkpoint_thread_loads_no_heavy_script(page, streamlit_app, benc
 
 def test_a_long_thread_shows_tool_output_as_monospaced_text_without_the_highlighter(page, streamlit_app, bench_db):
     """The long thread's tool results: plain text in the code font, spaces and line breaks kept, so the page
-    loads no code highlighter for them (only its tree chart's Vega)."""
+    loads no code highlighter for them, nor Vega (its tree is drawn as SVG by a few lines of script)."""
     base = streamlit_app(db_url=f"sqlite:///{bench_db}")
     scripts: list[str] = []
     page.on("response", lambda r: scripts.append(r.url.rsplit("/", 1)[-1]) if r.url.endswith(".js") else None)
@@ -62,6 +62,7 @@ def test_a_long_thread_shows_tool_output_as_monospaced_text_without_the_highligh
     # the page's own style for message text may reach the browser just after the text itself: wait for it
     expect(output).to_have_css("font-family", re.compile("monospace"))
     expect(output).to_have_css("white-space", "pre-wrap")
-    page.locator("[data-testid='stVegaLiteChart']").first.wait_for()
+    page.locator(".si-tree .si-tree-row").first.wait_for()
     page.wait_for_timeout(1_000)
     assert not [name for name in scripts if name.startswith("StreamlitSyntaxHighlighter.")], sorted(scripts)
+    assert not [name for name in scripts if "VegaLiteChart" in name], sorted(scripts)  # no chart element drawn

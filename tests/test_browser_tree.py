@@ -1,5 +1,5 @@
-"""The history tree in Chromium: a checkpoint's label is as clickable as its dot, and the keyboard reaches every
-checkpoint of the page through the tree's labels."""
+"""The history tree in Chromium: a checkpoint's label is as clickable as its dot, a step moves the mark in the
+drawing the browser has, and the keyboard reaches every checkpoint of the page through the tree's labels."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from inspector.history.lineage import build_history
 from inspector.store import open_store
 
-CHART = "[data-testid='stVegaLiteChart']"
+TREE = ".si-tree"  # the history tree (``history_tree``)
 THREAD = "demo-research"
 
 
@@ -33,19 +33,25 @@ def checkpoint(page) -> str:
     return parse_qs(urlsplit(page.url).query)["checkpoint"][-1]
 
 
-def test_a_label_selects_its_checkpoint(page, base_url, path):
+def row(page, checkpoint_id: str):
+    return page.locator(f"{TREE} [data-checkpoint='{checkpoint_id}']")
+
+
+def test_a_label_selects_its_checkpoint_and_says_what_it_is(page, base_url, path):
     history, keys = path
     target = keys[-5]
     page.goto(f"{base_url}/thread?thread={THREAD}")
     wait_for_app(page, timeout=120_000)
-    band = page.locator(f"{CHART} path[aria-label*='checkpoint: {target[1]}']")
-    band.first.wait_for(state="attached")  # the chart draws after the script's run
-    assert band.count() == 1, "one clickable band per checkpoint"
-    box = band.bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)  # on the label, right of the dot
+    band = row(page, target[1])
+    band.first.wait_for(state="attached")  # the tree draws after the script's run
+    assert band.count() == 1, "one clickable row per checkpoint"
+    tip = band.locator("title").text_content()  # the browser's tooltip over the row
+    assert f"step: {history.node(target).row.step}" in tip and f"checkpoint: {target[1]}" in tip
+    band.locator(".si-tree-label").click()  # on the label, right of the dot
     page.wait_for_url(re.compile(f"checkpoint={target[1]}"))
     wait_for_app(page)
     assert checkpoint(page) == target[1]
+    expect(page.locator(f"{TREE} .si-tree-selected")).to_have_attribute("data-checkpoint", target[1])
 
 
 def test_the_keyboard_reaches_and_selects_a_checkpoint(page, base_url, path):
@@ -61,32 +67,28 @@ def test_the_keyboard_reaches_and_selects_a_checkpoint(page, base_url, path):
     assert checkpoint(page) == keys[-2][1]
 
 
-def test_stepping_moves_the_mark_in_the_same_chart_and_a_clicked_point_can_be_clicked_again(page, base_url, path):
-    """Prev / Next update the tree the browser has (its rows change, the chart stays); after a click and a step,
-    a click on the same point goes back to it."""
+def test_stepping_moves_the_mark_in_the_same_drawing_and_a_clicked_point_can_be_clicked_again(page, base_url,
+                                                                                                   path):
+    """Prev / Next update the tree the browser has (its rows change, the drawing stays); after a click and a
+    step, a click on the same point goes back to it."""
     history, keys = path
     target = keys[-5]
     page.goto(f"{base_url}/thread?thread={THREAD}&checkpoint={target[1]}")
     wait_for_app(page, timeout=120_000)
-    band = page.locator(f"{CHART} path[aria-label*='checkpoint: {target[1]}']")
-    band.first.wait_for(state="attached")
-    page.evaluate(f"document.querySelector(\"{CHART} svg, {CHART} canvas\").dataset.kept = 'yes'")
+    row(page, target[1]).first.wait_for(state="attached")
+    page.locator(TREE).evaluate("svg => { svg.dataset.kept = 'yes'; }")
     page.locator(".st-key-nav_next button:visible").click()
     page.wait_for_url(re.compile(f"checkpoint={keys[-4][1]}"))
     wait_for_app(page)
-    # the selected point is drawn dark in the same chart element: the browser did not build a new chart
-    kept = page.locator(f"{CHART} [data-kept='yes']")
-    assert kept.count() == 1
-    # the label drawn dark is the selected step's (the newest is row 0 of this branch of one lane)
-    dark = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart'] text")]
-        .filter(t => t.getAttribute('fill') === '#111827').map(t => t.getAttribute('aria-label'))"""
-    page.wait_for_function(f"({dark})().length === 1 && ({dark})()[0].includes('row: 3;')")
+    # the selected row is marked in the same element: the browser did not build a new tree
+    expect(page.locator(f"{TREE}[data-kept='yes']")).to_have_count(1)
+    selected = page.locator(f"{TREE} .si-tree-selected")
+    expect(selected).to_have_count(1)
+    expect(selected).to_have_attribute("data-checkpoint", keys[-4][1])
+    expect(selected.locator(".si-tree-label")).to_have_css("font-weight", "600")
     # a click on a point, a step away, and the same click again
     for goal, then in ((keys[-6], keys[-5]), (keys[-6], None)):
-        point = page.locator(f"{CHART} path[aria-label*='checkpoint: {goal[1]}']")
-        point.first.wait_for(state="attached")
-        box = point.bounding_box()
-        page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+        row(page, goal[1]).locator(".si-tree-dot").click()
         page.wait_for_url(re.compile(f"checkpoint={goal[1]}"))
         wait_for_app(page)
         assert checkpoint(page) == goal[1]

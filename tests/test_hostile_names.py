@@ -16,9 +16,9 @@ from pathlib import Path
 import hostile_corpus as corpus
 import pytest
 from corpus import hostile_names as names_case
-from test_ui_flow import chart_data, chart_specs, dot_sources
+from test_ui_flow import chart_data, dot_sources
 from test_ui_redaction import rendered
-from ui_app import all_text, html_text, open_page
+from ui_app import all_text, html_text, native_control, open_page
 
 from inspector.cli import main
 
@@ -261,32 +261,14 @@ def test_the_presenter_view_play_and_the_expanded_graph_draw_node_names_masked(a
     assert 'class="si-node"' in frame and leaked(rendered(at)) == []
 
 
-def _inline_rows(at) -> list[list[dict]]:
-    """The rows of each chart whose data sits in its spec (``data.values``, in any layer)."""
-    found: list[list[dict]] = []
-
-    def walk(item) -> None:
-        if isinstance(item, dict):
-            values = item.get("values")
-            if isinstance(values, list) and values and isinstance(values[0], dict):
-                found.append(values)
-            for value in item.values():
-                walk(value)
-        elif isinstance(item, list):
-            for value in item:
-                walk(value)
-
-    walk(chart_specs(at))
-    return found
-
-
 def test_the_thread_page_and_its_tree_name_the_root_graph_plainly_and_the_subgraph_masked(app_on_names):
     at = open_page("thread", thread=THREAD, panel="graph")
     assert not at.exception and leaked(rendered(at)) == []
     [dot] = dot_sources(at)
     assert "password_check" in dot and dot.count("[redacted api-key") >= 3
-    tree = [row for rows in chart_data(at) + _inline_rows(at) for row in rows if "lane" in row and "namespace" in row]
-    assert {p["ns"] for p in tree if p["ns"]} and all(MARK.match(p["ns"]) for p in tree if p["ns"])
+    tree = native_control(at, "tree")["points"]  # the history tree as the page sends it
+    namespaces = [line.removeprefix("ns: ") for p in tree for line in p["tip"].splitlines() if line.startswith("ns: ")]
+    assert namespaces and all(MARK.match(ns) for ns in namespaces)
     assert any("password_check" in p["label"] for p in tree)
 
 

@@ -7,7 +7,6 @@ import json
 import re
 
 import pytest
-from test_ui_flow import layer_rows
 from ui_app import all_text, html_shown, html_text, in_page_links, messages_drawn, native_control, open_page, pick, shown
 
 from inspector.demo import DEMO_THREADS
@@ -35,8 +34,9 @@ def named(demo_db, histories):
                 for t, h in histories.items()}
 
 
-def charts(at):
-    return at.get("vega_lite_chart")
+def tree(at) -> dict | None:
+    """The history tree's data as the page sends it (``history_tree``), None when the page draws none."""
+    return native_control(at, "tree")
 
 
 def selected_step(at) -> str:
@@ -54,7 +54,8 @@ def test_every_demo_thread_opens_with_tree_table_and_state(thread_id, histories)
     assert f"{len(history)} checkpoint(s)" in text
     assert "branch(es)" not in text  # lanes of the drawing are not branches
     assert (f"{len(history.forks)} fork(s)" in text) == bool(history.forks)
-    assert len([c for c in charts(at) if (c.key or "").startswith("tree")]) == 1
+    drawn = tree(at)
+    assert len(drawn["points"]) == min(len(history), 40) and sum(p["selected"] for p in drawn["points"]) == 1
     assert "`messages`" in text
     assert not at.error
 
@@ -127,8 +128,7 @@ def test_the_slider_names_every_step_as_the_tree_does(histories, named):
     path = history.path_through(history.head)
     options = native_control(at, "nav_slider")["labels"]
     assert options == [named["demo-vision"][k] for k in path]
-    tree = next(c for c in charts(at) if (c.key or "").startswith("tree"))
-    labels = {p["checkpoint"]: p["label"] for p in layer_rows(tree, 1)}
+    labels = {p["id"]: p["label"] for p in tree(at)["points"]}
     assert all(options[i] == plain(f"step {labels[k[1]]}") for i, k in enumerate(path) if k[1] in labels)
     assert sum("→" in o for o in options) >= len(path) // 2
 
@@ -152,6 +152,20 @@ def test_slider_selects_a_checkpoint(histories):
     assert not at.exception
     assert _param(at, "checkpoint") == path[0][1]
     assert selected_step(at).startswith("step -1")
+
+
+def test_a_click_on_a_row_of_the_tree_selects_its_checkpoint_on_either_branch(histories):
+    history = histories["demo-time-travel"]
+    at = open_page("thread", thread="demo-time-travel")
+    points = tree(at)["points"]
+    assert [p["id"] for p in points] == [k[1] for k in history.ordered]  # newest first, both branches
+    other = history.branches[1].head
+    pick(at, "tree", [p["id"] for p in points].index(other[1]))
+    assert not at.exception
+    assert _param(at, "checkpoint") == other[1]
+    drawn = tree(at)
+    assert [p["id"] for p in drawn["points"] if p["selected"]] == [other[1]]
+    assert {b["text"] for b in drawn["labels"]} == {"main", "fork at step 6"}
 
 
 def test_unknown_checkpoint_gives_message_and_ways_back():
@@ -227,7 +241,7 @@ def test_a_failing_panel_shows_an_error_and_the_rest_renders(monkeypatch):
     at.segmented_control(key="thread_panel").set_value("Broken").run()
     assert not at.exception
     assert any("panel exploded" in e.value for e in at.error)
-    assert len([c for c in charts(at) if (c.key or "").startswith("tree")]) == 1  # the history beside it renders
+    assert tree(at) is not None  # the history beside it renders
     at.segmented_control(key="thread_panel").set_value("State").run()
     assert "`messages`" in all_text(at) and not at.error
 

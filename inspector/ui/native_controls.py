@@ -105,7 +105,8 @@ def picked(key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _on_pick(key: str, count: int, on_pick: Callable[[int], None]) -> Callable[[], None]:
+def pick_callback(key: str, count: int, on_pick: Callable[[int], None]) -> Callable[[], None]:
+    """The callback of the control ``key`` over ``count`` items: ``on_pick(index)`` for a pick within them."""
     def called() -> None:
         index = picked(key)
         if index is not None and 0 <= index < count:
@@ -117,7 +118,7 @@ def scrubber(label: str, labels: list[str], index: int, key: str, on_pick: Calla
     """A slider over ``labels`` at ``index``, its caption the label under the thumb; a pick calls
     ``on_pick(index)`` before the run it starts."""
     _scrub(key=key, data={"label": label, "labels": labels, "index": index},
-           on_picked_change=_on_pick(key, len(labels), on_pick))
+           on_picked_change=pick_callback(key, len(labels), on_pick))
 
 
 def option_list(label: str, labels: list[str], index: int, key: str, on_pick: Callable[[int], None],
@@ -125,4 +126,4 @@ def option_list(label: str, labels: list[str], index: int, key: str, on_pick: Ca
     """A native select over ``labels`` at ``index`` (-1: none, ``placeholder`` shown); a choice calls
     ``on_pick(index)`` before the run it starts."""
     _list(key=key, data={"label": label, "labels": labels, "index": index, "help": help, "placeholder": placeholder},
-          on_picked_change=_on_pick(key, len(labels), on_pick))
+          on_picked_change=pick_callback(key, len(labels), on_pick))

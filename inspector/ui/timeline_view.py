@@ -15,11 +15,10 @@ from ..history.location import Location
 from ..history.node_colours import NodeColours
 from ..history.thread_history import Memo, computed
 from ..history.timeline_rows import timeline_records
-from ..history.tree_chart import SELECTION, TreeData, tree_chart, tree_data
+from ..history.tree_chart import TreeData, tree_data
 from ..profiles import in_force
 from ..store.not_utf8 import quoted
-from . import graph_figure, names, native_controls, play_view, routes
-from .chart_data import arrow_datasets, steady
+from . import graph_figure, history_tree, names, native_controls, play_view, routes
 from .diff_view import MISMATCH_MARK
 from .inert import literal, option_text, show_table
 from .names import key_text
@@ -286,35 +285,18 @@ def _summary(history: History) -> str:
     return " · ".join(parts)
 
 
-# The tree is one chart from step to step (its rows travel as datasets, the selected one marked in them): the
-# browser moves the mark instead of building the chart again. A click on it starts a new chart (the key's
-# number), so the point clicked is not kept selected: clicking it again after a step still goes to it.
+# The tree is one drawing from step to step (``history_tree``): a step sends the page's rows, and the browser
+# redraws them in the element it has.
 TREE_KEY = "tree"
-TREE_CLICKS_KEY = "tree_clicks"
 TREE_KEYS_KEY = "tree_keys"
-
-
-def _tree_key() -> str:
-    return f"{TREE_KEY}_{st.session_state.get(TREE_CLICKS_KEY, 0)}"
 
 
 def _tree(history: History, keys: list[Key], key: Key, select: Select, made: dict[Key, Attribution],
           colours: NodeColours | None = None) -> None:
     data = names.shown_tree(tree_data(history, keys, key, made, colours=colours))
-    st.vega_lite_chart(arrow_datasets(steady(tree_chart(data))), on_select=partial(_tree_picked, history, keys, key, select),
-                       selection_mode=SELECTION, key=_tree_key(), width="stretch")
+    history_tree.tree("The history tree: a checkpoint per row, newest first", data, TREE_KEY,
+                      partial(_moved_to, history, keys, select))
     _tree_keys(history, keys, key, select, data)
-
-
-def _tree_picked(history: History, keys: list[Key], key: Key, select: Select) -> None:
-    """A point of the tree (drawn for ``key``, the page of ``keys``) was clicked: show its checkpoint."""
-    event = st.session_state.get(_tree_key())
-    picked = (event.selection.get(SELECTION) or []) if event is not None else []
-    st.session_state[TREE_CLICKS_KEY] = st.session_state.get(TREE_CLICKS_KEY, 0) + 1
-    if picked and isinstance(picked[0], dict) and picked[0].get("checkpoint"):
-        target = names.picked(picked[0], (k[0] for k in keys))
-        if target != key and target in history.nodes:
-            select(_location(history, target))
 
 
 def _tree_keys(history: History, keys: list[Key], key: Key, select: Select, data: TreeData) -> None:
