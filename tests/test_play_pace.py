@@ -108,6 +108,28 @@ def test_the_step_next_or_prev_leads_to_is_read_ahead_with_its_page(research):
     assert any(history.node(k).row.keys_only for k in elsewhere), "and no more than its page"
 
 
+def test_a_step_taken_while_the_read_ahead_waits_replaces_the_step_it_reads(research):
+    store, _ = research
+    thread = ThreadHistory(store, "demo-research")
+    history = thread.history
+    path = history.path_through(history.head)
+    page_size = 4
+    first, second = path[9], path[1]
+    pages = [set(history.page(history.page_of(k, page_size), page_size)) for k in (first, second)]
+    assert not pages[0] & pages[1] and all(history.node(k).row.keys_only for k in pages[0] | pages[1])
+    worker = read_steps(store, thread, [first], page_size)
+    assert worker is not None
+    assert read_steps(store, thread, [second], page_size) is None  # the reader waiting takes this one instead
+    worker.join(timeout=120)
+    assert not worker.is_alive()
+    assert not any(history.node(k).row.keys_only for k in pages[1]), "the newest step asked for was read"
+    assert all(history.node(k).row.keys_only for k in pages[0]), "the step passed over was not"
+    again = read_steps(store, thread, [first], page_size)
+    assert again is not None  # the reader is gone: the next ask starts one
+    again.join(timeout=120)
+    assert not any(history.node(k).row.keys_only for k in pages[0])
+
+
 def test_the_step_read_ahead_is_read_as_a_conversation_with_the_page_s_profile(research):
     from inspector import profiles
     from inspector.state import conversation

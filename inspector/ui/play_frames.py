@@ -6,6 +6,7 @@ from these. Outside Play, the step Prev / Next leads to next is read the same wa
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import streamlit as st
@@ -58,16 +59,40 @@ def prefetch(store: Store, thread: ThreadHistory, path: list[Key], index: int, c
                    (store, thread, path, index, chosen, profiles.asked(store, thread.thread_id)))
 
 
+# The step Prev / Next leads to next is read this long after the run that asked for it: by then the browser has
+# drawn that run's step, and the reading (decoding a long state costs a tenth of a second of CPU) does not take
+# the machine's cores from the browser while it draws.
+STEP_READ_DELAY = 0.3
+_WANTED: dict[tuple[str, ...], tuple[Any, ...]] = {}  # (store, thread, "steps") -> the newest steps asked for
+
+
 def read_steps(store: Store, thread: ThreadHistory, keys: list[Key], page_size: int,
                conversations: list[str] = ()) -> threading.Thread | None:
     """Read what the thread page shows of each of ``keys`` (their rows' page, decoded checkpoints, the
     attributions of their fields, the fields in ``conversations`` read as conversations with the page's profile)
-    into the bounded caches in a background thread, off the page's run: the step Prev / Next leads to next is
-    then drawn from what is read. One such thread per store and thread at a time."""
+    into the bounded caches in a background thread, off the page's run, ``STEP_READ_DELAY`` after it: the step
+    Prev / Next leads to next is then drawn from what is read. One such thread per store and thread at a time; it
+    reads the newest steps asked for (a step taken while it waits replaces them). Returns the thread started, if
+    any."""
     if not keys:
         return None
-    return _reader((store.url, thread.thread_id, "steps"), "step-read-ahead", _read_steps,
-                   (store, thread, keys, page_size, list(conversations), profiles.asked(store, thread.thread_id)))
+    name = (store.url, thread.thread_id, "steps")
+    wanted = (store, thread, keys, page_size, list(conversations), profiles.asked(store, thread.thread_id))
+    with _AHEAD_LOCK:
+        _WANTED[name] = wanted
+    return _reader(name, "step-read-ahead", _read_wanted, (name,))
+
+
+def _read_wanted(name: tuple[str, ...]) -> None:
+    """Read the steps asked for under ``name``, a while after they were asked for, until none is left."""
+    while True:
+        time.sleep(STEP_READ_DELAY)
+        with _AHEAD_LOCK:
+            wanted = _WANTED.pop(name, None)
+            if wanted is None:  # gone from the readers while holding the lock: the next ask starts another
+                _READING_AHEAD.pop(name, None)
+                return
+        _read_steps(*wanted)
 
 
 def _reader(name: tuple[str, ...], title: str, target: Any, args: tuple[Any, ...]) -> threading.Thread | None:
