@@ -1,6 +1,6 @@
 """Play and Prev / Next in headless Chromium, against a one-line Streamlit page's rerun in the same run.
 
-    python benchmarks/bench_play.py [--db bench-data/store.db] [--steps 8] [--clicks 6] [--opens 3]
+    python benchmarks/bench_play.py [--db bench-data/store.db] [--steps 8] [--clicks 6] [--rounds 3] [--opens 3]
 
 Writes the demo (for ``demo-long``, 330 steps) and, unless ``--db`` names one, a store of
 ``store_generator.py``'s shape whose long thread has 2,000 checkpoints; three one-checkpoint threads are
@@ -14,7 +14,9 @@ every Play frame as it enters the page: its step, the step its body shows and th
 For each long thread it prints:
 
 - Prev / Next: the median time a click on Next takes to settle on the thread page (a middle step, the State
-  panel) and its ratio to the one-line page's rerun (target: at most 3);
+  panel) and its ratio to the one-line page's rerun (target: at most 3), over ``--rounds`` rounds of
+  ``--clicks`` clicks, each thread's between two runs of the one-line page's (the ratio of each round against
+  the rerun around it is printed too: the machine's load moves during a run);
 - Play, in the presenter view (the graph beside the diff), at each speed (0.5 to 4 steps/s) over ``--steps``
   steps from the middle: the steps shown per second, the steps skipped (from the URL each frame writes, and
   on screen), the longest run of skipped steps, and how many times a frame showed one step's heading with
@@ -29,6 +31,7 @@ load average is printed before and after: on a shared machine every time is pess
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -223,7 +226,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="a store written by store_generator.py (else one is generated)")
     parser.add_argument("--steps", type=int, default=8, help="steps played at each speed")
-    parser.add_argument("--clicks", type=int, default=6)
+    parser.add_argument("--clicks", type=int, default=6, help="Next clicks per round (and the one-line page's)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of Prev / Next, each between two baselines")
     parser.add_argument("--opens", type=int, default=3)
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -240,21 +244,36 @@ def main() -> int:
         targets = {"demo-long (330 steps)": (f"sqlite:///{demo}", "demo-long"),
                    f"{LONG_THREAD} (2,000 checkpoints)": (f"sqlite:///{db.resolve()}", LONG_THREAD)}
         results, opened = {}, None
-        with streamlit(str(hello)) as hello_url, sync_playwright() as pw:
+        with contextlib.ExitStack() as running, sync_playwright() as pw:
+            hello_url = running.enter_context(streamlit(str(hello)))
+            apps = {name: running.enter_context(streamlit("app.py", "--db", url, env={
+                "INSPECTOR_CACHE_DIR": f"{folder}/cache-{i}"})) for i, (name, (url, _)) in enumerate(targets.items())}
+            pages = {name: f"{apps[name]}/thread?thread={thread}&step={middle_step(url, thread)}"
+                     for name, (url, thread) in targets.items()}
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                          args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-            base = baseline(browser, hello_url, args.clicks)
+            # Prev / Next in rounds, each thread's clicks between two runs of the one-line page's: the machine's
+            # load moves during a run, and each ratio is taken against the rerun measured around it
+            base: tuple[list[float], list[float]] = ([], [])
+            nexts: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in targets}
+            rounds: dict[str, list[float]] = {name: [] for name in targets}
+            for _ in range(args.rounds):
+                before = baseline(browser, hello_url, args.clicks)
+                stepped = {name: stepping(browser, pages[name], args.clicks) for name in targets}
+                after = baseline(browser, hello_url, args.clicks)
+                around = statistics.median(before[0] + after[0])
+                for part in (before, after):
+                    base[0].extend(part[0])
+                    base[1].extend(part[1])
+                for name, (settles, runs) in stepped.items():
+                    nexts[name][0].extend(settles)
+                    nexts[name][1].extend(runs)
+                    rounds[name].append(statistics.median(settles) / around)
             for name, (url, thread) in targets.items():
-                step = middle_step(url, thread)
-                with streamlit("app.py", "--db", url, env={"INSPECTOR_CACHE_DIR": f"{folder}/cache"}) as app_url:
-                    page = f"{app_url}/thread?thread={thread}&step={step}"
-                    nexts = stepping(browser, page, args.clicks)
-                    plays = playing(browser, f"{page}&present=1", args.steps)
-                    if thread == LONG_THREAD:
-                        opened = opening(browser, app_url, url, args.opens)
-                    results[name] = (nexts, plays)
-            again = baseline(browser, hello_url, args.clicks)  # the machine's load may have moved
-            base = (base[0] + again[0], base[1] + again[1])
+                plays = playing(browser, f"{pages[name]}&present=1", args.steps)
+                if thread == LONG_THREAD:
+                    opened = opening(browser, apps[name], url, args.opens)
+                results[name] = (nexts[name], plays)
             browser.close()
     rerun, script = statistics.median(base[0]), statistics.median(base[1])
     print(f"load average at the end: {load()}")
@@ -267,6 +286,7 @@ def main() -> int:
         print(f"  Prev / Next settles {settled * 1000:.0f} ms after the click (median of {len(nexts)}, max "
               f"{max(nexts) * 1000:.0f}): {settled / rerun:.1f}x the one-line rerun (target <= 3); its script runs "
               f"{statistics.median(runs) * 1000:.0f} ms ({statistics.median(runs) / script:.0f}x the one-line page's)")
+        print(f"  each round against the rerun around it: {', '.join(f'{r:.1f}x' for r in rounds[name])}")
         ok &= settled / rerun <= 3
         print("  Play in the presenter view (graph and diff):")
         for label, got in plays.items():
