@@ -127,6 +127,24 @@ def choose_panel(page: Page, title: str) -> None:
     wait_for_app(page, timeout=120_000)
 
 
+def open_play_settings(page: Page) -> Locator:
+    """Open the popover beside Play that holds its speed and view; returns its choices (``nav_choices``)."""
+    choices = page.locator(".st-key-nav_choices")
+    if not choices.is_visible():
+        page.locator(".st-key-nav_settings button:visible").first.click()
+    expect(choices).to_be_visible()
+    return choices
+
+
+def choose_play_speed(page: Page, speed: str) -> None:
+    """Set Play's speed (``2 steps/s``) in the popover beside Play, and close it."""
+    open_play_settings(page).locator("[data-testid='stButtonGroup'] button").filter(has_text=speed).first.click()
+    wait_for_app(page)
+    expect(page.locator(".st-key-nav_settings button:visible").first).to_contain_text(speed)
+    page.keyboard.press("Escape")
+    expect(page.locator(".st-key-nav_choices")).to_be_hidden()
+
+
 def chart_tooltip(page: Page, chart: Locator, height_share: float = 0.5, step: int = 4) -> str:
     """The tooltip Vega shows over ``chart`` where the pointer first meets a mark, moving from the chart's right
     edge leftwards at ``height_share`` of its height from the top (a canvas holds no marks to locate); "" when

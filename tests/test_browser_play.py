@@ -8,7 +8,7 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser_helpers import shot, wait_for_app
+from browser_helpers import choose_play_speed, shot, wait_for_app
 from playwright.sync_api import expect
 
 from inspector.history.attribution import attribute_keys
@@ -55,8 +55,7 @@ def step_param(page) -> int | None:
 def test_play_at_two_steps_a_second_reaches_the_last_step_naming_each_node(page, base_url, steps):
     page.goto(f"{base_url}/thread?thread={THREAD}")
     wait_for_app(page, timeout=120_000)
-    page.locator("[data-testid='stButtonGroup'] button").filter(has_text="2 steps/s").first.click()
-    wait_for_app(page)
+    choose_play_speed(page, "2 steps/s")
     page.evaluate(RECORD)
     started = time.monotonic()
     page.locator(".st-key-nav_play button:visible").click()

@@ -11,7 +11,7 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser_helpers import MAIN, cut_controls, layout_shot, wait_for_app
+from browser_helpers import MAIN, cut_controls, layout_shot, open_play_settings, wait_for_app
 from playwright.sync_api import expect
 
 from inspector.history.lineage import build_history
@@ -131,13 +131,21 @@ def test_thread_page_header_tabs_units_and_the_size_warning_link(sized, base_url
     tabs = page.locator("[data-testid='stButtonGroup'] button")
     assert tabs.count() >= 4 and all(tabs.nth(i).is_visible() for i in range(tabs.count()))
     assert cut_controls(page) == []
-    speeds = page.locator(".st-key-play_speed button").filter(has_text=re.compile(r"steps?/s$"))
-    expect(speeds).to_have_count(4)  # drawn below the state, perhaps after it
-    assert all(speeds.nth(i).is_visible() for i in range(4))  # every Play speed on screen
     if page.width == 1024:
         for within, name in ((".st-key-thread_header", "thread-header-1024"),
-                             (".st-key-thread_panel_tabs", "panel-tabs-1024"), (".st-key-nav_choices", "play-choices-1024")):
+                             (".st-key-thread_panel_tabs", "panel-tabs-1024")):
             layout_shot(page, within, name, tmp_path)
+    # Play's speed and view: in the popover beside Play, which names them
+    expect(page.locator(".st-key-nav_settings button:visible").first).to_contain_text("1 step/s · the diff")
+    open_play_settings(page)
+    speeds = page.locator(".st-key-play_speed button").filter(has_text=re.compile(r"steps?/s$"))
+    expect(speeds).to_have_count(4)
+    assert all(speeds.nth(i).is_visible() for i in range(4))  # every Play speed on screen
+    assert cut_controls(page, ".st-key-nav_choices") == []
+    if page.width == 1024:
+        layout_shot(page, ".st-key-nav_choices", "play-choices-1024", tmp_path)
+    page.keyboard.press("Escape")
+    expect(page.locator(".st-key-nav_choices")).to_be_hidden()
     rows = sorted((r for r in store.timeline("demo-bloated") if not r.checkpoint_ns), key=lambda r: r.checkpoint_id)
     from inspector.settings import Settings
     from inspector.sizes.accounting import measure_thread

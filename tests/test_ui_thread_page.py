@@ -168,6 +168,34 @@ def test_a_click_on_a_row_of_the_tree_selects_its_checkpoint_on_either_branch(hi
     assert {b["text"] for b in drawn["labels"]} == {"main", "fork at step 6"}
 
 
+def play_settings(at) -> str:
+    """The label of the popover beside Play that holds its speed and view."""
+    found: list[str] = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "HasField") and "popover" in type(proto).DESCRIPTOR.fields_by_name \
+                and proto.HasField("popover") and "Play" in proto.popover.help:
+            found.append(proto.popover.label)
+        for child in (getattr(node, "children", None) or {}).values():
+            walk(child)
+
+    walk(at._tree)
+    (label,) = found
+    return label
+
+
+def test_play_s_speed_and_view_sit_in_a_popover_that_says_what_is_chosen():
+    at = open_page("thread", thread="demo-research")
+    assert play_settings(at) == "1 step/s · the diff"
+    at.segmented_control(key="play_speed").set_value("4 steps/s").run()
+    at.segmented_control(key="play_show").set_value("The graph").run()
+    assert not at.exception
+    assert play_settings(at) == "4 steps/s · the graph"
+    at.button(key="nav_prev").click().run()  # kept from step to step
+    assert play_settings(at) == "4 steps/s · the graph"
+
+
 def test_unknown_checkpoint_gives_message_and_ways_back():
     at = open_page("thread", thread="demo-research", checkpoint="not-a-checkpoint")
     assert not at.exception

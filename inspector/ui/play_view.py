@@ -132,6 +132,12 @@ def controls(compact: bool = False) -> None:
                          format_func=(lambda o: f"{SPEEDS[o]:g}/s") if compact else str)
 
 
+def settings_label() -> str:
+    """What Play is set to, as the button opening its choices says it: ``1 step/s · the diff``."""
+    shown = st.session_state.get(SHOW_KEY) or views()[0]
+    return f"{st.session_state.get(SPEED_KEY) or DEFAULT_SPEED} · {shown[:1].lower()}{shown[1:]}"
+
+
 def speed() -> float:
     """The chosen speed, in steps per second."""
     return SPEEDS.get(st.session_state.get(SPEED_KEY) or DEFAULT_SPEED, 1.0)

@@ -120,9 +120,12 @@ def navigator(history: History, key: Key, select: Select,
         with slider_col:
             native_controls.scrubber("Checkpoint on this branch", labels, index, SLIDER_KEY,
                                      partial(_moved_to, history, path, select))
-    # Play's speed and view side by side where they fit, one under the other where not, each one's options
-    # wrapping in a narrow column (``page_css.CHOICES_WRAP``)
-    with st.container(horizontal=True, gap="medium", vertical_alignment="bottom", key="nav_choices"):
+    # Play's speed and view in a popover beside the buttons, named by what is chosen: drawn at every step (the
+    # choice is kept), built in the browser only when opened; inside, one under the other, each one's options
+    # wrapping (``page_css.CHOICES_WRAP``)
+    settings = controls.popover(play_view.settings_label(), icon=":material/tune:", key="nav_settings",
+                                help="Play's speed and what each Play frame shows")
+    with settings, st.container(gap="medium", key="nav_choices"):
         play_view.controls()
         play_view.show_choice()
     if not playing and index == len(path) - 1 and st.session_state.pop(play_view.ENDED_KEY, False):
