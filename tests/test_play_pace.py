@@ -89,11 +89,15 @@ def test_the_frames_ahead_are_read_off_the_frames_run(research):
     assert prefetch(store, thread, path, len(path) - 1, DIFF) is None  # nothing ahead of the newest step
 
 
+def unread_branch(store):
+    """demo-research read afresh (keys only, nothing read ahead): its history and its newest branch."""
+    thread = ThreadHistory(store, "demo-research")
+    return thread, thread.history, thread.history.path_through(thread.history.head)
+
+
 def test_the_step_next_or_prev_leads_to_is_read_ahead_with_its_page(research):
     store, _ = research
-    thread = ThreadHistory(store, "demo-research")
-    history = thread.history
-    path = history.path_through(history.head)
+    thread, history, path = unread_branch(store)
     page_size = 4
     target = path[9]
     page = history.page(history.page_of(target, page_size), page_size)
@@ -110,9 +114,7 @@ def test_the_step_next_or_prev_leads_to_is_read_ahead_with_its_page(research):
 
 def test_a_step_taken_while_the_read_ahead_waits_replaces_the_step_it_reads(research):
     store, _ = research
-    thread = ThreadHistory(store, "demo-research")
-    history = thread.history
-    path = history.path_through(history.head)
+    thread, history, path = unread_branch(store)
     page_size = 4
     first, second = path[9], path[1]
     pages = [set(history.page(history.page_of(k, page_size), page_size)) for k in (first, second)]
