@@ -61,3 +61,20 @@ def test_every_setting_is_documented_in_the_readme_and_the_example():
     assert [n for n in names if f"| `{n}` |" not in readme] == []
     for name in ("cache_dir", "cache_max_mb", "health_top_threads", "follow_seconds"):
         assert name in example
+
+
+def test_the_dashboard_server_settings_are_what_streamlit_reads(tmp_path):
+    """``.streamlit/config.toml`` as ``streamlit run app.py`` reads it (another HOME: no user config): the dashboard
+    listens on loopback only, and no full garbage collection runs after each script run, on the step's way to the
+    browser."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("from streamlit import config; config.get_config_options(force_reparse=True); "
+            "print(config.get_option('server.address'), config.get_option('runner.postScriptGC'))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")} | {"HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent, env=env,
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["127.0.0.1", "False"]
