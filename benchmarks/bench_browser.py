@@ -49,12 +49,14 @@ def _port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit(script: str, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def streamlit(script: str, *args: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> Iterator[str]:
+    """``streamlit run script`` on a free loopback port, run in ``cwd`` (whose ``.streamlit/config.toml`` it reads:
+    the repository's, unless another folder is named)."""
     port = _port()
     cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port),
            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", *(["--", *args] if args else [])]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:

@@ -5,7 +5,10 @@
 Writes the demo (for ``demo-long``, 330 steps) and, unless ``--db`` names one, a store of
 ``store_generator.py``'s shape whose long thread has 2,000 checkpoints; three one-checkpoint threads are
 added to a copy of it (the page-open comparison). Starts ``streamlit run app.py`` on each and, beside them,
-a one-line page holding a button (``st.button("again"); st.write("hello")``). In the browser a
+a one-line page holding a button (``st.button("again"); st.write("hello")``), twice: as Streamlit runs it by
+default (from a folder without a ``.streamlit/config.toml``: the unit of the targets) and with the dashboard's
+own settings (the repository's, which turn off Streamlit's full garbage collection after each run, so its
+ratio is printed too). In the browser a
 MutationObserver on the app's ``data-test-script-state`` times every click until the last script run it led to
 returns to ``notRunning`` (a click's rerun: the one-line page's button, the thread page's Next; each script
 run's own time is printed beside it), and another records
@@ -15,7 +18,7 @@ For each long thread it prints:
 
 - Prev / Next: the median time a click on Next takes to settle on the thread page (a middle step, the State
   panel) and its ratio to the one-line page's rerun (target: at most 3), over ``--rounds`` rounds of
-  ``--clicks`` clicks, each thread's between two runs of the one-line page's (the ratio of each round against
+  ``--clicks`` clicks, each thread's between two runs of the one-line pages' (the ratio of each round against
   the rerun around it is printed too: the machine's load moves during a run);
 - Play, in the presenter view (the graph beside the diff), at each speed (0.5 to 4 steps/s) over ``--steps``
   steps from the middle: the steps shown per second, the steps skipped (from the URL each frame writes, and
@@ -245,48 +248,60 @@ def main() -> int:
                    f"{LONG_THREAD} (2,000 checkpoints)": (f"sqlite:///{db.resolve()}", LONG_THREAD)}
         results, opened = {}, None
         with contextlib.ExitStack() as running, sync_playwright() as pw:
-            hello_url = running.enter_context(streamlit(str(hello)))
+            # the unit: a one-line page as Streamlit runs it by default (from a folder without a config.toml); and
+            # beside it the same page with the dashboard's own settings (the repository's .streamlit/config.toml)
+            units = {"Streamlit's defaults": running.enter_context(streamlit(str(hello), cwd=Path(folder))),
+                     "the dashboard's settings": running.enter_context(streamlit(str(hello)))}
             apps = {name: running.enter_context(streamlit("app.py", "--db", url, env={
                 "INSPECTOR_CACHE_DIR": f"{folder}/cache-{i}"})) for i, (name, (url, _)) in enumerate(targets.items())}
             pages = {name: f"{apps[name]}/thread?thread={thread}&step={middle_step(url, thread)}"
                      for name, (url, thread) in targets.items()}
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                          args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-            # Prev / Next in rounds, each thread's clicks between two runs of the one-line page's: the machine's
+            # Prev / Next in rounds, each thread's clicks between two runs of the one-line pages': the machine's
             # load moves during a run, and each ratio is taken against the rerun measured around it
-            base: tuple[list[float], list[float]] = ([], [])
+            base = {unit: ([], []) for unit in units}
             nexts: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in targets}
-            rounds: dict[str, list[float]] = {name: [] for name in targets}
+            rounds: dict[tuple[str, str], list[float]] = {(name, unit): [] for name in targets for unit in units}
             for _ in range(args.rounds):
-                before = baseline(browser, hello_url, args.clicks)
+                before = {unit: baseline(browser, url, args.clicks) for unit, url in units.items()}
                 stepped = {name: stepping(browser, pages[name], args.clicks) for name in targets}
-                after = baseline(browser, hello_url, args.clicks)
-                around = statistics.median(before[0] + after[0])
-                for part in (before, after):
-                    base[0].extend(part[0])
-                    base[1].extend(part[1])
+                after = {unit: baseline(browser, url, args.clicks) for unit, url in units.items()}
+                for unit in units:
+                    around = statistics.median(before[unit][0] + after[unit][0])
+                    for part in (before[unit], after[unit]):
+                        base[unit][0].extend(part[0])
+                        base[unit][1].extend(part[1])
+                    for name, (settles, _) in stepped.items():
+                        rounds[name, unit].append(statistics.median(settles) / around)
                 for name, (settles, runs) in stepped.items():
                     nexts[name][0].extend(settles)
                     nexts[name][1].extend(runs)
-                    rounds[name].append(statistics.median(settles) / around)
             for name, (url, thread) in targets.items():
                 plays = playing(browser, f"{pages[name]}&present=1", args.steps)
                 if thread == LONG_THREAD:
                     opened = opening(browser, apps[name], url, args.opens)
                 results[name] = (nexts[name], plays)
             browser.close()
-    rerun, script = statistics.median(base[0]), statistics.median(base[1])
     print(f"load average at the end: {load()}")
-    print(f"one-line page rerun: settles {rerun * 1000:.0f} ms after the click (median of {len(base[0])}), "
-          f"its script runs {script * 1000:.0f} ms")
+    reruns = {}
+    for unit, (settles, runs) in base.items():
+        reruns[unit] = statistics.median(settles), statistics.median(runs)
+        print(f"one-line page rerun with {unit}: settles {reruns[unit][0] * 1000:.0f} ms after the click (median of "
+              f"{len(settles)}), its script runs {reruns[unit][1] * 1000:.0f} ms")
+    unit, other = units
+    rerun, script = reruns[unit]
     ok = True
     for name, ((nexts, runs), plays) in results.items():
         settled = statistics.median(nexts)
         print(f"\n{name}")
         print(f"  Prev / Next settles {settled * 1000:.0f} ms after the click (median of {len(nexts)}, max "
-              f"{max(nexts) * 1000:.0f}): {settled / rerun:.1f}x the one-line rerun (target <= 3); its script runs "
-              f"{statistics.median(runs) * 1000:.0f} ms ({statistics.median(runs) / script:.0f}x the one-line page's)")
-        print(f"  each round against the rerun around it: {', '.join(f'{r:.1f}x' for r in rounds[name])}")
+              f"{max(nexts) * 1000:.0f}): {settled / rerun:.1f}x the one-line rerun with {unit} (target <= 3), "
+              f"{settled / reruns[other][0]:.1f}x with {other}; its script runs {statistics.median(runs) * 1000:.0f} ms "
+              f"({statistics.median(runs) / script:.0f}x the one-line page's)")
+        for each in units:
+            print(f"  each round against the rerun with {each} around it: "
+                  f"{', '.join(f'{r:.1f}x' for r in rounds[name, each])}")
         ok &= settled / rerun <= 3
         print("  Play in the presenter view (graph and diff):")
         for label, got in plays.items():
