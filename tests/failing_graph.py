@@ -4,6 +4,10 @@ One thread (``FAILING_THREAD``): ``plan`` fans out with ``Send`` to three ``fetc
 raises. The run stops there with the error stored as a write (``__error__``); it is resumed once the source is
 back, and finishes (the step's checkpoint holds the failed task's error write beside its result). A second run
 fails the same way and is left where it stopped: no checkpoint follows the failed task. ``SqliteSaver`` stores it.
+
+The failing task raises only once its two siblings have finished: LangGraph cancels a sibling still running
+when a task fails, and stores an error for it too (a ``CancelledError``), which a loaded machine would
+otherwise make happen now and then.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import operator
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Annotated, TypedDict
 
@@ -27,6 +32,9 @@ class FetchState(TypedDict, total=False):
 
 
 def build(saver: SqliteSaver, source: dict[str, bool]):
+    finished = threading.Condition()
+    done: set[int] = set()
+
     def plan(state: FetchState) -> dict:
         return {"topic": state.get("topic", "")}
 
@@ -34,9 +42,16 @@ def build(saver: SqliteSaver, source: dict[str, bool]):
         return [Send("fetch", {"n": n}) for n in range(3)]
 
     def fetch(state: dict) -> dict:
-        if state["n"] == 1 and not source["up"]:
+        n = state["n"]
+        if n == 1 and not source["up"]:
+            with finished:  # its siblings finish first: none of them is cancelled by its failure
+                finished.wait_for(lambda: {0, 2} <= done, timeout=30)
+                done.clear()
             raise RuntimeError("the source is down")
-        return {"found": [f"page {state['n']}"]}
+        with finished:
+            done.add(n)
+            finished.notify_all()
+        return {"found": [f"page {n}"]}
 
     graph = StateGraph(FetchState)
     graph.add_node("plan", plan)
