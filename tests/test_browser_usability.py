@@ -130,6 +130,7 @@ def test_thread_page_header_tabs_units_and_the_size_warning_link(sized, base_url
     expect(page.get_by_text("since step -1").first).to_be_visible()  # the growth names its baseline
     # the panel tabs and the history's Tree / Table, every option on screen (the step may still be drawing them)
     expect(page.locator(".st-key-thread_panel_tabs [data-testid='stButtonGroup'] button")).to_have_count(8)
+    expect(page.locator(".st-key-history_view button")).to_have_count(2)  # drawn after the panel
     tabs = page.locator("[data-testid='stButtonGroup'] button")
     assert tabs.count() >= 10 and all(tabs.nth(i).is_visible() for i in range(tabs.count()))
     assert cut_controls(page) == []
