@@ -7,7 +7,18 @@ import json
 import re
 
 import pytest
-from ui_app import all_text, html_shown, html_text, in_page_links, messages_drawn, native_control, open_page, pick, shown
+from ui_app import (
+    all_text,
+    every_node,
+    html_shown,
+    html_text,
+    in_page_links,
+    messages_drawn,
+    native_control,
+    open_page,
+    pick,
+    shown,
+)
 
 from inspector.demo import DEMO_THREADS
 from inspector.history.attribution import attribute_keys
@@ -170,18 +181,8 @@ def test_a_click_on_a_row_of_the_tree_selects_its_checkpoint_on_either_branch(hi
 
 def play_settings(at) -> str:
     """The label of the popover beside Play that holds its speed and view."""
-    found: list[str] = []
-
-    def walk(node) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None and hasattr(proto, "HasField") and "popover" in type(proto).DESCRIPTOR.fields_by_name \
-                and proto.HasField("popover") and "Play" in proto.popover.help:
-            found.append(proto.popover.label)
-        for child in (getattr(node, "children", None) or {}).values():
-            walk(child)
-
-    walk(at._tree)
-    (label,) = found
+    (label,) = [node.proto.popover.label for node in every_node(at._tree)
+                if getattr(node, "type", None) == "popover" and "Play" in node.proto.popover.help]
     return label
 
 

@@ -145,16 +145,16 @@ def html_text(at: AppTest) -> str:
     return "\n".join(el.proto.body for el in at.get("html"))
 
 
-def _nodes(node) -> list:
+def every_node(node) -> list:
+    """``node`` and every block and element below it (an AppTest's ``at._tree`` for the whole page)."""
     children = getattr(node, "children", None)
-    if isinstance(children, dict):
-        return [n for child in children.values() for n in _nodes(child)]
-    return [node]
+    below = [n for child in children.values() for n in every_node(child)] if isinstance(children, dict) else []
+    return [node, *below]
 
 
 def _native(at: AppTest, key: str):
     """The custom component element (``native_controls``) keyed ``key``, or None."""
-    for node in _nodes(at._tree):
+    for node in every_node(at._tree):
         if type(node).__name__ != "UnknownElement":
             continue
         bidi = node.proto  # a custom component's BidiComponent message, or another element Streamlit's test lacks
