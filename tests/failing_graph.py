@@ -8,6 +8,10 @@ fails the same way and is left where it stopped: no checkpoint follows the faile
 The failing task raises only once its two siblings have finished: LangGraph cancels a sibling still running
 when a task fails, and stores an error for it too (a ``CancelledError``), which a loaded machine would
 otherwise make happen now and then.
+
+A second thread (``CANCELLED_THREAD``, ``write_cancelled``) has exactly that: its first ``fetch`` fails at once
+while the tasks run one at a time (``max_concurrency=1``) and the others take a moment, so LangGraph cancels the
+one still waiting and stores a ``CancelledError`` for it beside the failed task's error; the run stops there.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import contextlib
 import operator
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Annotated, TypedDict
 
@@ -24,6 +29,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
 FAILING_THREAD = "failing-thread"
+CANCELLED_THREAD = "cancelled-thread"
 
 
 class FetchState(TypedDict, total=False):
@@ -79,3 +85,34 @@ def write_store(path: Path) -> Path:
     finally:
         conn.close()
     return path
+
+
+def build_cancelling(saver):
+    """``plan`` sends three ``fetch`` tasks; the first fails at once, the others take half a second."""
+
+    def plan(state: FetchState) -> dict:
+        return {"topic": state.get("topic", "")}
+
+    def fan_out(state: FetchState) -> list[Send]:
+        return [Send("fetch", {"n": n}) for n in range(3)]
+
+    def fetch(state: dict) -> dict:
+        if state["n"] == 0:
+            raise RuntimeError("the source is down")
+        time.sleep(0.5)
+        return {"found": [f"page {state['n']}"]}
+
+    graph = StateGraph(FetchState)
+    graph.add_node("plan", plan)
+    graph.add_node("fetch", fetch)
+    graph.add_edge(START, "plan")
+    graph.add_conditional_edges("plan", fan_out, ["fetch"])
+    graph.add_edge("fetch", END)
+    return graph.compile(checkpointer=saver)
+
+
+def write_cancelled(saver) -> None:
+    """Run ``CANCELLED_THREAD`` with ``saver`` until its failed task stops it (a cancelled sibling beside it)."""
+    config = {"configurable": {"thread_id": CANCELLED_THREAD}, "max_concurrency": 1}
+    with contextlib.suppress(RuntimeError):
+        build_cancelling(saver).invoke({"topic": "tides"}, config)

@@ -8,18 +8,18 @@ import re
 
 import altair as alt
 import pytest
-from failing_graph import FAILING_THREAD
+from failing_graph import CANCELLED_THREAD, FAILING_THREAD, write_cancelled
 from failing_graph import write_store as write_failing_store
 from flow_graph import FLOW_THREAD
 
-from inspector.history.attribution import attribute_keys
+from inspector.history.attribution import attribute_keys, next_nodes
 from inspector.history.durations import step_times
 from inspector.history.flow_dot import graph_classes, lit_style, steps_dot, to_dot
 from inspector.history.flow_graph import MAX_NODES, infer_graph
 from inspector.history.flow_grid import flow_grid, grid_chart
 from inspector.history.node_colours import ENDS, FAILED, NO_NODE, PALETTE, node_colours, thread_colours
 from inspector.history.step_graph import STEPS_PER_PAGE, TASKS_PER_STEP, step_graph
-from inspector.history.step_lanes import lane_chart, lane_rows, run_ends, stopped_failures
+from inspector.history.step_lanes import CANCELLED_OPACITY, lane_chart, lane_rows, run_ends, stop_keys, stopped_failures
 from inspector.history.thread_history import ThreadHistory
 from inspector.history.tree_chart import tree_data
 from inspector.store import open_store
@@ -108,7 +108,7 @@ def test_a_failed_task_has_its_own_colour_and_a_run_stopped_at_one_has_no_end(tm
         thread = ThreadHistory(store, FAILING_THREAD)
         history = thread.history
         made = attribute_keys(store, history, history.ordered)
-        stopped = stopped_failures(history, "", store.write_keys(FAILING_THREAD, run_ends(history, "")))
+        stopped = stopped_failures(history, "", store.write_keys(FAILING_THREAD, stop_keys(history, "")))
     colours = thread.node_colours()
     rows = lane_rows(step_times(history, made), made, colours, None, stopped)
     fetched = [r for r in rows if r["node"] == "fetch" and not r["open"]]
@@ -118,8 +118,125 @@ def test_a_failed_task_has_its_own_colour_and_a_run_stopped_at_one_has_no_end(tm
     assert "failed" in fetched[1]["outcome"] and colours("fetch") != FAILED
     (open_row,) = [r for r in rows if r["open"]]  # the second run stopped at the failed task: no checkpoint after
     assert open_row["failed"] and open_row["colour"] == FAILED and open_row["ms"] is None
+    assert open_row["node"] == "fetch"  # named by its parent's Send, as the bars are
     assert open_row["checkpoint"] == history.head[1] and open_row["start"] >= max(r["end"] for r in fetched)
     alt.Chart.from_dict(lane_chart(rows))
+
+
+@pytest.fixture(scope="module")
+def cancelled_db(tmp_path_factory):
+    """``CANCELLED_THREAD`` written by SqliteSaver: a failed task and a sibling LangGraph cancelled for it."""
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = tmp_path_factory.mktemp("cancelled") / "cancelled.db"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    try:
+        write_cancelled(SqliteSaver(conn))
+    finally:
+        conn.close()
+    return path
+
+
+def error_classes(store) -> list[str | None]:
+    history = ThreadHistory(store, CANCELLED_THREAD).history
+    keys = store.write_keys(CANCELLED_THREAD, run_ends(history, ""))
+    return sorted(str(w.error) for ws in keys.values() for w in ws if w.channel == "__error__")
+
+
+def test_a_task_cancelled_for_a_failed_sibling_is_told_from_the_failure(cancelled_db):
+    with open_store(f"sqlite:///{cancelled_db}") as store:
+        assert error_classes(store) == ["CancelledError", "RuntimeError"]  # the errors' classes, read with the keys
+        thread = ThreadHistory(store, CANCELLED_THREAD)
+        history = thread.history
+        ends = store.write_keys(CANCELLED_THREAD, stop_keys(history, ""))
+        stopped = stopped_failures(history, "", ends)
+        every = store.write_keys(CANCELLED_THREAD, list(history.nodes))
+        graph = infer_graph(history, every)
+        due = next_nodes(history, history.head, every)
+    (( _, _, tasks),) = stopped
+    assert sorted((t.node, t.failed, t.cancelled) for t in tasks) == [("fetch", False, True), ("fetch", True, False)]
+    colours = thread.node_colours()
+    rows = [r for r in lane_rows([], {}, colours, None, stopped) if r["open"]]
+    failed = next(r for r in rows if r["failed"])
+    cancelled = next(r for r in rows if r["cancelled"])
+    assert failed["colour"] == FAILED and "failed" in failed["label"]
+    assert cancelled["colour"] == colours("fetch") != FAILED and "cancelled" in cancelled["outcome"]
+    assert "cancelled" in cancelled["label"] and not cancelled["failed"]
+    spec = lane_chart(rows)
+    alt.Chart.from_dict(spec)
+    assert spec["layer"][1]["encoding"]["opacity"]["condition"] == {"test": "datum.cancelled", "value": CANCELLED_OPACITY}
+    fetch = graph.nodes["fetch"]
+    assert (fetch.failed, fetch.cancelled) == (1, 1)  # not "failed ×2"
+    assert "failed ×1" in to_dot(graph) and "cancelled ×1" in to_dot(graph)
+    assert due == ("fetch",)  # a failed or cancelled task is still due
+
+
+def test_the_thread_list_says_the_error_and_counts_the_cancelled_tasks(cancelled_db):
+    from inspector.threads.thread_status import statuses
+
+    with open_store(f"sqlite:///{cancelled_db}") as store:
+        status = statuses(store, store.newest_write_keys([CANCELLED_THREAD]))[CANCELLED_THREAD]
+    assert status.state == "error"
+    assert status.error.splitlines() == ["RuntimeError('the source is down')",
+                                         "1 task(s) cancelled (CancelledError) when another failed"]
+
+
+def test_a_play_frame_says_failed_or_cancelled_beside_the_step():
+    from inspector.ui.frame_html import Ran, heading
+
+    failed = heading(Ran("3", [("fetch", "#4e79a7")], ["found"], failed=True, cancelled=True), 2, 5)
+    cancelled = heading(Ran("3", [("fetch", "#4e79a7")], ["found"], cancelled=True), 2, 5)
+    ran = heading(Ran("3", [("<b>fetch</b>", "#4e79a7")], ["found"]), 2, 5)
+    assert 'class="si-failed">failed<' in failed and 'class="si-cancelled">cancelled<' in failed
+    assert "si-failed" not in cancelled and 'class="si-cancelled">cancelled<' in cancelled
+    assert "si-failed" not in ran and "si-cancelled" not in ran and "<b>" not in ran
+
+
+def test_the_saver_adapter_reads_the_same_error_classes(cancelled_db):
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from inspector.store.saver import SaverStore
+
+    conn = sqlite3.connect(f"file:{cancelled_db}?mode=ro", uri=True, check_same_thread=False)
+    store = SaverStore(SqliteSaver(conn), "sqlite-saver")
+    try:
+        assert error_classes(store) == ["CancelledError", "RuntimeError"]
+    finally:
+        store.close()
+        conn.close()
+
+
+@pytest.mark.postgres
+def test_postgres_reads_the_same_error_classes(postgres_dsn):
+    from fixtures.postgres import written_database
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    def fill(url: str) -> None:
+        with PostgresSaver.from_conn_string(url) as saver:
+            saver.setup()
+            write_cancelled(saver)
+
+    _, readonly = written_database(postgres_dsn, "inspector_cancelled", fill)
+    with open_store(readonly) as store:
+        assert error_classes(store) == ["CancelledError", "RuntimeError"]
+
+
+def test_an_error_too_long_to_read_is_a_failure_and_a_non_exception_names_none():
+    from inspector.history.attribution import name_tasks
+    from inspector.store import WriteKey
+    from inspector.store.records import error_class
+
+    assert error_class("CancelledError()") == "CancelledError"
+    assert error_class("RuntimeError('the source is down')") == "RuntimeError"
+    assert error_class({"not": "an exception"}) is None and error_class("no class here") is None
+    unread = name_tasks([WriteKey("t1", "~__pregel_pull, fetch", 0, "__error__", 90_000)])  # value not read
+    cancelled = name_tasks([WriteKey("t2", "~__pregel_pull, fetch", 0, "__error__", 20, error="CancelledError")])
+    assert unread[0].failed and not unread[0].cancelled
+    assert cancelled[0].cancelled and not cancelled[0].failed and cancelled[0].errored
 
 
 def test_the_expanded_graph_draws_a_page_of_steps_in_the_order_they_ran(demo_db, flow):

@@ -44,11 +44,12 @@ from the parent's writes: update writes make an update, task writes a step.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from ..store import WriteKey, WriteRecord, is_internal_channel
-from ..store.model import TASKS_CHANNEL
+from ..store.model import CANCELLED, ERROR_CHANNEL, TASKS_CHANNEL
 from .lineage import History, Key
 
 if TYPE_CHECKING:
@@ -59,7 +60,6 @@ PUSH = "~__pregel_push, "
 UPDATE = "~__interrupt__"
 INTERRUPT_CHANNEL = "__interrupt__"
 RESUME_CHANNEL = "__resume__"
-ERROR_CHANNEL = "__error__"
 BRANCH_TO = "branch:to:"
 UPDATE_NODE = "update_state"
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
@@ -80,6 +80,7 @@ class TaskWrites:
     channels: tuple[str, ...]
     kind: str = "pull"  # "pull", "push" (a Send), "update" (update_state), "metadata" (a put's metadata), "task"
     bytes: int = 0
+    errors: tuple[str, ...] = ()  # the exception class of each error it wrote ("" where the value was not read)
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -91,8 +92,20 @@ class TaskWrites:
         return INTERRUPT_CHANNEL in self.channels
 
     @property
-    def failed(self) -> bool:
+    def errored(self) -> bool:
+        """It wrote an error (``__error__``): it failed, or LangGraph cancelled it; either way it is still due."""
         return ERROR_CHANNEL in self.channels
+
+    @property
+    def cancelled(self) -> bool:
+        """Every error it wrote is a ``CancelledError``: LangGraph stopped it because a task beside it failed (or
+        the run was cancelled); it did not fail itself."""
+        return self.errored and bool(self.errors) and all(e == CANCELLED for e in self.errors)
+
+    @property
+    def failed(self) -> bool:
+        """It wrote an error of its own (an error whose class was not read counts as one)."""
+        return self.errored and not self.cancelled
 
     @property
     def triggers(self) -> tuple[str, ...]:
@@ -215,6 +228,7 @@ def name_tasks(writes: Sequence[WriteKey], before: Sequence[WriteKey] = (), by_i
         path, task_id = task[0].task_path, task[0].task_id
         channels = tuple(dict.fromkeys(w.channel for w in task))
         size = sum(w.size for w in task)
+        errors = tuple(w.error or "" for w in task if w.channel == ERROR_CHANNEL)
         if path.startswith(PULL) and "," not in path[len(PULL):]:
             node, kind = path[len(PULL):], "pull"
         elif path.startswith(PUSH):
@@ -229,7 +243,7 @@ def name_tasks(writes: Sequence[WriteKey], before: Sequence[WriteKey] = (), by_i
             node, kind = triggered[0], "task"
         else:
             node, kind = path or f"task {task_id[:8]}", "task"
-        out.append(TaskWrites(node, task_id, path, channels, kind, size))
+        out.append(TaskWrites(node, task_id, path, channels, kind, size, errors))
     return out
 
 
@@ -321,12 +335,20 @@ def pending_tasks(history: History, key: Key, writes: WritesOf) -> tuple[TaskWri
 def next_nodes(history: History, key: Key, writes: WritesOf) -> tuple[str, ...]:
     """The nodes due to run from ``key`` (LangGraph's ``next``), as far as the write keys tell: what the
     writes that produced it triggered (``branch:to:``, ``Send``), less the tasks that already finished from
-    it (its own stored writes; an interrupted or failed task is still due). A new run's input is due to
+    it (its own stored writes; an interrupted, failed or cancelled task is still due). A new run's input is due to
     ``__start__``; a copy's or an unstored update's next is unknown (empty)."""
     made = attribute(history, key, writes)
-    due = ["__start__"] if made.made_by == INPUT else [n for t in made.tasks for n in t.triggers] + list(made.sends)
-    done = {t.node for t in pending_tasks(history, key, writes) if not t.interrupted and not t.failed}
-    return tuple(n for n in dict.fromkeys(due) if n not in done and n != "__end__")
+    # one task per triggered node, one per Send (a node sent to three times runs three tasks)
+    due = ["__start__"] if made.made_by == INPUT else [*dict.fromkeys(n for t in made.tasks for n in t.triggers),
+                                                       *made.sends]
+    done = Counter(t.node for t in pending_tasks(history, key, writes) if not t.interrupted and not t.errored)
+    left = []
+    for name in due:
+        if done[name]:
+            done[name] -= 1
+        else:
+            left.append(name)
+    return tuple(n for n in dict.fromkeys(left) if n != "__end__")
 
 
 def attribute_keys(store: "Store", history: History, keys: Sequence[Key]) -> dict[Key, Attribution]:

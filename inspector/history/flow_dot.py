@@ -63,10 +63,11 @@ def graph_classes(graph: FlowGraph) -> dict[str, str]:
 def to_dot(graph: FlowGraph, highlight: Iterable[str] = (), wrote: Iterable[str] = (), title: str = "",
            colours: NodeColours | None = None, direction: str | None = None) -> str:
     """Graphviz DOT of the aggregated graph: subgraphs as clusters, edge labels the counts (``×3``), sends dashed,
-    transitions no trigger named dotted, interrupted nodes double-bordered, failed ones outlined in red, nodes
-    due next dashed; nodes in their colours (``colours``: the thread's); the node ids in ``highlight`` lit, with
-    the fields in ``wrote`` in a note beside them (the CLI's; a page says them beside the graph, which keeps its
-    layout). ``direction``: "TB" or "LR"; by default left to right up to ``WIDE_NODES`` nodes, else top down."""
+    transitions no trigger named dotted, interrupted nodes double-bordered, failed ones outlined in red (cancelled
+    ones counted in their label), nodes due next dashed; nodes in their colours (``colours``: the thread's); the
+    node ids in ``highlight`` lit, with the fields in ``wrote`` in a note beside them (the CLI's; a page says them
+    beside the graph, which keeps its layout). ``direction``: "TB" or "LR"; by default left to right up to
+    ``WIDE_NODES`` nodes, else top down."""
     highlight, wrote = set(highlight), list(dict.fromkeys(wrote))
     colours = colours or node_colours(n.name for n in graph.nodes.values())
     direction = direction or ("LR" if len(graph.nodes) <= WIDE_NODES else "TB")
@@ -85,6 +86,8 @@ def to_dot(graph: FlowGraph, highlight: Iterable[str] = (), wrote: Iterable[str]
             extra.append("peripheries=2")
         if node.failed:
             label.append(f"failed ×{node.failed}")
+        if node.cancelled:
+            label.append(f"cancelled ×{node.cancelled}")
         if node.due_next:
             label.append("next")
         if ends:

@@ -8,8 +8,9 @@ a node or edge the thread never took is not in it.
   triggered (``branch:to:NODE`` writes) or sent (``Send`` packets, drawn dashed); where a step's tasks
   wrote no trigger at all, to every task of the next step. A task whose step is the last of its run
   (no step follows) leads to ``__end__``. Counts are how many times each transition was taken.
-- Marks: tasks that were interrupted (an ``__interrupt__`` write) or failed (``__error__``), and the
-  nodes due next at the thread's newest checkpoint (``next_nodes``).
+- Marks: tasks that were interrupted (an ``__interrupt__`` write), failed (an ``__error__``) or cancelled
+  (LangGraph stopped them when a sibling failed: their error a ``CancelledError``), and the nodes due next at
+  the thread's newest checkpoint (``next_nodes``).
 - Bounds: past ``MAX_NODES`` nodes, the busiest are drawn and the rest folded into one node that says how
   many it stands for (edges to them lead to it; transitions between two of them are counted, not drawn),
   so a thread of thousands of distinct node names draws as fast as one of three; building it costs time
@@ -45,6 +46,7 @@ class GraphNode:
     runs: int = 0
     interrupted: int = 0
     failed: int = 0
+    cancelled: int = 0
     fields: dict[str, int] = field(default_factory=dict)  # field -> times written
     due_next: bool = False
 
@@ -138,7 +140,7 @@ def infer_graph(history: History, writes: Mapping[Key, Sequence[WriteKey]], max_
                      if c[0] == key[0] and made[c].made_by == STEP and made[c].tasks]
         if not following:  # tasks that ran from it without a checkpoint after them: interrupted, failed, running
             stopped = [t.node for t in pending_tasks(history, key, writes)
-                       if t.kind != "update" and (t.fields or t.interrupted or t.failed)]
+                       if t.kind != "update" and (t.fields or t.interrupted or t.errored)]
             following = [stopped] if stopped else []
         step = _Step(cluster, attribution.tasks, following, _sends_by_task(writes.get(history.nodes[key].parent, ())),
                      _any_targets(attribution))
@@ -146,10 +148,11 @@ def infer_graph(history: History, writes: Mapping[Key, Sequence[WriteKey]], max_
         steps.append(step)
     for key in history.nodes:
         for task in pending_tasks(history, key, writes):
-            if task.interrupted or task.failed:
+            if task.interrupted or task.errored:
                 node = _node(graph, task.node, cluster_of(key[0]))
                 node.interrupted += task.interrupted
                 node.failed += task.failed
+                node.cancelled += task.cancelled
     head = history.head
     if head is not None:
         for name in next_nodes(history, head, writes):
@@ -206,7 +209,8 @@ def _fold(graph: FlowGraph, max_nodes: int | None) -> FlowGraph:
     while other in graph.nodes:
         other += "_"
     folded = GraphNode(f"{len(left):,} other nodes", "", runs=sum(n.runs for n in left),
-                       interrupted=sum(n.interrupted for n in left), failed=sum(n.failed for n in left))
+                       interrupted=sum(n.interrupted for n in left), failed=sum(n.failed for n in left),
+                       cancelled=sum(n.cancelled for n in left))
     nodes = {node_id: node for node_id, node in graph.nodes.items() if node_id in kept}
     nodes[other] = folded
     shown = {n.cluster for n in nodes.values() if n.cluster}
@@ -281,12 +285,13 @@ def left_out_text(graph: FlowGraph) -> str:
 
 
 def graph_json(graph: FlowGraph) -> dict[str, Any]:
-    """The graph as plain data: nodes (runs, interrupts, fields written), edges with counts, clusters."""
+    """The graph as plain data: nodes (runs, interrupts, failures, cancellations, fields written), edges with counts, clusters."""
     data: dict[str, Any] = {
         "shows": "what ran in this thread, inferred from its stored writes; not the code's whole graph",
         "steps": graph.steps,
         "nodes": [{"id": n.id, "name": n.name, "subgraph": n.cluster or None, "runs": n.runs,
-                   "interrupted": n.interrupted, "failed": n.failed, "wrote": n.fields, "next": n.due_next}
+                   "interrupted": n.interrupted, "failed": n.failed, "cancelled": n.cancelled, "wrote": n.fields,
+                   "next": n.due_next}
                   | ({"left_out_nodes": graph.left_out} if n.id == graph.other else {})
                   for n in graph.nodes.values()],
         "edges": [{"from": e.source, "to": e.target, "count": e.count, "kind": e.kind} for e in graph.edges.values()],

@@ -86,6 +86,8 @@ def step_graph(history: History, key: Key, made: Mapping[Key, Attribution],
                 lines.append("interrupted")
             if task.failed:
                 lines.append("failed")
+            if task.cancelled:
+                lines.append("cancelled")
             ids.append(f"s{i}t{j}")
             graph.nodes.append(StepNode(f"s{i}t{j}", tuple(lines), task.node, i, task.failed, task.interrupted))
         if len(drawn) < len(tasks):

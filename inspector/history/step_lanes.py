@@ -4,8 +4,9 @@ A step's tasks ran together from its parent checkpoint to its own (``durations``
 checkpoints', LangGraph stores none per task), so each task is a bar over the step's time in a lane of its own:
 a node's lane, and where a step ran one node several times (a ``Send`` fan-out), one more lane for each further
 task (``search``, ``search #2``, ``search #3``). Bars are coloured by node (``node_colours``); a task that wrote
-an error (``__error__``) is red; a task that failed where no checkpoint followed (the run stopped there) has no
-end: it is a mark at its start. Durations are in milliseconds.
+an error (``__error__``) is red; a task LangGraph cancelled because a sibling failed (its error a
+``CancelledError``) keeps its node's colour, faded; a task that failed or was cancelled where no checkpoint
+followed (the run stopped there) has no end: it is a mark at its start. Durations are in milliseconds.
 
 ``lane_rows`` gives the bars as plain rows, ``lane_chart`` the Vega-Lite spec drawing them with a click selection
 ``step`` carrying ``checkpoint`` and ``ns``.
@@ -24,6 +25,7 @@ from .lineage import History, Key
 from .node_colours import FAILED, NO_NODE, NodeColours
 
 SELECTION = "step"
+CANCELLED_OPACITY = 0.35  # a cancelled task's bar: its node's colour, faded
 LANE_PX = 22
 NO_TASK = "(no task)"
 
@@ -54,15 +56,31 @@ def run_ends(history: History, ns: str) -> list[Key]:
     return [k for k, node in history.nodes.items() if k[0] == ns and not any(c[0] == ns for c in node.children)]
 
 
+def stop_keys(history: History, ns: str) -> list[Key]:
+    """The checkpoints whose write keys ``stopped_failures`` reads: ``run_ends`` and their parents (whose ``Send``
+    packets name the tasks pushed from them)."""
+    ends = run_ends(history, ns)
+    parents = [history.node(k).parent for k in ends]
+    return list(dict.fromkeys([*ends, *(p for p in parents if p is not None and p in history.nodes)]))
+
+
 def stopped_failures(history: History, ns: str, writes: Mapping[Key, Sequence[WriteKey]]) -> list[Stopped]:
-    """(checkpoint, its time, the tasks that failed from it) for each run of ``ns`` that stopped at a failed task
-    (``writes``: the write keys of ``run_ends``)."""
+    """(checkpoint, its time, the tasks that failed or were cancelled from it) for each run of ``ns`` that stopped
+    at a task's error (``writes``: the write keys of ``stop_keys``)."""
     out = []
     for key in run_ends(history, ns):
-        failed = [t for t in pending_tasks(history, key, writes) if t.failed]
-        if failed:
-            out.append((key, history.node(key).row.created_at, failed))
+        errored = [t for t in pending_tasks(history, key, writes) if t.errored]
+        if errored:
+            out.append((key, history.node(key).row.created_at, errored))
     return out
+
+
+FAILED_OUTCOME = "failed (it wrote an error)"
+CANCELLED_OUTCOME = "cancelled (LangGraph stopped it when a task beside it failed)"
+
+
+def _outcome(task: TaskWrites | None) -> str:
+    return "ran" if task is None or not task.errored else CANCELLED_OUTCOME if task.cancelled else FAILED_OUTCOME
 
 
 def lane_rows(times: Sequence[StepTime], made: Mapping[Key, Attribution], colours: NodeColours,
@@ -88,19 +106,22 @@ def lane_rows(times: Sequence[StepTime], made: Mapping[Key, Attribution], colour
                 "lane": spelled(lane), "node": spelled(node), "step": t.step, "label": spelled(t.label),
                 "start": (t.started - origin).total_seconds(), "end": (t.ended - origin).total_seconds(),
                 "ms": round(ms, 3), "took": ms_text(ms), "failed": failed, "open": False,
-                "outcome": "failed (it wrote an error)" if failed else "ran",
+                "cancelled": task is not None and task.cancelled, "outcome": _outcome(task),
                 "colour": FAILED if failed else NO_NODE if task is None else colours(node),
                 "checkpoint": t.key[1], "ns": t.key[0], "selected": t.key == selected,
             })
     for key, at, tasks in stopped:
         if at is None:
             continue
-        for lane, node, _ in _lanes_of(tasks):
+        for lane, node, task in _lanes_of(tasks):
             start = (at - origin).total_seconds()
+            cancelled = task is not None and task.cancelled
             rows.append({
-                "lane": spelled(lane), "node": spelled(node), "step": None, "label": spelled(f"{node} failed"),
-                "start": start, "end": start, "ms": None, "took": "? (no checkpoint followed)", "failed": True,
-                "open": True, "outcome": "failed (it wrote an error); the run stopped there", "colour": FAILED,
+                "lane": spelled(lane), "node": spelled(node), "step": None,
+                "label": spelled(f"{node} {'cancelled' if cancelled else 'failed'}"),
+                "start": start, "end": start, "ms": None, "took": "? (no checkpoint followed)", "failed": not cancelled,
+                "cancelled": cancelled, "open": True, "outcome": f"{_outcome(task)}; the run stopped there",
+                "colour": colours(node) if cancelled else FAILED,
                 "checkpoint": key[1], "ns": key[0], "selected": key == selected,
             })
     return rows
@@ -108,7 +129,8 @@ def lane_rows(times: Sequence[StepTime], made: Mapping[Key, Attribution], colour
 
 def lane_chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The Vega-Lite spec: a bar per task in its lane (a mark where a failed task has no end), coloured by node
-    (red: failed), the selected step outlined, a tooltip naming the step, the task's lane and its milliseconds."""
+    (red: failed; faded: cancelled), the selected step outlined, a tooltip naming the step, the task's lane, its
+    milliseconds and its outcome."""
     lanes = list(dict.fromkeys(r["lane"] for r in rows))
     y = {"field": "lane", "type": "nominal", "title": None, "sort": lanes, "scale": {"domain": lanes}}
     x = {"field": "start", "type": "quantitative", "title": "seconds since the first step"}
@@ -117,7 +139,8 @@ def lane_chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
                {"field": "outcome", "type": "nominal"}]
     colour = {"field": "colour", "type": "nominal", "scale": None, "legend": None}
     outline = {"stroke": {"condition": {"test": "datum.selected", "value": "#111827"}, "value": None},
-               "strokeWidth": {"condition": {"test": "datum.selected", "value": 2}, "value": 0}}
+               "strokeWidth": {"condition": {"test": "datum.selected", "value": 2}, "value": 0},
+               "opacity": {"condition": {"test": "datum.cancelled", "value": CANCELLED_OPACITY}, "value": 1}}
     bars = {
         "transform": [{"filter": "!datum.open"}],
         "mark": {"type": "bar", "cursor": "pointer"},
@@ -128,7 +151,7 @@ def lane_chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
     stops = {
         "transform": [{"filter": "datum.open"}],
         "mark": {"type": "point", "shape": "triangle-right", "filled": True, "size": 120},
-        "encoding": {"y": y, "x": x, "color": colour, "tooltip": tooltip},
+        "encoding": {"y": y, "x": x, "color": colour, "opacity": outline["opacity"], "tooltip": tooltip},
     }
     return {
         "height": LANE_PX * max(len(lanes), 1),  # the width fits the page; the height is the lanes' (axis on top)

@@ -173,6 +173,10 @@ class WriteRecord:
 
 
 TASKS_CHANNEL = "__pregel_tasks"  # where LangGraph keeps the ``Send`` packets a step pushes to the next
+ERROR_CHANNEL = "__error__"  # where LangGraph keeps a failed task's error (``repr`` of the exception)
+CANCELLED = "CancelledError"  # the error LangGraph stores for a task it stopped because a sibling failed
+# an error write's value is read (for the exception's class) up to this many stored bytes
+ERROR_READ_BYTES = 512
 
 
 @dataclass(frozen=True)
@@ -180,8 +184,10 @@ class WriteKey:
     """One write stored against a checkpoint, by its keys only (no value): which task wrote which channel.
 
     ``task_path`` is ``""`` where the backend does not keep it (a saver read through its API).
-    ``send_to`` names the node a ``Send`` packet written to ``__pregel_tasks`` starts, the one value
-    read, so a pushed task can be named by its node.
+    ``send_to`` names the node a ``Send`` packet written to ``__pregel_tasks`` starts, so a pushed task can be
+    named by its node; ``error`` the exception class an ``__error__`` write names (``RuntimeError``;
+    ``CancelledError`` for a task LangGraph cancelled because a sibling failed), read where the value is at most
+    ``ERROR_READ_BYTES``. These are the only values read.
     """
 
     task_id: str
@@ -190,6 +196,7 @@ class WriteKey:
     channel: str
     size: int
     send_to: str | None = None
+    error: str | None = None
 
 
 @dataclass

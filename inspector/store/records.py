@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from typing import Any, Callable, Collection, Iterable, Iterator, Sequence, TypeVar
 
 from . import delta, formats
 from .decode import DELTA_SNAPSHOT_TYPE, Problem, decode_typed
 from .model import (
+    ERROR_CHANNEL,
     TASKS_CHANNEL,
     CheckpointRow,
     CheckpointState,
@@ -56,16 +58,41 @@ def send_target(value: Any) -> str | None:
     return None
 
 
-# ns, checkpoint id, task_id, task_path, idx, channel, size, then type and data of a ``__pregel_tasks`` write
+_EXCEPTION_CLASS = re.compile(r"([A-Za-z_][A-Za-z0-9_]{0,99})\(")
+
+
+def error_class(value: Any) -> str | None:
+    """The exception class an ``__error__`` write names: LangGraph stores ``repr(exception)``
+    (``RuntimeError('the source is down')``, ``CancelledError()``); None for anything else."""
+    found = _EXCEPTION_CLASS.match(value) if isinstance(value, str) else None
+    return found.group(1) if found else None
+
+
+def key_values(channel: str, value: Any) -> tuple[str | None, str | None]:
+    """(``send_to``, ``error``) of a ``WriteKey`` from the decoded value of a write to ``channel``."""
+    if channel == TASKS_CHANNEL:
+        return send_target(value), None
+    if channel == ERROR_CHANNEL:
+        return None, error_class(value)
+    return None, None
+
+
+# ns, checkpoint id, task_id, task_path, idx, channel, size, then type and data of a ``__pregel_tasks`` write and
+# of an ``__error__`` write of at most ``ERROR_READ_BYTES``
 WriteKeyRow = tuple[str, str, str, str | None, int, str, int | None, str | None, bytes | None]
+# which values ``WriteKeyRow`` carries, for a backend's query: the channels, and the error's size limit
+VALUE_CHANNELS = (TASKS_CHANNEL, ERROR_CHANNEL)
 
 
 def write_keys_from(rows: Iterable[WriteKeyRow]) -> dict[Key, list[WriteKey]]:
-    """``Store.write_keys`` from stored rows in task order: a ``Send`` packet's target decoded, nothing else."""
+    """``Store.write_keys`` from stored rows in task order: a ``Send`` packet's target and an error's class
+    decoded, nothing else."""
     found: dict[Key, list[WriteKey]] = {}
     for ns, cid, task_id, path, idx, channel, size, type_tag, data in rows:
-        target = send_target(decode_typed(type_tag, data, channel).value) if channel == TASKS_CHANNEL else None
-        found.setdefault((ns, cid), []).append(WriteKey(str(task_id), path or "", int(idx), channel, int(size or 0), target))
+        read = data is not None and channel in VALUE_CHANNELS
+        target, error = key_values(channel, decode_typed(type_tag, data, channel).value) if read else (None, None)
+        found.setdefault((ns, cid), []).append(
+            WriteKey(str(task_id), path or "", int(idx), channel, int(size or 0), target, error))
     return found
 
 

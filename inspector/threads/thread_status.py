@@ -26,7 +26,8 @@ from ..cache.facts import cache_errors
 from ..profiles import named_profile, reading
 from ..state.interrupts import INTERRUPT_CHANNEL, pending_questions
 from ..store import Store, StoreError, WriteKey
-from ..store.model import checkpoint_time
+from ..store.model import CANCELLED, checkpoint_time
+from ..store.records import error_class
 
 STATUSES = ("idle", "busy", "interrupted", "error")
 ERROR_CHANNEL, RESUME_CHANNEL = "__error__", "__resume__"
@@ -74,13 +75,23 @@ def _error_text(value: Any) -> str:
     return str(value)
 
 
+def _errors(texts: list[str]) -> list[str]:
+    """The errors to show: each task's own once, and the tasks LangGraph cancelled beside them as a count (a
+    failed ``Send`` fan-out stores a ``CancelledError`` for every sibling still waiting)."""
+    own = list(dict.fromkeys(t for t in texts if error_class(t) != CANCELLED))
+    cancelled = len(texts) - sum(1 for t in texts if error_class(t) != CANCELLED)
+    if cancelled:
+        own.append(f"{cancelled} task(s) cancelled (CancelledError)" + (" when another failed" if own else ""))
+    return own
+
+
 def _read_details(store: Store, thread_id: str, checkpoint_id: str, cache: Any) -> dict[str, Any]:
     """The question(s) and the error stored against the checkpoint, as the thread's profile reads them."""
     try:
         with reading(store, thread_id, cache=cache) as chosen:
             writes = next((w for cid, w in store.iter_writes(thread_id, "", [checkpoint_id]) if cid == checkpoint_id), [])
             asked = [q.question or "(the interrupt carries no question text)" for q in pending_questions(writes)]
-            errors = [_error_text(w.value) for w in writes if w.channel == ERROR_CHANNEL]
+            errors = _errors([_error_text(w.value) for w in writes if w.channel == ERROR_CHANNEL])
             profile = chosen.name
     except StoreError as exc:
         return {"profile": None, "question": None, "error": f"the writes could not be read: {exc}"}

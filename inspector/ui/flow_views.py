@@ -18,7 +18,7 @@ from ..history.flow_grid import GRID_WIDTH, SELECTION, flow_grid, flow_window, g
 from ..history.lineage import Key
 from ..history.location import Location
 from ..history.step_lanes import SELECTION as PICK
-from ..history.step_lanes import lane_chart, lane_rows, run_ends, stopped_failures
+from ..history.step_lanes import lane_chart, lane_rows, stop_keys, stopped_failures
 from ..store import CheckpointRow, CheckpointState, Store
 from . import data, diff_view, frame_html, graph_figure, names, routes
 from .flow_data import shown_key, whole_thread  # noqa: F401 (the thread's flow, named here too)
@@ -128,6 +128,10 @@ def _graph_counts(graph: FlowGraph) -> None:
     parts = [f"{graph.total_nodes:,} node(s), {len(graph.edges)} edge(s) drawn, {graph.steps} step(s)"]
     if interrupted:
         parts.append("interrupted: " + ", ".join(f"{n.id} ×{n.interrupted}" for n in interrupted))
+    for outcome in ("failed", "cancelled"):
+        marked = [n for n in graph.nodes.values() if getattr(n, outcome) and n.id != graph.other]
+        if marked:
+            parts.append(f"{outcome}: " + ", ".join(f"{n.id} ×{getattr(n, outcome)}" for n in marked))
     if due:
         parts.append("next at the newest checkpoint: " + ", ".join(due))
     st.caption(literal(" · ".join(parts)))
@@ -139,8 +143,8 @@ def _graph_counts(graph: FlowGraph) -> None:
 
 def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state: CheckpointState) -> None:
     """Where the time went, as Temporal draws a workflow: a lane per task (parallel tasks side by side), each a
-    bar from its step's parent's timestamp to its own, in its node's colour (red: it wrote an error), with its
-    milliseconds; the slowest steps and each node's total."""
+    bar from its step's parent's timestamp to its own, in its node's colour (red: it wrote an error; faded:
+    LangGraph cancelled it), with its milliseconds; the slowest steps and each node's total."""
 
     thread = data.thread_history(store, thread_id)
     stored, key = thread.history, shown_key(_key(row))
@@ -149,7 +153,7 @@ def step_timeline_panel(store: Store, thread_id: str, row: CheckpointRow, state:
     times = durations.step_times(history, made)
     st.caption(literal(durations.summary(times)) + " · from checkpoint timestamps: a step's tasks ran together, "
                "so each is a bar over the step's whole time; waits between runs are charged to no node")
-    ends = thread.write_keys(store, run_ends(stored, _key(row)[0]))
+    ends = thread.write_keys(store, stop_keys(stored, _key(row)[0]))
     stopped = stopped_failures(history, key[0], {shown_key(k): found for k, found in ends.items()})
     rows = lane_rows(times, made, thread.node_colours(), key, stopped)
     if not rows:

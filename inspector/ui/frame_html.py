@@ -48,6 +48,7 @@ class Ran:
     what: str = ""  # input, update, fork, ...: what made a step no task ran
     note: str = ""
     failed: bool = False
+    cancelled: bool = False  # a task of it was cancelled (LangGraph stopped it when a task beside it failed)
 
 
 def heading(ran: Ran, index: int, length: int) -> str:
@@ -60,7 +61,8 @@ def heading(ran: Ran, index: int, length: int) -> str:
         what = f"{who} <span class='si-arrow'>→</span> {wrote or '<span class=si-none>no field</span>'}"
     else:
         what = f'<span class="si-node si-none">{_text(ran.what or "?", 60)}</span>'
-    failed = ' <span class="si-failed">failed</span>' if ran.failed else ""
+    failed = (' <span class="si-failed">failed</span>' if ran.failed else "") + (
+        ' <span class="si-cancelled">cancelled</span>' if ran.cancelled else "")
     note = f'<div class="si-note">{_text(ran.note)}</div>' if ran.note else ""
     return (f'<div class="si-where"><div class="si-bar"><div style="width:{done:.1f}%"></div></div>'
             f'<span>{index + 1} of {length} on this branch</span></div>'

@@ -48,7 +48,7 @@ def _ran(made: Attribution | None, key: Key, thread: ThreadHistory) -> frame_htm
         return frame_html.Ran(step, (), (), what, made.note if made else "")
     colours = thread.node_colours()
     return frame_html.Ran(step, [(node, colours(node)) for node in made.nodes], made.fields,
-                          failed=any(t.failed for t in made.tasks))
+                          failed=any(t.failed for t in made.tasks), cancelled=any(t.cancelled for t in made.tasks))
 
 
 def _body(store: Store, row: CheckpointRow, chosen: str, made: Attribution | None) -> str:

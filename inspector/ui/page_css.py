@@ -45,7 +45,7 @@ FRAME = (".si-where {display: flex; align-items: center; gap: 0.75rem; color: #4
          ".si-field {display: inline-block; padding: 0 0.4rem; border-radius: 0.4rem; background: #dcfce7; "
          "color: #14532d; font-weight: 600;} "
          ".si-none {border-color: #cbd5e1; background: #f1f5f9; color: #475569;} .si-head .si-none {font-weight: 400;} "
-         ".si-failed, .si-problem {color: #b91c1c;} .si-quiet, .si-caption {color: #64748b;} "
+         ".si-failed, .si-problem {color: #b91c1c;} .si-quiet, .si-caption, .si-cancelled {color: #64748b;} "
          ".si-title {font-weight: 700; margin: 0.5rem 0 0.2rem;} .si-field-line {margin-top: 0.3rem;} "
          ".si-body ul {margin: 0.1rem 0 0.3rem 1.2rem; padding: 0;} .si-body p {margin: 0.3rem 0;} "
          ".si-message {border-left: 3px solid #cbd5e1; padding-left: 0.5rem; margin: 0.35rem 0; "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from ..model import TASKS_CHANNEL, CheckpointRow, Key, StoreError, WriteKey
+from ..model import ERROR_CHANNEL, ERROR_READ_BYTES, TASKS_CHANNEL, CheckpointRow, Key, StoreError, WriteKey
 from ..not_utf8 import named
 from ..records import full_row, thread_not_found, write_keys_from
 from ..sql_reading import SqlHistory
@@ -23,6 +23,10 @@ _SIDE_SIZES_OF_C = """
         FROM checkpoint_writes w
         WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id
     ) writes ON true"""
+
+# the writes whose values ``write_keys`` reads: ``Send`` packets, and errors small enough to name their class
+_VALUE_READ = "(w.channel = %s OR (w.channel = %s AND octet_length(w.blob) <= %s))"
+_VALUE_PARAMS = (TASKS_CHANNEL, ERROR_CHANNEL, ERROR_READ_BYTES)
 
 
 class PgTimeline(SqlHistory):
@@ -49,18 +53,18 @@ class PgTimeline(SqlHistory):
         return self._rows_where(thread_id, condition, [[ns for ns, _ in keys], [cid for _, cid in keys]])
 
     def write_keys(self, thread_id: str, keys: Iterable[Key]) -> dict[Key, list[WriteKey]]:
-        """See ``Store.write_keys``: the writes' primary-key index; blobs read only for ``Send``s."""
+        """See ``Store.write_keys``: the writes' primary-key index; blobs read only for ``Send``s and small errors."""
         keys = list(dict.fromkeys(keys))
         if not keys:
             return {}
         return write_keys_from(self._query(
-            """SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, octet_length(w.blob),
-                      CASE WHEN w.channel = %s THEN w.type END, CASE WHEN w.channel = %s THEN w.blob END
+            f"""SELECT w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, octet_length(w.blob),
+                      CASE WHEN {_VALUE_READ} THEN w.type END, CASE WHEN {_VALUE_READ} THEN w.blob END
                FROM checkpoint_writes w
                JOIN unnest(%s::text[], %s::text[]) AS k(ns, id) ON w.checkpoint_ns = k.ns AND w.checkpoint_id = k.id
                WHERE w.thread_id = %s
                ORDER BY w.checkpoint_ns, w.checkpoint_id, w.task_path, w.task_id, w.idx""",
-            [TASKS_CHANNEL, TASKS_CHANNEL, [ns for ns, _ in keys], [cid for _, cid in keys], thread_id],
+            [*_VALUE_PARAMS, *_VALUE_PARAMS, [ns for ns, _ in keys], [cid for _, cid in keys], thread_id],
         ))
 
     def _rows_where(self, thread_id: str, condition: str, params: list[Any]) -> list[CheckpointRow]:

@@ -6,8 +6,8 @@ from typing import Any, Iterable
 
 from langgraph.checkpoint.base import CheckpointTuple
 
-from ..model import TASKS_CHANNEL, CheckpointRow, Key, WriteKey, checkpoint_time
-from ..records import HistoryTimeline, is_step, send_target, thread_not_found
+from ..model import ERROR_CHANNEL, ERROR_READ_BYTES, TASKS_CHANNEL, CheckpointRow, Key, WriteKey, checkpoint_time
+from ..records import HistoryTimeline, is_step, key_values, thread_not_found
 from .serialize import checkpoint_bytes, cid, dumps, ns_of, parent_of, plain, writes_bytes
 
 
@@ -38,11 +38,8 @@ class SaverTimeline(HistoryTimeline):
             key = (ns_of(tup), cid(tup))
             if key not in wanted or not tup.pending_writes:
                 continue
-            found[key] = [
-                WriteKey(str(task_id), "", idx, channel, len(dumps(value)[1]),
-                         send_target(plain(value, channel).value) if channel == TASKS_CHANNEL else None)
-                for idx, (task_id, channel, value) in enumerate(tup.pending_writes)
-            ]
+            found[key] = [_write_key(str(task_id), idx, channel, value)
+                          for idx, (task_id, channel, value) in enumerate(tup.pending_writes)]
         return found
 
     def history(self, thread_id: str, ns: str | None = "", *, before: str | None = None, limit: int | None = None,
@@ -78,3 +75,12 @@ class SaverTimeline(HistoryTimeline):
                 )
             )
         return rows
+
+
+def _write_key(task_id: str, idx: int, channel: str, value: Any) -> WriteKey:
+    """A pending write's key as the SQL backends read it: its stored size, a ``Send``'s target, a small
+    error's class (``records.key_values``)."""
+    size = len(dumps(value)[1])
+    read = channel == TASKS_CHANNEL or (channel == ERROR_CHANNEL and size <= ERROR_READ_BYTES)
+    send_to, error = key_values(channel, plain(value, channel).value) if read else (None, None)
+    return WriteKey(task_id, "", idx, channel, size, send_to, error)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..model import TASKS_CHANNEL, CheckpointRow, Key, WriteKey
+from ..model import ERROR_CHANNEL, ERROR_READ_BYTES, TASKS_CHANNEL, CheckpointRow, Key, WriteKey
 from ..records import full_row, keys_only_row, thread_not_found, write_keys_from
 from ..sql_reading import SqlHistory
 from .queries import OWN_BYTES, by_namespace, in_clause, metadata, metadata_equals
+
+# the writes whose values ``write_keys`` reads: ``Send`` packets, and errors small enough to name their class
+_VALUE_READ = "(channel = ? OR (channel = ? AND length(value) <= ?))"
+_VALUE_PARAMS = (TASKS_CHANNEL, ERROR_CHANNEL, ERROR_READ_BYTES)
 
 # The write channels (joined by char 31) and write bytes of checkpoint row ``c``: index lookups.
 _WRITES_OF_C = """
@@ -99,7 +103,8 @@ class SqliteTimeline(SqlHistory):
         return sorted(out, key=lambda r: (r.checkpoint_id, r.checkpoint_ns), reverse=True)
 
     def write_keys(self, thread_id: str, keys: Iterable[Key]) -> dict[Key, list[WriteKey]]:
-        """See ``Store.write_keys``: index lookups on the writes' primary key; values read only for ``Send``s."""
+        """See ``Store.write_keys``: index lookups on the writes' primary key; values read only for ``Send``s and
+        small errors."""
         task_path = "task_path" if self._writes_have_task_path else "''"
         rows: list[tuple] = []
         for ns, ids in by_namespace(dict.fromkeys(keys)).items():
@@ -107,9 +112,9 @@ class SqliteTimeline(SqlHistory):
                 chunk = ids[start : start + 500]
                 rows += self._query(
                     f"""SELECT checkpoint_ns, checkpoint_id, task_id, {task_path}, idx, channel, length(value),
-                               CASE WHEN channel = ? THEN type END, CASE WHEN channel = ? THEN value END
+                               CASE WHEN {_VALUE_READ} THEN type END, CASE WHEN {_VALUE_READ} THEN value END
                         FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN ({in_clause(chunk)})
                         ORDER BY checkpoint_id, {task_path}, task_id, idx""",
-                    [TASKS_CHANNEL, TASKS_CHANNEL, thread_id, ns, *chunk],
+                    [*_VALUE_PARAMS, *_VALUE_PARAMS, thread_id, ns, *chunk],
                 )
         return write_keys_from(rows)
