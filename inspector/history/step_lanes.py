@@ -25,7 +25,7 @@ from .lineage import History, Key
 from .node_colours import FAILED, NO_NODE, NodeColours
 
 SELECTION = "step"
-CANCELLED_OPACITY = 0.35  # a cancelled task's bar: its node's colour, faded
+CANCELLED_OPACITY = 0.5  # a cancelled task's bar: its node's colour, faded
 LANE_PX = 22
 NO_TASK = "(no task)"
 
