@@ -185,6 +185,8 @@ def _long_text(p: Planting) -> None:
     n = p.long_chars
     messages = [HumanMessage(WORST["letters"](n), id="worst-letters")]
     messages += [AIMessage(make(n), id=f"worst-{name}") for name, make in WORST.items() if name != "letters"]
+    messages += [AIMessage("", id="worst-call", tool_calls=[{"name": "fetch", "args": {}, "id": "call-long"}]),
+                 ToolMessage(WORST["letters"](n), tool_call_id="call-long", name="fetch", id="worst-tool")]
     messages.append(HumanMessage("The quarterly report, in short.", id="plain"))
     p.run(LONG_THREAD, {"messages": messages[:1], "title": WORST["dotted-words"](min(n, 5000))},
           {"messages": messages[1:], "todos": [{"content": WORST["letters"](n), "status": "pending"}],

@@ -99,7 +99,7 @@ def test_what_needs_a_widget_stays_a_streamlit_bubble():
     assert needs_widgets(attached, everything=False, can_open=True)  # its file can be opened
     assert not needs_widgets(attached, everything=False, can_open=False)
     assert needs_widgets(long_text, everything=False)  # cut for display: its download
-    assert not needs_widgets(long_tool, everything=False)  # a tool's output is plain text, drawn whole as before
+    assert needs_widgets(long_tool, everything=False)  # a tool's output too: cut for display, its download
     assert needs_widgets(plain, everything=True, images=[object()])  # a thumbnail
 
 

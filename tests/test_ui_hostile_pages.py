@@ -100,6 +100,8 @@ def test_a_long_message_is_cut_for_display_with_its_size_and_a_download(app_on_c
     longest = max((len(m.value) for m in at.markdown), default=0)
     assert longest < 60_000  # no 100,000-character message is sent whole (escaping at most doubles 20,000)
     assert max((len(str(j.value)) for j in at.json), default=0) < 60_000  # nor a field's JSON tree
+    assert max((len(t.value) for t in at.text), default=0) < 60_000  # nor a tool's output
+    assert max((len(str(h.proto.body)) for h in at.get("html")), default=0) < 60_000  # nor a run of messages
     assert any("long text(s) cut for display" in c.value for c in at.caption)
     page = rendered(at)
     assert "Download the whole text" in page

@@ -38,11 +38,13 @@ ARGS_CHARS = 20_000  # of a call's arguments as JSON text
 
 def needs_widgets(turn: Turn, everything: bool, images: Sequence[object] = (), can_open: bool = False) -> bool:
     """Whether ``turn`` needs Streamlit widgets: an attachment the page can open (``can_open``), an inline image
-    shown as a thumbnail (``images``, in *Show everything*), or a Markdown text cut for display (its download)."""
+    shown as a thumbnail (``images``, in *Show everything*), or a text (a tool's output, its reasoning) cut for
+    display (its download)."""
     if (turn.attachments and can_open) or images:
         return True
     parts = turn.parts if everything else turn.shown_parts
-    return turn.type != "tool" and any(p.kind == "text" and cut_for_display(p.text).cut for p in parts)
+    return (any(p.kind == "text" and cut_for_display(p.text).cut for p in parts)
+            or bool(turn.reasoning and cut_for_display(turn.reasoning).cut))
 
 
 def icon(name: str) -> str:
@@ -59,8 +61,9 @@ def _caption(symbol: str, body: str) -> str:
 
 
 def _plain(text: object) -> str:
-    """A tool's output or other plain text: monospaced, line breaks and spaces kept."""
-    return f'<pre class="si-plain">{escaped(text)}</pre>'
+    """A tool's output or other plain text: monospaced, line breaks and spaces kept (cut for display where a
+    message's is long: ``needs_widgets`` draws such a message as a bubble offering the whole text)."""
+    return f'<pre class="si-plain">{escaped(cut_for_display(text).text)}</pre>'
 
 
 def header_bits(turn: Turn, show_ids: bool) -> list[tuple[str, str]]:

@@ -15,7 +15,7 @@ from ..state.conversation import Part, Turn, counts, kept_conversation
 from ..state.model_input import InlineImage, inline_images
 from .conversation_html import chat_html, header_bits, needs_widgets
 from .inert import code_span, literal, plain
-from .long_text import show_markdown
+from .long_text import show_markdown, show_plain
 from .media_views import attachment_opener
 from .values import show_value
 
@@ -113,13 +113,13 @@ def _part(part: Part, image: InlineImage | None = None, as_text: bool = False, l
     if lead is not None and (part.kind != "text" or as_text):
         st.markdown(lead)
     if part.kind == "text" and as_text:
-        st.text(plain(part.text))
+        show_plain(part.text)
     elif part.kind == "text":
         show_markdown(part.text, lead=lead)
     elif part.kind == "image":
         image_part(part, image)
     else:
-        st.text(plain(part.text))
+        show_plain(part.text)
 
 
 _HEADER_MARKDOWN = {"role": lambda t: f"**{literal(t)}**", "code": code_span, "status": lambda t: f":red[{literal(t)}]",
@@ -177,7 +177,7 @@ def show_turn(turn: Turn, turns: list[Turn], show_ids: bool, everything: bool,
                 open_file(attachment, f"{turn.index}-{i}")
         if turn.reasoning:
             with st.expander("Reasoning"):
-                st.text(plain(turn.reasoning))
+                show_plain(turn.reasoning)
         by_part = {image.part: image for image in images or []} if everything else {}
         for n, (i, part) in enumerate(parts):
             _part(part, by_part.get(i), as_text=turn.type == "tool", lead=header if lead and not n else None)

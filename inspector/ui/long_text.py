@@ -1,5 +1,6 @@
-"""Markdown text from the data, shown inert: cut for display where it is very long (the page says so and offers
-the whole text, as the views have it, as a download the audit trail records), its links behind a click."""
+"""Text from the data, shown inert: Markdown (its links behind a click) or plain (a tool's output, monospaced),
+cut for display where it is very long (the page says so and offers the whole text, as the views have it, as a
+download the audit trail records)."""
 from __future__ import annotations
 
 import hashlib
@@ -10,7 +11,7 @@ from streamlit.errors import StreamlitDuplicateElementKey
 from ..safety.display_text import cut_for_display
 from ..safety.inert_text import inert_markdown, links_in
 from . import audit_trail
-from .inert import literal
+from .inert import literal, plain
 
 
 def show_markdown(text: object, key: str | None = None, lead: str | None = None) -> None:
@@ -32,6 +33,17 @@ def show_markdown(text: object, key: str | None = None, lead: str | None = None)
             st.caption("Shown, never loaded by the dashboard: a link opens in a new tab only when clicked.")
             for url in links:
                 st.link_button(literal(url), url, icon=":material/open_in_new:")
+
+
+def show_plain(text: object, key: str | None = None) -> None:
+    """``text`` as the text it is (monospaced, line breaks kept, never Markdown), cut for display where very long
+    (``cut_for_display``), as ``show_markdown`` cuts it: the page says so and offers the whole text."""
+    text = str(text)
+    shown = cut_for_display(text)
+    st.text(plain(shown.text))
+    if shown.cut:
+        st.caption(literal(shown.note()))
+        _download_whole(text, key or "text-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16])
 
 
 def _download_whole(text: str, key: str) -> None:
