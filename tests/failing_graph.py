@@ -37,15 +37,27 @@ class FetchState(TypedDict, total=False):
     found: Annotated[list[str], operator.add]
 
 
-def build(saver: SqliteSaver, source: dict[str, bool]):
-    finished = threading.Condition()
-    done: set[int] = set()
+def _fan_out_graph(saver, fetch):
+    """``plan`` sends three ``fetch`` tasks (``{"n": 0..2}``), then the run ends."""
 
     def plan(state: FetchState) -> dict:
         return {"topic": state.get("topic", "")}
 
     def fan_out(state: FetchState) -> list[Send]:
         return [Send("fetch", {"n": n}) for n in range(3)]
+
+    graph = StateGraph(FetchState)
+    graph.add_node("plan", plan)
+    graph.add_node("fetch", fetch)
+    graph.add_edge(START, "plan")
+    graph.add_conditional_edges("plan", fan_out, ["fetch"])
+    graph.add_edge("fetch", END)
+    return graph.compile(checkpointer=saver)
+
+
+def build(saver: SqliteSaver, source: dict[str, bool]):
+    finished = threading.Condition()
+    done: set[int] = set()
 
     def fetch(state: dict) -> dict:
         n = state["n"]
@@ -59,13 +71,7 @@ def build(saver: SqliteSaver, source: dict[str, bool]):
             finished.notify_all()
         return {"found": [f"page {n}"]}
 
-    graph = StateGraph(FetchState)
-    graph.add_node("plan", plan)
-    graph.add_node("fetch", fetch)
-    graph.add_edge(START, "plan")
-    graph.add_conditional_edges("plan", fan_out, ["fetch"])
-    graph.add_edge("fetch", END)
-    return graph.compile(checkpointer=saver)
+    return _fan_out_graph(saver, fetch)
 
 
 def write_store(path: Path) -> Path:
@@ -90,25 +96,20 @@ def write_store(path: Path) -> Path:
 def build_cancelling(saver):
     """``plan`` sends three ``fetch`` tasks; the first fails at once, the others take half a second."""
 
-    def plan(state: FetchState) -> dict:
-        return {"topic": state.get("topic", "")}
-
-    def fan_out(state: FetchState) -> list[Send]:
-        return [Send("fetch", {"n": n}) for n in range(3)]
-
     def fetch(state: dict) -> dict:
         if state["n"] == 0:
             raise RuntimeError("the source is down")
         time.sleep(0.5)
         return {"found": [f"page {state['n']}"]}
 
-    graph = StateGraph(FetchState)
-    graph.add_node("plan", plan)
-    graph.add_node("fetch", fetch)
-    graph.add_edge(START, "plan")
-    graph.add_conditional_edges("plan", fan_out, ["fetch"])
-    graph.add_edge("fetch", END)
-    return graph.compile(checkpointer=saver)
+    return _fan_out_graph(saver, fetch)
+
+
+def write_cancelled_store(path: Path) -> Path:
+    """Write ``CANCELLED_THREAD`` into a new SQLite store at ``path``; returns ``path``."""
+    with contextlib.closing(sqlite3.connect(path, check_same_thread=False)) as conn:
+        write_cancelled(SqliteSaver(conn))
+    return path
 
 
 def write_cancelled(saver) -> None:

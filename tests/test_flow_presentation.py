@@ -123,22 +123,6 @@ def test_a_failed_task_has_its_own_colour_and_a_run_stopped_at_one_has_no_end(tm
     alt.Chart.from_dict(lane_chart(rows))
 
 
-@pytest.fixture(scope="module")
-def cancelled_db(tmp_path_factory):
-    """``CANCELLED_THREAD`` written by SqliteSaver: a failed task and a sibling LangGraph cancelled for it."""
-    import sqlite3
-
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    path = tmp_path_factory.mktemp("cancelled") / "cancelled.db"
-    conn = sqlite3.connect(path, check_same_thread=False)
-    try:
-        write_cancelled(SqliteSaver(conn))
-    finally:
-        conn.close()
-    return path
-
-
 def error_classes(store) -> list[str | None]:
     history = ThreadHistory(store, CANCELLED_THREAD).history
     keys = store.write_keys(CANCELLED_THREAD, run_ends(history, ""))
