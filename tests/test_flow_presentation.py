@@ -178,6 +178,15 @@ def test_a_play_frame_says_failed_or_cancelled_beside_the_step():
     assert "si-failed" not in ran and "si-cancelled" not in ran and "<b>" not in ran
 
 
+def test_a_graph_of_a_few_nodes_is_not_blown_up_to_the_panels_width():
+    from inspector.ui.graph_figure import REM_PER_NODE, SCOPE, Figure
+
+    small = Figure("digraph {}", ("n0",), "", [], 3).style
+    assert f"div.{SCOPE} svg {{max-height: min(80vh, {3 * REM_PER_NODE}rem);}}" in small
+    assert "g.node.n0" in small  # the lit node's rules stay
+    assert "max-height" not in Figure("digraph {}", (), "").style  # nothing known of its nodes: the page's own bound
+
+
 def test_the_saver_adapter_reads_the_same_error_classes(cancelled_db):
     import sqlite3
 

@@ -27,6 +27,7 @@ AGGREGATED, EXPANDED = "Aggregated", "Expanded"
 MODES = (AGGREGATED, EXPANDED)
 MODE_HELP = ("Aggregated: every node once, a loop drawn once with how many times it ran. Expanded: the steps in "
              f"the order they ran, {STEPS_PER_PAGE} at a time, a node per task.")
+REM_PER_NODE = 8  # the most height a graph takes per node it draws (about 1.5x Graphviz's own size)
 SCOPE = "st-key-flow-graph"  # the class of the container the graph is drawn in (key ``flow-graph``)
 CONTAINER_KEY = "flow-graph"
 
@@ -37,11 +38,15 @@ class Figure:
     lit: tuple[str, ...]  # the classes of the selected step's nodes
     caption: str  # what is lit
     notes: list[str] = field(default_factory=list)  # what the figure leaves out, its counts
+    nodes: int = 0  # how many nodes it draws (at most that many ranks top to bottom)
 
     @property
     def style(self) -> str:
-        """The CSS lighting the selected step's nodes in the graph drawn in ``CONTAINER_KEY``."""
-        return lit_style(SCOPE, self.lit)
+        """The CSS lighting the selected step's nodes in the graph drawn in ``CONTAINER_KEY``, and a height that
+        keeps a graph of a few nodes from being blown up to the panel's width (``REM_PER_NODE`` per node; the
+        presenter view sizes it to the screen)."""
+        cap = f"div.{SCOPE} svg {{max-height: min(80vh, {max(self.nodes, 2) * REM_PER_NODE}rem);}}" if self.nodes else ""
+        return " ".join(rule for rule in (lit_style(SCOPE, self.lit), cap) if rule)
 
 
 def mode_choice(label_visibility: str = "visible") -> str:
@@ -83,7 +88,7 @@ def figure(store, thread_id: str, key: Key, chosen: str, direction: str = "TB") 
         notes.append(f"A graph of {graph.total_nodes:,} nodes: {left_out_text(graph)} (the CLI's graph --max-nodes N "
                      "draws more).")
     return Figure(dot, tuple(classes[n] for n in highlight if n in classes),
-                  f"Lit: step {made.label}{folded}" if made is not None else "", notes)
+                  f"Lit: step {made.label}{folded}" if made is not None else "", notes, len(graph.nodes))
 
 
 def _expanded(store, thread_id: str, key: Key, direction: str) -> Figure:
@@ -98,4 +103,4 @@ def _expanded(store, thread_id: str, key: Key, direction: str) -> Figure:
              f"branch (page {page + 1} of {pages})."] if pages > 1 else []
     return Figure(steps_dot(graph, thread.node_colours(), direction=direction),
                   (f"k{lit}",) if lit is not None else (),
-                  f"Lit: step {made[key].label}" if key in made else "", notes)
+                  f"Lit: step {made[key].label}" if key in made else "", notes, len(graph.nodes))
