@@ -70,6 +70,13 @@ def test_search_keeps_every_query_and_back_returns_to_the_list(sized, base_url, 
     page.goto(f"{base_url}/threads?sort=checkpoints")
     wait_for_app(page)
     expect(page.get_by_role("heading", name="Threads")).to_be_visible()
+    # every sort and status option whole inside its column, none squeezed or cut by the column beside (at 1024 px too)
+    options = "[data-testid='stMain'] [data-testid='stColumn'] [role='radiogroup'] button"
+    cut = page.evaluate("""(options) => Array.from(document.querySelectorAll(options))
+      .filter(b => b.getBoundingClientRect().right > b.closest('[data-testid=stColumn]').getBoundingClientRect().right + 0.5
+                   || b.scrollWidth > b.clientWidth + 1)
+      .map(b => b.innerText)""", options)
+    assert page.locator(options).count() == 8 and cut == []
     # the alternating sequence that used to snap back to the query before
     for text in ("demo-research", "research", "vision", "demo", "demo-research", "research"):
         search(page, text)

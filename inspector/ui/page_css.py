@@ -22,8 +22,8 @@ TABLE_WRAP = (f"[class*='st-key-{TABLE_KEY}'] :is(td, th) {{font-size: 0.875rem;
               "{overflow-wrap: normal; word-break: normal;}")
 # Play's speed and view, and the thread page's panel tabs, wrap onto a second line in a narrow column instead of
 # scrolling out of sight: at 1024 px no option is cut to "2 ste".
-CHOICES_WRAP = (".st-key-nav_choices [role='radiogroup'], .st-key-thread_panel_tabs [role='radiogroup'] "
-                "{flex-wrap: wrap; row-gap: 0.25rem;}")
+CHOICES_WRAP = (".st-key-nav_choices [role='radiogroup'], .st-key-thread_panel_tabs [role='radiogroup'], "
+                ".st-key-thread_list_choices [role='radiogroup'] {flex-wrap: wrap; row-gap: 0.25rem;}")
 # Plain text in a message (a tool's output, a structured part, reasoning, a result) in the code font, line
 # breaks and spaces kept, long lines wrapped: st.text in a monospaced face rather than st.code, whose
 # highlighter is megabytes of script the browser loads for the first code block of a page.

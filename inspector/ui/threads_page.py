@@ -36,8 +36,8 @@ def render() -> None:
                                 "checkpoint ids (a substring), best match first; secrets are masked before anything is "
                                 "searched")
     routes.keep(SEARCH_KEY, "q", search, "")
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
-    with left:
+    left, right = st.columns([2, 1], vertical_alignment="bottom")
+    with left, st.container(key="thread_list_choices"):  # their options wrap where the column is narrow
         order = sizes_views.sort_choice()
         status = thread_search_view.status_choice()
     unmasked = reveal.search_unmasked()
