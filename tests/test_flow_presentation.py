@@ -139,7 +139,7 @@ def test_a_task_cancelled_for_a_failed_sibling_is_told_from_the_failure(cancelle
         every = store.write_keys(CANCELLED_THREAD, list(history.nodes))
         graph = infer_graph(history, every)
         due = next_nodes(history, history.head, every)
-    (( _, _, tasks),) = stopped
+    ((_, _, tasks),) = stopped
     assert sorted((t.node, t.failed, t.cancelled) for t in tasks) == [("fetch", False, True), ("fetch", True, False)]
     colours = thread.node_colours()
     rows = [r for r in lane_rows([], {}, colours, None, stopped) if r["open"]]
@@ -218,10 +218,33 @@ def test_postgres_reads_the_same_error_classes(postgres_dsn):
         assert error_classes(store) == ["CancelledError", "RuntimeError"]
 
 
-def test_an_error_too_long_to_read_is_a_failure_and_a_non_exception_names_none():
+def test_an_error_too_long_to_read_is_a_failure_and_a_non_exception_names_none(tmp_path):
+    import contextlib
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import START, StateGraph
+
     from inspector.history.attribution import name_tasks
     from inspector.store import WriteKey
+    from inspector.store.model import ERROR_READ_BYTES
     from inspector.store.records import error_class
+
+    def fail(state: dict) -> dict:
+        raise RuntimeError("x" * ERROR_READ_BYTES)  # a value too long to read
+
+    graph = StateGraph(dict)
+    graph.add_node("fail", fail)
+    graph.add_edge(START, "fail")
+    conn = sqlite3.connect(tmp_path / "long-error.db", check_same_thread=False)
+    with contextlib.closing(conn), contextlib.suppress(RuntimeError):
+        graph.compile(checkpointer=SqliteSaver(conn)).invoke({"x": 1}, {"configurable": {"thread_id": "t"}})
+    with open_store(f"sqlite:///{tmp_path / 'long-error.db'}") as store:
+        history = ThreadHistory(store, "t").history
+        (errors,) = [[w for w in ws if w.channel == "__error__"] for ws in store.write_keys("t", list(history.nodes))
+                     .values() if any(w.channel == "__error__" for w in ws)]
+    assert [(w.error, w.size > ERROR_READ_BYTES) for w in errors] == [(None, True)]  # stored, its value not read
+    assert name_tasks(errors)[0].failed and not name_tasks(errors)[0].cancelled  # a failure, as every unread error
 
     assert error_class("CancelledError()") == "CancelledError"
     assert error_class("RuntimeError('the source is down')") == "RuntimeError"
