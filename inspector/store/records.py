@@ -80,7 +80,8 @@ def key_values(channel: str, value: Any) -> tuple[str | None, str | None]:
 # ns, checkpoint id, task_id, task_path, idx, channel, size, then type and data of a ``__pregel_tasks`` write and
 # of an ``__error__`` write of at most ``ERROR_READ_BYTES``
 WriteKeyRow = tuple[str, str, str, str | None, int, str, int | None, str | None, bytes | None]
-# which values ``WriteKeyRow`` carries, for a backend's query: the channels, and the error's size limit
+# the channels whose values ``WriteKeyRow`` carries (an error's only up to ``ERROR_READ_BYTES``: a backend's query
+# leaves a longer one out)
 VALUE_CHANNELS = (TASKS_CHANNEL, ERROR_CHANNEL)
 
 
