@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from ..store import WriteKey
 from ..store.not_utf8 import spelled
-from .attribution import Attribution, TaskWrites, pending_tasks
+from .attribution import Attribution, TaskWrites, pending_tasks, writes_needed
 from .durations import WAIT, StepTime
 from .lineage import History, Key
 from .node_colours import FAILED, NO_NODE, NodeColours
@@ -57,11 +57,9 @@ def run_ends(history: History, ns: str) -> list[Key]:
 
 
 def stop_keys(history: History, ns: str) -> list[Key]:
-    """The checkpoints whose write keys ``stopped_failures`` reads: ``run_ends`` and their parents (whose ``Send``
-    packets name the tasks pushed from them)."""
-    ends = run_ends(history, ns)
-    parents = [history.node(k).parent for k in ends]
-    return list(dict.fromkeys([*ends, *(p for p in parents if p is not None and p in history.nodes)]))
+    """The checkpoints whose write keys ``stopped_failures`` reads: what naming the tasks of ``run_ends`` needs
+    (``writes_needed``: their parents' ``Send`` packets name the tasks pushed from them)."""
+    return writes_needed(history, run_ends(history, ns))
 
 
 def stopped_failures(history: History, ns: str, writes: Mapping[Key, Sequence[WriteKey]]) -> list[Stopped]:
@@ -81,6 +79,11 @@ CANCELLED_OUTCOME = "cancelled (LangGraph stopped it when a task beside it faile
 
 def _outcome(task: TaskWrites | None) -> str:
     return "ran" if task is None or not task.errored else CANCELLED_OUTCOME if task.cancelled else FAILED_OUTCOME
+
+
+def _colour(task: TaskWrites | None, node: str, colours: NodeColours) -> str:
+    """Red for a failed task, grey where no task ran, else the node's (a cancelled task's too: it is faded)."""
+    return NO_NODE if task is None else FAILED if task.failed else colours(node)
 
 
 def lane_rows(times: Sequence[StepTime], made: Mapping[Key, Attribution], colours: NodeColours,
@@ -107,7 +110,7 @@ def lane_rows(times: Sequence[StepTime], made: Mapping[Key, Attribution], colour
                 "start": (t.started - origin).total_seconds(), "end": (t.ended - origin).total_seconds(),
                 "ms": round(ms, 3), "took": ms_text(ms), "failed": failed, "open": False,
                 "cancelled": task is not None and task.cancelled, "outcome": _outcome(task),
-                "colour": FAILED if failed else NO_NODE if task is None else colours(node),
+                "colour": _colour(task, node, colours),
                 "checkpoint": t.key[1], "ns": t.key[0], "selected": t.key == selected,
             })
     for key, at, tasks in stopped:
@@ -121,7 +124,7 @@ def lane_rows(times: Sequence[StepTime], made: Mapping[Key, Attribution], colour
                 "label": spelled(f"{node} {'cancelled' if cancelled else 'failed'}"),
                 "start": start, "end": start, "ms": None, "took": "? (no checkpoint followed)", "failed": not cancelled,
                 "cancelled": cancelled, "open": True, "outcome": f"{_outcome(task)}; the run stopped there",
-                "colour": colours(node) if cancelled else FAILED,
+                "colour": _colour(task, node, colours),
                 "checkpoint": key[1], "ns": key[0], "selected": key == selected,
             })
     return rows

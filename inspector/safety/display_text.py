@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["BIDI_CODE_POINTS", "DISPLAY_CHARS", "Shown", "bidi_shown", "bidi_shown_tree", "cut_for_display",
-           "cut_long_strings"]
+           "cut_long_strings", "too_long"]
 
 DISPLAY_CHARS = 20_000  # of one text on a page; the rest is behind a download
 
@@ -62,6 +62,11 @@ def _size(n: int) -> str:
         if n >= scale:
             return f"{n / scale:,.1f} {unit}"
     return f"{n} B"
+
+
+def too_long(text: object, limit: int = DISPLAY_CHARS) -> bool:
+    """Whether ``cut_for_display`` cuts ``text`` (without measuring its bytes, as the cut does)."""
+    return len(str(text)) > limit
 
 
 def cut_for_display(text: object, limit: int = DISPLAY_CHARS) -> Shown:

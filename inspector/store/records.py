@@ -11,6 +11,7 @@ from . import delta, formats
 from .decode import DELTA_SNAPSHOT_TYPE, Problem, decode_typed
 from .model import (
     ERROR_CHANNEL,
+    ERROR_READ_BYTES,
     TASKS_CHANNEL,
     CheckpointRow,
     CheckpointState,
@@ -77,12 +78,14 @@ def key_values(channel: str, value: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
-# ns, checkpoint id, task_id, task_path, idx, channel, size, then type and data of a ``__pregel_tasks`` write and
-# of an ``__error__`` write of at most ``ERROR_READ_BYTES``
+def reads_value(channel: str, size: int) -> bool:
+    """Whether a write key carries its write's value: a ``Send`` packet, an error of at most ``ERROR_READ_BYTES``
+    (the SQL backends' queries spell the same rule)."""
+    return channel == TASKS_CHANNEL or (channel == ERROR_CHANNEL and size <= ERROR_READ_BYTES)
+
+
+# ns, checkpoint id, task_id, task_path, idx, channel, size, then type and data where ``reads_value``
 WriteKeyRow = tuple[str, str, str, str | None, int, str, int | None, str | None, bytes | None]
-# the channels whose values ``WriteKeyRow`` carries (an error's only up to ``ERROR_READ_BYTES``: a backend's query
-# leaves a longer one out)
-VALUE_CHANNELS = (TASKS_CHANNEL, ERROR_CHANNEL)
 
 
 def write_keys_from(rows: Iterable[WriteKeyRow]) -> dict[Key, list[WriteKey]]:
@@ -90,8 +93,7 @@ def write_keys_from(rows: Iterable[WriteKeyRow]) -> dict[Key, list[WriteKey]]:
     decoded, nothing else."""
     found: dict[Key, list[WriteKey]] = {}
     for ns, cid, task_id, path, idx, channel, size, type_tag, data in rows:
-        read = data is not None and channel in VALUE_CHANNELS
-        target, error = key_values(channel, decode_typed(type_tag, data, channel).value) if read else (None, None)
+        target, error = key_values(channel, decode_typed(type_tag, data, channel).value) if data is not None else (None, None)
         found.setdefault((ns, cid), []).append(
             WriteKey(str(task_id), path or "", int(idx), channel, int(size or 0), target, error))
     return found

@@ -26,11 +26,11 @@ from ..cache.facts import cache_errors
 from ..profiles import named_profile, reading
 from ..state.interrupts import INTERRUPT_CHANNEL, pending_questions
 from ..store import Store, StoreError, WriteKey
-from ..store.model import CANCELLED, checkpoint_time
+from ..store.model import CANCELLED, ERROR_CHANNEL, checkpoint_time
 from ..store.records import error_class
 
 STATUSES = ("idle", "busy", "interrupted", "error")
-ERROR_CHANNEL, RESUME_CHANNEL = "__error__", "__resume__"
+RESUME_CHANNEL = "__resume__"
 STATUS_KIND = "status/1"
 TEXT_CHARS = 2_000  # characters of a question or an error kept
 
@@ -78,8 +78,9 @@ def _error_text(value: Any) -> str:
 def _errors(texts: list[str]) -> list[str]:
     """The errors to show: each task's own once, and the tasks LangGraph cancelled beside them as a count (a
     failed ``Send`` fan-out stores a ``CancelledError`` for every sibling still waiting)."""
-    own = list(dict.fromkeys(t for t in texts if error_class(t) != CANCELLED))
-    cancelled = len(texts) - sum(1 for t in texts if error_class(t) != CANCELLED)
+    own = [t for t in texts if error_class(t) != CANCELLED]
+    cancelled = len(texts) - len(own)
+    own = list(dict.fromkeys(own))
     if cancelled:
         own.append(f"{cancelled} task(s) cancelled (CancelledError)" + (" when another failed" if own else ""))
     return own

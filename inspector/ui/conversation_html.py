@@ -23,7 +23,7 @@ from typing import Sequence
 from ..formatting import human_bytes, to_jsonable
 from ..profiles import in_force, knows
 from ..profiles.pieces import HIDDEN_MESSAGES
-from ..safety.display_text import cut_for_display, cut_long_strings
+from ..safety.display_text import cut_for_display, cut_long_strings, too_long
 from ..safety.inert_html import escaped, markdown_html
 from ..safety.inert_text import links_in
 from ..state.conversation import Part, ToolCall, Turn
@@ -43,8 +43,8 @@ def needs_widgets(turn: Turn, everything: bool, images: Sequence[object] = (), c
     if (turn.attachments and can_open) or images:
         return True
     parts = turn.parts if everything else turn.shown_parts
-    return (any(p.kind == "text" and cut_for_display(p.text).cut for p in parts)
-            or bool(turn.reasoning and cut_for_display(turn.reasoning).cut))
+    return (any(p.kind == "text" and too_long(p.text) for p in parts)
+            or bool(turn.reasoning and too_long(turn.reasoning)))
 
 
 def icon(name: str) -> str:

@@ -123,12 +123,9 @@ def graph_panel(store: Store, thread_id: str, row: CheckpointRow, state: Checkpo
 
 
 def _graph_counts(graph: FlowGraph) -> None:
-    interrupted = [n for n in graph.nodes.values() if n.interrupted and n.id != graph.other]
     due = [n.id for n in graph.nodes.values() if n.due_next]
     parts = [f"{graph.total_nodes:,} node(s), {len(graph.edges)} edge(s) drawn, {graph.steps} step(s)"]
-    if interrupted:
-        parts.append("interrupted: " + ", ".join(f"{n.id} ×{n.interrupted}" for n in interrupted))
-    for outcome in ("failed", "cancelled"):
+    for outcome in ("interrupted", "failed", "cancelled"):
         marked = [n for n in graph.nodes.values() if getattr(n, outcome) and n.id != graph.other]
         if marked:
             parts.append(f"{outcome}: " + ", ".join(f"{n.id} ×{getattr(n, outcome)}" for n in marked))

@@ -8,7 +8,7 @@ import hashlib
 import streamlit as st
 from streamlit.errors import StreamlitDuplicateElementKey
 
-from ..safety.display_text import cut_for_display
+from ..safety.display_text import Shown, cut_for_display
 from ..safety.inert_text import inert_markdown, links_in
 from . import audit_trail
 from .inert import literal, plain
@@ -24,9 +24,7 @@ def show_markdown(text: object, key: str | None = None, lead: str | None = None)
     text = str(text)
     shown = cut_for_display(text)
     st.markdown(f"{lead}\n\n{inert_markdown(shown.text)}" if lead else inert_markdown(shown.text))
-    if shown.cut:
-        st.caption(literal(shown.note()))
-        _download_whole(text, key or "text-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16])
+    _offer_whole(text, shown, key)
     links = links_in(text)
     if links:
         with st.expander(f":material/link: {len(links)} link(s) in this text"):
@@ -41,6 +39,11 @@ def show_plain(text: object, key: str | None = None) -> None:
     text = str(text)
     shown = cut_for_display(text)
     st.text(plain(shown.text))
+    _offer_whole(text, shown, key)
+
+
+def _offer_whole(text: str, shown: Shown, key: str | None) -> None:
+    """Where ``shown`` is cut: what was cut, said, and the whole ``text`` as a download (``key`` names it)."""
     if shown.cut:
         st.caption(literal(shown.note()))
         _download_whole(text, key or "text-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16])

@@ -6,8 +6,8 @@ from typing import Any, Iterable
 
 from langgraph.checkpoint.base import CheckpointTuple
 
-from ..model import ERROR_CHANNEL, ERROR_READ_BYTES, TASKS_CHANNEL, CheckpointRow, Key, WriteKey, checkpoint_time
-from ..records import HistoryTimeline, is_step, key_values, thread_not_found
+from ..model import CheckpointRow, Key, WriteKey, checkpoint_time
+from ..records import HistoryTimeline, is_step, key_values, reads_value, thread_not_found
 from .serialize import checkpoint_bytes, cid, dumps, ns_of, parent_of, plain, writes_bytes
 
 
@@ -78,9 +78,8 @@ class SaverTimeline(HistoryTimeline):
 
 
 def _write_key(task_id: str, idx: int, channel: str, value: Any) -> WriteKey:
-    """A pending write's key as the SQL backends read it: its stored size, a ``Send``'s target, a small
-    error's class (``records.key_values``)."""
+    """A pending write's key as the SQL backends read it: its stored size, and where ``records.reads_value``, a
+    ``Send``'s target or an error's class (``records.key_values``)."""
     size = len(dumps(value)[1])
-    read = channel == TASKS_CHANNEL or (channel == ERROR_CHANNEL and size <= ERROR_READ_BYTES)
-    send_to, error = key_values(channel, plain(value, channel).value) if read else (None, None)
+    send_to, error = key_values(channel, plain(value, channel).value) if reads_value(channel, size) else (None, None)
     return WriteKey(task_id, "", idx, channel, size, send_to, error)
